@@ -1,0 +1,90 @@
+import type { TopicSpec } from '@formgate/contracts';
+
+/** A record to append. Records with the same key go to the same partition and keep their order. */
+export interface OutgoingMessage {
+  key: string;
+  value: string;
+  headers?: Record<string, string>;
+}
+
+/** A record as a consumer sees it. `offset` is a decimal string, increasing within a partition. */
+export interface BusMessage {
+  topic: string;
+  partition: number;
+  offset: string;
+  key: string;
+  value: string;
+  headers: Record<string, string>;
+  timestamp: number;
+}
+
+export class BusUnavailableError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'BusUnavailableError';
+  }
+}
+
+export interface EventPublisher {
+  /**
+   * Appends `messages` to `topic`. Resolves only once the log has durably acknowledged every one of them (the
+   * embedded log: a committed transaction with `synchronous=FULL`; Kafka: acks=-1 from the idempotent producer).
+   * Rejects with `BusUnavailableError` when the log cannot take them now; the caller must then treat the messages
+   * as not written (a retry may duplicate a record, never lose one). Concurrent calls are batched together.
+   */
+  publish(topic: string, messages: OutgoingMessage[]): Promise<void>;
+}
+
+/**
+ * Handles one batch from one partition, in offset order. It may see a message again after a crash or a
+ * rebalance (at-least-once): it must be idempotent. Throwing retries the batch; see `RetryPolicy`.
+ */
+export type BatchHandler = (batch: BusMessage[]) => Promise<void>;
+
+export interface RetryPolicy {
+  /** Attempts per batch, then per message, before the message goes to `<topic>.dlq`. */
+  attempts: number;
+  initialDelayMs: number;
+  maxDelayMs: number;
+}
+
+export const DEFAULT_RETRY: RetryPolicy = { attempts: 5, initialDelayMs: 100, maxDelayMs: 5_000 };
+
+export interface SubscribeOptions {
+  /** Consumer group, `<service>.<handler>`. Members of one group share the partitions; each record goes to one. */
+  group: string;
+  topic: string;
+  handler: BatchHandler;
+  /** Where a group with no committed offset starts: the earliest record (default) or only new ones. */
+  fromBeginning?: boolean;
+  maxBatchSize?: number;
+  retry?: RetryPolicy;
+}
+
+export interface Subscription {
+  /** Stops fetching, waits for the batch in flight to finish and commits its offsets. */
+  stop(): Promise<void>;
+}
+
+export interface EventSubscriber {
+  /**
+   * Joins `group` and delivers every record of `topic` at least once, in order per partition. The offset of a
+   * batch is committed only after its handler resolved. A record whose handler keeps failing after the retry
+   * policy is appended to `<topic>.dlq` (with `x-error`, `x-group`, `x-partition`, `x-offset` headers) and then
+   * committed, so one poison record never blocks its partition.
+   */
+  subscribe(options: SubscribeOptions): Promise<Subscription>;
+  /**
+   * Reads `topic` from its first retained record without joining a group or committing anything (how services
+   * build in-memory views of compacted topics) and keeps following it. Resolves once every record that existed
+   * when it was called has been passed to `onMessage`.
+   */
+  replay(topic: string, onMessage: (message: BusMessage) => void): Promise<Subscription>;
+}
+
+export interface EventBus extends EventPublisher, EventSubscriber {
+  /** Creates missing topics (and their `.dlq`) with the given partitions and cleanup policy. Idempotent. */
+  ensureTopics(specs: readonly TopicSpec[]): Promise<void>;
+  /** Stops every subscription (draining), flushes pending publishes, and releases connections. */
+  close(): Promise<void>;
+}

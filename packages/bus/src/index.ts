@@ -1,0 +1,3 @@
+export * from './delivery.ts';
+export * from './event-bus.ts';
+export * from './sqlite-bus.ts';

@@ -1,0 +1,238 @@
+import { randomUUID } from 'node:crypto';
+import type { TopicSpec } from '@formgate/contracts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BusMessage, EventBus, Subscription } from '../src/event-bus.ts';
+
+export interface BusContractTarget {
+  name: string;
+  /** A fresh bus. Topics are unique per test, so adapters may share one server. */
+  create: () => Promise<EventBus>;
+  /** Upper bound for a record to travel publish → handler on this adapter. */
+  deliveryTimeoutMs: number;
+}
+
+const fastRetry = { attempts: 3, initialDelayMs: 10, maxDelayMs: 50 };
+
+async function eventually(check: () => void, timeoutMs: number) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      check();
+      return;
+    } catch (err) {
+      if (Date.now() > deadline) throw err;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  }
+}
+
+function topicSpec(partitions = 3, compacted = false): TopicSpec {
+  return { name: `contract.${randomUUID().slice(0, 8)}`, partitions, compacted };
+}
+
+const msg = (key: string, value: string) => ({ key, value });
+
+/** The guarantees of `EventBus` (see its JSDoc), checked against one adapter. */
+export function runBusContract(target: BusContractTarget) {
+  describe(`EventBus contract: ${target.name}`, () => {
+    let bus: EventBus;
+    const subs: Subscription[] = [];
+    const wait = target.deliveryTimeoutMs;
+    const subscribe: EventBus['subscribe'] = async (o) => {
+      const s = await bus.subscribe(o);
+      subs.push(s);
+      return s;
+    };
+
+    beforeAll(async () => {
+      bus = await target.create();
+    });
+    afterAll(async () => {
+      await Promise.all(subs.map((s) => s.stop()));
+      await bus.close();
+    });
+
+    it('delivers every published record, in publish order per key, with key, value and headers', async () => {
+      const spec = topicSpec();
+      await bus.ensureTopics([spec]);
+      const keys = ['a', 'b', 'c', 'd'];
+      await Promise.all(
+        keys.map((k) =>
+          bus.publish(
+            spec.name,
+            Array.from({ length: 25 }, (_, i) => ({ key: k, value: String(i), headers: { h: `${k}${i}` } })),
+          ),
+        ),
+      );
+      const seen: BusMessage[] = [];
+      await subscribe({ group: 'g1', topic: spec.name, handler: async (b) => void seen.push(...b) });
+      await eventually(() => expect(seen).toHaveLength(100), wait);
+      for (const k of keys) {
+        const values = seen.filter((m) => m.key === k).map((m) => Number(m.value));
+        expect(values).toEqual(Array.from({ length: 25 }, (_, i) => i));
+      }
+      expect(seen.find((m) => m.key === 'c' && m.value === '7')?.headers.h).toBe('c7');
+    });
+
+    it('gives each group every record, and resumes a group after its last committed offset', async () => {
+      const spec = topicSpec();
+      await bus.ensureTopics([spec]);
+      await bus.publish(spec.name, [msg('k', '1'), msg('k', '2')]);
+      const first: string[] = [];
+      const other: string[] = [];
+      const s1 = await subscribe({
+        group: 'resume',
+        topic: spec.name,
+        handler: async (b) => void first.push(...b.map((m) => m.value)),
+      });
+      await subscribe({
+        group: 'other',
+        topic: spec.name,
+        handler: async (b) => void other.push(...b.map((m) => m.value)),
+      });
+      await eventually(() => expect(first).toEqual(['1', '2']), wait);
+      await s1.stop();
+      await bus.publish(spec.name, [msg('k', '3')]);
+      const second: string[] = [];
+      await subscribe({
+        group: 'resume',
+        topic: spec.name,
+        handler: async (b) => void second.push(...b.map((m) => m.value)),
+      });
+      await eventually(() => expect(second).toEqual(['3']), wait);
+      await eventually(() => expect(other).toEqual(['1', '2', '3']), wait);
+    });
+
+    it('splits partitions between two members of one group: every record handled, none twice once settled', async () => {
+      const spec = topicSpec(4);
+      await bus.ensureTopics([spec]);
+      const byMember: string[][] = [[], []];
+      for (const i of [0, 1]) {
+        await subscribe({
+          group: 'shared',
+          topic: spec.name,
+          handler: async (b) => void byMember[i]?.push(...b.map((m) => m.value)),
+        });
+      }
+      // Let the group settle before publishing, so no rebalance replays anything.
+      await new Promise((r) => setTimeout(r, Math.min(wait / 4, 3000)));
+      const values = Array.from({ length: 200 }, (_, i) => String(i));
+      await bus.publish(
+        spec.name,
+        values.map((v) => msg(`key-${v}`, v)),
+      );
+      await eventually(() => expect(new Set([...(byMember[0] ?? []), ...(byMember[1] ?? [])]).size).toBe(200), wait);
+      expect([...(byMember[0] ?? []), ...(byMember[1] ?? [])]).toHaveLength(200);
+      expect(byMember[0]?.length).toBeGreaterThan(0);
+      expect(byMember[1]?.length).toBeGreaterThan(0);
+    });
+
+    it('retries a failing batch, then dead-letters only the poison record and keeps the partition flowing', async () => {
+      const spec = topicSpec(1);
+      await bus.ensureTopics([spec]);
+      await bus.publish(spec.name, [msg('k', 'ok-1'), msg('k', 'poison'), msg('k', 'ok-2')]);
+      const handled: string[] = [];
+      let poisonAttempts = 0;
+      await subscribe({
+        group: 'poison',
+        topic: spec.name,
+        retry: fastRetry,
+        handler: async (batch) => {
+          if (batch.some((m) => m.value === 'poison')) {
+            poisonAttempts++;
+            throw new Error('cannot handle');
+          }
+          handled.push(...batch.map((m) => m.value));
+        },
+      });
+      const dead: BusMessage[] = [];
+      await subscribe({ group: 'dlq-reader', topic: `${spec.name}.dlq`, handler: async (b) => void dead.push(...b) });
+      await eventually(() => expect(dead).toHaveLength(1), wait);
+      await eventually(() => expect(handled.filter((v) => v.startsWith('ok'))).toEqual(['ok-1', 'ok-2']), wait);
+      expect(dead[0]?.value).toBe('poison');
+      expect(dead[0]?.headers['x-error']).toContain('cannot handle');
+      expect(dead[0]?.headers['x-group']).toBe('poison');
+      expect(poisonAttempts).toBeGreaterThanOrEqual(fastRetry.attempts);
+      await bus.publish(spec.name, [msg('k', 'ok-3')]);
+      await eventually(() => expect(handled).toContain('ok-3'), wait);
+    });
+
+    it('stop() lets the batch in flight finish and commits it, so a new member does not see it again', async () => {
+      const spec = topicSpec(1);
+      await bus.ensureTopics([spec]);
+      await bus.publish(spec.name, [msg('k', 'slow')]);
+      let release: () => void = () => {};
+      let entered: () => void = () => {};
+      const inHandler = new Promise<void>((r) => {
+        entered = r;
+      });
+      const handled: string[] = [];
+      const slow = await bus.subscribe({
+        group: 'drain',
+        topic: spec.name,
+        handler: async (batch) => {
+          entered();
+          await new Promise<void>((r) => {
+            release = r;
+          });
+          handled.push(...batch.map((m) => m.value));
+        },
+      });
+      await inHandler;
+      const stopping = slow.stop();
+      setTimeout(() => release(), 100);
+      await stopping;
+      expect(handled).toEqual(['slow']);
+      await bus.publish(spec.name, [msg('k', 'next')]);
+      const after: string[] = [];
+      await subscribe({
+        group: 'drain',
+        topic: spec.name,
+        handler: async (b) => void after.push(...b.map((m) => m.value)),
+      });
+      await eventually(() => expect(after).toEqual(['next']), wait);
+    });
+
+    it('starts a new group at the end when fromBeginning is false', async () => {
+      const spec = topicSpec(1);
+      await bus.ensureTopics([spec]);
+      await bus.publish(spec.name, [msg('k', 'old')]);
+      const seen: string[] = [];
+      await subscribe({
+        group: 'latest',
+        topic: spec.name,
+        fromBeginning: false,
+        handler: async (b) => void seen.push(...b.map((m) => m.value)),
+      });
+      await new Promise((r) => setTimeout(r, Math.min(wait / 4, 3000)));
+      await bus.publish(spec.name, [msg('k', 'new')]);
+      await eventually(() => expect(seen).toEqual(['new']), wait);
+    });
+
+    it('replay() has passed every existing record when it resolves, keeps the latest per key, and follows new ones', async () => {
+      const spec = topicSpec(3, true);
+      await bus.ensureTopics([spec]);
+      await bus.publish(spec.name, [msg('x', 'x1'), msg('y', 'y1'), msg('x', 'x2')]);
+      const view = new Map<string, string>();
+      subs.push(await bus.replay(spec.name, (m) => view.set(m.key, m.value)));
+      expect(Object.fromEntries(view)).toEqual({ x: 'x2', y: 'y1' });
+      await bus.publish(spec.name, [msg('y', 'y2')]);
+      await eventually(() => expect(view.get('y')).toBe('y2'), wait);
+    });
+
+    it('replay() of an empty topic resolves at once', async () => {
+      const spec = topicSpec(2, true);
+      await bus.ensureTopics([spec]);
+      const seen: BusMessage[] = [];
+      subs.push(await bus.replay(spec.name, (m) => seen.push(m)));
+      expect(seen).toEqual([]);
+    });
+
+    it('ensureTopics is idempotent and publishing to a topic that was never created fails', async () => {
+      const spec = topicSpec();
+      await bus.ensureTopics([spec]);
+      await bus.ensureTopics([spec]);
+      await expect(bus.publish(`missing.${randomUUID().slice(0, 8)}`, [msg('k', 'v')])).rejects.toThrow();
+    });
+  });
+}

@@ -1,0 +1,78 @@
+import { z } from 'zod';
+import { FormSchema, SpamVerdictSchema, SubmissionFieldSchema, SubmissionFileSchema } from './forms.ts';
+import { Topics } from './topics.ts';
+
+const envelope = <T extends string, D extends z.ZodType>(type: T, data: D) =>
+  z.object({
+    /** Unique per effect: consumers deduplicate on it. */
+    id: z.string(),
+    type: z.literal(type),
+    version: z.literal(1),
+    occurredAt: z.string(),
+    data,
+  });
+
+export const FormUpsertedSchema = envelope('form.upserted', FormSchema);
+export const FormDeletedSchema = envelope(
+  'form.deleted',
+  z.object({ formId: z.string(), orgId: z.string(), key: z.string(), version: z.number().int() }),
+);
+
+export const SubmissionReceivedSchema = envelope(
+  'submission.received',
+  z.object({
+    submissionId: z.string(),
+    formId: z.string(),
+    orgId: z.string(),
+    receivedAt: z.string(),
+    fields: z.array(SubmissionFieldSchema),
+    files: z.array(SubmissionFileSchema),
+    /** Values of reserved fields (`_subject`, `_replyto`, `_cc`, …), normalised; never stored as data. */
+    meta: z.object({
+      subject: z.string().optional(),
+      replyTo: z.string().optional(),
+      cc: z.array(z.string()).optional(),
+      format: z.string().optional(),
+      language: z.string().optional(),
+    }),
+    spam: SpamVerdictSchema,
+    /** Over quota: stored and shown, but not notified until released. */
+    held: z.boolean(),
+    idempotencyKey: z.string().optional(),
+  }),
+);
+
+export const QuotaUpdatedSchema = envelope(
+  'quota.updated',
+  z.object({
+    orgId: z.string(),
+    /** Calendar month, `YYYY-MM` (UTC). */
+    period: z.string().regex(/^\d{4}-\d{2}$/),
+    submissionsUsed: z.number().int().nonnegative(),
+    submissionsMax: z.number().int().nonnegative(),
+    overQuota: z.boolean(),
+  }),
+);
+
+export type FormUpserted = z.infer<typeof FormUpsertedSchema>;
+export type FormDeleted = z.infer<typeof FormDeletedSchema>;
+export type SubmissionReceived = z.infer<typeof SubmissionReceivedSchema>;
+export type QuotaUpdated = z.infer<typeof QuotaUpdatedSchema>;
+
+/** What may be published on each topic; checked when published and when consumed. */
+export const TopicEventSchemas = {
+  [Topics.formsForm]: z.discriminatedUnion('type', [FormUpsertedSchema, FormDeletedSchema]),
+  [Topics.ingestSubmission]: SubmissionReceivedSchema,
+  [Topics.billingQuota]: QuotaUpdatedSchema,
+} as const;
+
+export type TopicEvent<T extends keyof typeof TopicEventSchemas> = z.infer<(typeof TopicEventSchemas)[T]>;
+
+export function encodeEvent<T extends keyof typeof TopicEventSchemas>(topic: T, event: TopicEvent<T>): string {
+  return JSON.stringify(TopicEventSchemas[topic].parse(event));
+}
+
+/** Parses and validates a record's value; throws (→ retries, then dead letter) when it does not match. */
+export function decodeEvent<T extends keyof typeof TopicEventSchemas>(topic: T, raw: string): TopicEvent<T> {
+  return TopicEventSchemas[topic].parse(JSON.parse(raw)) as TopicEvent<T>;
+}

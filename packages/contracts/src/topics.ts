@@ -1,0 +1,23 @@
+/** Every topic Formgate uses, its key and whether the log keeps only the latest record per key. */
+export interface TopicSpec {
+  name: string;
+  /** Compacted topics keep at least the latest record per key and are replayed from the start to build views. */
+  compacted: boolean;
+  partitions: number;
+}
+
+export const Topics = {
+  formsForm: 'forms.form',
+  ingestSubmission: 'ingest.submission',
+  billingQuota: 'billing.quota',
+} as const;
+
+export type TopicName = (typeof Topics)[keyof typeof Topics];
+
+export const TOPIC_SPECS: readonly TopicSpec[] = [
+  { name: Topics.formsForm, compacted: true, partitions: 3 },
+  { name: Topics.ingestSubmission, compacted: false, partitions: 6 },
+  { name: Topics.billingQuota, compacted: true, partitions: 3 },
+];
+
+export const dlqTopic = (topic: string): string => `${topic}.dlq`;

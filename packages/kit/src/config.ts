@@ -1,0 +1,26 @@
+import { z } from 'zod';
+
+/**
+ * Parses an environment into a typed config. On failure throws one error listing every problem, so a bad
+ * deployment is fixed in one go.
+ */
+export function parseConfig<S extends z.ZodType>(schema: S, env: Record<string, string | undefined>): z.infer<S> {
+  const result = schema.safeParse(env);
+  if (result.success) return result.data;
+  const problems = result.error.issues.map((i) => `  - ${i.path.join('.') || '(root)'}: ${i.message}`);
+  throw new Error(`Invalid configuration:\n${problems.join('\n')}`);
+}
+
+/** Shared pieces of every process's config schema. */
+export const commonEnv = {
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+};
+
+export const brokersEnv = z
+  .string()
+  .min(1)
+  .transform((s) => s.split(',').map((b) => b.trim()))
+  .pipe(z.array(z.string().regex(/^[^:\s]+:\d+$/, 'expected host:port')));
+
+export const secretEnv = z.string().min(32, 'must be at least 32 characters');

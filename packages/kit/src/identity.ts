@@ -1,0 +1,82 @@
+import type { NextFunction, Request, Response } from 'express';
+import { jwtVerify, SignJWT } from 'jose';
+import { z } from 'zod';
+import { unauthenticated } from './errors.ts';
+
+/** The header that carries the gateway-signed identity to a service. Clients' copies are stripped at the gateway. */
+export const IDENTITY_HEADER = 'x-formgate-identity';
+
+export const IdentitySchema = z.object({
+  userId: z.string(),
+  email: z.string().nullable(),
+  /** The organization every store call of this request is scoped to. */
+  orgId: z.string(),
+  roles: z.array(z.string()),
+  /** How the caller authenticated: a browser session, an API key, or the operator token. */
+  via: z.enum(['session', 'api-key', 'operator']),
+});
+export type Identity = z.infer<typeof IdentitySchema>;
+
+const ISSUER = 'formgate-gateway';
+const AUDIENCE = 'formgate-services';
+
+export interface IdentitySigner {
+  sign(identity: Identity): Promise<string>;
+}
+export interface IdentityVerifier {
+  /** Resolves the identity, or throws `UNAUTHENTICATED` for a missing, forged, expired or tampered token. */
+  verify(token: string | undefined): Promise<Identity>;
+}
+
+export function createIdentityCodec(secret: string, ttlSeconds = 60): IdentitySigner & IdentityVerifier {
+  const key = new TextEncoder().encode(secret);
+  return {
+    async sign(identity) {
+      return new SignJWT({ idn: identity })
+        .setProtectedHeader({ alg: 'HS256' })
+        .setIssuer(ISSUER)
+        .setAudience(AUDIENCE)
+        .setIssuedAt()
+        .setExpirationTime(`${ttlSeconds}s`)
+        .sign(key);
+    },
+    async verify(token) {
+      if (!token) throw unauthenticated();
+      try {
+        const { payload } = await jwtVerify(token, key, { issuer: ISSUER, audience: AUDIENCE, algorithms: ['HS256'] });
+        return IdentitySchema.parse(payload.idn);
+      } catch {
+        throw unauthenticated();
+      }
+    },
+  };
+}
+
+declare global {
+  namespace Express {
+    interface Request {
+      identity?: Identity;
+      requestId?: string;
+    }
+  }
+}
+
+/** Express middleware: trusts only a valid gateway-signed token; everything else is 401. */
+export function requireIdentity(verifier: IdentityVerifier) {
+  return (req: Request, _res: Response, next: NextFunction) => {
+    const header = req.headers[IDENTITY_HEADER];
+    verifier.verify(typeof header === 'string' ? header : undefined).then(
+      (identity) => {
+        req.identity = identity;
+        next();
+      },
+      (err: unknown) => next(err),
+    );
+  };
+}
+
+/** The identity of a request that passed `requireIdentity`. */
+export function identityOf(req: Request): Identity {
+  if (!req.identity) throw unauthenticated();
+  return req.identity;
+}

@@ -1,0 +1,2 @@
+export * from './mongo.ts';
+export * from './sqlite.ts';

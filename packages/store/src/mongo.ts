@@ -1,0 +1,23 @@
+import mongoose, { type Connection } from 'mongoose';
+
+/**
+ * Opens a dedicated mongoose connection to `dbName` (a database per service). Only features that work on both
+ * MongoDB 7+ and FerretDB 1.24 are used by Formgate's adapters: no multi-document transactions, no change
+ * streams, no `$text`.
+ */
+export async function connectMongo(url: string, dbName: string): Promise<Connection> {
+  const conn = mongoose.createConnection(url, {
+    dbName,
+    autoIndex: false,
+    autoCreate: false,
+    serverSelectionTimeoutMS: 10_000,
+    maxPoolSize: 20,
+  });
+  await conn.asPromise();
+  return conn;
+}
+
+/** True for a duplicate-key error (E11000), including inside a bulk write. */
+export function isDuplicateKeyError(err: unknown): boolean {
+  return (err as { code?: number })?.code === 11000;
+}
