@@ -57,6 +57,8 @@ declare global {
     interface Request {
       identity?: Identity;
       requestId?: string;
+      /** Set by the gateway: the signed identity it forwards. */
+      identityToken?: string;
     }
   }
 }

@@ -4,3 +4,4 @@ export * from './errors.ts';
 export * from './http.ts';
 export * from './identity.ts';
 export * from './logger.ts';
+export * from './service.ts';

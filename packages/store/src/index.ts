@@ -1,2 +1,4 @@
+export * from './blob-store.ts';
+export * from './fs-blob-store.ts';
 export * from './mongo.ts';
 export * from './sqlite.ts';

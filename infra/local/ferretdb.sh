@@ -1,0 +1,178 @@
+#!/usr/bin/env bash
+# FerretDB (MongoDB wire protocol, SQLite backend) on loopback, no Docker.
+#
+#   ferretdb.sh install          build the ferretdb binary from its Go module into the cache (once)
+#   ferretdb.sh start  [port]    start it (default port $FERRETDB_PORT or 27117) and print
+#                                MONGO_URL=mongodb://127.0.0.1:<port>/ as the last stdout line
+#   ferretdb.sh stop   [port]    stop it (SIGTERM, wait, SIGKILL as a last resort)
+#   ferretdb.sh status [port]    exit 0 if running, 3 if not
+#
+# Environment: FORMGATE_CACHE (default ~/.cache/formgate), FORMGATE_RUN_DIR (base of run dirs,
+# default <repo>/.run; this server uses <base>/ferretdb-<port>), FERRETDB_RUN_DIR (exact run
+# dir, overrides), FERRETDB_PORT, FERRETDB_START_TIMEOUT (s, default 30), FERRETDB_LOG_LEVEL
+# (debug|info|warn|error, default info).
+set -euo pipefail
+FG_COMPONENT=ferretdb
+# shellcheck source=lib.sh
+source "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/lib.sh"
+
+FERRETDB_VERSION=v1.24.2
+FERRETDB_MODULE=github.com/FerretDB/FerretDB
+FDB_HOME="$FG_CACHE_DIR/ferretdb-$FERRETDB_VERSION"
+FDB_BIN="$FDB_HOME/ferretdb"
+FDB_MARKER="$FDB_HOME/.installed"
+FDB_INSTALL_LOG="$FG_CACHE_DIR/logs/ferretdb-$FERRETDB_VERSION-install.log"
+
+usage() {
+  sed -n '2,13p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+  exit 2
+}
+
+fdb_installed() {
+  [[ -f "$FDB_MARKER" && -x "$FDB_BIN" ]] && [[ "$(cat "$FDB_MARKER")" == "$FERRETDB_VERSION" ]]
+}
+
+cmd_install() {
+  if fdb_installed; then
+    fg_log "FerretDB $FERRETDB_VERSION already built: $FDB_BIN"
+    return 0
+  fi
+  fg_lock "$FG_CACHE_DIR/locks/ferretdb-$FERRETDB_VERSION.lock"
+  if fdb_installed; then
+    fg_log "FerretDB $FERRETDB_VERSION already built: $FDB_BIN"
+    return 0
+  fi
+  fg_require_cmd go
+  local work="$FDB_HOME.tmp" t0=$SECONDS
+  rm -rf "$work"
+  mkdir -p "$work" "$(dirname "$FDB_INSTALL_LOG")"
+  : >"$FDB_INSTALL_LOG"
+  # Only the Go module proxy: never let go fetch a toolchain, never use a go.work.
+  export GOTOOLCHAIN=local GOWORK=off GOFLAGS="${GOFLAGS:-} -mod=mod -buildvcs=false" CGO_ENABLED=0
+
+  fg_log "downloading $FERRETDB_MODULE@$FERRETDB_VERSION through the Go module proxy (log: $FDB_INSTALL_LOG)"
+  if ! (cd "$work" && go mod download -json "$FERRETDB_MODULE@$FERRETDB_VERSION") \
+      >"$work/download.json" 2>>"$FDB_INSTALL_LOG"; then
+    cat "$work/download.json" >>"$FDB_INSTALL_LOG" 2>/dev/null || true
+    fg_die "go mod download of $FERRETDB_MODULE@$FERRETDB_VERSION failed" "$FDB_INSTALL_LOG"
+  fi
+  local src_dir
+  src_dir="$(sed -n 's/^[[:space:]]*"Dir": "\(.*\)",\{0,1\}$/\1/p' "$work/download.json" | head -n 1)"
+  [[ -n "$src_dir" && -d "$src_dir/cmd/ferretdb" ]] ||
+    { cat "$work/download.json" >>"$FDB_INSTALL_LOG"; fg_die "could not find the module source dir in the output of go mod download" "$FDB_INSTALL_LOG"; }
+
+  # The module cache is read-only and the build embeds build/version/version.txt: copy, then write it.
+  cp -R "$src_dir" "$work/src"
+  chmod -R u+w "$work/src"
+  printf '%s\n' "$FERRETDB_VERSION" >"$work/src/build/version/version.txt"
+
+  fg_log "building ferretdb (go $(go env GOVERSION), takes about a minute cold)"
+  if ! (cd "$work/src" && go build -trimpath -o "$work/ferretdb" ./cmd/ferretdb) >>"$FDB_INSTALL_LOG" 2>&1; then
+    fg_die "go build of ferretdb failed (sources: $work/src)" "$FDB_INSTALL_LOG"
+  fi
+  "$work/ferretdb" --version >>"$FDB_INSTALL_LOG" 2>&1 ||
+    fg_die "the freshly built $work/ferretdb does not run" "$FDB_INSTALL_LOG"
+
+  rm -rf "$FDB_HOME"
+  mkdir -p "$FDB_HOME"
+  mv "$work/ferretdb" "$FDB_BIN"
+  rm -rf "$work"
+  printf '%s\n' "$FERRETDB_VERSION" >"$FDB_MARKER"
+  fg_log "FerretDB $FERRETDB_VERSION built: $FDB_BIN ($((SECONDS - t0))s)"
+}
+
+set_instance() {
+  PORT="${1:-${FERRETDB_PORT:-27117}}"
+  fg_check_port_arg "$PORT"
+  RUN_DIR="${FERRETDB_RUN_DIR:-$FG_RUN_BASE/ferretdb-$PORT}"
+  DATA_DIR="$RUN_DIR/data"
+  STATE_DIR="$RUN_DIR/state"
+  PIDFILE="$RUN_DIR/ferretdb.pid"
+  OUT_LOG="$RUN_DIR/ferretdb.log"   # the server's stdout/stderr (FerretDB logs to stderr)
+  START_TIMEOUT="${FERRETDB_START_TIMEOUT:-30}"
+  # Unique on the command line: used to recognise our process behind a pid.
+  TOKEN="--state-dir=$STATE_DIR"
+}
+
+env_line() { printf 'MONGO_URL=mongodb://127.0.0.1:%s/\n' "$PORT"; }
+
+cmd_start() {
+  set_instance "${1:-}"
+  fdb_installed || cmd_install
+  mkdir -p "$DATA_DIR" "$STATE_DIR"
+  fg_lock "$RUN_DIR/.lock"
+
+  local pid rc
+  if pid="$(fg_read_pid "$PIDFILE" "$TOKEN")"; then
+    rc=0; fg_wait_ready "$pid" "$START_TIMEOUT" fg_port_open "$PORT" || rc=$?
+    case $rc in
+      0) fg_log "already running (pid $pid, run dir $RUN_DIR)"; env_line; return 0 ;;
+      2) fg_die "FerretDB (pid $pid) exited while we waited for it on port $PORT" "$OUT_LOG" ;;
+      *) fg_die "FerretDB (pid $pid) is running but does not answer on 127.0.0.1:$PORT; stop it with '$0 stop $PORT'" "$OUT_LOG" ;;
+    esac
+  fi
+
+  fg_port_open "$PORT" &&
+    fg_die "port $PORT is already in use by another process (not a FerretDB started from $RUN_DIR); choose another with FERRETDB_PORT=<port> or '$0 start <port>'"
+
+  fg_log "starting FerretDB $FERRETDB_VERSION (sqlite) on 127.0.0.1:$PORT (run dir $RUN_DIR)"
+  printf '\n==== %s start (port %s) ====\n' "$(date -Is)" "$PORT" >>"$OUT_LOG"
+  local t0=$SECONDS
+  fg_spawn "$PIDFILE" "$OUT_LOG" "$FDB_BIN" \
+      --handler=sqlite --sqlite-url="file:$DATA_DIR/" \
+      --listen-addr="127.0.0.1:$PORT" "$TOKEN" \
+      --telemetry=disable --debug-addr=- --log-level="${FERRETDB_LOG_LEVEL:-info}" ||
+    fg_die "could not launch $FDB_BIN" "$OUT_LOG"
+  pid="$(cat "$PIDFILE")"
+  rc=0; fg_wait_ready "$pid" "$START_TIMEOUT" fg_port_open "$PORT" || rc=$?
+  case $rc in
+    0) ;;
+    2) rm -f "$PIDFILE"
+       fg_die "FerretDB exited during startup (port $PORT, run dir $RUN_DIR)" "$OUT_LOG" ;;
+    *) fg_stop_pid "$pid" ferretdb 10 || true; rm -f "$PIDFILE"
+       fg_die "FerretDB did not answer on 127.0.0.1:$PORT within ${START_TIMEOUT}s (stopped it again)" "$OUT_LOG" ;;
+  esac
+  fg_log "FerretDB ready on 127.0.0.1:$PORT (pid $pid, $((SECONDS - t0))s)"
+  env_line
+}
+
+cmd_stop() {
+  set_instance "${1:-}"
+  [[ -d "$RUN_DIR" ]] || { fg_log "not running (no run dir $RUN_DIR)"; return 0; }
+  fg_lock "$RUN_DIR/.lock"
+  local pid
+  if ! pid="$(fg_read_pid "$PIDFILE" "$TOKEN")"; then
+    fg_log "not running (port $PORT, run dir $RUN_DIR)"
+    fg_port_open "$PORT" && fg_log "note: port $PORT is in use by a process this script did not start"
+    return 0
+  fi
+  fg_log "stopping FerretDB (pid $pid, port $PORT)"
+  fg_stop_pid "$pid" ferretdb "${FERRETDB_STOP_TIMEOUT:-30}" ||
+    fg_die "could not stop FerretDB pid $pid" "$OUT_LOG"
+  rm -f "$PIDFILE"
+  fg_log "stopped"
+}
+
+cmd_status() {
+  set_instance "${1:-}"
+  local pid
+  if pid="$(fg_read_pid "$PIDFILE" "$TOKEN")"; then
+    if fg_port_open "$PORT"; then
+      echo "ferretdb: running, answering on 127.0.0.1:$PORT (pid $pid, run dir $RUN_DIR)"
+    else
+      echo "ferretdb: process running (pid $pid) but not answering on 127.0.0.1:$PORT yet (log: $OUT_LOG)"
+    fi
+    return 0
+  fi
+  echo "ferretdb: not running (port $PORT, run dir $RUN_DIR)"
+  return 3
+}
+
+sub="${1:-}"; shift || true
+case "$sub" in
+  install) cmd_install ;;
+  start)   cmd_start "$@" ;;
+  stop)    cmd_stop "$@" ;;
+  status)  cmd_status "$@" ;;
+  *)       usage ;;
+esac

@@ -1,0 +1,25 @@
+import type { Readable } from 'node:stream';
+
+export interface BlobInfo {
+  contentType: string;
+  filename: string;
+}
+
+/**
+ * Uploaded files. Keys are chosen by Formgate (random), never derived from a client's file name.
+ * - `put` resolves only once the whole stream is durably stored; if the stream errors or `maxBytes` is exceeded
+ *   it rejects (`BlobTooLargeError` for the latter) and nothing is left under the key.
+ * - `get` returns `null` for an unknown key; `delete` of an unknown key is not an error.
+ */
+export interface BlobStore {
+  put(key: string, data: Readable, info: BlobInfo, maxBytes: number): Promise<{ size: number }>;
+  get(key: string): Promise<{ stream: Readable; info: BlobInfo; size: number } | null>;
+  delete(key: string): Promise<void>;
+}
+
+export class BlobTooLargeError extends Error {
+  constructor(readonly maxBytes: number) {
+    super(`blob exceeds ${maxBytes} bytes`);
+    this.name = 'BlobTooLargeError';
+  }
+}

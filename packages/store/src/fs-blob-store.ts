@@ -1,0 +1,68 @@
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { type BlobInfo, type BlobStore, BlobTooLargeError } from './blob-store.ts';
+
+const SAFE_KEY = /^[A-Za-z0-9_-]{8,128}$/;
+
+function checkKey(key: string) {
+  if (!SAFE_KEY.test(key)) throw new Error('invalid blob key');
+}
+
+/** Counts bytes and fails the pipeline past `maxBytes`. */
+export function byteLimit(maxBytes: number, onSize: (n: number) => void) {
+  let size = 0;
+  return new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      size += chunk.length;
+      if (size > maxBytes) return done(new BlobTooLargeError(maxBytes));
+      onSize(size);
+      done(null, chunk);
+    },
+  });
+}
+
+/** `BlobStore` on the local disk (embedded mode): `<dir>/<key>` plus `<key>.json` metadata, written then renamed. */
+export function createFsBlobStore(dir: string): BlobStore {
+  return {
+    async put(key, data, info, maxBytes) {
+      checkKey(key);
+      await mkdir(dir, { recursive: true });
+      const tmp = join(dir, `.${key}.partial`);
+      let size = 0;
+      try {
+        await pipeline(
+          data,
+          byteLimit(maxBytes, (n) => {
+            size = n;
+          }),
+          createWriteStream(tmp, { flags: 'wx' }),
+        );
+        await writeFile(join(dir, `${key}.json`), JSON.stringify(info));
+        await rename(tmp, join(dir, key));
+      } catch (err) {
+        await rm(tmp, { force: true });
+        await rm(join(dir, `${key}.json`), { force: true });
+        throw err;
+      }
+      return { size };
+    },
+    async get(key) {
+      checkKey(key);
+      try {
+        const [meta, st] = await Promise.all([readFile(join(dir, `${key}.json`), 'utf8'), stat(join(dir, key))]);
+        return { stream: createReadStream(join(dir, key)), info: JSON.parse(meta) as BlobInfo, size: st.size };
+      } catch (err) {
+        if ((err as { code?: string }).code === 'ENOENT') return null;
+        throw err;
+      }
+    },
+    async delete(key) {
+      checkKey(key);
+      await rm(join(dir, key), { force: true });
+      await rm(join(dir, `${key}.json`), { force: true });
+    },
+  };
+}

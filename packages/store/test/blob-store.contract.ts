@@ -1,0 +1,44 @@
+import { randomBytes } from 'node:crypto';
+import { Readable } from 'node:stream';
+import { buffer } from 'node:stream/consumers';
+import { describe, expect, it } from 'vitest';
+import { type BlobStore, BlobTooLargeError } from '../src/blob-store.ts';
+
+const key = () => randomBytes(12).toString('base64url');
+
+/** The guarantees of `BlobStore` (see its JSDoc), checked against one adapter. */
+export function runBlobStoreContract(target: { name: string; create: () => Promise<BlobStore> }) {
+  describe(`BlobStore contract: ${target.name}`, () => {
+    it('stores a stream and returns the same bytes and metadata', async () => {
+      const store = await target.create();
+      const k = key();
+      const bytes = randomBytes(300_000);
+      const { size } = await store.put(k, Readable.from([bytes]), { contentType: 'image/png', filename: 'a.png' }, 1e6);
+      expect(size).toBe(bytes.length);
+      const got = await store.get(k);
+      expect(got?.info).toEqual({ contentType: 'image/png', filename: 'a.png' });
+      expect(got?.size).toBe(bytes.length);
+      expect((await buffer(got?.stream as Readable)).equals(bytes)).toBe(true);
+    });
+
+    it('rejects a stream over the limit and leaves nothing behind', async () => {
+      const store = await target.create();
+      const k = key();
+      const chunks = [randomBytes(600), randomBytes(600)];
+      await expect(
+        store.put(k, Readable.from(chunks), { contentType: 'text/plain', filename: 'x' }, 1_000),
+      ).rejects.toBeInstanceOf(BlobTooLargeError);
+      expect(await store.get(k)).toBeNull();
+    });
+
+    it('returns null for unknown keys and deletes idempotently', async () => {
+      const store = await target.create();
+      const k = key();
+      expect(await store.get(k)).toBeNull();
+      await store.put(k, Readable.from([Buffer.from('x')]), { contentType: 'text/plain', filename: 'x' }, 10);
+      await store.delete(k);
+      await store.delete(k);
+      expect(await store.get(k)).toBeNull();
+    });
+  });
+}

@@ -1,0 +1,5 @@
+import { openSqlite } from '@formgate/store';
+import { createSqliteUsageStore } from '../src/store/sqlite-usage-store.ts';
+import { runUsageStoreContract } from './usage-store.contract.ts';
+
+runUsageStoreContract({ name: 'sqlite', create: async () => createSqliteUsageStore(openSqlite(':memory:')) });

@@ -1,0 +1,53 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { UsageStore } from '../src/store/usage-store.ts';
+
+export interface UsageStoreTarget {
+  name: string;
+  create: () => Promise<UsageStore>;
+}
+
+/** The guarantees of `UsageStore` (see its JSDoc), checked against one adapter. */
+export function runUsageStoreContract(target: UsageStoreTarget) {
+  describe(`UsageStore contract: ${target.name}`, () => {
+    let store: UsageStore;
+    beforeAll(async () => {
+      store = await target.create();
+    });
+    afterAll(async () => {
+      await store.close();
+    });
+
+    it('counts distinct submissions per organization and period', async () => {
+      const orgId = `org_${randomUUID()}`;
+      const other = `org_${randomUUID()}`;
+      const ids = [randomUUID(), randomUUID(), randomUUID()];
+      const counts = await store.recordUsage([
+        { submissionId: ids[0] as string, orgId, period: '2026-11' },
+        { submissionId: ids[1] as string, orgId, period: '2026-11' },
+        { submissionId: ids[2] as string, orgId, period: '2026-12' },
+        { submissionId: randomUUID(), orgId: other, period: '2026-11' },
+      ]);
+      expect(counts).toEqual(
+        expect.arrayContaining([
+          { orgId, period: '2026-11', used: 2 },
+          { orgId, period: '2026-12', used: 1 },
+          { orgId: other, period: '2026-11', used: 1 },
+        ]),
+      );
+      expect(counts).toHaveLength(3);
+      expect(await store.getUsage({ orgId }, '2026-11')).toBe(2);
+      expect(await store.getUsage({ orgId: `org_${randomUUID()}` }, '2026-11')).toBe(0);
+    });
+
+    it('does not count a submission twice, within a batch or across redeliveries', async () => {
+      const orgId = `org_${randomUUID()}`;
+      const a = { submissionId: randomUUID(), orgId, period: '2026-11' };
+      const b = { submissionId: randomUUID(), orgId, period: '2026-11' };
+      await store.recordUsage([a]);
+      expect(await store.recordUsage([a, b, b, a])).toEqual([{ orgId, period: '2026-11', used: 2 }]);
+      expect(await store.recordUsage([a, b])).toEqual([{ orgId, period: '2026-11', used: 2 }]);
+      expect(await store.getUsage({ orgId }, '2026-11')).toBe(2);
+    });
+  });
+}

@@ -1,0 +1,63 @@
+import type { EventBus, Subscription } from '@formgate/bus';
+import { TOPIC_SPECS, Topics } from '@formgate/contracts';
+import {
+  type Clock,
+  errorHandler,
+  type IdentityVerifier,
+  type Ids,
+  type Logger,
+  requestId,
+  requireIdentity,
+  requireJson,
+  type Service,
+} from '@formgate/kit';
+import express from 'express';
+import { createFormPublisher } from './form-publisher.ts';
+import { createSubmissionReceivedHandler } from './handlers/submission-received.handler.ts';
+import { formsRoutes } from './routes/forms.routes.ts';
+import type { FormsStore } from './store/forms-store.ts';
+
+export interface FormsServiceDeps {
+  store: FormsStore;
+  bus: EventBus;
+  clock: Clock;
+  ids: Ids;
+  logger: Logger;
+  identity: IdentityVerifier;
+}
+
+/** The forms service: forms and their settings, and the submissions read model. */
+export function createFormsService(deps: FormsServiceDeps): Service {
+  const publisher = createFormPublisher(deps);
+  const app = express();
+  app.disable('x-powered-by');
+  app.use(requestId());
+  app.use(
+    '/api/v1/forms',
+    requireIdentity(deps.identity),
+    requireJson,
+    express.json({ limit: '64kb' }),
+    formsRoutes({ ...deps, onFormChanged: () => void publisher.kick() }),
+  );
+  app.use(errorHandler(deps.logger));
+
+  let subscription: Subscription | undefined;
+  return {
+    name: 'forms',
+    app,
+    async start() {
+      await deps.bus.ensureTopics(TOPIC_SPECS);
+      subscription = await deps.bus.subscribe({
+        group: 'forms.submission-received',
+        topic: Topics.ingestSubmission,
+        handler: createSubmissionReceivedHandler(deps.store),
+        maxBatchSize: 1_000,
+      });
+      await publisher.start();
+    },
+    async stop() {
+      await subscription?.stop();
+      await publisher.stop();
+    },
+  };
+}

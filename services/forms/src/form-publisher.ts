@@ -1,0 +1,66 @@
+import type { EventPublisher } from '@formgate/bus';
+import { encodeEvent, Topics } from '@formgate/contracts';
+import type { Ids, Logger } from '@formgate/kit';
+import type { FormsStore } from './store/forms-store.ts';
+
+/**
+ * The outbox relay for `forms.form`: every form version stored but not yet confirmed published is published as a
+ * full snapshot, then marked. A crash in between publishes it again (views keep the highest version), so a form
+ * change is never lost even though the store and the log are not one transaction.
+ */
+export function createFormPublisher(deps: { store: FormsStore; bus: EventPublisher; ids: Ids; logger: Logger }) {
+  let running: Promise<void> | null = null;
+  let again = false;
+  let timer: NodeJS.Timeout | undefined;
+
+  const publishPending = async () => {
+    for (;;) {
+      const forms = await deps.store.listUnpublishedForms(200);
+      if (forms.length === 0) return;
+      await deps.bus.publish(
+        Topics.formsForm,
+        forms.map((form) => ({
+          key: form.id,
+          value: encodeEvent(Topics.formsForm, {
+            id: deps.ids.next(),
+            type: 'form.upserted',
+            version: 1,
+            occurredAt: form.updatedAt,
+            data: form,
+          }),
+        })),
+      );
+      for (const form of forms) await deps.store.markFormPublished(form.id, form.version);
+    }
+  };
+
+  const kick = (): Promise<void> => {
+    if (running) {
+      again = true;
+      return running;
+    }
+    running = publishPending()
+      .catch((err: unknown) => deps.logger.warn({ err }, 'form publish failed; will retry'))
+      .finally(() => {
+        running = null;
+        if (again) {
+          again = false;
+          void kick();
+        }
+      });
+    return running;
+  };
+
+  return {
+    kick,
+    start() {
+      timer = setInterval(() => void kick(), 5_000);
+      timer.unref();
+      return kick();
+    },
+    async stop() {
+      clearInterval(timer);
+      await running;
+    },
+  };
+}

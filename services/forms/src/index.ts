@@ -1,0 +1,3 @@
+export * from './create-service.ts';
+export * from './store/forms-store.ts';
+export * from './store/sqlite-forms-store.ts';

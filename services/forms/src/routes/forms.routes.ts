@@ -1,0 +1,116 @@
+import {
+  CreateFormRequestSchema,
+  type Form,
+  ListSubmissionsQuerySchema,
+  type SubmissionDto,
+  UpdateFormRequestSchema,
+} from '@formgate/contracts';
+import { AppError, forbidden, identityOf, notFound } from '@formgate/kit';
+import { type Request, Router } from 'express';
+import { z } from 'zod';
+import type { FormsStore, SubmissionCursor, SubmissionRecord } from '../store/forms-store.ts';
+import { createForm, type FormWriteDeps } from '../use-cases/create-form.ts';
+import { updateForm } from '../use-cases/update-form.ts';
+
+const WRITER_ROLES = new Set(['owner', 'admin']);
+
+function scopeOf(req: Request) {
+  return { orgId: identityOf(req).orgId };
+}
+
+function requireWriter(req: Request) {
+  if (!identityOf(req).roles.some((r) => WRITER_ROLES.has(r))) throw forbidden();
+}
+
+export function toFormDto(form: Form, submissionCount?: number) {
+  const { orgId: _org, version: _v, ...rest } = form;
+  return { ...rest, endpoint: `/f/${form.key}`, ...(submissionCount === undefined ? {} : { submissionCount }) };
+}
+
+function toSubmissionDto(r: SubmissionRecord): SubmissionDto {
+  return {
+    id: r.id,
+    formId: r.formId,
+    createdAt: r.createdAt,
+    fields: r.fields,
+    files: r.files,
+    spam: r.spam.isSpam,
+    held: r.held,
+  };
+}
+
+const encodeCursor = (c: SubmissionCursor) => Buffer.from(JSON.stringify([c.createdAt, c.id])).toString('base64url');
+
+function decodeCursor(raw: string): SubmissionCursor {
+  try {
+    const [createdAt, id] = z
+      .tuple([z.string().max(40), z.string().max(100)])
+      .parse(JSON.parse(Buffer.from(raw, 'base64url').toString('utf8')));
+    return { createdAt, id };
+  } catch {
+    throw new AppError('INVALID_CURSOR', 'The cursor is not valid', 400);
+  }
+}
+
+/** `/api/v1/forms`: forms and their submissions, always scoped to the caller's organization. */
+export function formsRoutes(deps: FormWriteDeps & { store: FormsStore }) {
+  const { store } = deps;
+  const router = Router();
+  const loadForm = async (req: Request) => {
+    const form = await store.getForm(scopeOf(req), String(req.params.formId));
+    if (!form) throw notFound('Form', 'FORMS_FORM_NOT_FOUND');
+    return form;
+  };
+
+  router.get('/', async (req, res) => {
+    const { slug } = z.object({ slug: z.string().max(100).optional() }).parse(req.query);
+    const forms = slug
+      ? [await store.getFormBySlug(scopeOf(req), slug)].filter((f): f is Form => f !== null)
+      : await store.listForms(scopeOf(req));
+    res.json({ data: forms.map((f) => toFormDto(f)) });
+  });
+
+  router.post('/', async (req, res) => {
+    requireWriter(req);
+    const form = await createForm(deps, scopeOf(req), CreateFormRequestSchema.parse(req.body));
+    res.status(201).json(toFormDto(form));
+  });
+
+  router.get('/:formId', async (req, res) => {
+    const form = await loadForm(req);
+    res.json(toFormDto(form, await store.countSubmissions(scopeOf(req), form.id)));
+  });
+
+  router.patch('/:formId', async (req, res) => {
+    requireWriter(req);
+    const form = await updateForm(
+      deps,
+      scopeOf(req),
+      String(req.params.formId),
+      UpdateFormRequestSchema.parse(req.body),
+    );
+    res.json(toFormDto(form));
+  });
+
+  router.get('/:formId/submissions', async (req, res) => {
+    const form = await loadForm(req);
+    const { limit, cursor } = ListSubmissionsQuerySchema.parse(req.query);
+    const after = cursor ? decodeCursor(cursor) : undefined;
+    const rows = await store.listSubmissions(scopeOf(req), form.id, { limit: limit + 1, ...(after ? { after } : {}) });
+    const page = rows.slice(0, limit);
+    const last = page.at(-1);
+    res.json({
+      data: page.map(toSubmissionDto),
+      nextCursor: rows.length > limit && last ? encodeCursor(last) : null,
+    });
+  });
+
+  router.get('/:formId/submissions/:submissionId', async (req, res) => {
+    const form = await loadForm(req);
+    const record = await store.getSubmission(scopeOf(req), form.id, String(req.params.submissionId));
+    if (!record) throw notFound('Submission', 'FORMS_SUBMISSION_NOT_FOUND');
+    res.json(toSubmissionDto(record));
+  });
+
+  return router;
+}

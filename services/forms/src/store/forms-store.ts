@@ -1,0 +1,64 @@
+import type { Form, SpamVerdict, SubmissionField, SubmissionFile } from '@formgate/contracts';
+
+/** Every read and write on behalf of a caller names the organization it is scoped to. */
+export interface Scope {
+  orgId: string;
+}
+
+export interface SubmissionRecord {
+  id: string;
+  formId: string;
+  orgId: string;
+  /** ISO-8601 UTC with milliseconds; the sort key of the list, with `id` as the tie-breaker. */
+  createdAt: string;
+  fields: SubmissionField[];
+  files: SubmissionFile[];
+  spam: SpamVerdict;
+  held: boolean;
+}
+
+/** A position in a newest-first list: the last item of the previous page. */
+export interface SubmissionCursor {
+  createdAt: string;
+  id: string;
+}
+
+export class SlugTakenError extends Error {
+  constructor(readonly slug: string) {
+    super(`slug ${slug} is taken`);
+  }
+}
+
+/**
+ * The forms service's data: forms (with an embedded outbox marker) and the submissions read model.
+ * Guarantees every adapter keeps:
+ * - Reads with a `Scope` never return another organization's data (they answer `null` / empty).
+ * - `insertSubmissions` is idempotent by submission id, and afterwards `countSubmissions` equals the number of
+ *   distinct submissions stored for the form, even if a previous call failed half-way (redelivery repairs it).
+ * - Field lists are stored and returned in order, byte for byte; names such as `a.b`, `$where` or `__proto__` are data.
+ */
+export interface FormsStore {
+  /** Inserts a new form; throws `SlugTakenError` when the organization already has the slug. */
+  insertForm(form: Form): Promise<void>;
+  getForm(scope: Scope, formId: string): Promise<Form | null>;
+  getFormBySlug(scope: Scope, slug: string): Promise<Form | null>;
+  /** The organization's forms, oldest first. */
+  listForms(scope: Scope): Promise<Form[]>;
+  /** Replaces the form only if its stored version is `expectedVersion`; returns whether it did. */
+  replaceForm(form: Form, expectedVersion: number): Promise<boolean>;
+  /** Forms whose current version has not been confirmed as published to `forms.form` (the outbox). */
+  listUnpublishedForms(limit: number): Promise<Form[]>;
+  /** Records that `version` of the form reached the log; an older version never overwrites a newer mark. */
+  markFormPublished(formId: string, version: number): Promise<void>;
+  /** Stores submissions not seen before; returns how many were new. */
+  insertSubmissions(records: SubmissionRecord[]): Promise<number>;
+  /** Newest first, strictly after `after` when given. */
+  listSubmissions(
+    scope: Scope,
+    formId: string,
+    page: { limit: number; after?: SubmissionCursor },
+  ): Promise<SubmissionRecord[]>;
+  getSubmission(scope: Scope, formId: string, submissionId: string): Promise<SubmissionRecord | null>;
+  countSubmissions(scope: Scope, formId: string): Promise<number>;
+  close(): Promise<void>;
+}

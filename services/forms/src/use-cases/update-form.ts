@@ -1,0 +1,28 @@
+import type { Form, UpdateFormRequest } from '@formgate/contracts';
+import { AppError, notFound } from '@formgate/kit';
+import type { Scope } from '../store/forms-store.ts';
+import type { FormWriteDeps } from './create-form.ts';
+
+export async function updateForm(
+  deps: FormWriteDeps,
+  scope: Scope,
+  formId: string,
+  request: UpdateFormRequest,
+): Promise<Form> {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const current = await deps.store.getForm(scope, formId);
+    if (!current) throw notFound('Form', 'FORMS_FORM_NOT_FOUND');
+    const next: Form = {
+      ...current,
+      ...(request.name ? { name: request.name } : {}),
+      settings: { ...current.settings, ...request.settings },
+      updatedAt: deps.clock.now().toISOString(),
+      version: current.version + 1,
+    };
+    if (await deps.store.replaceForm(next, current.version)) {
+      deps.onFormChanged();
+      return next;
+    }
+  }
+  throw new AppError('FORMS_CONCURRENT_UPDATE', 'The form changed while updating; try again', 409, true);
+}

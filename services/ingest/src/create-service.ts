@@ -1,0 +1,51 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { EventBus, Subscription } from '@formgate/bus';
+import { TOPIC_SPECS, Topics } from '@formgate/contracts';
+import type { Clock, Ids, Logger, Service } from '@formgate/kit';
+import type { BlobStore } from '@formgate/store';
+import express from 'express';
+import { createIngestHandler } from './ingest-handler.ts';
+import { DEFAULT_LIMITS, type IngestLimits } from './limits.ts';
+import { createFormsView } from './views/forms-view.ts';
+import { createQuotaView } from './views/quota-view.ts';
+
+export interface IngestServiceDeps {
+  bus: EventBus;
+  blobs: BlobStore;
+  clock: Clock;
+  ids: Ids;
+  logger: Logger;
+  publicBaseUrl: string;
+  limits?: IngestLimits;
+}
+
+export interface IngestService extends Service {
+  /** The raw request handler for `/f/*` and `/form/*`, for hosts that route before any framework. */
+  handle(req: IncomingMessage, res: ServerResponse): void;
+}
+
+/** Ingest: the public endpoint. Stateless; its only state is the in-memory views of `forms.form` and `billing.quota`. */
+export function createIngestService(deps: IngestServiceDeps): IngestService {
+  const forms = createFormsView();
+  const quota = createQuotaView();
+  const handle = createIngestHandler({ ...deps, limits: deps.limits ?? DEFAULT_LIMITS, forms, quota }, deps.logger);
+  const app = express();
+  app.disable('x-powered-by');
+  app.get('/healthz', (_req, res) => void res.json({ status: 'ok', forms: forms.size }));
+  app.use((req, res) => handle(req, res));
+  const views: Subscription[] = [];
+
+  return {
+    name: 'ingest',
+    app,
+    handle,
+    async start() {
+      await deps.bus.ensureTopics(TOPIC_SPECS);
+      views.push(await deps.bus.replay(Topics.formsForm, (m) => forms.apply(m)));
+      views.push(await deps.bus.replay(Topics.billingQuota, (m) => quota.apply(m)));
+    },
+    async stop() {
+      await Promise.all(views.splice(0).map((v) => v.stop()));
+    },
+  };
+}

@@ -1,0 +1,2 @@
+export * from './create-service.ts';
+export * from './limits.ts';

@@ -1,0 +1,60 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger } from '@formgate/kit';
+import { IngestError, IngestErrors } from './ingest-error.ts';
+import { type ReceiveDeps, receiveSubmission } from './receive-submission.ts';
+import { CORS_HEADERS, escapeHtml, page, sendError, sendHtml, sendJson, sendRedirect, wantsJson } from './respond.ts';
+
+const FORM_PATH = /^\/f\/([A-Za-z0-9_-]{1,64})\/?$/;
+
+function thanksPage(req: IncomingMessage, res: ServerResponse, search: URLSearchParams) {
+  const referer = search.get('referer');
+  let back: URL | null = null;
+  try {
+    back = referer ? new URL(referer) : null;
+  } catch {
+    back = null;
+  }
+  if (!back || (back.protocol !== 'http:' && back.protocol !== 'https:')) {
+    return sendError(req, res, new IngestError(400, 'INVALID_REFERER', 'The referer parameter must be a URL'));
+  }
+  const link = `<a href="${escapeHtml(back.href)}" rel="noopener noreferrer">Go back</a>`;
+  sendHtml(res, 200, page('Thank you', `<h1>Thank you!</h1><p>Your submission was received.</p><p>${link}</p>`));
+}
+
+/**
+ * The public endpoint as a raw `node:http` handler (no framework on the hot path): `POST /f/{key}`, its CORS
+ * preflight, and `GET /form/submission-received`. Cookies are never read.
+ */
+export function createIngestHandler(deps: ReceiveDeps, logger: Logger) {
+  const receive = async (req: IncomingMessage, res: ServerResponse, key: string) => {
+    try {
+      const accepted = await receiveSubmission(deps, req, key);
+      if (wantsJson(req)) sendJson(res, 200, { ok: true, next: accepted.next, id: accepted.id });
+      else sendRedirect(res, accepted.next);
+    } catch (err) {
+      const known = err instanceof IngestError ? err : null;
+      if (!known) logger.error({ err, formKey: key }, 'unexpected ingest failure');
+      if (!req.complete) res.setHeader('connection', 'close');
+      sendError(req, res, known ?? IngestErrors.unavailable(), known?.errorRedirect);
+    }
+  };
+
+  return (req: IncomingMessage, res: ServerResponse): void => {
+    const url = new URL(req.url ?? '/', 'http://ingest.invalid');
+    const match = FORM_PATH.exec(url.pathname);
+    if (match?.[1]) {
+      if (req.method === 'POST') {
+        void receive(req, res, match[1]);
+      } else if (req.method === 'OPTIONS') {
+        res.writeHead(204, CORS_HEADERS).end();
+      } else {
+        sendError(req, res, IngestErrors.methodNotAllowed());
+      }
+    } else if (url.pathname === '/form/submission-received' && (req.method === 'GET' || req.method === 'HEAD')) {
+      thanksPage(req, res, url.searchParams);
+    } else {
+      if (!req.complete) res.setHeader('connection', 'close');
+      sendError(req, res, IngestErrors.formNotFound());
+    }
+  };
+}

@@ -1,0 +1,36 @@
+/**
+ * Hard limits of the public endpoint. Every breach answers a documented 4xx (see `docs/ingest.md`) and stores
+ * and publishes nothing.
+ */
+export interface IngestLimits {
+  /** Decompressed body of a urlencoded or JSON submission. */
+  maxBodyBytes: number;
+  /** Decompressed body of a multipart submission, files included. */
+  maxMultipartBytes: number;
+  maxFields: number;
+  maxFieldNameLength: number;
+  /** Per value, in bytes (UTF-8). */
+  maxFieldValueBytes: number;
+  /** Nesting of JSON objects and arrays. */
+  maxJsonDepth: number;
+  maxFiles: number;
+  maxFileBytes: number;
+  /** Multipart parts (fields + files). */
+  maxParts: number;
+  maxPartHeaderPairs: number;
+  maxIdempotencyKeyLength: number;
+}
+
+export const DEFAULT_LIMITS: IngestLimits = {
+  maxBodyBytes: 256 * 1024,
+  maxMultipartBytes: 26 * 1024 * 1024,
+  maxFields: 200,
+  maxFieldNameLength: 256,
+  maxFieldValueBytes: 64 * 1024,
+  maxJsonDepth: 8,
+  maxFiles: 10,
+  maxFileBytes: 10 * 1024 * 1024,
+  maxParts: 250,
+  maxPartHeaderPairs: 50,
+  maxIdempotencyKeyLength: 200,
+};

@@ -1,0 +1,112 @@
+import { randomBytes } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import { PassThrough } from 'node:stream';
+import type { SubmissionField, SubmissionFile } from '@formgate/contracts';
+import { type BlobStore, BlobTooLargeError } from '@formgate/store';
+import busboy from 'busboy';
+import { type IngestError, IngestErrors } from '../ingest-error.ts';
+import type { IngestLimits } from '../limits.ts';
+import { checkedField, type ParsedBody } from './parsed-body.ts';
+import { checkDeclaredLength, decodedBody } from './read-body.ts';
+
+/**
+ * Streams a multipart body: fields are checked as they arrive, files go straight to the blob store under random
+ * keys. On any failure every blob written for this request is deleted before the error is thrown.
+ */
+export async function parseMultipart(
+  req: IncomingMessage,
+  limits: IngestLimits,
+  blobs: BlobStore,
+): Promise<ParsedBody> {
+  checkDeclaredLength(req, limits.maxMultipartBytes);
+  let parser: busboy.Busboy;
+  try {
+    parser = busboy({
+      headers: req.headers,
+      limits: {
+        fieldNameSize: limits.maxFieldNameLength + 1,
+        fieldSize: limits.maxFieldValueBytes,
+        fields: limits.maxFields,
+        files: limits.maxFiles,
+        fileSize: limits.maxFileBytes + 1,
+        parts: limits.maxParts,
+        headerPairs: limits.maxPartHeaderPairs,
+      },
+    });
+  } catch {
+    throw IngestErrors.malformed('The multipart body has no valid boundary');
+  }
+  const fields: SubmissionField[] = [];
+  const files: SubmissionFile[] = [];
+  const uploads: Promise<unknown>[] = [];
+  const written: string[] = [];
+  const open = new Set<PassThrough>();
+  let failure: IngestError | null = null;
+  let received = 0;
+  const body = decodedBody(req);
+
+  const done = new Promise<void>((resolve) => {
+    const fail = (err: IngestError) => {
+      failure ??= err;
+      body.unpipe(parser);
+      body.resume();
+      for (const upload of open) upload.destroy(err);
+      resolve();
+    };
+    body.on('data', (chunk: Buffer) => {
+      received += chunk.length;
+      if (received > limits.maxMultipartBytes) fail(IngestErrors.tooLarge(limits.maxMultipartBytes));
+    });
+    body.on('error', () => fail(IngestErrors.malformed('The body could not be read or decompressed')));
+    parser.on('field', (name, value, info) => {
+      if (failure) return;
+      if (info.nameTruncated) return fail(IngestErrors.nameTooLong(limits.maxFieldNameLength));
+      if (info.valueTruncated) return fail(IngestErrors.valueTooLong(name, limits.maxFieldValueBytes));
+      try {
+        fields.push(checkedField(name, value, limits));
+      } catch (err) {
+        fail(err as IngestError);
+      }
+    });
+    parser.on('file', (name, stream, info) => {
+      if (failure || info.filename === undefined) {
+        stream.resume();
+        return;
+      }
+      const blobKey = randomBytes(18).toString('base64url');
+      const filename = info.filename.toWellFormed().slice(0, 255);
+      const contentType = info.mimeType || 'application/octet-stream';
+      const counted = new PassThrough();
+      open.add(counted);
+      counted.on('close', () => open.delete(counted));
+      stream.on('limit', () => fail(IngestErrors.fileTooBig(name, limits.maxFileBytes)));
+      stream.pipe(counted);
+      written.push(blobKey);
+      uploads.push(
+        blobs.put(blobKey, counted, { contentType, filename }, limits.maxFileBytes).then(
+          ({ size }) => files.push({ field: name.toWellFormed(), blobKey, filename, contentType, size }),
+          (err: unknown) =>
+            fail(
+              err instanceof BlobTooLargeError
+                ? IngestErrors.fileTooBig(name, limits.maxFileBytes)
+                : IngestErrors.unavailable(),
+            ),
+        ),
+      );
+    });
+    parser.on('fieldsLimit', () => fail(IngestErrors.tooManyFields(limits.maxFields)));
+    parser.on('filesLimit', () => fail(IngestErrors.tooManyFiles(limits.maxFiles)));
+    parser.on('partsLimit', () => fail(IngestErrors.tooManyParts(limits.maxParts)));
+    parser.on('error', () => fail(IngestErrors.malformed('The multipart body is malformed')));
+    parser.on('close', () => resolve());
+    body.pipe(parser);
+  });
+
+  await done;
+  await Promise.allSettled(uploads);
+  if (failure) {
+    await Promise.allSettled(written.map((k) => blobs.delete(k)));
+    throw failure;
+  }
+  return { fields, files };
+}

@@ -1,0 +1,117 @@
+import type { IncomingMessage } from 'node:http';
+import type { EventPublisher } from '@formgate/bus';
+import { encodeEvent, type Form, type SubmissionReceived, Topics } from '@formgate/contracts';
+import type { Clock, Ids } from '@formgate/kit';
+import type { BlobStore } from '@formgate/store';
+import { IngestError, IngestErrors } from './ingest-error.ts';
+import type { IngestLimits } from './limits.ts';
+import { parseJson } from './parse/parse-json.ts';
+import { parseMultipart } from './parse/parse-multipart.ts';
+import { parseUrlencoded } from './parse/parse-urlencoded.ts';
+import type { ParsedBody } from './parse/parsed-body.ts';
+import { readBody } from './parse/read-body.ts';
+import { defaultNext, safeRedirect } from './redirects.ts';
+import { splitReservedFields } from './reserved-fields.ts';
+import type { FormsView } from './views/forms-view.ts';
+import { periodOf, type QuotaView } from './views/quota-view.ts';
+
+export interface ReceiveDeps {
+  bus: EventPublisher;
+  blobs: BlobStore;
+  clock: Clock;
+  ids: Ids;
+  limits: IngestLimits;
+  forms: FormsView;
+  quota: QuotaView;
+  /** Absolute base URL of the public endpoint, for the default thank-you page. */
+  publicBaseUrl: string;
+}
+
+export interface Accepted {
+  id: string;
+  /** Where the submitter goes next (303 target, or `next` in the JSON answer). */
+  next: string;
+}
+
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]+$/;
+
+function findForm(deps: ReceiveDeps, key: string): Form {
+  const found = deps.forms.lookup(key);
+  if (found === undefined) throw IngestErrors.formNotFound();
+  if (found === 'deleted') throw IngestErrors.formDeleted();
+  if (!found.settings.enabled) throw IngestErrors.inactive();
+  return found;
+}
+
+function idempotencyKey(req: IncomingMessage, limits: IngestLimits): string | undefined {
+  const raw = req.headers['idempotency-key'];
+  if (raw === undefined) return undefined;
+  if (typeof raw !== 'string' || raw.length > limits.maxIdempotencyKeyLength || !IDEMPOTENCY_KEY.test(raw)) {
+    throw IngestErrors.badIdempotencyKey(limits.maxIdempotencyKeyLength);
+  }
+  return raw;
+}
+
+async function parseBody(req: IncomingMessage, deps: ReceiveDeps): Promise<ParsedBody> {
+  const [rawType = '', ...params] = (req.headers['content-type'] ?? '').split(';');
+  const type = rawType.trim().toLowerCase();
+  const charset = params.map((p) => p.trim().toLowerCase()).find((p) => p.startsWith('charset='));
+  if (type === 'multipart/form-data') return parseMultipart(req, deps.limits, deps.blobs);
+  const isJson = type === 'application/json' || /^application\/[\w.+-]+\+json$/.test(type);
+  if (type !== 'application/x-www-form-urlencoded' && !isJson) throw IngestErrors.unsupportedType(type);
+  if (charset && !/^charset="?utf-?8"?$/.test(charset)) throw IngestErrors.unsupportedCharset();
+  const body = await readBody(req, deps.limits.maxBodyBytes);
+  return isJson ? parseJson(body, deps.limits) : parseUrlencoded(body, deps.limits);
+}
+
+/**
+ * Accepts one submission: parse within limits, split reserved fields, apply the honeypot and quota, append
+ * `submission.received`. Resolves only after the log acknowledged the append (the commit point); throws an
+ * `IngestError` otherwise, having stored nothing (uploaded files are deleted again).
+ */
+export async function receiveSubmission(deps: ReceiveDeps, req: IncomingMessage, formKey: string): Promise<Accepted> {
+  const form = findForm(deps, formKey);
+  const clientKey = idempotencyKey(req, deps.limits);
+  const parsed = await parseBody(req, deps);
+  const referer = req.headers.referer ?? req.headers.origin;
+  const split = splitReservedFields(parsed.fields, form.settings.honeypotField);
+  try {
+    if (split.data.length === 0 && parsed.files.length === 0) throw IngestErrors.empty();
+    const receivedAt = deps.clock.now();
+    const submissionId = clientKey ? deps.ids.derived(form.id, clientKey) : deps.ids.next();
+    const event: SubmissionReceived = {
+      id: submissionId,
+      type: 'submission.received',
+      version: 1,
+      occurredAt: receivedAt.toISOString(),
+      data: {
+        submissionId,
+        formId: form.id,
+        orgId: form.orgId,
+        receivedAt: receivedAt.toISOString(),
+        fields: split.data,
+        files: parsed.files,
+        meta: split.meta,
+        spam: split.spam,
+        held: !split.spam.isSpam && deps.quota.isOverQuota(form.orgId, periodOf(receivedAt)),
+        ...(clientKey ? { idempotencyKey: clientKey } : {}),
+      },
+    };
+    try {
+      await deps.bus.publish(Topics.ingestSubmission, [
+        { key: form.id, value: encodeEvent(Topics.ingestSubmission, event) },
+      ]);
+    } catch {
+      throw IngestErrors.unavailable();
+    }
+    return {
+      id: submissionId,
+      next:
+        safeRedirect(split.redirect, form.settings, referer) ?? defaultNext(form.settings, deps.publicBaseUrl, referer),
+    };
+  } catch (err) {
+    await Promise.allSettled(parsed.files.map((f) => deps.blobs.delete(f.blobKey)));
+    if (err instanceof IngestError) err.errorRedirect = safeRedirect(split.errorRedirect, form.settings, referer);
+    throw err;
+  }
+}

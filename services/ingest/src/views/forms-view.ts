@@ -1,0 +1,41 @@
+import type { BusMessage } from '@formgate/bus';
+import { decodeEvent, type Form, Topics } from '@formgate/contracts';
+
+type Entry = { form: Form; deleted: false } | { deleted: true; version: number };
+
+/**
+ * Ingest's in-memory view of `forms.form`, by public key. Built by replaying the compacted topic at start and kept
+ * current by following it; a snapshot older than the one held is ignored. Never a database call per request.
+ */
+export function createFormsView() {
+  const byKey = new Map<string, Entry>();
+  const keyById = new Map<string, string>();
+  const versionOf = (e: Entry | undefined) => (e ? (e.deleted ? e.version : e.form.version) : 0);
+
+  return {
+    apply(message: BusMessage) {
+      const event = decodeEvent(Topics.formsForm, message.value);
+      if (event.type === 'form.upserted') {
+        const form = event.data;
+        if (versionOf(byKey.get(form.key)) >= form.version) return;
+        byKey.set(form.key, { form, deleted: false });
+        keyById.set(form.id, form.key);
+      } else {
+        const { key, version } = event.data;
+        if (versionOf(byKey.get(key)) > version) return;
+        byKey.set(key, { deleted: true, version });
+      }
+    },
+    /** `undefined`: never existed; `'deleted'`: existed and was deleted. */
+    lookup(key: string): Form | 'deleted' | undefined {
+      const entry = byKey.get(key);
+      if (!entry) return undefined;
+      return entry.deleted ? 'deleted' : entry.form;
+    },
+    get size() {
+      return byKey.size;
+    },
+  };
+}
+
+export type FormsView = ReturnType<typeof createFormsView>;

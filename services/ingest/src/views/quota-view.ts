@@ -1,0 +1,29 @@
+import type { BusMessage } from '@formgate/bus';
+import { decodeEvent, type QuotaUpdated, Topics } from '@formgate/contracts';
+
+/** Ingest's in-memory view of `billing.quota`: which organizations are over their plan this period. */
+export function createQuotaView() {
+  const byOrg = new Map<string, QuotaUpdated['data']>();
+  return {
+    apply(message: BusMessage) {
+      const { data } = decodeEvent(Topics.billingQuota, message.value);
+      const current = byOrg.get(data.orgId);
+      if (
+        current &&
+        (current.period > data.period ||
+          (current.period === data.period && current.submissionsUsed > data.submissionsUsed))
+      ) {
+        return;
+      }
+      byOrg.set(data.orgId, data);
+    },
+    isOverQuota(orgId: string, period: string): boolean {
+      const q = byOrg.get(orgId);
+      return q !== undefined && q.period === period && q.overQuota;
+    },
+  };
+}
+
+export type QuotaView = ReturnType<typeof createQuotaView>;
+
+export const periodOf = (date: Date) => date.toISOString().slice(0, 7);

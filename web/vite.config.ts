@@ -1,0 +1,7 @@
+import { defineConfig } from 'vite';
+
+export default defineConfig({
+  esbuild: { jsx: 'automatic' },
+  oxc: { jsx: { runtime: 'automatic' } },
+  build: { outDir: 'dist', emptyOutDir: true },
+});
