@@ -1,4 +1,5 @@
 export * from './blob-store.ts';
 export * from './fs-blob-store.ts';
+export * from './gridfs-blob-store.ts';
 export * from './mongo.ts';
 export * from './sqlite.ts';

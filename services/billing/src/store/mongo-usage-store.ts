@@ -1,0 +1,49 @@
+import { type connectMongo, isDuplicateKeyError } from '@formgate/store';
+import type { UsageCount, UsageStore } from './usage-store.ts';
+
+type MongoConnection = Awaited<ReturnType<typeof connectMongo>>;
+
+interface UsageDoc {
+  _id: string;
+  orgId: string;
+  period: string;
+}
+
+function onlyDuplicates(err: unknown): boolean {
+  const writeErrors = [(err as { writeErrors?: unknown }).writeErrors ?? []].flat() as { code?: number }[];
+  return isDuplicateKeyError(err) && writeErrors.length > 0 && writeErrors.every((w) => w.code === 11000);
+}
+
+/**
+ * `UsageStore` on MongoDB 7+ or FerretDB 1.24: a ledger of one document per submission (`_id` = submission id),
+ * counted with `countDocuments`, so counts are exact whatever failed before and however many billing instances
+ * write at once.
+ */
+export async function createMongoUsageStore(conn: MongoConnection): Promise<UsageStore> {
+  const db = conn.db;
+  if (!db) throw new Error('createMongoUsageStore: the connection is not open');
+  const entries = db.collection<UsageDoc>('usage_entries');
+  await entries.createIndex({ orgId: 1, period: 1 }, { name: 'org_period' });
+
+  const count = (orgId: string, period: string) => entries.countDocuments({ orgId, period });
+
+  return {
+    async recordUsage(batch) {
+      const docs = new Map<string, UsageDoc>();
+      const touched = new Map<string, UsageCount>();
+      for (const e of batch) {
+        docs.set(e.submissionId, { _id: e.submissionId, orgId: e.orgId, period: e.period });
+        touched.set(`${e.orgId}\u0000${e.period}`, { orgId: e.orgId, period: e.period, used: 0 });
+      }
+      if (docs.size === 0) return [];
+      try {
+        await entries.insertMany([...docs.values()], { ordered: false });
+      } catch (err) {
+        if (!onlyDuplicates(err)) throw err;
+      }
+      return Promise.all([...touched.values()].map(async (c) => ({ ...c, used: await count(c.orgId, c.period) })));
+    },
+    getUsage: (scope, period) => count(scope.orgId, period),
+    async close() {},
+  };
+}

@@ -1,0 +1,88 @@
+import { execFile } from 'node:child_process';
+import { resolve } from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+const LOCAL = resolve(import.meta.dirname, '../../infra/local');
+
+export interface Backend {
+  /** `KAFKA_BROKERS=…` / `MONGO_URL=…` value for the tests. */
+  value: string;
+  source: 'environment' | 'testcontainers' | 'local';
+  stop: () => Promise<void>;
+}
+
+async function dockerAnswers(): Promise<boolean> {
+  try {
+    await run('docker', ['info', '--format', '{{.ServerVersion}}'], { timeout: 5_000 });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function localScript(script: string, port: number, runDir: string): Promise<Backend> {
+  const env = { ...process.env, FORMGATE_RUN_DIR: runDir };
+  await run('bash', [`${LOCAL}/${script}`, 'install'], { env, timeout: 15 * 60_000, maxBuffer: 16 << 20 });
+  const { stdout } = await run('bash', [`${LOCAL}/${script}`, 'start', String(port)], { env, timeout: 5 * 60_000 });
+  const last = stdout.trim().split('\n').at(-1) ?? '';
+  return {
+    value: last.slice(last.indexOf('=') + 1),
+    source: 'local',
+    stop: async () => {
+      await run('bash', [`${LOCAL}/${script}`, 'stop', String(port)], { env, timeout: 60_000 });
+    },
+  };
+}
+
+async function kafkaContainer(): Promise<Backend> {
+  const { KafkaContainer } = await import('@testcontainers/kafka');
+  const container = await new KafkaContainer('confluentinc/cp-kafka:7.9.0').withKraft().start();
+  return {
+    value: `${container.getHost()}:${container.getMappedPort(9093)}`,
+    source: 'testcontainers',
+    stop: async () => void (await container.stop()),
+  };
+}
+
+async function mongoContainer(): Promise<Backend> {
+  const { MongoDBContainer } = await import('@testcontainers/mongodb');
+  const container = await new MongoDBContainer('mongo:7').start();
+  return {
+    value: `${container.getConnectionString()}/?directConnection=true`,
+    source: 'testcontainers',
+    stop: async () => void (await container.stop()),
+  };
+}
+
+/**
+ * Resolves one backend: the environment variable if set, else a container when a Docker engine answers, else
+ * the project's own local provisioning (`infra/local`). Throws — never skips — when none can be had.
+ */
+export async function resolveBackend(kind: 'kafka' | 'mongo', runDir: string): Promise<Backend> {
+  const envName = kind === 'kafka' ? 'KAFKA_BROKERS' : 'MONGO_URL';
+  const fromEnv = process.env[envName];
+  if (fromEnv) return { value: fromEnv, source: 'environment', stop: async () => {} };
+  const attempts: string[] = [];
+  if (await dockerAnswers()) {
+    try {
+      return await (kind === 'kafka' ? kafkaContainer() : mongoContainer());
+    } catch (err) {
+      attempts.push(`testcontainers: ${(err as Error).message}`);
+    }
+  } else {
+    attempts.push('testcontainers: no Docker engine answers');
+  }
+  try {
+    return kind === 'kafka'
+      ? await localScript('kafka.sh', Number(process.env.TEST_KAFKA_PORT ?? 29192), runDir)
+      : await localScript('ferretdb.sh', Number(process.env.TEST_FERRETDB_PORT ?? 29217), runDir);
+  } catch (err) {
+    const e = err as { message: string; stderr?: string };
+    attempts.push(`infra/local: ${e.stderr?.trim().split('\n').slice(-8).join('\n') || e.message}`);
+  }
+  throw new Error(
+    `Could not start ${kind === 'kafka' ? 'Apache Kafka' : 'a Mongo-wire server'} for the e2e tests. ` +
+      `Set ${envName}, run a Docker engine, or fix local provisioning.\n${attempts.join('\n')}`,
+  );
+}
