@@ -2,6 +2,8 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
+    // The JSON report lets .ci/run print one closing "N passed, N failed" line.
+    reporters: ['default', ['json', { outputFile: '.run/vitest-results.json' }]],
     projects: [
       { test: { name: 'unit', include: ['**/*.unit.test.ts'], exclude: ['**/node_modules/**'] } },
       {
