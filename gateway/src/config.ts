@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { commonEnv, parseConfig } from '@formgate/kit';
+import { commonEnv, parseConfig, secretEnv } from '@formgate/kit';
 import { z } from 'zod';
 
 const EmbeddedEnvSchema = z.object({
@@ -29,4 +29,27 @@ export function loadEmbeddedConfig(env: Record<string, string | undefined> = pro
     submissionsPerMonth: c.BILLING_SUBMISSIONS_PER_MONTH,
     sqliteSynchronous: c.SQLITE_SYNCHRONOUS,
   };
+}
+
+const urlList = z
+  .string()
+  .transform((s) => s.split(',').map((u) => u.trim()))
+  .pipe(z.array(z.url()).min(1));
+
+const GatewayEnvSchema = z.object({
+  ...commonEnv,
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().default('0.0.0.0'),
+  PUBLIC_URL: z.url(),
+  IDENTITY_SECRET: secretEnv,
+  OPERATOR_TOKEN: z.string().min(24),
+  /** Each a comma-separated list of a service's instances, used round-robin. */
+  FORMS_URL: urlList,
+  INGEST_URL: urlList,
+  BILLING_URL: urlList,
+});
+
+/** The distributed gateway's configuration: where each service listens, and the shared secrets. */
+export function loadGatewayConfig(env: Record<string, string | undefined> = process.env) {
+  return parseConfig(GatewayEnvSchema, env);
 }

@@ -18,7 +18,7 @@ import { isPublicIngestPath, matchRoute, type RouteSpec, type ServiceName } from
 /** A service the gateway forwards to: in the same process (embedded), or over HTTP (distributed). */
 export type Target =
   | { kind: 'in-process'; app: Express; handle?: (req: IncomingMessage, res: ServerResponse) => void }
-  | { kind: 'http'; url: string };
+  | { kind: 'http'; urls: string[] };
 
 export interface GatewayDeps {
   routes: readonly RouteSpec[];
@@ -38,8 +38,11 @@ function forwarder(target: Target, agent: Agent, logger: Logger): Forward {
   if (target.kind === 'in-process') {
     return (req, res) => (target.handle ?? target.app)(req, res);
   }
+  let next = 0;
   return createProxyMiddleware({
-    target: target.url,
+    target: target.urls[0],
+    // Round-robin over the service's instances (a load balancer in front of them works as well).
+    router: () => target.urls[next++ % target.urls.length],
     agent,
     xfwd: true,
     proxyTimeout: 30_000,
@@ -49,7 +52,7 @@ function forwarder(target: Target, agent: Agent, logger: Logger): Forward {
         if (token) proxyReq.setHeader(IDENTITY_HEADER, token);
       },
       error: (err, _req, res) => {
-        logger.warn({ err: { message: (err as Error).message }, target: target.url }, 'upstream unavailable');
+        logger.warn({ err: { message: (err as Error).message }, target: target.urls }, 'upstream unavailable');
         const r = res as ServerResponse;
         if (!r.headersSent) r.writeHead(503, { 'content-type': 'application/json', 'retry-after': '2' });
         r.end(

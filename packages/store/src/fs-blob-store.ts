@@ -2,7 +2,7 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Transform } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import { finished, pipeline } from 'node:stream/promises';
 import { type BlobInfo, type BlobStore, BlobTooLargeError } from './blob-store.ts';
 
 const SAFE_KEY = /^[A-Za-z0-9_-]{8,128}$/;
@@ -32,17 +32,20 @@ export function createFsBlobStore(dir: string): BlobStore {
       await mkdir(dir, { recursive: true });
       const tmp = join(dir, `.${key}.partial`);
       let size = 0;
+      const file = createWriteStream(tmp, { flags: 'wx' });
       try {
         await pipeline(
           data,
           byteLimit(maxBytes, (n) => {
             size = n;
           }),
-          createWriteStream(tmp, { flags: 'wx' }),
+          file,
         );
         await writeFile(join(dir, `${key}.json`), JSON.stringify(info));
         await rename(tmp, join(dir, key));
       } catch (err) {
+        // The file may still be opening when the source fails: remove it only once the stream has closed.
+        await finished(file).catch(() => {});
         await rm(tmp, { force: true });
         await rm(join(dir, `${key}.json`), { force: true });
         throw err;

@@ -28,6 +28,7 @@ export function createBillingService(deps: BillingServiceDeps): Service {
   const app = express();
   app.disable('x-powered-by');
   app.use(requestId());
+  app.get('/healthz', (_req, res) => void res.json({ status: 'ok' }));
   app.get('/api/v1/billing/usage', requireIdentity(deps.identity), async (req, res) => {
     const { orgId } = identityOf(req);
     const period = deps.clock.now().toISOString().slice(0, 7);

@@ -32,6 +32,7 @@ export function createFormsService(deps: FormsServiceDeps): Service {
   const app = express();
   app.disable('x-powered-by');
   app.use(requestId());
+  app.get('/healthz', (_req, res) => void res.json({ status: 'ok' }));
   app.use(
     '/api/v1/forms',
     requireIdentity(deps.identity),

@@ -12,7 +12,9 @@ const LANGUAGE = new Set(['_language']);
 const IGNORED = new Set(['form-name']);
 
 const EMAIL = /^[^\s@<>()[\]\\,;:"]{1,64}@[^\s@<>()[\]\\,;:"]{1,255}\.[^\s@<>()[\]\\,;:"]{1,63}$/;
-const isEmail = (s: string) => s.length <= 254 && EMAIL.test(s);
+/** Control characters (U+0085 NEL and ESC are not in `\s`) never belong in an address bound for a mail header. */
+const CONTROL = /\p{Cc}/u;
+const isEmail = (s: string) => s.length <= 254 && EMAIL.test(s) && !CONTROL.test(s);
 /** Header-bound text: no CR, LF or other line breaks (header injection), trimmed and bounded. */
 const headerSafe = (s: string, max: number) =>
   s

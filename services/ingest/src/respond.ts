@@ -4,7 +4,8 @@ import type { IngestError } from './ingest-error.ts';
 export const CORS_HEADERS = {
   'access-control-allow-origin': '*',
   'access-control-allow-methods': 'POST, OPTIONS',
-  'access-control-allow-headers': 'Content-Type, Accept, X-Requested-With, Idempotency-Key, Content-Encoding',
+  'access-control-allow-headers':
+    'Content-Type, Accept, X-Requested-With, Idempotency-Key, Content-Encoding, Formspree-Client, Formspree-Session-Data',
   'access-control-max-age': '86400',
 } as const;
 

@@ -39,11 +39,17 @@ export function parseJson(body: Buffer, limits: IngestLimits): ParsedBody {
   const text = body.toString('utf8');
   if (jsonDepthExceeds(text, limits.maxJsonDepth)) throw IngestErrors.tooDeep(limits.maxJsonDepth);
   let data: unknown;
+  let outOfRange = false;
   try {
-    data = JSON.parse(text);
+    // Nested out-of-range numbers (1e400 → Infinity) would otherwise be stored as `null` by JSON.stringify.
+    data = JSON.parse(text, (_key, v: unknown) => {
+      if (typeof v === 'number' && !Number.isFinite(v)) outOfRange = true;
+      return v;
+    });
   } catch {
     throw IngestErrors.malformed('The body is not valid JSON');
   }
+  if (outOfRange) throw IngestErrors.malformed('A number in the body is out of range');
   if (typeof data !== 'object' || data === null || Array.isArray(data)) {
     throw IngestErrors.malformed('The JSON body must be an object of fields');
   }

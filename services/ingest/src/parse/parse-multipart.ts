@@ -7,7 +7,7 @@ import busboy from 'busboy';
 import { type IngestError, IngestErrors } from '../ingest-error.ts';
 import type { IngestLimits } from '../limits.ts';
 import { checkedField, type ParsedBody } from './parsed-body.ts';
-import { checkDeclaredLength, decodedBody } from './read-body.ts';
+import { checkDeclaredLength, decodedBody, discardBody } from './read-body.ts';
 
 /**
  * Streams a multipart body: fields are checked as they arrive, files go straight to the blob store under random
@@ -49,7 +49,7 @@ export async function parseMultipart(
     const fail = (err: IngestError) => {
       failure ??= err;
       body.unpipe(parser);
-      body.resume();
+      discardBody(req, body);
       for (const upload of open) upload.destroy(err);
       resolve();
     };
@@ -69,6 +69,8 @@ export async function parseMultipart(
       }
     });
     parser.on('file', (name, stream, info) => {
+      // busboy destroys an unfinished file stream with an error when the body ends early ("Unexpected end of form").
+      stream.on('error', () => fail(IngestErrors.malformed('The multipart body is malformed')));
       if (failure || info.filename === undefined) {
         stream.resume();
         return;
@@ -77,6 +79,8 @@ export async function parseMultipart(
       const filename = info.filename.toWellFormed().slice(0, 255);
       const contentType = info.mimeType || 'application/octet-stream';
       const counted = new PassThrough();
+      // `fail` may destroy it before `blobs.put` listens (put awaits first); put's rejection reports the error.
+      counted.on('error', () => {});
       open.add(counted);
       counted.on('close', () => open.delete(counted));
       stream.on('limit', () => fail(IngestErrors.fileTooBig(name, limits.maxFileBytes)));

@@ -22,6 +22,16 @@ export function decodedBody(req: IncomingMessage): Readable {
   }
 }
 
+/**
+ * Stops decoding (a decompressor is destroyed, so a bomb is not inflated further) and discards the rest of the raw
+ * request without buffering it. The request itself is never destroyed, so the error answer still reaches the client.
+ */
+export function discardBody(req: IncomingMessage, body: Readable) {
+  if (body !== req) body.destroy();
+  req.unpipe();
+  req.resume();
+}
+
 /** Rejects at once when the declared length already exceeds the limit of an uncompressed body. */
 export function checkDeclaredLength(req: IncomingMessage, limit: number) {
   const declared = Number(req.headers['content-length']);
@@ -36,15 +46,18 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    body.on('data', (chunk: Buffer) => {
+    const onData = (chunk: Buffer) => {
       size += chunk.length;
       if (size > limit) {
-        body.destroy();
+        body.off('data', onData);
+        chunks.length = 0;
+        discardBody(req, body);
         reject(IngestErrors.tooLarge(limit));
         return;
       }
       chunks.push(chunk);
-    });
+    };
+    body.on('data', onData);
     body.on('end', () => resolve(Buffer.concat(chunks, size)));
     body.on('error', () => reject(IngestErrors.malformed('The body could not be read or decompressed')));
   });

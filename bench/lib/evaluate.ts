@@ -1,0 +1,127 @@
+import { type GoalResult, judge, skipped } from './goals.ts';
+import type { AbsoluteRow } from './report.ts';
+import type { Measurement, RoundResult } from './rounds.ts';
+
+const rps = (r: RoundResult, m: Measurement) => r.runs[m]?.rps ?? null;
+const ratio = (a: number | null, b: number | null) => (a !== null && b !== null && b > 0 ? a / b : null);
+
+function invalidIf(problems: string[], ...labels: string[]): string | undefined {
+  const hit = problems.filter((p) => labels.some((l) => p.startsWith(l)));
+  return hit.length ? `invalid: ${hit.length} integrity problem(s), see Problems` : undefined;
+}
+
+/** Turns the rounds into the goals table (ratios per round, judged on the median or the worst round). */
+export function evaluate(
+  rounds: RoundResult[],
+  problems: string[],
+  p2Unavailable: { reason: string; fails: boolean } | null,
+): GoalResult[] {
+  const per = (f: (r: RoundResult) => number | null) => rounds.map(f);
+  const goals: GoalResult[] = [
+    judge({
+      goal: 'P1',
+      measure: 'embedded ingest, urlencoded 51 B: rps / rps(B0)',
+      values: per((r) => ratio(rps(r, 'P1'), rps(r, 'B0'))),
+      target: { op: '>=', value: 0.35 },
+      floor: { op: '>=', value: 0.1 },
+      invalid: invalidIf(problems, 'B0', 'P1 '),
+    }),
+    judge({
+      goal: 'P1j',
+      measure: 'same as JSON: rps / rps(P1)',
+      values: per((r) => ratio(rps(r, 'P1j'), rps(r, 'P1'))),
+      target: { op: '>=', value: 0.9 },
+      floor: { op: '>=', value: 0.7 },
+      invalid: invalidIf(problems, 'P1 ', 'P1j'),
+    }),
+    judge({
+      goal: 'P1m',
+      measure: 'multipart, 3 fields + 1 KB file: rps / rps(P1)',
+      values: per((r) => ratio(rps(r, 'P1m'), rps(r, 'P1'))),
+      target: { op: '>=', value: 0.5 },
+      floor: { op: '>=', value: 0.3 },
+      invalid: invalidIf(problems, 'P1 ', 'P1m'),
+    }),
+    p2Unavailable === null
+      ? judge({
+          goal: 'P2',
+          measure: 'distributed (gateway → ingest → Kafka): rps / rps(B0)',
+          values: per((r) => ratio(rps(r, 'P2'), rps(r, 'B0'))),
+          target: { op: '>=', value: 0.12 },
+          floor: { op: '>=', value: 0.05 },
+          invalid: invalidIf(problems, 'B0', 'P2'),
+        })
+      : skipped(
+          'P2',
+          'distributed (gateway → ingest → Kafka): rps / rps(B0)',
+          { op: '>=', value: 0.12 },
+          { op: '>=', value: 0.05 },
+          p2Unavailable.reason,
+          p2Unavailable.fails,
+        ),
+    ...burstGoals(rounds, problems),
+  ];
+  return goals;
+}
+
+function burstGoals(rounds: RoundResult[], problems: string[]): GoalResult[] {
+  const per = (f: (r: RoundResult) => number | null) => rounds.map(f);
+  return [
+    judge({
+      goal: 'P7',
+      measure: '10,000 over 200 connections: burst rps / steady rps (P1, same round)',
+      values: per((r) => ratio(r.P7?.burstRps ?? null, rps(r, 'P1'))),
+      target: { op: '>=', value: 0.8 },
+      floor: { op: '>=', value: 0.5 },
+      invalid: invalidIf(problems, 'P1 '),
+    }),
+    judge({
+      goal: 'P7',
+      measure: 'lost: acknowledged ids missing from the submissions list, or not counted',
+      unit: 'count',
+      judged: 'worst',
+      values: per((r) => (r.P7 ? r.P7.missingIds + Math.max(0, r.P7.acknowledged - r.P7.dashboardCount) : null)),
+      target: { op: '<=', value: 0 },
+      floor: { op: '<=', value: 0 },
+    }),
+    judge({
+      goal: 'P7',
+      measure: 'acknowledged (2xx) of 10,000 sent',
+      unit: 'count',
+      judged: 'worst',
+      values: per((r) => r.P7?.acknowledged ?? null),
+      target: { op: '>=', value: 10_000 },
+      floor: null,
+    }),
+    judge({
+      goal: 'P7',
+      measure: 'last response → dashboard count = acknowledged',
+      unit: 'ms',
+      judged: 'worst',
+      values: per((r) => r.P7?.countLagMs ?? null),
+      target: { op: '<=', value: 1000 },
+      floor: null,
+    }),
+  ];
+}
+
+/** Absolute requests per second per target and round, for context. */
+export function absolutes(rounds: RoundResult[]): AbsoluteRow[] {
+  const labels: [Measurement | 'P7', string][] = [
+    ['B0', 'B0 bare node:http, 303 without reading'],
+    ['B1', 'B1 node:http + URLSearchParams'],
+    ['P1', 'P1 embedded, urlencoded'],
+    ['P1j', 'P1j embedded, JSON'],
+    ['P1m', 'P1m embedded, multipart + 1 KB'],
+    ['P2', 'P2 distributed, urlencoded'],
+    ['P7', 'P7 burst (10,000 × 200 connections)'],
+  ];
+  return labels
+    .map(([m, label]) => ({
+      label,
+      rps: rounds
+        .map((r) => (m === 'P7' ? (r.P7?.burstRps ?? null) : rps(r, m)))
+        .filter((x): x is number => x !== null),
+    }))
+    .filter((row) => row.rps.length > 0);
+}

@@ -1,0 +1,174 @@
+import { type BurstResult, runBurst } from './burst.ts';
+import type { BenchForm } from './formgate-api.ts';
+import { PAYLOADS, type Payload } from './payloads.ts';
+import type { ServerProcess } from './processes.ts';
+import { waitForIdle } from './quiesce.ts';
+import type { FormgateTarget } from './targets.ts';
+import { errorCount, runWrk, type WrkResult } from './wrk.ts';
+
+export interface BenchSettings {
+  rounds: number;
+  seconds: number;
+  warmupSeconds: number;
+  connections: number;
+  burstAmount: number;
+  burstConnections: number;
+}
+
+/** A throughput run against Formgate, with the store's view of it afterwards. */
+export interface IngestRun extends WrkResult {
+  /** The form's dashboard count once it stopped moving (≥ requests: wrk drops answers in flight at the end). */
+  stored: number;
+  /** From wrk's end until the dashboard count reached wrk's requests, ms (null: never). */
+  projectionLagMs: number | null;
+}
+
+export type Measurement = 'B0' | 'B1' | 'P1' | 'P1j' | 'P1m' | 'P2';
+
+export interface RoundResult {
+  round: number;
+  runs: Partial<Record<Measurement, WrkResult | IngestRun>>;
+  P7: BurstResult | null;
+}
+
+export interface RoundContext {
+  settings: BenchSettings;
+  workDir: string;
+  script: string;
+  b0: ServerProcess;
+  b1: ServerProcess;
+  formgate: FormgateTarget;
+  /** The P2 hook: a distributed deployment when one could be started (see distributed.ts). */
+  distributed: FormgateTarget | null;
+  /** Integrity problems found so far; each one fails the bench. */
+  problems: string[];
+  /** Worth a look but not a failure (e.g. a burst answered partly with 503). */
+  warnings: string[];
+  log: (line: string) => void;
+  /** Every server process; each measurement starts only once all of them are idle. */
+  pids: number[];
+}
+
+const INGEST_MEASUREMENTS: [Measurement, Payload][] = [
+  ['P1', PAYLOADS.urlencoded],
+  ['P1j', PAYLOADS.json],
+  ['P1m', PAYLOADS.multipart],
+];
+
+async function freshForm(target: FormgateTarget, name: string): Promise<BenchForm> {
+  const form = await target.api.createForm(name);
+  await target.api.waitUntilIngestKnows(form.key);
+  return form;
+}
+
+/** Lets leftovers of the previous measurement (consumers catching up, GC) finish before the next one starts. */
+async function quiet(ctx: RoundContext, label: string) {
+  const ms = await waitForIdle(ctx.pids);
+  if (ms > 2_000) ctx.log(`${label}: waited ${(ms / 1000).toFixed(1)} s for the servers to go idle`);
+}
+
+function wrk(ctx: RoundContext, url: string, payload: Payload, seconds: number) {
+  return runWrk({
+    url,
+    payload,
+    seconds,
+    connections: ctx.settings.connections,
+    workDir: ctx.workDir,
+    script: ctx.script,
+  });
+}
+
+function checkErrors(ctx: RoundContext, label: string, r: WrkResult) {
+  if (errorCount(r) > 0) ctx.problems.push(`${label}: ${JSON.stringify(r.errors)} of ${r.requests} requests`);
+}
+
+/** wrk against a fresh form, then waits until the dashboard shows at least every answered submission. */
+async function measureIngest(ctx: RoundContext, target: FormgateTarget, label: string, payload: Payload) {
+  const form = await freshForm(target, label);
+  await quiet(ctx, label);
+  const r = await wrk(ctx, `${target.server.url}/f/${form.key}`, payload, ctx.settings.seconds);
+  checkErrors(ctx, label, r);
+  const answered = r.requests - r.errors.status;
+  const settled = await target.api.settle(form.id, answered, 60_000);
+  if (settled.count < answered) {
+    ctx.problems.push(`${label}: ${answered} answered 2xx/3xx but the dashboard count stopped at ${settled.count}`);
+  }
+  const run: IngestRun = { ...r, stored: settled.count, projectionLagMs: settled.reachedMs };
+  return run;
+}
+
+/** Warm-up: every server, every payload, for `warmupSeconds` each; results are thrown away. */
+export async function warmUp(ctx: RoundContext): Promise<void> {
+  const s = ctx.settings.warmupSeconds;
+  ctx.log(`warm-up (${s}s per target)`);
+  await wrk(ctx, ctx.b0.url, PAYLOADS.urlencoded, s);
+  await wrk(ctx, ctx.b1.url, PAYLOADS.urlencoded, s);
+  const form = await freshForm(ctx.formgate, 'Bench warm-up');
+  for (const [, payload] of INGEST_MEASUREMENTS) await wrk(ctx, `${ctx.formgate.server.url}/f/${form.key}`, payload, s);
+  if (ctx.distributed) {
+    const p2Form = await freshForm(ctx.distributed, 'Bench warm-up');
+    await wrk(ctx, `${ctx.distributed.server.url}/f/${p2Form.key}`, PAYLOADS.urlencoded, s);
+  }
+}
+
+const fmtRun = (r: WrkResult) =>
+  `${Math.round(r.rps)} rps, p99 ${r.p99Ms.toFixed(1)} ms${errorCount(r) ? `, ERRORS ${JSON.stringify(r.errors)}` : ''}`;
+
+/** One interleaved round: B0, B1, P1, P1j, P1m, (P2), P7, each measured once. */
+export async function runRound(ctx: RoundContext, round: number): Promise<RoundResult> {
+  const result: RoundResult = { round, runs: {}, P7: null };
+  for (const [name, server] of [
+    ['B0', ctx.b0],
+    ['B1', ctx.b1],
+  ] as const) {
+    await quiet(ctx, `${name} round ${round}`);
+    const r = await wrk(ctx, server.url, PAYLOADS.urlencoded, ctx.settings.seconds);
+    checkErrors(ctx, `${name} round ${round}`, r);
+    result.runs[name] = r;
+    ctx.log(`round ${round} ${name}: ${fmtRun(r)}`);
+  }
+  for (const [name, payload] of INGEST_MEASUREMENTS) {
+    const r = await measureIngest(ctx, ctx.formgate, `${name} round ${round}`, payload);
+    result.runs[name] = r;
+    ctx.log(
+      `round ${round} ${name}: ${fmtRun(r)}, stored ${r.stored}, projection lag ${r.projectionLagMs?.toFixed(0)} ms`,
+    );
+  }
+  if (ctx.distributed) {
+    const r = await measureIngest(ctx, ctx.distributed, `P2 round ${round}`, PAYLOADS.urlencoded);
+    result.runs.P2 = r;
+    ctx.log(`round ${round} P2: ${fmtRun(r)}, stored ${r.stored}, projection lag ${r.projectionLagMs?.toFixed(0)} ms`);
+  }
+  result.P7 = await measureBurst(ctx, round);
+  return result;
+}
+
+async function measureBurst(ctx: RoundContext, round: number): Promise<BurstResult> {
+  const { formgate } = ctx;
+  const form = await freshForm(formgate, `P7 round ${round}`);
+  await quiet(ctx, `P7 round ${round}`);
+  const b = await runBurst({
+    url: formgate.server.url,
+    token: formgate.api.token,
+    api: formgate.api,
+    form,
+    payload: PAYLOADS.urlencoded,
+    amount: ctx.settings.burstAmount,
+    connections: ctx.settings.burstConnections,
+  });
+  const label = `P7 round ${round}`;
+  if (b.acknowledged !== ctx.settings.burstAmount || b.socketErrors > 0) {
+    ctx.warnings.push(
+      `${label}: ${b.acknowledged} of ${ctx.settings.burstAmount} acknowledged, statuses ${JSON.stringify(b.statuses)}, ${b.socketErrors} socket errors`,
+    );
+  }
+  if (b.missingIds > 0) ctx.problems.push(`${label}: ${b.missingIds} acknowledged submissions LOST`);
+  if (b.dashboardCount < b.acknowledged) {
+    ctx.problems.push(`${label}: dashboard count ${b.dashboardCount} < ${b.acknowledged} acknowledged`);
+  }
+  ctx.log(
+    `round ${round} P7: ${Math.round(b.burstRps)} rps, ${b.acknowledged}/${b.sent} acknowledged, ` +
+      `count ${b.dashboardCount}, missing ${b.missingIds}, count lag ${b.countLagMs?.toFixed(0)} ms`,
+  );
+  return b;
+}

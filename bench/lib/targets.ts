@@ -1,0 +1,47 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createFormgateApi, type FormgateApi } from './formgate-api.ts';
+import { freePort, type ServerProcess, startServer } from './processes.ts';
+
+export const B0_SCRIPT = 'bench/baselines/b0-server.ts';
+export const B1_SCRIPT = 'bench/baselines/b1-server.ts';
+export const EMBEDDED_SCRIPT = 'gateway/src/embedded-main.ts';
+
+/** A baseline server (B0 or B1) on a fresh port. */
+export async function startBaseline(name: 'B0' | 'B1', logDir: string): Promise<ServerProcess> {
+  const script = name === 'B0' ? B0_SCRIPT : B1_SCRIPT;
+  return startServer({ name, script, port: await freePort(), env: { NODE_ENV: 'production' }, logDir });
+}
+
+export interface FormgateTarget {
+  server: ServerProcess;
+  api: FormgateApi;
+}
+
+/**
+ * Formgate in embedded mode (`gateway/src/embedded-main.ts`) with a fresh `dataDir`, silent logs and a quota
+ * high enough that no bench submission is held back.
+ */
+export async function startEmbeddedFormgate(opts: {
+  dataDir: string;
+  logDir: string;
+  synchronous: 'FULL' | 'NORMAL';
+}): Promise<FormgateTarget> {
+  const port = await freePort();
+  const server = await startServer({
+    name: 'formgate-embedded',
+    script: EMBEDDED_SCRIPT,
+    port,
+    logDir: opts.logDir,
+    env: {
+      NODE_ENV: 'production',
+      DATA_DIR: opts.dataDir,
+      LOG_LEVEL: 'silent',
+      SQLITE_SYNCHRONOUS: opts.synchronous,
+      PUBLIC_URL: `http://127.0.0.1:${port}`,
+      BILLING_SUBMISSIONS_PER_MONTH: '1000000000',
+    },
+  });
+  const token = readFileSync(join(opts.dataDir, 'operator-token'), 'utf8').trim();
+  return { server, api: createFormgateApi(server.url, token) };
+}

@@ -1,0 +1,119 @@
+import { randomUUID } from 'node:crypto';
+import { ConfigResourceTypes, Kafka, logLevel } from 'kafkajs';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { EventBus, Subscription } from '../src/event-bus.ts';
+import { createKafkaBus, type KafkaBusOptions } from '../src/kafka-bus.ts';
+import { runBusContract } from './bus.contract.ts';
+
+const brokers = (process.env.KAFKA_BROKERS ?? '')
+  .split(',')
+  .map((b) => b.trim())
+  .filter(Boolean);
+if (brokers.length === 0) {
+  throw new Error(
+    'KAFKA_BROKERS is not set: the e2e globalSetup (tests/harness/global-setup.ts) must start a broker and export ' +
+      'KAFKA_BROKERS (comma-separated host:port), e.g. KAFKA_BROKERS=127.0.0.1:19092',
+  );
+}
+
+const kafkaErrors: string[] = [];
+const create = (extra: Partial<KafkaBusOptions> = {}) =>
+  createKafkaBus({
+    brokers,
+    clientId: 'formgate-e2e',
+    onError: (err, context) => kafkaErrors.push(`${context}: ${(err as Error)?.message ?? err}`),
+    ...extra,
+  });
+
+beforeEach(({ onTestFailed }) => {
+  kafkaErrors.length = 0;
+  onTestFailed(() => console.error(`bus errors during the test:\n${kafkaErrors.join('\n')}`));
+});
+
+runBusContract({ name: 'kafka', create: async () => create(), deliveryTimeoutMs: 30_000 });
+
+async function eventually(check: () => void, timeoutMs: number) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      check();
+      return;
+    } catch (err) {
+      if (Date.now() > deadline) throw err;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+}
+
+describe('Kafka bus specifics', () => {
+  let bus: EventBus;
+  const sends: number[] = [];
+  const subs: Subscription[] = [];
+  const admin = new Kafka({ brokers, clientId: 'formgate-e2e-admin', logLevel: logLevel.NOTHING }).admin();
+
+  beforeAll(async () => {
+    bus = create({ onSend: (n) => sends.push(n) });
+    await admin.connect();
+  });
+  afterAll(async () => {
+    await Promise.all(subs.map((s) => s.stop()));
+    await bus.close();
+    await admin.disconnect();
+  });
+
+  it('batches 10,000 concurrent publish() calls into few produce requests; one group consumes each once', async () => {
+    const topic = `kafka.batch.${randomUUID().slice(0, 8)}`;
+    await bus.ensureTopics([{ name: topic, partitions: 6, compacted: false }]);
+    sends.length = 0;
+    await Promise.all(
+      Array.from({ length: 10_000 }, (_, i) => bus.publish(topic, [{ key: `k${i % 97}`, value: String(i) }])),
+    );
+    expect(sends.reduce((a, b) => a + b, 0)).toBe(10_000);
+    expect(sends.length / 10_000).toBeLessThanOrEqual(0.1);
+
+    const seen = new Map<string, number>();
+    let deliveries = 0;
+    subs.push(
+      await bus.subscribe({
+        group: `batch.${randomUUID().slice(0, 8)}`,
+        topic,
+        handler: async (batch) => {
+          for (const m of batch) {
+            deliveries++;
+            seen.set(m.value, (seen.get(m.value) ?? 0) + 1);
+          }
+        },
+      }),
+    );
+    await eventually(() => expect(seen.size).toBe(10_000), 60_000);
+    await new Promise((r) => setTimeout(r, 1_000));
+    expect(deliveries).toBe(10_000);
+  });
+
+  it('creates compacted topics with cleanup.policy=compact, and their .dlq without', async () => {
+    const name = `kafka.compact.${randomUUID().slice(0, 8)}`;
+    await bus.ensureTopics([{ name, partitions: 3, compacted: true }]);
+    const { resources } = await admin.describeConfigs({
+      includeSynonyms: false,
+      resources: [
+        { type: ConfigResourceTypes.TOPIC, name, configNames: ['cleanup.policy'] },
+        { type: ConfigResourceTypes.TOPIC, name: `${name}.dlq`, configNames: ['cleanup.policy'] },
+      ],
+    });
+    const policy = (topic: string) =>
+      resources.find((r) => r.resourceName === topic)?.configEntries.find((e) => e.configName === 'cleanup.policy')
+        ?.configValue;
+    expect(policy(name)).toBe('compact');
+    expect(policy(`${name}.dlq`)).toBe('delete');
+    const [meta] = (await admin.fetchTopicMetadata({ topics: [name] })).topics;
+    expect(meta?.partitions).toHaveLength(3);
+  });
+
+  it('rejects a publish to a missing topic within a few seconds', async () => {
+    const t0 = Date.now();
+    await expect(bus.publish(`missing.${randomUUID().slice(0, 8)}`, [{ key: 'k', value: 'v' }])).rejects.toThrow(
+      /unknown topic/,
+    );
+    expect(Date.now() - t0).toBeLessThan(3_000);
+  });
+});

@@ -1,0 +1,23 @@
+import { z } from 'zod';
+import { brokersEnv, commonEnv, secretEnv } from './config.ts';
+
+/** Environment every distributed service process reads (each adds its own keys). */
+export const serviceEnv = {
+  ...commonEnv,
+  PORT: z.coerce.number().int().min(0).max(65535),
+  HOST: z.string().default('0.0.0.0'),
+  KAFKA_BROKERS: brokersEnv,
+  MONGO_URL: z.string().regex(/^mongodb(\+srv)?:\/\//, 'expected a mongodb:// URL'),
+  /** Databases are `<prefix>_<service>`: one per service, several deployments per server. */
+  MONGO_DB_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9_]{1,32}$/)
+    .default('formgate'),
+  /** Shared with the gateway: verifies the identity it forwards. */
+  IDENTITY_SECRET: secretEnv,
+  /** Distinguishes instances in logs and Kafka client ids; defaults to the pid. */
+  INSTANCE_ID: z
+    .string()
+    .regex(/^[\w.-]{1,64}$/)
+    .default(`${process.pid}`),
+};

@@ -1,0 +1,14 @@
+import { parseConfig, serviceEnv } from '@formgate/kit';
+import { z } from 'zod';
+
+export function loadBillingConfig(env: Record<string, string | undefined> = process.env) {
+  return parseConfig(
+    z.object({
+      ...serviceEnv,
+      PORT: serviceEnv.PORT.default(4003),
+      /** The plan limit until Stripe plans land: submissions per organization per calendar month. */
+      BILLING_SUBMISSIONS_PER_MONTH: z.coerce.number().int().positive().default(50_000),
+    }),
+    env,
+  );
+}

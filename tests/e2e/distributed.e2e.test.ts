@@ -1,0 +1,142 @@
+import { randomUUID } from 'node:crypto';
+import { createClient } from '@formspree/core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '../harness/embedded-app.ts';
+import { startDistributed } from '../harness/processes.ts';
+
+const KAFKA_BROKERS = process.env.KAFKA_BROKERS;
+const MONGO_URL = process.env.MONGO_URL;
+if (!KAFKA_BROKERS || !MONGO_URL) {
+  throw new Error('KAFKA_BROKERS and MONGO_URL must be set (the e2e global setup provides them)');
+}
+
+type Cluster = Awaited<ReturnType<typeof startDistributed>>;
+
+describe('distributed mode: separate processes on Kafka and a Mongo-wire server', () => {
+  let cluster: Cluster;
+  const api = async (method: string, path: string, body?: unknown, org = 'default') => {
+    const res = await fetch(`${cluster.baseUrl}${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${cluster.operatorToken}`,
+        'x-formgate-org': org,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+  };
+  const createForm = async (name: string, org = 'default') => {
+    const res = await api('POST', '/api/v1/forms', { name }, org);
+    expect(res.status).toBe(201);
+    const form = res.body as { id: string; key: string };
+    // Both ingest instances must have the form in their view before the test posts to it.
+    await eventually(async () => {
+      for (const url of [cluster.processes['ingest-1']?.url, cluster.processes['ingest-2']?.url]) {
+        const r = await fetch(`${url}/f/${form.key}`, { method: 'POST', headers: { accept: 'application/json' } });
+        expect(r.status).not.toBe(404);
+      }
+    }, 30_000);
+    return form;
+  };
+  const allSubmissionIds = async (formId: string, org = 'default') => {
+    const ids: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const qs: string = cursor ? `&cursor=${cursor}` : '';
+      const page = await api('GET', `/api/v1/forms/${formId}/submissions?limit=100${qs}`, undefined, org);
+      const body = page.body as { data: { id: string }[]; nextCursor: string | null };
+      ids.push(...body.data.map((s) => s.id));
+      cursor = body.nextCursor;
+    } while (cursor);
+    return ids;
+  };
+  const submit = (key: string, body: Record<string, string>, idempotencyKey: string) =>
+    fetch(`${cluster.baseUrl}/f/${key}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json', 'idempotency-key': idempotencyKey },
+      body: JSON.stringify(body),
+    });
+
+  beforeAll(async () => {
+    cluster = await startDistributed({ kafkaBrokers: KAFKA_BROKERS, mongoUrl: MONGO_URL });
+  }, 240_000);
+  afterAll(async () => {
+    await cluster?.stop();
+  });
+
+  it('N submissions in → N in the read model, none twice, and billing counts N', async () => {
+    const org = `load-${randomUUID().slice(0, 8)}`;
+    const form = await createForm('Load', org);
+    const n = 300;
+    const acked: string[] = [];
+    for (let wave = 0; wave < n / 50; wave++) {
+      const results = await Promise.all(
+        Array.from({ length: 50 }, async (_, i) => {
+          const res = await submit(form.key, { n: String(wave * 50 + i) }, randomUUID());
+          expect(res.status).toBe(200);
+          return ((await res.json()) as { id: string }).id;
+        }),
+      );
+      acked.push(...results);
+    }
+    const stored = await eventually(async () => {
+      const ids = await allSubmissionIds(form.id, org);
+      expect(ids).toHaveLength(n);
+      return ids;
+    }, 60_000);
+    expect(new Set(stored)).toEqual(new Set(acked));
+    expect((await api('GET', `/api/v1/forms/${form.id}`, undefined, org)).body.submissionCount).toBe(n);
+    await eventually(async () => {
+      const usage = await api('GET', '/api/v1/billing/usage', undefined, org);
+      expect((usage.body.submissions as { used: number }).used).toBe(n);
+    }, 30_000);
+  });
+
+  it('a client retry with the same Idempotency-Key stays one submission', async () => {
+    const form = await createForm('Retry');
+    const key = randomUUID();
+    const ids = await Promise.all(
+      [0, 1, 2, 3].map(async () => ((await (await submit(form.key, { a: '1' }, key)).json()) as { id: string }).id),
+    );
+    expect(new Set(ids).size).toBe(1);
+    await eventually(async () => expect(await allSubmissionIds(form.id)).toEqual([ids[0]]), 30_000);
+    await new Promise((r) => setTimeout(r, 1_000));
+    expect(await allSubmissionIds(form.id)).toEqual([ids[0]]);
+    expect((await api('GET', `/api/v1/forms/${form.id}`)).body.submissionCount).toBe(1);
+  });
+
+  it('speaks Formspree’s wire format to @formspree/core', async () => {
+    const form = await createForm('Formspree');
+    const client = createClient();
+    const ok = await client.submitForm(
+      form.key,
+      { email: 'a@example.com', message: 'hi' },
+      { endpoint: cluster.baseUrl },
+    );
+    expect(ok.kind).toBe('success');
+    const empty = await client.submitForm(form.key, {}, { endpoint: cluster.baseUrl });
+    expect(empty.kind).toBe('error');
+    expect(empty.kind === 'error' && empty.getFormErrors().map((e) => e.code)).toEqual(['EMPTY']);
+    const missing = await client.submitForm('nosuchform000', { a: '1' }, { endpoint: cluster.baseUrl });
+    expect(missing.kind === 'error' && missing.getFormErrors().map((e) => e.code)).toEqual(['FORM_NOT_FOUND']);
+  });
+
+  it('a restart of every process loses nothing acknowledged', async () => {
+    const form = await createForm('Restart');
+    const before = await Promise.all(
+      Array.from({ length: 40 }, async (_, i) => {
+        const res = await submit(form.key, { i: String(i) }, randomUUID());
+        expect(res.status).toBe(200);
+        return ((await res.json()) as { id: string }).id;
+      }),
+    );
+    await cluster.restartAll();
+    const after = await submit(form.key, { i: 'after' }, randomUUID());
+    expect(after.status).toBe(200);
+    const afterId = ((await after.json()) as { id: string }).id;
+    await eventually(async () => {
+      expect(new Set(await allSubmissionIds(form.id))).toEqual(new Set([...before, afterId]));
+    }, 60_000);
+  }, 300_000);
+});

@@ -1,0 +1,136 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { appendFileSync, mkdirSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { resolve } from 'node:path';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+/** Every process's output is kept here, for reading after a failed run. */
+export const PROCESS_LOG_DIR = resolve(ROOT, '.run/test/logs');
+
+export async function freePort(): Promise<number> {
+  return new Promise((res, rej) => {
+    const srv = createServer();
+    srv.once('error', rej);
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      srv.close(() => res(typeof addr === 'object' && addr ? addr.port : 0));
+    });
+  });
+}
+
+export interface RunningProcess {
+  name: string;
+  port: number;
+  url: string;
+  child: ChildProcess;
+  output: () => string;
+}
+
+/** Starts `entry` (a `main.ts`) as its own Node process and waits until it answers `GET /healthz`. */
+export async function startProcess(name: string, entry: string, env: Record<string, string>): Promise<RunningProcess> {
+  const port = Number(env.PORT ?? (await freePort()));
+  const child = spawn(process.execPath, ['--import', 'tsx', resolve(ROOT, entry)], {
+    cwd: ROOT,
+    env: { ...process.env, LOG_LEVEL: 'info', ...env, PORT: String(port), HOST: '127.0.0.1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  mkdirSync(PROCESS_LOG_DIR, { recursive: true });
+  const logFile = resolve(PROCESS_LOG_DIR, `${name}.log`);
+  const keep = (d: Buffer) => {
+    out = (out + d.toString()).slice(-20_000);
+    appendFileSync(logFile, d);
+  };
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  // Never outlive the test process, even when it is killed mid-run.
+  const killChild = () => child.kill('SIGKILL');
+  process.once('exit', killChild);
+  child.once('exit', () => process.off('exit', killChild));
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 90_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}:\n${out}`);
+    try {
+      if ((await fetch(`${url}/healthz`)).ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`${name} did not become healthy:\n${out}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return { name, port, url, child, output: () => out };
+}
+
+export async function stopProcess(p: RunningProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+  if (p.child.exitCode !== null || p.child.signalCode !== null) return;
+  const exited = new Promise<void>((r) => p.child.once('exit', () => r()));
+  p.child.kill(signal);
+  const timer = setTimeout(() => p.child.kill('SIGKILL'), 20_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+/**
+ * Formgate in distributed mode: the gateway and every service as separate processes on a real Kafka broker and
+ * Mongo-wire server, with `ingest` and `forms` as two instances each.
+ */
+export async function startDistributed(opts: { kafkaBrokers: string; mongoUrl: string }) {
+  const secret = randomBytes(32).toString('base64url');
+  const operatorToken = `fgo_${randomBytes(24).toString('base64url')}`;
+  const gatewayPort = await freePort();
+  const publicUrl = `http://127.0.0.1:${gatewayPort}`;
+  const shared = {
+    KAFKA_BROKERS: opts.kafkaBrokers,
+    MONGO_URL: opts.mongoUrl,
+    MONGO_DB_PREFIX: `fg_e2e_${randomBytes(4).toString('hex')}`,
+    IDENTITY_SECRET: secret,
+  };
+  const processes: Record<string, RunningProcess> = {};
+  const start = async (name: string, entry: string, env: Record<string, string> = {}) => {
+    processes[name] = await startProcess(name, entry, { ...shared, INSTANCE_ID: name, ...env });
+    return processes[name];
+  };
+  const startServices = async () => {
+    await Promise.all([
+      start('forms-1', 'services/forms/src/main.ts'),
+      start('forms-2', 'services/forms/src/main.ts'),
+      start('billing', 'services/billing/src/main.ts'),
+      start('ingest-1', 'services/ingest/src/main.ts', { PUBLIC_URL: publicUrl }),
+      start('ingest-2', 'services/ingest/src/main.ts', { PUBLIC_URL: publicUrl }),
+    ]);
+  };
+  const startGateway = () =>
+    start('gateway', 'gateway/src/main.ts', {
+      PORT: String(gatewayPort),
+      PUBLIC_URL: publicUrl,
+      OPERATOR_TOKEN: operatorToken,
+      FORMS_URL: [processes['forms-1']?.url, processes['forms-2']?.url].join(','),
+      INGEST_URL: [processes['ingest-1']?.url, processes['ingest-2']?.url].join(','),
+      BILLING_URL: processes.billing?.url ?? '',
+    });
+  const stopAll = () => Promise.all(Object.values(processes).map((p) => stopProcess(p)));
+  try {
+    await startServices();
+    await startGateway();
+  } catch (err) {
+    await stopAll();
+    throw err;
+  }
+
+  return {
+    baseUrl: publicUrl,
+    operatorToken,
+    processes,
+    /** Stops every process (SIGTERM, draining) and starts them again on fresh ports, the gateway on its own. */
+    async restartAll() {
+      await stopAll();
+      await startServices();
+      await startGateway();
+    },
+    async stop() {
+      await stopAll();
+    },
+  };
+}
