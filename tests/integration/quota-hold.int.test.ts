@@ -1,0 +1,54 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually, startTestApp, type TestApp } from '../harness/embedded-app.ts';
+
+describe('embedded mode: over the plan’s monthly quota a submission is held, not lost', () => {
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await startTestApp({ BILLING_SUBMISSIONS_PER_MONTH: '3' });
+  });
+  afterAll(async () => {
+    await app.stop();
+  });
+
+  const post = async (key: string, body: string) => {
+    const res = await fetch(`${app.baseUrl}/f/${key}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+      body,
+    });
+    expect(res.status).toBe(200);
+    return ((await res.json()) as { id: string }).id;
+  };
+
+  it('accepts and stores submissions past the limit, flagged held and not billed', async () => {
+    const org = 'small-plan';
+    const form = await app.createForm({ name: 'Quota' }, org);
+    for (const i of [1, 2, 3]) await post(form.key, `i=${i}`);
+    await eventually(async () => {
+      const usage = await app.api('GET', '/api/v1/billing/usage', undefined, org);
+      expect(usage.body.submissions).toEqual({ used: 3, max: 3 });
+    });
+    // Ingest follows billing.quota; give the view a moment to see the organization go over.
+    await new Promise((r) => setTimeout(r, 300));
+    const over = [await post(form.key, 'i=4'), await post(form.key, 'i=5')];
+    const list = await eventually(async () => {
+      const l = await app.listSubmissions(form.id, '', org);
+      expect(l.data).toHaveLength(5);
+      return l;
+    });
+    expect(list.data.filter((s) => s.held).map((s) => s.id)).toEqual([...over].reverse());
+    const usage = await app.api('GET', '/api/v1/billing/usage', undefined, org);
+    expect(usage.body.submissions).toEqual({ used: 3, max: 3 });
+  });
+
+  it('does not hold another organization’s submissions', async () => {
+    const form = await app.createForm({ name: 'Other' }, 'big-plan');
+    const id = await post(form.key, 'x=1');
+    const list = await eventually(async () => {
+      const l = await app.listSubmissions(form.id, '', 'big-plan');
+      expect(l.data).toHaveLength(1);
+      return l;
+    });
+    expect(list.data[0]).toMatchObject({ id, held: false });
+  });
+});
