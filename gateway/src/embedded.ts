@@ -47,31 +47,27 @@ export async function startEmbedded(config: EmbeddedConfig) {
     blobs: createFsBlobStore(join(config.dataDir, 'blobs')),
     publicBaseUrl: config.publicUrl,
   });
-  const services = [
-    createFormsService({
-      ...common,
-      logger: logger.child({ service: 'forms' }),
-      store: createSqliteFormsStore(formsDb),
-    }),
-    createBillingService({
-      ...common,
-      logger: logger.child({ service: 'billing' }),
-      store: createSqliteUsageStore(billingDb),
-      plans: { submissionsPerMonth: () => config.submissionsPerMonth },
-    }),
-    createNotificationsService({ logger }),
-    createOrgsService({ logger }),
-    ingest,
-  ];
-  const [forms, billing] = services;
+  const forms = createFormsService({
+    ...common,
+    logger: logger.child({ service: 'forms' }),
+    store: createSqliteFormsStore(formsDb),
+  });
+  const billing = createBillingService({
+    ...common,
+    logger: logger.child({ service: 'billing' }),
+    store: createSqliteUsageStore(billingDb),
+    plans: { submissionsPerMonth: () => config.submissionsPerMonth },
+  });
+  // Consumers first, ingest last: it starts answering once its views have replayed.
+  const services = [forms, billing, createNotificationsService({ logger }), createOrgsService({ logger }), ingest];
   for (const s of services) await s.start();
 
   const gateway = createGateway({
     routes: ROUTES,
     targets: {
       ingest: { kind: 'in-process', app: ingest.app, handle: ingest.handle },
-      forms: { kind: 'in-process', app: forms?.app ?? ingest.app },
-      billing: { kind: 'in-process', app: billing?.app ?? ingest.app },
+      forms: { kind: 'in-process', app: forms.app },
+      billing: { kind: 'in-process', app: billing.app },
     },
     authenticate: operatorAuthenticator(operatorToken),
     signer: codec,
