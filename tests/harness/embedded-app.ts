@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { loadEmbeddedConfig } from '../../gateway/src/config.ts';
 import { startEmbedded } from '../../gateway/src/embedded.ts';
 
+export { eventually } from './eventually.ts';
+
 export interface TestForm {
   id: string;
   key: string;
@@ -76,16 +78,3 @@ export async function startTestApp(env: Record<string, string> = {}) {
 }
 
 export type TestApp = Awaited<ReturnType<typeof startTestApp>>;
-
-/** Polls `check` until it stops throwing (or the time runs out, rethrowing its last error). */
-export async function eventually<T>(check: () => Promise<T> | T, timeoutMs = 5_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await check();
-    } catch (err) {
-      if (Date.now() > deadline) throw err;
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  }
-}

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { TopicSpec } from '@formgate/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '../../../tests/harness/eventually.ts';
 import type { BusMessage, EventBus, Subscription } from '../src/event-bus.ts';
 
 export interface BusContractTarget {
@@ -12,19 +13,6 @@ export interface BusContractTarget {
 }
 
 const fastRetry = { attempts: 3, initialDelayMs: 10, maxDelayMs: 50 };
-
-async function eventually(check: () => void, timeoutMs: number) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      check();
-      return;
-    } catch (err) {
-      if (Date.now() > deadline) throw err;
-      await new Promise((r) => setTimeout(r, 25));
-    }
-  }
-}
 
 function topicSpec(partitions = 3, compacted = false): TopicSpec {
   return { name: `contract.${randomUUID().slice(0, 8)}`, partitions, compacted };

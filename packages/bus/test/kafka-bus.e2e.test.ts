@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ConfigResourceTypes, Kafka, logLevel } from 'kafkajs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { eventually } from '../../../tests/harness/eventually.ts';
 import type { EventBus, Subscription } from '../src/event-bus.ts';
 import { createKafkaBus, type KafkaBusOptions } from '../src/kafka-bus.ts';
 import { runBusContract } from './bus.contract.ts';
@@ -31,19 +32,6 @@ beforeEach(({ onTestFailed }) => {
 });
 
 runBusContract({ name: 'kafka', create: async () => create(), deliveryTimeoutMs: 30_000 });
-
-async function eventually(check: () => void, timeoutMs: number) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      check();
-      return;
-    } catch (err) {
-      if (Date.now() > deadline) throw err;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
-}
 
 describe('Kafka bus specifics', () => {
   let bus: EventBus;

@@ -26,10 +26,15 @@ export function byteLimit(maxBytes: number, onSize: (n: number) => void) {
 
 /** `BlobStore` on the local disk (embedded mode): `<dir>/<key>` plus `<key>.json` metadata, written then renamed. */
 export function createFsBlobStore(dir: string): BlobStore {
+  let ready: Promise<unknown> | undefined;
   return {
     async put(key, data, info, maxBytes) {
       checkKey(key);
-      await mkdir(dir, { recursive: true });
+      ready ??= mkdir(dir, { recursive: true }).catch((err: unknown) => {
+        ready = undefined;
+        throw err;
+      });
+      await ready;
       const tmp = join(dir, `.${key}.partial`);
       let size = 0;
       const file = createWriteStream(tmp, { flags: 'wx' });
