@@ -1,19 +1,27 @@
 import { existsSync } from 'node:fs';
 import { Agent, type IncomingMessage, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
+import { authorize } from '@formgate/contracts';
 import {
   AppError,
   errorHandler,
+  forbidden,
   IDENTITY_HEADER,
+  type Identity,
   type IdentitySigner,
   type Logger,
   requestId,
+  requireJson,
   unauthenticated,
 } from '@formgate/kit';
+import { toNodeHandler } from 'better-auth/node';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import { createProxyMiddleware } from 'http-proxy-middleware';
-import type { Authenticator } from './authenticate.ts';
-import { isPublicIngestPath, matchRoute, type RouteSpec, type ServiceName } from './routes.ts';
+import { accountRoutes } from './account.routes.ts';
+import type { Authenticator, Caller } from './auth/authenticate.ts';
+import { type Auth, CLIENT_IP_HEADER } from './auth/create-auth.ts';
+import { clientIp } from './client-ip.ts';
+import { createRouter, isPublicIngestPath, type RouteSpec, type ServiceName } from './routes.ts';
 
 /** A service the gateway forwards to: in the same process (embedded), or over HTTP (distributed). */
 export type Target =
@@ -23,11 +31,16 @@ export type Target =
 export interface GatewayDeps {
   routes: readonly RouteSpec[];
   targets: Partial<Record<ServiceName, Target>>;
+  auth: Auth;
   authenticate: Authenticator;
   signer: IdentitySigner;
   logger: Logger;
   /** Origins allowed to send mutations with credentials (the dashboard's own origin). */
   trustedOrigins: string[];
+  /** Peers whose `X-Forwarded-For` is believed (a load balancer in front of the gateway). */
+  trustedProxies?: string[];
+  /** `GET /api/v1/users/by-email/:email` lookups allowed per client IP per minute. */
+  lookupsPerMinute?: number;
   /** Built dashboard (`web/dist`), served for every other GET. */
   webDir?: string;
 }
@@ -35,9 +48,7 @@ export interface GatewayDeps {
 type Forward = (req: Request, res: Response, next: NextFunction) => void;
 
 function forwarder(target: Target, agent: Agent, logger: Logger): Forward {
-  if (target.kind === 'in-process') {
-    return (req, res) => (target.handle ?? target.app)(req, res);
-  }
+  if (target.kind === 'in-process') return (req, res) => (target.handle ?? target.app)(req, res);
   let next = 0;
   return createProxyMiddleware({
     target: target.urls[0],
@@ -48,6 +59,7 @@ function forwarder(target: Target, agent: Agent, logger: Logger): Forward {
     proxyTimeout: 30_000,
     on: {
       proxyReq: (proxyReq, req) => {
+        proxyReq.removeHeader('cookie');
         const token = (req as Request).identityToken;
         if (token) proxyReq.setHeader(IDENTITY_HEADER, token);
       },
@@ -72,9 +84,31 @@ function checkCsrf(req: Request, trusted: Set<string>) {
   if (origin && !trusted.has(origin)) throw new AppError('CSRF_REJECTED', 'Origin not allowed', 403);
 }
 
+/** Applies the route's access rules to the resolved caller; returns the identity to forward, if any. */
+function admit(route: RouteSpec, caller: Caller | null): Identity | undefined {
+  if (!caller) throw unauthenticated();
+  if (route.auth === 'user') {
+    if (caller.via !== 'session') throw forbidden('Sign in to use this endpoint; API keys cannot');
+    return undefined;
+  }
+  if (caller.via === 'api-key') {
+    if (!route.apiKey) throw forbidden('Sign in to use this endpoint; API keys cannot');
+    if (route.apiKey === 'write' && caller.scope === 'read') throw forbidden('This API key is read-only');
+  }
+  if (!caller.orgId) throw new AppError('NO_ACTIVE_ORGANIZATION', 'Create or choose an organization first', 403);
+  if (route.permission) {
+    const verdict = authorize(caller.roles, route.permission);
+    if (!verdict.success) throw forbidden(verdict.error);
+  }
+  return caller.via === 'session'
+    ? { userId: caller.userId, email: caller.email, orgId: caller.orgId, roles: caller.roles, via: 'session' }
+    : { userId: `apikey:${caller.keyId}`, email: null, orgId: caller.orgId, roles: caller.roles, via: 'api-key' };
+}
+
 /**
- * The gateway: strips client-sent identity, authenticates `/api/v1/*` once and forwards a short-lived signed
- * identity, routes by the route table. Public ingest paths skip Express entirely.
+ * The gateway: better-auth at `/api/auth/*`, then the route table: each `/api/v1` call is authenticated once,
+ * checked against its route's rules and forwarded with a short-lived signed identity. A client's identity header is
+ * always dropped; public ingest paths skip Express entirely and carry no cookies.
  */
 export function createGateway(deps: GatewayDeps) {
   const agent = new Agent({ keepAlive: true, maxSockets: 256, keepAliveMsecs: 30_000 });
@@ -83,27 +117,41 @@ export function createGateway(deps: GatewayDeps) {
     forwards.set(name, forwarder(target, agent, deps.logger));
   }
   const trusted = new Set(deps.trustedOrigins);
+  const proxies = new Set(deps.trustedProxies ?? []);
+  const router = createRouter(deps.routes);
   const ingest = forwards.get('ingest');
+  const local = express.Router();
+  local.use(express.json({ limit: '64kb' }));
+  local.use(accountRoutes(deps.auth, { lookupsPerMinute: deps.lookupsPerMinute ?? 30 }));
 
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', false);
   app.use(requestId());
   app.get('/healthz', (_req, res) => void res.json({ status: 'ok' }));
+  app.all('/api/auth/*splat', toNodeHandler(deps.auth));
   app.use(async (req, res, next) => {
-    const route = matchRoute(deps.routes, req.path);
-    if (!route) return next();
-    const forward = forwards.get(route.service);
-    if (!forward) return next(new AppError('NOT_FOUND', 'Not found', 404));
-    if (route.auth === 'identity') {
+    const found = router.find(req.method, req.path);
+    if (!found) return next();
+    if (found === 'method-not-allowed') throw new AppError('METHOD_NOT_ALLOWED', 'Method not allowed', 405);
+    const { route } = found;
+    if (route.auth !== 'public') {
       checkCsrf(req, trusted);
-      const identity = await deps.authenticate(req);
-      if (!identity) throw unauthenticated();
-      req.identityToken = await deps.signer.sign(identity);
-      req.headers[IDENTITY_HEADER] = req.identityToken;
+      await new Promise<void>((ok, fail) => requireJson(req, res, (err?: unknown) => (err ? fail(err) : ok())));
+      const caller = await deps.authenticate(req);
+      const identity = admit(route, caller);
+      req.caller = caller ?? undefined;
+      if (identity) {
+        req.identityToken = await deps.signer.sign(identity);
+        req.headers[IDENTITY_HEADER] = req.identityToken;
+      }
     }
+    if (route.service === 'gateway') return local(req, res, next);
+    const forward = forwards.get(route.service);
+    if (!forward) throw new AppError('UPSTREAM_UNAVAILABLE', 'Service unavailable', 503, true);
     forward(req, res, next);
   });
+  app.use('/api', (_req, _res, next) => next(new AppError('NOT_FOUND', 'Not found', 404)));
   if (deps.webDir && existsSync(join(deps.webDir, 'index.html'))) {
     const webDir = deps.webDir;
     app.use(express.static(webDir, { index: false, maxAge: '1h' }));
@@ -114,6 +162,7 @@ export function createGateway(deps: GatewayDeps) {
 
   const handle = (req: IncomingMessage, res: ServerResponse) => {
     delete req.headers[IDENTITY_HEADER];
+    req.headers[CLIENT_IP_HEADER] = clientIp(req, proxies);
     if (ingest && req.url && isPublicIngestPath(req.url)) {
       delete req.headers.cookie;
       ingest(req as Request, res as Response, () => {});

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { createIdentityCodec, IDENTITY_HEADER } from '@formgate/kit';
 import { createClient } from '@formspree/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../harness/embedded-app.ts';
@@ -18,8 +19,7 @@ describe('distributed mode: separate processes on Kafka and a Mongo-wire server'
     const res = await fetch(`${cluster.baseUrl}${path}`, {
       method,
       headers: {
-        authorization: `Bearer ${cluster.operatorToken}`,
-        'x-formgate-org': org,
+        'x-api-key': await cluster.apiKey(org),
         ...(body === undefined ? {} : { 'content-type': 'application/json' }),
       },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
@@ -120,6 +120,64 @@ describe('distributed mode: separate processes on Kafka and a Mongo-wire server'
     expect(empty.kind === 'error' && empty.getFormErrors().map((e) => e.code)).toEqual(['EMPTY']);
     const missing = await client.submitForm('nosuchform000', { a: '1' }, { endpoint: cluster.baseUrl });
     expect(missing.kind === 'error' && missing.getFormErrors().map((e) => e.code)).toEqual(['FORM_NOT_FOUND']);
+  });
+
+  it('accounts over SMTP: sign up, verify, organization, form, post, list — invisible to another organization', async () => {
+    const { accounts } = cluster;
+    const owner = await accounts.signUp();
+    const org = await accounts.createOrg(owner, 'Distributed Co');
+    const created = await owner.call('POST', '/api/v1/forms', { name: 'Contact' });
+    expect(created.status).toBe(201);
+    const form = created.body as { id: string; key: string };
+    await eventually(
+      async () => expect((await submit(form.key, { hello: 'world' }, randomUUID())).status).toBe(200),
+      30_000,
+    );
+    const list = await eventually(async () => {
+      const reply = await owner.call('GET', `/api/v1/forms/${form.id}/submissions`);
+      expect(reply.body.data).toHaveLength(1);
+      return reply.body;
+    }, 30_000);
+    expect(list.data[0].fields).toEqual([{ name: 'hello', value: 'world' }]);
+
+    const stranger = await accounts.signUp();
+    await accounts.createOrg(stranger, 'Elsewhere');
+    expect((await stranger.call('GET', `/api/v1/forms/${form.id}/submissions`)).status).toBe(404);
+    const member = await accounts.addMember(owner, org, 'member');
+    const denied = await member.call('POST', '/api/v1/forms', { name: 'Nope' });
+    expect(denied.status).toBe(403);
+    expect(denied.body.error.message).toBe('You are not allowed to access resource: form');
+  });
+
+  it('organization lifecycle travels over Kafka: the orgs service audits it, deletion purges every service', async () => {
+    const { accounts } = cluster;
+    const owner = await accounts.signUp();
+    const org = await accounts.createOrg(owner, 'Short-lived');
+    const form = (await owner.call('POST', '/api/v1/forms', { name: 'Soon gone' })).body as { id: string; key: string };
+    await eventually(async () => {
+      const log = await owner.call('GET', '/api/v1/orgs/audit-log');
+      expect(log.body.data.map((e: { type: string }) => e.type)).toEqual(['member.added', 'organization.created']);
+    }, 30_000);
+    await eventually(async () => expect((await submit(form.key, { a: '1' }, randomUUID())).status).toBe(200), 30_000);
+    expect((await owner.call('POST', '/api/auth/organization/delete', { organizationId: org.id })).status).toBe(200);
+    await eventually(async () => expect((await submit(form.key, { a: '2' }, randomUUID())).status).toBe(410), 30_000);
+  });
+
+  it('trusts only gateway-signed identities: a client-sent valid token is stripped, a forged one refused', async () => {
+    const identity = { userId: 'u', email: null, orgId: 'default', roles: ['owner'], via: 'session' as const };
+    const genuine = await createIdentityCodec(cluster.identitySecret).sign(identity);
+    const viaGateway = await fetch(`${cluster.baseUrl}/api/v1/forms`, { headers: { [IDENTITY_HEADER]: genuine } });
+    expect(viaGateway.status).toBe(401);
+    const forms = cluster.processes['forms-1']?.url;
+    expect((await fetch(`${forms}/api/v1/forms`, { headers: { [IDENTITY_HEADER]: genuine } })).status).toBe(200);
+    const forged = await createIdentityCodec('not-the-secret-of-this-deployment!!').sign(identity);
+    for (const name of ['forms-1', 'billing', 'orgs']) {
+      const path = { 'forms-1': '/api/v1/forms', billing: '/api/v1/billing/usage', orgs: '/api/v1/orgs/settings' }[
+        name
+      ];
+      const res = await fetch(`${cluster.processes[name]?.url}${path}`, { headers: { [IDENTITY_HEADER]: forged } });
+      expect(res.status, name).toBe(401);
+    }
   });
 
   it('a restart of every process loses nothing acknowledged', async () => {

@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadEmbeddedConfig } from '../../gateway/src/config.ts';
 import { startEmbedded } from '../../gateway/src/embedded.ts';
+import { createAccounts } from './accounts.ts';
+import { waitForMailLink } from './browser-session.ts';
 
 export { eventually } from './eventually.ts';
 
@@ -13,24 +15,56 @@ export interface TestForm {
   name: string;
 }
 
-/** Formgate in embedded mode on a random port and a temporary data dir, with helpers to drive its API. */
+/**
+ * Formgate in embedded mode on a random port and a temporary data dir, with helpers to drive its API. `api(…, org)`
+ * calls as the owner of organization `org` (created on first use, by sign-up, verification and an API key).
+ */
 export async function startTestApp(env: Record<string, string> = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), 'fg-it-'));
+  // A restart keeps the port: sessions, links and keys of the first boot stay valid.
+  let port = '0';
   const boot = () =>
-    startEmbedded(loadEmbeddedConfig({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', ...env }));
+    startEmbedded(
+      loadEmbeddedConfig({
+        DATA_DIR: dataDir,
+        PORT: port,
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'silent',
+        AUTH_SIGN_IN_PER_MINUTE: '10000',
+        USER_LOOKUPS_PER_MINUTE: '10000',
+        ...env,
+      }),
+    );
   let app = await boot();
+  port = String(app.port);
+  const baseUrl = () => `http://127.0.0.1:${app.port}`;
+  const accounts = createAccounts(baseUrl(), async (email, subject) =>
+    (await waitForMailLink(dataDir, email, subject)).replace('//localhost:', '//127.0.0.1:'),
+  );
+  const orgKeys = new Map<string, Promise<string>>();
+  const keyFor = (org: string) => {
+    let key = orgKeys.get(org);
+    if (!key) {
+      key = (async () => {
+        const owner = await accounts.signUp();
+        await accounts.createOrg(owner, org);
+        return accounts.createApiKey(owner, 'write');
+      })();
+      orgKeys.set(org, key);
+    }
+    return key;
+  };
 
   const harness = {
     dataDir,
+    accounts,
     get baseUrl() {
-      return `http://127.0.0.1:${app.port}`;
+      return baseUrl();
     },
-    get token() {
-      return app.operatorToken;
-    },
-    async api(method: string, path: string, body?: unknown, org?: string) {
-      const headers: Record<string, string> = { authorization: `Bearer ${app.operatorToken}` };
-      if (org) headers['x-formgate-org'] = org;
+    /** The write API key of organization `org` (its owner signs up on first use). */
+    apiKey: keyFor,
+    async api(method: string, path: string, body?: unknown, org = 'default') {
+      const headers: Record<string, string> = { 'x-api-key': await keyFor(org) };
       if (body !== undefined) headers['content-type'] = 'application/json';
       const res = await fetch(`${harness.baseUrl}${path}`, {
         method,

@@ -3,6 +3,9 @@ import { randomBytes } from 'node:crypto';
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { resolve } from 'node:path';
+import { extractLinks } from '@formgate/mail';
+import { startSmtpTestServer } from '@formgate/mail/testing';
+import { createAccounts } from './accounts.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 /** Every process's output is kept here, for reading after a failed run. */
@@ -78,7 +81,7 @@ export async function stopProcess(p: RunningProcess, signal: NodeJS.Signals = 'S
  */
 export async function startDistributed(opts: { kafkaBrokers: string; mongoUrl: string }) {
   const secret = randomBytes(32).toString('base64url');
-  const operatorToken = `fgo_${randomBytes(24).toString('base64url')}`;
+  const smtp = await startSmtpTestServer();
   const gatewayPort = await freePort();
   const publicUrl = `http://127.0.0.1:${gatewayPort}`;
   const shared = {
@@ -97,6 +100,7 @@ export async function startDistributed(opts: { kafkaBrokers: string; mongoUrl: s
       start('forms-1', 'services/forms/src/main.ts'),
       start('forms-2', 'services/forms/src/main.ts'),
       start('billing', 'services/billing/src/main.ts'),
+      start('orgs', 'services/orgs/src/main.ts'),
       start('ingest-1', 'services/ingest/src/main.ts', { PUBLIC_URL: publicUrl }),
       start('ingest-2', 'services/ingest/src/main.ts', { PUBLIC_URL: publicUrl }),
     ]);
@@ -105,10 +109,13 @@ export async function startDistributed(opts: { kafkaBrokers: string; mongoUrl: s
     start('gateway', 'gateway/src/main.ts', {
       PORT: String(gatewayPort),
       PUBLIC_URL: publicUrl,
-      OPERATOR_TOKEN: operatorToken,
+      AUTH_SECRET: randomBytes(32).toString('base64url'),
+      SMTP_URL: smtp.url,
+      AUTH_SIGN_IN_PER_MINUTE: '10000',
       FORMS_URL: [processes['forms-1']?.url, processes['forms-2']?.url].join(','),
       INGEST_URL: [processes['ingest-1']?.url, processes['ingest-2']?.url].join(','),
       BILLING_URL: processes.billing?.url ?? '',
+      ORGS_URL: processes.orgs?.url ?? '',
     });
   const stopAll = () => Promise.all(Object.values(processes).map((p) => stopProcess(p)));
   try {
@@ -116,13 +123,36 @@ export async function startDistributed(opts: { kafkaBrokers: string; mongoUrl: s
     await startGateway();
   } catch (err) {
     await stopAll();
+    await smtp.stop();
     throw err;
   }
+  const accounts = createAccounts(publicUrl, async (email, subject) => {
+    const mail = await smtp.waitFor((m) => m.to.includes(email) && subject.test(m.subject), 15_000);
+    const [link] = extractLinks(mail.text);
+    if (!link) throw new Error(`no link in "${mail.subject}"`);
+    return link;
+  });
+  const orgKeys = new Map<string, Promise<string>>();
 
   return {
     baseUrl: publicUrl,
-    operatorToken,
+    identitySecret: secret,
     processes,
+    accounts,
+    smtp,
+    /** The write API key of organization `org` (its owner signs up, over SMTP, on first use). */
+    apiKey(org: string) {
+      let key = orgKeys.get(org);
+      if (!key) {
+        key = (async () => {
+          const owner = await accounts.signUp();
+          await accounts.createOrg(owner, org);
+          return accounts.createApiKey(owner, 'write');
+        })();
+        orgKeys.set(org, key);
+      }
+      return key;
+    },
     /** Stops every process (SIGTERM, draining) and starts them again on fresh ports, the gateway on its own. */
     async restartAll() {
       await stopAll();
@@ -131,6 +161,7 @@ export async function startDistributed(opts: { kafkaBrokers: string; mongoUrl: s
     },
     async stop() {
       await stopAll();
+      await smtp.stop();
     },
   };
 }

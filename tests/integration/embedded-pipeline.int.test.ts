@@ -1,9 +1,5 @@
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, startTestApp, type TestApp } from '../harness/embedded-app.ts';
-
-const run = promisify(execFile);
 
 describe('embedded mode: a submission’s whole journey', () => {
   let app: TestApp;
@@ -140,29 +136,5 @@ describe('embedded mode: a submission’s whole journey', () => {
     expect((await app.api('GET', '/api/v1/forms', undefined, 'org-b')).body.data).toEqual([]);
     const anonymous = await fetch(`${app.baseUrl}/api/v1/forms`);
     expect(anonymous.status).toBe(401);
-  });
-
-  it('the operator CLI creates and lists forms and submissions through the API', async () => {
-    const env = { ...process.env, FORMGATE_URL: app.baseUrl, DATA_DIR: app.dataDir };
-    const cli = async (...args: string[]) =>
-      JSON.parse((await run('npx', ['tsx', 'packages/cli/src/main.ts', ...args], { env })).stdout) as Record<
-        string,
-        unknown
-      > & { data: { id: string }[] };
-    const form = await cli('forms', 'create', '--name', 'From CLI', '--redirect', 'https://site.example/ok');
-    expect(form).toMatchObject({
-      name: 'From CLI',
-      slug: 'from-cli',
-      settings: { redirectUrl: 'https://site.example/ok' },
-    });
-    expect(typeof form.id).toBe('string');
-    expect(typeof form.key).toBe('string');
-    expect((await cli('forms', 'list')).data.map((f) => f.id)).toContain(form.id);
-    await app.waitForForm(String(form.key));
-    await post(String(form.key), 'from=cli');
-    await eventually(
-      async () => expect((await cli('submissions', 'list', '--form', String(form.id))).data).toHaveLength(1),
-      10_000,
-    );
   });
 });

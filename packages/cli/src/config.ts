@@ -1,21 +1,24 @@
-import { resolve } from 'node:path';
 import { parseConfig } from '@formgate/kit';
 import { z } from 'zod';
 
 const CliEnvSchema = z.object({
   PORT: z.coerce.number().int().min(1).max(65535).default(3000),
-  DATA_DIR: z.string().default('./data'),
   /** Base URL of a running Formgate; defaults to http://localhost:$PORT. */
   FORMGATE_URL: z.url().optional(),
-  /** Operator token or API key; defaults to the one in `$DATA_DIR/operator-token`. */
-  FORMGATE_TOKEN: z.string().min(1).optional(),
+  /** An organization API key (`fg_…`): every forms and submissions command uses it. */
+  FORMGATE_API_KEY: z.string().min(1).optional(),
+  /** The account password for `account` commands (otherwise read from standard input). */
+  FORMGATE_PASSWORD: z.string().min(1).optional(),
 });
 
+export type CliConfig = ReturnType<typeof loadCliConfig>;
+
 export function loadCliConfig(env: Record<string, string | undefined> = process.env) {
-  const c = parseConfig(CliEnvSchema, env);
+  // An exported-but-empty variable counts as unset.
+  const c = parseConfig(CliEnvSchema, Object.fromEntries(Object.entries(env).filter(([, v]) => v !== '')));
   return {
     baseUrl: (c.FORMGATE_URL ?? `http://localhost:${c.PORT}`).replace(/\/$/, ''),
-    dataDir: resolve(c.DATA_DIR),
-    token: c.FORMGATE_TOKEN,
+    apiKey: c.FORMGATE_API_KEY,
+    password: c.FORMGATE_PASSWORD,
   };
 }

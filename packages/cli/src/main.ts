@@ -1,47 +1,58 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { createInterface } from 'node:readline/promises';
 import { parseArgs } from 'node:util';
-import { loadCliConfig } from './config.ts';
+import { type CliConfig, loadCliConfig } from './config.ts';
+import { CliError, createClient } from './http.ts';
 
 const USAGE = `Usage:
-  formgate forms create --name <name> [--slug <slug>] [--redirect <url>] [--org <id>]
-  formgate forms list [--org <id>]
-  formgate submissions list --form <id> [--limit <n>] [--cursor <c>] [--org <id>]
+  formgate account signup --email <email> [--name <name>]
+  formgate account create-key --email <email> [--org-name <name>] [--key-name <name>] [--scope read|write]
+  formgate forms create --name <name> [--slug <slug>] [--redirect <url>]
+  formgate forms list
+  formgate submissions list --form <id> [--limit <n>] [--cursor <c>]
 
-Talks to a running Formgate (FORMGATE_URL, or http://localhost:$PORT) with the operator token from
-$DATA_DIR/operator-token (or FORMGATE_TOKEN). Prints the API's JSON.`;
+Talks to a running Formgate (FORMGATE_URL, or http://localhost:$PORT) and prints the API's JSON.
+forms and submissions commands authenticate with an organization API key: FORMGATE_API_KEY=fg_...
+account commands take the password from FORMGATE_PASSWORD or standard input. signup sends a verification
+email (embedded mode without SMTP: a file in DATA_DIR/mail, and its link in the server log); create-key signs
+in, creates the organization if the account has none, and prints a new API key (shown once).`;
 
-class CliError extends Error {}
-
-function token(config: ReturnType<typeof loadCliConfig>): string {
-  if (config.token) return config.token;
-  const file = join(config.dataDir, 'operator-token');
-  try {
-    return readFileSync(file, 'utf8').trim();
-  } catch {
-    throw new CliError(`No operator token at ${file}. Start Formgate with the same DATA_DIR, or set FORMGATE_TOKEN.`);
-  }
+async function password(config: CliConfig): Promise<string> {
+  if (config.password) return config.password;
+  const rl = createInterface({ input: process.stdin, output: process.stderr, terminal: false });
+  const line = await rl.question('Password: ');
+  rl.close();
+  if (!line) throw new CliError('A password is required (or set FORMGATE_PASSWORD)');
+  return line;
 }
 
-async function call(method: string, path: string, body?: unknown, org?: string): Promise<unknown> {
-  const config = loadCliConfig();
-  const headers: Record<string, string> = { authorization: `Bearer ${token(config)}`, accept: 'application/json' };
-  if (org) headers['x-formgate-org'] = org;
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  let res: Response;
-  try {
-    res = await fetch(`${config.baseUrl}${path}`, {
-      method,
-      headers,
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-  } catch {
-    throw new CliError(`Cannot reach Formgate at ${config.baseUrl}. Is it running (pnpm start)?`);
-  }
-  const payload = (await res.json().catch(() => null)) as { error?: { message?: string; code?: string } } | null;
-  if (!res.ok)
-    throw new CliError(`${res.status} ${payload?.error?.code ?? ''}: ${payload?.error?.message ?? res.statusText}`);
-  return payload;
+function keyed(config: CliConfig) {
+  if (!config.apiKey)
+    throw new CliError('Set FORMGATE_API_KEY to an organization API key (see: formgate account create-key).');
+  return createClient(config, { apiKey: config.apiKey });
+}
+
+type Values = Record<string, string | undefined>;
+
+async function createKey(config: CliConfig, v: Values) {
+  if (!v.email) throw new CliError('account create-key needs --email');
+  const call = createClient(config);
+  await call('POST', '/api/auth/sign-in/email', { email: v.email, password: await password(config) });
+  const orgs = (await call('GET', '/api/auth/organization/list')) as { id: string; name: string }[];
+  const wanted = v['org-name'] ? orgs.find((o) => o.name === v['org-name']) : orgs[0];
+  const orgName = v['org-name'] ?? 'My organization';
+  const org =
+    wanted ??
+    ((await call('POST', '/api/auth/organization/create', {
+      name: orgName,
+      slug: `${
+        orgName
+          .toLowerCase()
+          .replace(/[^a-z0-9]+/g, '-')
+          .replace(/^-|-$/g, '') || 'org'
+      }-${Date.now().toString(36)}`,
+    })) as { id: string });
+  await call('POST', '/api/auth/organization/set-active', { organizationId: org.id });
+  return call('POST', '/api/v1/api-keys', { name: v['key-name'] ?? 'cli', scope: v.scope ?? 'write' });
 }
 
 async function run(argv: string[]): Promise<unknown> {
@@ -49,33 +60,49 @@ async function run(argv: string[]): Promise<unknown> {
     args: argv,
     allowPositionals: true,
     options: {
-      name: { type: 'string' },
-      slug: { type: 'string' },
-      redirect: { type: 'string' },
-      org: { type: 'string' },
-      form: { type: 'string' },
-      limit: { type: 'string' },
-      cursor: { type: 'string' },
+      ...Object.fromEntries(
+        ['name', 'slug', 'redirect', 'form', 'limit', 'cursor', 'email', 'org-name', 'key-name', 'scope'].map((o) => [
+          o,
+          { type: 'string' as const },
+        ]),
+      ),
       help: { type: 'boolean', short: 'h' },
     },
   });
+  const v = values as Values;
+  const config = loadCliConfig();
   const command = positionals.join(' ');
   if (values.help || command === '') throw new CliError(USAGE);
   switch (command) {
+    case 'account signup': {
+      if (!v.email) throw new CliError('account signup needs --email');
+      const name = v.name ?? v.email.split('@')[0];
+      await createClient(config)('POST', '/api/auth/sign-up/email', {
+        email: v.email,
+        password: await password(config),
+        name,
+      });
+      return {
+        email: v.email,
+        next: 'Open the verification link sent to this address, then: formgate account create-key',
+      };
+    }
+    case 'account create-key':
+      return createKey(config, v);
     case 'forms create': {
-      if (!values.name) throw new CliError('forms create needs --name');
-      const settings = values.redirect ? { redirectUrl: values.redirect } : undefined;
-      return call('POST', '/api/v1/forms', { name: values.name, slug: values.slug, settings }, values.org);
+      if (!v.name) throw new CliError('forms create needs --name');
+      const settings = v.redirect ? { redirectUrl: v.redirect } : undefined;
+      return keyed(config)('POST', '/api/v1/forms', { name: v.name, slug: v.slug, settings });
     }
     case 'forms list':
-      return call('GET', '/api/v1/forms', undefined, values.org);
+      return keyed(config)('GET', '/api/v1/forms');
     case 'submissions list': {
-      if (!values.form) throw new CliError('submissions list needs --form <id>');
+      if (!v.form) throw new CliError('submissions list needs --form <id>');
       const query = new URLSearchParams();
-      if (values.limit) query.set('limit', values.limit);
-      if (values.cursor) query.set('cursor', values.cursor);
+      if (v.limit) query.set('limit', v.limit);
+      if (v.cursor) query.set('cursor', v.cursor);
       const qs = query.size ? `?${query}` : '';
-      return call('GET', `/api/v1/forms/${encodeURIComponent(values.form)}/submissions${qs}`, undefined, values.org);
+      return keyed(config)('GET', `/api/v1/forms/${encodeURIComponent(v.form)}/submissions${qs}`);
     }
     default:
       throw new CliError(`Unknown command "${command}".\n\n${USAGE}`);

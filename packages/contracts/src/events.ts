@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { FormSchema, SpamVerdictSchema, SubmissionFieldSchema, SubmissionFileSchema } from './forms.ts';
+import { OrganizationEventSchema } from './orgs.ts';
 import { Topics } from './topics.ts';
 
 const envelope = <T extends string, D extends z.ZodType>(type: T, data: D) =>
@@ -64,6 +65,7 @@ export const TopicEventSchemas = {
   [Topics.formsForm]: z.discriminatedUnion('type', [FormUpsertedSchema, FormDeletedSchema]),
   [Topics.ingestSubmission]: SubmissionReceivedSchema,
   [Topics.billingQuota]: QuotaUpdatedSchema,
+  [Topics.orgsOrganization]: OrganizationEventSchema,
 } as const;
 
 export type TopicEvent<T extends keyof typeof TopicEventSchemas> = z.infer<(typeof TopicEventSchemas)[T]>;

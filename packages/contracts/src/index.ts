@@ -1,4 +1,6 @@
+export * from './access.ts';
 export * from './api.ts';
 export * from './events.ts';
 export * from './forms.ts';
+export * from './orgs.ts';
 export * from './topics.ts';

@@ -10,6 +10,7 @@ export const Topics = {
   formsForm: 'forms.form',
   ingestSubmission: 'ingest.submission',
   billingQuota: 'billing.quota',
+  orgsOrganization: 'orgs.organization',
 } as const;
 
 export type TopicName = (typeof Topics)[keyof typeof Topics];
@@ -18,6 +19,7 @@ export const TOPIC_SPECS: readonly TopicSpec[] = [
   { name: Topics.formsForm, compacted: true, partitions: 3 },
   { name: Topics.ingestSubmission, compacted: false, partitions: 6 },
   { name: Topics.billingQuota, compacted: true, partitions: 3 },
+  { name: Topics.orgsOrganization, compacted: false, partitions: 3 },
 ];
 
 export const dlqTopic = (topic: string): string => `${topic}.dlq`;

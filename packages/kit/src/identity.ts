@@ -1,7 +1,8 @@
+import { authorize, type PermissionRequest } from '@formgate/contracts';
 import type { NextFunction, Request, Response } from 'express';
 import { jwtVerify, SignJWT } from 'jose';
 import { z } from 'zod';
-import { unauthenticated } from './errors.ts';
+import { forbidden, unauthenticated } from './errors.ts';
 
 /** The header that carries the gateway-signed identity to a service. Clients' copies are stripped at the gateway. */
 export const IDENTITY_HEADER = 'x-formgate-identity';
@@ -12,8 +13,8 @@ export const IdentitySchema = z.object({
   /** The organization every store call of this request is scoped to. */
   orgId: z.string(),
   roles: z.array(z.string()),
-  /** How the caller authenticated: a browser session, an API key, or the operator token. */
-  via: z.enum(['session', 'api-key', 'operator']),
+  /** How the caller authenticated: a browser session or an organization API key (`userId` is then the key's id). */
+  via: z.enum(['session', 'api-key']),
 });
 export type Identity = z.infer<typeof IdentitySchema>;
 
@@ -81,4 +82,13 @@ export function requireIdentity(verifier: IdentityVerifier) {
 export function identityOf(req: Request): Identity {
   if (!req.identity) throw unauthenticated();
   return req.identity;
+}
+
+/**
+ * Throws `FORBIDDEN` (403) unless one of the caller's roles grants every requested action, with the access
+ * model's own message ("You are not allowed to access resource: form", …).
+ */
+export function requirePermission(identity: Identity, request: PermissionRequest): void {
+  const result = authorize(identity.roles, request);
+  if (!result.success) throw forbidden(result.error);
 }

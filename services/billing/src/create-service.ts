@@ -6,11 +6,13 @@ import {
   type IdentityVerifier,
   identityOf,
   type Logger,
+  notFound,
   requestId,
   requireIdentity,
   type Service,
 } from '@formgate/kit';
 import express from 'express';
+import { createOrgPurgeHandler } from './handlers/org-purge.handler.ts';
 import { createUsageHandler, type PlanLimits } from './handlers/submission-received.handler.ts';
 import type { UsageStore } from './store/usage-store.ts';
 
@@ -35,23 +37,36 @@ export function createBillingService(deps: BillingServiceDeps): Service {
     const used = await deps.store.getUsage({ orgId }, period);
     res.json({ period, submissions: { used, max: deps.plans.submissionsPerMonth(orgId) } });
   });
+  // Emails are metered once notifications sends them (delivery events); until then none has been sent.
+  app.get('/api/v1/billing/email-quota', requireIdentity(deps.identity), (req, res) => {
+    const { orgId } = identityOf(req);
+    res.json({ used: 0, max: deps.plans.emailsPerMonth(orgId) });
+  });
+  app.use((_req, _res, next) => next(notFound('Route')));
   app.use(errorHandler(deps.logger));
 
-  let subscription: Subscription | undefined;
+  const subscriptions: Subscription[] = [];
   return {
     name: 'billing',
     app,
     async start() {
       await deps.bus.ensureTopics(TOPIC_SPECS);
-      subscription = await deps.bus.subscribe({
-        group: 'billing.usage',
-        topic: Topics.ingestSubmission,
-        handler: createUsageHandler(deps),
-        maxBatchSize: 1_000,
-      });
+      subscriptions.push(
+        await deps.bus.subscribe({
+          group: 'billing.usage',
+          topic: Topics.ingestSubmission,
+          handler: createUsageHandler(deps),
+          maxBatchSize: 1_000,
+        }),
+        await deps.bus.subscribe({
+          group: 'billing.org-purge',
+          topic: Topics.orgsOrganization,
+          handler: createOrgPurgeHandler(deps),
+        }),
+      );
     },
     async stop() {
-      await subscription?.stop();
+      for (const s of subscriptions.splice(0)) await s.stop();
     },
   };
 }

@@ -20,7 +20,10 @@ try {
     clock: systemClock,
     logger,
     identity: createIdentityCodec(config.IDENTITY_SECRET),
-    plans: { submissionsPerMonth: () => config.BILLING_SUBMISSIONS_PER_MONTH },
+    plans: {
+      submissionsPerMonth: () => config.BILLING_SUBMISSIONS_PER_MONTH,
+      emailsPerMonth: () => config.BILLING_EMAILS_PER_MONTH,
+    },
   });
   await service.start();
   await serveUntilSignal({

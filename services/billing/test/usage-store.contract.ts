@@ -49,5 +49,18 @@ export function runUsageStoreContract(target: UsageStoreTarget) {
       expect(await store.recordUsage([a, b])).toEqual([{ orgId, period: '2026-11', used: 2 }]);
       expect(await store.getUsage({ orgId }, '2026-11')).toBe(2);
     });
+
+    it('purges one organization’s ledger, every period, and nothing of others', async () => {
+      const orgId = `org_${randomUUID()}`;
+      const other = `org_${randomUUID()}`;
+      const entry = (o: string, period: string) => ({ submissionId: randomUUID(), orgId: o, period });
+      await store.recordUsage([entry(orgId, '2026-11'), entry(orgId, '2026-12'), entry(other, '2026-11')]);
+      await store.purgeOrganization({ orgId });
+      await store.purgeOrganization({ orgId });
+      expect(await store.getUsage({ orgId }, '2026-11')).toBe(0);
+      expect(await store.getUsage({ orgId }, '2026-12')).toBe(0);
+      expect(await store.getUsage({ orgId: other }, '2026-11')).toBe(1);
+      expect(await store.recordUsage([entry(orgId, '2026-11')])).toEqual([{ orgId, period: '2026-11', used: 1 }]);
+    });
   });
 }

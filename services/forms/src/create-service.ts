@@ -13,6 +13,7 @@ import {
 } from '@formgate/kit';
 import express from 'express';
 import { createFormPublisher } from './form-publisher.ts';
+import { createOrgPurgeHandler } from './handlers/org-purge.handler.ts';
 import { createSubmissionReceivedHandler } from './handlers/submission-received.handler.ts';
 import { formsRoutes } from './routes/forms.routes.ts';
 import type { FormsStore } from './store/forms-store.ts';
@@ -42,22 +43,29 @@ export function createFormsService(deps: FormsServiceDeps): Service {
   );
   app.use(errorHandler(deps.logger));
 
-  let subscription: Subscription | undefined;
+  const subscriptions: Subscription[] = [];
   return {
     name: 'forms',
     app,
     async start() {
       await deps.bus.ensureTopics(TOPIC_SPECS);
-      subscription = await deps.bus.subscribe({
-        group: 'forms.submission-received',
-        topic: Topics.ingestSubmission,
-        handler: createSubmissionReceivedHandler(deps.store),
-        maxBatchSize: 1_000,
-      });
+      subscriptions.push(
+        await deps.bus.subscribe({
+          group: 'forms.submission-received',
+          topic: Topics.ingestSubmission,
+          handler: createSubmissionReceivedHandler(deps.store),
+          maxBatchSize: 1_000,
+        }),
+        await deps.bus.subscribe({
+          group: 'forms.org-purge',
+          topic: Topics.orgsOrganization,
+          handler: createOrgPurgeHandler({ store: deps.store, onFormsDeleted: () => void publisher.kick() }),
+        }),
+      );
       await publisher.start();
     },
     async stop() {
-      await subscription?.stop();
+      for (const s of subscriptions.splice(0)) await s.stop();
       await publisher.stop();
     },
   };

@@ -1,37 +1,64 @@
 import type { EventPublisher } from '@formgate/bus';
 import { encodeEvent, Topics } from '@formgate/contracts';
-import type { Ids, Logger } from '@formgate/kit';
+import type { Clock, Ids, Logger } from '@formgate/kit';
 import type { FormsStore } from './store/forms-store.ts';
+
+type PublisherDeps = { store: FormsStore; bus: EventPublisher; clock: Clock; ids: Ids; logger: Logger };
+
+async function publishUpserts(deps: PublisherDeps): Promise<number> {
+  const forms = await deps.store.listUnpublishedForms(200);
+  if (forms.length === 0) return 0;
+  await deps.bus.publish(
+    Topics.formsForm,
+    forms.map((form) => ({
+      key: form.id,
+      value: encodeEvent(Topics.formsForm, {
+        id: deps.ids.next(),
+        type: 'form.upserted',
+        version: 1,
+        occurredAt: form.updatedAt,
+        data: form,
+      }),
+    })),
+  );
+  for (const form of forms) await deps.store.markFormPublished(form.id, form.version);
+  return forms.length;
+}
+
+async function publishDeletions(deps: PublisherDeps): Promise<number> {
+  const deletions = await deps.store.listUnpublishedDeletions(200);
+  if (deletions.length === 0) return 0;
+  const occurredAt = deps.clock.now().toISOString();
+  await deps.bus.publish(
+    Topics.formsForm,
+    deletions.map(({ formId, orgId, key, version }) => ({
+      key: formId,
+      value: encodeEvent(Topics.formsForm, {
+        id: deps.ids.next(),
+        type: 'form.deleted',
+        version: 1,
+        occurredAt,
+        data: { formId, orgId, key, version },
+      }),
+    })),
+  );
+  for (const d of deletions) await deps.store.markDeletionPublished(d.formId);
+  return deletions.length;
+}
 
 /**
  * The outbox relay for `forms.form`: every form version stored but not yet confirmed published is published as a
- * full snapshot, then marked. A crash in between publishes it again (views keep the highest version), so a form
- * change is never lost even though the store and the log are not one transaction.
+ * full snapshot, then marked; every form deleted with its organization is published as `form.deleted`, then
+ * forgotten. A crash in between publishes it again (views keep the highest version), so a form change is never
+ * lost even though the store and the log are not one transaction.
  */
-export function createFormPublisher(deps: { store: FormsStore; bus: EventPublisher; ids: Ids; logger: Logger }) {
+export function createFormPublisher(deps: PublisherDeps) {
   let running: Promise<void> | null = null;
   let again = false;
   let timer: NodeJS.Timeout | undefined;
 
   const publishPending = async () => {
-    for (;;) {
-      const forms = await deps.store.listUnpublishedForms(200);
-      if (forms.length === 0) return;
-      await deps.bus.publish(
-        Topics.formsForm,
-        forms.map((form) => ({
-          key: form.id,
-          value: encodeEvent(Topics.formsForm, {
-            id: deps.ids.next(),
-            type: 'form.upserted',
-            version: 1,
-            occurredAt: form.updatedAt,
-            data: form,
-          }),
-        })),
-      );
-      for (const form of forms) await deps.store.markFormPublished(form.id, form.version);
-    }
+    while ((await publishUpserts(deps)) + (await publishDeletions(deps)) > 0) {}
   };
 
   const kick = (): Promise<void> => {

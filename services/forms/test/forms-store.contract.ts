@@ -163,6 +163,37 @@ export function runFormsStoreContract(target: FormsStoreTarget) {
       expect(await store.getSubmission(org(), f.id, records[0]?.id ?? '')).toBeNull();
     });
 
+    it('purges an organization’s forms, submissions and counts, leaving a deletion per form in the outbox', async () => {
+      const a = org();
+      const b = org();
+      const [f, g, kept] = [form(a.orgId), form(a.orgId, { version: 3 }), form(b.orgId)];
+      for (const x of [f, g, kept]) {
+        await store.insertForm(x);
+        await store.insertSubmissions([submission(x, '2026-01-01T00:00:00.000Z')]);
+      }
+      const deletions = async (orgId: string) =>
+        (await store.listUnpublishedDeletions(10_000)).filter((d) => d.orgId === orgId);
+      expect(await store.purgeOrganization(a)).toBe(2);
+      expect(await store.purgeOrganization(a)).toBe(0);
+      expect(await store.listForms(a)).toEqual([]);
+      expect(await store.getForm(a, f.id)).toBeNull();
+      expect(await store.listSubmissions(a, f.id, { limit: 10 })).toEqual([]);
+      expect(await store.countSubmissions(a, g.id)).toBe(0);
+      expect((await store.listUnpublishedForms(10_000)).filter((x) => x.orgId === a.orgId)).toEqual([]);
+      expect(await deletions(a.orgId)).toEqual(
+        expect.arrayContaining([
+          { formId: f.id, orgId: a.orgId, key: f.key, version: 2 },
+          { formId: g.id, orgId: a.orgId, key: g.key, version: 4 },
+        ]),
+      );
+      expect(await deletions(a.orgId)).toHaveLength(2);
+      await store.markDeletionPublished(f.id);
+      expect((await deletions(a.orgId)).map((d) => d.formId)).toEqual([g.id]);
+      expect(await store.getForm(b, kept.id)).toEqual(kept);
+      expect(await store.countSubmissions(b, kept.id)).toBe(1);
+      expect(await deletions(b.orgId)).toEqual([]);
+    });
+
     it('returns a stored submission with every attribute', async () => {
       const a = org();
       const f = form(a.orgId);

@@ -92,4 +92,19 @@ describe('mongo FormsStore: batches and counters', () => {
     expect(await store.countSubmissions(scope, f.id)).toBe(8);
     expect(await store.countSubmissions(scope, g.id)).toBe(1);
   });
+
+  it('finishes a purge cut short after the deletions were written, announcing each form once', async () => {
+    const scope = { orgId: `org_${randomUUID()}` };
+    const f = form(scope.orgId);
+    await store.insertForm(f);
+    await store.insertSubmissions([submission(f, 0)]);
+    await db()
+      .collection<{ _id: string; orgId: string; key: string; version: number }>('form_deletions')
+      .insertOne({ _id: f.id, orgId: scope.orgId, key: f.key, version: 2 });
+    expect(await store.purgeOrganization(scope)).toBe(1);
+    expect(await store.getForm(scope, f.id)).toBeNull();
+    expect(await store.countSubmissions(scope, f.id)).toBe(0);
+    const pending = (await store.listUnpublishedDeletions(10_000)).filter((d) => d.orgId === scope.orgId);
+    expect(pending).toEqual([{ formId: f.id, orgId: scope.orgId, key: f.key, version: 2 }]);
+  });
 });

@@ -1,17 +1,60 @@
-import type { Logger, Service } from '@formgate/kit';
+import type { EventBus, Subscription } from '@formgate/bus';
+import { TOPIC_SPECS, Topics } from '@formgate/contracts';
+import {
+  type Clock,
+  errorHandler,
+  type IdentityVerifier,
+  type Logger,
+  requestId,
+  requireIdentity,
+  requireJson,
+  type Service,
+} from '@formgate/kit';
 import express from 'express';
+import { createOrganizationLifecycleHandler } from './handlers/organization-lifecycle.handler.ts';
+import { flagsRoutes } from './routes/flags.routes.ts';
+import { orgsRoutes } from './routes/orgs.routes.ts';
+import type { OrgsStore } from './store/orgs-store.ts';
 
 export interface OrgsServiceDeps {
+  store: OrgsStore;
+  bus: EventBus;
+  clock: Clock;
   logger: Logger;
+  identity: IdentityVerifier;
 }
 
-/**
- * The orgs service. It owns no routes or consumers yet: its capabilities arrive with their own issues, and the
- * gateway's route table has no entry for it until then.
- */
-export function createOrgsService(_deps: OrgsServiceDeps): Service {
+/** The orgs service: organization settings, feature flags and the audit log, kept from `orgs.organization`. */
+export function createOrgsService(deps: OrgsServiceDeps): Service {
   const app = express();
   app.disable('x-powered-by');
+  app.use(requestId());
   app.get('/healthz', (_req, res) => void res.json({ status: 'ok' }));
-  return { name: 'orgs', app, start: async () => {}, stop: async () => {} };
+  app.use(
+    '/api/v1/orgs',
+    requireIdentity(deps.identity),
+    requireJson,
+    express.json({ limit: '16kb' }),
+    orgsRoutes(deps),
+  );
+  app.use('/api/v1/flags', requireIdentity(deps.identity), flagsRoutes(deps));
+  app.use(errorHandler(deps.logger));
+
+  let subscription: Subscription | undefined;
+  return {
+    name: 'orgs',
+    app,
+    async start() {
+      await deps.bus.ensureTopics(TOPIC_SPECS);
+      subscription = await deps.bus.subscribe({
+        group: 'orgs.lifecycle',
+        topic: Topics.orgsOrganization,
+        handler: createOrganizationLifecycleHandler(deps.store),
+        maxBatchSize: 200,
+      });
+    },
+    async stop() {
+      await subscription?.stop();
+    },
+  };
 }

@@ -1,10 +1,13 @@
 import type { BusMessage, EventPublisher } from '@formgate/bus';
-import { decodeEvent, encodeEvent, Topics } from '@formgate/contracts';
+import { decodeEvent, Topics } from '@formgate/contracts';
+import { quotaUpdatedMessage } from '../quota-event.ts';
 import type { UsageEntry, UsageStore } from '../store/usage-store.ts';
 
 export interface PlanLimits {
   /** Submissions per organization per calendar month before new ones are held. */
   submissionsPerMonth: (orgId: string) => number;
+  /** Notification emails per organization per calendar month (the spec's "submission email quota"). */
+  emailsPerMonth: (orgId: string) => number;
 }
 
 /**
@@ -22,21 +25,10 @@ export function createUsageHandler(deps: { store: UsageStore; bus: EventPublishe
     }
     if (entries.length === 0) return;
     const counts = await deps.store.recordUsage(entries);
+    const occurredAt = new Date().toISOString();
     await deps.bus.publish(
       Topics.billingQuota,
-      counts.map(({ orgId, period, used }) => {
-        const max = deps.plans.submissionsPerMonth(orgId);
-        return {
-          key: orgId,
-          value: encodeEvent(Topics.billingQuota, {
-            id: `${orgId}:${period}:${used}`,
-            type: 'quota.updated',
-            version: 1,
-            occurredAt: new Date().toISOString(),
-            data: { orgId, period, submissionsUsed: used, submissionsMax: max, overQuota: used >= max },
-          }),
-        };
-      }),
+      counts.map((c) => quotaUpdatedMessage({ ...c, max: deps.plans.submissionsPerMonth(c.orgId) }, occurredAt)),
     );
   };
 }

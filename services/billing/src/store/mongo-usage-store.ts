@@ -44,6 +44,9 @@ export async function createMongoUsageStore(conn: MongoConnection): Promise<Usag
       return Promise.all([...touched.values()].map(async (c) => ({ ...c, used: await count(c.orgId, c.period) })));
     },
     getUsage: (scope, period) => count(scope.orgId, period),
+    async purgeOrganization(scope) {
+      await entries.deleteMany({ orgId: scope.orgId });
+    },
     async close() {},
   };
 }

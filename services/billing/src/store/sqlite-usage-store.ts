@@ -19,6 +19,13 @@ export function createSqliteUsageStore(db: SqliteDb): UsageStore {
   );
   const read = db.prepare('SELECT used FROM usage_counters WHERE org_id = ? AND period = ?');
 
+  const purgeEntries = db.prepare('DELETE FROM usage_entries WHERE org_id = ?');
+  const purgeCounters = db.prepare('DELETE FROM usage_counters WHERE org_id = ?');
+  const purge = db.transaction((orgId: string) => {
+    purgeEntries.run(orgId);
+    purgeCounters.run(orgId);
+  });
+
   const record = db.transaction((entries: UsageEntry[]) => {
     const touched = new Map<string, UsageCount>();
     for (const e of entries) {
@@ -36,6 +43,7 @@ export function createSqliteUsageStore(db: SqliteDb): UsageStore {
   return {
     recordUsage: async (entries) => record(entries),
     getUsage: async (scope, period) => (read.get(scope.orgId, period) as { used: number } | undefined)?.used ?? 0,
+    purgeOrganization: async (scope) => purge(scope.orgId),
     async close() {},
   };
 }

@@ -5,21 +5,19 @@ import {
   type SubmissionDto,
   UpdateFormRequestSchema,
 } from '@formgate/contracts';
-import { AppError, forbidden, identityOf, notFound } from '@formgate/kit';
+import { AppError, identityOf, notFound, requirePermission } from '@formgate/kit';
 import { type Request, Router } from 'express';
 import { z } from 'zod';
 import type { FormsStore, SubmissionCursor, SubmissionRecord } from '../store/forms-store.ts';
 import { createForm, type FormWriteDeps } from '../use-cases/create-form.ts';
 import { updateForm } from '../use-cases/update-form.ts';
 
-const WRITER_ROLES = new Set(['owner', 'admin']);
-
 function scopeOf(req: Request) {
   return { orgId: identityOf(req).orgId };
 }
 
-function requireWriter(req: Request) {
-  if (!identityOf(req).roles.some((r) => WRITER_ROLES.has(r))) throw forbidden();
+function requireWriter(req: Request, action: 'create' | 'update' | 'delete') {
+  requirePermission(identityOf(req), { form: [action] });
 }
 
 export function toFormDto(form: Form, submissionCount?: number) {
@@ -71,7 +69,7 @@ export function formsRoutes(deps: FormWriteDeps & { store: FormsStore }) {
   });
 
   router.post('/', async (req, res) => {
-    requireWriter(req);
+    requireWriter(req, 'create');
     const form = await createForm(deps, scopeOf(req), CreateFormRequestSchema.parse(req.body));
     res.status(201).json(toFormDto(form));
   });
@@ -82,7 +80,7 @@ export function formsRoutes(deps: FormWriteDeps & { store: FormsStore }) {
   });
 
   router.patch('/:formId', async (req, res) => {
-    requireWriter(req);
+    requireWriter(req, 'update');
     const form = await updateForm(
       deps,
       scopeOf(req),

@@ -23,6 +23,15 @@ export interface SubmissionCursor {
   id: string;
 }
 
+/** A form deleted with its organization, waiting in the outbox until `form.deleted` reached the log. */
+export interface FormDeletion {
+  formId: string;
+  orgId: string;
+  key: string;
+  /** The deleted form's last version plus one, so views order the deletion after every snapshot. */
+  version: number;
+}
+
 export class SlugTakenError extends Error {
   constructor(readonly slug: string) {
     super(`slug ${slug} is taken`);
@@ -36,6 +45,8 @@ export class SlugTakenError extends Error {
  * - `insertSubmissions` is idempotent by submission id, and afterwards `countSubmissions` equals the number of
  *   distinct submissions stored for the form, even if a previous call failed half-way (redelivery repairs it).
  * - Field lists are stored and returned in order, byte for byte; names such as `a.b`, `$where` or `__proto__` are data.
+ * - `purgeOrganization` is idempotent, touches no other organization, and leaves a `FormDeletion` for every form
+ *   it deleted before it deletes the form, so the deletion is published even if it fails half-way and is retried.
  */
 export interface FormsStore {
   /** Inserts a new form; throws `SlugTakenError` when the organization already has the slug. */
@@ -60,5 +71,14 @@ export interface FormsStore {
   ): Promise<SubmissionRecord[]>;
   getSubmission(scope: Scope, formId: string, submissionId: string): Promise<SubmissionRecord | null>;
   countSubmissions(scope: Scope, formId: string): Promise<number>;
+  /**
+   * Deletes the organization's forms, submissions and counters; each deleted form goes to the outbox as a
+   * `FormDeletion`. Returns how many forms it deleted (0 when repeated).
+   */
+  purgeOrganization(scope: Scope): Promise<number>;
+  /** Deletions not yet confirmed as published to `forms.form` (the outbox). */
+  listUnpublishedDeletions(limit: number): Promise<FormDeletion[]>;
+  /** Records that the form's deletion reached the log: nothing of the form is kept after this. */
+  markDeletionPublished(formId: string): Promise<void>;
   close(): Promise<void>;
 }

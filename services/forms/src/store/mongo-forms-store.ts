@@ -1,6 +1,7 @@
 import type { Form } from '@formgate/contracts';
 import { type connectMongo, isDuplicateKeyError } from '@formgate/store';
 import { type FormsStore, SlugTakenError, type SubmissionRecord } from './forms-store.ts';
+import { createMongoFormDeletions } from './mongo-form-deletions.ts';
 
 type MongoConnection = Awaited<ReturnType<typeof connectMongo>>;
 
@@ -96,6 +97,7 @@ export async function createMongoFormsStore(conn: MongoConnection): Promise<Form
     forms.createIndex({ pending: 1 }, { name: 'pending' }),
     submissions.createIndex({ formId: 1, createdAt: -1, _id: -1 }, { name: 'form_newest' }),
   ]);
+  const deletions = createMongoFormDeletions(db);
 
   const rethrowSlug = async (err: unknown, form: Form): Promise<never> => {
     if (isDuplicateKeyError(err)) {
@@ -217,6 +219,7 @@ export async function createMongoFormsStore(conn: MongoConnection): Promise<Form
       const counter = await counters.findOne({ _id: formId });
       return counter?.orgId === scope.orgId ? counter.count : 0;
     },
+    ...deletions,
     async close() {},
   };
 }

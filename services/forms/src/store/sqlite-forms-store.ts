@@ -1,6 +1,6 @@
 import type { Form } from '@formgate/contracts';
 import type { SqliteDb } from '@formgate/store';
-import { type FormsStore, SlugTakenError, type SubmissionRecord } from './forms-store.ts';
+import { type FormDeletion, type FormsStore, SlugTakenError, type SubmissionRecord } from './forms-store.ts';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS forms (
@@ -14,6 +14,9 @@ CREATE TABLE IF NOT EXISTS submissions (
 );
 CREATE INDEX IF NOT EXISTS submissions_by_form ON submissions (form_id, created_at DESC, id DESC);
 CREATE TABLE IF NOT EXISTS form_counters (form_id TEXT PRIMARY KEY, submissions INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS form_deletions (
+  form_id TEXT PRIMARY KEY, org_id TEXT NOT NULL, key TEXT NOT NULL, version INTEGER NOT NULL
+);
 `;
 
 type StoredSubmission = Omit<SubmissionRecord, 'id' | 'formId' | 'orgId' | 'createdAt'>;
@@ -56,6 +59,15 @@ export function createSqliteFormsStore(db: SqliteDb): FormsStore {
     count: db.prepare(
       'SELECT c.submissions AS n FROM form_counters c JOIN forms f ON f.id = c.form_id WHERE f.org_id = ? AND c.form_id = ?',
     ),
+    deletionsOf: db.prepare(
+      `INSERT OR IGNORE INTO form_deletions (form_id, org_id, key, version)
+       SELECT id, org_id, key, version + 1 FROM forms WHERE org_id = ?`,
+    ),
+    purgeCounters: db.prepare('DELETE FROM form_counters WHERE form_id IN (SELECT id FROM forms WHERE org_id = ?)'),
+    purgeSubmissions: db.prepare('DELETE FROM submissions WHERE org_id = ?'),
+    purgeForms: db.prepare('DELETE FROM forms WHERE org_id = ?'),
+    deletions: db.prepare('SELECT form_id, org_id, key, version FROM form_deletions LIMIT ?'),
+    forgetDeletion: db.prepare('DELETE FROM form_deletions WHERE form_id = ?'),
   };
   const parseForm = (row: unknown) => (row ? (JSON.parse((row as { doc: string }).doc) as Form) : null);
 
@@ -68,6 +80,13 @@ export function createSqliteFormsStore(db: SqliteDb): FormsStore {
     }
     for (const [formId, n] of added) q.bumpCounter.run(formId, n);
     return [...added.values()].reduce((a, b) => a + b, 0);
+  });
+
+  const purgeOrganization = db.transaction((orgId: string) => {
+    q.deletionsOf.run(orgId);
+    q.purgeCounters.run(orgId);
+    q.purgeSubmissions.run(orgId);
+    return q.purgeForms.run(orgId).changes;
   });
 
   return {
@@ -104,6 +123,14 @@ export function createSqliteFormsStore(db: SqliteDb): FormsStore {
     },
     async countSubmissions(scope, formId) {
       return (q.count.get(scope.orgId, formId) as { n: number } | undefined)?.n ?? 0;
+    },
+    purgeOrganization: async (scope) => purgeOrganization(scope.orgId),
+    async listUnpublishedDeletions(limit) {
+      const rows = q.deletions.all(limit) as { form_id: string; org_id: string; key: string; version: number }[];
+      return rows.map((r): FormDeletion => ({ formId: r.form_id, orgId: r.org_id, key: r.key, version: r.version }));
+    },
+    async markDeletionPublished(formId) {
+      q.forgetDeletion.run(formId);
     },
     async close() {},
   };

@@ -7,6 +7,11 @@ export function createQuotaView() {
   return {
     apply(message: BusMessage) {
       const { data } = decodeEvent(Topics.billingQuota, message.value);
+      // Billing counts only what it recorded, so never 0, except after it purged a deleted organization's ledger.
+      if (data.submissionsUsed === 0) {
+        byOrg.delete(data.orgId);
+        return;
+      }
       const current = byOrg.get(data.orgId);
       if (
         current &&

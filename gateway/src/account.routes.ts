@@ -1,0 +1,130 @@
+import { AppError, notFound } from '@formgate/kit';
+import { fromNodeHeaders } from 'better-auth/node';
+import { type Request, Router } from 'express';
+import { z } from 'zod';
+import { API_KEY_SCOPES, type ApiKeyScope, type Caller } from './auth/authenticate.ts';
+import type { Auth } from './auth/create-auth.ts';
+import { createFixedWindowLimiter } from './rate-limit.ts';
+
+declare global {
+  namespace Express {
+    interface Request {
+      caller?: Caller;
+      clientIp?: string;
+    }
+  }
+}
+
+const CreateApiKeySchema = z.strictObject({
+  name: z.string().trim().min(1).max(32),
+  scope: z.enum(['read', 'write']),
+});
+
+interface ApiKeyRow {
+  id: string;
+  name: string | null;
+  start: string | null;
+  referenceId: string;
+  permissions?: string | Record<string, string[]> | null;
+  createdAt: Date;
+  lastRequest?: Date | null;
+  expiresAt?: Date | null;
+}
+
+function scopeOf(row: ApiKeyRow): ApiKeyScope {
+  const raw = row.permissions;
+  const perms = typeof raw === 'string' ? (JSON.parse(raw) as Record<string, string[]>) : raw;
+  return perms?.formgate?.includes('write') ? 'write' : 'read';
+}
+
+const toKeyDto = (row: ApiKeyRow) => ({
+  id: row.id,
+  name: row.name,
+  start: row.start,
+  scope: scopeOf(row),
+  createdAt: new Date(row.createdAt).toISOString(),
+  lastUsedAt: row.lastRequest ? new Date(row.lastRequest).toISOString() : null,
+});
+
+const callerOf = (req: Request): Caller & { orgId: string } => {
+  const caller = req.caller;
+  if (!caller?.orgId) throw new AppError('UNAUTHENTICATED', 'Authentication required', 401);
+  return caller as Caller & { orgId: string };
+};
+
+/**
+ * What the gateway answers itself: the session (§7 "session fetch"), the user lookup behind `/login/{email}`,
+ * and the organization's API keys (shown once, stored hashed by better-auth, revocable).
+ */
+export function accountRoutes(auth: Auth, options: { lookupsPerMinute: number }) {
+  const router = Router();
+  const adapter = async () => (await auth.$context).adapter;
+  const lookups = createFixedWindowLimiter({ max: options.lookupsPerMinute, windowMs: 60_000 });
+
+  router.get('/api/v1/session', async (req, res) => {
+    const session = await auth.api.getSession({ headers: fromNodeHeaders(req.headers) });
+    if (!session) throw new AppError('UNAUTHENTICATED', 'Authentication required', 401);
+    const { user } = session;
+    const caller = req.caller;
+    res.json({
+      user: { id: user.id, email: user.email, name: user.name, emailVerified: user.emailVerified },
+      session: {
+        activeOrganizationId: caller?.orgId ?? null,
+        expiresAt: new Date(session.session.expiresAt).toISOString(),
+      },
+      roles: caller?.roles ?? [],
+    });
+  });
+
+  router.get('/api/v1/users/by-email/:email', async (req, res) => {
+    if (!lookups.take(req.clientIp ?? 'unknown'))
+      throw new AppError('RATE_LIMITED', 'Too many lookups, retry in a minute', 429, true);
+    const email = z.email().max(320).safeParse(String(req.params.email).toLowerCase());
+    if (!email.success) throw new AppError('INVALID_EMAIL', 'Not an email address', 400);
+    const user = await (await adapter()).findOne<{ id: string }>({
+      model: 'user',
+      where: [{ field: 'email', value: email.data }],
+    });
+    res.json({ email: email.data, exists: user !== null });
+  });
+
+  router.get('/api/v1/api-keys', async (req, res) => {
+    const { orgId } = callerOf(req);
+    const rows = await (await adapter()).findMany<ApiKeyRow>({
+      model: 'apikey',
+      where: [{ field: 'referenceId', value: orgId }],
+      sortBy: { field: 'createdAt', direction: 'desc' },
+    });
+    res.json({ data: rows.map(toKeyDto) });
+  });
+
+  router.post('/api/v1/api-keys', async (req, res) => {
+    const caller = callerOf(req);
+    if (caller.via !== 'session') throw new AppError('FORBIDDEN', 'Not authorized', 403);
+    const body = CreateApiKeySchema.parse(req.body);
+    const created = await auth.api.createApiKey({
+      body: {
+        name: body.name,
+        organizationId: caller.orgId,
+        userId: caller.userId,
+        permissions: API_KEY_SCOPES[body.scope],
+      },
+    });
+    res.status(201).json({ ...toKeyDto(created as unknown as ApiKeyRow), key: created.key });
+  });
+
+  router.delete('/api/v1/api-keys/:keyId', async (req, res) => {
+    const { orgId } = callerOf(req);
+    const db = await adapter();
+    const where = [
+      { field: 'id', value: String(req.params.keyId) },
+      { field: 'referenceId', value: orgId },
+    ];
+    const row = await db.findOne<ApiKeyRow>({ model: 'apikey', where });
+    if (!row) throw notFound('API key', 'API_KEY_NOT_FOUND');
+    await db.delete({ model: 'apikey', where });
+    res.status(204).end();
+  });
+
+  return router;
+}

@@ -1,0 +1,131 @@
+import { apiKey } from '@better-auth/api-key';
+import { accessControl, ORG_ROLES } from '@formgate/contracts';
+import type { Logger } from '@formgate/kit';
+import type { Mailer } from '@formgate/mail';
+import { type BetterAuthOptions, betterAuth } from 'better-auth';
+import { organization } from 'better-auth/plugins/organization';
+import { type OrgEventRecorder, orgEventHooks, orgEventOutboxPlugin } from './org-events.ts';
+
+export const CLIENT_IP_HEADER = 'x-formgate-client-ip';
+export const API_KEY_PREFIX = 'fg_';
+
+export interface AuthSettings {
+  /** better-auth's database: a better-sqlite3 Database (embedded) or `mongodbAdapter(db)` (distributed). */
+  database: BetterAuthOptions['database'];
+  /** The public origin of the product (cookies, links in emails, trusted origin). */
+  publicUrl: string;
+  secret: string;
+  /** Origins whose requests better-auth accepts (the public URL, and its loopback alias when unconfigured). */
+  trustedOrigins: string[];
+  mailer: Mailer;
+  logger: Logger;
+  /** Sign-in / sign-up / reset attempts allowed per client IP per minute. */
+  signInPerMinute: number;
+  /** Invitations expire after this many seconds. */
+  invitationTtlSeconds: number;
+  /** Where lifecycle events are recorded before the outbox relay publishes them. */
+  recordOrgEvent: OrgEventRecorder;
+  /** Clean-up of what better-auth does not delete with an organization (its API keys). */
+  onOrganizationDeleted: (orgId: string) => Promise<void>;
+}
+
+const minute = (max: number) => ({ window: 60, max });
+
+/**
+ * better-auth as Formgate configures it: email + password with verification, the organization plugin with teams
+ * and the spec's access model, organization API keys, rate limits keyed by the client IP the gateway itself
+ * resolved (a client's `X-Forwarded-For` cannot reset them), and every lifecycle change recorded for
+ * `orgs.organization`.
+ */
+export function authOptions(s: AuthSettings) {
+  const hooks = orgEventHooks(s.recordOrgEvent);
+  const send = (to: string, subject: string, text: string) => s.mailer.send({ to, subject, text }).then(() => {});
+  return {
+    appName: 'Formgate',
+    baseURL: s.publicUrl,
+    basePath: '/api/auth',
+    secret: s.secret,
+    database: s.database,
+    trustedOrigins: s.trustedOrigins,
+    telemetry: { enabled: false },
+    logger: {
+      log: (level: 'info' | 'warn' | 'error' | 'debug', message: string) =>
+        s.logger[level === 'debug' ? 'debug' : level]({ component: 'better-auth' }, message),
+    },
+    emailAndPassword: {
+      enabled: true,
+      requireEmailVerification: true,
+      minPasswordLength: 10,
+      revokeSessionsOnPasswordReset: true,
+      sendResetPassword: ({ user, url }) =>
+        send(
+          user.email,
+          'Reset your Formgate password',
+          `Reset your password: ${url}\n\nIgnore this if you did not ask.`,
+        ),
+    },
+    emailVerification: {
+      sendOnSignUp: true,
+      sendOnSignIn: true,
+      autoSignInAfterVerification: true,
+      sendVerificationEmail: ({ user, url }) =>
+        send(user.email, 'Verify your email for Formgate', `Welcome to Formgate. Verify your email: ${url}`),
+    },
+    user: { deleteUser: { enabled: true } },
+    session: { expiresIn: 60 * 60 * 24 * 30, updateAge: 60 * 60 * 24 },
+    rateLimit: {
+      enabled: true,
+      window: 60,
+      max: 300,
+      storage: 'database',
+      customRules: {
+        '/sign-in/email': minute(s.signInPerMinute),
+        '/sign-up/email': minute(s.signInPerMinute),
+        '/request-password-reset': minute(s.signInPerMinute),
+        '/send-verification-email': minute(s.signInPerMinute),
+      },
+    },
+    advanced: {
+      cookiePrefix: 'formgate',
+      ipAddress: { ipAddressHeaders: [CLIENT_IP_HEADER] },
+      defaultCookieAttributes: { httpOnly: true, sameSite: 'lax' },
+    },
+    plugins: [
+      organization({
+        ac: accessControl,
+        roles: ORG_ROLES,
+        creatorRole: 'owner',
+        teams: { enabled: true },
+        invitationExpiresIn: s.invitationTtlSeconds,
+        cancelPendingInvitationsOnReInvite: true,
+        sendInvitationEmail: ({ email, organization: org, inviter, id }) =>
+          send(
+            email,
+            `Join ${org.name} on Formgate`,
+            `${inviter.user.email} invited you to ${org.name}. Accept: ${s.publicUrl}/accept-invitation/${id}`,
+          ),
+        organizationHooks: {
+          ...hooks,
+          afterDeleteOrganization: async (data) => {
+            await hooks.afterDeleteOrganization(data);
+            await s.onOrganizationDeleted(data.organization.id);
+          },
+        },
+      }),
+      apiKey({
+        references: 'organization',
+        defaultPrefix: API_KEY_PREFIX,
+        apiKeyHeaders: ['x-api-key'],
+        rateLimit: { enabled: false },
+        keyExpiration: { defaultExpiresIn: null },
+      }),
+      orgEventOutboxPlugin(),
+    ],
+  } satisfies BetterAuthOptions;
+}
+
+export function createAuth(s: AuthSettings) {
+  return betterAuth(authOptions(s));
+}
+
+export type Auth = ReturnType<typeof createAuth>;

@@ -1,0 +1,41 @@
+import { z } from 'zod';
+
+const envelope = <T extends string, D extends z.ZodType>(type: T, data: D) =>
+  z.object({ id: z.string(), type: z.literal(type), version: z.literal(1), occurredAt: z.string(), data });
+
+/** Who did it: a user of the organization, or nobody (a system action such as an expiry). */
+const ActorSchema = z.object({ userId: z.string(), email: z.string().nullable() }).nullable();
+const orgData = <S extends z.ZodRawShape>(shape: S) => z.object({ orgId: z.string(), actor: ActorSchema, ...shape });
+
+const member = { memberId: z.string(), userId: z.string(), role: z.string() };
+const team = { teamId: z.string(), name: z.string() };
+const invitation = { invitationId: z.string(), email: z.string(), role: z.string() };
+
+/** Organization lifecycle, published by the gateway (better-auth hooks) to `orgs.organization`, keyed by orgId. */
+export const OrganizationEventSchema = z.discriminatedUnion('type', [
+  envelope('organization.created', orgData({ name: z.string(), slug: z.string() })),
+  envelope('organization.updated', orgData({ name: z.string(), slug: z.string() })),
+  envelope('organization.deleted', orgData({ name: z.string(), slug: z.string() })),
+  envelope('member.added', orgData(member)),
+  envelope('member.role-updated', orgData({ ...member, previousRole: z.string() })),
+  envelope('member.removed', orgData(member)),
+  envelope('invitation.created', orgData({ ...invitation, expiresAt: z.string() })),
+  envelope('invitation.accepted', orgData(invitation)),
+  envelope('invitation.canceled', orgData(invitation)),
+  envelope('team.created', orgData(team)),
+  envelope('team.updated', orgData(team)),
+  envelope('team.deleted', orgData(team)),
+]);
+export type OrganizationEvent = z.infer<typeof OrganizationEventSchema>;
+export type OrganizationEventType = OrganizationEvent['type'];
+
+/** Organization settings keys of the spec (§3), with the feature flag each one drives. */
+export const ORG_SETTING_KEYS = ['submission_notification_email', 'email_management'] as const;
+export const FEATURE_FLAGS = { emailManagement: 'email_management' } as const;
+export type FeatureFlag = keyof typeof FEATURE_FLAGS;
+
+export const OrgSettingsSchema = z.object({
+  submission_notification_email: z.email().max(320).nullable().optional(),
+  email_management: z.boolean().optional(),
+});
+export type OrgSettings = z.infer<typeof OrgSettingsSchema>;

@@ -1,0 +1,62 @@
+import nodemailer from 'nodemailer';
+import SMTPPool from 'nodemailer/lib/smtp-pool/index.js';
+import { toMailOptions } from './compose.ts';
+import { type Mailer, type MailLogger, MailSendError } from './mailer.ts';
+import { createSendTracker } from './send-tracker.ts';
+
+export interface SmtpMailerOptions {
+  /** `smtp://user:pass@host:port` (STARTTLS when offered) or `smtps://…` (TLS from the start). */
+  url: string;
+  /** The sender, `Formgate <no-reply@example.com>`. */
+  from: string;
+  logger?: MailLogger;
+}
+
+interface SmtpError {
+  code?: string;
+  responseCode?: number;
+  command?: string;
+}
+
+/** 5xx replies and envelope errors found before talking to the server will fail again the same way. */
+function isRetryable(err: SmtpError): boolean {
+  if (err.responseCode !== undefined) return err.responseCode < 500 || err.responseCode >= 600;
+  return err.code !== 'EENVELOPE' && err.code !== 'EMESSAGE';
+}
+
+/** `Mailer` over SMTP with a pool of reused connections (nodemailer). */
+export function createSmtpMailer(options: SmtpMailerOptions): Mailer {
+  const protocol = URL.canParse(options.url) ? new URL(options.url).protocol : '';
+  if (protocol !== 'smtp:' && protocol !== 'smtps:') throw new Error('SMTP url must start with smtp:// or smtps://');
+  // `createTransport({ url, pool })` would drop every option but the url, so the pool is built explicitly.
+  // nodemailer's own logger stays off: at debug level it writes message contents.
+  const transport = nodemailer.createTransport(
+    new SMTPPool({ pool: true, url: options.url, logger: false, debug: false }),
+  );
+  const tracker = createSendTracker();
+  const logger = options.logger;
+
+  return {
+    send(message) {
+      return tracker.run(async () => {
+        try {
+          const info = await transport.sendMail(toMailOptions(message, options.from));
+          // A single recipient is either accepted (resolves) or refused (rejects), but never trust a partial success.
+          if (info.rejected.length > 0) throw Object.assign(new Error('recipient refused'), { code: 'EENVELOPE' });
+          logger?.debug({ messageId: info.messageId }, 'mail accepted by SMTP server');
+          return { messageId: info.messageId };
+        } catch (err) {
+          const { code, responseCode, command } = err as SmtpError;
+          const retryable = isRetryable(err as SmtpError);
+          logger?.warn({ err: { code, responseCode, command }, retryable }, 'mail not accepted by SMTP server');
+          const reason = [code, responseCode].filter((part) => part !== undefined).join(' ') || 'unknown';
+          throw new MailSendError(`SMTP send failed (${reason})`, retryable, { cause: err });
+        }
+      });
+    },
+    async close() {
+      await tracker.close();
+      transport.close();
+    },
+  };
+}

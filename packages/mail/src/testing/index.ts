@@ -1,0 +1,2 @@
+export * from './parse-mail.ts';
+export * from './smtp-test-server.ts';

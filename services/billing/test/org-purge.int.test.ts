@@ -1,0 +1,77 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type BusMessage, createSqliteBus, type EventBus, type Subscription } from '@formgate/bus';
+import { decodeEvent, encodeEvent, Topics } from '@formgate/contracts';
+import { createIdentityCodec, createLogger, type Service } from '@formgate/kit';
+import { openSqlite } from '@formgate/store';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '../../../tests/harness/eventually.ts';
+import { createBillingService } from '../src/create-service.ts';
+import { createSqliteUsageStore } from '../src/store/sqlite-usage-store.ts';
+import type { UsageStore } from '../src/store/usage-store.ts';
+
+const NOW = new Date('2026-05-14T12:00:00.000Z');
+
+const organizationDeleted = (orgId: string) =>
+  encodeEvent(Topics.orgsOrganization, {
+    id: randomUUID(),
+    type: 'organization.deleted',
+    version: 1,
+    occurredAt: NOW.toISOString(),
+    data: { orgId, actor: null, name: 'Acme', slug: 'acme' },
+  });
+
+describe('billing.org-purge consumer on the embedded log', () => {
+  let dir: string;
+  let bus: EventBus;
+  let store: UsageStore;
+  let service: Service;
+  let follower: Subscription;
+  const quotaEvents: BusMessage[] = [];
+  const quotasOf = (orgId: string) =>
+    quotaEvents.map((m) => decodeEvent(Topics.billingQuota, m.value).data).filter((q) => q.orgId === orgId);
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'fg-billing-purge-'));
+    bus = createSqliteBus(openSqlite(join(dir, 'bus.db')));
+    store = createSqliteUsageStore(openSqlite(':memory:'));
+    service = createBillingService({
+      store,
+      bus,
+      clock: { now: () => NOW },
+      logger: createLogger({ level: 'silent', name: 'billing' }),
+      identity: createIdentityCodec(randomBytes(32).toString('base64url')),
+      plans: { submissionsPerMonth: () => 2, emailsPerMonth: () => 0 },
+    });
+    await service.start();
+    follower = await bus.replay(Topics.billingQuota, (m) => void quotaEvents.push(m));
+  });
+  afterAll(async () => {
+    await follower.stop();
+    await service.stop();
+    await bus.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('deletes the organization’s usage and publishes that it is no longer over quota', async () => {
+    const orgId = `org_${randomUUID()}`;
+    const other = `org_${randomUUID()}`;
+    const entry = (o: string, period: string) => ({ submissionId: randomUUID(), orgId: o, period });
+    await store.recordUsage([entry(orgId, '2026-04'), entry(orgId, '2026-05'), entry(orgId, '2026-05')]);
+    await store.recordUsage([entry(other, '2026-05')]);
+    const message = organizationDeleted(orgId);
+    await bus.publish(Topics.orgsOrganization, [
+      { key: orgId, value: message },
+      { key: orgId, value: message },
+    ]);
+
+    const zero = { orgId, period: '2026-05', submissionsUsed: 0, submissionsMax: 2, overQuota: false };
+    await eventually(() => expect(quotasOf(orgId)).toEqual([zero, zero]));
+    expect(await store.getUsage({ orgId }, '2026-05')).toBe(0);
+    expect(await store.getUsage({ orgId }, '2026-04')).toBe(0);
+    expect(await store.getUsage({ orgId: other }, '2026-05')).toBe(1);
+    expect(quotasOf(other)).toEqual([]);
+  });
+});

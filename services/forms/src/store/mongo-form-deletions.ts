@@ -1,0 +1,58 @@
+import type { connectMongo } from '@formgate/store';
+import type { FormDeletion, FormsStore } from './forms-store.ts';
+
+type MongoDb = NonNullable<Awaited<ReturnType<typeof connectMongo>>['db']>;
+
+interface DeletionDoc {
+  _id: string;
+  orgId: string;
+  key: string;
+  version: number;
+}
+
+type DeletionMethods = Pick<FormsStore, 'purgeOrganization' | 'listUnpublishedDeletions' | 'markDeletionPublished'>;
+
+/** Indexes an unordered `insertMany` refused as duplicates are fine; anything else is rethrown. */
+function ignoreDuplicates(err: unknown): void {
+  const writeErrors = [(err as { writeErrors?: unknown }).writeErrors ?? []].flat() as { code?: number }[];
+  if (writeErrors.length === 0 || !writeErrors.every((w) => w.code === 11000)) throw err;
+}
+
+/**
+ * The purge and deletion outbox of the Mongo `FormsStore` (collections `forms`, `submissions`, `form_counters`,
+ * and `form_deletions`). Without transactions the purge goes in steps that can each be repeated: the deletions
+ * are written first, then submissions and counters go, and the forms last, so a purge cut short leaves the
+ * forms for the redelivered event to find again.
+ */
+export function createMongoFormDeletions(db: MongoDb): DeletionMethods {
+  const forms = db.collection<{ _id: string; orgId: string; key: string; version: number }>('forms');
+  const submissions = db.collection<{ _id: string; orgId: string }>('submissions');
+  const counters = db.collection<{ _id: string; orgId: string }>('form_counters');
+  const deletions = db.collection<DeletionDoc>('form_deletions');
+
+  return {
+    async purgeOrganization(scope) {
+      const doomed = await forms
+        .find({ orgId: scope.orgId }, { projection: { _id: 1, orgId: 1, key: 1, version: 1 } })
+        .toArray();
+      if (doomed.length > 0) {
+        const docs = doomed.map((f) => ({ _id: f._id, orgId: f.orgId, key: f.key, version: f.version + 1 }));
+        await deletions.insertMany(docs, { ordered: false }).catch(ignoreDuplicates);
+      }
+      await submissions.deleteMany({ orgId: scope.orgId });
+      await counters.deleteMany({ orgId: scope.orgId });
+      // Only the forms that have their deletion written: one created meanwhile is not deleted unannounced.
+      if (doomed.length === 0) return 0;
+      const { deletedCount } = await forms.deleteMany({ _id: { $in: doomed.map((f) => f._id) } });
+      return deletedCount;
+    },
+    async listUnpublishedDeletions(limit) {
+      if (limit <= 0) return [];
+      const docs = await deletions.find({}).limit(limit).toArray();
+      return docs.map((d): FormDeletion => ({ formId: d._id, orgId: d.orgId, key: d.key, version: d.version }));
+    },
+    async markDeletionPublished(formId) {
+      await deletions.deleteOne({ _id: formId });
+    },
+  };
+}

@@ -1,0 +1,119 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type BusMessage, createSqliteBus, type EventBus, type Subscription } from '@formgate/bus';
+import { DEFAULT_FORM_SETTINGS, decodeEvent, encodeEvent, type Form, Topics } from '@formgate/contracts';
+import { createIdentityCodec, createLogger, type Service, systemClock, systemIds } from '@formgate/kit';
+import { openSqlite } from '@formgate/store';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '../../../tests/harness/eventually.ts';
+import { createFormsService } from '../src/create-service.ts';
+import type { FormsStore } from '../src/store/forms-store.ts';
+import { createSqliteFormsStore } from '../src/store/sqlite-forms-store.ts';
+
+function form(orgId: string, version = 1): Form {
+  const id = randomUUID();
+  const now = new Date().toISOString();
+  return {
+    id,
+    orgId,
+    name: 'Contact',
+    slug: `contact-${id.slice(0, 8)}`,
+    key: id.replaceAll('-', '').slice(0, 12),
+    settings: DEFAULT_FORM_SETTINGS,
+    createdAt: now,
+    updatedAt: now,
+    version,
+  };
+}
+
+const organizationDeleted = (orgId: string) =>
+  encodeEvent(Topics.orgsOrganization, {
+    id: randomUUID(),
+    type: 'organization.deleted',
+    version: 1,
+    occurredAt: new Date().toISOString(),
+    data: { orgId, actor: { userId: 'user_1', email: null }, name: 'Acme', slug: 'acme' },
+  });
+
+describe('forms.org-purge consumer on the embedded log', () => {
+  let dir: string;
+  let bus: EventBus;
+  let store: FormsStore;
+  let service: Service;
+  let follower: Subscription;
+  const formEvents: BusMessage[] = [];
+  const deletedIds = () =>
+    formEvents.flatMap((m) => {
+      const e = decodeEvent(Topics.formsForm, m.value);
+      return e.type === 'form.deleted' ? [e.data] : [];
+    });
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'fg-forms-purge-'));
+    bus = createSqliteBus(openSqlite(join(dir, 'bus.db')));
+    store = createSqliteFormsStore(openSqlite(':memory:'));
+    service = createFormsService({
+      store,
+      bus,
+      clock: systemClock,
+      ids: systemIds,
+      logger: createLogger({ level: 'silent', name: 'forms' }),
+      identity: createIdentityCodec(randomBytes(32).toString('base64url')),
+    });
+    await service.start();
+    follower = await bus.replay(Topics.formsForm, (m) => void formEvents.push(m));
+  });
+  afterAll(async () => {
+    await follower.stop();
+    await service.stop();
+    await bus.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('deletes the organization’s forms and submissions once, and publishes form.deleted for each form', async () => {
+    const orgId = `org_${randomUUID()}`;
+    const otherOrg = `org_${randomUUID()}`;
+    const doomed = [form(orgId), form(orgId, 4)];
+    const kept = form(otherOrg);
+    for (const f of [...doomed, kept]) {
+      await store.insertForm(f);
+      await store.insertSubmissions([1, 2].map(() => submission(f)));
+    }
+    const message = organizationDeleted(orgId);
+    await bus.publish(Topics.orgsOrganization, [
+      { key: orgId, value: message },
+      { key: orgId, value: message },
+    ]);
+
+    await eventually(() =>
+      expect(deletedIds()).toEqual(
+        expect.arrayContaining(doomed.map((f) => ({ formId: f.id, orgId, key: f.key, version: f.version + 1 }))),
+      ),
+    );
+    expect(deletedIds().filter((d) => d.orgId === orgId)).toHaveLength(2);
+    expect(await store.listForms({ orgId })).toEqual([]);
+    for (const f of doomed) {
+      expect(await store.listSubmissions({ orgId }, f.id, { limit: 10 })).toEqual([]);
+      expect(await store.countSubmissions({ orgId }, f.id)).toBe(0);
+    }
+    expect(await store.listUnpublishedDeletions(100)).toEqual([]);
+    expect(await store.getForm({ orgId: otherOrg }, kept.id)).toEqual(kept);
+    expect(await store.countSubmissions({ orgId: otherOrg }, kept.id)).toBe(2);
+    expect(deletedIds().map((d) => d.formId)).not.toContain(kept.id);
+  });
+});
+
+function submission(f: Form) {
+  return {
+    id: randomUUID(),
+    formId: f.id,
+    orgId: f.orgId,
+    createdAt: new Date().toISOString(),
+    fields: [{ name: 'email', value: 'a@example.com' }],
+    files: [],
+    spam: { isSpam: false, reasons: [] },
+    held: false,
+  };
+}
