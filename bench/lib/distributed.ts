@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Backend, startBackend } from './backends.ts';
-import { createFormgateApi } from './formgate-api.ts';
+import { createFormgateApi, mintApiKey } from './formgate-api.ts';
 import { freePort, REPO_ROOT, type ServerProcess, startServer } from './processes.ts';
 import type { FormgateTarget } from './targets.ts';
 
@@ -23,6 +24,7 @@ export const DISTRIBUTED_ENTRYPOINTS = {
   ingest: 'services/ingest/src/main.ts',
   forms: 'services/forms/src/main.ts',
   billing: 'services/billing/src/main.ts',
+  orgs: 'services/orgs/src/main.ts',
 };
 
 export const KAFKA_PORT = 39092;
@@ -39,7 +41,7 @@ async function startProcesses(opts: { logDir: string; kafka: string; mongo: stri
   };
   const gatewayPort = await freePort();
   const publicUrl = `http://127.0.0.1:${gatewayPort}`;
-  const operatorToken = `fgo_${randomBytes(24).toString('base64url')}`;
+  const mailRoot = mkdtempSync(join(tmpdir(), 'fg-bench-mail-'));
   const started: ServerProcess[] = [];
   const service = async (name: keyof typeof DISTRIBUTED_ENTRYPOINTS, env: Record<string, string> = {}) => {
     const p = await startServer({
@@ -54,10 +56,11 @@ async function startProcesses(opts: { logDir: string; kafka: string; mongo: stri
     return p;
   };
   try {
-    const [forms, billing, ingest] = await Promise.all([
+    const [forms, billing, ingest, orgs] = await Promise.all([
       service('forms'),
       service('billing', { BILLING_SUBMISSIONS_PER_MONTH: '1000000000' }),
       service('ingest', { PUBLIC_URL: publicUrl }),
+      service('orgs'),
     ]);
     const gateway = await startServer({
       name: 'p2-gateway',
@@ -67,14 +70,16 @@ async function startProcesses(opts: { logDir: string; kafka: string; mongo: stri
       env: {
         ...common,
         PUBLIC_URL: publicUrl,
-        OPERATOR_TOKEN: operatorToken,
+        AUTH_SECRET: randomBytes(32).toString('base64url'),
+        MAIL_DIR: join(mailRoot, 'mail'),
         FORMS_URL: forms.url,
         INGEST_URL: ingest.url,
         BILLING_URL: billing.url,
+        ORGS_URL: orgs.url,
       },
     });
     started.push(gateway);
-    return { gateway, started, api: createFormgateApi(gateway.url, operatorToken) };
+    return { gateway, started, api: createFormgateApi(gateway.url, await mintApiKey(gateway.url, mailRoot)) };
   } catch (err) {
     await Promise.allSettled(started.map((p) => p.stop()));
     throw err;

@@ -1,11 +1,27 @@
+import { createAccounts } from '../../tests/harness/accounts.ts';
+import { waitForMailLink } from '../../tests/harness/browser-session.ts';
 import { sleep } from './processes.ts';
+
+/**
+ * Signs up an owner (verification link read from `dataDir/mail`, where a Formgate without SMTP writes it), creates
+ * an organization and returns a write API key for it: the credential the bench calls the API with.
+ */
+export async function mintApiKey(baseUrl: string, dataDir: string): Promise<string> {
+  const accounts = createAccounts(baseUrl, async (email, subject) => {
+    const link = new URL(await waitForMailLink(dataDir, email, subject));
+    return `${baseUrl}${link.pathname}${link.search}`;
+  });
+  const owner = await accounts.signUp(`bench-${Date.now()}@example.test`);
+  await accounts.createOrg(owner, 'Bench');
+  return accounts.createApiKey(owner, 'write');
+}
 
 export interface BenchForm {
   id: string;
   key: string;
 }
 
-/** The operator API the bench needs: create forms, read the dashboard count, page through submission ids. */
+/** The API the bench needs (with an organization API key): create forms, read the dashboard count, page through submission ids. */
 export function createFormgateApi(baseUrl: string, token: string) {
   const headers = { authorization: `Bearer ${token}`, accept: 'application/json' };
 

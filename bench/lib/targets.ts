@@ -1,6 +1,4 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { createFormgateApi, type FormgateApi } from './formgate-api.ts';
+import { createFormgateApi, type FormgateApi, mintApiKey } from './formgate-api.ts';
 import { freePort, type ServerProcess, startServer } from './processes.ts';
 
 export const B0_SCRIPT = 'bench/baselines/b0-server.ts';
@@ -42,6 +40,5 @@ export async function startEmbeddedFormgate(opts: {
       BILLING_SUBMISSIONS_PER_MONTH: '1000000000',
     },
   });
-  const token = readFileSync(join(opts.dataDir, 'operator-token'), 'utf8').trim();
-  return { server, api: createFormgateApi(server.url, token) };
+  return { server, api: createFormgateApi(server.url, await mintApiKey(server.url, opts.dataDir)) };
 }

@@ -3,14 +3,14 @@ import { fromNodeHeaders } from 'better-auth/node';
 import { type Request, Router } from 'express';
 import { z } from 'zod';
 import { API_KEY_SCOPES, type ApiKeyScope, type Caller } from './auth/authenticate.ts';
-import type { Auth } from './auth/create-auth.ts';
+import { type Auth, CLIENT_IP_HEADER } from './auth/create-auth.ts';
+import { creatorOf } from './auth/start-auth.ts';
 import { createFixedWindowLimiter } from './rate-limit.ts';
 
 declare global {
   namespace Express {
     interface Request {
       caller?: Caller;
-      clientIp?: string;
     }
   }
 }
@@ -29,6 +29,7 @@ interface ApiKeyRow {
   createdAt: Date;
   lastRequest?: Date | null;
   expiresAt?: Date | null;
+  metadata?: unknown;
 }
 
 function scopeOf(row: ApiKeyRow): ApiKeyScope {
@@ -44,6 +45,7 @@ const toKeyDto = (row: ApiKeyRow) => ({
   scope: scopeOf(row),
   createdAt: new Date(row.createdAt).toISOString(),
   lastUsedAt: row.lastRequest ? new Date(row.lastRequest).toISOString() : null,
+  createdBy: creatorOf(row.metadata) ?? null,
 });
 
 const callerOf = (req: Request): Caller & { orgId: string } => {
@@ -77,7 +79,7 @@ export function accountRoutes(auth: Auth, options: { lookupsPerMinute: number })
   });
 
   router.get('/api/v1/users/by-email/:email', async (req, res) => {
-    if (!lookups.take(req.clientIp ?? 'unknown'))
+    if (!lookups.take(String(req.headers[CLIENT_IP_HEADER])))
       throw new AppError('RATE_LIMITED', 'Too many lookups, retry in a minute', 429, true);
     const email = z.email().max(320).safeParse(String(req.params.email).toLowerCase());
     if (!email.success) throw new AppError('INVALID_EMAIL', 'Not an email address', 400);
@@ -108,6 +110,7 @@ export function accountRoutes(auth: Auth, options: { lookupsPerMinute: number })
         organizationId: caller.orgId,
         userId: caller.userId,
         permissions: API_KEY_SCOPES[body.scope],
+        metadata: { createdBy: caller.userId },
       },
     });
     res.status(201).json({ ...toKeyDto(created as unknown as ApiKeyRow), key: created.key });

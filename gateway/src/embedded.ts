@@ -76,7 +76,7 @@ export async function startEmbedded(config: EmbeddedConfig) {
   const services = [forms, billing, orgs, createNotificationsService({ logger }), ingest];
   for (const s of services) await s.start();
 
-  const mailer = createMailer({ ...config, mailDir: join(config.dataDir, 'mail'), logger });
+  const mailer = createMailer({ ...config, mailDir: join(config.dataDir, 'mail'), logger, logLinks: true });
   const accounts = await startAuth({
     ...common,
     ...config,

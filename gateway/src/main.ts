@@ -25,7 +25,7 @@ try {
     onError: (err, context) => logger.warn({ err, context }, 'kafka'),
   });
   const conn = await connectMongo(config.MONGO_URL, `${config.MONGO_DB_PREFIX}_accounts`);
-  const mailer = createMailer({ ...config, mailDir: config.MAIL_DIR, logger });
+  const mailer = createMailer({ ...config, mailDir: config.MAIL_DIR, logger, logLinks: false });
   const accounts = await startAuth({
     ...config,
     store: { kind: 'mongo', db: conn.db as unknown as Db },

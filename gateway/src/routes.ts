@@ -1,4 +1,5 @@
 import type { PermissionRequest } from '@formgate/contracts';
+import { AppError } from '@formgate/kit';
 import { match } from 'path-to-regexp';
 
 export type ServiceName = 'forms' | 'ingest' | 'billing' | 'notifications' | 'orgs';
@@ -52,6 +53,14 @@ export const ROUTES: readonly RouteSpec[] = [
   org('GET', '/api/v1/flags/:flag', 'orgs'),
 ];
 
+const decodeParam = (raw: string) => {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    throw new AppError('MALFORMED_PATH', 'The path is not valid percent-encoding', 400);
+  }
+};
+
 export interface RouteMatch {
   route: RouteSpec;
   params: Record<string, string>;
@@ -61,7 +70,7 @@ export interface RouteMatch {
 export function createRouter(routes: readonly RouteSpec[]) {
   const compiled = routes.map((route) => ({
     route,
-    test: match<Record<string, string>>(route.path, { decode: decodeURIComponent }),
+    test: match<Record<string, string>>(route.path, { decode: decodeParam }),
   }));
   return {
     find(method: string, path: string): RouteMatch | 'method-not-allowed' | undefined {

@@ -172,6 +172,20 @@ describe('rate limits and cookies under other settings', () => {
     }
   });
 
+  it('limits user lookups per client; behind a trusted proxy each forwarded client has its own budget', async () => {
+    const proxied = await startTestApp({ USER_LOOKUPS_PER_MINUTE: '2', TRUSTED_PROXIES: '127.0.0.1' });
+    try {
+      const lookup = (ip: string) =>
+        fetch(`${proxied.baseUrl}/api/v1/users/by-email/a%40example.test`, { headers: { 'x-forwarded-for': ip } });
+      const first = [];
+      for (let i = 0; i < 3; i++) first.push((await lookup('9.9.9.1')).status);
+      expect(first).toEqual([200, 200, 429]);
+      expect((await lookup('9.9.9.2')).status).toBe(200);
+    } finally {
+      await proxied.stop();
+    }
+  });
+
   it('marks cookies Secure when the public URL is https', async () => {
     const secure = await startTestApp({ PUBLIC_URL: 'https://formgate.example' });
     try {

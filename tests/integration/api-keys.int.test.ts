@@ -54,6 +54,30 @@ describe('organization API keys', () => {
     expect(listed.data.map((f) => f.slug)).toEqual(['scripted']);
   });
 
+  it('die with the member who created them: removal or a downgrade revokes their keys, not the others', async () => {
+    const owner = await app.accounts.signUp();
+    const org = await app.accounts.createOrg(owner);
+    const admin = await app.accounts.addMember(owner, org, 'admin');
+    const other = await app.accounts.addMember(owner, org, 'admin');
+    const adminKey = await app.accounts.createApiKey(admin, 'write');
+    const otherKey = await app.accounts.createApiKey(other, 'write');
+    const ownerKey = await app.accounts.createApiKey(owner, 'write');
+    const listed = (await owner.call('GET', '/api/v1/api-keys')).body.data as { createdBy: string }[];
+    expect(new Set(listed.map((k) => k.createdBy)).size).toBe(3);
+
+    expect(
+      (await owner.call('POST', '/api/auth/organization/remove-member', { memberIdOrEmail: admin.email })).status,
+    ).toBe(200);
+    expect((await withKey(adminKey)).status).toBe(401);
+    const full = (await owner.call('GET', '/api/auth/organization/get-full-organization')).body;
+    const memberId = full.members.find((m: { user: { email: string } }) => m.user.email === other.email).id;
+    expect(
+      (await owner.call('POST', '/api/auth/organization/update-member-role', { memberId, role: 'member' })).status,
+    ).toBe(200);
+    expect((await withKey(otherKey)).status).toBe(401);
+    expect((await withKey(ownerKey)).status).toBe(200);
+  });
+
   it('cannot manage keys or act as a user', async () => {
     const owner = await app.accounts.signUp();
     await app.accounts.createOrg(owner);
@@ -106,6 +130,27 @@ describe('CSRF and content types on session mutations', () => {
     });
     expect(form.status).toBe(415);
     expect((await owner.call('GET', '/api/v1/forms')).body.data).toEqual([]);
+  });
+
+  it('applies better-auth’s own origin check to /api/auth mutations, even under NODE_ENV=test', async () => {
+    const owner = await app.accounts.signUp();
+    const org = await app.accounts.createOrg(owner, 'Origin');
+    const hijack = await owner.call(
+      'POST',
+      '/api/auth/organization/update',
+      { organizationId: org.id, data: { name: 'Pwned' } },
+      { origin: 'https://evil.example' },
+    );
+    expect(hijack.status).toBe(403);
+    expect((await owner.call('GET', '/api/auth/organization/get-full-organization')).body.name).toBe('Origin');
+  });
+
+  it('answers a malformed percent-encoding with 400, not 500', async () => {
+    const owner = await app.accounts.signUp();
+    await app.accounts.createOrg(owner);
+    const reply = await owner.call('GET', '/api/v1/forms/%E0%A4%A');
+    expect(reply.status).toBe(400);
+    expect(reply.body.error.code).toBe('MALFORMED_PATH');
   });
 
   it('answers unknown API paths 404 and wrong methods 405, as JSON', async () => {

@@ -1,5 +1,5 @@
 import { apiKey } from '@better-auth/api-key';
-import { accessControl, ORG_ROLES } from '@formgate/contracts';
+import { accessControl, authorize, ORG_ROLES } from '@formgate/contracts';
 import type { Logger } from '@formgate/kit';
 import type { Mailer } from '@formgate/mail';
 import { type BetterAuthOptions, betterAuth } from 'better-auth';
@@ -25,8 +25,8 @@ export interface AuthSettings {
   invitationTtlSeconds: number;
   /** Where lifecycle events are recorded before the outbox relay publishes them. */
   recordOrgEvent: OrgEventRecorder;
-  /** Clean-up of what better-auth does not delete with an organization (its API keys). */
-  onOrganizationDeleted: (orgId: string) => Promise<void>;
+  /** Revokes the organization's API keys: all of them, or those `createdBy` one user. */
+  revokeApiKeys: (orgId: string, createdBy?: string) => Promise<void>;
 }
 
 const minute = (max: number) => ({ window: 60, max });
@@ -86,6 +86,9 @@ export function authOptions(s: AuthSettings) {
       },
     },
     advanced: {
+      // better-auth skips both checks when NODE_ENV=test; Formgate never does.
+      disableCSRFCheck: false,
+      disableOriginCheck: false,
       cookiePrefix: 'formgate',
       ipAddress: { ipAddressHeaders: [CLIENT_IP_HEADER] },
       defaultCookieAttributes: { httpOnly: true, sameSite: 'lax' },
@@ -106,15 +109,27 @@ export function authOptions(s: AuthSettings) {
           ),
         organizationHooks: {
           ...hooks,
+          // Keys are revoked first: if recording the event fails, the organization's keys are already dead.
           afterDeleteOrganization: async (data) => {
+            await s.revokeApiKeys(data.organization.id);
             await hooks.afterDeleteOrganization(data);
-            await s.onOrganizationDeleted(data.organization.id);
+          },
+          // A member who leaves, or loses the right to hold keys, takes the keys they created along.
+          afterRemoveMember: async (data) => {
+            await s.revokeApiKeys(data.organization.id, data.member.userId);
+            await hooks.afterRemoveMember(data);
+          },
+          afterUpdateMemberRole: async (data) => {
+            if (!authorize(data.member.role.split(','), { apiKey: ['create'] }).success)
+              await s.revokeApiKeys(data.organization.id, data.member.userId);
+            await hooks.afterUpdateMemberRole(data);
           },
         },
       }),
       apiKey({
         references: 'organization',
         defaultPrefix: API_KEY_PREFIX,
+        enableMetadata: true,
         apiKeyHeaders: ['x-api-key'],
         rateLimit: { enabled: false },
         keyExpiration: { defaultExpiresIn: null },

@@ -135,6 +135,7 @@ export interface OutboxAdapter {
   create(input: { model: string; data: Record<string, unknown> }): Promise<unknown>;
   findMany<T>(input: {
     model: string;
+    where?: { field: string; value: string }[];
     limit?: number;
     sortBy?: { field: string; direction: 'asc' | 'desc' };
   }): Promise<T[]>;

@@ -10,11 +10,18 @@ import { createOrgEventOutbox, type OutboxAdapter } from './org-events.ts';
 
 export type AuthStore = { kind: 'sqlite'; path: string } | { kind: 'mongo'; db: Db };
 
-export interface StartAuthDeps extends Omit<AuthSettings, 'database' | 'recordOrgEvent' | 'onOrganizationDeleted'> {
+export interface StartAuthDeps extends Omit<AuthSettings, 'database' | 'recordOrgEvent' | 'revokeApiKeys'> {
   store: AuthStore;
   bus: EventBus;
   clock: Clock;
   ids: Ids;
+}
+
+/** The user who created an API key (kept in its metadata by the gateway). */
+export function creatorOf(metadata: unknown): string | undefined {
+  const parsed = typeof metadata === 'string' ? (JSON.parse(metadata) as unknown) : metadata;
+  const createdBy = (parsed as { createdBy?: unknown } | null)?.createdBy;
+  return typeof createdBy === 'string' ? createdBy : undefined;
 }
 
 /**
@@ -57,9 +64,17 @@ export async function startAuth(deps: StartAuthDeps) {
     ...deps,
     database,
     recordOrgEvent: outbox.record,
-    // An organization's API keys die with it.
-    onOrganizationDeleted: async (orgId) => {
-      await adapter?.deleteMany({ model: 'apikey', where: [{ field: 'referenceId', value: orgId }] });
+    revokeApiKeys: async (orgId, createdBy) => {
+      if (!adapter) return;
+      const keys = await adapter.findMany<{ id: string; metadata?: unknown }>({
+        model: 'apikey',
+        where: [{ field: 'referenceId', value: orgId }],
+      });
+      const doomed = keys
+        .filter((k) => createdBy === undefined || creatorOf(k.metadata) === createdBy)
+        .map((k) => k.id);
+      if (doomed.length)
+        await adapter.deleteMany({ model: 'apikey', where: [{ field: 'id', operator: 'in', value: doomed }] });
     },
   };
   if (deps.store.kind === 'sqlite') await (await getMigrations(authOptions(settings))).runMigrations();

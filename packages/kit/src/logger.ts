@@ -16,6 +16,7 @@ export function createLogger(opts: { level: string; name: string; destination?: 
         paths: [
           'req.headers.authorization',
           'req.headers.cookie',
+          'req.headers["x-api-key"]',
           'req.headers["x-formgate-identity"]',
           'req.headers["stripe-signature"]',
           'res.headers["set-cookie"]',

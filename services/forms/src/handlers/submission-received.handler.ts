@@ -2,7 +2,11 @@ import type { BusMessage } from '@formgate/bus';
 import { decodeEvent, Topics } from '@formgate/contracts';
 import type { FormsStore, SubmissionRecord } from '../store/forms-store.ts';
 
-/** Projects `submission.received` into the submissions read model; idempotent by submission id. */
+/**
+ * Projects `submission.received` into the submissions read model; idempotent by submission id. A submission for a
+ * form this service no longer has (deleted, or purged with its organization, while the event was in flight) is
+ * dropped: forms are created here first, so an unknown form is always a gone one.
+ */
 export function createSubmissionReceivedHandler(store: FormsStore) {
   return async (batch: BusMessage[]) => {
     const records: SubmissionRecord[] = batch.map((m) => {
@@ -18,6 +22,9 @@ export function createSubmissionReceivedHandler(store: FormsStore) {
         held: data.held,
       };
     });
-    await store.insertSubmissions(records);
+    const forms = new Map(records.map((r) => [r.formId, r.orgId]));
+    const live = new Set<string>();
+    for (const [formId, orgId] of forms) if (await store.getForm({ orgId }, formId)) live.add(formId);
+    await store.insertSubmissions(records.filter((r) => live.has(r.formId)));
   };
 }
