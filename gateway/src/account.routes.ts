@@ -1,5 +1,4 @@
 import { AppError, notFound } from '@formgate/kit';
-import { fromNodeHeaders } from 'better-auth/node';
 import { type Request, Router } from 'express';
 import { z } from 'zod';
 import { API_KEY_SCOPES, type ApiKeyScope, type Caller } from './auth/authenticate.ts';
@@ -63,18 +62,14 @@ export function accountRoutes(auth: Auth, options: { lookupsPerMinute: number })
   const adapter = async () => (await auth.$context).adapter;
   const lookups = createFixedWindowLimiter({ max: options.lookupsPerMinute, windowMs: 60_000 });
 
-  router.get('/api/v1/session', async (req, res) => {
-    const session = await auth.api.getSession({ headers: fromNodeHeaders(req.headers) });
-    if (!session) throw new AppError('UNAUTHENTICATED', 'Authentication required', 401);
-    const { user } = session;
+  // The route table admits only sessions here; the gateway already resolved this one.
+  router.get('/api/v1/session', (req, res) => {
     const caller = req.caller;
+    if (caller?.via !== 'session') throw new AppError('UNAUTHENTICATED', 'Authentication required', 401);
     res.json({
-      user: { id: user.id, email: user.email, name: user.name, emailVerified: user.emailVerified },
-      session: {
-        activeOrganizationId: caller?.orgId ?? null,
-        expiresAt: new Date(session.session.expiresAt).toISOString(),
-      },
-      roles: caller?.roles ?? [],
+      user: { id: caller.userId, email: caller.email, name: caller.name, emailVerified: caller.emailVerified },
+      session: { activeOrganizationId: caller.orgId, expiresAt: caller.sessionExpiresAt.toISOString() },
+      roles: caller.roles,
     });
   });
 

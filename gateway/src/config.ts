@@ -35,14 +35,7 @@ const accountEnv = {
   TRUSTED_PROXIES: list,
 };
 
-const accounts = (c: {
-  SMTP_URL?: string;
-  MAIL_FROM: string;
-  AUTH_SIGN_IN_PER_MINUTE: number;
-  USER_LOOKUPS_PER_MINUTE: number;
-  INVITATION_TTL_HOURS: number;
-  TRUSTED_PROXIES: string[];
-}) => ({
+const accounts = (c: z.infer<z.ZodObject<typeof accountEnv>>) => ({
   smtpUrl: c.SMTP_URL,
   mailFrom: c.MAIL_FROM,
   signInPerMinute: c.AUTH_SIGN_IN_PER_MINUTE,

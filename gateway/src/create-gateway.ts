@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { authorize } from '@formgate/contracts';
 import {
   AppError,
+  assertJsonMutation,
   errorHandler,
   forbidden,
   IDENTITY_HEADER,
@@ -11,7 +12,6 @@ import {
   type IdentitySigner,
   type Logger,
   requestId,
-  requireJson,
   unauthenticated,
 } from '@formgate/kit';
 import { toNodeHandler } from 'better-auth/node';
@@ -137,7 +137,7 @@ export function createGateway(deps: GatewayDeps) {
     const { route } = found;
     if (route.auth !== 'public') {
       checkCsrf(req, trusted);
-      await new Promise<void>((ok, fail) => requireJson(req, res, (err?: unknown) => (err ? fail(err) : ok())));
+      assertJsonMutation(req);
       const caller = await deps.authenticate(req);
       const identity = admit(route, caller);
       req.caller = caller ?? undefined;

@@ -1,14 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { createKafkaBus } from '@formgate/bus';
-import {
-  createIdentityCodec,
-  createLogger,
-  exitOnBootFailure,
-  serveUntilSignal,
-  systemClock,
-  systemIds,
-} from '@formgate/kit';
-import { connectMongo } from '@formgate/store';
+import { createIdentityCodec, runDistributed, systemClock, systemIds } from '@formgate/kit';
 import type { Db } from 'mongodb';
 import { startAuth } from './auth/start-auth.ts';
 import { loadGatewayConfig } from './config.ts';
@@ -16,15 +7,8 @@ import { createGateway } from './create-gateway.ts';
 import { createMailer } from './mailer.ts';
 import { ROUTES } from './routes.ts';
 
-try {
-  const config = loadGatewayConfig();
-  const logger = createLogger({ level: config.LOG_LEVEL, name: 'gateway' }).child({ instance: config.INSTANCE_ID });
-  const bus = createKafkaBus({
-    brokers: config.KAFKA_BROKERS,
-    clientId: `gateway-${config.INSTANCE_ID}`,
-    onError: (err, context) => logger.warn({ err, context }, 'kafka'),
-  });
-  const conn = await connectMongo(config.MONGO_URL, `${config.MONGO_DB_PREFIX}_accounts`);
+await runDistributed('gateway', loadGatewayConfig, async ({ config, logger, bus, mongo }) => {
+  const conn = await mongo('accounts');
   const mailer = createMailer({ ...config, mailDir: config.MAIL_DIR, logger, logLinks: false });
   const accounts = await startAuth({
     ...config,
@@ -54,20 +38,12 @@ try {
     lookupsPerMinute: config.lookupsPerMinute,
     webDir: fileURLToPath(new URL('../../web/dist', import.meta.url)),
   });
-  await serveUntilSignal({
-    name: 'gateway',
+  return {
     handler: gateway.handle,
-    port: config.PORT,
-    host: config.HOST,
-    logger,
-    closables: [
-      { stop: async () => gateway.close() },
-      accounts,
-      { stop: () => bus.close() },
-      { stop: () => mailer.close() },
-      { stop: () => conn.close() },
-    ],
-  });
-} catch (err) {
-  exitOnBootFailure(err);
-}
+    async stop() {
+      gateway.close();
+      await accounts.stop();
+      await mailer.close();
+    },
+  };
+});

@@ -89,4 +89,3 @@ export function createRouter(routes: readonly RouteSpec[]) {
 
 /** Public paths the gateway answers without any framework (the ingest fast path). */
 export const isPublicIngestPath = (url: string) => url.startsWith('/f/') || url.startsWith('/form/');
-export const isAuthPath = (url: string) => url === '/api/auth' || url.startsWith('/api/auth/');

@@ -68,3 +68,20 @@ export function createAccounts(baseUrl: string, mailLink: MailLinkReader) {
 }
 
 export type Accounts = ReturnType<typeof createAccounts>;
+
+/** The write API key of organization `org`, created once per name: its owner signs up, verifies and creates it. */
+export function createOrgKeys(accounts: Accounts) {
+  const keys = new Map<string, Promise<string>>();
+  return (org: string): Promise<string> => {
+    let key = keys.get(org);
+    if (!key) {
+      key = (async () => {
+        const owner = await accounts.signUp();
+        await accounts.createOrg(owner, org);
+        return accounts.createApiKey(owner, 'write');
+      })();
+      keys.set(org, key);
+    }
+    return key;
+  };
+}

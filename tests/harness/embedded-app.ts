@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadEmbeddedConfig } from '../../gateway/src/config.ts';
 import { startEmbedded } from '../../gateway/src/embedded.ts';
-import { createAccounts } from './accounts.ts';
+import { createAccounts, createOrgKeys } from './accounts.ts';
 import { waitForMailLink } from './browser-session.ts';
 
 export { eventually } from './eventually.ts';
@@ -41,19 +41,7 @@ export async function startTestApp(env: Record<string, string> = {}) {
   const accounts = createAccounts(baseUrl(), async (email, subject) =>
     (await waitForMailLink(dataDir, email, subject)).replace('//localhost:', '//127.0.0.1:'),
   );
-  const orgKeys = new Map<string, Promise<string>>();
-  const keyFor = (org: string) => {
-    let key = orgKeys.get(org);
-    if (!key) {
-      key = (async () => {
-        const owner = await accounts.signUp();
-        await accounts.createOrg(owner, org);
-        return accounts.createApiKey(owner, 'write');
-      })();
-      orgKeys.set(org, key);
-    }
-    return key;
-  };
+  const keyFor = createOrgKeys(accounts);
 
   const harness = {
     dataDir,

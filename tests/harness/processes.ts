@@ -5,7 +5,7 @@ import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 import { extractLinks } from '@formgate/mail';
 import { startSmtpTestServer } from '@formgate/mail/testing';
-import { createAccounts } from './accounts.ts';
+import { createAccounts, createOrgKeys } from './accounts.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 /** Every process's output is kept here, for reading after a failed run. */
@@ -132,7 +132,6 @@ export async function startDistributed(opts: { kafkaBrokers: string; mongoUrl: s
     if (!link) throw new Error(`no link in "${mail.subject}"`);
     return link;
   });
-  const orgKeys = new Map<string, Promise<string>>();
 
   return {
     baseUrl: publicUrl,
@@ -141,18 +140,7 @@ export async function startDistributed(opts: { kafkaBrokers: string; mongoUrl: s
     accounts,
     smtp,
     /** The write API key of organization `org` (its owner signs up, over SMTP, on first use). */
-    apiKey(org: string) {
-      let key = orgKeys.get(org);
-      if (!key) {
-        key = (async () => {
-          const owner = await accounts.signUp();
-          await accounts.createOrg(owner, org);
-          return accounts.createApiKey(owner, 'write');
-        })();
-        orgKeys.set(org, key);
-      }
-      return key;
-    },
+    apiKey: createOrgKeys(accounts),
     /** Stops every process (SIGTERM, draining) and starts them again on fresh ports, the gateway on its own. */
     async restartAll() {
       await stopAll();

@@ -6,7 +6,16 @@ export type ApiKeyScope = 'read' | 'write';
 
 /** Who is calling, as the gateway resolved it once for this request. */
 export type Caller =
-  | { via: 'session'; userId: string; email: string; orgId: string | null; roles: string[]; emailVerified: boolean }
+  | {
+      via: 'session';
+      userId: string;
+      email: string;
+      name: string;
+      emailVerified: boolean;
+      sessionExpiresAt: Date;
+      orgId: string | null;
+      roles: string[];
+    }
   | { via: 'api-key'; keyId: string; orgId: string; scope: ApiKeyScope; roles: string[] };
 
 export type Authenticator = (req: IncomingMessage) => Promise<Caller | null>;
@@ -64,7 +73,9 @@ export function createAuthenticator(auth: Auth): Authenticator {
       via: 'session',
       userId: user.id,
       email: user.email,
+      name: user.name,
       emailVerified: user.emailVerified,
+      sessionExpiresAt: new Date(session.session.expiresAt),
       orgId: member ? orgId : null,
       roles: member ? member.role.split(',').map((r) => r.trim()) : [],
     };

@@ -16,7 +16,17 @@ export interface Service {
 }
 
 /** Mutations accept JSON only: a form post or `text/plain` from another site cannot reach them (CSRF). */
+export function assertJsonMutation(req: Request): void {
+  if (['GET', 'HEAD', 'OPTIONS', 'DELETE'].includes(req.method) || req.is('application/json')) return;
+  throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send a JSON body with Content-Type: application/json', 415);
+}
+
+/** `assertJsonMutation` as Express middleware. */
 export function requireJson(req: Request, _res: Response, next: NextFunction) {
-  if (['GET', 'HEAD', 'OPTIONS', 'DELETE'].includes(req.method) || req.is('application/json')) return next();
-  next(new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send a JSON body with Content-Type: application/json', 415));
+  try {
+    assertJsonMutation(req);
+    next();
+  } catch (err) {
+    next(err);
+  }
 }

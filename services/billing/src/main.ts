@@ -1,21 +1,11 @@
-import { createKafkaBus } from '@formgate/bus';
-import { createIdentityCodec, createLogger, exitOnBootFailure, serveUntilSignal, systemClock } from '@formgate/kit';
-import { connectMongo } from '@formgate/store';
+import { createIdentityCodec, runDistributed, systemClock } from '@formgate/kit';
 import { loadBillingConfig } from './config.ts';
 import { createBillingService } from './create-service.ts';
 import { createMongoUsageStore } from './store/mongo-usage-store.ts';
 
-try {
-  const config = loadBillingConfig();
-  const logger = createLogger({ level: config.LOG_LEVEL, name: 'billing' }).child({ instance: config.INSTANCE_ID });
-  const bus = createKafkaBus({
-    brokers: config.KAFKA_BROKERS,
-    clientId: `billing-${config.INSTANCE_ID}`,
-    onError: (err, context) => logger.warn({ err, context }, 'kafka'),
-  });
-  const conn = await connectMongo(config.MONGO_URL, `${config.MONGO_DB_PREFIX}_billing`);
+await runDistributed('billing', loadBillingConfig, async ({ config, logger, bus, mongo }) => {
   const service = createBillingService({
-    store: await createMongoUsageStore(conn),
+    store: await createMongoUsageStore(await mongo('billing')),
     bus,
     clock: systemClock,
     logger,
@@ -25,15 +15,5 @@ try {
       emailsPerMonth: () => config.BILLING_EMAILS_PER_MONTH,
     },
   });
-  await service.start();
-  await serveUntilSignal({
-    name: 'billing',
-    handler: service.app,
-    port: config.PORT,
-    host: config.HOST,
-    logger,
-    closables: [service, { stop: () => bus.close() }, { stop: () => conn.close() }],
-  });
-} catch (err) {
-  exitOnBootFailure(err);
-}
+  return { ...service, handler: service.app };
+});

@@ -1,0 +1,72 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createKafkaBus, type EventBus } from '@formgate/bus';
+import { connectMongo } from '@formgate/store';
+
+type Connection = Awaited<ReturnType<typeof connectMongo>>;
+
+import { createLogger, type Logger } from './logger.ts';
+import { type Closable, exitOnBootFailure, serveUntilSignal } from './serve.ts';
+
+/** What every distributed process reads (see `serviceEnv`). */
+interface DistributedConfig {
+  LOG_LEVEL: string;
+  PORT: number;
+  HOST: string;
+  KAFKA_BROKERS: string[];
+  MONGO_URL: string;
+  MONGO_DB_PREFIX: string;
+  INSTANCE_ID: string;
+}
+
+export interface DistributedParts<C> {
+  config: C;
+  logger: Logger;
+  bus: EventBus;
+  /** Connects to this deployment's database `<MONGO_DB_PREFIX>_<name>`; closed on shutdown. */
+  mongo(name: string): Promise<Connection>;
+}
+
+/** The process's HTTP handler and what `start`s before it listens and `stop`s after it stops accepting. */
+export interface Served extends Closable {
+  handler: (req: IncomingMessage, res: ServerResponse) => void;
+  start?(): Promise<void>;
+}
+
+/**
+ * The shared shape of every distributed entry point: parse the config (a bad one stops the boot listing every
+ * problem), a logger per instance, the Kafka bus, Mongo connections on demand, then `build` wires the process;
+ * it serves until SIGINT/SIGTERM and closes in reverse order of opening.
+ */
+export async function runDistributed<C extends DistributedConfig>(
+  name: string,
+  loadConfig: () => C,
+  build: (parts: DistributedParts<C>) => Promise<Served>,
+) {
+  try {
+    const config = loadConfig();
+    const logger = createLogger({ level: config.LOG_LEVEL, name }).child({ instance: config.INSTANCE_ID });
+    const bus = createKafkaBus({
+      brokers: config.KAFKA_BROKERS,
+      clientId: `${name}-${config.INSTANCE_ID}`,
+      onError: (err, context) => logger.warn({ err, context }, 'kafka'),
+    });
+    const connections: Connection[] = [];
+    const mongo = async (db: string) => {
+      const conn = await connectMongo(config.MONGO_URL, `${config.MONGO_DB_PREFIX}_${db}`);
+      connections.push(conn);
+      return conn;
+    };
+    const served = await build({ config, logger, bus, mongo });
+    await served.start?.();
+    await serveUntilSignal({
+      name,
+      handler: served.handler,
+      port: config.PORT,
+      host: config.HOST,
+      logger,
+      closables: [served, { stop: () => bus.close() }, ...connections.map((c) => ({ stop: () => c.close() }))],
+    });
+  } catch (err) {
+    exitOnBootFailure(err);
+  }
+}
