@@ -2,8 +2,15 @@ import { randomUUID } from 'node:crypto';
 import { createIdentityCodec, IDENTITY_HEADER } from '@formgate/kit';
 import { createClient } from '@formspree/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describeAccountFlows } from '../flows/account.flows.ts';
+import { describeApiKeyFlows } from '../flows/api-key.flows.ts';
+import { describeOrganizationFlows } from '../flows/organization.flows.ts';
+import type { FlowTarget } from '../flows/target.ts';
+import { distributedTarget } from '../flows/targets.ts';
+import { createAccounts } from '../harness/accounts.ts';
+import { createBrowserSession } from '../harness/browser-session.ts';
 import { eventually } from '../harness/embedded-app.ts';
-import { startDistributed } from '../harness/processes.ts';
+import { startDistributed, stopProcess } from '../harness/processes.ts';
 
 const KAFKA_BROKERS = process.env.KAFKA_BROKERS;
 const MONGO_URL = process.env.MONGO_URL;
@@ -63,6 +70,40 @@ describe('distributed mode: separate processes on Kafka and a Mongo-wire server'
   }, 240_000);
   afterAll(async () => {
     await cluster?.stop();
+  });
+
+  // The same account, organization and API-key journeys the embedded suite runs, here across processes.
+  let flowTarget: FlowTarget | undefined;
+  const target = () => {
+    flowTarget ??= distributedTarget(cluster);
+    return flowTarget;
+  };
+  describeAccountFlows(target);
+  describeOrganizationFlows(target);
+  describeApiKeyFlows(target);
+
+  it('gateways of one deployment share sessions and the sign-in budget: switching instance resets nothing', async () => {
+    const env = { AUTH_SIGN_IN_PER_MINUTE: '3', MONGO_DB_PREFIX: `${cluster.mongoDbPrefix}_pair` };
+    const a = await cluster.startExtraGateway('gateway-pair-a', env);
+    const b = await cluster.startExtraGateway('gateway-pair-b', env);
+    try {
+      const user = await createAccounts(a.url, (email, subject) => target().mailLink(email, subject)).signUp();
+      const onB = createBrowserSession(b.url);
+      for (const [k, v] of user.cookies) onB.cookies.set(k, v);
+      expect((await onB.call('GET', '/api/v1/session')).body.user.email).toBe(user.email);
+
+      const statuses = [];
+      for (const gateway of [a, b, a, b, a]) {
+        const reply = await createBrowserSession(gateway.url).call('POST', '/api/auth/sign-in/email', {
+          email: 'nobody@example.test',
+          password: 'wrong password!',
+        });
+        statuses.push(reply.status);
+      }
+      expect(statuses).toEqual([401, 401, 401, 429, 429]);
+    } finally {
+      await Promise.all([stopProcess(a), stopProcess(b)]);
+    }
   });
 
   it('N submissions in → N in the read model, none twice, and billing counts N', async () => {

@@ -105,18 +105,20 @@ export async function startDistributed(opts: { kafkaBrokers: string; mongoUrl: s
       start('ingest-2', 'services/ingest/src/main.ts', { PUBLIC_URL: publicUrl }),
     ]);
   };
+  // One secret for every gateway of this deployment: a session cookie is valid on all of them, across restarts.
+  const authSecret = randomBytes(32).toString('base64url');
+  const gatewayEnv = () => ({
+    AUTH_SECRET: authSecret,
+    SMTP_URL: smtp.url,
+    AUTH_SIGN_IN_PER_MINUTE: '10000',
+    USER_LOOKUPS_PER_MINUTE: '10000',
+    FORMS_URL: [processes['forms-1']?.url, processes['forms-2']?.url].join(','),
+    INGEST_URL: [processes['ingest-1']?.url, processes['ingest-2']?.url].join(','),
+    BILLING_URL: processes.billing?.url ?? '',
+    ORGS_URL: processes.orgs?.url ?? '',
+  });
   const startGateway = () =>
-    start('gateway', 'gateway/src/main.ts', {
-      PORT: String(gatewayPort),
-      PUBLIC_URL: publicUrl,
-      AUTH_SECRET: randomBytes(32).toString('base64url'),
-      SMTP_URL: smtp.url,
-      AUTH_SIGN_IN_PER_MINUTE: '10000',
-      FORMS_URL: [processes['forms-1']?.url, processes['forms-2']?.url].join(','),
-      INGEST_URL: [processes['ingest-1']?.url, processes['ingest-2']?.url].join(','),
-      BILLING_URL: processes.billing?.url ?? '',
-      ORGS_URL: processes.orgs?.url ?? '',
-    });
+    start('gateway', 'gateway/src/main.ts', { ...gatewayEnv(), PORT: String(gatewayPort), PUBLIC_URL: publicUrl });
   const stopAll = () => Promise.all(Object.values(processes).map((p) => stopProcess(p)));
   try {
     await startServices();
@@ -136,11 +138,25 @@ export async function startDistributed(opts: { kafkaBrokers: string; mongoUrl: s
   return {
     baseUrl: publicUrl,
     identitySecret: secret,
+    mongoDbPrefix: shared.MONGO_DB_PREFIX,
     processes,
     accounts,
     smtp,
     /** The write API key of organization `org` (its owner signs up, over SMTP, on first use). */
     apiKey: createOrgKeys(accounts),
+    /**
+     * Starts one more gateway in front of the same services and databases, with `env` over the usual settings;
+     * it is stopped with the cluster, or earlier by `stopProcess`.
+     */
+    async startExtraGateway(name: string, env: Record<string, string> = {}) {
+      const port = await freePort();
+      return start(name, 'gateway/src/main.ts', {
+        ...gatewayEnv(),
+        PORT: String(port),
+        PUBLIC_URL: `http://127.0.0.1:${port}`,
+        ...env,
+      });
+    },
     /** Stops every process (SIGTERM, draining) and starts them again on fresh ports, the gateway on its own. */
     async restartAll() {
       await stopAll();
