@@ -7,6 +7,7 @@ import { describeApiKeyFlows } from '../flows/api-key.flows.ts';
 import { describeOrganizationFlows } from '../flows/organization.flows.ts';
 import type { FlowTarget } from '../flows/target.ts';
 import { distributedTarget } from '../flows/targets.ts';
+import { describeTenantIsolation } from '../flows/tenant-isolation.flows.ts';
 import { createAccounts } from '../harness/accounts.ts';
 import { createBrowserSession } from '../harness/browser-session.ts';
 import { eventually } from '../harness/embedded-app.ts';
@@ -81,6 +82,7 @@ describe('distributed mode: separate processes on Kafka and a Mongo-wire server'
   describeAccountFlows(target);
   describeOrganizationFlows(target);
   describeApiKeyFlows(target);
+  describeTenantIsolation(target);
 
   it('gateways of one deployment share sessions and the sign-in budget: switching instance resets nothing', async () => {
     const env = { AUTH_SIGN_IN_PER_MINUTE: '3', MONGO_DB_PREFIX: `${cluster.mongoDbPrefix}_pair` };

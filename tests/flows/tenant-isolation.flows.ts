@@ -1,0 +1,154 @@
+import { authorize } from '@formgate/contracts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ROUTES, type RouteSpec } from '../../gateway/src/routes.ts';
+import type { BrowserSession } from '../harness/browser-session.ts';
+import { eventually } from '../harness/eventually.ts';
+import type { TargetRef } from './target.ts';
+
+/**
+ * The tenant-isolation matrix, generated from the gateway's route table: every organization-scoped route × every
+ * kind of caller. A route without a case below fails the suite.
+ */
+interface Fixture {
+  form: { id: string; key: string };
+  submissionId: string;
+  newKeyId(): Promise<string>;
+}
+interface Case {
+  params?: (fx: Fixture) => Promise<Record<string, string>> | Record<string, string>;
+  body?: unknown;
+  /** What must never appear in another organization's answer. */
+  secret?: (fx: Fixture) => string;
+}
+
+const CASES: Record<string, Case> = {
+  'GET /api/v1/api-keys': {},
+  'POST /api/v1/api-keys': { body: { name: 'matrix', scope: 'read' } },
+  'DELETE /api/v1/api-keys/:keyId': { params: async (fx) => ({ keyId: await fx.newKeyId() }) },
+  'GET /api/v1/forms': { secret: (fx) => fx.form.id },
+  'POST /api/v1/forms': { body: { name: 'Matrix form' } },
+  'GET /api/v1/forms/:formId': { params: (fx) => ({ formId: fx.form.id }) },
+  'PATCH /api/v1/forms/:formId': { params: (fx) => ({ formId: fx.form.id }), body: { name: 'Renamed' } },
+  'GET /api/v1/forms/:formId/submissions': { params: (fx) => ({ formId: fx.form.id }) },
+  'GET /api/v1/forms/:formId/submissions/:submissionId': {
+    params: (fx) => ({ formId: fx.form.id, submissionId: fx.submissionId }),
+  },
+  'GET /api/v1/billing/usage': {},
+  'GET /api/v1/billing/email-quota': {},
+  'GET /api/v1/orgs/settings': { secret: () => 'team@owner-a.example' },
+  'PATCH /api/v1/orgs/settings': { body: { email_management: true } },
+  'GET /api/v1/orgs/audit-log': {},
+  'GET /api/v1/flags/:flag': { params: () => ({ flag: 'emailManagement' }) },
+};
+
+type Caller = 'owner' | 'admin' | 'member' | 'other-org-owner' | 'no-session' | 'other-org-key' | 'read-key';
+const CALLERS: Caller[] = ['owner', 'admin', 'member', 'other-org-owner', 'no-session', 'other-org-key', 'read-key'];
+const SUCCESS: Record<string, number> = { GET: 200, POST: 201, PATCH: 200, DELETE: 204 };
+
+const idOf = (r: RouteSpec) => `${r.method} ${r.path}`;
+const scopedRoutes = ROUTES.filter((r) => r.auth === 'org');
+const hasResourceParam = (r: RouteSpec) => /:(formId|submissionId|keyId)/.test(r.path);
+
+/** The status the route table says this caller must get, and the message when it is a permission denial. */
+function expected(route: RouteSpec, caller: Caller): { status: number; message?: string } {
+  const ok = { status: SUCCESS[route.method] as number };
+  const roleCheck = (roles: string[]) => {
+    const verdict = route.permission ? authorize(roles, route.permission) : { success: true };
+    return verdict.success ? ok : { status: 403, message: verdict.error };
+  };
+  switch (caller) {
+    case 'no-session':
+      return { status: 401 };
+    case 'owner':
+      return roleCheck(['owner']);
+    case 'admin':
+      return roleCheck(['admin']);
+    case 'member':
+      return roleCheck(['member']);
+    case 'other-org-owner':
+      return hasResourceParam(route) ? { status: 404 } : ok;
+    case 'other-org-key':
+      if (!route.apiKey) return { status: 403 };
+      return hasResourceParam(route) ? { status: 404 } : ok;
+    case 'read-key':
+      if (route.apiKey !== 'read') return { status: 403 };
+      return roleCheck(['member']);
+  }
+}
+
+export function describeTenantIsolation(target: TargetRef) {
+  describe('tenant isolation, generated from the route table', () => {
+    let fixture: Fixture;
+    const sessions = {} as Record<'owner' | 'admin' | 'member' | 'other-org-owner', BrowserSession>;
+    const keys = {} as Record<'other-org-key' | 'read-key', string>;
+
+    beforeAll(async () => {
+      const { accounts } = target();
+      sessions.owner = await accounts.signUp();
+      const orgA = await accounts.createOrg(sessions.owner, 'Org A');
+      sessions.admin = await accounts.addMember(sessions.owner, orgA, 'admin');
+      sessions.member = await accounts.addMember(sessions.owner, orgA, 'member');
+      sessions['other-org-owner'] = await accounts.signUp();
+      await accounts.createOrg(sessions['other-org-owner'], 'Org B');
+      keys['other-org-key'] = await accounts.createApiKey(sessions['other-org-owner'], 'write');
+      keys['read-key'] = await accounts.createApiKey(sessions.owner, 'read');
+
+      const form = (await sessions.owner.call('POST', '/api/v1/forms', { name: 'Contact' })).body;
+      await target().waitForForm(form.key);
+      await fetch(`${target().baseUrl}/f/${form.key}`, {
+        method: 'POST',
+        headers: { accept: 'application/json' },
+        body: new URLSearchParams({ a: '1' }),
+      });
+      const submissionId = await eventually(async () => {
+        const list = await sessions.owner.call('GET', `/api/v1/forms/${form.id}/submissions`);
+        expect(list.body.data).toHaveLength(1);
+        return list.body.data[0].id as string;
+      }, target().patienceMs);
+      await sessions.owner.call('PATCH', '/api/v1/orgs/settings', {
+        submission_notification_email: 'team@owner-a.example',
+      });
+      fixture = {
+        form,
+        submissionId,
+        newKeyId: async () =>
+          (await sessions.owner.call('POST', '/api/v1/api-keys', { name: 'doomed', scope: 'read' })).body.id,
+      };
+    }, 120_000);
+
+    async function callAs(caller: Caller, method: string, path: string, body?: unknown) {
+      if (caller in sessions) return sessions[caller as keyof typeof sessions].call(method, path, body);
+      const headers: Record<string, string> = { accept: 'application/json' };
+      if (caller in keys) headers['x-api-key'] = keys[caller as keyof typeof keys];
+      if (body !== undefined) headers['content-type'] = 'application/json';
+      const res = await fetch(`${target().baseUrl}${path}`, {
+        method,
+        headers,
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+      const text = await res.text();
+      return { status: res.status, body: text ? JSON.parse(text) : null };
+    }
+
+    it('has a case for every organization-scoped route', () => {
+      expect(scopedRoutes.map(idOf).filter((id) => !(id in CASES))).toEqual([]);
+    });
+
+    for (const route of scopedRoutes) {
+      for (const caller of CALLERS) {
+        const want = expected(route, caller);
+        it(`${idOf(route)} as ${caller} → ${want.status}`, async () => {
+          const spec = CASES[idOf(route)] as Case;
+          const params = spec.params ? await spec.params(fixture) : {};
+          const path = route.path.replace(/:(\w+)/g, (_, name: string) => encodeURIComponent(params[name] as string));
+          const reply = await callAs(caller, route.method, path, spec.body);
+          expect(reply.status, JSON.stringify(reply.body)).toBe(want.status);
+          if (want.message) expect(reply.body.error.message).toBe(want.message);
+          if (want.status >= 400) expect(reply.body.error.code).toEqual(expect.any(String));
+          if (caller.startsWith('other-org') && spec.secret)
+            expect(JSON.stringify(reply.body)).not.toContain(spec.secret(fixture));
+        });
+      }
+    }
+  });
+}
