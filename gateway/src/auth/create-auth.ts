@@ -4,6 +4,7 @@ import type { Logger } from '@formgate/kit';
 import type { Mailer } from '@formgate/mail';
 import { type BetterAuthOptions, betterAuth } from 'better-auth';
 import { organization } from 'better-auth/plugins/organization';
+import { specDenialMessagesPlugin } from './denial-messages.ts';
 import { type OrgEventRecorder, orgEventHooks, orgEventOutboxPlugin } from './org-events.ts';
 
 export const CLIENT_IP_HEADER = 'x-formgate-client-ip';
@@ -135,6 +136,7 @@ export function authOptions(s: AuthSettings) {
         keyExpiration: { defaultExpiresIn: null },
       }),
       orgEventOutboxPlugin(),
+      specDenialMessagesPlugin(),
     ],
   } satisfies BetterAuthOptions;
 }
