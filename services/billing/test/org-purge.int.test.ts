@@ -23,6 +23,25 @@ const organizationDeleted = (orgId: string) =>
     data: { orgId, actor: null, name: 'Acme', slug: 'acme' },
   });
 
+const submissionReceived = (orgId: string) =>
+  encodeEvent(Topics.ingestSubmission, {
+    id: randomUUID(),
+    type: 'submission.received',
+    version: 1,
+    occurredAt: NOW.toISOString(),
+    data: {
+      submissionId: randomUUID(),
+      formId: 'form-1',
+      orgId,
+      receivedAt: NOW.toISOString(),
+      fields: [],
+      files: [],
+      meta: {},
+      spam: { isSpam: false, reasons: [] },
+      held: false,
+    },
+  });
+
 describe('billing.org-purge consumer on the embedded log', () => {
   let dir: string;
   let bus: EventBus;
@@ -73,5 +92,21 @@ describe('billing.org-purge consumer on the embedded log', () => {
     expect(await store.getUsage({ orgId }, '2026-04')).toBe(0);
     expect(await store.getUsage({ orgId: other }, '2026-05')).toBe(1);
     expect(quotasOf(other)).toEqual([]);
+  });
+
+  it('does not meter a submission of a purged organization that arrives after the purge', async () => {
+    const orgId = `org_${randomUUID()}`;
+    const other = `org_${randomUUID()}`;
+    await bus.publish(Topics.orgsOrganization, [{ key: orgId, value: organizationDeleted(orgId) }]);
+    await eventually(() => expect(quotasOf(orgId)).toHaveLength(1));
+    // One key, so the late submission is handled before the other organization's.
+    await bus.publish(Topics.ingestSubmission, [
+      { key: 'form-1', value: submissionReceived(orgId) },
+      { key: 'form-1', value: submissionReceived(other) },
+    ]);
+
+    await eventually(() => expect(quotasOf(other).map((q) => q.submissionsUsed)).toEqual([1]));
+    expect(quotasOf(orgId).map((q) => q.submissionsUsed)).toEqual([0]);
+    expect(await store.getUsage({ orgId }, '2026-05')).toBe(0);
   });
 });

@@ -60,7 +60,34 @@ export function runUsageStoreContract(target: UsageStoreTarget) {
       expect(await store.getUsage({ orgId }, '2026-11')).toBe(0);
       expect(await store.getUsage({ orgId }, '2026-12')).toBe(0);
       expect(await store.getUsage({ orgId: other }, '2026-11')).toBe(1);
-      expect(await store.recordUsage([entry(orgId, '2026-11')])).toEqual([{ orgId, period: '2026-11', used: 1 }]);
+    });
+
+    it('ignores a purged organization’s submissions that arrive after the purge, and only its', async () => {
+      const orgId = `org_${randomUUID()}`;
+      const other = `org_${randomUUID()}`;
+      const entry = (o: string) => ({ submissionId: randomUUID(), orgId: o, period: '2026-11' });
+      await store.recordUsage([entry(orgId)]);
+      await store.purgeOrganization({ orgId });
+      expect(await store.recordUsage([entry(orgId), entry(other), entry(orgId)])).toEqual([
+        { orgId: other, period: '2026-11', used: 1 },
+      ]);
+      expect(await store.recordUsage([entry(orgId)])).toEqual([]);
+      expect(await store.getUsage({ orgId }, '2026-11')).toBe(0);
+      expect(await store.getUsage({ orgId: other }, '2026-11')).toBe(1);
+    });
+
+    it('leaves nothing of an organization whose purge ran while its submissions were being recorded', async () => {
+      const orgs = Array.from({ length: 8 }, () => `org_${randomUUID()}`);
+      const entry = (o: string) => ({ submissionId: randomUUID(), orgId: o, period: '2026-11' });
+      await Promise.all(
+        orgs.flatMap((orgId) => [
+          store.recordUsage([entry(orgId), entry(orgId)]),
+          store.purgeOrganization({ orgId }),
+          store.recordUsage([entry(orgId)]),
+        ]),
+      );
+      const left = await Promise.all(orgs.map((orgId) => store.getUsage({ orgId }, '2026-11')));
+      expect(left).toEqual(orgs.map(() => 0));
     });
   });
 }

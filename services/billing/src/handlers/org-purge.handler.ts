@@ -7,7 +7,7 @@ import type { PlanLimits } from './submission-received.handler.ts';
 
 /**
  * `billing.org-purge` on `orgs.organization`: on `organization.deleted`, deletes the organization's usage ledger
- * and publishes a zero count for the current period, so the compacted `billing.quota` (and the views built from
+ * (leaving a tombstone, so late submissions are not metered) and publishes a zero count for the current period, so the compacted `billing.quota` (and the views built from
  * it, such as ingest's) no longer holds the organization over quota. Idempotent: purging again and republishing
  * the same zero count change nothing.
  */

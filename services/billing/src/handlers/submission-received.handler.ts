@@ -13,7 +13,8 @@ export interface PlanLimits {
 /**
  * Meters `submission.received` (spam and held submissions are never billed) and publishes the organization's
  * quota view to the compacted `billing.quota` topic. Idempotent: a redelivered event is not counted again and
- * republishing the same count is harmless.
+ * republishing the same count is harmless. A submission of an organization already purged (ingest accepted it
+ * before it learned of the deletion) is dropped by the store, which returns no count for it.
  */
 export function createUsageHandler(deps: { store: UsageStore; bus: EventPublisher; plans: PlanLimits }) {
   return async (batch: BusMessage[]) => {

@@ -17,21 +17,29 @@ function onlyDuplicates(err: unknown): boolean {
 /**
  * `UsageStore` on MongoDB 7+ or FerretDB 1.24: a ledger of one document per submission (`_id` = submission id),
  * counted with `countDocuments`, so counts are exact whatever failed before and however many billing instances
- * write at once.
+ * write at once. Purged organizations are tombstoned in `purged_orgs` (`_id` = orgId).
+ *
+ * Without transactions the tombstone is written before the purge deletes, and `recordUsage` looks for it again
+ * after its insert and deletes what it wrote if it is there: a purge running meanwhile either sees the entries
+ * (and deletes them) or ran its tombstone before that second look.
  */
 export async function createMongoUsageStore(conn: MongoConnection): Promise<UsageStore> {
   const db = conn.db;
   if (!db) throw new Error('createMongoUsageStore: the connection is not open');
   const entries = db.collection<UsageDoc>('usage_entries');
+  const purged = db.collection<{ _id: string }>('purged_orgs');
   await entries.createIndex({ orgId: 1, period: 1 }, { name: 'org_period' });
 
   const count = (orgId: string, period: string) => entries.countDocuments({ orgId, period });
+  const purgedAmong = async (orgIds: Iterable<string>) =>
+    new Set((await purged.find({ _id: { $in: [...new Set(orgIds)] } }).toArray()).map((d) => d._id));
 
   return {
     async recordUsage(batch) {
+      const gone = await purgedAmong(batch.map((e) => e.orgId));
       const docs = new Map<string, UsageDoc>();
       const touched = new Map<string, UsageCount>();
-      for (const e of batch) {
+      for (const e of batch.filter((x) => !gone.has(x.orgId))) {
         docs.set(e.submissionId, { _id: e.submissionId, orgId: e.orgId, period: e.period });
         touched.set(`${e.orgId}\u0000${e.period}`, { orgId: e.orgId, period: e.period, used: 0 });
       }
@@ -41,10 +49,16 @@ export async function createMongoUsageStore(conn: MongoConnection): Promise<Usag
       } catch (err) {
         if (!onlyDuplicates(err)) throw err;
       }
-      return Promise.all([...touched.values()].map(async (c) => ({ ...c, used: await count(c.orgId, c.period) })));
+      const goneSince = await purgedAmong([...touched.values()].map((c) => c.orgId));
+      if (goneSince.size > 0) await entries.deleteMany({ orgId: { $in: [...goneSince] } });
+      const live = [...touched.values()].filter((c) => !goneSince.has(c.orgId));
+      return Promise.all(live.map(async (c) => ({ ...c, used: await count(c.orgId, c.period) })));
     },
     getUsage: (scope, period) => count(scope.orgId, period),
     async purgeOrganization(scope) {
+      await purged.insertOne({ _id: scope.orgId }).catch((err: unknown) => {
+        if (!isDuplicateKeyError(err)) throw err;
+      });
       await entries.deleteMany({ orgId: scope.orgId });
     },
     async close() {},

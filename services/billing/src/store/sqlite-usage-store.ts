@@ -8,9 +8,10 @@ CREATE TABLE IF NOT EXISTS usage_entries (
 CREATE TABLE IF NOT EXISTS usage_counters (
   org_id TEXT NOT NULL, period TEXT NOT NULL, used INTEGER NOT NULL, PRIMARY KEY (org_id, period)
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS purged_orgs (org_id TEXT PRIMARY KEY) WITHOUT ROWID;
 `;
 
-/** `UsageStore` on SQLite: entries and counters change in one transaction. */
+/** `UsageStore` on SQLite: entries, counters and tombstones change in one transaction. */
 export function createSqliteUsageStore(db: SqliteDb): UsageStore {
   db.exec(SCHEMA);
   const insert = db.prepare('INSERT OR IGNORE INTO usage_entries (submission_id, org_id, period) VALUES (?, ?, ?)');
@@ -19,16 +20,24 @@ export function createSqliteUsageStore(db: SqliteDb): UsageStore {
   );
   const read = db.prepare('SELECT used FROM usage_counters WHERE org_id = ? AND period = ?');
 
+  const isPurged = db.prepare('SELECT 1 FROM purged_orgs WHERE org_id = ?').pluck();
+  const tombstone = db.prepare('INSERT OR IGNORE INTO purged_orgs (org_id) VALUES (?)');
   const purgeEntries = db.prepare('DELETE FROM usage_entries WHERE org_id = ?');
   const purgeCounters = db.prepare('DELETE FROM usage_counters WHERE org_id = ?');
   const purge = db.transaction((orgId: string) => {
+    tombstone.run(orgId);
     purgeEntries.run(orgId);
     purgeCounters.run(orgId);
   });
 
   const record = db.transaction((entries: UsageEntry[]) => {
     const touched = new Map<string, UsageCount>();
-    for (const e of entries) {
+    const purged = new Map<string, boolean>();
+    const live = (orgId: string) => {
+      if (!purged.has(orgId)) purged.set(orgId, isPurged.get(orgId) !== undefined);
+      return !purged.get(orgId);
+    };
+    for (const e of entries.filter((x) => live(x.orgId))) {
       const slot = `${e.orgId}\u0000${e.period}`;
       const count = touched.get(slot) ?? { orgId: e.orgId, period: e.period, used: 0 };
       count.used += insert.run(e.submissionId, e.orgId, e.period).changes;

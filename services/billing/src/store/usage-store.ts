@@ -18,12 +18,16 @@ export interface UsageCount {
  * - The counts it returns, and `getUsage`, equal the number of distinct submissions recorded for that
  *   organization and period, even after a previous call failed half-way.
  * - `purgeOrganization` forgets every entry and count of that organization, and only of it; repeating it is harmless.
+ * - A purged organization stays purged (a tombstone): `recordUsage` ignores its entries and returns no count for
+ *   it, so a submission acknowledged just before the deletion reached ingest, and metered after the purge, leaves
+ *   nothing behind. That holds even when the purge and `recordUsage` run at once: once both have returned, the
+ *   organization has no entry and no count.
  */
 export interface UsageStore {
-  /** Records entries; returns the current count of every (orgId, period) the entries touched. */
+  /** Records entries; returns the current count of every (orgId, period) of a live organization they touched. */
   recordUsage(entries: UsageEntry[]): Promise<UsageCount[]>;
   getUsage(scope: { orgId: string }, period: string): Promise<number>;
-  /** Deletes the organization's whole ledger (every period). */
+  /** Deletes the organization's whole ledger (every period) and keeps it from being metered again. */
   purgeOrganization(scope: { orgId: string }): Promise<void>;
   close(): Promise<void>;
 }
