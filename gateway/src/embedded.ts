@@ -17,7 +17,7 @@ import {
 } from '@formgate/kit';
 import { createNotificationsService } from '@formgate/notifications';
 import { createOrgsService, createSqliteOrgsStore } from '@formgate/orgs';
-import { createFsBlobStore, openSqlite } from '@formgate/store';
+import { createFallbackBlobStore, createFsBlobStore, createSqliteBlobStore, openSqlite } from '@formgate/store';
 import { startAuth } from './auth/start-auth.ts';
 import type { EmbeddedConfig } from './config.ts';
 import { createGateway } from './create-gateway.ts';
@@ -48,12 +48,22 @@ export async function startEmbedded(config: EmbeddedConfig) {
   const bus = createSqliteBus(busDb, { onError: (err, context) => logger.warn({ err, context }, 'event log') });
   const codec = createIdentityCodec(randomBytes(32).toString('base64url'));
   const common = { bus, clock: systemClock, ids: systemIds, identity: codec };
-  const dbs = { forms: sqlite('forms.db'), billing: sqlite('billing.db'), orgs: sqlite('orgs.db') };
+  const dbs = {
+    forms: sqlite('forms.db'),
+    billing: sqlite('billing.db'),
+    orgs: sqlite('orgs.db'),
+    blobs: sqlite('blobs.db'),
+  };
+  // Files uploaded before blobs moved into SQLite (ADR 11) stay under DATA_DIR/blobs and remain readable.
+  const blobs = createFallbackBlobStore(
+    createSqliteBlobStore(dbs.blobs),
+    createFsBlobStore(join(config.dataDir, 'blobs')),
+  );
 
   const ingest = createIngestService({
     ...common,
     logger: logger.child({ service: 'ingest' }),
-    blobs: createFsBlobStore(join(config.dataDir, 'blobs')),
+    blobs,
     publicBaseUrl: publicUrl,
   });
   const forms = createFormsService({

@@ -9,12 +9,21 @@ export interface BlobInfo {
  * Uploaded files. Keys are chosen by Formgate (random), never derived from a client's file name.
  * - `put` resolves only once the whole stream is durably stored; if the stream errors or `maxBytes` is exceeded
  *   it rejects (`BlobTooLargeError` for the latter) and nothing is left under the key.
+ * - `put` may also reject because the store cannot take the write now (`OverloadedError` when its queue is full):
+ *   the caller should ask the client to retry, not buffer.
  * - `get` returns `null` for an unknown key; `delete` of an unknown key is not an error.
  */
 export interface BlobStore {
   put(key: string, data: Readable, info: BlobInfo, maxBytes: number): Promise<{ size: number }>;
   get(key: string): Promise<{ stream: Readable; info: BlobInfo; size: number } | null>;
   delete(key: string): Promise<void>;
+}
+
+const SAFE_KEY = /^[A-Za-z0-9_-]{8,128}$/;
+
+/** Throws unless `key` has the shape of the keys Formgate generates, so that a key can never name a path. */
+export function checkBlobKey(key: string) {
+  if (!SAFE_KEY.test(key)) throw new Error('invalid blob key');
 }
 
 export class BlobTooLargeError extends Error {

@@ -3,13 +3,7 @@ import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Transform } from 'node:stream';
 import { finished, pipeline } from 'node:stream/promises';
-import { type BlobInfo, type BlobStore, BlobTooLargeError } from './blob-store.ts';
-
-const SAFE_KEY = /^[A-Za-z0-9_-]{8,128}$/;
-
-function checkKey(key: string) {
-  if (!SAFE_KEY.test(key)) throw new Error('invalid blob key');
-}
+import { type BlobInfo, type BlobStore, BlobTooLargeError, checkBlobKey } from './blob-store.ts';
 
 /** Counts bytes and fails the pipeline past `maxBytes`. */
 export function byteLimit(maxBytes: number, onSize: (n: number) => void) {
@@ -24,12 +18,15 @@ export function byteLimit(maxBytes: number, onSize: (n: number) => void) {
   });
 }
 
-/** `BlobStore` on the local disk (embedded mode): `<dir>/<key>` plus `<key>.json` metadata, written then renamed. */
+/**
+ * `BlobStore` on the local disk: `<dir>/<key>` plus `<key>.json` metadata, written then renamed, without fsync.
+ * Embedded mode wrote files here before ADR 11 and still reads them (`createFallbackBlobStore`).
+ */
 export function createFsBlobStore(dir: string): BlobStore {
   let ready: Promise<unknown> | undefined;
   return {
     async put(key, data, info, maxBytes) {
-      checkKey(key);
+      checkBlobKey(key);
       ready ??= mkdir(dir, { recursive: true }).catch((err: unknown) => {
         ready = undefined;
         throw err;
@@ -58,7 +55,7 @@ export function createFsBlobStore(dir: string): BlobStore {
       return { size };
     },
     async get(key) {
-      checkKey(key);
+      checkBlobKey(key);
       try {
         const [meta, st] = await Promise.all([readFile(join(dir, `${key}.json`), 'utf8'), stat(join(dir, key))]);
         return { stream: createReadStream(join(dir, key)), info: JSON.parse(meta) as BlobInfo, size: st.size };
@@ -68,7 +65,7 @@ export function createFsBlobStore(dir: string): BlobStore {
       }
     },
     async delete(key) {
-      checkKey(key);
+      checkBlobKey(key);
       await rm(join(dir, key), { force: true });
       await rm(join(dir, `${key}.json`), { force: true });
     },

@@ -1,6 +1,6 @@
-import { readdirSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
+import { openSqlite } from '@formgate/store';
 import { expect } from 'vitest';
 import { eventually, type TestApp, type TestForm } from '../../../tests/harness/embedded-app.ts';
 
@@ -98,8 +98,16 @@ export function ingestClient(app: TestApp) {
   return client;
 }
 
-/** Every entry of the blob directory, hidden partial files included. */
-export const blobFiles = (app: TestApp) => readdirSync(join(app.dataDir, 'blobs')).sort();
+/** Every key with anything in the embedded blob store: complete blobs and the chunks of partial uploads. */
+export function blobKeys(app: TestApp): string[] {
+  const db = openSqlite(join(app.dataDir, 'blobs.db'));
+  try {
+    const rows = db.prepare('SELECT key FROM blobs UNION SELECT key FROM blob_chunks ORDER BY key').all();
+    return (rows as { key: string }[]).map((r) => r.key);
+  } finally {
+    db.close();
+  }
+}
 
 /**
  * Sends raw bytes on a fresh connection and resolves with everything the server answered before closing. Write
