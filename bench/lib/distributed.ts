@@ -51,6 +51,7 @@ async function startProcesses(opts: { logDir: string; kafka: string; mongo: stri
       logDir: opts.logDir,
       env: { ...common, INSTANCE_ID: `bench-${name}`, ...env },
       bootTimeoutMs: 90_000,
+      readyPath: '/healthz',
     });
     started.push(p);
     return p;

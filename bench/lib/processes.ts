@@ -86,7 +86,8 @@ async function stopChild(child: ChildProcess): Promise<void> {
 
 /**
  * Starts `script` (TypeScript, relative to the repo root) as its own Node process (`node --import tsx`, so the
- * pid is the server itself), with stdout and stderr in `logDir/<name>.log`; resolves once `port` accepts TCP.
+ * pid is the server itself), with stdout and stderr in `logDir/<name>.log`; resolves once `port` accepts TCP
+ * (and `readyPath` answers 200, when given).
  */
 export async function startServer(opts: {
   name: string;
@@ -95,6 +96,8 @@ export async function startServer(opts: {
   env: Record<string, string>;
   logDir: string;
   bootTimeoutMs?: number;
+  /** Also wait until `GET readyPath` answers 200 (Formgate listens before it has booted, answering 503). */
+  readyPath?: string;
 }): Promise<ServerProcess> {
   const logFile = join(opts.logDir, `${opts.name}.log`);
   const fd = openSync(logFile, 'a');
@@ -115,7 +118,12 @@ export async function startServer(opts: {
     stop: () => stopChild(child),
   };
   const deadline = Date.now() + (opts.bootTimeoutMs ?? 30_000);
-  while (!(await canConnect(opts.port))) {
+  const ready = async () => {
+    if (!(await canConnect(opts.port))) return false;
+    if (!opts.readyPath) return true;
+    return (await fetch(`${server.url}${opts.readyPath}`).catch(() => null))?.status === 200;
+  };
+  while (!(await ready())) {
     if (child.exitCode !== null || Date.now() > deadline) {
       await server.stop();
       throw new Error(`${opts.name} did not start (exit ${child.exitCode}); log ${logFile}:\n${tail(logFile)}`);

@@ -31,6 +31,7 @@ export async function startEmbeddedFormgate(opts: {
     script: EMBEDDED_SCRIPT,
     port,
     logDir: opts.logDir,
+    readyPath: '/healthz',
     env: {
       NODE_ENV: 'production',
       DATA_DIR: opts.dataDir,
