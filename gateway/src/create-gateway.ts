@@ -21,6 +21,7 @@ import { accountRoutes } from './account.routes.ts';
 import type { Authenticator, Caller } from './auth/authenticate.ts';
 import { type Auth, CLIENT_IP_HEADER } from './auth/create-auth.ts';
 import { clientIp } from './client-ip.ts';
+import { createRawProxy } from './raw-proxy.ts';
 import { createRouter, isPublicIngestPath, type RouteSpec, type ServiceName } from './routes.ts';
 
 /** A service the gateway forwards to: in the same process (embedded), or over HTTP (distributed). */
@@ -119,7 +120,12 @@ export function createGateway(deps: GatewayDeps) {
   const trusted = new Set(deps.trustedOrigins);
   const proxies = new Set(deps.trustedProxies ?? []);
   const router = createRouter(deps.routes);
-  const ingest = forwards.get('ingest');
+  const ingestTarget = deps.targets.ingest;
+  const ingest =
+    ingestTarget?.kind === 'http'
+      ? createRawProxy({ urls: ingestTarget.urls, agent, logger: deps.logger })
+      : ingestTarget &&
+        ((req: IncomingMessage, res: ServerResponse) => (ingestTarget.handle ?? ingestTarget.app)(req, res));
   const local = express.Router();
   local.use(express.json({ limit: '64kb' }));
   local.use(accountRoutes(deps.auth, { lookupsPerMinute: deps.lookupsPerMinute ?? 30 }));
@@ -162,10 +168,11 @@ export function createGateway(deps: GatewayDeps) {
 
   const handle = (req: IncomingMessage, res: ServerResponse) => {
     delete req.headers[IDENTITY_HEADER];
-    req.headers[CLIENT_IP_HEADER] = clientIp(req, proxies);
+    const ip = clientIp(req, proxies);
+    req.headers[CLIENT_IP_HEADER] = ip;
     if (ingest && req.url && isPublicIngestPath(req.url)) {
       delete req.headers.cookie;
-      ingest(req as Request, res as Response, () => {});
+      ingest(req, res, ip);
       return;
     }
     app(req, res);

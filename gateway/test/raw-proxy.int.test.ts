@@ -1,0 +1,104 @@
+import { Agent, createServer, type IncomingHttpHeaders, type IncomingMessage, request, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createLogger } from '@formgate/kit';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createRawProxy } from '../src/raw-proxy.ts';
+
+interface Seen {
+  method?: string;
+  url?: string;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+const servers: Server[] = [];
+const agent = new Agent({ keepAlive: true });
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => new Promise((r) => s.close(r))));
+});
+
+const listen = (server: Server) =>
+  new Promise<string>((resolve) => {
+    servers.push(server);
+    server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`));
+  });
+
+/** An upstream that records what reached it and answers 303 with two cookies and a hop-by-hop header. */
+async function upstream(name: string, seen: Seen[]) {
+  return listen(
+    createServer(async (req, res) => {
+      let body = '';
+      for await (const chunk of req) body += chunk;
+      seen.push({ method: req.method, url: req.url, headers: req.headers, body });
+      res.writeHead(303, {
+        location: `/thanks?from=${name}`,
+        'set-cookie': ['a=1', 'b=2'],
+        'proxy-authenticate': 'Basic realm="upstream"',
+        'x-upstream': name,
+      });
+      res.end();
+    }),
+  );
+}
+
+async function proxyTo(urls: string[]) {
+  const proxy = createRawProxy({ urls, agent, logger: createLogger({ level: 'silent', name: 'test' }) });
+  return listen(createServer((req, res) => proxy(req, res, '203.0.113.7')));
+}
+
+describe('the raw ingest proxy', () => {
+  it('streams the request and the answer, rewriting only host, forwarding and hop-by-hop headers', async () => {
+    const seen: Seen[] = [];
+    const proxy = await proxyTo([await upstream('one', seen)]);
+    // node:http, not fetch: fetch refuses to send a Connection header.
+    const res = await new Promise<IncomingMessage>((resolve, reject) => {
+      const req = request(`${proxy}/f/abc?x=1`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          connection: 'keep-alive, x-hop',
+          'x-hop': 'drop me',
+          'x-kept': 'keep me',
+        },
+      });
+      req.on('response', resolve).on('error', reject);
+      req.end('email=a%40b.example&message=hi');
+    });
+    res.resume();
+    expect(res.statusCode).toBe(303);
+    expect(res.headers.location).toBe('/thanks?from=one');
+    expect(res.headers['set-cookie']).toEqual(['a=1', 'b=2']);
+    expect(res.headers['proxy-authenticate']).toBeUndefined();
+    const [got] = seen;
+    expect(got).toMatchObject({ method: 'POST', url: '/f/abc?x=1', body: 'email=a%40b.example&message=hi' });
+    expect(got?.headers).toMatchObject({
+      'x-kept': 'keep me',
+      'x-forwarded-for': '203.0.113.7',
+      'x-forwarded-proto': 'http',
+      'content-type': 'application/x-www-form-urlencoded',
+    });
+    expect(got?.headers['x-hop']).toBeUndefined();
+    expect(got?.headers['x-forwarded-host']).toBe(new URL(proxy).host);
+  });
+
+  it('round-robins over the instances', async () => {
+    const seen: Seen[] = [];
+    const proxy = await proxyTo([await upstream('one', seen), await upstream('two', seen)]);
+    const from = [];
+    for (let i = 0; i < 4; i++) {
+      const res = await fetch(`${proxy}/f/abc`, { method: 'POST', redirect: 'manual', body: 'a=1' });
+      from.push(res.headers.get('x-upstream'));
+    }
+    expect(from).toEqual(['one', 'two', 'one', 'two']);
+  });
+
+  it('answers 503 with Retry-After when the instance cannot be reached', async () => {
+    const gone = await listen(createServer());
+    await Promise.all(servers.splice(0).map((s) => new Promise((r) => s.close(r))));
+    const proxy = await proxyTo([gone]);
+    const res = await fetch(`${proxy}/f/abc`, { method: 'POST', body: 'a=1' });
+    expect(res.status).toBe(503);
+    expect(res.headers.get('retry-after')).toBe('2');
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe('UPSTREAM_UNAVAILABLE');
+  });
+});
