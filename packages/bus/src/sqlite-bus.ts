@@ -2,6 +2,7 @@ import { EventEmitter } from 'node:events';
 import type { TopicSpec } from '@formgate/contracts';
 import { dlqTopic } from '@formgate/contracts';
 import { createGroupCommit, OverloadedError, type SqliteDb } from '@formgate/store';
+import type { Statement } from 'better-sqlite3';
 import { DeliveryAborted, deliver, partitionFor } from './delivery.ts';
 import {
   type BusMessage,
@@ -33,8 +34,20 @@ export interface SqliteBusOptions {
   maxPendingPublishes?: number;
   /** How often an idle consumer re-reads its partition even without a wake-up (safety net). */
   idlePollMs?: number;
+  /**
+   * How long a consumer that has caught up waits before its next fetch (Kafka's `fetch.max.wait.ms`). Without it a
+   * busy topic is consumed one group commit at a time, and every batch pays its transaction, fsync and offset commit.
+   */
+  consumerLingerMs?: number;
   onError?: (err: unknown, context: string) => void;
 }
+
+// Most records carry no headers: skip JSON for them both ways.
+const NO_HEADERS = '{}';
+const encodeHeaders = (headers: Record<string, string> | undefined) =>
+  headers && Object.keys(headers).length > 0 ? JSON.stringify(headers) : NO_HEADERS;
+const decodeHeaders = (raw: string): Record<string, string> =>
+  raw === NO_HEADERS ? {} : (JSON.parse(raw) as Record<string, string>);
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS topics (name TEXT PRIMARY KEY, partitions INTEGER NOT NULL, compacted INTEGER NOT NULL);
@@ -63,6 +76,7 @@ export function createSqliteBus(db: SqliteDb, opts: SqliteBusOptions = {}): Even
   const subscriptions = new Set<Subscription>();
   const groups = new Map<string, GroupMember[]>();
   const idlePollMs = opts.idlePollMs ?? 1_000;
+  const lingerMs = opts.consumerLingerMs ?? 20;
   const onError = opts.onError ?? (() => {});
 
   const insert = db.prepare(
@@ -70,9 +84,23 @@ export function createSqliteBus(db: SqliteDb, opts: SqliteBusOptions = {}): Even
   );
   const maxOffset = db.prepare('SELECT MAX(offset) AS o FROM records WHERE topic = ? AND partition = ?');
   const minOffset = db.prepare('SELECT MIN(offset) AS o FROM records WHERE topic = ? AND partition = ?');
-  const fetch = db.prepare(
-    'SELECT partition, offset, key, value, headers, ts FROM records WHERE topic = ? AND partition = ? AND offset >= ? ORDER BY offset LIMIT ?',
-  );
+  const fetchByLimit = new Map<number, Statement<[string, number, number]>>();
+  /**
+   * Up to `limit` records from `offset` on. The limit is written into the SQL, one statement per limit: with `LIMIT ?`
+   * SQLite re-prepares the statement at every bind (its planner looks at the bound limit), several µs per fetch.
+   */
+  const fetch = (topic: string, partition: number, offset: number, limit: number): Row[] => {
+    let statement = fetchByLimit.get(limit);
+    if (!statement) {
+      // Checked again here because it is written into the SQL.
+      if (!Number.isSafeInteger(limit) || limit < 1) throw new Error(`invalid fetch size ${limit}`);
+      statement = db.prepare<[string, number, number]>(
+        `SELECT partition, offset, key, value, headers, ts FROM records WHERE topic = ? AND partition = ? AND offset >= ? ORDER BY offset LIMIT ${limit}`,
+      );
+      fetchByLimit.set(limit, statement);
+    }
+    return statement.all(topic, partition, offset) as Row[];
+  };
   const readCommitted = db.prepare(
     'SELECT offset FROM group_offsets WHERE group_id = ? AND topic = ? AND partition = ?',
   );
@@ -103,30 +131,35 @@ export function createSqliteBus(db: SqliteDb, opts: SqliteBusOptions = {}): Even
     ).run(topic, topic);
   };
 
-  const writer = createGroupCommit<Append, void>(
+  // Each append's result is the set of partitions it wrote to, so only their consumers are woken.
+  const writer = createGroupCommit<Append, Set<number>>(
     db,
     (appends) => {
       const now = Date.now();
       const touched = new Map<string, number>();
-      for (const { topic, messages } of appends) {
+      const written = appends.map(({ topic, messages }) => {
         const spec = topics.get(topic);
         if (!spec) throw new Error(`unknown topic ${topic}`);
+        const partitions = new Set<number>();
         for (const m of messages) {
           const partition = partitionFor(m.key, spec.partitions);
           const slot = `${topic}/${partition}`;
           const offset = touched.get(slot) ?? nextOffset.get(slot) ?? 0;
-          insert.run(topic, partition, offset, m.key, m.value, JSON.stringify(m.headers ?? {}), now);
+          insert.run(topic, partition, offset, m.key, m.value, encodeHeaders(m.headers), now);
           touched.set(slot, offset + 1);
+          partitions.add(partition);
         }
-      }
+        return partitions;
+      });
       for (const [slot, next] of touched) nextOffset.set(slot, next);
-      return appends.map(() => undefined);
+      return written;
     },
     { maxPending: opts.maxPendingPublishes ?? 50_000 },
   );
 
-  const afterAppend = (topic: string, count: number) => {
+  const afterAppend = (topic: string, partitions: Set<number>, count: number) => {
     wake.emit(topic);
+    for (const p of partitions) wake.emit(`${topic}/${p}`);
     if (!topics.get(topic)?.compacted) return;
     const n = (appendsSinceCompaction.get(topic) ?? 0) + count;
     appendsSinceCompaction.set(topic, n >= 1_000 ? 0 : n);
@@ -136,13 +169,14 @@ export function createSqliteBus(db: SqliteDb, opts: SqliteBusOptions = {}): Even
   const publish = async (topic: string, messages: OutgoingMessage[]) => {
     if (messages.length === 0) return;
     if (!topics.has(topic)) throw new Error(`unknown topic ${topic}`);
+    let partitions: Set<number>;
     try {
-      await writer.submit({ topic, messages });
+      partitions = await writer.submit({ topic, messages });
     } catch (err) {
       if (err instanceof OverloadedError) throw new BusUnavailableError('event log is overloaded', { cause: err });
       throw new BusUnavailableError('event log write failed', { cause: err });
     }
-    afterAppend(topic, messages.length);
+    afterAppend(topic, partitions, messages.length);
   };
 
   const toMessage = (topic: string, r: Row): BusMessage => ({
@@ -151,23 +185,28 @@ export function createSqliteBus(db: SqliteDb, opts: SqliteBusOptions = {}): Even
     offset: String(r.offset),
     key: r.key,
     value: r.value,
-    headers: JSON.parse(r.headers) as Record<string, string>,
+    headers: decodeHeaders(r.headers),
     timestamp: r.ts,
   });
 
-  /** Waits until `topic` gets a new record, the idle poll elapses, or `signal` aborts. */
-  const waitForRecords = (topic: string, signal: AbortSignal) =>
+  /**
+   * Waits until `channel` (a topic, or `topic/partition`) gets a new record, `ms` elapse, or `signal` aborts; with
+   * no channel, only for the time.
+   */
+  const waitFor = (channel: string | null, ms: number, signal: AbortSignal) =>
     new Promise<void>((resolve) => {
+      if (signal.aborted) return resolve();
       const done = () => {
         clearTimeout(timer);
-        wake.off(topic, done);
+        if (channel) wake.off(channel, done);
         signal.removeEventListener('abort', done);
         resolve();
       };
-      const timer = setTimeout(done, idlePollMs);
-      wake.on(topic, done);
+      const timer = setTimeout(done, ms);
+      if (channel) wake.on(channel, done);
       signal.addEventListener('abort', done);
     });
+  const waitForRecords = (channel: string, signal: AbortSignal) => waitFor(channel, idlePollMs, signal);
 
   class GroupMember {
     private controller = new AbortController();
@@ -202,11 +241,13 @@ export function createSqliteBus(db: SqliteDb, opts: SqliteBusOptions = {}): Even
         isStopping: () => signal.aborted,
         onDeadLetter: (m: BusMessage, e: unknown) => onError(e, `dead-lettered ${topic}/${m.partition}@${m.offset}`),
       };
+      const maxBatch = this.options.maxBatchSize ?? 500;
+      const channel = `${topic}/${partition}`;
       let offset = this.startOffset(partition);
       while (!signal.aborted) {
-        const rows = fetch.all(topic, partition, offset, this.options.maxBatchSize ?? 500) as Row[];
+        const rows = fetch(topic, partition, offset, maxBatch);
         if (rows.length === 0) {
-          await waitForRecords(topic, signal);
+          await waitForRecords(channel, signal);
           continue;
         }
         try {
@@ -217,12 +258,14 @@ export function createSqliteBus(db: SqliteDb, opts: SqliteBusOptions = {}): Even
           );
         } catch (err) {
           if (err instanceof DeliveryAborted) return;
-          onError(err, `consumer ${group} on ${topic}/${partition}`);
-          await waitForRecords(topic, signal);
+          onError(err, `consumer ${group} on ${channel}`);
+          await waitForRecords(channel, signal);
           continue;
         }
         offset = (rows.at(-1) as Row).offset + 1;
         writeCommitted.run(group, topic, partition, offset);
+        // Caught up: let the next records accumulate into one batch instead of taking them a tick at a time.
+        if (rows.length < maxBatch && lingerMs > 0) await waitFor(null, lingerMs, signal);
       }
     }
   }
@@ -268,6 +311,10 @@ export function createSqliteBus(db: SqliteDb, opts: SqliteBusOptions = {}): Even
 
     async subscribe(options) {
       if (!topics.has(options.topic)) throw new Error(`unknown topic ${options.topic}`);
+      const { maxBatchSize } = options;
+      if (maxBatchSize !== undefined && !(Number.isSafeInteger(maxBatchSize) && maxBatchSize > 0)) {
+        throw new Error(`maxBatchSize must be a positive integer, not ${maxBatchSize}`);
+      }
       const member = new GroupMember(options);
       const members = groups.get(options.group) ?? [];
       groups.set(options.group, [...members, member]);
@@ -294,7 +341,7 @@ export function createSqliteBus(db: SqliteDb, opts: SqliteBusOptions = {}): Even
       const catchUp = () => {
         for (let p = 0; p < spec.partitions; p++) {
           for (;;) {
-            const rows = fetch.all(topic, p, positions[p], 1_000) as Row[];
+            const rows = fetch(topic, p, positions[p] ?? 0, 1_000);
             if (rows.length === 0) break;
             for (const r of rows) onMessage(toMessage(topic, r));
             positions[p] = (rows.at(-1) as Row).offset + 1;

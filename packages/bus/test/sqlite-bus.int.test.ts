@@ -2,11 +2,89 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openSqlite } from '@formgate/store';
-import { createSqliteBus } from '../src/sqlite-bus.ts';
+import { afterEach, describe, expect, it } from 'vitest';
+import { eventually } from '../../../tests/harness/eventually.ts';
+import type { EventBus, OutgoingMessage } from '../src/event-bus.ts';
+import { createSqliteBus, type SqliteBusOptions } from '../src/sqlite-bus.ts';
 import { runBusContract } from './bus.contract.ts';
+
+const openBus = (opts?: SqliteBusOptions) =>
+  createSqliteBus(openSqlite(join(mkdtempSync(join(tmpdir(), 'fg-bus-')), 'bus.db')), opts);
 
 runBusContract({
   name: 'embedded (SQLite log)',
-  create: async () => createSqliteBus(openSqlite(join(mkdtempSync(join(tmpdir(), 'fg-bus-')), 'bus.db'))),
+  create: async () => openBus(),
   deliveryTimeoutMs: 5_000,
+});
+
+describe('embedded log: batching', () => {
+  let bus: EventBus | undefined;
+  afterEach(async () => {
+    await bus?.close();
+    bus = undefined;
+  });
+
+  const records = (n: number, key = 'k'): OutgoingMessage[] =>
+    Array.from({ length: n }, (_, i) => ({ key, value: String(i) }));
+
+  it('never hands a handler more than its maxBatchSize, whatever size other groups use', async () => {
+    bus = openBus({ consumerLingerMs: 0 });
+    await bus.ensureTopics([{ name: 'batching.sizes', partitions: 1, compacted: false }]);
+    await bus.publish('batching.sizes', records(25));
+    const sizes: Record<string, number[]> = { small: [], large: [] };
+    for (const [group, maxBatchSize] of [
+      ['small', 10],
+      ['large', 20],
+    ] as const) {
+      await bus.subscribe({
+        group,
+        topic: 'batching.sizes',
+        maxBatchSize,
+        handler: async (batch) => void sizes[group]?.push(batch.length),
+      });
+    }
+    await eventually(() => expect(sizes).toEqual({ small: [10, 10, 5], large: [20, 5] }));
+  });
+
+  it('refuses a maxBatchSize that is not a positive integer', async () => {
+    bus = openBus();
+    await bus.ensureTopics([{ name: 'batching.invalid', partitions: 1, compacted: false }]);
+    for (const maxBatchSize of [0, -1, 2.5, Number.NaN]) {
+      await expect(
+        bus.subscribe({ group: 'invalid', topic: 'batching.invalid', maxBatchSize, handler: async () => {} }),
+      ).rejects.toThrow('maxBatchSize');
+    }
+  });
+
+  it('a consumer that has caught up takes what is published during its linger as one batch', async () => {
+    bus = openBus({ consumerLingerMs: 1_000 });
+    await bus.ensureTopics([{ name: 'batching.linger', partitions: 1, compacted: false }]);
+    const batches: string[][] = [];
+    await bus.subscribe({
+      group: 'linger',
+      topic: 'batching.linger',
+      handler: async (batch) => void batches.push(batch.map((m) => m.value)),
+    });
+    await bus.publish('batching.linger', [{ key: 'k', value: 'first' }]);
+    await eventually(() => expect(batches).toEqual([['first']]));
+    // Five appends, each its own group commit, all while the consumer lingers after its first batch.
+    for (const value of ['a', 'b', 'c', 'd', 'e']) await bus.publish('batching.linger', [{ key: 'k', value }]);
+    await eventually(() => expect(batches).toEqual([['first'], ['a', 'b', 'c', 'd', 'e']]), 5_000);
+  });
+
+  it('wakes the consumer of the partition that got a record, without waiting for the idle poll', async () => {
+    bus = openBus({ consumerLingerMs: 0, idlePollMs: 60_000 });
+    await bus.ensureTopics([{ name: 'batching.wake', partitions: 4, compacted: false }]);
+    const seen: string[] = [];
+    await bus.subscribe({
+      group: 'wake',
+      topic: 'batching.wake',
+      handler: async (batch) => void seen.push(...batch.map((m) => m.key)),
+    });
+    const keys = ['k1', 'k2', 'k3', 'k4', 'k5', 'k6'];
+    for (const key of keys) {
+      await bus.publish('batching.wake', [{ key, value: key }]);
+      await eventually(() => expect(seen).toContain(key), 2_000);
+    }
+  });
 });

@@ -77,18 +77,18 @@ export async function receiveSubmission(deps: ReceiveDeps, req: IncomingMessage,
   const split = splitReservedFields(parsed.fields, form.settings.honeypotField);
   try {
     if (split.data.length === 0 && parsed.files.length === 0) throw IngestErrors.empty();
-    const receivedAt = deps.clock.now();
+    const receivedAt = deps.clock.now().toISOString();
     const submissionId = clientKey ? deps.ids.derived(form.id, clientKey) : deps.ids.next();
     const event: SubmissionReceived = {
       id: submissionId,
       type: 'submission.received',
       version: 1,
-      occurredAt: receivedAt.toISOString(),
+      occurredAt: receivedAt,
       data: {
         submissionId,
         formId: form.id,
         orgId: form.orgId,
-        receivedAt: receivedAt.toISOString(),
+        receivedAt,
         fields: split.data,
         files: parsed.files,
         meta: split.meta,

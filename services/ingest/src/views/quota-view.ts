@@ -31,4 +31,5 @@ export function createQuotaView() {
 
 export type QuotaView = ReturnType<typeof createQuotaView>;
 
-export const periodOf = (date: Date) => date.toISOString().slice(0, 7);
+/** The quota period (calendar month, UTC) of an ISO 8601 UTC timestamp such as `Date#toISOString()` gives. */
+export const periodOf = (isoTimestamp: string) => isoTimestamp.slice(0, 7);
