@@ -172,7 +172,7 @@ export function createGateway(deps: GatewayDeps) {
     req.headers[CLIENT_IP_HEADER] = ip;
     if (ingest && req.url && isPublicIngestPath(req.url)) {
       delete req.headers.cookie;
-      ingest(req, res, ip);
+      ingest(req, res, { 'x-forwarded-for': ip, [CLIENT_IP_HEADER]: ip });
       return;
     }
     app(req, res);

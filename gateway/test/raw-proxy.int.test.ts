@@ -1,5 +1,5 @@
 import { Agent, createServer, type IncomingHttpHeaders, type IncomingMessage, request, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, connect } from 'node:net';
 import { createLogger } from '@formgate/kit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createRawProxy } from '../src/raw-proxy.ts';
@@ -43,7 +43,11 @@ async function upstream(name: string, seen: Seen[]) {
 
 async function proxyTo(urls: string[]) {
   const proxy = createRawProxy({ urls, agent, logger: createLogger({ level: 'silent', name: 'test' }) });
-  return listen(createServer((req, res) => proxy(req, res, '203.0.113.7')));
+  return listen(
+    createServer((req, res) =>
+      proxy(req, res, { 'x-forwarded-for': '203.0.113.7', 'x-formgate-client-ip': '203.0.113.7' }),
+    ),
+  );
 }
 
 describe('the raw ingest proxy', () => {
@@ -56,7 +60,8 @@ describe('the raw ingest proxy', () => {
         method: 'POST',
         headers: {
           'content-type': 'application/x-www-form-urlencoded',
-          connection: 'keep-alive, x-hop',
+          // A client may drop its own hop-by-hop headers, never the ones the gateway sets.
+          connection: 'keep-alive, x-hop, x-forwarded-for, x-formgate-client-ip',
           'x-hop': 'drop me',
           'x-kept': 'keep me',
         },
@@ -74,6 +79,7 @@ describe('the raw ingest proxy', () => {
     expect(got?.headers).toMatchObject({
       'x-kept': 'keep me',
       'x-forwarded-for': '203.0.113.7',
+      'x-formgate-client-ip': '203.0.113.7',
       'x-forwarded-proto': 'http',
       'content-type': 'application/x-www-form-urlencoded',
     });
@@ -101,4 +107,57 @@ describe('the raw ingest proxy', () => {
     expect(res.headers.get('retry-after')).toBe('2');
     expect(((await res.json()) as { error: { code: string } }).error.code).toBe('UPSTREAM_UNAVAILABLE');
   });
+
+  it('frames the upstream body itself: a Connection header cannot smuggle a second request to ingest', async () => {
+    const seen: Seen[] = [];
+    const proxy = await proxyTo([await upstream('one', seen)]);
+    const smuggled = 'POST /f/victim HTTP/1.1\r\nHost: ingest\r\nContent-Length: 3\r\n\r\na=1';
+    for (const framing of [
+      `Connection: content-length\r\nContent-Length: ${smuggled.length}`,
+      'Connection: transfer-encoding\r\nTransfer-Encoding: chunked',
+    ]) {
+      const body = framing.includes('chunked')
+        ? `${smuggled.length.toString(16)}\r\n${smuggled}\r\n0\r\n\r\n`
+        : smuggled;
+      const answer = await raw(
+        proxy,
+        `GET /form/submission-received HTTP/1.1\r\nHost: gw\r\n${framing}\r\n\r\n${body}`,
+      );
+      expect(answer).toMatch(/^HTTP\/1\.1 303/);
+    }
+    // Give a smuggled request time to arrive, were there one.
+    await new Promise((r) => setTimeout(r, 200));
+    expect(seen.map((s) => `${s.method} ${s.url}`)).toEqual([
+      'GET /form/submission-received',
+      'GET /form/submission-received',
+    ]);
+    expect(seen.map((s) => s.body)).toEqual([smuggled, smuggled]);
+  });
+
+  it('survives a request without a Host header (HTTP/1.0)', async () => {
+    const seen: Seen[] = [];
+    const proxy = await proxyTo([await upstream('one', seen)]);
+    const answer = await raw(proxy, 'POST /f/abc HTTP/1.0\r\nContent-Length: 3\r\n\r\na=1');
+    expect(answer).toMatch(/^HTTP\/1\.[01] 303/);
+    expect(seen[0]?.headers['x-forwarded-host']).toBeUndefined();
+    expect((await fetch(`${proxy}/f/abc`, { method: 'POST', redirect: 'manual', body: 'a=1' })).status).toBe(303);
+  });
 });
+
+/** Sends `text` on a fresh TCP connection and resolves with the first response's bytes. */
+function raw(base: string, text: string) {
+  const { hostname, port } = new URL(base);
+  return new Promise<string>((resolve, reject) => {
+    const socket = connect(Number(port), hostname, () => socket.write(text));
+    let got = '';
+    socket.on('data', (d) => {
+      got += d.toString('latin1');
+      if (got.includes('\r\n\r\n')) {
+        socket.destroy();
+        resolve(got);
+      }
+    });
+    socket.on('error', reject);
+    socket.on('close', () => resolve(got));
+  });
+}

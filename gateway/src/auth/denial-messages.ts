@@ -46,15 +46,19 @@ export function specDenialMessagesPlugin() {
               typeof body.organizationId === 'string'
                 ? body.organizationId
                 : (session.session as { activeOrganizationId?: string | null }).activeOrganizationId;
+            // Should the lookup fail, the caller keeps better-auth's own 403, never a 500.
             const member = orgId
-              ? await ctx.context.adapter.findOne<{ role: string }>({
-                  model: 'member',
-                  where: [
-                    { field: 'organizationId', value: orgId },
-                    { field: 'userId', value: session.user.id },
-                  ],
-                })
+              ? await ctx.context.adapter
+                  .findOne<{ role: string }>({
+                    model: 'member',
+                    where: [
+                      { field: 'organizationId', value: orgId },
+                      { field: 'userId', value: session.user.id },
+                    ],
+                  })
+                  .catch(() => undefined)
               : null;
+            if (member === undefined) return;
             const verdict = authorize(member ? member.role.split(',') : [], permission);
             if (verdict.success) return;
             throw new APIError('FORBIDDEN', { code, message: verdict.error });

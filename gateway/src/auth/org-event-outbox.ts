@@ -105,7 +105,12 @@ export function createOrgEventOutbox(deps: OrgEventOutboxDeps) {
       });
     return running;
   };
-  const nudge = () => queueMicrotask(() => void relay());
+  // After stop(), a request still finishing may record an event: it stays in the outbox for the next holder, and
+  // this relay neither takes the lease back nor touches a database that is about to close.
+  const nudge = () =>
+    queueMicrotask(() => {
+      if (!stopped) void relay();
+    });
 
   const write = async (a: OutboxAdapter, orgId: string, payload: string, state: 'ready' | 'intent') => {
     await a.create({
