@@ -206,6 +206,19 @@ describe('distributed mode: separate processes on Kafka and a Mongo-wire server'
     await eventually(async () => expect((await submit(form.key, { a: '2' }, randomUUID())).status).toBe(410), 30_000);
   });
 
+  it('a body over the limit gets its 413 through the gateway, not a 503 to retry forever', async () => {
+    const form = await createForm('Too big');
+    for (const size of [300 * 1024, 8 * 1024 * 1024]) {
+      const res = await fetch(`${cluster.baseUrl}/f/${form.key}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+        body: `a=${'x'.repeat(size)}`,
+      });
+      expect(res.status, `${size} bytes`).toBe(413);
+      expect(((await res.json()) as { errors: { code: string }[] }).errors[0]?.code).toBe('PAYLOAD_TOO_LARGE');
+    }
+  });
+
   it('trusts only gateway-signed identities: a client-sent valid token is stripped, a forged one refused', async () => {
     const identity = { userId: 'u', email: null, orgId: 'default', roles: ['owner'], via: 'session' as const };
     const genuine = await createIdentityCodec(cluster.identitySecret).sign(identity);

@@ -53,7 +53,7 @@ export function page(title: string, body: string): string {
 export function sendError(req: IncomingMessage, res: ServerResponse, err: IngestError, errorRedirect?: string | null) {
   const headers: Record<string, string> = {};
   if (err.retryAfterSeconds) headers['retry-after'] = String(err.retryAfterSeconds);
-  if (err.status === 413 || err.status === 415) headers.connection = 'close';
+  if (err.status === 413 || err.status === 415) lingerThenClose(req, res);
   if (wantsJson(req)) {
     const detail = { code: err.code, message: err.message, ...(err.field ? { field: err.field } : {}) };
     sendJson(res, err.status, { error: err.message, errors: [detail] }, headers);
@@ -69,4 +69,31 @@ export function sendError(req: IncomingMessage, res: ServerResponse, err: Ingest
       headers,
     );
   }
+}
+
+/** What a refused request may still send after its answer before the connection is cut (see `lingerThenClose`). */
+const LINGER_BYTES = 1024 * 1024;
+const LINGER_MS = 5_000;
+
+/**
+ * A body refused before it was read (413, 415) may still be on its way. Closing the socket at once makes the
+ * client's kernel answer the rest with a reset, which can destroy our answer before the client — or the gateway's
+ * proxy, which then reports 503 — has read it. So: answer, keep reading and dropping what arrives, and cut the
+ * connection only past `LINGER_BYTES` or `LINGER_MS`; a client that stops sending keeps its keep-alive connection.
+ */
+function lingerThenClose(req: IncomingMessage, res: ServerResponse) {
+  let dropped = 0;
+  const cut = () => req.socket.destroy();
+  const timer = setTimeout(cut, LINGER_MS);
+  timer.unref();
+  req.on('data', (chunk: Buffer) => {
+    dropped += chunk.length;
+    if (dropped > LINGER_BYTES) cut();
+  });
+  req.on('end', () => clearTimeout(timer));
+  req.socket.once('close', () => clearTimeout(timer));
+  req.resume();
+  res.once('finish', () => {
+    if (req.complete) clearTimeout(timer);
+  });
 }
