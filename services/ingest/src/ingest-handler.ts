@@ -34,7 +34,6 @@ export function createIngestHandler(deps: ReceiveDeps, logger: Logger) {
     } catch (err) {
       const known = err instanceof IngestError ? err : null;
       if (!known) logger.error({ err, formKey: key }, 'unexpected ingest failure');
-      if (!req.complete) res.setHeader('connection', 'close');
       sendError(req, res, known ?? IngestErrors.unavailable(), known?.errorRedirect);
     }
   };
@@ -53,7 +52,6 @@ export function createIngestHandler(deps: ReceiveDeps, logger: Logger) {
     } else if (url.pathname === '/form/submission-received' && (req.method === 'GET' || req.method === 'HEAD')) {
       thanksPage(req, res, url.searchParams);
     } else {
-      if (!req.complete) res.setHeader('connection', 'close');
       sendError(req, res, IngestErrors.formNotFound());
     }
   };

@@ -53,7 +53,7 @@ export function page(title: string, body: string): string {
 export function sendError(req: IncomingMessage, res: ServerResponse, err: IngestError, errorRedirect?: string | null) {
   const headers: Record<string, string> = {};
   if (err.retryAfterSeconds) headers['retry-after'] = String(err.retryAfterSeconds);
-  if (err.status === 413 || err.status === 415) lingerThenClose(req, res);
+  if (!req.complete) lingerThenClose(req, res);
   if (wantsJson(req)) {
     const detail = { code: err.code, message: err.message, ...(err.field ? { field: err.field } : {}) };
     sendJson(res, err.status, { error: err.message, errors: [detail] }, headers);
@@ -71,13 +71,17 @@ export function sendError(req: IncomingMessage, res: ServerResponse, err: Ingest
   }
 }
 
-/** What a refused request may still send after its answer before the connection is cut (see `lingerThenClose`). */
-const LINGER_BYTES = 1024 * 1024;
+/**
+ * What a refused request may still send after its answer before the connection is cut (see `lingerThenClose`).
+ * Reading and dropping is cheap; the bound is generous because a proxy in front may have megabytes in flight
+ * before it sees the answer and stops — the size of the largest body ingest accepts at all (multipart).
+ */
+const LINGER_BYTES = 32 * 1024 * 1024;
 const LINGER_MS = 5_000;
 
 /**
- * A body refused before it was read (413, 415) may still be on its way. Closing the socket at once makes the
- * client's kernel answer the rest with a reset, which can destroy our answer before the client — or the gateway's
+ * A request answered before its body was read (413, 415, 404…) may still be sending it. Closing the socket at once
+ * makes our kernel answer the rest with a reset, which can destroy our answer before the client — or the gateway's
  * proxy, which then reports 503 — has read it. So: answer, keep reading and dropping what arrives, and cut the
  * connection only past `LINGER_BYTES` or `LINGER_MS`; a client that stops sending keeps its keep-alive connection.
  */
