@@ -71,11 +71,11 @@ describe('docker-compose.yml, resolved by compose-go and checked against the cod
         .map((dir) => `services/${dir}/src/main.ts`)
         .filter((file) => existsSync(resolve(ROOT, file))),
     ];
+    expect(existsSync(resolve(ROOT, 'infra/docker/Dockerfile'))).toBe(true);
     const formgate = Object.entries(services).filter(([, s]) => entryOf(s));
     expect(formgate.map(([, s]) => entryOf(s)).sort()).toEqual([...entries].sort());
     for (const [name, service] of formgate) {
       expect(service.build?.dockerfile, name).toBe('infra/docker/Dockerfile');
-      expect(existsSync(resolve(ROOT, 'infra/docker/Dockerfile'))).toBe(true);
       const loader = LOADERS[entryOf(service) as string];
       expect(loader, `a config loader for ${name}`).toBeTypeOf('function');
       expect(() => loader?.(envOf(service)), name).not.toThrow();

@@ -1,9 +1,27 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { ErrorRequestHandler, NextFunction, Request, Response } from 'express';
+import express, {
+  type ErrorRequestHandler,
+  type Express,
+  type NextFunction,
+  type Request,
+  type Response,
+} from 'express';
 import { ZodError } from 'zod';
 import { AppError } from './errors.ts';
 import type { Logger } from './logger.ts';
+
+/**
+ * The Express app every service starts from: no `X-Powered-By`, a request id on every request, and `GET /healthz`
+ * answering `{ status: 'ok', ...health() }`. The service adds its routes and, last, `errorHandler`.
+ */
+export function createServiceApp(health: () => Record<string, unknown> = () => ({})): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.use(requestId());
+  app.get('/healthz', (_req, res) => void res.json({ status: 'ok', ...health() }));
+  return app;
+}
 
 export function requestId() {
   return (req: Request, res: Response, next: NextFunction) => {

@@ -2,16 +2,15 @@ import type { EventBus, Subscription } from '@formgate/bus';
 import { TOPIC_SPECS, Topics } from '@formgate/contracts';
 import {
   type Clock,
+  createServiceApp,
   errorHandler,
   type IdentityVerifier,
   identityOf,
   type Logger,
   notFound,
-  requestId,
   requireIdentity,
   type Service,
 } from '@formgate/kit';
-import express from 'express';
 import { createOrgPurgeHandler } from './handlers/org-purge.handler.ts';
 import { createUsageHandler, type PlanLimits } from './handlers/submission-received.handler.ts';
 import type { UsageStore } from './store/usage-store.ts';
@@ -27,10 +26,7 @@ export interface BillingServiceDeps {
 
 /** Billing: the usage meter and the quota view other services read from `billing.quota`. */
 export function createBillingService(deps: BillingServiceDeps): Service {
-  const app = express();
-  app.disable('x-powered-by');
-  app.use(requestId());
-  app.get('/healthz', (_req, res) => void res.json({ status: 'ok' }));
+  const app = createServiceApp();
   app.get('/api/v1/billing/usage', requireIdentity(deps.identity), async (req, res) => {
     const { orgId } = identityOf(req);
     const period = deps.clock.now().toISOString().slice(0, 7);

@@ -2,11 +2,11 @@ import type { EventBus, Subscription } from '@formgate/bus';
 import { TOPIC_SPECS, Topics } from '@formgate/contracts';
 import {
   type Clock,
+  createServiceApp,
   errorHandler,
   type IdentityVerifier,
   type Ids,
   type Logger,
-  requestId,
   requireIdentity,
   requireJson,
   type Service,
@@ -30,10 +30,7 @@ export interface FormsServiceDeps {
 /** The forms service: forms and their settings, and the submissions read model. */
 export function createFormsService(deps: FormsServiceDeps): Service {
   const publisher = createFormPublisher(deps);
-  const app = express();
-  app.disable('x-powered-by');
-  app.use(requestId());
-  app.get('/healthz', (_req, res) => void res.json({ status: 'ok' }));
+  const app = createServiceApp();
   app.use(
     '/api/v1/forms',
     requireIdentity(deps.identity),

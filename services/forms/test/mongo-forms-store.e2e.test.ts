@@ -1,31 +1,19 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { DEFAULT_FORM_SETTINGS, type Form } from '@formgate/contracts';
-import { connectMongo } from '@formgate/store';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { useTestMongo } from '@formgate/store/testing';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { FormsStore, SubmissionRecord } from '../src/store/forms-store.ts';
 import { createMongoFormsStore, submissionDoc } from '../src/store/mongo-forms-store.ts';
 import { runFormsStoreContract } from './forms-store.contract.ts';
 
-const url = process.env.MONGO_URL;
-if (!url) {
-  throw new Error('MONGO_URL is not set: the e2e globalSetup must start FerretDB (or point at MongoDB) and export it');
-}
-
-let conn: Awaited<ReturnType<typeof connectMongo>>;
+const mongo = useTestMongo();
 const db = () => {
-  if (!conn.db) throw new Error('not connected');
-  return conn.db;
+  const { db } = mongo();
+  if (!db) throw new Error('not connected');
+  return db;
 };
 
-beforeAll(async () => {
-  conn = await connectMongo(url, `fg_test_${randomBytes(6).toString('hex')}`);
-});
-afterAll(async () => {
-  await conn?.db?.dropDatabase();
-  await conn?.close();
-});
-
-runFormsStoreContract({ name: 'mongo', create: () => createMongoFormsStore(conn) });
+runFormsStoreContract({ name: 'mongo', create: () => createMongoFormsStore(mongo()) });
 
 function form(orgId: string): Form {
   const id = randomUUID();
@@ -60,7 +48,7 @@ const submission = (f: Form, i: number): SubmissionRecord => ({
 describe('mongo FormsStore: batches and counters', () => {
   let store: FormsStore;
   beforeAll(async () => {
-    store = await createMongoFormsStore(conn);
+    store = await createMongoFormsStore(mongo());
   });
 
   it('inserts a batch of 5,000 submissions in one call and counts them', async () => {

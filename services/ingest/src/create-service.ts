@@ -1,9 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { EventBus, Subscription } from '@formgate/bus';
 import { TOPIC_SPECS, Topics } from '@formgate/contracts';
-import type { Clock, Ids, Logger, Service } from '@formgate/kit';
+import { type Clock, createServiceApp, type Ids, type Logger, type Service } from '@formgate/kit';
 import type { BlobStore } from '@formgate/store';
-import express from 'express';
 import { createIngestHandler } from './ingest-handler.ts';
 import { DEFAULT_LIMITS, type IngestLimits } from './limits.ts';
 import { createFormsView } from './views/forms-view.ts';
@@ -29,9 +28,7 @@ export function createIngestService(deps: IngestServiceDeps): IngestService {
   const forms = createFormsView();
   const quota = createQuotaView();
   const handle = createIngestHandler({ ...deps, limits: deps.limits ?? DEFAULT_LIMITS, forms, quota }, deps.logger);
-  const app = express();
-  app.disable('x-powered-by');
-  app.get('/healthz', (_req, res) => void res.json({ status: 'ok', forms: forms.size }));
+  const app = createServiceApp(() => ({ forms: forms.size }));
   app.use((req, res) => handle(req, res));
   const views: Subscription[] = [];
 

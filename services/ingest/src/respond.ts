@@ -53,7 +53,7 @@ export function page(title: string, body: string): string {
 export function sendError(req: IncomingMessage, res: ServerResponse, err: IngestError, errorRedirect?: string | null) {
   const headers: Record<string, string> = {};
   if (err.retryAfterSeconds) headers['retry-after'] = String(err.retryAfterSeconds);
-  if (!req.complete) lingerThenClose(req, res);
+  if (!req.complete) lingerThenClose(req);
   if (wantsJson(req)) {
     const detail = { code: err.code, message: err.message, ...(err.field ? { field: err.field } : {}) };
     sendJson(res, err.status, { error: err.message, errors: [detail] }, headers);
@@ -85,7 +85,7 @@ const LINGER_MS = 5_000;
  * proxy, which then reports 503 — has read it. So: answer, keep reading and dropping what arrives, and cut the
  * connection only past `LINGER_BYTES` or `LINGER_MS`; a client that stops sending keeps its keep-alive connection.
  */
-function lingerThenClose(req: IncomingMessage, res: ServerResponse) {
+function lingerThenClose(req: IncomingMessage) {
   let dropped = 0;
   const cut = () => req.socket.destroy();
   const timer = setTimeout(cut, LINGER_MS);
@@ -97,7 +97,4 @@ function lingerThenClose(req: IncomingMessage, res: ServerResponse) {
   req.on('end', () => clearTimeout(timer));
   req.socket.once('close', () => clearTimeout(timer));
   req.resume();
-  res.once('finish', () => {
-    if (req.complete) clearTimeout(timer);
-  });
 }

@@ -1,5 +1,4 @@
-import type { Logger, Service } from '@formgate/kit';
-import express from 'express';
+import { createServiceApp, type Logger, type Service } from '@formgate/kit';
 
 export interface NotificationsServiceDeps {
   logger: Logger;
@@ -10,8 +9,6 @@ export interface NotificationsServiceDeps {
  * gateway's route table has no entry for it until then.
  */
 export function createNotificationsService(_deps: NotificationsServiceDeps): Service {
-  const app = express();
-  app.disable('x-powered-by');
-  app.get('/healthz', (_req, res) => void res.json({ status: 'ok' }));
+  const app = createServiceApp();
   return { name: 'notifications', app, start: async () => {}, stop: async () => {} };
 }

@@ -2,10 +2,10 @@ import type { EventBus, Subscription } from '@formgate/bus';
 import { TOPIC_SPECS, Topics } from '@formgate/contracts';
 import {
   type Clock,
+  createServiceApp,
   errorHandler,
   type IdentityVerifier,
   type Logger,
-  requestId,
   requireIdentity,
   requireJson,
   type Service,
@@ -26,10 +26,7 @@ export interface OrgsServiceDeps {
 
 /** The orgs service: organization settings, feature flags and the audit log, kept from `orgs.organization`. */
 export function createOrgsService(deps: OrgsServiceDeps): Service {
-  const app = express();
-  app.disable('x-powered-by');
-  app.use(requestId());
-  app.get('/healthz', (_req, res) => void res.json({ status: 'ok' }));
+  const app = createServiceApp();
   app.use(
     '/api/v1/orgs',
     requireIdentity(deps.identity),
