@@ -124,48 +124,19 @@ cmd_start() {
       --telemetry=disable --debug-addr=- --log-level="${FERRETDB_LOG_LEVEL:-info}" ||
     fg_die "could not launch $FDB_BIN" "$OUT_LOG"
   pid="$(cat "$PIDFILE")"
-  rc=0; fg_wait_ready "$pid" "$START_TIMEOUT" fg_port_open "$PORT" || rc=$?
-  case $rc in
-    0) ;;
-    2) rm -f "$PIDFILE"
-       fg_die "FerretDB exited during startup (port $PORT, run dir $RUN_DIR)" "$OUT_LOG" ;;
-    *) fg_stop_pid "$pid" ferretdb 10 || true; rm -f "$PIDFILE"
-       fg_die "FerretDB did not answer on 127.0.0.1:$PORT within ${START_TIMEOUT}s (stopped it again)" "$OUT_LOG" ;;
-  esac
+  fg_await_started FerretDB "$pid" 10 "" fg_port_open "$OUT_LOG"
   fg_log "FerretDB ready on 127.0.0.1:$PORT (pid $pid, $((SECONDS - t0))s)"
   env_line
 }
 
 cmd_stop() {
   set_instance "${1:-}"
-  [[ -d "$RUN_DIR" ]] || { fg_log "not running (no run dir $RUN_DIR)"; return 0; }
-  fg_lock "$RUN_DIR/.lock"
-  local pid
-  if ! pid="$(fg_read_pid "$PIDFILE" "$TOKEN")"; then
-    fg_log "not running (port $PORT, run dir $RUN_DIR)"
-    fg_port_open "$PORT" && fg_log "note: port $PORT is in use by a process this script did not start"
-    return 0
-  fi
-  fg_log "stopping FerretDB (pid $pid, port $PORT)"
-  fg_stop_pid "$pid" ferretdb "${FERRETDB_STOP_TIMEOUT:-30}" ||
-    fg_die "could not stop FerretDB pid $pid" "$OUT_LOG"
-  rm -f "$PIDFILE"
-  fg_log "stopped"
+  fg_stop_instance FerretDB "$TOKEN" "${FERRETDB_STOP_TIMEOUT:-30}" "$OUT_LOG"
 }
 
 cmd_status() {
   set_instance "${1:-}"
-  local pid
-  if pid="$(fg_read_pid "$PIDFILE" "$TOKEN")"; then
-    if fg_port_open "$PORT"; then
-      echo "ferretdb: running, answering on 127.0.0.1:$PORT (pid $pid, run dir $RUN_DIR)"
-    else
-      echo "ferretdb: process running (pid $pid) but not answering on 127.0.0.1:$PORT yet (log: $OUT_LOG)"
-    fi
-    return 0
-  fi
-  echo "ferretdb: not running (port $PORT, run dir $RUN_DIR)"
-  return 3
+  fg_instance_status ferretdb "$TOKEN" fg_port_open "log: $OUT_LOG"
 }
 
 sub="${1:-}"; shift || true

@@ -206,48 +206,19 @@ cmd_start() {
   fg_spawn "$PIDFILE" "$OUT_LOG" "${JAVA_CMD[@]}" kafka.Kafka "$PROPS" ||
     fg_die "could not launch java for Kafka" "$OUT_LOG"
   pid="$(cat "$PIDFILE")"
-  rc=0; fg_wait_ready "$pid" "$START_TIMEOUT" kafka_probe "$PORT" || rc=$?
-  case $rc in
-    0) ;;
-    2) rm -f "$PIDFILE"
-       fg_die "Kafka exited during startup (port $PORT, run dir $RUN_DIR)" "$OUT_LOG" "$APP_LOG" ;;
-    *) fg_stop_pid "$pid" kafka 20 || true; rm -f "$PIDFILE"
-       fg_die "Kafka did not answer on 127.0.0.1:$PORT within ${START_TIMEOUT}s (stopped it again; raise KAFKA_START_TIMEOUT?)" "$OUT_LOG" "$APP_LOG" ;;
-  esac
+  fg_await_started Kafka "$pid" 20 "; raise KAFKA_START_TIMEOUT?" kafka_probe "$OUT_LOG" "$APP_LOG"
   fg_log "Kafka ready on 127.0.0.1:$PORT (pid $pid, $((SECONDS - t0))s)"
   env_line
 }
 
 cmd_stop() {
   set_instance "${1:-}"
-  [[ -d "$RUN_DIR" ]] || { fg_log "not running (no run dir $RUN_DIR)"; return 0; }
-  fg_lock "$RUN_DIR/.lock"
-  local pid
-  if ! pid="$(fg_read_pid "$PIDFILE" "$PROPS")"; then
-    fg_log "not running (port $PORT, run dir $RUN_DIR)"
-    fg_port_open "$PORT" && fg_log "note: port $PORT is in use by a process this script did not start"
-    return 0
-  fi
-  fg_log "stopping Kafka (pid $pid, port $PORT)"
-  fg_stop_pid "$pid" kafka "${KAFKA_STOP_TIMEOUT:-60}" ||
-    fg_die "could not stop Kafka pid $pid" "$OUT_LOG" "$APP_LOG"
-  rm -f "$PIDFILE"
-  fg_log "stopped"
+  fg_stop_instance Kafka "$PROPS" "${KAFKA_STOP_TIMEOUT:-60}" "$OUT_LOG" "$APP_LOG"
 }
 
 cmd_status() {
   set_instance "${1:-}"
-  local pid
-  if pid="$(fg_read_pid "$PIDFILE" "$PROPS")"; then
-    if kafka_probe "$PORT"; then
-      echo "kafka: running, answering on 127.0.0.1:$PORT (pid $pid, run dir $RUN_DIR)"
-    else
-      echo "kafka: process running (pid $pid) but not answering on 127.0.0.1:$PORT yet (logs: $OUT_LOG, $APP_LOG)"
-    fi
-    return 0
-  fi
-  echo "kafka: not running (port $PORT, run dir $RUN_DIR)"
-  return 3
+  fg_instance_status kafka "$PROPS" kafka_probe "logs: $OUT_LOG, $APP_LOG"
 }
 
 cmd_run_class() {

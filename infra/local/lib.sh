@@ -144,3 +144,53 @@ fg_lock() {
     flock -w "${FG_LOCK_TIMEOUT:-900}" 9 || fg_die "timed out waiting for lock $lockfile"
   fi
 }
+
+# The commands both servers share. They read the caller's instance variables, set by its set_instance:
+# RUN_DIR, PIDFILE, PORT, START_TIMEOUT.
+
+# fg_await_started NAME PID STOP_TIMEOUT_S HINT PROBE_FN LOG...: after a spawn, wait until PROBE_FN $PORT succeeds;
+# if the process dies or never answers, stop it, forget its pid file and die naming the logs.
+fg_await_started() {
+  local name="$1" pid="$2" stop_timeout="$3" hint="$4" probe="$5"; shift 5
+  local rc=0
+  fg_wait_ready "$pid" "$START_TIMEOUT" "$probe" "$PORT" || rc=$?
+  case $rc in
+    0) ;;
+    2) rm -f "$PIDFILE"
+       fg_die "$name exited during startup (port $PORT, run dir $RUN_DIR)" "$@" ;;
+    *) fg_stop_pid "$pid" "$name" "$stop_timeout" || true; rm -f "$PIDFILE"
+       fg_die "$name did not answer on 127.0.0.1:$PORT within ${START_TIMEOUT}s (stopped it again$hint)" "$@" ;;
+  esac
+}
+
+# fg_stop_instance NAME TOKEN TIMEOUT_S LOG...: stop the instance whose pid file names a process started with TOKEN.
+fg_stop_instance() {
+  local name="$1" token="$2" timeout_s="$3"; shift 3
+  [[ -d "$RUN_DIR" ]] || { fg_log "not running (no run dir $RUN_DIR)"; return 0; }
+  fg_lock "$RUN_DIR/.lock"
+  local pid
+  if ! pid="$(fg_read_pid "$PIDFILE" "$token")"; then
+    fg_log "not running (port $PORT, run dir $RUN_DIR)"
+    fg_port_open "$PORT" && fg_log "note: port $PORT is in use by a process this script did not start"
+    return 0
+  fi
+  fg_log "stopping $name (pid $pid, port $PORT)"
+  fg_stop_pid "$pid" "$name" "$timeout_s" || fg_die "could not stop $name pid $pid" "$@"
+  rm -f "$PIDFILE"
+  fg_log "stopped"
+}
+
+# fg_instance_status NAME TOKEN PROBE_FN LOGS_TEXT: print whether it runs and answers; exit status 3 when it does not run.
+fg_instance_status() {
+  local name="$1" token="$2" probe="$3" logs="$4" pid
+  if pid="$(fg_read_pid "$PIDFILE" "$token")"; then
+    if "$probe" "$PORT"; then
+      echo "$name: running, answering on 127.0.0.1:$PORT (pid $pid, run dir $RUN_DIR)"
+    else
+      echo "$name: process running (pid $pid) but not answering on 127.0.0.1:$PORT yet ($logs)"
+    fi
+    return 0
+  fi
+  echo "$name: not running (port $PORT, run dir $RUN_DIR)"
+  return 3
+}
