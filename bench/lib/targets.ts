@@ -3,7 +3,7 @@ import { freePort, type ServerProcess, startServer } from './processes.ts';
 
 export const B0_SCRIPT = 'bench/baselines/b0-server.ts';
 export const B1_SCRIPT = 'bench/baselines/b1-server.ts';
-export const EMBEDDED_SCRIPT = 'gateway/src/embedded-main.ts';
+export const EMBEDDED_SCRIPT = 'hosts/embedded/src/main.ts';
 
 /** A baseline server (B0 or B1) on a fresh port. */
 export async function startBaseline(name: 'B0' | 'B1', logDir: string): Promise<ServerProcess> {
@@ -17,7 +17,7 @@ export interface FormgateTarget {
 }
 
 /**
- * Formgate in embedded mode (`gateway/src/embedded-main.ts`) with a fresh `dataDir`, silent logs and a quota
+ * Formgate in embedded mode (`hosts/embedded/src/main.ts`) with a fresh `dataDir`, silent logs and a quota
  * high enough that no bench submission is held back.
  */
 export async function startEmbeddedFormgate(opts: {

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { Agent, type IncomingMessage, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
+import { type Accounts, type Caller, CLIENT_IP_HEADER } from '@formgate/accounts';
 import { authorize } from '@formgate/contracts';
 import {
   AppError,
@@ -17,9 +18,6 @@ import {
 import { toNodeHandler } from 'better-auth/node';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import { createProxyMiddleware } from 'http-proxy-middleware';
-import { accountRoutes } from './account.routes.ts';
-import type { Authenticator, Caller } from './auth/authenticate.ts';
-import { type Auth, CLIENT_IP_HEADER } from './auth/create-auth.ts';
 import { clientIp } from './client-ip.ts';
 import { createRawProxy } from './raw-proxy.ts';
 import { createRouter, isPublicIngestPath, type RouteSpec, type ServiceName } from './routes.ts';
@@ -32,16 +30,14 @@ export type Target =
 export interface GatewayDeps {
   routes: readonly RouteSpec[];
   targets: Partial<Record<ServiceName, Target>>;
-  auth: Auth;
-  authenticate: Authenticator;
+  /** better-auth, the authenticator and the routes the gateway answers itself (`createAccounts`). */
+  accounts: Pick<Accounts, 'auth' | 'authenticate' | 'routes'>;
   signer: IdentitySigner;
   logger: Logger;
   /** Origins allowed to send mutations with credentials (the dashboard's own origin). */
   trustedOrigins: string[];
   /** Peers whose `X-Forwarded-For` is believed (a load balancer in front of the gateway). */
   trustedProxies?: string[];
-  /** `GET /api/v1/users/by-email/:email` lookups allowed per client IP per minute. */
-  lookupsPerMinute?: number;
   /** Built dashboard (`web/dist`), served for every other GET. */
   webDir?: string;
 }
@@ -128,14 +124,14 @@ export function createGateway(deps: GatewayDeps) {
         ((req: IncomingMessage, res: ServerResponse) => (ingestTarget.handle ?? ingestTarget.app)(req, res));
   const local = express.Router();
   local.use(express.json({ limit: '64kb' }));
-  local.use(accountRoutes(deps.auth, { lookupsPerMinute: deps.lookupsPerMinute ?? 30 }));
+  local.use(deps.accounts.routes);
 
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', false);
   app.use(requestId());
   app.get('/healthz', (_req, res) => void res.json({ status: 'ok' }));
-  app.all('/api/auth/*splat', toNodeHandler(deps.auth));
+  app.all('/api/auth/*splat', toNodeHandler(deps.accounts.auth));
   app.use(async (req, res, next) => {
     const found = router.find(req.method, req.path);
     if (!found) return next();
@@ -144,7 +140,7 @@ export function createGateway(deps: GatewayDeps) {
     if (route.auth !== 'public') {
       checkCsrf(req, trusted);
       assertJsonMutation(req);
-      const caller = await deps.authenticate(req);
+      const caller = await deps.accounts.authenticate(req);
       const identity = admit(route, caller);
       req.caller = caller ?? undefined;
       if (identity) {

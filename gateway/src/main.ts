@@ -1,20 +1,22 @@
 import { fileURLToPath } from 'node:url';
-import { createIdentityCodec, runDistributed, systemClock, systemIds } from '@formgate/kit';
+import { accountSettings, createAccounts, createMailer } from '@formgate/accounts';
+import { runDistributed } from '@formgate/host-distributed';
+import { createIdentityCodec, systemClock, systemIds } from '@formgate/kit';
 import type { Db } from 'mongodb';
-import { startAuth } from './auth/start-auth.ts';
 import { loadGatewayConfig } from './config.ts';
 import { createGateway } from './create-gateway.ts';
-import { createMailer } from './mailer.ts';
 import { ROUTES } from './routes.ts';
 
 await runDistributed('gateway', loadGatewayConfig, async ({ config, logger, bus, mongo }) => {
+  const settings = accountSettings(config);
   const conn = await mongo('accounts');
-  const mailer = createMailer({ ...config, mailDir: config.MAIL_DIR, logger, logLinks: false });
-  const accounts = await startAuth({
-    ...config,
+  const mailer = createMailer({ ...settings, mailDir: config.MAIL_DIR, logger, logLinks: false });
+  const accounts = createAccounts({
+    ...settings,
     store: { kind: 'mongo', db: conn.db as unknown as Db },
+    publicUrl: config.PUBLIC_URL,
     secret: config.AUTH_SECRET,
-    trustedOrigins: [config.publicUrl],
+    trustedOrigins: [config.PUBLIC_URL],
     mailer,
     bus,
     clock: systemClock,
@@ -29,17 +31,16 @@ await runDistributed('gateway', loadGatewayConfig, async ({ config, logger, bus,
       billing: { kind: 'http', urls: config.BILLING_URL },
       orgs: { kind: 'http', urls: config.ORGS_URL },
     },
-    auth: accounts.auth,
-    authenticate: accounts.authenticate,
+    accounts,
     signer: createIdentityCodec(config.IDENTITY_SECRET),
     logger,
-    trustedOrigins: [config.publicUrl],
-    trustedProxies: config.trustedProxies,
-    lookupsPerMinute: config.lookupsPerMinute,
+    trustedOrigins: [config.PUBLIC_URL],
+    trustedProxies: settings.trustedProxies,
     webDir: fileURLToPath(new URL('../../web/dist', import.meta.url)),
   });
   return {
     handler: gateway.handle,
+    start: () => accounts.start(),
     async stop() {
       gateway.close();
       await accounts.stop();

@@ -1,5 +1,5 @@
+import { eventually } from '@formgate/kit/testing';
 import { describe, expect, it } from 'vitest';
-import { eventually } from '../harness/eventually.ts';
 import type { TargetRef } from './target.ts';
 
 /** Spec §6 organizations, invitations, teams and the access model through the gateway; run in both modes. */

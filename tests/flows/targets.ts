@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { extractLinks } from '@formgate/mail';
-import { openSqlite } from '@formgate/store';
+import { openSqlite } from '@formgate/store/sqlite';
 import mongoose from 'mongoose';
 import { readMailbox, waitForMailLink } from '../harness/browser-session.ts';
 import { eventually, startTestApp, type TestApp } from '../harness/embedded-app.ts';

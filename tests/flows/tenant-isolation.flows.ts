@@ -1,8 +1,8 @@
 import { authorize } from '@formgate/contracts';
+import { ROUTES, type RouteSpec } from '@formgate/gateway';
+import { eventually } from '@formgate/kit/testing';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ROUTES, type RouteSpec } from '../../gateway/src/routes.ts';
 import type { BrowserSession } from '../harness/browser-session.ts';
-import { eventually } from '../harness/eventually.ts';
 import type { TargetRef } from './target.ts';
 
 /**

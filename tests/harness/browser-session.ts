@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { eventually } from './eventually.ts';
+import { eventually } from '@formgate/kit/testing';
 
 export interface Reply {
   status: number;

@@ -1,12 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadEmbeddedConfig } from '../../gateway/src/config.ts';
-import { startEmbedded } from '../../gateway/src/embedded.ts';
+import { loadEmbeddedConfig, startEmbedded } from '@formgate/host-embedded';
 import { createAccounts, createOrgKeys } from './accounts.ts';
 import { waitForMailLink } from './browser-session.ts';
 
-export { eventually } from './eventually.ts';
+export { eventually } from '@formgate/kit/testing';
 
 export interface TestForm {
   id: string;

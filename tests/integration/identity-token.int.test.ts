@@ -3,7 +3,7 @@ import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createBillingService, createSqliteUsageStore } from '@formgate/billing';
-import { createSqliteBus } from '@formgate/bus';
+import { createSqliteBus } from '@formgate/bus/sqlite';
 import { createFormsService, createSqliteFormsStore } from '@formgate/forms';
 import {
   closeServer,
@@ -17,7 +17,7 @@ import {
   systemIds,
 } from '@formgate/kit';
 import { createOrgsService, createSqliteOrgsStore } from '@formgate/orgs';
-import { openSqlite } from '@formgate/store';
+import { openSqlite } from '@formgate/store/sqlite';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp } from '../harness/embedded-app.ts';

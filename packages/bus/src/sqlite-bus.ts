@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { TopicSpec } from '@formgate/contracts';
 import { dlqTopic } from '@formgate/contracts';
-import { createGroupCommit, OverloadedError, type SqliteDb } from '@formgate/store';
+import { createGroupCommit, OverloadedError, type SqliteDb } from '@formgate/store/sqlite';
 import type { Statement } from 'better-sqlite3';
 import { DeliveryAborted, deliver, partitionFor } from './delivery.ts';
 import {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { TopicSpec } from '@formgate/contracts';
+import { eventually } from '@formgate/kit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually } from '../../../tests/harness/eventually.ts';
 import type { BusMessage, EventBus, Subscription } from '../src/event-bus.ts';
 
 export interface BusContractTarget {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { eventually } from '@formgate/kit/testing';
 import { ConfigResourceTypes, Kafka, logLevel } from 'kafkajs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { eventually } from '../../../tests/harness/eventually.ts';
 import type { EventBus, Subscription } from '../src/event-bus.ts';
 import { createKafkaBus, type KafkaBusOptions } from '../src/kafka-bus.ts';
 import { runBusContract } from './bus.contract.ts';

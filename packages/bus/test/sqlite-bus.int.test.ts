@@ -1,9 +1,9 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openSqlite } from '@formgate/store';
+import { eventually } from '@formgate/kit/testing';
+import { openSqlite } from '@formgate/store/sqlite';
 import { afterEach, describe, expect, it } from 'vitest';
-import { eventually } from '../../../tests/harness/eventually.ts';
 import type { EventBus, OutgoingMessage } from '../src/event-bus.ts';
 import { createSqliteBus, type SqliteBusOptions } from '../src/sqlite-bus.ts';
 import { runBusContract } from './bus.contract.ts';

@@ -11,20 +11,20 @@ type Payload = { error?: { message?: string; code?: string }; message?: string; 
 export function createClient(config: CliConfig, auth: { apiKey?: string } = {}) {
   const cookies = new Map<string, string>();
   return async function call(method: string, path: string, body?: unknown): Promise<unknown> {
-    const headers: Record<string, string> = { accept: 'application/json', origin: config.baseUrl };
+    const headers: Record<string, string> = { accept: 'application/json', origin: config.FORMGATE_URL };
     if (auth.apiKey) headers['x-api-key'] = auth.apiKey;
     if (cookies.size) headers.cookie = [...cookies].map(([k, v]) => `${k}=${v}`).join('; ');
     if (body !== undefined) headers['content-type'] = 'application/json';
     let res: Response;
     try {
-      res = await fetch(`${config.baseUrl}${path}`, {
+      res = await fetch(`${config.FORMGATE_URL}${path}`, {
         method,
         headers,
         redirect: 'manual',
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       });
     } catch {
-      throw new CliError(`Cannot reach Formgate at ${config.baseUrl}. Is it running (pnpm start)?`);
+      throw new CliError(`Cannot reach Formgate at ${config.FORMGATE_URL}. Is it running (pnpm start)?`);
     }
     for (const line of res.headers.getSetCookie()) {
       const [pair] = line.split(';');

@@ -17,7 +17,7 @@ email (embedded mode without SMTP: a file in DATA_DIR/mail, and its link in the 
 in, creates the organization if the account has none, and prints a new API key (shown once).`;
 
 async function password(config: CliConfig): Promise<string> {
-  if (config.password) return config.password;
+  if (config.FORMGATE_PASSWORD) return config.FORMGATE_PASSWORD;
   const rl = createInterface({ input: process.stdin, output: process.stderr, terminal: false });
   const line = await rl.question('Password: ');
   rl.close();
@@ -26,9 +26,9 @@ async function password(config: CliConfig): Promise<string> {
 }
 
 function keyed(config: CliConfig) {
-  if (!config.apiKey)
+  if (!config.FORMGATE_API_KEY)
     throw new CliError('Set FORMGATE_API_KEY to an organization API key (see: formgate account create-key).');
-  return createClient(config, { apiKey: config.apiKey });
+  return createClient(config, { apiKey: config.FORMGATE_API_KEY });
 }
 
 type Values = Record<string, string | undefined>;

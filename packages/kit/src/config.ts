@@ -11,6 +11,18 @@ export function parseConfig<S extends z.ZodType>(schema: S, env: Record<string, 
   throw new Error(`Invalid configuration:\n${problems.join('\n')}`);
 }
 
+type Env = Record<string, string | undefined>;
+
+/**
+ * Every process's config loader has this one shape: `loadXConfig(env = process.env)` parses the environment with
+ * the process's zod schema into a typed object whose keys are the variables' names (derived values are zod
+ * transforms). An exported-but-empty variable counts as unset.
+ */
+export function defineConfig<S extends z.ZodType>(schema: S) {
+  return (env: Env = process.env): z.infer<S> =>
+    parseConfig(schema, Object.fromEntries(Object.entries(env).filter(([, v]) => v !== '')));
+}
+
 /** Shared pieces of every process's config schema. */
 export const commonEnv = {
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

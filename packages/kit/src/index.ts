@@ -5,6 +5,5 @@ export * from './errors.ts';
 export * from './http.ts';
 export * from './identity.ts';
 export * from './logger.ts';
-export * from './run-distributed.ts';
 export * from './serve.ts';
 export * from './service.ts';

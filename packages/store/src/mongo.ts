@@ -1,5 +1,10 @@
 import mongoose, { type Connection } from 'mongoose';
 
+/** A mongoose connection to one service's database. */
+export type MongoConnection = Connection;
+/** The native driver's database handle behind a `MongoConnection`. */
+export type MongoDb = NonNullable<Connection['db']>;
+
 /**
  * Opens a dedicated mongoose connection to `dbName` (a database per service). Only features that work on both
  * MongoDB 7+ and FerretDB 1.24 are used by Formgate's adapters: no multi-document transactions, no change

@@ -1,4 +1,5 @@
-import { createIdentityCodec, runDistributed, systemClock } from '@formgate/kit';
+import { runDistributed } from '@formgate/host-distributed';
+import { createIdentityCodec, systemClock } from '@formgate/kit';
 import { loadBillingConfig } from './config.ts';
 import { createBillingService } from './create-service.ts';
 import { createMongoUsageStore } from './store/mongo-usage-store.ts';

@@ -1,4 +1,4 @@
-import { openSqlite } from '@formgate/store';
+import { openSqlite } from '@formgate/store/sqlite';
 import { createSqliteUsageStore } from '../src/store/sqlite-usage-store.ts';
 import { runUsageStoreContract } from './usage-store.contract.ts';
 

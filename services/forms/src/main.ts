@@ -1,4 +1,5 @@
-import { createIdentityCodec, runDistributed, systemClock, systemIds } from '@formgate/kit';
+import { runDistributed } from '@formgate/host-distributed';
+import { createIdentityCodec, systemClock, systemIds } from '@formgate/kit';
 import { loadFormsConfig } from './config.ts';
 import { createFormsService } from './create-service.ts';
 import { createMongoFormsStore } from './store/mongo-forms-store.ts';

@@ -1,4 +1,4 @@
-import { openSqlite } from '@formgate/store';
+import { openSqlite } from '@formgate/store/sqlite';
 import { createSqliteFormsStore } from '../src/store/sqlite-forms-store.ts';
 import { runFormsStoreContract } from './forms-store.contract.ts';
 

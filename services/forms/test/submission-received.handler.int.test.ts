@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { BusMessage } from '@formgate/bus';
 import { DEFAULT_FORM_SETTINGS, encodeEvent, type Form, Topics } from '@formgate/contracts';
-import { openSqlite } from '@formgate/store';
+import { openSqlite } from '@formgate/store/sqlite';
 import { describe, expect, it } from 'vitest';
 import { createSubmissionReceivedHandler } from '../src/handlers/submission-received.handler.ts';
 import { createSqliteFormsStore } from '../src/store/sqlite-forms-store.ts';

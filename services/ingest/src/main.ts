@@ -1,5 +1,6 @@
-import { runDistributed, systemClock, systemIds } from '@formgate/kit';
-import { createGridFsBlobStore } from '@formgate/store';
+import { runDistributed } from '@formgate/host-distributed';
+import { systemClock, systemIds } from '@formgate/kit';
+import { createGridFsBlobStore } from '@formgate/store/mongo';
 import { loadIngestConfig } from './config.ts';
 import { createIngestService } from './create-service.ts';
 

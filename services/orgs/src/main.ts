@@ -1,4 +1,5 @@
-import { createIdentityCodec, runDistributed, systemClock } from '@formgate/kit';
+import { runDistributed } from '@formgate/host-distributed';
+import { createIdentityCodec, systemClock } from '@formgate/kit';
 import { loadOrgsConfig } from './config.ts';
 import { createOrgsService } from './create-service.ts';
 import { createMongoOrgsStore } from './store/mongo-orgs-store.ts';

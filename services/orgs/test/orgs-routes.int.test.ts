@@ -3,7 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createSqliteBus, type EventBus } from '@formgate/bus';
+import type { EventBus } from '@formgate/bus';
+import { createSqliteBus } from '@formgate/bus/sqlite';
 import {
   closeServer,
   createHttpServer,
@@ -14,7 +15,7 @@ import {
   listen,
   systemClock,
 } from '@formgate/kit';
-import { openSqlite } from '@formgate/store';
+import { openSqlite } from '@formgate/store/sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOrgsService } from '../src/create-service.ts';
 import { type AuditEntry, DEFAULT_ORG_SETTINGS, type OrgsStore } from '../src/store/orgs-store.ts';

@@ -1,4 +1,4 @@
-import { openSqlite } from '@formgate/store';
+import { openSqlite } from '@formgate/store/sqlite';
 import { createSqliteOrgsStore } from '../src/store/sqlite-orgs-store.ts';
 import { runOrgsStoreContract } from './orgs-store.contract.ts';
 

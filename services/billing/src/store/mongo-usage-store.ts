@@ -1,7 +1,5 @@
-import { type connectMongo, isDuplicateKeyError } from '@formgate/store';
+import { isDuplicateKeyError, type MongoConnection } from '@formgate/store/mongo';
 import type { UsageCount, UsageStore } from './usage-store.ts';
-
-type MongoConnection = Awaited<ReturnType<typeof connectMongo>>;
 
 interface UsageDoc {
   _id: string;

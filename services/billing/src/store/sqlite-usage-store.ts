@@ -1,4 +1,4 @@
-import type { SqliteDb } from '@formgate/store';
+import type { SqliteDb } from '@formgate/store/sqlite';
 import type { UsageCount, UsageEntry, UsageStore } from './usage-store.ts';
 
 const SCHEMA = `

@@ -1,7 +1,5 @@
-import type { connectMongo } from '@formgate/store';
+import type { MongoDb } from '@formgate/store/mongo';
 import type { FormDeletion, FormsStore } from './forms-store.ts';
-
-type MongoDb = NonNullable<Awaited<ReturnType<typeof connectMongo>>['db']>;
 
 interface DeletionDoc {
   _id: string;

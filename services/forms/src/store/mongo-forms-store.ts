@@ -1,9 +1,7 @@
 import type { Form } from '@formgate/contracts';
-import { type connectMongo, isDuplicateKeyError } from '@formgate/store';
+import { isDuplicateKeyError, type MongoConnection } from '@formgate/store/mongo';
 import { type FormsStore, SlugTakenError, type SubmissionRecord } from './forms-store.ts';
 import { createMongoFormDeletions } from './mongo-form-deletions.ts';
-
-type MongoConnection = Awaited<ReturnType<typeof connectMongo>>;
 
 /** A stored form: the `Form` plus its outbox mark; `pending` ⇔ `publishedVersion < version` (indexable). */
 interface FormDoc extends Omit<Form, 'id'> {

@@ -1,5 +1,5 @@
 import type { Form } from '@formgate/contracts';
-import type { SqliteDb } from '@formgate/store';
+import type { SqliteDb } from '@formgate/store/sqlite';
 import { type FormDeletion, type FormsStore, SlugTakenError, type SubmissionRecord } from './forms-store.ts';
 
 const SCHEMA = `

@@ -1,7 +1,5 @@
-import { type connectMongo, isDuplicateKeyError } from '@formgate/store';
+import { isDuplicateKeyError, type MongoConnection } from '@formgate/store/mongo';
 import type { AuditEntry, OrgSettingsValues, OrgsStore } from './orgs-store.ts';
-
-type MongoConnection = Awaited<ReturnType<typeof connectMongo>>;
 
 interface OrgDoc {
   _id: string;

@@ -1,4 +1,4 @@
-import type { SqliteDb } from '@formgate/store';
+import type { SqliteDb } from '@formgate/store/sqlite';
 import type { AuditEntry, OrgSettingsValues, OrgsStore } from './orgs-store.ts';
 
 const SCHEMA = `

@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, startTestApp, type TestApp, type TestForm } from '../../../tests/harness/embedded-app.ts';
+import { eventually, startTestApp, type TestApp, type TestForm } from '../../harness/embedded-app.ts';
 import {
   expectRejected,
   field,

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../../../tests/harness/embedded-app.ts';
+import { startTestApp, type TestApp } from '../../harness/embedded-app.ts';
 import { field, ingestClient, multipart } from './ingest-client.ts';
 
 const HOSTILE_NAMES = ['a.b', '$where', '$gt', '_id', '__v', 'email[$ne]', 'constructor'];

@@ -1,11 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createKafkaBus, type EventBus } from '@formgate/bus';
-import { connectMongo } from '@formgate/store';
-
-type Connection = Awaited<ReturnType<typeof connectMongo>>;
-
-import { createLogger, type Logger } from './logger.ts';
-import { type Closable, exitOnBootFailure, serveUntilSignal } from './serve.ts';
+import type { EventBus } from '@formgate/bus';
+import { createKafkaBus } from '@formgate/bus/kafka';
+import { type Closable, createLogger, exitOnBootFailure, type Logger, serveUntilSignal } from '@formgate/kit';
+import { connectMongo, type MongoConnection } from '@formgate/store/mongo';
 
 /** What every distributed process reads (see `serviceEnv`). */
 interface DistributedConfig {
@@ -23,7 +20,7 @@ export interface DistributedParts<C> {
   logger: Logger;
   bus: EventBus;
   /** Connects to this deployment's database `<MONGO_DB_PREFIX>_<name>`; closed on shutdown. */
-  mongo(name: string): Promise<Connection>;
+  mongo(name: string): Promise<MongoConnection>;
 }
 
 /** The process's HTTP handler and what `start`s before it listens and `stop`s after it stops accepting. */
@@ -50,7 +47,7 @@ export async function runDistributed<C extends DistributedConfig>(
       clientId: `${name}-${config.INSTANCE_ID}`,
       onError: (err, context) => logger.warn({ err, context }, 'kafka'),
     });
-    const connections: Connection[] = [];
+    const connections: MongoConnection[] = [];
     const mongo = async (db: string) => {
       const conn = await connectMongo(config.MONGO_URL, `${config.MONGO_DB_PREFIX}_${db}`);
       connections.push(conn);

@@ -1,20 +1,25 @@
-import type { EventBus } from '@formgate/bus';
+import type { EventPublisher } from '@formgate/bus';
 import type { Clock, Ids } from '@formgate/kit';
-import { openSqlite } from '@formgate/store';
+import type { SqliteDb } from '@formgate/store/sqlite';
 import { mongodbAdapter } from 'better-auth/adapters/mongodb';
 import { getMigrations } from 'better-auth/db/migration';
 import type { Db } from 'mongodb';
+import { accountRoutes } from './accounts.routes.ts';
 import { createAuthenticator } from './authenticate.ts';
 import { type AuthSettings, authOptions, createAuth } from './create-auth.ts';
-import { createOrgEventOutbox, type OutboxAdapter } from './org-events.ts';
+import { createOrgEventOutbox } from './org-events/outbox.ts';
+import type { OutboxAdapter } from './org-events/schema.ts';
 
-export type AuthStore = { kind: 'sqlite'; path: string } | { kind: 'mongo'; db: Db };
+/** The accounts database, opened by the composition root: SQLite (embedded) or a MongoDB database. */
+export type AccountsStore = { kind: 'sqlite'; db: SqliteDb } | { kind: 'mongo'; db: Db };
 
-export interface StartAuthDeps extends Omit<AuthSettings, 'database' | 'recordOrgEvent' | 'revokeApiKeys'> {
-  store: AuthStore;
-  bus: EventBus;
+export interface AccountsDeps extends Omit<AuthSettings, 'database' | 'recordOrgEvent' | 'revokeApiKeys'> {
+  store: AccountsStore;
+  bus: EventPublisher;
   clock: Clock;
   ids: Ids;
+  /** `GET /api/v1/users/by-email/:email` lookups allowed per client IP per minute. */
+  lookupsPerMinute: number;
 }
 
 /** The user who created an API key (kept in its metadata by the gateway). */
@@ -52,13 +57,14 @@ async function ensureMongoIndexes(db: Db) {
 }
 
 /**
- * Accounts for one gateway: better-auth on its database (migrated, or indexed, at boot), the authenticator that
- * turns a request into a caller, and the relay of organization events to the log.
+ * Accounts for one gateway: better-auth on its database, the authenticator that turns a request into a caller,
+ * the routes the gateway answers itself (session, user lookup, API keys) and the relay of organization events to
+ * the log. Building it has no side effects; `start()` migrates (SQLite) or indexes (MongoDB) the database and
+ * starts the relay.
  */
-export async function startAuth(deps: StartAuthDeps) {
+export function createAccounts(deps: AccountsDeps) {
   const outbox = createOrgEventOutbox({ clock: deps.clock, ids: deps.ids, logger: deps.logger });
-  const sqlite = deps.store.kind === 'sqlite' ? openSqlite(deps.store.path) : undefined;
-  const database = deps.store.kind === 'sqlite' ? sqlite : mongodbAdapter(deps.store.db, { transaction: false });
+  const database = deps.store.kind === 'sqlite' ? deps.store.db : mongodbAdapter(deps.store.db, { transaction: false });
   let adapter: OutboxAdapter | undefined;
   const settings: AuthSettings = {
     ...deps,
@@ -77,18 +83,19 @@ export async function startAuth(deps: StartAuthDeps) {
         await adapter.deleteMany({ model: 'apikey', where: [{ field: 'id', operator: 'in', value: doomed }] });
     },
   };
-  if (deps.store.kind === 'sqlite') await (await getMigrations(authOptions(settings))).runMigrations();
-  else await ensureMongoIndexes(deps.store.db);
-
   const auth = createAuth(settings);
-  adapter = (await auth.$context).adapter as unknown as OutboxAdapter;
-  outbox.start(adapter, deps.bus);
   return {
     auth,
     authenticate: createAuthenticator(auth),
-    async stop() {
-      await outbox.stop();
-      sqlite?.close();
+    routes: accountRoutes(auth, { lookupsPerMinute: deps.lookupsPerMinute }),
+    async start() {
+      if (deps.store.kind === 'sqlite') await (await getMigrations(authOptions(settings))).runMigrations();
+      else await ensureMongoIndexes(deps.store.db);
+      adapter = (await auth.$context).adapter as unknown as OutboxAdapter;
+      outbox.start(adapter, deps.bus);
     },
+    stop: () => outbox.stop(),
   };
 }
+
+export type Accounts = ReturnType<typeof createAccounts>;

@@ -1,5 +1,5 @@
 import type { Clock } from '@formgate/kit';
-import { LEASE_MODEL, type OutboxAdapter } from './org-event-schema.ts';
+import { LEASE_MODEL, type OutboxAdapter } from './schema.ts';
 
 interface LeaseRow {
   id: string;

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openSqlite } from '@formgate/store';
+import { openSqlite } from '@formgate/store/sqlite';
 import { getMigrations } from 'better-auth/db/migration';
 import { adapterOf, authOptionsFor, runOrgEventOutboxContract } from './org-event-outbox.contract.ts';
 

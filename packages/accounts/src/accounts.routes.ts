@@ -1,9 +1,9 @@
 import { AppError, notFound } from '@formgate/kit';
 import { type Request, Router } from 'express';
 import { z } from 'zod';
-import { API_KEY_SCOPES, type ApiKeyScope, type Caller } from './auth/authenticate.ts';
-import { type Auth, CLIENT_IP_HEADER } from './auth/create-auth.ts';
-import { creatorOf } from './auth/start-auth.ts';
+import { API_KEY_SCOPES, type ApiKeyScope, type Caller } from './authenticate.ts';
+import { creatorOf } from './create-accounts.ts';
+import { type Auth, CLIENT_IP_HEADER } from './create-auth.ts';
 import { createFixedWindowLimiter } from './rate-limit.ts';
 
 declare global {

@@ -2,9 +2,11 @@ import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { accountSettings, createAccounts, createMailer } from '@formgate/accounts';
 import { createBillingService, createSqliteUsageStore } from '@formgate/billing';
-import { createSqliteBus } from '@formgate/bus';
+import { createSqliteBus } from '@formgate/bus/sqlite';
 import { createFormsService, createSqliteFormsStore } from '@formgate/forms';
+import { createGateway, ROUTES } from '@formgate/gateway';
 import { createIngestService } from '@formgate/ingest';
 import {
   closeServer,
@@ -17,33 +19,30 @@ import {
 } from '@formgate/kit';
 import { createNotificationsService } from '@formgate/notifications';
 import { createOrgsService, createSqliteOrgsStore } from '@formgate/orgs';
-import { createFallbackBlobStore, createFsBlobStore, createSqliteBlobStore, openSqlite } from '@formgate/store';
-import { startAuth } from './auth/start-auth.ts';
+import { createFallbackBlobStore, createFsBlobStore } from '@formgate/store';
+import { createSqliteBlobStore, openSqlite } from '@formgate/store/sqlite';
 import type { EmbeddedConfig } from './config.ts';
-import { createGateway } from './create-gateway.ts';
-import { createMailer } from './mailer.ts';
-import { ROUTES } from './routes.ts';
 import { ensureSecretFile } from './secrets.ts';
 
-const WEB_DIST = fileURLToPath(new URL('../../web/dist', import.meta.url));
+const WEB_DIST = fileURLToPath(new URL('../../../web/dist', import.meta.url));
 
 /**
  * The embedded composition root: one process, the gateway and all five services, SQLite and the embedded log
- * under `dataDir`. Resolves once it listens; `stop()` drains consumers and closes every file.
+ * under `DATA_DIR`. Resolves once it listens; `stop()` drains consumers and closes every file.
  */
 export async function startEmbedded(config: EmbeddedConfig) {
-  const logger = createLogger({ level: config.logLevel, name: 'formgate' });
+  const logger = createLogger({ level: config.LOG_LEVEL, name: 'formgate' });
   // Listen first: with PORT=0 the public URL (cookies, links in emails) is known only then.
   let handler: (req: IncomingMessage, res: ServerResponse) => void = (_req, res) => {
     res.writeHead(503, { 'retry-after': '1' }).end();
   };
   const server = createHttpServer((req, res) => handler(req, res));
-  const port = await listen(server, config.port, config.host);
-  const publicUrl = config.publicUrl ?? `http://localhost:${port}`;
-  const trustedOrigins = config.publicUrl ? [publicUrl] : [publicUrl, `http://127.0.0.1:${port}`];
+  const port = await listen(server, config.PORT, config.HOST);
+  const publicUrl = config.PUBLIC_URL ?? `http://localhost:${port}`;
+  const trustedOrigins = config.PUBLIC_URL ? [publicUrl] : [publicUrl, `http://127.0.0.1:${port}`];
 
   const sqlite = (name: string, exclusive = false) =>
-    openSqlite(join(config.dataDir, name), { synchronous: config.sqliteSynchronous, exclusive });
+    openSqlite(join(config.DATA_DIR, name), { synchronous: config.SQLITE_SYNCHRONOUS, exclusive });
   const busDb = sqlite('bus.db', true);
   const bus = createSqliteBus(busDb, { onError: (err, context) => logger.warn({ err, context }, 'event log') });
   const codec = createIdentityCodec(randomBytes(32).toString('base64url'));
@@ -53,11 +52,12 @@ export async function startEmbedded(config: EmbeddedConfig) {
     billing: sqlite('billing.db'),
     orgs: sqlite('orgs.db'),
     blobs: sqlite('blobs.db'),
+    auth: openSqlite(join(config.DATA_DIR, 'auth.db')),
   };
   // Files uploaded before blobs moved into SQLite (ADR 11) stay under DATA_DIR/blobs and remain readable.
   const blobs = createFallbackBlobStore(
     createSqliteBlobStore(dbs.blobs),
-    createFsBlobStore(join(config.dataDir, 'blobs')),
+    createFsBlobStore(join(config.DATA_DIR, 'blobs')),
   );
 
   const ingest = createIngestService({
@@ -75,7 +75,10 @@ export async function startEmbedded(config: EmbeddedConfig) {
     ...common,
     logger: logger.child({ service: 'billing' }),
     store: createSqliteUsageStore(dbs.billing),
-    plans: { submissionsPerMonth: () => config.submissionsPerMonth, emailsPerMonth: () => config.emailsPerMonth },
+    plans: {
+      submissionsPerMonth: () => config.BILLING_SUBMISSIONS_PER_MONTH,
+      emailsPerMonth: () => config.BILLING_EMAILS_PER_MONTH,
+    },
   });
   const orgs = createOrgsService({
     ...common,
@@ -86,17 +89,19 @@ export async function startEmbedded(config: EmbeddedConfig) {
   const services = [forms, billing, orgs, createNotificationsService({ logger }), ingest];
   for (const s of services) await s.start();
 
-  const mailer = createMailer({ ...config, mailDir: join(config.dataDir, 'mail'), logger, logLinks: true });
-  const accounts = await startAuth({
+  const settings = accountSettings(config);
+  const mailer = createMailer({ ...settings, mailDir: join(config.DATA_DIR, 'mail'), logger, logLinks: true });
+  const accounts = createAccounts({
     ...common,
-    ...config,
-    store: { kind: 'sqlite', path: join(config.dataDir, 'auth.db') },
+    ...settings,
+    store: { kind: 'sqlite', db: dbs.auth },
     publicUrl,
     trustedOrigins,
-    secret: ensureSecretFile(config.dataDir, 'auth-secret', config.authSecret),
+    secret: ensureSecretFile(config.DATA_DIR, 'auth-secret', config.AUTH_SECRET),
     mailer,
     logger: logger.child({ component: 'accounts' }),
   });
+  await accounts.start();
   const gateway = createGateway({
     routes: ROUTES,
     targets: {
@@ -105,17 +110,15 @@ export async function startEmbedded(config: EmbeddedConfig) {
       billing: { kind: 'in-process', app: billing.app },
       orgs: { kind: 'in-process', app: orgs.app },
     },
-    auth: accounts.auth,
-    authenticate: accounts.authenticate,
+    accounts,
     signer: codec,
     logger,
     trustedOrigins,
-    trustedProxies: config.trustedProxies,
-    lookupsPerMinute: config.lookupsPerMinute,
+    trustedProxies: settings.trustedProxies,
     webDir: WEB_DIST,
   });
   handler = gateway.handle;
-  logger.info({ port, dataDir: config.dataDir }, `Formgate (embedded) listening on ${publicUrl}`);
+  logger.info({ port, dataDir: config.DATA_DIR }, `Formgate (embedded) listening on ${publicUrl}`);
 
   return {
     port,

@@ -5,9 +5,10 @@ import { createLogger, systemIds } from '@formgate/kit';
 import { type BetterAuthOptions, betterAuth } from 'better-auth';
 import { organization } from 'better-auth/plugins/organization';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createRelayLease } from '../src/auth/org-event-lease.ts';
-import { OUTBOX_MODEL, type OutboxAdapter, orgEventOutboxPlugin } from '../src/auth/org-event-schema.ts';
-import { createOrgEventOutbox, orgEventHooks } from '../src/auth/org-events.ts';
+import { orgEventHooks } from '../src/org-events/hooks.ts';
+import { createRelayLease } from '../src/org-events/lease.ts';
+import { createOrgEventOutbox } from '../src/org-events/outbox.ts';
+import { OUTBOX_MODEL, type OutboxAdapter, orgEventOutboxPlugin } from '../src/org-events/schema.ts';
 
 /** better-auth as the gateway configures its models (organization plugin, outbox and lease), on `database`. */
 export function authOptionsFor(database: BetterAuthOptions['database']) {

@@ -1,6 +1,6 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp, type TestForm } from '../../../tests/harness/embedded-app.ts';
+import { startTestApp, type TestApp, type TestForm } from '../../harness/embedded-app.ts';
 import {
   BOUNDARY,
   blobKeys,

@@ -5,7 +5,9 @@ import type { Mailer } from '@formgate/mail';
 import { type BetterAuthOptions, betterAuth } from 'better-auth';
 import { organization } from 'better-auth/plugins/organization';
 import { specDenialMessagesPlugin } from './denial-messages.ts';
-import { type OrgEventRecorder, orgEventHooks, orgEventOutboxPlugin } from './org-events.ts';
+import { orgEventHooks } from './org-events/hooks.ts';
+import type { OrgEventRecorder } from './org-events/recorder.ts';
+import { orgEventOutboxPlugin } from './org-events/schema.ts';
 
 export const CLIENT_IP_HEADER = 'x-formgate-client-ip';
 export const API_KEY_PREFIX = 'fg_';

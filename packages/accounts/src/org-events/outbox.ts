@@ -1,9 +1,9 @@
 import type { EventPublisher } from '@formgate/bus';
 import { encodeEvent, type OrganizationEvent, Topics } from '@formgate/contracts';
 import type { Clock, Ids, Logger } from '@formgate/kit';
-import { createRelayLease, type RelayLease } from './org-event-lease.ts';
-import { OUTBOX_MODEL as MODEL, type OutboxAdapter, type OutboxRow } from './org-event-schema.ts';
-import type { OrgEventData, OrgEventRecorder } from './org-events.ts';
+import { createRelayLease, type RelayLease } from './lease.ts';
+import type { OrgEventData, OrgEventRecorder } from './recorder.ts';
+import { OUTBOX_MODEL as MODEL, type OutboxAdapter, type OutboxRow } from './schema.ts';
 
 export interface OrgEventOutboxDeps {
   clock: Clock;

@@ -1,8 +1,8 @@
 import { connect } from 'node:net';
 import { join } from 'node:path';
-import { openSqlite } from '@formgate/store';
+import { openSqlite } from '@formgate/store/sqlite';
 import { expect } from 'vitest';
-import { eventually, type TestApp, type TestForm } from '../../../tests/harness/embedded-app.ts';
+import { eventually, type TestApp, type TestForm } from '../../harness/embedded-app.ts';
 
 export const JSON_CLIENT = { accept: 'application/json' } as const;
 export const URLENCODED = { 'content-type': 'application/x-www-form-urlencoded' } as const;

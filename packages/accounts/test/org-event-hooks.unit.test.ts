@@ -1,7 +1,7 @@
 import { createLogger } from '@formgate/kit';
 import { describe, expect, it } from 'vitest';
-import { authOptions } from '../src/auth/create-auth.ts';
-import type { OrgEventRecorder } from '../src/auth/org-events.ts';
+import { authOptions } from '../src/create-auth.ts';
+import type { OrgEventRecorder } from '../src/org-events/recorder.ts';
 
 type Hook = (data: unknown) => Promise<void>;
 

@@ -1,5 +1,5 @@
 import { loadEmbeddedConfig } from './config.ts';
-import { startEmbedded } from './embedded.ts';
+import { startEmbedded } from './start-embedded.ts';
 
 let config: ReturnType<typeof loadEmbeddedConfig>;
 try {

@@ -1,0 +1,3 @@
+export * from './config.ts';
+export * from './create-gateway.ts';
+export * from './routes.ts';

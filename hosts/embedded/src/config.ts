@@ -1,0 +1,31 @@
+import { resolve } from 'node:path';
+import { accountEnv } from '@formgate/accounts';
+import { commonEnv, parseConfig, secretEnv } from '@formgate/kit';
+import { z } from 'zod';
+
+export const EmbeddedEnvSchema = z.object({
+  ...commonEnv,
+  ...accountEnv,
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().default('0.0.0.0'),
+  DATA_DIR: z
+    .string()
+    .default('./data')
+    .transform((d) => resolve(d)),
+  PUBLIC_URL: z
+    .url()
+    .transform((u) => u.replace(/\/$/, ''))
+    .optional(),
+  /** Signs sessions; otherwise one is generated into `DATA_DIR/auth-secret`. */
+  AUTH_SECRET: secretEnv.optional(),
+  BILLING_SUBMISSIONS_PER_MONTH: z.coerce.number().int().positive().default(50_000),
+  BILLING_EMAILS_PER_MONTH: z.coerce.number().int().nonnegative().default(1_000),
+  SQLITE_SYNCHRONOUS: z.enum(['FULL', 'NORMAL']).default('FULL'),
+});
+
+export type EmbeddedConfig = z.infer<typeof EmbeddedEnvSchema>;
+
+/** The embedded host's whole configuration, parsed once; a bad value stops the boot listing every problem. */
+export function loadEmbeddedConfig(env: Record<string, string | undefined> = process.env): EmbeddedConfig {
+  return parseConfig(EmbeddedEnvSchema, env);
+}

@@ -1,0 +1,42 @@
+import { z } from 'zod';
+
+const list = z
+  .string()
+  .default('')
+  .transform((s) =>
+    s
+      .split(',')
+      .map((v) => v.trim())
+      .filter(Boolean),
+  );
+
+/** What every gateway (embedded or distributed) reads for accounts, mail and the edge's limits. */
+export const accountEnv = {
+  /** `smtp://user:pass@host:587`; without it mail is written to a directory and its link logged (embedded). */
+  SMTP_URL: z
+    .string()
+    .regex(/^smtps?:\/\//, 'expected smtp:// or smtps://')
+    .optional(),
+  MAIL_FROM: z.string().min(3).default('Formgate <no-reply@formgate.local>'),
+  AUTH_SIGN_IN_PER_MINUTE: z.coerce.number().int().positive().default(10),
+  USER_LOOKUPS_PER_MINUTE: z.coerce.number().int().positive().default(30),
+  INVITATION_TTL_HOURS: z.coerce
+    .number()
+    .positive()
+    .max(24 * 30)
+    .default(48),
+  /** Load balancers in front of the gateway, whose `X-Forwarded-For` is believed. Comma-separated IPs. */
+  TRUSTED_PROXIES: list,
+};
+
+export type AccountEnv = z.infer<z.ZodObject<typeof accountEnv>>;
+
+/** The parts of `createAccounts`' deps (and the gateway's limits) that come from the environment. */
+export const accountSettings = (c: AccountEnv) => ({
+  smtpUrl: c.SMTP_URL,
+  mailFrom: c.MAIL_FROM,
+  signInPerMinute: c.AUTH_SIGN_IN_PER_MINUTE,
+  lookupsPerMinute: c.USER_LOOKUPS_PER_MINUTE,
+  invitationTtlSeconds: Math.round(c.INVITATION_TTL_HOURS * 3600),
+  trustedProxies: c.TRUSTED_PROXIES,
+});

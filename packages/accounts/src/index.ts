@@ -1,0 +1,5 @@
+export * from './authenticate.ts';
+export * from './config.ts';
+export * from './create-accounts.ts';
+export { API_KEY_PREFIX, type Auth, CLIENT_IP_HEADER } from './create-auth.ts';
+export * from './mailer.ts';

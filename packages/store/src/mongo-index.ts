@@ -1,0 +1,2 @@
+export * from './gridfs-blob-store.ts';
+export * from './mongo.ts';

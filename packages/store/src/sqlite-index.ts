@@ -1,0 +1,2 @@
+export * from './sqlite.ts';
+export * from './sqlite-blob-store.ts';
