@@ -13,6 +13,7 @@ import {
   type IdentitySigner,
   type Logger,
   requestId,
+  toErrorBody,
   unauthenticated,
 } from '@formgate/kit';
 import { toNodeHandler } from 'better-auth/node';
@@ -60,13 +61,17 @@ function forwarder(target: Target, agent: Agent, logger: Logger): Forward {
         const token = (req as Request).identityToken;
         if (token) proxyReq.setHeader(IDENTITY_HEADER, token);
       },
-      error: (err, _req, res) => {
+      error: (err, req, res) => {
         logger.warn({ err: { message: (err as Error).message }, target: target.urls }, 'upstream unavailable');
         const r = res as ServerResponse;
-        if (!r.headersSent) r.writeHead(503, { 'content-type': 'application/json', 'retry-after': '2' });
-        r.end(
-          JSON.stringify({ error: { code: 'UPSTREAM_UNAVAILABLE', message: 'Service unavailable, retry shortly' } }),
-        );
+        const error = new AppError('UPSTREAM_UNAVAILABLE');
+        const requestId = (req as Request).requestId ?? '';
+        if (!r.headersSent)
+          r.writeHead(error.status, {
+            'content-type': 'application/json',
+            'retry-after': String(error.retryAfterSeconds),
+          });
+        r.end(JSON.stringify(toErrorBody(error, requestId)));
       },
     },
   }) as unknown as Forward;
@@ -75,10 +80,9 @@ function forwarder(target: Target, agent: Agent, logger: Logger): Forward {
 /** Fetch-Metadata and Origin checks: a cross-site page cannot drive a mutation with the user's cookies. */
 function checkCsrf(req: Request, trusted: Set<string>) {
   if (['GET', 'HEAD', 'OPTIONS'].includes(req.method)) return;
-  if (req.headers['sec-fetch-site'] === 'cross-site')
-    throw new AppError('CSRF_REJECTED', 'Cross-site request refused', 403);
+  if (req.headers['sec-fetch-site'] === 'cross-site') throw new AppError('CSRF_REJECTED');
   const origin = req.headers.origin;
-  if (origin && !trusted.has(origin)) throw new AppError('CSRF_REJECTED', 'Origin not allowed', 403);
+  if (origin && !trusted.has(origin)) throw new AppError('CSRF_REJECTED', 'Origin not allowed');
 }
 
 /** Applies the route's access rules to the resolved caller; returns the identity to forward, if any. */
@@ -92,7 +96,7 @@ function admit(route: RouteSpec, caller: Caller | null): Identity | undefined {
     if (!route.apiKey) throw forbidden('Sign in to use this endpoint; API keys cannot');
     if (route.apiKey === 'write' && caller.scope === 'read') throw forbidden('This API key is read-only');
   }
-  if (!caller.orgId) throw new AppError('NO_ACTIVE_ORGANIZATION', 'Create or choose an organization first', 403);
+  if (!caller.orgId) throw new AppError('NO_ACTIVE_ORGANIZATION');
   if (route.permission) {
     const verdict = authorize(caller.roles, route.permission);
     if (!verdict.success) throw forbidden(verdict.error);
@@ -100,6 +104,32 @@ function admit(route: RouteSpec, caller: Caller | null): Identity | undefined {
   return caller.via === 'session'
     ? { userId: caller.userId, email: caller.email, orgId: caller.orgId, roles: caller.roles, via: 'session' }
     : { userId: `apikey:${caller.keyId}`, email: null, orgId: caller.orgId, roles: caller.roles, via: 'api-key' };
+}
+
+/**
+ * One info line per API request when its answer is sent: method, route pattern (never the ids in the path), status,
+ * duration and request id. Never headers or bodies. The public ingest path is not logged: it is the hot path, and
+ * ingest logs its own failures.
+ */
+function requestLog(logger: Logger) {
+  return (req: Request, res: Response, next: NextFunction) => {
+    const started = process.hrtime.bigint();
+    res.once('finish', () => {
+      const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
+      const route = (res.locals.route as string | undefined) ?? (req.path.startsWith('/auth/') ? '/api/auth/*' : null);
+      logger.info(
+        {
+          method: req.method,
+          route,
+          status: res.statusCode,
+          durationMs: Math.round(durationMs * 10) / 10,
+          requestId: req.requestId,
+        },
+        'api request',
+      );
+    });
+    next();
+  };
 }
 
 /**
@@ -130,13 +160,15 @@ export function createGateway(deps: GatewayDeps) {
   app.disable('x-powered-by');
   app.set('trust proxy', false);
   app.use(requestId());
+  app.use('/api', requestLog(deps.logger));
   app.get('/healthz', (_req, res) => void res.json({ status: 'ok' }));
   app.all('/api/auth/*splat', toNodeHandler(deps.accounts.auth));
   app.use(async (req, res, next) => {
     const found = router.find(req.method, req.path);
     if (!found) return next();
-    if (found === 'method-not-allowed') throw new AppError('METHOD_NOT_ALLOWED', 'Method not allowed', 405);
+    if (found === 'method-not-allowed') throw new AppError('METHOD_NOT_ALLOWED');
     const { route } = found;
+    res.locals.route = route.path;
     if (route.auth !== 'public') {
       checkCsrf(req, trusted);
       assertJsonMutation(req);
@@ -150,16 +182,16 @@ export function createGateway(deps: GatewayDeps) {
     }
     if (route.service === 'gateway') return local(req, res, next);
     const forward = forwards.get(route.service);
-    if (!forward) throw new AppError('UPSTREAM_UNAVAILABLE', 'Service unavailable', 503, true);
+    if (!forward) throw new AppError('UPSTREAM_UNAVAILABLE');
     forward(req, res, next);
   });
-  app.use('/api', (_req, _res, next) => next(new AppError('NOT_FOUND', 'Not found', 404)));
+  app.use('/api', (_req, _res, next) => next(new AppError('NOT_FOUND')));
   if (deps.webDir && existsSync(join(deps.webDir, 'index.html'))) {
     const webDir = deps.webDir;
     app.use(express.static(webDir, { index: false, maxAge: '1h' }));
     app.get(/^\/(?!api\/).*/, (_req, res) => res.sendFile(join(webDir, 'index.html')));
   }
-  app.use((_req, _res, next) => next(new AppError('NOT_FOUND', 'Not found', 404)));
+  app.use((_req, _res, next) => next(new AppError('NOT_FOUND')));
   app.use(errorHandler(deps.logger));
 
   const handle = (req: IncomingMessage, res: ServerResponse) => {

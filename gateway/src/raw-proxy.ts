@@ -6,7 +6,7 @@ import {
   request,
   type ServerResponse,
 } from 'node:http';
-import type { Logger } from '@formgate/kit';
+import { AppError, type ErrorCode, type Logger } from '@formgate/kit';
 
 /** RFC 9110 §7.6.1: meaningful for one connection only, never forwarded (plus any the Connection header names). */
 const HOP_BY_HOP = new Set([
@@ -37,8 +37,6 @@ function endToEnd(headers: IncomingHttpHeaders): IncomingHttpHeaders {
   return out;
 }
 
-const errorBody = (code: string, message: string) => JSON.stringify({ error: { code, message } });
-
 /**
  * A plain streaming reverse proxy for the public ingest path, where every microsecond is a submission per second
  * (ADR 12): `node:http` over the gateway's keep-alive agent, round-robin over the instances, hop-by-hop headers
@@ -64,14 +62,16 @@ export function createRawProxy(opts: { urls: string[]; agent: Agent; logger: Log
     Object.assign(headers, forwarded);
 
     let answered = false;
-    const fail = (status: number, code: string, message: string, err?: Error) => {
+    const fail = (code: ErrorCode, err?: Error) => {
       if (answered || res.destroyed) return;
       answered = true;
       if (err) opts.logger.warn({ err: { message: err.message }, target: target.origin }, 'upstream unavailable');
+      const error = new AppError(code);
       res.shouldKeepAlive = false;
+      const retryAfter = error.retryable ? { 'retry-after': String(error.retryAfterSeconds ?? 1) } : {};
       res
-        .writeHead(status, { 'content-type': 'application/json', ...(status === 503 ? { 'retry-after': '2' } : {}) })
-        .end(errorBody(code, message));
+        .writeHead(error.status, { 'content-type': 'application/json', ...retryAfter })
+        .end(JSON.stringify({ error: { code: error.code, message: error.message } }));
       req.resume();
     };
 
@@ -89,7 +89,7 @@ export function createRawProxy(opts: { urls: string[]; agent: Agent; logger: Log
       });
     } catch {
       // A header value node:http will not send (its parser let it in): refuse rather than crash the gateway.
-      return fail(400, 'MALFORMED_REQUEST', 'The request headers cannot be forwarded');
+      return fail('MALFORMED_REQUEST');
     }
     upstream.on('response', (answer) => {
       answered = true;
@@ -105,7 +105,7 @@ export function createRawProxy(opts: { urls: string[]; agent: Agent; logger: Log
     });
     upstream.on('timeout', () => upstream.destroy(new Error('upstream timed out')));
     // Once the answer has started, a write error on the body (the instance closed after answering) changes nothing.
-    upstream.on('error', (err) => fail(503, 'UPSTREAM_UNAVAILABLE', 'Service unavailable, retry shortly', err));
+    upstream.on('error', (err) => fail('UPSTREAM_UNAVAILABLE', err));
     // The client went away before the answer: stop the upstream exchange too.
     res.on('close', () => {
       if (!res.writableFinished) upstream.destroy();

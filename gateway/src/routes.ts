@@ -57,7 +57,7 @@ const decodeParam = (raw: string) => {
   try {
     return decodeURIComponent(raw);
   } catch {
-    throw new AppError('MALFORMED_PATH', 'The path is not valid percent-encoding', 400);
+    throw new AppError('MALFORMED_PATH');
   }
 };
 

@@ -1,4 +1,4 @@
-import { AppError, notFound } from '@formgate/kit';
+import { AppError } from '@formgate/kit';
 import { type Request, Router } from 'express';
 import { z } from 'zod';
 import { API_KEY_SCOPES, type ApiKeyScope, type Caller } from './authenticate.ts';
@@ -49,7 +49,7 @@ const toKeyDto = (row: ApiKeyRow) => ({
 
 const callerOf = (req: Request): Caller & { orgId: string } => {
   const caller = req.caller;
-  if (!caller?.orgId) throw new AppError('UNAUTHENTICATED', 'Authentication required', 401);
+  if (!caller?.orgId) throw new AppError('UNAUTHENTICATED');
   return caller as Caller & { orgId: string };
 };
 
@@ -65,7 +65,7 @@ export function accountRoutes(auth: Auth, options: { lookupsPerMinute: number })
   // The route table admits only sessions here; the gateway already resolved this one.
   router.get('/api/v1/session', (req, res) => {
     const caller = req.caller;
-    if (caller?.via !== 'session') throw new AppError('UNAUTHENTICATED', 'Authentication required', 401);
+    if (caller?.via !== 'session') throw new AppError('UNAUTHENTICATED');
     res.json({
       user: { id: caller.userId, email: caller.email, name: caller.name, emailVerified: caller.emailVerified },
       session: { activeOrganizationId: caller.orgId, expiresAt: caller.sessionExpiresAt.toISOString() },
@@ -75,9 +75,9 @@ export function accountRoutes(auth: Auth, options: { lookupsPerMinute: number })
 
   router.get('/api/v1/users/by-email/:email', async (req, res) => {
     if (!lookups.take(String(req.headers[CLIENT_IP_HEADER])))
-      throw new AppError('RATE_LIMITED', 'Too many lookups, retry in a minute', 429, true);
+      throw new AppError('RATE_LIMITED', 'Too many lookups, retry in a minute');
     const email = z.email().max(320).safeParse(String(req.params.email).toLowerCase());
-    if (!email.success) throw new AppError('INVALID_EMAIL', 'Not an email address', 400);
+    if (!email.success) throw new AppError('INVALID_EMAIL');
     const user = await (await adapter()).findOne<{ id: string }>({
       model: 'user',
       where: [{ field: 'email', value: email.data }],
@@ -97,7 +97,7 @@ export function accountRoutes(auth: Auth, options: { lookupsPerMinute: number })
 
   router.post('/api/v1/api-keys', async (req, res) => {
     const caller = callerOf(req);
-    if (caller.via !== 'session') throw new AppError('FORBIDDEN', 'Not authorized', 403);
+    if (caller.via !== 'session') throw new AppError('FORBIDDEN');
     const body = CreateApiKeySchema.parse(req.body);
     const created = await auth.api.createApiKey({
       body: {
@@ -119,7 +119,7 @@ export function accountRoutes(auth: Auth, options: { lookupsPerMinute: number })
       { field: 'referenceId', value: orgId },
     ];
     const row = await db.findOne<ApiKeyRow>({ model: 'apikey', where });
-    if (!row) throw notFound('API key', 'API_KEY_NOT_FOUND');
+    if (!row) throw new AppError('API_KEY_NOT_FOUND');
     await db.delete({ model: 'apikey', where });
     res.status(204).end();
   });

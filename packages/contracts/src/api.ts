@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { ErrorCode } from './errors.ts';
 import { FormSettingsSchema, SubmissionFieldSchema, SubmissionFileSchema } from './forms.ts';
 
 export const CreateFormRequestSchema = z.object({
@@ -29,12 +30,18 @@ export const SubmissionDtoSchema = z.object({
 });
 export type SubmissionDto = z.infer<typeof SubmissionDtoSchema>;
 
-export const ListSubmissionsQuerySchema = z.object({
-  limit: z.coerce.number().int().min(1).max(100).default(25),
-  cursor: z.string().max(200).optional(),
-});
+/** Every keyset-paged list: `nextCursor` is null on the last page. */
+export interface ListEnvelope<T> {
+  data: T[];
+  nextCursor: string | null;
+}
 
 /** The one error envelope every Formgate API answers with (the public ingest uses Formspree's format). */
 export interface ErrorEnvelope {
-  error: { code: string; message: string; requestId: string; details?: unknown };
+  error: { code: ErrorCode; message: string; requestId: string; details?: unknown };
+}
+
+/** Every read and write on behalf of a caller names the organization it is scoped to. */
+export interface OrgScope {
+  orgId: string;
 }

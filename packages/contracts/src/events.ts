@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { AppError } from './errors.ts';
 import { FormSchema, SpamVerdictSchema, SubmissionFieldSchema, SubmissionFileSchema } from './forms.ts';
 import { OrganizationEventSchema } from './orgs.ts';
 import { Topics } from './topics.ts';
@@ -75,6 +76,21 @@ export function encodeEvent<T extends keyof typeof TopicEventSchemas>(topic: T, 
 }
 
 /** Parses and validates a record's value; throws (→ retries, then dead letter) when it does not match. */
+/**
+ * Parses a record of `topic`. A record that is not JSON or fails its schema throws `EVENT_INVALID`: it can never be
+ * handled, so the bus dead-letters it at once instead of retrying.
+ */
 export function decodeEvent<T extends keyof typeof TopicEventSchemas>(topic: T, raw: string): TopicEvent<T> {
-  return TopicEventSchemas[topic].parse(JSON.parse(raw)) as TopicEvent<T>;
+  let json: unknown;
+  try {
+    json = JSON.parse(raw);
+  } catch (cause) {
+    throw new AppError('EVENT_INVALID', `A record of ${topic} is not JSON`, { cause });
+  }
+  const parsed = TopicEventSchemas[topic].safeParse(json);
+  if (!parsed.success) {
+    const details = parsed.error.issues.slice(0, 5).map((i) => ({ path: i.path.join('.'), message: i.message }));
+    throw new AppError('EVENT_INVALID', `A record of ${topic} does not match its schema`, { details });
+  }
+  return parsed.data as TopicEvent<T>;
 }

@@ -32,42 +32,33 @@ export function requestId() {
   };
 }
 
-/** The single place where errors become HTTP: `{ error: { code, message, requestId } }`. */
+/** The single place where the API's errors become HTTP: `{ error: { code, message, requestId, details? } }`. */
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (err: unknown, req, res, _next) => {
     const requestId = req.requestId ?? randomUUID();
-    const { status, body } = toErrorResponse(err, requestId);
-    if (status >= 500) logger.error({ err, requestId, path: req.path }, 'request failed');
-    if (err instanceof AppError && err.retryable) res.setHeader('retry-after', '1');
-    res.status(status).json(body);
+    const known = toAppError(err);
+    if (known.code === 'INTERNAL') logger.error({ err, requestId, path: req.path }, 'request failed');
+    else if (known.status >= 500) logger.warn({ code: known.code, requestId, path: req.path }, 'request failed');
+    if (known.retryable) res.setHeader('retry-after', String(known.retryAfterSeconds ?? 1));
+    res.status(known.status).json(toErrorBody(known, requestId));
   };
 }
 
-export function toErrorResponse(err: unknown, requestId: string) {
-  if (err instanceof AppError) {
-    return {
-      status: err.status,
-      body: { error: { code: err.code, message: err.message, requestId, details: err.details } },
-    };
-  }
+export function toErrorBody(err: AppError, requestId: string) {
+  return { error: { code: err.code, message: err.message, requestId, details: err.details } };
+}
+
+/** Maps anything thrown to a registered error; what is not one of ours becomes `INTERNAL` (logged, never shown). */
+export function toAppError(err: unknown): AppError {
+  if (err instanceof AppError) return err;
   if (err instanceof ZodError) {
     const details = err.issues.map((i) => ({ path: i.path.join('.'), message: i.message }));
-    return {
-      status: 400,
-      body: { error: { code: 'VALIDATION_FAILED', message: 'Invalid request', requestId, details } },
-    };
+    return new AppError('VALIDATION_FAILED', undefined, { details });
   }
-  const e = err as { type?: string; status?: number };
-  if (e?.type === 'entity.parse.failed') {
-    return { status: 400, body: { error: { code: 'MALFORMED_JSON', message: 'Malformed JSON body', requestId } } };
-  }
-  if (e?.type === 'entity.too.large') {
-    return {
-      status: 413,
-      body: { error: { code: 'PAYLOAD_TOO_LARGE', message: 'Request body too large', requestId } },
-    };
-  }
-  return { status: 500, body: { error: { code: 'INTERNAL', message: 'Internal error', requestId } } };
+  const type = (err as { type?: string } | null)?.type;
+  if (type === 'entity.parse.failed') return new AppError('MALFORMED_JSON');
+  if (type === 'entity.too.large') return new AppError('PAYLOAD_TOO_LARGE');
+  return new AppError('INTERNAL');
 }
 
 /** An HTTP server with timeouts set below Node's defaults, so slow clients cannot hold connections. */

@@ -18,7 +18,7 @@ export interface Service {
 /** Mutations accept JSON only: a form post or `text/plain` from another site cannot reach them (CSRF). */
 export function assertJsonMutation(req: Request): void {
   if (['GET', 'HEAD', 'OPTIONS', 'DELETE'].includes(req.method) || req.is('application/json')) return;
-  throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send a JSON body with Content-Type: application/json', 415);
+  throw new AppError('UNSUPPORTED_MEDIA_TYPE');
 }
 
 /** `assertJsonMutation` as Express middleware. */

@@ -1,13 +1,13 @@
 import type { EventBus, Subscription } from '@formgate/bus';
-import { TOPIC_SPECS, Topics } from '@formgate/contracts';
+import { billingPeriodOf, TOPIC_SPECS, Topics } from '@formgate/contracts';
 import {
+  AppError,
   type Clock,
   createServiceApp,
   errorHandler,
   type IdentityVerifier,
   identityOf,
   type Logger,
-  notFound,
   requireIdentity,
   type Service,
 } from '@formgate/kit';
@@ -29,7 +29,7 @@ export function createBillingService(deps: BillingServiceDeps): Service {
   const app = createServiceApp();
   app.get('/api/v1/billing/usage', requireIdentity(deps.identity), async (req, res) => {
     const { orgId } = identityOf(req);
-    const period = deps.clock.now().toISOString().slice(0, 7);
+    const period = billingPeriodOf(deps.clock.now());
     const used = await deps.store.getUsage({ orgId }, period);
     res.json({ period, submissions: { used, max: deps.plans.submissionsPerMonth(orgId) } });
   });
@@ -38,7 +38,7 @@ export function createBillingService(deps: BillingServiceDeps): Service {
     const { orgId } = identityOf(req);
     res.json({ used: 0, max: deps.plans.emailsPerMonth(orgId) });
   });
-  app.use((_req, _res, next) => next(notFound('Route')));
+  app.use((_req, _res, next) => next(new AppError('NOT_FOUND')));
   app.use(errorHandler(deps.logger));
 
   const subscriptions: Subscription[] = [];

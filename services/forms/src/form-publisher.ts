@@ -1,6 +1,6 @@
 import type { EventPublisher } from '@formgate/bus';
 import { encodeEvent, Topics } from '@formgate/contracts';
-import type { Clock, Ids, Logger } from '@formgate/kit';
+import { type Clock, createRelayLoop, type Ids, type Logger } from '@formgate/kit';
 import type { FormsStore } from './store/forms-store.ts';
 
 type PublisherDeps = { store: FormsStore; bus: EventPublisher; clock: Clock; ids: Ids; logger: Logger };
@@ -53,41 +53,10 @@ async function publishDeletions(deps: PublisherDeps): Promise<number> {
  * lost even though the store and the log are not one transaction.
  */
 export function createFormPublisher(deps: PublisherDeps) {
-  let running: Promise<void> | null = null;
-  let again = false;
-  let timer: NodeJS.Timeout | undefined;
-
-  const publishPending = async () => {
-    while ((await publishUpserts(deps)) + (await publishDeletions(deps)) > 0) {}
-  };
-
-  const kick = (): Promise<void> => {
-    if (running) {
-      again = true;
-      return running;
-    }
-    running = publishPending()
-      .catch((err: unknown) => deps.logger.warn({ err }, 'form publish failed; will retry'))
-      .finally(() => {
-        running = null;
-        if (again) {
-          again = false;
-          void kick();
-        }
-      });
-    return running;
-  };
-
-  return {
-    kick,
-    start() {
-      timer = setInterval(() => void kick(), 5_000);
-      timer.unref();
-      return kick();
-    },
-    async stop() {
-      clearInterval(timer);
-      await running;
-    },
-  };
+  const loop = createRelayLoop({
+    pass: async () => (await publishUpserts(deps)) + (await publishDeletions(deps)) > 0,
+    intervalMs: 5_000,
+    onError: (err) => deps.logger.warn({ err }, 'form publish failed; will retry'),
+  });
+  return { kick: loop.kick, start: loop.start, stop: loop.stop };
 }

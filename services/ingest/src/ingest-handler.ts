@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Logger } from '@formgate/kit';
-import { IngestError, IngestErrors } from './ingest-error.ts';
+import { AppError, type Logger } from '@formgate/kit';
+import { IngestErrors } from './ingest-errors.ts';
 import { type ReceiveDeps, receiveSubmission } from './receive-submission.ts';
 import { CORS_HEADERS, escapeHtml, page, sendError, sendHtml, sendJson, sendRedirect, wantsJson } from './respond.ts';
 
@@ -15,7 +15,7 @@ function thanksPage(req: IncomingMessage, res: ServerResponse, search: URLSearch
     back = null;
   }
   if (!back || (back.protocol !== 'http:' && back.protocol !== 'https:')) {
-    return sendError(req, res, new IngestError(400, 'INVALID_REFERER', 'The referer parameter must be a URL'));
+    return sendError(req, res, IngestErrors.invalidReferer());
   }
   const link = `<a href="${escapeHtml(back.href)}" rel="noopener noreferrer">Go back</a>`;
   sendHtml(res, 200, page('Thank you', `<h1>Thank you!</h1><p>Your submission was received.</p><p>${link}</p>`));
@@ -28,13 +28,14 @@ function thanksPage(req: IncomingMessage, res: ServerResponse, search: URLSearch
 export function createIngestHandler(deps: ReceiveDeps, logger: Logger) {
   const receive = async (req: IncomingMessage, res: ServerResponse, key: string) => {
     try {
-      const accepted = await receiveSubmission(deps, req, key);
+      const outcome = await receiveSubmission(deps, req, key);
+      if ('rejected' in outcome) return sendError(req, res, outcome.rejected, outcome.errorRedirect);
+      const { accepted } = outcome;
       if (wantsJson(req)) sendJson(res, 200, { ok: true, next: accepted.next, id: accepted.id });
       else sendRedirect(res, accepted.next);
     } catch (err) {
-      const known = err instanceof IngestError ? err : null;
-      if (!known) logger.error({ err, formKey: key }, 'unexpected ingest failure');
-      sendError(req, res, known ?? IngestErrors.unavailable(), known?.errorRedirect);
+      if (!(err instanceof AppError)) logger.error({ err, formKey: key }, 'unexpected ingest failure');
+      sendError(req, res, err instanceof AppError ? err : IngestErrors.unavailable(err));
     }
   };
 

@@ -1,9 +1,9 @@
 import type { IncomingMessage } from 'node:http';
 import type { EventPublisher } from '@formgate/bus';
-import { encodeEvent, type Form, type SubmissionReceived, Topics } from '@formgate/contracts';
-import type { Clock, Ids } from '@formgate/kit';
+import { billingPeriodOf, encodeEvent, type Form, type SubmissionReceived, Topics } from '@formgate/contracts';
+import { AppError, type Clock, type Ids } from '@formgate/kit';
 import type { BlobStore } from '@formgate/store';
-import { IngestError, IngestErrors } from './ingest-error.ts';
+import { IngestErrors } from './ingest-errors.ts';
 import type { IngestLimits } from './limits.ts';
 import { parseJson } from './parse/parse-json.ts';
 import { parseMultipart } from './parse/parse-multipart.ts';
@@ -13,7 +13,7 @@ import { readBody } from './parse/read-body.ts';
 import { defaultNext, safeRedirect } from './redirects.ts';
 import { splitReservedFields } from './reserved-fields.ts';
 import type { FormsView } from './views/forms-view.ts';
-import { periodOf, type QuotaView } from './views/quota-view.ts';
+import type { QuotaView } from './views/quota-view.ts';
 
 export interface ReceiveDeps {
   bus: EventPublisher;
@@ -32,6 +32,8 @@ export interface Accepted {
   /** Where the submitter goes next (303 target, or `next` in the JSON answer). */
   next: string;
 }
+
+export type Outcome = { accepted: Accepted } | { rejected: AppError; errorRedirect: string | null };
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]+$/;
 
@@ -67,9 +69,10 @@ async function parseBody(req: IncomingMessage, deps: ReceiveDeps): Promise<Parse
 /**
  * Accepts one submission: parse within limits, split reserved fields, apply the honeypot and quota, append
  * `submission.received`. Resolves only after the log acknowledged the append (the commit point); throws an
- * `IngestError` otherwise, having stored nothing (uploaded files are deleted again).
+ * `AppError` otherwise, having stored nothing (uploaded files are deleted again). A rejection found once the body
+ * was parsed comes back as `rejected`, with the submitter's `_error` page when the form allows it.
  */
-export async function receiveSubmission(deps: ReceiveDeps, req: IncomingMessage, formKey: string): Promise<Accepted> {
+export async function receiveSubmission(deps: ReceiveDeps, req: IncomingMessage, formKey: string): Promise<Outcome> {
   const form = findForm(deps, formKey);
   const clientKey = idempotencyKey(req, deps.limits);
   const parsed = await parseBody(req, deps);
@@ -93,7 +96,7 @@ export async function receiveSubmission(deps: ReceiveDeps, req: IncomingMessage,
         files: parsed.files,
         meta: split.meta,
         spam: split.spam,
-        held: !split.spam.isSpam && deps.quota.isOverQuota(form.orgId, periodOf(receivedAt)),
+        held: !split.spam.isSpam && deps.quota.isOverQuota(form.orgId, billingPeriodOf(receivedAt)),
         ...(clientKey ? { idempotencyKey: clientKey } : {}),
       },
     };
@@ -101,17 +104,15 @@ export async function receiveSubmission(deps: ReceiveDeps, req: IncomingMessage,
       await deps.bus.publish(Topics.ingestSubmission, [
         { key: form.id, value: encodeEvent(Topics.ingestSubmission, event) },
       ]);
-    } catch {
-      throw IngestErrors.unavailable();
+    } catch (err) {
+      throw IngestErrors.unavailable(err);
     }
-    return {
-      id: submissionId,
-      next:
-        safeRedirect(split.redirect, form.settings, referer) ?? defaultNext(form.settings, deps.publicBaseUrl, referer),
-    };
+    const next =
+      safeRedirect(split.redirect, form.settings, referer) ?? defaultNext(form.settings, deps.publicBaseUrl, referer);
+    return { accepted: { id: submissionId, next } };
   } catch (err) {
     await Promise.allSettled(parsed.files.map((f) => deps.blobs.delete(f.blobKey)));
-    if (err instanceof IngestError) err.errorRedirect = safeRedirect(split.errorRedirect, form.settings, referer);
-    throw err;
+    if (!(err instanceof AppError)) throw err;
+    return { rejected: err, errorRedirect: safeRedirect(split.errorRedirect, form.settings, referer) };
   }
 }

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { IngestError } from './ingest-error.ts';
+import type { AppError } from '@formgate/kit';
 
 export const CORS_HEADERS = {
   'access-control-allow-origin': '*',
@@ -50,9 +50,9 @@ export function page(title: string, body: string): string {
 }
 
 /** An error, in Formspree's wire format for JSON clients, as a small page otherwise. Always with CORS headers. */
-export function sendError(req: IncomingMessage, res: ServerResponse, err: IngestError, errorRedirect?: string | null) {
+export function sendError(req: IncomingMessage, res: ServerResponse, err: AppError, errorRedirect?: string | null) {
   const headers: Record<string, string> = {};
-  if (err.retryAfterSeconds) headers['retry-after'] = String(err.retryAfterSeconds);
+  if (err.retryable) headers['retry-after'] = String(err.retryAfterSeconds ?? 1);
   if (!req.complete) lingerThenClose(req);
   if (wantsJson(req)) {
     const detail = { code: err.code, message: err.message, ...(err.field ? { field: err.field } : {}) };

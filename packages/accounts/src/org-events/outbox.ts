@@ -1,6 +1,6 @@
 import type { EventPublisher } from '@formgate/bus';
 import { encodeEvent, type OrganizationEvent, Topics } from '@formgate/contracts';
-import type { Clock, Ids, Logger } from '@formgate/kit';
+import { type Clock, createRelayLoop, type Ids, type Logger } from '@formgate/kit';
 import { createRelayLease, type RelayLease } from './lease.ts';
 import type { OrgEventData, OrgEventRecorder } from './recorder.ts';
 import { OUTBOX_MODEL as MODEL, type OutboxAdapter, type OutboxRow } from './schema.ts';
@@ -36,8 +36,6 @@ export function createOrgEventOutbox(deps: OrgEventOutboxDeps) {
   let adapter: OutboxAdapter | undefined;
   let bus: EventPublisher | undefined;
   let lease: RelayLease | undefined;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> | undefined;
   let stopped = false;
   let holding = false;
   const holder = deps.holder ?? deps.ids.next();
@@ -93,23 +91,16 @@ export function createOrgEventOutbox(deps: OrgEventOutboxDeps) {
     return rows.length === batchSize && done.length > 0;
   };
 
-  const relayOnce = async (): Promise<void> => {
-    if (!adapter || !bus || !lease) return;
-    while (await relayBatch(adapter, bus, lease)) {}
-  };
-  const relay = () => {
-    running ??= relayOnce()
-      .catch((err: unknown) => deps.logger.warn({ err }, 'organization event relay will retry'))
-      .finally(() => {
-        running = undefined;
-      });
-    return running;
-  };
+  const loop = createRelayLoop({
+    pass: async () => (adapter && bus && lease ? relayBatch(adapter, bus, lease) : false),
+    intervalMs: deps.pollMs ?? 500,
+    onError: (err) => deps.logger.warn({ err }, 'organization event relay will retry'),
+  });
   // After stop(), a request still finishing may record an event: it stays in the outbox for the next holder, and
   // this relay neither takes the lease back nor touches a database that is about to close.
   const nudge = () =>
     queueMicrotask(() => {
-      if (!stopped) void relay();
+      if (!stopped) void loop.kick();
     });
 
   const write = async (a: OutboxAdapter, orgId: string, payload: string, state: 'ready' | 'intent') => {
@@ -157,7 +148,7 @@ export function createOrgEventOutbox(deps: OrgEventOutboxDeps) {
   return {
     record,
     /** Runs a relay pass now (or joins the one running). */
-    relay,
+    relay: loop.kick,
     start(a: OutboxAdapter, b: EventPublisher) {
       adapter = a;
       bus = b;
@@ -167,20 +158,13 @@ export function createOrgEventOutbox(deps: OrgEventOutboxDeps) {
         leaseMs: deps.leaseMs ?? 15_000,
         marginMs: deps.leaseMarginMs ?? 5_000,
       });
-      const tick = () => {
-        if (stopped) return;
-        void relay().finally(() => {
-          if (!stopped) timer = setTimeout(tick, deps.pollMs ?? 500);
-        });
-      };
-      tick();
+      void loop.start();
     },
     /** Publishes what is pending now (if this relay holds the lease), then stops polling and releases the lease. */
     async stop() {
       stopped = true;
-      clearTimeout(timer);
-      await running;
-      await relay();
+      await loop.stop();
+      await loop.flush();
       await lease?.release().catch((err: unknown) => deps.logger.warn({ err }, 'relay lease not released'));
     },
   };

@@ -1,5 +1,5 @@
 import type { BusMessage, EventPublisher } from '@formgate/bus';
-import { decodeEvent, Topics } from '@formgate/contracts';
+import { billingPeriodOf, decodeEvent, Topics } from '@formgate/contracts';
 import type { Clock } from '@formgate/kit';
 import { quotaUpdatedMessage } from '../quota-event.ts';
 import type { UsageStore } from '../store/usage-store.ts';
@@ -26,7 +26,7 @@ export function createOrgPurgeHandler(deps: {
       const now = deps.clock.now();
       const quota = {
         orgId,
-        period: now.toISOString().slice(0, 7),
+        period: billingPeriodOf(now),
         used: 0,
         max: deps.plans.submissionsPerMonth(orgId),
       };

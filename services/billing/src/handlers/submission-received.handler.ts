@@ -1,5 +1,6 @@
 import type { BusMessage, EventPublisher } from '@formgate/bus';
-import { decodeEvent, Topics } from '@formgate/contracts';
+import { billingPeriodOf, decodeEvent, Topics } from '@formgate/contracts';
+import type { Clock } from '@formgate/kit';
 import { quotaUpdatedMessage } from '../quota-event.ts';
 import type { UsageEntry, UsageStore } from '../store/usage-store.ts';
 
@@ -16,17 +17,17 @@ export interface PlanLimits {
  * republishing the same count is harmless. A submission of an organization already purged (ingest accepted it
  * before it learned of the deletion) is dropped by the store, which returns no count for it.
  */
-export function createUsageHandler(deps: { store: UsageStore; bus: EventPublisher; plans: PlanLimits }) {
+export function createUsageHandler(deps: { store: UsageStore; bus: EventPublisher; clock: Clock; plans: PlanLimits }) {
   return async (batch: BusMessage[]) => {
     const entries: UsageEntry[] = [];
     for (const m of batch) {
       const { data } = decodeEvent(Topics.ingestSubmission, m.value);
       if (data.spam.isSpam || data.held) continue;
-      entries.push({ submissionId: data.submissionId, orgId: data.orgId, period: data.receivedAt.slice(0, 7) });
+      entries.push({ submissionId: data.submissionId, orgId: data.orgId, period: billingPeriodOf(data.receivedAt) });
     }
     if (entries.length === 0) return;
     const counts = await deps.store.recordUsage(entries);
-    const occurredAt = new Date().toISOString();
+    const occurredAt = deps.clock.now().toISOString();
     await deps.bus.publish(
       Topics.billingQuota,
       counts.map((c) => quotaUpdatedMessage({ ...c, max: deps.plans.submissionsPerMonth(c.orgId) }, occurredAt)),

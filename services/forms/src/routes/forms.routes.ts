@@ -1,14 +1,8 @@
-import {
-  CreateFormRequestSchema,
-  type Form,
-  ListSubmissionsQuerySchema,
-  type SubmissionDto,
-  UpdateFormRequestSchema,
-} from '@formgate/contracts';
-import { AppError, identityOf, notFound, requirePermission } from '@formgate/kit';
+import { CreateFormRequestSchema, type Form, type SubmissionDto, UpdateFormRequestSchema } from '@formgate/contracts';
+import { AppError, identityOf, keysetCursor, PageQuerySchema, readPage, requirePermission } from '@formgate/kit';
 import { type Request, Router } from 'express';
 import { z } from 'zod';
-import type { FormsStore, SubmissionCursor, SubmissionRecord } from '../store/forms-store.ts';
+import type { FormsStore, SubmissionRecord } from '../store/forms-store.ts';
 import { createForm, type FormWriteDeps } from '../use-cases/create-form.ts';
 import { updateForm } from '../use-cases/update-form.ts';
 
@@ -37,18 +31,7 @@ function toSubmissionDto(r: SubmissionRecord): SubmissionDto {
   };
 }
 
-const encodeCursor = (c: SubmissionCursor) => Buffer.from(JSON.stringify([c.createdAt, c.id])).toString('base64url');
-
-function decodeCursor(raw: string): SubmissionCursor {
-  try {
-    const [createdAt, id] = z
-      .tuple([z.string().max(40), z.string().max(100)])
-      .parse(JSON.parse(Buffer.from(raw, 'base64url').toString('utf8')));
-    return { createdAt, id };
-  } catch {
-    throw new AppError('INVALID_CURSOR', 'The cursor is not valid', 400);
-  }
-}
+const cursors = keysetCursor('createdAt', 'id');
 
 /** `/api/v1/forms`: forms and their submissions, always scoped to the caller's organization. */
 export function formsRoutes(deps: FormWriteDeps & { store: FormsStore }) {
@@ -56,7 +39,7 @@ export function formsRoutes(deps: FormWriteDeps & { store: FormsStore }) {
   const router = Router();
   const loadForm = async (req: Request) => {
     const form = await store.getForm(scopeOf(req), String(req.params.formId));
-    if (!form) throw notFound('Form', 'FORMS_FORM_NOT_FOUND');
+    if (!form) throw new AppError('FORMS_FORM_NOT_FOUND');
     return form;
   };
 
@@ -92,21 +75,17 @@ export function formsRoutes(deps: FormWriteDeps & { store: FormsStore }) {
 
   router.get('/:formId/submissions', async (req, res) => {
     const form = await loadForm(req);
-    const { limit, cursor } = ListSubmissionsQuerySchema.parse(req.query);
-    const after = cursor ? decodeCursor(cursor) : undefined;
-    const rows = await store.listSubmissions(scopeOf(req), form.id, { limit: limit + 1, ...(after ? { after } : {}) });
-    const page = rows.slice(0, limit);
-    const last = page.at(-1);
-    res.json({
-      data: page.map(toSubmissionDto),
-      nextCursor: rows.length > limit && last ? encodeCursor(last) : null,
-    });
+    const { limit, cursor } = PageQuerySchema.parse(req.query);
+    const after = cursor ? cursors.decode(cursor) : undefined;
+    const read = (rows: number) =>
+      store.listSubmissions(scopeOf(req), form.id, { limit: rows, ...(after ? { after } : {}) });
+    res.json(await readPage(limit, read, toSubmissionDto, cursors.encode));
   });
 
   router.get('/:formId/submissions/:submissionId', async (req, res) => {
     const form = await loadForm(req);
     const record = await store.getSubmission(scopeOf(req), form.id, String(req.params.submissionId));
-    if (!record) throw notFound('Submission', 'FORMS_SUBMISSION_NOT_FOUND');
+    if (!record) throw new AppError('FORMS_SUBMISSION_NOT_FOUND');
     res.json(toSubmissionDto(record));
   });
 

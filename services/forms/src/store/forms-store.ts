@@ -1,9 +1,4 @@
-import type { Form, SpamVerdict, SubmissionField, SubmissionFile } from '@formgate/contracts';
-
-/** Every read and write on behalf of a caller names the organization it is scoped to. */
-export interface Scope {
-  orgId: string;
-}
+import type { Form, OrgScope, SpamVerdict, SubmissionField, SubmissionFile } from '@formgate/contracts';
 
 export interface SubmissionRecord {
   id: string;
@@ -41,7 +36,7 @@ export class SlugTakenError extends Error {
 /**
  * The forms service's data: forms (with an embedded outbox marker) and the submissions read model.
  * Guarantees every adapter keeps:
- * - Reads with a `Scope` never return another organization's data (they answer `null` / empty).
+ * - Reads with a `OrgScope` never return another organization's data (they answer `null` / empty).
  * - `insertSubmissions` is idempotent by submission id, and afterwards `countSubmissions` equals the number of
  *   distinct submissions stored for the form, even if a previous call failed half-way (redelivery repairs it).
  * - Field lists are stored and returned in order, byte for byte; names such as `a.b`, `$where` or `__proto__` are data.
@@ -51,10 +46,10 @@ export class SlugTakenError extends Error {
 export interface FormsStore {
   /** Inserts a new form; throws `SlugTakenError` when the organization already has the slug. */
   insertForm(form: Form): Promise<void>;
-  getForm(scope: Scope, formId: string): Promise<Form | null>;
-  getFormBySlug(scope: Scope, slug: string): Promise<Form | null>;
+  getForm(scope: OrgScope, formId: string): Promise<Form | null>;
+  getFormBySlug(scope: OrgScope, slug: string): Promise<Form | null>;
   /** The organization's forms, oldest first. */
-  listForms(scope: Scope): Promise<Form[]>;
+  listForms(scope: OrgScope): Promise<Form[]>;
   /** Replaces the form only if its stored version is `expectedVersion`; returns whether it did. */
   replaceForm(form: Form, expectedVersion: number): Promise<boolean>;
   /** Forms whose current version has not been confirmed as published to `forms.form` (the outbox). */
@@ -65,17 +60,17 @@ export interface FormsStore {
   insertSubmissions(records: SubmissionRecord[]): Promise<number>;
   /** Newest first, strictly after `after` when given. */
   listSubmissions(
-    scope: Scope,
+    scope: OrgScope,
     formId: string,
     page: { limit: number; after?: SubmissionCursor },
   ): Promise<SubmissionRecord[]>;
-  getSubmission(scope: Scope, formId: string, submissionId: string): Promise<SubmissionRecord | null>;
-  countSubmissions(scope: Scope, formId: string): Promise<number>;
+  getSubmission(scope: OrgScope, formId: string, submissionId: string): Promise<SubmissionRecord | null>;
+  countSubmissions(scope: OrgScope, formId: string): Promise<number>;
   /**
    * Deletes the organization's forms, submissions and counters; each deleted form goes to the outbox as a
    * `FormDeletion`. Returns how many forms it deleted (0 when repeated).
    */
-  purgeOrganization(scope: Scope): Promise<number>;
+  purgeOrganization(scope: OrgScope): Promise<number>;
   /** Deletions not yet confirmed as published to `forms.form` (the outbox). */
   listUnpublishedDeletions(limit: number): Promise<FormDeletion[]>;
   /** Records that the form's deletion reached the log: nothing of the form is kept after this. */

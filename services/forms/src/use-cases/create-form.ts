@@ -1,6 +1,7 @@
+import type { OrgScope } from '@formgate/contracts';
 import { type CreateFormRequest, DEFAULT_FORM_SETTINGS, type Form } from '@formgate/contracts';
 import { AppError, type Clock, type Ids } from '@formgate/kit';
-import { type FormsStore, type Scope, SlugTakenError } from '../store/forms-store.ts';
+import { type FormsStore, SlugTakenError } from '../store/forms-store.ts';
 
 export interface FormWriteDeps {
   store: FormsStore;
@@ -22,7 +23,7 @@ export function slugify(name: string): string {
   return slug || 'form';
 }
 
-export async function createForm(deps: FormWriteDeps, scope: Scope, request: CreateFormRequest): Promise<Form> {
+export async function createForm(deps: FormWriteDeps, scope: OrgScope, request: CreateFormRequest): Promise<Form> {
   const now = deps.clock.now().toISOString();
   const base = request.slug ?? slugify(request.name);
   const candidates = request.slug ? [base] : [base, ...Array.from({ length: 8 }, (_, i) => `${base}-${i + 2}`)];
@@ -50,8 +51,8 @@ export async function createForm(deps: FormWriteDeps, scope: Scope, request: Cre
       return form;
     } catch (err) {
       if (!(err instanceof SlugTakenError)) throw err;
-      if (request.slug) throw new AppError('FORMS_SLUG_TAKEN', `The slug "${slug}" is already used`, 409);
+      if (request.slug) throw new AppError('FORMS_SLUG_TAKEN', `The slug "${slug}" is already used`);
     }
   }
-  throw new AppError('FORMS_SLUG_TAKEN', 'Could not find a free slug; pass one explicitly', 409);
+  throw new AppError('FORMS_SLUG_TAKEN', 'Could not find a free slug; pass one explicitly');
 }

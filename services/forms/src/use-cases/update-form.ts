@@ -1,17 +1,16 @@
-import type { Form, UpdateFormRequest } from '@formgate/contracts';
-import { AppError, notFound } from '@formgate/kit';
-import type { Scope } from '../store/forms-store.ts';
+import type { Form, OrgScope, UpdateFormRequest } from '@formgate/contracts';
+import { AppError } from '@formgate/kit';
 import type { FormWriteDeps } from './create-form.ts';
 
 export async function updateForm(
   deps: FormWriteDeps,
-  scope: Scope,
+  scope: OrgScope,
   formId: string,
   request: UpdateFormRequest,
 ): Promise<Form> {
   for (let attempt = 0; attempt < 3; attempt++) {
     const current = await deps.store.getForm(scope, formId);
-    if (!current) throw notFound('Form', 'FORMS_FORM_NOT_FOUND');
+    if (!current) throw new AppError('FORMS_FORM_NOT_FOUND');
     const next: Form = {
       ...current,
       ...(request.name ? { name: request.name } : {}),
@@ -24,5 +23,5 @@ export async function updateForm(
       return next;
     }
   }
-  throw new AppError('FORMS_CONCURRENT_UPDATE', 'The form changed while updating; try again', 409, true);
+  throw new AppError('FORMS_CONCURRENT_UPDATE', 'The form changed while updating; try again');
 }

@@ -2,9 +2,10 @@ import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { PassThrough } from 'node:stream';
 import type { SubmissionField, SubmissionFile } from '@formgate/contracts';
+import type { AppError } from '@formgate/kit';
 import { type BlobStore, BlobTooLargeError } from '@formgate/store';
 import busboy from 'busboy';
-import { type IngestError, IngestErrors } from '../ingest-error.ts';
+import { IngestErrors } from '../ingest-errors.ts';
 import type { IngestLimits } from '../limits.ts';
 import { checkedField, type ParsedBody } from './parsed-body.ts';
 import { checkDeclaredLength, decodedBody, discardBody } from './read-body.ts';
@@ -41,12 +42,12 @@ export async function parseMultipart(
   const uploads: Promise<unknown>[] = [];
   const written: string[] = [];
   const open = new Set<PassThrough>();
-  let failure: IngestError | null = null;
+  let failure: AppError | null = null;
   let received = 0;
   const body = decodedBody(req);
 
   const done = new Promise<void>((resolve) => {
-    const fail = (err: IngestError) => {
+    const fail = (err: AppError) => {
       failure ??= err;
       body.unpipe(parser);
       discardBody(req, body);
@@ -65,7 +66,7 @@ export async function parseMultipart(
       try {
         fields.push(checkedField(name, value, limits));
       } catch (err) {
-        fail(err as IngestError);
+        fail(err as AppError);
       }
     });
     parser.on('file', (name, stream, info) => {

@@ -1,4 +1,4 @@
-import { IngestErrors } from '../ingest-error.ts';
+import { IngestErrors } from '../ingest-errors.ts';
 import type { IngestLimits } from '../limits.ts';
 import { checkedField, type ParsedBody } from './parsed-body.ts';
 

@@ -1,5 +1,5 @@
 import type { SubmissionField, SubmissionFile } from '@formgate/contracts';
-import { IngestErrors } from '../ingest-error.ts';
+import { IngestErrors } from '../ingest-errors.ts';
 import type { IngestLimits } from '../limits.ts';
 
 export interface ParsedBody {

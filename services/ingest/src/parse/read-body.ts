@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
-import { IngestErrors } from '../ingest-error.ts';
+import { IngestErrors } from '../ingest-errors.ts';
 
 /** The request body, decompressed according to `Content-Encoding`. */
 export function decodedBody(req: IncomingMessage): Readable {

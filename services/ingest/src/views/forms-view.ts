@@ -9,7 +9,6 @@ type Entry = { form: Form; deleted: false } | { deleted: true; version: number }
  */
 export function createFormsView() {
   const byKey = new Map<string, Entry>();
-  const keyById = new Map<string, string>();
   const versionOf = (e: Entry | undefined) => (e ? (e.deleted ? e.version : e.form.version) : 0);
 
   return {
@@ -19,7 +18,6 @@ export function createFormsView() {
         const form = event.data;
         if (versionOf(byKey.get(form.key)) >= form.version) return;
         byKey.set(form.key, { form, deleted: false });
-        keyById.set(form.id, form.key);
       } else {
         const { key, version } = event.data;
         if (versionOf(byKey.get(key)) > version) return;

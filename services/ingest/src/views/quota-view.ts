@@ -32,4 +32,3 @@ export function createQuotaView() {
 export type QuotaView = ReturnType<typeof createQuotaView>;
 
 /** The quota period (calendar month, UTC) of an ISO 8601 UTC timestamp such as `Date#toISOString()` gives. */
-export const periodOf = (isoTimestamp: string) => isoTimestamp.slice(0, 7);

@@ -1,5 +1,5 @@
 import { FEATURE_FLAGS, type FeatureFlag } from '@formgate/contracts';
-import { identityOf, notFound } from '@formgate/kit';
+import { AppError, identityOf } from '@formgate/kit';
 import { Router } from 'express';
 import type { OrgsStore } from '../store/orgs-store.ts';
 
@@ -10,7 +10,7 @@ export function flagsRoutes(deps: { store: OrgsStore }) {
   const router = Router();
   router.get('/:flag', async (req, res) => {
     const flag = String(req.params.flag);
-    if (!isFeatureFlag(flag)) throw notFound('Flag', 'FLAG_NOT_FOUND');
+    if (!isFeatureFlag(flag)) throw new AppError('FLAG_NOT_FOUND');
     const settings = await deps.store.getSettings({ orgId: identityOf(req).orgId });
     // A flag is off unless the organization turned it on, including before its creation reached this service.
     res.json({ flag, enabled: settings?.[FEATURE_FLAGS[flag]] === true });

@@ -1,7 +1,4 @@
-/** Every read and write names the organization it is scoped to. */
-export interface Scope {
-  orgId: string;
-}
+import type { OrgScope } from '@formgate/contracts';
 
 export interface OrgRecord {
   orgId: string;
@@ -54,19 +51,23 @@ export interface AuditCursor {
  */
 export interface OrgsStore {
   /** Stores the organization with `settings`, unless it is already known (then nothing changes). */
-  createOrganization(scope: Scope, record: { name: string; slug: string }, settings: OrgSettingsValues): Promise<void>;
+  createOrganization(
+    scope: OrgScope,
+    record: { name: string; slug: string },
+    settings: OrgSettingsValues,
+  ): Promise<void>;
   /** Renames a known organization; does nothing for an unknown one. */
-  updateOrganization(scope: Scope, record: { name: string; slug: string }): Promise<void>;
-  getOrganization(scope: Scope): Promise<OrgRecord | null>;
+  updateOrganization(scope: OrgScope, record: { name: string; slug: string }): Promise<void>;
+  getOrganization(scope: OrgScope): Promise<OrgRecord | null>;
   /** `null` when the organization is unknown or being purged. */
-  getSettings(scope: Scope): Promise<OrgSettingsValues | null>;
+  getSettings(scope: OrgScope): Promise<OrgSettingsValues | null>;
   /** Sets the given keys and returns every setting; `null` (and no change) when the organization is unknown. */
-  updateSettings(scope: Scope, patch: Partial<OrgSettingsValues>): Promise<OrgSettingsValues | null>;
+  updateSettings(scope: OrgScope, patch: Partial<OrgSettingsValues>): Promise<OrgSettingsValues | null>;
   /** Appends an entry unless one with its id exists; returns whether it did. */
-  appendAudit(scope: Scope, entry: AuditEntry): Promise<boolean>;
+  appendAudit(scope: OrgScope, entry: AuditEntry): Promise<boolean>;
   /** Newest first (`occurredAt`, then `id`, descending), strictly after `after` when given. */
-  listAudit(scope: Scope, page: { limit: number; after?: AuditCursor }): Promise<AuditEntry[]>;
+  listAudit(scope: OrgScope, page: { limit: number; after?: AuditCursor }): Promise<AuditEntry[]>;
   /** Deletes the organization's record, settings and audit log. Idempotent. */
-  purge(scope: Scope): Promise<void>;
+  purge(scope: OrgScope): Promise<void>;
   close(): Promise<void>;
 }

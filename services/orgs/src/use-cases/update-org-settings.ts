@@ -1,13 +1,13 @@
-import type { OrgSettings } from '@formgate/contracts';
-import { notFound } from '@formgate/kit';
-import type { OrgSettingsValues, OrgsStore, Scope } from '../store/orgs-store.ts';
+import type { OrgScope, OrgSettings } from '@formgate/contracts';
+import { AppError } from '@formgate/kit';
+import type { OrgSettingsValues, OrgsStore } from '../store/orgs-store.ts';
 
-export const orgNotFound = () => notFound('Organization', 'ORG_NOT_FOUND');
+export const orgNotFound = () => new AppError('ORG_NOT_FOUND');
 
 /** Sets the keys present in `patch` (an absent key keeps its value; `null` clears the notification email). */
 export async function updateOrgSettings(
   store: OrgsStore,
-  scope: Scope,
+  scope: OrgScope,
   patch: OrgSettings,
 ): Promise<OrgSettingsValues> {
   const changes: Partial<OrgSettingsValues> = {};

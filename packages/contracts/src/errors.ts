@@ -1,0 +1,143 @@
+/**
+ * Every error code Formgate answers with, in one registry: its HTTP status, whether trying again can help, and its
+ * default message. Codes of the public endpoint (`/f/{key}`) are Formspree's where one exists and keep their names
+ * (sites parse them); the API's are UPPER_SNAKE, prefixed by their owner when only one service raises them.
+ * `docs/api.md` and `docs/ingest.md` list them all (a unit test keeps them in step).
+ */
+interface ErrorSpec {
+  status: number;
+  message: string;
+  /** A later attempt may succeed (infrastructure, limits); the bus retries such failures without limit. */
+  retryable?: boolean;
+  /** Sent as `Retry-After` when set. */
+  retryAfterSeconds?: number;
+}
+
+const define = <T extends Record<string, ErrorSpec>>(codes: T) => codes;
+
+/** Any edge: the API's error envelope `{ error: { code, message, requestId } }`. */
+const COMMON = define({
+  VALIDATION_FAILED: { status: 400, message: 'Invalid request' },
+  MALFORMED_JSON: { status: 400, message: 'Malformed JSON body' },
+  MALFORMED_PATH: { status: 400, message: 'The path is not valid percent-encoding' },
+  MALFORMED_REQUEST: { status: 400, message: 'The request headers cannot be forwarded' },
+  INVALID_CURSOR: { status: 400, message: 'The cursor is not valid' },
+  UNAUTHENTICATED: { status: 401, message: 'Authentication required' },
+  FORBIDDEN: { status: 403, message: 'Not authorized' },
+  CSRF_REJECTED: { status: 403, message: 'Cross-site request refused' },
+  NO_ACTIVE_ORGANIZATION: { status: 403, message: 'Create or choose an organization first' },
+  NOT_FOUND: { status: 404, message: 'Not found' },
+  METHOD_NOT_ALLOWED: { status: 405, message: 'Method not allowed' },
+  PAYLOAD_TOO_LARGE: { status: 413, message: 'Request body too large' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'Send a JSON body with Content-Type: application/json' },
+  RATE_LIMITED: { status: 429, message: 'Too many requests, retry later', retryable: true, retryAfterSeconds: 60 },
+  INTERNAL: { status: 500, message: 'Internal error' },
+  UPSTREAM_UNAVAILABLE: {
+    status: 503,
+    message: 'Service unavailable, retry shortly',
+    retryable: true,
+    retryAfterSeconds: 2,
+  },
+  UPSTREAM_TIMEOUT: { status: 504, message: 'The service did not answer in time', retryable: true },
+});
+
+/** The gateway's accounts (better-auth's own errors keep better-auth's codes). */
+const ACCOUNTS = define({
+  INVALID_EMAIL: { status: 400, message: 'Not an email address' },
+  API_KEY_NOT_FOUND: { status: 404, message: 'API key not found' },
+  AUTH_UNAVAILABLE: {
+    status: 503,
+    message: 'Credentials cannot be checked right now; retry shortly',
+    retryable: true,
+    retryAfterSeconds: 2,
+  },
+});
+
+const FORMS = define({
+  FORMS_FORM_NOT_FOUND: { status: 404, message: 'Form not found' },
+  FORMS_SUBMISSION_NOT_FOUND: { status: 404, message: 'Submission not found' },
+  FORMS_SLUG_TAKEN: { status: 409, message: 'The slug is already used' },
+  FORMS_CONCURRENT_UPDATE: { status: 409, message: 'The form changed while updating; retry', retryable: true },
+});
+
+const ORGS = define({
+  ORG_NOT_FOUND: { status: 404, message: 'Organization not found' },
+  FLAG_NOT_FOUND: { status: 404, message: 'Flag not found' },
+});
+
+/** The public endpoint, in Formspree's format `{ error, errors: [{ code, message, field? }] }` (`docs/ingest.md`). */
+const INGEST = define({
+  FORM_NOT_FOUND: { status: 404, message: 'Form not found' },
+  FORM_DELETED: { status: 410, message: 'This form has been deleted' },
+  INACTIVE: { status: 403, message: 'This form is disabled' },
+  EMPTY: { status: 422, message: 'The submission has no fields' },
+  MALFORMED: { status: 400, message: 'The body could not be parsed' },
+  INVALID_REFERER: { status: 400, message: 'The referer parameter must be a URL' },
+  UNSUPPORTED_CONTENT_TYPE: {
+    status: 415,
+    message: 'Use application/x-www-form-urlencoded, multipart/form-data or application/json',
+  },
+  UNSUPPORTED_CONTENT_ENCODING: { status: 415, message: 'Content-Encoding must be gzip, deflate, br or identity' },
+  UNSUPPORTED_CHARSET: { status: 415, message: 'Only UTF-8 bodies are accepted' },
+  TOO_MANY_FIELDS: { status: 413, message: 'Too many fields' },
+  FIELD_NAME_TOO_LONG: { status: 400, message: 'A field name is too long' },
+  FIELD_VALUE_TOO_LONG: { status: 413, message: 'The value of a field is too long' },
+  JSON_TOO_DEEP: { status: 400, message: 'JSON nested too deeply' },
+  INVALID_CHARACTER: { status: 400, message: 'Field names and values may not contain NUL characters' },
+  TOO_MANY_FILES: { status: 413, message: 'Too many files' },
+  FILES_TOO_BIG: { status: 413, message: 'A file is too big' },
+  TOO_MANY_PARTS: { status: 413, message: 'Too many multipart parts' },
+  INVALID_IDEMPOTENCY_KEY: { status: 400, message: 'Idempotency-Key must be 1–200 visible ASCII characters' },
+  UNAVAILABLE: {
+    status: 503,
+    message: 'Submissions cannot be accepted right now; retry shortly',
+    retryable: true,
+    retryAfterSeconds: 2,
+  },
+});
+
+/** Failures of consumers that are not HTTP answers: they decide what the bus does with a message. */
+const EVENTS = define({
+  EVENT_INVALID: { status: 422, message: 'The event does not match its schema' },
+});
+
+export const ERROR_CODES = { ...COMMON, ...ACCOUNTS, ...FORMS, ...ORGS, ...INGEST, ...EVENTS };
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export const isErrorCode = (code: string): code is ErrorCode => Object.hasOwn(ERROR_CODES, code);
+
+export interface AppErrorOptions {
+  /** The field of a submission or request the error is about. */
+  field?: string;
+  /** Structured details for the client (validation issues); never internal state. */
+  details?: unknown;
+  cause?: unknown;
+}
+
+/**
+ * The one error type: a registered code, and a message for people (the code's default unless a more specific one
+ * is given). Thrown anywhere; turned into an answer exactly once at each edge (the API's error handler, the public
+ * endpoint's `sendError`, the gateway's proxy), and read by the bus to decide between retrying and dead-lettering.
+ */
+export class AppError extends Error {
+  readonly status: number;
+  readonly retryable: boolean;
+  readonly retryAfterSeconds: number | undefined;
+  readonly field: string | undefined;
+  readonly details: unknown;
+
+  constructor(
+    readonly code: ErrorCode,
+    message?: string,
+    options: AppErrorOptions = {},
+  ) {
+    const spec: ErrorSpec = ERROR_CODES[code];
+    super(message ?? spec.message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'AppError';
+    this.status = spec.status;
+    this.retryable = spec.retryable ?? false;
+    this.retryAfterSeconds = spec.retryAfterSeconds;
+    this.field = options.field;
+    this.details = options.details;
+  }
+}
