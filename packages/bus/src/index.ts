@@ -1,2 +1,3 @@
+export * from './consumers.ts';
 export * from './delivery.ts';
 export * from './event-bus.ts';

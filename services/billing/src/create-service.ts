@@ -1,4 +1,4 @@
-import type { EventBus, Subscription } from '@formgate/bus';
+import { createConsumers, type EventBus } from '@formgate/bus';
 import { billingPeriodOf, TOPIC_SPECS, Topics } from '@formgate/contracts';
 import {
   AppError,
@@ -41,28 +41,9 @@ export function createBillingService(deps: BillingServiceDeps): Service {
   app.use((_req, _res, next) => next(new AppError('NOT_FOUND')));
   app.use(errorHandler(deps.logger));
 
-  const subscriptions: Subscription[] = [];
-  return {
-    name: 'billing',
-    app,
-    async start() {
-      await deps.bus.ensureTopics(TOPIC_SPECS);
-      subscriptions.push(
-        await deps.bus.subscribe({
-          group: 'billing.usage',
-          topic: Topics.ingestSubmission,
-          handler: createUsageHandler(deps),
-          maxBatchSize: 1_000,
-        }),
-        await deps.bus.subscribe({
-          group: 'billing.org-purge',
-          topic: Topics.orgsOrganization,
-          handler: createOrgPurgeHandler(deps),
-        }),
-      );
-    },
-    async stop() {
-      for (const s of subscriptions.splice(0)) await s.stop();
-    },
-  };
+  const consumers = createConsumers(deps.bus, TOPIC_SPECS, [
+    { group: 'billing.usage', topic: Topics.ingestSubmission, handler: createUsageHandler(deps), maxBatchSize: 1_000 },
+    { group: 'billing.org-purge', topic: Topics.orgsOrganization, handler: createOrgPurgeHandler(deps) },
+  ]);
+  return { name: 'billing', app, start: consumers.start, stop: consumers.stop };
 }

@@ -1,4 +1,4 @@
-import type { EventBus, Subscription } from '@formgate/bus';
+import { createConsumers, type EventBus } from '@formgate/bus';
 import { TOPIC_SPECS, Topics } from '@formgate/contracts';
 import {
   type Clock,
@@ -40,29 +40,28 @@ export function createFormsService(deps: FormsServiceDeps): Service {
   );
   app.use(errorHandler(deps.logger));
 
-  const subscriptions: Subscription[] = [];
+  const consumers = createConsumers(deps.bus, TOPIC_SPECS, [
+    {
+      group: 'forms.submission-received',
+      topic: Topics.ingestSubmission,
+      handler: createSubmissionReceivedHandler(deps.store),
+      maxBatchSize: 1_000,
+    },
+    {
+      group: 'forms.org-purge',
+      topic: Topics.orgsOrganization,
+      handler: createOrgPurgeHandler({ store: deps.store, onFormsDeleted: () => void publisher.kick() }),
+    },
+  ]);
   return {
     name: 'forms',
     app,
     async start() {
-      await deps.bus.ensureTopics(TOPIC_SPECS);
-      subscriptions.push(
-        await deps.bus.subscribe({
-          group: 'forms.submission-received',
-          topic: Topics.ingestSubmission,
-          handler: createSubmissionReceivedHandler(deps.store),
-          maxBatchSize: 1_000,
-        }),
-        await deps.bus.subscribe({
-          group: 'forms.org-purge',
-          topic: Topics.orgsOrganization,
-          handler: createOrgPurgeHandler({ store: deps.store, onFormsDeleted: () => void publisher.kick() }),
-        }),
-      );
+      await consumers.start();
       await publisher.start();
     },
     async stop() {
-      for (const s of subscriptions.splice(0)) await s.stop();
+      await consumers.stop();
       await publisher.stop();
     },
   };

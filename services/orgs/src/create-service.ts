@@ -1,4 +1,4 @@
-import type { EventBus, Subscription } from '@formgate/bus';
+import { createConsumers, type EventBus } from '@formgate/bus';
 import { TOPIC_SPECS, Topics } from '@formgate/contracts';
 import {
   type Clock,
@@ -37,21 +37,13 @@ export function createOrgsService(deps: OrgsServiceDeps): Service {
   app.use('/api/v1/flags', requireIdentity(deps.identity), flagsRoutes(deps));
   app.use(errorHandler(deps.logger));
 
-  let subscription: Subscription | undefined;
-  return {
-    name: 'orgs',
-    app,
-    async start() {
-      await deps.bus.ensureTopics(TOPIC_SPECS);
-      subscription = await deps.bus.subscribe({
-        group: 'orgs.lifecycle',
-        topic: Topics.orgsOrganization,
-        handler: createOrganizationLifecycleHandler(deps.store),
-        maxBatchSize: 200,
-      });
+  const consumers = createConsumers(deps.bus, TOPIC_SPECS, [
+    {
+      group: 'orgs.lifecycle',
+      topic: Topics.orgsOrganization,
+      handler: createOrganizationLifecycleHandler(deps.store),
+      maxBatchSize: 200,
     },
-    async stop() {
-      await subscription?.stop();
-    },
-  };
+  ]);
+  return { name: 'orgs', app, start: consumers.start, stop: consumers.stop };
 }
