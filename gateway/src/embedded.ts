@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createBillingService, createSqliteUsageStore } from '@formgate/billing';
-import { createSqliteBus } from '@formgate/bus';
+import { createSqliteBus } from '@formgate/bus/sqlite';
 import { createFormsService, createSqliteFormsStore } from '@formgate/forms';
 import { createIngestService } from '@formgate/ingest';
 import {

@@ -3,7 +3,7 @@ import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createBillingService, createSqliteUsageStore } from '@formgate/billing';
-import { createSqliteBus } from '@formgate/bus';
+import { createSqliteBus } from '@formgate/bus/sqlite';
 import { createFormsService, createSqliteFormsStore } from '@formgate/forms';
 import {
   closeServer,

@@ -3,7 +3,7 @@ import { ConfigResourceTypes, Kafka, logLevel } from 'kafkajs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { eventually } from '../../../tests/harness/eventually.ts';
 import type { EventBus, Subscription } from '../src/event-bus.ts';
-import { createKafkaBus, type KafkaBusOptions } from '../src/kafka-bus.ts';
+import { createKafkaBus, type KafkaBusOptions } from '../src/kafka/index.ts';
 import { runBusContract } from './bus.contract.ts';
 
 const brokers = (process.env.KAFKA_BROKERS ?? '')

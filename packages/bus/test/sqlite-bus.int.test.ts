@@ -5,7 +5,7 @@ import { openSqlite } from '@formgate/store';
 import { afterEach, describe, expect, it } from 'vitest';
 import { eventually } from '../../../tests/harness/eventually.ts';
 import type { EventBus, OutgoingMessage } from '../src/event-bus.ts';
-import { createSqliteBus, type SqliteBusOptions } from '../src/sqlite-bus.ts';
+import { createSqliteBus, type SqliteBusOptions } from '../src/sqlite/index.ts';
 import { runBusContract } from './bus.contract.ts';
 
 const openBus = (opts?: SqliteBusOptions) =>

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createKafkaBus, type EventBus } from '@formgate/bus';
+import type { EventBus } from '@formgate/bus';
+import { createKafkaBus } from '@formgate/bus/kafka';
 import { connectMongo } from '@formgate/store';
 
 type Connection = Awaited<ReturnType<typeof connectMongo>>;

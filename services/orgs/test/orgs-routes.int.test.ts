@@ -3,7 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createSqliteBus, type EventBus } from '@formgate/bus';
+import type { EventBus } from '@formgate/bus';
+import { createSqliteBus } from '@formgate/bus/sqlite';
 import {
   closeServer,
   createHttpServer,

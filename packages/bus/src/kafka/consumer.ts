@@ -1,0 +1,59 @@
+import type { Consumer, Kafka } from 'kafkajs';
+import { BusUnavailableError } from '../event-bus.ts';
+import { type OnError, RETRY } from './client.ts';
+
+export const HEARTBEAT_MS = 1_000;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Per consumer: crashes since the last commit (for the restart backoff) and whether it is being stopped. */
+export interface ConsumerState {
+  crashes: number;
+  stopping: boolean;
+}
+
+export interface ConsumerFactoryOptions {
+  onError: OnError;
+  /** Consecutive crashes (no commit in between) after which a consumer stops restarting. */
+  maxRestarts: number;
+}
+
+export type ConsumerFactory = (groupId: string, state: ConsumerState) => Consumer;
+
+/** kafkajs consumers with Formgate's session, fetch and restart settings. */
+export function createConsumerFactory(kafka: Kafka, opts: ConsumerFactoryOptions): ConsumerFactory {
+  return (groupId, state) => {
+    const consumer = kafka.consumer({
+      groupId,
+      sessionTimeout: 15_000,
+      heartbeatInterval: HEARTBEAT_MS,
+      rebalanceTimeout: 60_000,
+      maxWaitTimeInMs: 1_000,
+      allowAutoTopicCreation: false,
+      retry: {
+        ...RETRY,
+        retries: 8,
+        maxRetryTime: 10_000,
+        restartOnFailure: async () => {
+          const crashes = ++state.crashes;
+          await sleep(Math.min(250 * 2 ** crashes, 30_000));
+          return !state.stopping && crashes <= opts.maxRestarts;
+        },
+      },
+    });
+    consumer.on(consumer.events.CRASH, ({ payload }) => {
+      if (!payload.restart && !state.stopping) opts.onError(payload.error, `consumer ${groupId} stopped consuming`);
+    });
+    return consumer;
+  };
+}
+
+/** Connects and subscribes `consumer` to `topic`; a failure disconnects it and rejects with `BusUnavailableError`. */
+export async function startConsumer(consumer: Consumer, topic: string, fromBeginning: boolean) {
+  try {
+    await consumer.connect();
+    await consumer.subscribe({ topics: [topic], fromBeginning });
+  } catch (err) {
+    await consumer.disconnect().catch(() => {});
+    throw new BusUnavailableError(`cannot subscribe to ${topic}`, { cause: err });
+  }
+}
