@@ -1,10 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { TopicSpec } from '@formgate/contracts';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
+import { type ContractSkip, describeContract } from '../../../tests/harness/contract-suite.ts';
 import { eventually } from '../../../tests/harness/eventually.ts';
 import type { BusMessage, EventBus, Subscription } from '../src/event-bus.ts';
 
 export interface BusContractTarget {
+  /** Tests this adapter does not run, each with the reason. */
+  skip?: ContractSkip[];
   name: string;
   /** A fresh bus. Topics are unique per test, so adapters may share one server. */
   create: () => Promise<EventBus>;
@@ -22,7 +25,7 @@ const msg = (key: string, value: string) => ({ key, value });
 
 /** The guarantees of `EventBus` (see its JSDoc), checked against one adapter. */
 export function runBusContract(target: BusContractTarget) {
-  describe(`EventBus contract: ${target.name}`, () => {
+  describeContract(`EventBus contract: ${target.name}`, target.skip, (it) => {
     let bus: EventBus;
     const subs: Subscription[] = [];
     const wait = target.deliveryTimeoutMs;
