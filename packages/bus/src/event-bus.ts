@@ -37,13 +37,23 @@ export interface EventPublisher {
 
 /**
  * Handles one batch from one partition, in offset order. It may see a message again after a crash or a
- * rebalance (at-least-once): it must be idempotent. Throwing retries the batch; see `RetryPolicy`.
+ * rebalance (at-least-once): it must be idempotent. Throwing retries the batch according to what the error says
+ * (`classifyFailure`):
+ * - transient (infrastructure down: `BusUnavailableError`, a network error, MongoDB unreachable, `SQLITE_BUSY`, an
+ *   error with `retryable: true`, or one caused by any of these) — retried without limit, with capped exponential
+ *   backoff and jitter; the partition waits (nothing after the record is delivered) and the consumer stays in its
+ *   group. Only stopping the subscription ends the wait, and then nothing is committed;
+ * - permanent (`retryable: false`, a `ZodError`, a JSON `SyntaxError`) — no retry: the batch is run again one
+ *   message at a time to find the bad one, which goes to `<topic>.dlq` after that one call;
+ * - unknown (anything else) — `RetryPolicy.attempts` tries on the batch, then as many on each message alone, then
+ *   `<topic>.dlq`.
  */
 export type BatchHandler = (batch: BusMessage[]) => Promise<void>;
 
 export interface RetryPolicy {
-  /** Attempts per batch, then per message, before the message goes to `<topic>.dlq`. */
+  /** Tries per batch, then per message, before a message failing for an unknown reason goes to `<topic>.dlq`. */
   attempts: number;
+  /** First wait between tries; it doubles after each failure up to `maxDelayMs` (transient waits add jitter). */
   initialDelayMs: number;
   maxDelayMs: number;
 }
@@ -62,16 +72,22 @@ export interface SubscribeOptions {
 }
 
 export interface Subscription {
-  /** Stops fetching, waits for the batch in flight to finish and commits its offsets. */
+  /**
+   * Stops fetching, waits for the batch in flight to finish and commits its offsets. A batch waiting out a
+   * transient failure stops waiting at once and stays uncommitted: the group's next member gets it again.
+   */
   stop(): Promise<void>;
 }
 
 export interface EventSubscriber {
   /**
    * Joins `group` and delivers every record of `topic` at least once, in order per partition. The offset of a
-   * batch is committed only after its handler resolved. A record whose handler keeps failing after the retry
-   * policy is appended to `<topic>.dlq` (with `x-error`, `x-group`, `x-partition`, `x-offset` headers) and then
-   * committed, so one poison record never blocks its partition.
+   * batch is committed only after its handler resolved. A record whose handler fails permanently, or for an
+   * unknown reason after the retry policy, is appended to `<topic>.dlq` with the original key, value and headers
+   * plus `x-error`, `x-group`, `x-partition`, `x-offset`, `x-failure` (`permanent` | `unknown`) and
+   * `x-dead-lettered-at` (ISO 8601), and then committed, so one poison record never blocks its partition. A
+   * transient failure never dead-letters: the partition waits until the handler succeeds (see `BatchHandler`); the
+   * wait is reported through the adapter's `onError` at most every few seconds.
    */
   subscribe(options: SubscribeOptions): Promise<Subscription>;
   /**

@@ -22,6 +22,8 @@ function topicSpec(partitions = 3, compacted = false): TopicSpec {
 }
 
 const msg = (key: string, value: string) => ({ key, value });
+const transientError = () => Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:27017'), { code: 'ECONNREFUSED' });
+const permanentError = () => Object.assign(new Error('invalid payload'), { retryable: false });
 
 /** The guarantees of `EventBus` (see its JSDoc), checked against one adapter. */
 export function runBusContract(target: BusContractTarget) {
@@ -143,9 +145,101 @@ export function runBusContract(target: BusContractTarget) {
       expect(dead[0]?.value).toBe('poison');
       expect(dead[0]?.headers['x-error']).toContain('cannot handle');
       expect(dead[0]?.headers['x-group']).toBe('poison');
+      expect(dead[0]?.headers['x-failure']).toBe('unknown');
       expect(poisonAttempts).toBeGreaterThanOrEqual(fastRetry.attempts);
       await bus.publish(spec.name, [msg('k', 'ok-3')]);
       await eventually(() => expect(handled).toContain('ok-3'), wait);
+    });
+
+    /** Every record of `<topic>.dlq` so far: appends a sentinel and reads the dead letters up to it. */
+    const deadLettersOf = async (topic: string) => {
+      const sentinel = randomUUID();
+      await bus.publish(`${topic}.dlq`, [msg('sentinel', sentinel)]);
+      const seen: BusMessage[] = [];
+      const s = await bus.replay(`${topic}.dlq`, (m) => seen.push(m));
+      await eventually(() => expect(seen.map((m) => m.value)).toContain(sentinel), wait);
+      await s.stop();
+      return seen.filter((m) => m.value !== sentinel);
+    };
+
+    it('retries a transient failure without limit: nothing dead-lettered, the partition waits, then flows in order', async () => {
+      const spec = topicSpec(1);
+      await bus.ensureTopics([spec]);
+      await bus.publish(spec.name, [msg('k', 'flaky'), msg('k', 'after-1'), msg('k', 'after-2')]);
+      const handled: string[] = [];
+      let failures = 0;
+      await subscribe({
+        group: 'transient',
+        topic: spec.name,
+        retry: { attempts: 3, initialDelayMs: 5, maxDelayMs: 20 },
+        handler: async (batch) => {
+          if (batch.some((m) => m.value === 'flaky') && failures < 12) {
+            failures++;
+            throw transientError();
+          }
+          handled.push(...batch.map((m) => m.value));
+        },
+      });
+      await eventually(() => expect(handled).toEqual(['flaky', 'after-1', 'after-2']), wait);
+      expect(failures).toBe(12);
+      expect(await deadLettersOf(spec.name)).toEqual([]);
+    });
+
+    it('dead-letters a permanent failure after one call for that message alone, without retrying it', async () => {
+      const spec = topicSpec(1);
+      await bus.ensureTopics([spec]);
+      await bus.publish(spec.name, [msg('k', 'ok-1'), msg('k', 'bad'), msg('k', 'ok-2')]);
+      const handled: string[] = [];
+      const callsWithBad: string[][] = [];
+      await subscribe({
+        group: 'permanent',
+        topic: spec.name,
+        retry: fastRetry,
+        handler: async (batch) => {
+          if (batch.some((m) => m.value === 'bad')) {
+            callsWithBad.push(batch.map((m) => m.value));
+            throw permanentError();
+          }
+          handled.push(...batch.map((m) => m.value));
+        },
+      });
+      await eventually(() => expect(handled).toEqual(['ok-1', 'ok-2']), wait);
+      const dead = await deadLettersOf(spec.name);
+      expect(dead.map((m) => [m.value, m.headers['x-failure'], m.headers['x-error']])).toEqual([
+        ['bad', 'permanent', 'invalid payload'],
+      ]);
+      expect(Date.parse(dead[0]?.headers['x-dead-lettered-at'] ?? '')).toBeGreaterThan(Date.now() - 60_000);
+      expect(callsWithBad.filter((c) => c.length === 1)).toEqual([['bad']]);
+      expect(callsWithBad.length).toBeLessThanOrEqual(2);
+    });
+
+    it('stop() during a transient wait resolves promptly and commits nothing: the next member gets the record', async () => {
+      const spec = topicSpec(1);
+      await bus.ensureTopics([spec]);
+      await bus.publish(spec.name, [msg('k', 'stuck')]);
+      let calls = 0;
+      const waiting = await bus.subscribe({
+        group: 'stuck',
+        topic: spec.name,
+        retry: { attempts: 3, initialDelayMs: 60_000, maxDelayMs: 60_000 },
+        handler: async () => {
+          calls++;
+          throw transientError();
+        },
+      });
+      await eventually(() => expect(calls).toBe(1), wait);
+      const t0 = Date.now();
+      await waiting.stop();
+      expect(Date.now() - t0).toBeLessThan(5_000);
+      expect(calls).toBe(1);
+      const next: string[] = [];
+      await subscribe({
+        group: 'stuck',
+        topic: spec.name,
+        handler: async (b) => void next.push(...b.map((m) => m.value)),
+      });
+      await eventually(() => expect(next).toEqual(['stuck']), wait);
+      expect(await deadLettersOf(spec.name)).toEqual([]);
     });
 
     it('stop() lets the batch in flight finish and commits it, so a new member does not see it again', async () => {

@@ -1,10 +1,11 @@
 import type { Consumer, EachBatchPayload } from 'kafkajs';
-import { DeliveryAborted, type DeliveryContext, deliver } from '../delivery.ts';
+import { DeliveryAborted, type DeliveryContext, deliver, reportThrough } from '../delivery.ts';
 import {
   type BatchHandler,
   type BusMessage,
   DEFAULT_RETRY,
   type EventPublisher,
+  type RetryPolicy,
   type SubscribeOptions,
   type Subscription,
 } from '../event-bus.ts';
@@ -25,40 +26,61 @@ export interface SubscribeDeps {
   onError: OnError;
 }
 
-/** A subscription's consumer state plus whether its current assignment was revoked by a rebalance. */
+/**
+ * A subscription's consumer state, whether its current assignment was revoked by a rebalance, and the deliveries in
+ * progress (aborted on stop or revocation, so a transient wait ends at once).
+ */
 interface MemberState extends ConsumerState {
   revoked: boolean;
+  deliveries: Set<AbortController>;
 }
 
 interface BatchLoop {
   handler: BatchHandler;
   maxBatchSize: number;
   state: MemberState;
-  ctx: DeliveryContext;
+  context: (signal: AbortSignal) => DeliveryContext;
+}
+
+/** Heartbeats every `HEARTBEAT_MS` while a chunk is delivered; a revoked assignment aborts the delivery. */
+function keepAlive(heartbeat: () => Promise<void>, state: MemberState) {
+  const delivery = new AbortController();
+  state.deliveries.add(delivery);
+  if (state.stopping || state.revoked) delivery.abort();
+  const beat = setInterval(() => {
+    heartbeat().catch((err) => {
+      if (!REVOKED.has(err?.type)) return;
+      state.revoked = true;
+      delivery.abort();
+    });
+  }, HEARTBEAT_MS);
+  return {
+    signal: delivery.signal,
+    end: () => {
+      clearInterval(beat);
+      state.deliveries.delete(delivery);
+    },
+  };
 }
 
 /**
  * Delivers a fetched batch in chunks of `maxBatchSize`, heartbeating while a chunk is handled, and commits each
  * chunk once `deliver()` handled or dead-lettered it. A revoked assignment or a stop leaves the rest uncommitted.
  */
-function eachBatchOf({ handler, maxBatchSize, state, ctx }: BatchLoop) {
+function eachBatchOf({ handler, maxBatchSize, state, context }: BatchLoop) {
   return async ({ batch, heartbeat, isRunning, isStale, ...payload }: EachBatchPayload) => {
     const messages = batch.messages.map((m) => toBusMessage(batch, m));
     for (let i = 0; i < messages.length; i += maxBatchSize) {
       if (i > 0 && (!isRunning() || isStale() || state.revoked)) return;
       const chunk = messages.slice(i, i + maxBatchSize);
-      const beat = setInterval(() => {
-        heartbeat().catch((err) => {
-          if (REVOKED.has(err?.type)) state.revoked = true;
-        });
-      }, HEARTBEAT_MS);
+      const alive = keepAlive(heartbeat, state);
       try {
-        await deliver(chunk, handler, ctx);
+        await deliver(chunk, handler, context(alive.signal));
       } catch (err) {
         if (err instanceof DeliveryAborted) return;
         throw err;
       } finally {
-        clearInterval(beat);
+        alive.end();
       }
       const last = (chunk.at(-1) as BusMessage).offset;
       const partitions = [{ partition: batch.partition, offset: String(BigInt(last) + 1n) }];
@@ -95,30 +117,35 @@ function joined(consumer: Consumer, state: MemberState, fromBeginning: boolean, 
   });
 }
 
+function deliveryContext(deps: SubscribeDeps, { group, topic }: SubscribeOptions, policy: RetryPolicy) {
+  return (signal: AbortSignal): DeliveryContext => ({
+    group,
+    policy,
+    dlq: deps.dlq,
+    signal,
+    ...reportThrough(deps.onError, group, topic),
+  });
+}
+
 export function createSubscribe(deps: SubscribeDeps) {
   return async (options: SubscribeOptions): Promise<Subscription> => {
     const { group, topic, handler, fromBeginning = true, maxBatchSize = 500, retry } = options;
     await deps.topics.require(topic);
-    const state: MemberState = { crashes: 0, stopping: false, revoked: false };
+    const state: MemberState = { crashes: 0, stopping: false, revoked: false, deliveries: new Set() };
     const consumer = deps.newConsumer(group, state);
-    const ctx: DeliveryContext = {
-      group,
-      policy: retry ?? DEFAULT_RETRY,
-      dlq: deps.dlq,
-      isStopping: () => state.stopping || state.revoked,
-      onDeadLetter: (m, e) => deps.onError(e, `dead-lettered ${topic}/${m.partition}@${m.offset}`),
-    };
+    const context = deliveryContext(deps, options, retry ?? DEFAULT_RETRY);
     await startConsumer(consumer, topic, fromBeginning);
     const join = joined(consumer, state, fromBeginning, (err) => deps.onError(err, `consumer ${group} on ${topic}`));
     await consumer.run({
       autoCommit: false,
       eachBatchAutoResolve: false,
       partitionsConsumedConcurrently: 4,
-      eachBatch: eachBatchOf({ handler, maxBatchSize, state, ctx }),
+      eachBatch: eachBatchOf({ handler, maxBatchSize, state, context }),
     });
     await join;
     return deps.registry.track(async () => {
       state.stopping = true;
+      for (const delivery of state.deliveries) delivery.abort();
       await consumer.disconnect();
     });
   };

@@ -1,4 +1,4 @@
-import { DeliveryAborted, type DeliveryContext, deliver } from '../delivery.ts';
+import { DeliveryAborted, type DeliveryContext, deliver, reportThrough } from '../delivery.ts';
 import { DEFAULT_RETRY, type EventPublisher, type SubscribeOptions, type Subscription } from '../event-bus.ts';
 import type { SubscriptionRegistry } from '../subscriptions.ts';
 import { type Log, type Row, toMessage } from './log.ts';
@@ -49,8 +49,8 @@ class GroupMember {
       group,
       policy: this.options.retry ?? DEFAULT_RETRY,
       dlq: this.deps.dlq,
-      isStopping: () => signal.aborted,
-      onDeadLetter: (m, e) => this.deps.onError(e, `dead-lettered ${topic}/${m.partition}@${m.offset}`),
+      signal,
+      ...reportThrough(this.deps.onError, group, topic),
     };
   }
 
