@@ -98,8 +98,67 @@ export interface EventSubscriber {
   replay(topic: string, onMessage: (message: BusMessage) => void): Promise<Subscription>;
 }
 
+/** A record of `<topic>.dlq`, with what its headers say about the original and the failure. */
+export interface DeadLetter {
+  /** Its offset in `<topic>.dlq` (one partition): how it is named when replaying. */
+  dlqOffset: string;
+  /** Where the original record was. */
+  topic: string;
+  partition: number;
+  offset: string;
+  /** The consumer group whose handler failed, the error message (≤ 500 characters) and its class. */
+  group: string;
+  error: string;
+  failure: 'permanent' | 'unknown';
+  /** When it was dead-lettered (ms since the epoch). */
+  deadLetteredAt: number;
+  key: string;
+  value: string;
+  /** The original record's headers, without the dead-letter ones. */
+  headers: Record<string, string>;
+  /** Whether it has been replayed already (see `DeadLetters.replay`). */
+  replayed: boolean;
+}
+
+/** Which dead letters to replay: the given `.dlq` offsets, an inclusive range of them, or every one. */
+export type DeadLetterSelection = { offsets: string[] | { from: string; to: string } } | 'all';
+
+export interface ReplayResult {
+  /** `.dlq` offsets appended to the original topic now, in order. */
+  replayed: string[];
+  /** Selected but replayed before, so not appended again. */
+  alreadyReplayed: string[];
+  /** Offsets named in the selection that `<topic>.dlq` does not hold (never existed, or past retention). */
+  notFound: string[];
+}
+
+/**
+ * Operator access to a topic's dead letters (`<topic>.dlq`). Replays are recorded in `<topic>.dlq.replayed`, a
+ * compacted one-partition topic keyed by `.dlq` offset, so a dead letter is appended to its topic once however many
+ * times it is replayed: the record is appended first and its marker after, so a crash in between can append it a
+ * second time on the next replay (at-least-once, like everything else: handlers are idempotent). Replays within
+ * one bus run one at a time; two processes replaying the same dead letter at the same moment may both append it.
+ * These calls read the whole `.dlq` (on Kafka through a throwaway consumer group): they are for operators, not hot
+ * paths.
+ */
+export interface DeadLetters {
+  /** Dead letters of `topic` from `.dlq` offset `from` (default: the first retained), at most `limit`, oldest first. */
+  list(topic: string, options: { from?: string; limit: number }): Promise<DeadLetter[]>;
+  /**
+   * Appends the selected dead letters to `topic` again, in `.dlq` order, with their key, value and original headers
+   * plus `x-replayed-from: <dlq offset>`, skipping those replayed before. Consumers see them as new records.
+   */
+  replay(topic: string, selection: DeadLetterSelection): Promise<ReplayResult>;
+  /** Dead letters `<topic>.dlq` retains, and how many of them were not replayed yet (for health output). */
+  count(topic: string): Promise<{ total: number; pending: number }>;
+}
+
 export interface EventBus extends EventPublisher, EventSubscriber {
-  /** Creates missing topics (and their `.dlq`) with the given partitions and cleanup policy. Idempotent. */
+  readonly deadLetters: DeadLetters;
+  /**
+   * Creates missing topics with the given partitions and cleanup policy, each with its `.dlq` (one partition) and
+   * `.dlq.replayed` (one partition, compacted). Idempotent.
+   */
   ensureTopics(specs: readonly TopicSpec[]): Promise<void>;
   /** Stops every subscription (draining), flushes pending publishes, and releases connections. */
   close(): Promise<void>;

@@ -1,4 +1,4 @@
-export * from './dead-letter.ts';
+export { DeadLetterHeader } from './dead-letter.ts';
 export * from './delivery.ts';
 export * from './event-bus.ts';
 export * from './failure.ts';

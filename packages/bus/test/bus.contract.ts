@@ -242,6 +242,80 @@ export function runBusContract(target: BusContractTarget) {
       expect(await deadLettersOf(spec.name)).toEqual([]);
     });
 
+    it('lists dead letters with their origin and failure, replays each once, and counts what is left', async () => {
+      const spec = topicSpec(1);
+      await bus.ensureTopics([spec]);
+      const values = ['bad-1', 'ok', 'bad-2'];
+      await bus.publish(
+        spec.name,
+        values.map((v) => ({ key: 'k', value: v, headers: { h: v } })),
+      );
+      const handled: BusMessage[] = [];
+      await subscribe({
+        group: 'dl',
+        topic: spec.name,
+        handler: async (batch) => {
+          if (batch.some((m) => m.value.startsWith('bad') && !m.headers['x-replayed-from'])) throw permanentError();
+          handled.push(...batch);
+        },
+      });
+      await eventually(
+        async () => expect(await bus.deadLetters.count(spec.name)).toEqual({ total: 2, pending: 2 }),
+        wait,
+      );
+      const [first, second] = await bus.deadLetters.list(spec.name, { limit: 10 });
+      expect(first).toMatchObject({
+        topic: spec.name,
+        partition: 0,
+        offset: '0',
+        group: 'dl',
+        key: 'k',
+        value: 'bad-1',
+      });
+      expect(first).toMatchObject({ error: 'invalid payload', failure: 'permanent', headers: { h: 'bad-1' } });
+      expect(first?.replayed).toBe(false);
+      expect(first?.deadLetteredAt).toBeGreaterThan(Date.now() - 60_000);
+      expect(second).toMatchObject({ offset: '2', value: 'bad-2', replayed: false });
+      const [a, b] = [first?.dlqOffset ?? '', second?.dlqOffset ?? ''];
+      expect(await bus.deadLetters.list(spec.name, { from: b, limit: 5 })).toEqual([second]);
+      expect(await bus.deadLetters.list(spec.name, { limit: 1 })).toEqual([first]);
+
+      expect(await bus.deadLetters.replay(spec.name, { offsets: [a, '999'] })).toEqual({
+        replayed: [a],
+        alreadyReplayed: [],
+        notFound: ['999'],
+      });
+      await eventually(() => expect(handled.map((m) => m.value)).toEqual(['ok', 'bad-1']), wait);
+      expect(handled[1]?.headers).toEqual({ h: 'bad-1', 'x-replayed-from': a });
+      expect(await bus.deadLetters.replay(spec.name, 'all')).toEqual({
+        replayed: [b],
+        alreadyReplayed: [a],
+        notFound: [],
+      });
+      expect(await bus.deadLetters.replay(spec.name, { offsets: { from: a, to: b } })).toEqual({
+        replayed: [],
+        alreadyReplayed: [a, b],
+        notFound: [],
+      });
+      expect(await bus.deadLetters.count(spec.name)).toEqual({ total: 2, pending: 0 });
+      expect((await bus.deadLetters.list(spec.name, { limit: 10 })).map((d) => d.replayed)).toEqual([true, true]);
+      const log: string[] = [];
+      subs.push(await bus.replay(spec.name, (m) => log.push(m.value)));
+      expect(log).toEqual(['bad-1', 'ok', 'bad-2', 'bad-1', 'bad-2']);
+    });
+
+    it('a topic without dead letters counts and lists none', async () => {
+      const spec = topicSpec(2);
+      await bus.ensureTopics([spec]);
+      expect(await bus.deadLetters.count(spec.name)).toEqual({ total: 0, pending: 0 });
+      expect(await bus.deadLetters.list(spec.name, { limit: 10 })).toEqual([]);
+      expect(await bus.deadLetters.replay(spec.name, 'all')).toEqual({
+        replayed: [],
+        alreadyReplayed: [],
+        notFound: [],
+      });
+    });
+
     it('stop() lets the batch in flight finish and commits it, so a new member does not see it again', async () => {
       const spec = topicSpec(1);
       await bus.ensureTopics([spec]);

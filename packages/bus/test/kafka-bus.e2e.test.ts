@@ -78,7 +78,7 @@ describe('Kafka bus specifics', () => {
     expect(deliveries).toBe(10_000);
   });
 
-  it('creates compacted topics with cleanup.policy=compact, and their .dlq without', async () => {
+  it('creates compacted topics with cleanup.policy=compact, their .dlq without, their .dlq.replayed with', async () => {
     const name = `kafka.compact.${randomUUID().slice(0, 8)}`;
     await bus.ensureTopics([{ name, partitions: 3, compacted: true }]);
     const { resources } = await admin.describeConfigs({
@@ -86,6 +86,7 @@ describe('Kafka bus specifics', () => {
       resources: [
         { type: ConfigResourceTypes.TOPIC, name, configNames: ['cleanup.policy'] },
         { type: ConfigResourceTypes.TOPIC, name: `${name}.dlq`, configNames: ['cleanup.policy'] },
+        { type: ConfigResourceTypes.TOPIC, name: `${name}.dlq.replayed`, configNames: ['cleanup.policy'] },
       ],
     });
     const policy = (topic: string) =>
@@ -93,6 +94,7 @@ describe('Kafka bus specifics', () => {
         ?.configValue;
     expect(policy(name)).toBe('compact');
     expect(policy(`${name}.dlq`)).toBe('delete');
+    expect(policy(`${name}.dlq.replayed`)).toBe('compact');
     const [meta] = (await admin.fetchTopicMetadata({ topics: [name] })).topics;
     expect(meta?.partitions).toHaveLength(3);
   });

@@ -1,5 +1,5 @@
 import type { TopicSpec } from '@formgate/contracts';
-import { dlqTopic } from '@formgate/contracts';
+import { dlqReplayedTopic, dlqTopic } from '@formgate/contracts';
 import type { Admin, ITopicConfig } from 'kafkajs';
 import { BusUnavailableError } from '../event-bus.ts';
 import type { Connected } from './client.ts';
@@ -48,6 +48,12 @@ function wantedTopics(specs: readonly TopicSpec[], replicationFactor: number): M
     const configEntries = s.compacted ? [{ name: 'cleanup.policy', value: 'compact' }] : [];
     wanted.set(s.name, { topic: s.name, numPartitions: s.partitions, replicationFactor, configEntries });
     wanted.set(dlqTopic(s.name), { topic: dlqTopic(s.name), numPartitions: 1, replicationFactor });
+    wanted.set(dlqReplayedTopic(s.name), {
+      topic: dlqReplayedTopic(s.name),
+      numPartitions: 1,
+      replicationFactor,
+      configEntries: [{ name: 'cleanup.policy', value: 'compact' }],
+    });
   }
   return wanted;
 }

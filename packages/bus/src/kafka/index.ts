@@ -1,7 +1,8 @@
 import type { Admin } from 'kafkajs';
-import type { EventBus } from '../event-bus.ts';
+import { createDeadLetters, type DeadLetterLog } from '../dead-letters.ts';
+import type { BusMessage, EventBus, EventPublisher, EventSubscriber } from '../event-bus.ts';
 import { createSubscriptionRegistry } from '../subscriptions.ts';
-import { createTopics } from './admin.ts';
+import { createTopics, type Topics } from './admin.ts';
 import { connected, createKafkaClient } from './client.ts';
 import { createConsumerFactory } from './consumer.ts';
 import { createBatchingProducer } from './producer.ts';
@@ -25,6 +26,29 @@ export interface KafkaBusOptions {
   onError?: (err: unknown, context: string) => void;
   /** Called before every produce request with the number of messages it carries. */
   onSend?: (messageCount: number) => void;
+}
+
+/** The dead-letter operations' view of Kafka: offsets from the admin client, reads through `replay()`. */
+function deadLetterLog(
+  topics: Topics,
+  publish: EventPublisher['publish'],
+  replay: EventSubscriber['replay'],
+): DeadLetterLog {
+  const bounds = async (topic: string) => {
+    const [p] = await topics.offsets(topic);
+    return { low: BigInt(p?.low ?? 0), high: BigInt(p?.high ?? 0) };
+  };
+  return {
+    publish,
+    bounds,
+    async readAll(topic) {
+      const { low, high } = await bounds(topic);
+      if (low === high) return [];
+      const records: BusMessage[] = [];
+      await (await replay(topic, (m) => records.push(m))).stop();
+      return records;
+    },
+  };
 }
 
 /**
@@ -51,12 +75,14 @@ export function createKafkaBus(opts: KafkaBusOptions): EventBus {
     maxRestarts: opts.maxConsumerRestarts ?? Number.POSITIVE_INFINITY,
   });
   const deleteGroup = async (groupId: string) => void (await (await admin.get()).deleteGroups([groupId]));
+  const replay = createReplay({ topics, newConsumer, registry, deleteGroup, onError });
 
   return {
     publish: producer.publish,
     ensureTopics: topics.ensure,
     subscribe: createSubscribe({ topics, newConsumer, dlq: producer, registry, onError }),
-    replay: createReplay({ topics, newConsumer, registry, deleteGroup, onError }),
+    replay,
+    deadLetters: createDeadLetters(deadLetterLog(topics, producer.publish, replay)),
     async close() {
       await registry.stopAll();
       await producer.close();

@@ -1,8 +1,9 @@
 import type { SqliteDb } from '@formgate/store';
-import type { EventBus } from '../event-bus.ts';
+import { createDeadLetters, type DeadLetterLog } from '../dead-letters.ts';
+import type { BusMessage, EventBus, EventPublisher } from '../event-bus.ts';
 import { createSubscriptionRegistry } from '../subscriptions.ts';
 import { createGroups } from './consumer.ts';
-import { openLog } from './log.ts';
+import { type Log, openLog, toMessage } from './log.ts';
 import { createAppender } from './producer.ts';
 import { createReplay } from './replay.ts';
 import { createWakeups } from './wakeups.ts';
@@ -22,6 +23,25 @@ export interface SqliteBusOptions {
 }
 
 const RETENTION_SWEEP_MS = 10 * 60_000;
+
+/** The dead-letter operations' view of the embedded log (`.dlq` topics have one partition). */
+function deadLetterLog(log: Log, publish: EventPublisher['publish']): DeadLetterLog {
+  return {
+    publish,
+    bounds: async (topic) => {
+      const { low, high } = log.bounds(topic, 0);
+      return { low: BigInt(low), high: BigInt(high) };
+    },
+    readAll: async (topic) => {
+      const records: BusMessage[] = [];
+      for (;;) {
+        const rows = log.fetch(topic, 0, Number(records.at(-1)?.offset ?? -1) + 1, 1_000);
+        if (rows.length === 0) return records;
+        for (const r of rows) records.push(toMessage(topic, r));
+      }
+    },
+  };
+}
 
 /**
  * The embedded event log: an append-only SQLite table with Kafka's semantics — partitions by key, consumer
@@ -43,10 +63,10 @@ export function createSqliteBus(db: SqliteDb, opts: SqliteBusOptions = {}): Even
     idlePollMs,
     lingerMs: opts.consumerLingerMs ?? 20,
   });
-  const retentionTimer = setInterval(
-    () => log.deleteOlderThan(Date.now() - (opts.retentionMs ?? 7 * 24 * 3600_000)),
-    RETENTION_SWEEP_MS,
-  );
+  const sweep = () => log.deleteOlderThan(Date.now() - (opts.retentionMs ?? 7 * 24 * 3600_000));
+  // Also at open: a process restarted more often than the sweep interval would otherwise never sweep.
+  sweep();
+  const retentionTimer = setInterval(sweep, RETENTION_SWEEP_MS);
   retentionTimer.unref();
 
   return {
@@ -54,6 +74,7 @@ export function createSqliteBus(db: SqliteDb, opts: SqliteBusOptions = {}): Even
     ensureTopics: async (specs) => log.ensureTopics(specs),
     subscribe,
     replay: createReplay({ log, wakeups, registry, idlePollMs }),
+    deadLetters: createDeadLetters(deadLetterLog(log, appender.publish)),
     async close() {
       clearInterval(retentionTimer);
       await registry.stopAll();

@@ -1,5 +1,5 @@
 import type { TopicSpec } from '@formgate/contracts';
-import { dlqTopic } from '@formgate/contracts';
+import { dlqReplayedTopic, dlqTopic } from '@formgate/contracts';
 import type { SqliteDb } from '@formgate/store';
 import type { Statement } from 'better-sqlite3';
 import { partitionFor } from '../delivery.ts';
@@ -61,12 +61,18 @@ export interface Log {
   append(topic: string, messages: OutgoingMessage[], now: number, ends: Map<string, number>): Set<number>;
   advance(ends: Map<string, number>): void;
   firstOffset(topic: string, partition: number): number;
+  /** The first retained offset (the next one when empty) and the next offset of one partition. */
+  bounds(topic: string, partition: number): { low: number; high: number };
   nextOffset(topic: string, partition: number): number;
   committed(group: string, topic: string, partition: number): number | undefined;
   commit(group: string, topic: string, partition: number, offset: number): void;
   ensureTopics(specs: readonly TopicSpec[]): void;
   /** Keeps the newest record of every key (what Kafka's log cleaner guarantees, done eagerly). */
   compact(topic: string): void;
+  /**
+   * Deletes records of non-compacted topics written before `cutoff`, except the newest of each partition: the next
+   * offset is derived from it when the log is opened again, and must never go back below committed offsets.
+   */
   deleteOlderThan(cutoff: number): void;
 }
 
@@ -106,7 +112,7 @@ function prepare(db: SqliteDb) {
       `DELETE FROM records WHERE topic = ? AND offset NOT IN (
          SELECT MAX(offset) FROM records WHERE topic = ? GROUP BY partition, key)`,
     ),
-    deleteOlderThan: db.prepare('DELETE FROM records WHERE topic = ? AND ts < ?'),
+    deleteOlderThan: db.prepare('DELETE FROM records WHERE topic = ? AND partition = ? AND ts < ? AND offset < ?'),
   };
 }
 
@@ -162,6 +168,11 @@ class SqliteLog implements Log {
     return (this.sql.minOffset.get(topic, partition) as { o: number | null }).o ?? 0;
   }
 
+  bounds(topic: string, partition: number) {
+    const high = this.nextOffset(topic, partition);
+    return { low: (this.sql.minOffset.get(topic, partition) as { o: number | null }).o ?? high, high };
+  }
+
   nextOffset(topic: string, partition: number) {
     return this.next.get(`${topic}/${partition}`) ?? 0;
   }
@@ -179,6 +190,7 @@ class SqliteLog implements Log {
       for (const s of specs) {
         this.sql.upsertTopic.run(s.name, s.partitions, s.compacted ? 1 : 0);
         this.sql.upsertTopic.run(dlqTopic(s.name), 1, 0);
+        this.sql.upsertTopic.run(dlqReplayedTopic(s.name), 1, 1);
       }
     })();
     this.loadTopics();
@@ -190,7 +202,12 @@ class SqliteLog implements Log {
   }
 
   deleteOlderThan(cutoff: number) {
-    for (const [name, spec] of this.topics) if (!spec.compacted) this.sql.deleteOlderThan.run(name, cutoff);
+    for (const [name, spec] of this.topics) {
+      if (spec.compacted) continue;
+      for (let p = 0; p < spec.partitions; p++) {
+        this.sql.deleteOlderThan.run(name, p, cutoff, this.nextOffset(name, p) - 1);
+      }
+    }
   }
 }
 
