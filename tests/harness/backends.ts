@@ -35,6 +35,20 @@ async function localScript(script: string, port: number, runDir: string): Promis
   };
 }
 
+/**
+ * A single-node Kafka of the test's own on `port` (infra/local), for tests that stop and start a broker without
+ * disturbing the one other tests share. `start()` starts it again on the same data after `stop()`.
+ */
+export async function ownLocalKafka(port: number, runDir: string): Promise<Backend & { start(): Promise<void> }> {
+  const backend = await localScript('kafka.sh', port, runDir);
+  const env = { ...process.env, FORMGATE_RUN_DIR: runDir };
+  return {
+    ...backend,
+    start: async () =>
+      void (await run('bash', [`${LOCAL}/kafka.sh`, 'start', String(port)], { env, timeout: 5 * 60_000 })),
+  };
+}
+
 async function kafkaContainer(): Promise<Backend> {
   const { KafkaContainer } = await import('@testcontainers/kafka');
   const container = await new KafkaContainer('confluentinc/cp-kafka:7.9.0').withKraft().start();

@@ -65,7 +65,10 @@ export interface SubscribeOptions {
   group: string;
   topic: string;
   handler: BatchHandler;
-  /** Where a group with no committed offset starts: the earliest record (default) or only new ones. */
+  /**
+   * Where a group with no committed offset starts: the earliest record (default), or the log end as of the call to
+   * `subscribe()` — every record appended after it resolved is delivered, however late the group join completes.
+   */
   fromBeginning?: boolean;
   maxBatchSize?: number;
   retry?: RetryPolicy;
@@ -88,6 +91,10 @@ export interface EventSubscriber {
    * `x-dead-lettered-at` (ISO 8601), and then committed, so one poison record never blocks its partition. A
    * transient failure never dead-letters: the partition waits until the handler succeeds (see `BatchHandler`); the
    * wait is reported through the adapter's `onError` at most every few seconds.
+   *
+   * Resolves once the subscription is registered, without waiting for the group join (on Kafka, a restarted
+   * instance would otherwise wait out its dead predecessor's session): delivery starts when the member has its
+   * partitions. Rejects with `BusUnavailableError` when the log cannot be reached.
    */
   subscribe(options: SubscribeOptions): Promise<Subscription>;
   /**

@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import { resolve } from 'node:path';
 import { ConfigResourceTypes, Kafka, logLevel } from 'kafkajs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { ownLocalKafka } from '../../../tests/harness/backends.ts';
 import { eventually } from '../../../tests/harness/eventually.ts';
-import type { EventBus, Subscription } from '../src/event-bus.ts';
+import type { BusMessage, EventBus, Subscription } from '../src/event-bus.ts';
 import { createKafkaBus, type KafkaBusOptions } from '../src/kafka/index.ts';
 import { runBusContract } from './bus.contract.ts';
 
@@ -105,5 +107,38 @@ describe('Kafka bus specifics', () => {
       /unknown topic/,
     );
     expect(Date.now() - t0).toBeLessThan(3_000);
+  });
+});
+
+describe('Kafka bus recovery', () => {
+  // A broker of this file's own, two ports above the shared one (whose controller takes port + 1), so stopping it
+  // disturbs no other test.
+  const port = Number((brokers[0] ?? '').split(':').at(-1)) + 2;
+  let broker: Awaited<ReturnType<typeof ownLocalKafka>>;
+  let bus: EventBus;
+
+  beforeAll(async () => {
+    broker = await ownLocalKafka(port, resolve(import.meta.dirname, '../../../.run/test'));
+    bus = create({ brokers: [broker.value] });
+  });
+  afterAll(async () => {
+    await bus.close();
+    await broker.stop();
+  });
+
+  it('a consumer delivers a record published after the broker was stopped and started again, within 15 s', async () => {
+    const topic = `kafka.recovery.${randomUUID().slice(0, 8)}`;
+    await bus.ensureTopics([{ name: topic, partitions: 1, compacted: false }]);
+    const seen: BusMessage[] = [];
+    await bus.subscribe({ group: 'recovery', topic, handler: async (batch) => void seen.push(...batch) });
+    await bus.publish(topic, [{ key: 'k', value: 'before' }]);
+    await eventually(() => expect(seen.map((m) => m.value)).toEqual(['before']), 30_000);
+    await broker.stop();
+    await broker.start();
+    const back = Date.now();
+    await eventually(() => bus.publish(topic, [{ key: 'k', value: 'after' }]), 15_000);
+    await eventually(() => expect(seen.map((m) => m.value)).toContain('after'), 15_000);
+    expect(seen[0]?.value).toBe('before');
+    expect(Date.now() - back).toBeLessThan(15_000);
   });
 });

@@ -13,6 +13,8 @@ export interface Topics {
   ensure(specs: readonly TopicSpec[]): Promise<void>;
   /** Low and high watermark per partition, retried through leader elections and stale metadata. */
   offsets(topic: string): Promise<{ partition: number; low: string; high: string }[]>;
+  /** The high watermark of each partition of `topic` that `groupId` has committed no offset for. */
+  uncommittedEnds(groupId: string, topic: string): Promise<Map<number, bigint>>;
 }
 
 /** Retries a metadata call through leader elections and stale metadata (a few seconds at most). */
@@ -58,10 +60,36 @@ function wantedTopics(specs: readonly TopicSpec[], replicationFactor: number): M
   return wanted;
 }
 
+async function createMissing(client: Admin, specs: readonly TopicSpec[], replicationFactor: number) {
+  const existing = new Set(await client.listTopics());
+  const wanted = wantedTopics(specs, replicationFactor);
+  const missing = [...wanted.values()].filter((t) => !existing.has(t.topic));
+  if (missing.length > 0) {
+    try {
+      await client.createTopics({ topics: missing, waitForLeaders: true });
+    } catch (err) {
+      // Another process created some of them first; waiting for leaders below covers both cases.
+      if (!JSON.stringify((err as { errors?: unknown }).errors ?? err).includes('TOPIC_ALREADY_EXISTS')) throw err;
+    }
+  }
+  await waitForLeaders(client, [...wanted.keys()]);
+  return [...wanted.keys()];
+}
+
+async function uncommittedEnds(client: Admin, groupId: string, topic: string) {
+  try {
+    const [committed] = await retrying(() => client.fetchOffsets({ groupId, topics: [topic] }));
+    const unset = new Set(committed?.partitions.filter((p) => BigInt(p.offset) < 0n).map((p) => p.partition));
+    const ends = (await retrying(() => client.fetchTopicOffsets(topic))).filter((o) => unset.has(o.partition));
+    return new Map(ends.map((o) => [o.partition, BigInt(o.high)]));
+  } catch (err) {
+    throw new BusUnavailableError(`cannot read the offsets of ${groupId} on ${topic}`, { cause: err });
+  }
+}
+
 export function createTopics(admin: Connected<Admin>, replicationFactor: number): Topics {
   const known = new Set<string>();
   let refreshing: Promise<void> | undefined;
-
   const refresh = () => {
     refreshing ??= (async () => {
       try {
@@ -83,27 +111,13 @@ export function createTopics(admin: Connected<Admin>, replicationFactor: number)
       }
       if (!known.has(topic)) throw new Error(`unknown topic ${topic}`);
     },
-
     async ensure(specs) {
-      const client = await admin.get();
-      const existing = new Set(await client.listTopics());
-      const wanted = wantedTopics(specs, replicationFactor);
-      const missing = [...wanted.values()].filter((t) => !existing.has(t.topic));
-      if (missing.length > 0) {
-        try {
-          await client.createTopics({ topics: missing, waitForLeaders: true });
-        } catch (err) {
-          // Another process created some of them first; waiting for leaders below covers both cases.
-          if (!JSON.stringify((err as { errors?: unknown }).errors ?? err).includes('TOPIC_ALREADY_EXISTS')) throw err;
-        }
-      }
-      await waitForLeaders(client, [...wanted.keys()]);
-      for (const name of wanted.keys()) known.add(name);
+      for (const name of await createMissing(await admin.get(), specs, replicationFactor)) known.add(name);
     },
-
-    async offsets(topic) {
+    offsets: async (topic) => {
       const client = await admin.get();
       return retrying(() => client.fetchTopicOffsets(topic));
     },
+    uncommittedEnds: async (groupId, topic) => uncommittedEnds(await admin.get(), groupId, topic),
   };
 }

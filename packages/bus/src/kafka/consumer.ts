@@ -1,8 +1,12 @@
 import type { Consumer, Kafka } from 'kafkajs';
 import { BusUnavailableError } from '../event-bus.ts';
-import { type OnError, RETRY } from './client.ts';
+import { CONSUMER_RETRY, type OnError } from './client.ts';
 
 export const HEARTBEAT_MS = 1_000;
+/** How long a dead member holds its partitions before the group gives them to the others. */
+const SESSION_TIMEOUT_MS = 10_000;
+/** Longest pause before a crashed consumer restarts (then kafkajs waits up to `MAX_RETRY_MS` more). */
+const MAX_RESTART_DELAY_MS = 2_000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Per consumer: crashes since the last commit (for the restart backoff) and whether it is being stopped. */
@@ -19,23 +23,21 @@ export interface ConsumerFactoryOptions {
 
 export type ConsumerFactory = (groupId: string, state: ConsumerState) => Consumer;
 
-/** kafkajs consumers with Formgate's session, fetch and restart settings. */
+/** kafkajs consumers with Formgate's session, fetch and restart settings, on a client with `CONSUMER_RETRY`. */
 export function createConsumerFactory(kafka: Kafka, opts: ConsumerFactoryOptions): ConsumerFactory {
   return (groupId, state) => {
     const consumer = kafka.consumer({
       groupId,
-      sessionTimeout: 15_000,
+      sessionTimeout: SESSION_TIMEOUT_MS,
       heartbeatInterval: HEARTBEAT_MS,
       rebalanceTimeout: 60_000,
       maxWaitTimeInMs: 1_000,
       allowAutoTopicCreation: false,
       retry: {
-        ...RETRY,
-        retries: 8,
-        maxRetryTime: 10_000,
+        ...CONSUMER_RETRY,
         restartOnFailure: async () => {
           const crashes = ++state.crashes;
-          await sleep(Math.min(250 * 2 ** crashes, 30_000));
+          await sleep(Math.min(250 * 2 ** crashes, MAX_RESTART_DELAY_MS));
           return !state.stopping && crashes <= opts.maxRestarts;
         },
       },

@@ -3,7 +3,7 @@ import { createDeadLetters, type DeadLetterLog } from '../dead-letters.ts';
 import type { BusMessage, EventBus, EventPublisher, EventSubscriber } from '../event-bus.ts';
 import { createSubscriptionRegistry } from '../subscriptions.ts';
 import { createTopics, type Topics } from './admin.ts';
-import { connected, createKafkaClient } from './client.ts';
+import { CONSUMER_RETRY, connected, createKafkaClient } from './client.ts';
 import { createConsumerFactory } from './consumer.ts';
 import { createBatchingProducer } from './producer.ts';
 import { createReplay } from './replay.ts';
@@ -70,7 +70,7 @@ export function createKafkaBus(opts: KafkaBusOptions): EventBus {
     requireTopic: topics.require,
   });
   const registry = createSubscriptionRegistry();
-  const newConsumer = createConsumerFactory(kafka, {
+  const newConsumer = createConsumerFactory(createKafkaClient({ ...opts, onError }, CONSUMER_RETRY), {
     onError,
     maxRestarts: opts.maxConsumerRestarts ?? Number.POSITIVE_INFINITY,
   });

@@ -40,6 +40,8 @@ interface BatchLoop {
   maxBatchSize: number;
   state: MemberState;
   context: (signal: AbortSignal) => DeliveryContext;
+  /** Per partition, the first offset to deliver (`fromBeginning: false` on a new group); earlier ones are skipped. */
+  startAt: Map<number, bigint>;
 }
 
 /** Heartbeats every `HEARTBEAT_MS` while a chunk is delivered; a revoked assignment aborts the delivery. */
@@ -67,9 +69,17 @@ function keepAlive(heartbeat: () => Promise<void>, state: MemberState) {
  * Delivers a fetched batch in chunks of `maxBatchSize`, heartbeating while a chunk is handled, and commits each
  * chunk once `deliver()` handled or dead-lettered it. A revoked assignment or a stop leaves the rest uncommitted.
  */
-function eachBatchOf({ handler, maxBatchSize, state, context }: BatchLoop) {
+function eachBatchOf({ handler, maxBatchSize, state, context, startAt }: BatchLoop) {
   return async ({ batch, heartbeat, isRunning, isStale, ...payload }: EachBatchPayload) => {
-    const messages = batch.messages.map((m) => toBusMessage(batch, m));
+    const commitThrough = async (last: string) => {
+      const partitions = [{ partition: batch.partition, offset: String(BigInt(last) + 1n) }];
+      await payload.commitOffsetsIfNecessary({ topics: [{ topic: batch.topic, partitions }] });
+      payload.resolveOffset(last);
+      state.crashes = 0;
+    };
+    const from = startAt.get(batch.partition) ?? -1n;
+    const messages = batch.messages.filter((m) => BigInt(m.offset) >= from).map((m) => toBusMessage(batch, m));
+    if (messages.length === 0) return commitThrough(batch.lastOffset());
     for (let i = 0; i < messages.length; i += maxBatchSize) {
       if (i > 0 && (!isRunning() || isStale() || state.revoked)) return;
       const chunk = messages.slice(i, i + maxBatchSize);
@@ -82,39 +92,23 @@ function eachBatchOf({ handler, maxBatchSize, state, context }: BatchLoop) {
       } finally {
         alive.end();
       }
-      const last = (chunk.at(-1) as BusMessage).offset;
-      const partitions = [{ partition: batch.partition, offset: String(BigInt(last) + 1n) }];
-      await payload.commitOffsetsIfNecessary({ topics: [{ topic: batch.topic, partitions }] });
-      payload.resolveOffset(last);
-      state.crashes = 0;
+      await commitThrough((chunk.at(-1) as BusMessage).offset);
       await heartbeat();
     }
   };
 }
 
 /**
- * Resolves once the consumer joined its group (for `fromBeginning: false`, once it also fetched, which pins a new
- * group's start at the log end), or after `JOIN_TIMEOUT_MS` with a report through `onError`.
+ * Marks a new generation (the assignment is no longer revoked) and reports a consumer that has not joined its
+ * group within `JOIN_TIMEOUT_MS`. Returns what cancels the report.
  */
-function joined(consumer: Consumer, state: MemberState, fromBeginning: boolean, report: (err: Error) => void) {
-  return new Promise<void>((resolve) => {
-    const timeout = setTimeout(() => {
-      report(new Error(`no group join within ${JOIN_TIMEOUT_MS} ms`));
-      resolve();
-    }, JOIN_TIMEOUT_MS);
-    const ready = () => {
-      clearTimeout(timeout);
-      resolve();
-    };
-    let member = false;
-    consumer.on(consumer.events.GROUP_JOIN, () => {
-      state.revoked = false;
-      member = true;
-      if (fromBeginning) ready();
-    });
-    // A new group with fromBeginning=false takes the log end at its first fetch, not at the join.
-    consumer.on(consumer.events.FETCH, () => member && ready());
+function watchJoin(consumer: Consumer, state: MemberState, report: (err: Error) => void) {
+  const timeout = setTimeout(() => report(new Error(`no group join within ${JOIN_TIMEOUT_MS} ms`)), JOIN_TIMEOUT_MS);
+  consumer.on(consumer.events.GROUP_JOIN, () => {
+    state.revoked = false;
+    clearTimeout(timeout);
   });
+  return () => clearTimeout(timeout);
 }
 
 function deliveryContext(deps: SubscribeDeps, { group, topic }: SubscribeOptions, policy: RetryPolicy) {
@@ -127,23 +121,35 @@ function deliveryContext(deps: SubscribeDeps, { group, topic }: SubscribeOptions
   });
 }
 
+/**
+ * Subscribes without waiting for the group join: a restarted instance would otherwise wait out its dead
+ * predecessor's session. For `fromBeginning: false`, the log end of every partition the group has no offset for is
+ * read now, and records before it are skipped, so every record published after `subscribe()` resolved is delivered
+ * however late the join completes.
+ */
 export function createSubscribe(deps: SubscribeDeps) {
   return async (options: SubscribeOptions): Promise<Subscription> => {
     const { group, topic, handler, fromBeginning = true, maxBatchSize = 500, retry } = options;
     await deps.topics.require(topic);
+    // Also the check that Kafka answers: the consumer's own connection retries without limit.
+    const ends = await deps.topics.uncommittedEnds(group, topic);
+    const startAt = fromBeginning ? new Map<number, bigint>() : ends;
     const state: MemberState = { crashes: 0, stopping: false, revoked: false, deliveries: new Set() };
     const consumer = deps.newConsumer(group, state);
     const context = deliveryContext(deps, options, retry ?? DEFAULT_RETRY);
-    await startConsumer(consumer, topic, fromBeginning);
-    const join = joined(consumer, state, fromBeginning, (err) => deps.onError(err, `consumer ${group} on ${topic}`));
-    await consumer.run({
-      autoCommit: false,
-      eachBatchAutoResolve: false,
-      partitionsConsumedConcurrently: 4,
-      eachBatch: eachBatchOf({ handler, maxBatchSize, state, context }),
-    });
-    await join;
+    const report = (err: unknown) => deps.onError(err, `consumer ${group} on ${topic}`);
+    await startConsumer(consumer, topic, true);
+    const stopWatching = watchJoin(consumer, state, report);
+    consumer
+      .run({
+        autoCommit: false,
+        eachBatchAutoResolve: false,
+        partitionsConsumedConcurrently: 4,
+        eachBatch: eachBatchOf({ handler, maxBatchSize, state, context, startAt }),
+      })
+      .catch(report);
     return deps.registry.track(async () => {
+      stopWatching();
       state.stopping = true;
       for (const delivery of state.deliveries) delivery.abort();
       await consumer.disconnect();

@@ -38,9 +38,14 @@ class GroupMember {
 
   private startOffset(partition: number): number {
     const { group, topic, fromBeginning = true } = this.options;
-    const committed = this.deps.log.committed(group, topic, partition);
+    const { log } = this.deps;
+    const committed = log.committed(group, topic, partition);
     if (committed !== undefined) return committed;
-    return fromBeginning ? this.deps.log.firstOffset(topic, partition) : this.deps.log.nextOffset(topic, partition);
+    if (fromBeginning) return log.firstOffset(topic, partition);
+    // Committed now, so a member that takes the partition over later starts here too, not at a later end.
+    const end = log.nextOffset(topic, partition);
+    log.commit(group, topic, partition, end);
+    return end;
   }
 
   private context(signal: AbortSignal): DeliveryContext {
