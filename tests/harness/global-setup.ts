@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { type Backend, resolveBackend } from './backends.ts';
+import { type Backend, resolveBackend } from '@formgate/kit/testing/backends';
 
 /**
  * Gives every e2e test a real Kafka broker and a real Mongo-wire server (see `resolveBackend`) through

@@ -1,63 +1,156 @@
 import { dlqTopic } from '@formgate/contracts';
+import { deadLetterRecord } from './dead-letter.ts';
 import type { BatchHandler, BusMessage, EventPublisher, RetryPolicy } from './event-bus.ts';
+import { classifyFailure, type FailureClass } from './failure.ts';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** How often a partition held by a transient failure is reported while it keeps waiting. */
+export const TRANSIENT_REPORT_EVERY_MS = 5_000;
+
+export interface TransientWait {
+  /** Consecutive transient failures so far. */
+  attempts: number;
+  /** Since the first of them. */
+  waitingMs: number;
+}
 
 export interface DeliveryContext {
   group: string;
   policy: RetryPolicy;
   dlq: EventPublisher;
-  /** Polled between attempts; when it turns true the delivery gives up and the batch stays uncommitted. */
-  isStopping: () => boolean;
-  onDeadLetter?: (message: BusMessage, error: unknown) => void;
+  /** Aborted when the subscription stops or loses the partition: waiting ends at once and nothing is committed. */
+  signal: AbortSignal;
+  onDeadLetter?: (message: BusMessage, error: unknown, failure: FailureClass) => void;
+  /** Called on the first transient failure of a wait and then at most every `TRANSIENT_REPORT_EVERY_MS`. */
+  onTransient?: (error: unknown, wait: TransientWait) => void;
 }
 
 export class DeliveryAborted extends Error {}
 
-async function attempt(run: () => Promise<void>, ctx: DeliveryContext): Promise<unknown> {
-  let delay = ctx.policy.initialDelayMs;
-  let lastError: unknown;
-  for (let i = 0; i < ctx.policy.attempts; i++) {
-    if (i > 0) {
-      if (ctx.isStopping()) throw new DeliveryAborted('stopping');
-      await sleep(delay);
-      delay = Math.min(delay * 2, ctx.policy.maxDelayMs);
-    }
-    try {
-      await run();
-      return undefined;
-    } catch (err) {
-      lastError = err;
-    }
-  }
-  return lastError ?? new Error('handler failed');
+/** The `onDeadLetter` and `onTransient` of a subscription, both reported through the adapter's `onError`. */
+export function reportThrough(
+  onError: (err: unknown, context: string) => void,
+  group: string,
+  topic: string,
+): Pick<DeliveryContext, 'onDeadLetter' | 'onTransient'> {
+  return {
+    onDeadLetter: (m, e, failure) =>
+      onError(e, `dead-lettered ${topic}/${m.partition}@${m.offset} (${failure} failure)`),
+    onTransient: (e, { attempts, waitingMs }) =>
+      onError(
+        e,
+        `consumer ${group} on ${topic}: transient failure, partition waiting (${attempts} tries, ${Math.round(waitingMs / 1000)} s)`,
+      ),
+  };
+}
+
+type Outcome = { error: unknown; failure: Exclude<FailureClass, 'transient'> } | undefined;
+
+/** Resolves after `ms` or as soon as `signal` aborts. */
+const pause = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    if (signal.aborted) return resolve();
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done);
+  });
+
+const backoff = (policy: RetryPolicy, failures: number) =>
+  Math.min(policy.initialDelayMs * 2 ** (failures - 1), policy.maxDelayMs);
+
+/** Capped exponential backoff with jitter: half the delay is fixed, half random, so waiting members spread out. */
+const jittered = (delay: number) => delay / 2 + (Math.random() * delay) / 2;
+
+/** Counts a stretch of transient failures and reports it through `onTransient` without flooding. */
+function transientTracker(ctx: DeliveryContext) {
+  let attempts = 0;
+  let since = 0;
+  let reportedAt = Number.NEGATIVE_INFINITY;
+  return {
+    failed(error: unknown) {
+      const now = Date.now();
+      if (attempts++ === 0) since = now;
+      if (now - reportedAt < TRANSIENT_REPORT_EVERY_MS) return attempts;
+      reportedAt = now;
+      ctx.onTransient?.(error, { attempts, waitingMs: now - since });
+      return attempts;
+    },
+    reset: () => {
+      attempts = 0;
+    },
+  };
+}
+
+type Tracker = ReturnType<typeof transientTracker>;
+
+async function waitBeforeRetry(ms: number, signal: AbortSignal) {
+  if (signal.aborted) throw new DeliveryAborted('stopping');
+  await pause(ms, signal);
+  if (signal.aborted) throw new DeliveryAborted('stopping');
 }
 
 /**
- * Runs `handler` on `batch` with retries. If the whole batch keeps failing, each message is retried on its own
- * and the ones that still fail are sent to the dead-letter topic. Resolves when every message is either handled
- * or dead-lettered (then the caller commits); throws `DeliveryAborted` when stopping mid-way (nothing committed).
+ * Runs `run` until it succeeds (undefined), fails permanently, or fails `attempts` times for unknown reasons.
+ * Transient failures are retried without limit and do not count as attempts.
+ */
+async function settle(run: () => Promise<void>, ctx: DeliveryContext, transient: Tracker): Promise<Outcome> {
+  let unknownFailures = 0;
+  for (;;) {
+    try {
+      await run();
+      transient.reset();
+      return undefined;
+    } catch (error) {
+      const failure = classifyFailure(error);
+      if (failure === 'permanent') return { error, failure };
+      if (failure === 'transient') {
+        await waitBeforeRetry(jittered(backoff(ctx.policy, transient.failed(error))), ctx.signal);
+        continue;
+      }
+      if (++unknownFailures >= ctx.policy.attempts) return { error, failure };
+      await waitBeforeRetry(backoff(ctx.policy, unknownFailures), ctx.signal);
+    }
+  }
+}
+
+/** Appends `message` to its `.dlq`, waiting out an unavailable bus like any transient failure. */
+async function deadLetter(
+  message: BusMessage,
+  outcome: NonNullable<Outcome>,
+  ctx: DeliveryContext,
+  transient: Tracker,
+) {
+  const record = deadLetterRecord(message, outcome.error, outcome.failure, ctx.group);
+  for (;;) {
+    try {
+      await ctx.dlq.publish(dlqTopic(message.topic), [record]);
+      break;
+    } catch (error) {
+      if (classifyFailure(error) !== 'transient') throw error;
+      await waitBeforeRetry(jittered(backoff(ctx.policy, transient.failed(error))), ctx.signal);
+    }
+  }
+  transient.reset();
+  ctx.onDeadLetter?.(message, outcome.error, outcome.failure);
+}
+
+/**
+ * Runs `handler` on `batch`, deciding by `classifyFailure`: a transient failure is retried without limit (the
+ * partition waits), an unknown one `policy.attempts` times. If the batch still fails, each message is run alone the
+ * same way and the ones that fail permanently, or unknown-ly every time, go to the dead-letter topic. Resolves when
+ * every message is handled or dead-lettered (then the caller commits); throws `DeliveryAborted` when `signal`
+ * aborts mid-way (nothing committed).
  */
 export async function deliver(batch: BusMessage[], handler: BatchHandler, ctx: DeliveryContext): Promise<void> {
-  const batchError = await attempt(() => handler(batch), ctx);
-  if (batchError === undefined) return;
+  const transient = transientTracker(ctx);
+  const batchOutcome = await settle(() => handler(batch), ctx, transient);
+  if (batchOutcome === undefined) return;
   for (const message of batch) {
-    const error = batch.length === 1 ? batchError : await attempt(() => handler([message]), ctx);
-    if (error === undefined) continue;
-    await ctx.dlq.publish(dlqTopic(message.topic), [
-      {
-        key: message.key,
-        value: message.value,
-        headers: {
-          ...message.headers,
-          'x-error': String((error as Error)?.message ?? error).slice(0, 500),
-          'x-group': ctx.group,
-          'x-partition': String(message.partition),
-          'x-offset': message.offset,
-        },
-      },
-    ]);
-    ctx.onDeadLetter?.(message, error);
+    const outcome = batch.length === 1 ? batchOutcome : await settle(() => handler([message]), ctx, transient);
+    if (outcome !== undefined) await deadLetter(message, outcome, ctx, transient);
   }
 }
 

@@ -37,13 +37,23 @@ export interface EventPublisher {
 
 /**
  * Handles one batch from one partition, in offset order. It may see a message again after a crash or a
- * rebalance (at-least-once): it must be idempotent. Throwing retries the batch; see `RetryPolicy`.
+ * rebalance (at-least-once): it must be idempotent. Throwing retries the batch according to what the error says
+ * (`classifyFailure`):
+ * - transient (infrastructure down: `BusUnavailableError`, a network error, MongoDB unreachable, `SQLITE_BUSY`, an
+ *   error with `retryable: true`, or one caused by any of these) — retried without limit, with capped exponential
+ *   backoff and jitter; the partition waits (nothing after the record is delivered) and the consumer stays in its
+ *   group. Only stopping the subscription ends the wait, and then nothing is committed;
+ * - permanent (`retryable: false`, a `ZodError`, a JSON `SyntaxError`) — no retry: the batch is run again one
+ *   message at a time to find the bad one, which goes to `<topic>.dlq` after that one call;
+ * - unknown (anything else) — `RetryPolicy.attempts` tries on the batch, then as many on each message alone, then
+ *   `<topic>.dlq`.
  */
 export type BatchHandler = (batch: BusMessage[]) => Promise<void>;
 
 export interface RetryPolicy {
-  /** Attempts per batch, then per message, before the message goes to `<topic>.dlq`. */
+  /** Tries per batch, then per message, before a message failing for an unknown reason goes to `<topic>.dlq`. */
   attempts: number;
+  /** First wait between tries; it doubles after each failure up to `maxDelayMs` (transient waits add jitter). */
   initialDelayMs: number;
   maxDelayMs: number;
 }
@@ -55,23 +65,36 @@ export interface SubscribeOptions {
   group: string;
   topic: string;
   handler: BatchHandler;
-  /** Where a group with no committed offset starts: the earliest record (default) or only new ones. */
+  /**
+   * Where a group with no committed offset starts: the earliest record (default), or the log end as of the call to
+   * `subscribe()` — every record appended after it resolved is delivered, however late the group join completes.
+   */
   fromBeginning?: boolean;
   maxBatchSize?: number;
   retry?: RetryPolicy;
 }
 
 export interface Subscription {
-  /** Stops fetching, waits for the batch in flight to finish and commits its offsets. */
+  /**
+   * Stops fetching, waits for the batch in flight to finish and commits its offsets. A batch waiting out a
+   * transient failure stops waiting at once and stays uncommitted: the group's next member gets it again.
+   */
   stop(): Promise<void>;
 }
 
 export interface EventSubscriber {
   /**
    * Joins `group` and delivers every record of `topic` at least once, in order per partition. The offset of a
-   * batch is committed only after its handler resolved. A record whose handler keeps failing after the retry
-   * policy is appended to `<topic>.dlq` (with `x-error`, `x-group`, `x-partition`, `x-offset` headers) and then
-   * committed, so one poison record never blocks its partition.
+   * batch is committed only after its handler resolved. A record whose handler fails permanently, or for an
+   * unknown reason after the retry policy, is appended to `<topic>.dlq` with the original key, value and headers
+   * plus `x-error`, `x-group`, `x-partition`, `x-offset`, `x-failure` (`permanent` | `unknown`) and
+   * `x-dead-lettered-at` (ISO 8601), and then committed, so one poison record never blocks its partition. A
+   * transient failure never dead-letters: the partition waits until the handler succeeds (see `BatchHandler`); the
+   * wait is reported through the adapter's `onError` at most every few seconds.
+   *
+   * Resolves once the subscription is registered, without waiting for the group join (on Kafka, a restarted
+   * instance would otherwise wait out its dead predecessor's session): delivery starts when the member has its
+   * partitions. Rejects with `BusUnavailableError` when the log cannot be reached.
    */
   subscribe(options: SubscribeOptions): Promise<Subscription>;
   /**
@@ -82,8 +105,67 @@ export interface EventSubscriber {
   replay(topic: string, onMessage: (message: BusMessage) => void): Promise<Subscription>;
 }
 
+/** A record of `<topic>.dlq`, with what its headers say about the original and the failure. */
+export interface DeadLetter {
+  /** Its offset in `<topic>.dlq` (one partition): how it is named when replaying. */
+  dlqOffset: string;
+  /** Where the original record was. */
+  topic: string;
+  partition: number;
+  offset: string;
+  /** The consumer group whose handler failed, the error message (≤ 500 characters) and its class. */
+  group: string;
+  error: string;
+  failure: 'permanent' | 'unknown';
+  /** When it was dead-lettered (ms since the epoch). */
+  deadLetteredAt: number;
+  key: string;
+  value: string;
+  /** The original record's headers, without the dead-letter ones. */
+  headers: Record<string, string>;
+  /** Whether it has been replayed already (see `DeadLetters.replay`). */
+  replayed: boolean;
+}
+
+/** Which dead letters to replay: the given `.dlq` offsets, an inclusive range of them, or every one. */
+export type DeadLetterSelection = { offsets: string[] | { from: string; to: string } } | 'all';
+
+export interface ReplayResult {
+  /** `.dlq` offsets appended to the original topic now, in order. */
+  replayed: string[];
+  /** Selected but replayed before, so not appended again. */
+  alreadyReplayed: string[];
+  /** Offsets named in the selection that `<topic>.dlq` does not hold (never existed, or past retention). */
+  notFound: string[];
+}
+
+/**
+ * Operator access to a topic's dead letters (`<topic>.dlq`). Replays are recorded in `<topic>.dlq.replayed`, a
+ * compacted one-partition topic keyed by `.dlq` offset, so a dead letter is appended to its topic once however many
+ * times it is replayed: the record is appended first and its marker after, so a crash in between can append it a
+ * second time on the next replay (at-least-once, like everything else: handlers are idempotent). Replays within
+ * one bus run one at a time; two processes replaying the same dead letter at the same moment may both append it.
+ * These calls read the whole `.dlq` (on Kafka through a throwaway consumer group): they are for operators, not hot
+ * paths.
+ */
+export interface DeadLetters {
+  /** Dead letters of `topic` from `.dlq` offset `from` (default: the first retained), at most `limit`, oldest first. */
+  list(topic: string, options: { from?: string; limit: number }): Promise<DeadLetter[]>;
+  /**
+   * Appends the selected dead letters to `topic` again, in `.dlq` order, with their key, value and original headers
+   * plus `x-replayed-from: <dlq offset>`, skipping those replayed before. Consumers see them as new records.
+   */
+  replay(topic: string, selection: DeadLetterSelection): Promise<ReplayResult>;
+  /** Dead letters `<topic>.dlq` retains, and how many of them were not replayed yet (for health output). */
+  count(topic: string): Promise<{ total: number; pending: number }>;
+}
+
 export interface EventBus extends EventPublisher, EventSubscriber {
-  /** Creates missing topics (and their `.dlq`) with the given partitions and cleanup policy. Idempotent. */
+  readonly deadLetters: DeadLetters;
+  /**
+   * Creates missing topics with the given partitions and cleanup policy, each with its `.dlq` (one partition) and
+   * `.dlq.replayed` (one partition, compacted). Idempotent.
+   */
   ensureTopics(specs: readonly TopicSpec[]): Promise<void>;
   /** Stops every subscription (draining), flushes pending publishes, and releases connections. */
   close(): Promise<void>;

@@ -1,3 +1,5 @@
 export * from './consumers.ts';
+export { DeadLetterHeader } from './dead-letter.ts';
 export * from './delivery.ts';
 export * from './event-bus.ts';
+export * from './failure.ts';

@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { TopicSpec } from '@formgate/contracts';
-import { eventually } from '@formgate/kit/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ContractSkip, describeContract, eventually } from '@formgate/kit/testing';
+import { afterAll, beforeAll, expect } from 'vitest';
 import type { BusMessage, EventBus, Subscription } from '../src/event-bus.ts';
 
 export interface BusContractTarget {
+  /** Tests this adapter does not run, each with the reason. */
+  skip?: ContractSkip[];
   name: string;
   /** A fresh bus. Topics are unique per test, so adapters may share one server. */
   create: () => Promise<EventBus>;
@@ -19,10 +21,12 @@ function topicSpec(partitions = 3, compacted = false): TopicSpec {
 }
 
 const msg = (key: string, value: string) => ({ key, value });
+const transientError = () => Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:27017'), { code: 'ECONNREFUSED' });
+const permanentError = () => Object.assign(new Error('invalid payload'), { retryable: false });
 
 /** The guarantees of `EventBus` (see its JSDoc), checked against one adapter. */
 export function runBusContract(target: BusContractTarget) {
-  describe(`EventBus contract: ${target.name}`, () => {
+  describeContract(`EventBus contract: ${target.name}`, target.skip, (it) => {
     let bus: EventBus;
     const subs: Subscription[] = [];
     const wait = target.deliveryTimeoutMs;
@@ -140,9 +144,175 @@ export function runBusContract(target: BusContractTarget) {
       expect(dead[0]?.value).toBe('poison');
       expect(dead[0]?.headers['x-error']).toContain('cannot handle');
       expect(dead[0]?.headers['x-group']).toBe('poison');
+      expect(dead[0]?.headers['x-failure']).toBe('unknown');
       expect(poisonAttempts).toBeGreaterThanOrEqual(fastRetry.attempts);
       await bus.publish(spec.name, [msg('k', 'ok-3')]);
       await eventually(() => expect(handled).toContain('ok-3'), wait);
+    });
+
+    /** Every record of `<topic>.dlq` so far: appends a sentinel and reads the dead letters up to it. */
+    const deadLettersOf = async (topic: string) => {
+      const sentinel = randomUUID();
+      await bus.publish(`${topic}.dlq`, [msg('sentinel', sentinel)]);
+      const seen: BusMessage[] = [];
+      const s = await bus.replay(`${topic}.dlq`, (m) => seen.push(m));
+      await eventually(() => expect(seen.map((m) => m.value)).toContain(sentinel), wait);
+      await s.stop();
+      return seen.filter((m) => m.value !== sentinel);
+    };
+
+    it('retries a transient failure without limit: nothing dead-lettered, the partition waits, then flows in order', async () => {
+      const spec = topicSpec(1);
+      await bus.ensureTopics([spec]);
+      await bus.publish(spec.name, [msg('k', 'flaky'), msg('k', 'after-1'), msg('k', 'after-2')]);
+      const handled: string[] = [];
+      let failures = 0;
+      await subscribe({
+        group: 'transient',
+        topic: spec.name,
+        retry: { attempts: 3, initialDelayMs: 5, maxDelayMs: 20 },
+        handler: async (batch) => {
+          if (batch.some((m) => m.value === 'flaky') && failures < 12) {
+            failures++;
+            throw transientError();
+          }
+          handled.push(...batch.map((m) => m.value));
+        },
+      });
+      await eventually(() => expect(handled).toEqual(['flaky', 'after-1', 'after-2']), wait);
+      expect(failures).toBe(12);
+      expect(await deadLettersOf(spec.name)).toEqual([]);
+    });
+
+    it('dead-letters a permanent failure after one call for that message alone, without retrying it', async () => {
+      const spec = topicSpec(1);
+      await bus.ensureTopics([spec]);
+      await bus.publish(spec.name, [msg('k', 'ok-1'), msg('k', 'bad'), msg('k', 'ok-2')]);
+      const handled: string[] = [];
+      const callsWithBad: string[][] = [];
+      await subscribe({
+        group: 'permanent',
+        topic: spec.name,
+        retry: fastRetry,
+        handler: async (batch) => {
+          if (batch.some((m) => m.value === 'bad')) {
+            callsWithBad.push(batch.map((m) => m.value));
+            throw permanentError();
+          }
+          handled.push(...batch.map((m) => m.value));
+        },
+      });
+      await eventually(() => expect(handled).toEqual(['ok-1', 'ok-2']), wait);
+      const dead = await deadLettersOf(spec.name);
+      expect(dead.map((m) => [m.value, m.headers['x-failure'], m.headers['x-error']])).toEqual([
+        ['bad', 'permanent', 'invalid payload'],
+      ]);
+      expect(Date.parse(dead[0]?.headers['x-dead-lettered-at'] ?? '')).toBeGreaterThan(Date.now() - 60_000);
+      expect(callsWithBad.filter((c) => c.length === 1)).toEqual([['bad']]);
+      expect(callsWithBad.length).toBeLessThanOrEqual(2);
+    });
+
+    it('stop() during a transient wait resolves promptly and commits nothing: the next member gets the record', async () => {
+      const spec = topicSpec(1);
+      await bus.ensureTopics([spec]);
+      await bus.publish(spec.name, [msg('k', 'stuck')]);
+      let calls = 0;
+      const waiting = await bus.subscribe({
+        group: 'stuck',
+        topic: spec.name,
+        retry: { attempts: 3, initialDelayMs: 60_000, maxDelayMs: 60_000 },
+        handler: async () => {
+          calls++;
+          throw transientError();
+        },
+      });
+      await eventually(() => expect(calls).toBe(1), wait);
+      const t0 = Date.now();
+      await waiting.stop();
+      expect(Date.now() - t0).toBeLessThan(5_000);
+      expect(calls).toBe(1);
+      const next: string[] = [];
+      await subscribe({
+        group: 'stuck',
+        topic: spec.name,
+        handler: async (b) => void next.push(...b.map((m) => m.value)),
+      });
+      await eventually(() => expect(next).toEqual(['stuck']), wait);
+      expect(await deadLettersOf(spec.name)).toEqual([]);
+    });
+
+    it('lists dead letters with their origin and failure, replays each once, and counts what is left', async () => {
+      const spec = topicSpec(1);
+      await bus.ensureTopics([spec]);
+      const values = ['bad-1', 'ok', 'bad-2'];
+      await bus.publish(
+        spec.name,
+        values.map((v) => ({ key: 'k', value: v, headers: { h: v } })),
+      );
+      const handled: BusMessage[] = [];
+      await subscribe({
+        group: 'dl',
+        topic: spec.name,
+        handler: async (batch) => {
+          if (batch.some((m) => m.value.startsWith('bad') && !m.headers['x-replayed-from'])) throw permanentError();
+          handled.push(...batch);
+        },
+      });
+      await eventually(
+        async () => expect(await bus.deadLetters.count(spec.name)).toEqual({ total: 2, pending: 2 }),
+        wait,
+      );
+      const [first, second] = await bus.deadLetters.list(spec.name, { limit: 10 });
+      expect(first).toMatchObject({
+        topic: spec.name,
+        partition: 0,
+        offset: '0',
+        group: 'dl',
+        key: 'k',
+        value: 'bad-1',
+      });
+      expect(first).toMatchObject({ error: 'invalid payload', failure: 'permanent', headers: { h: 'bad-1' } });
+      expect(first?.replayed).toBe(false);
+      expect(first?.deadLetteredAt).toBeGreaterThan(Date.now() - 60_000);
+      expect(second).toMatchObject({ offset: '2', value: 'bad-2', replayed: false });
+      const [a, b] = [first?.dlqOffset ?? '', second?.dlqOffset ?? ''];
+      expect(await bus.deadLetters.list(spec.name, { from: b, limit: 5 })).toEqual([second]);
+      expect(await bus.deadLetters.list(spec.name, { limit: 1 })).toEqual([first]);
+
+      expect(await bus.deadLetters.replay(spec.name, { offsets: [a, '999'] })).toEqual({
+        replayed: [a],
+        alreadyReplayed: [],
+        notFound: ['999'],
+      });
+      await eventually(() => expect(handled.map((m) => m.value)).toEqual(['ok', 'bad-1']), wait);
+      expect(handled[1]?.headers).toEqual({ h: 'bad-1', 'x-replayed-from': a });
+      expect(await bus.deadLetters.replay(spec.name, 'all')).toEqual({
+        replayed: [b],
+        alreadyReplayed: [a],
+        notFound: [],
+      });
+      expect(await bus.deadLetters.replay(spec.name, { offsets: { from: a, to: b } })).toEqual({
+        replayed: [],
+        alreadyReplayed: [a, b],
+        notFound: [],
+      });
+      expect(await bus.deadLetters.count(spec.name)).toEqual({ total: 2, pending: 0 });
+      expect((await bus.deadLetters.list(spec.name, { limit: 10 })).map((d) => d.replayed)).toEqual([true, true]);
+      const log: string[] = [];
+      subs.push(await bus.replay(spec.name, (m) => log.push(m.value)));
+      expect(log).toEqual(['bad-1', 'ok', 'bad-2', 'bad-1', 'bad-2']);
+    });
+
+    it('a topic without dead letters counts and lists none', async () => {
+      const spec = topicSpec(2);
+      await bus.ensureTopics([spec]);
+      expect(await bus.deadLetters.count(spec.name)).toEqual({ total: 0, pending: 0 });
+      expect(await bus.deadLetters.list(spec.name, { limit: 10 })).toEqual([]);
+      expect(await bus.deadLetters.replay(spec.name, 'all')).toEqual({
+        replayed: [],
+        alreadyReplayed: [],
+        notFound: [],
+      });
     });
 
     it('stop() lets the batch in flight finish and commits it, so a new member does not see it again', async () => {
@@ -181,7 +351,7 @@ export function runBusContract(target: BusContractTarget) {
       await eventually(() => expect(after).toEqual(['next']), wait);
     });
 
-    it('starts a new group at the end when fromBeginning is false', async () => {
+    it('starts a new group at the end when fromBeginning is false: it gets what was published once subscribe() resolved', async () => {
       const spec = topicSpec(1);
       await bus.ensureTopics([spec]);
       await bus.publish(spec.name, [msg('k', 'old')]);
@@ -192,7 +362,6 @@ export function runBusContract(target: BusContractTarget) {
         fromBeginning: false,
         handler: async (b) => void seen.push(...b.map((m) => m.value)),
       });
-      await new Promise((r) => setTimeout(r, Math.min(wait / 4, 3000)));
       await bus.publish(spec.name, [msg('k', 'new')]);
       await eventually(() => expect(seen).toEqual(['new']), wait);
     });

@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
+import { resolve } from 'node:path';
 import { eventually } from '@formgate/kit/testing';
+import { ownLocalKafka } from '@formgate/kit/testing/backends';
 import { ConfigResourceTypes, Kafka, logLevel } from 'kafkajs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { EventBus, Subscription } from '../src/event-bus.ts';
-import { createKafkaBus, type KafkaBusOptions } from '../src/kafka-bus.ts';
+import type { BusMessage, EventBus, Subscription } from '../src/event-bus.ts';
+import { createKafkaBus, type KafkaBusOptions } from '../src/kafka/index.ts';
 import { runBusContract } from './bus.contract.ts';
 
 const brokers = (process.env.KAFKA_BROKERS ?? '')
@@ -78,7 +80,7 @@ describe('Kafka bus specifics', () => {
     expect(deliveries).toBe(10_000);
   });
 
-  it('creates compacted topics with cleanup.policy=compact, and their .dlq without', async () => {
+  it('creates compacted topics with cleanup.policy=compact, their .dlq without, their .dlq.replayed with', async () => {
     const name = `kafka.compact.${randomUUID().slice(0, 8)}`;
     await bus.ensureTopics([{ name, partitions: 3, compacted: true }]);
     const { resources } = await admin.describeConfigs({
@@ -86,6 +88,7 @@ describe('Kafka bus specifics', () => {
       resources: [
         { type: ConfigResourceTypes.TOPIC, name, configNames: ['cleanup.policy'] },
         { type: ConfigResourceTypes.TOPIC, name: `${name}.dlq`, configNames: ['cleanup.policy'] },
+        { type: ConfigResourceTypes.TOPIC, name: `${name}.dlq.replayed`, configNames: ['cleanup.policy'] },
       ],
     });
     const policy = (topic: string) =>
@@ -93,6 +96,7 @@ describe('Kafka bus specifics', () => {
         ?.configValue;
     expect(policy(name)).toBe('compact');
     expect(policy(`${name}.dlq`)).toBe('delete');
+    expect(policy(`${name}.dlq.replayed`)).toBe('compact');
     const [meta] = (await admin.fetchTopicMetadata({ topics: [name] })).topics;
     expect(meta?.partitions).toHaveLength(3);
   });
@@ -103,5 +107,38 @@ describe('Kafka bus specifics', () => {
       /unknown topic/,
     );
     expect(Date.now() - t0).toBeLessThan(3_000);
+  });
+});
+
+describe('Kafka bus recovery', () => {
+  // A broker of this file's own, two ports above the shared one (whose controller takes port + 1), so stopping it
+  // disturbs no other test.
+  const port = Number((brokers[0] ?? '').split(':').at(-1)) + 2;
+  let broker: Awaited<ReturnType<typeof ownLocalKafka>>;
+  let bus: EventBus;
+
+  beforeAll(async () => {
+    broker = await ownLocalKafka(port, resolve(import.meta.dirname, '../../../.run/test'));
+    bus = create({ brokers: [broker.value] });
+  });
+  afterAll(async () => {
+    await bus.close();
+    await broker.stop();
+  });
+
+  it('a consumer delivers a record published after the broker was stopped and started again, within 15 s', async () => {
+    const topic = `kafka.recovery.${randomUUID().slice(0, 8)}`;
+    await bus.ensureTopics([{ name: topic, partitions: 1, compacted: false }]);
+    const seen: BusMessage[] = [];
+    await bus.subscribe({ group: 'recovery', topic, handler: async (batch) => void seen.push(...batch) });
+    await bus.publish(topic, [{ key: 'k', value: 'before' }]);
+    await eventually(() => expect(seen.map((m) => m.value)).toEqual(['before']), 30_000);
+    await broker.stop();
+    await broker.start();
+    const back = Date.now();
+    await eventually(() => bus.publish(topic, [{ key: 'k', value: 'after' }]), 15_000);
+    await eventually(() => expect(seen.map((m) => m.value)).toContain('after'), 15_000);
+    expect(seen[0]?.value).toBe('before');
+    expect(Date.now() - back).toBeLessThan(15_000);
   });
 });

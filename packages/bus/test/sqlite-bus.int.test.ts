@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { eventually } from '@formgate/kit/testing';
 import { openSqlite } from '@formgate/store/sqlite';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { EventBus, OutgoingMessage } from '../src/event-bus.ts';
-import { createSqliteBus, type SqliteBusOptions } from '../src/sqlite-bus.ts';
+import type { BusMessage, EventBus, OutgoingMessage } from '../src/event-bus.ts';
+import { createSqliteBus, type SqliteBusOptions } from '../src/sqlite/index.ts';
 import { runBusContract } from './bus.contract.ts';
 
 const openBus = (opts?: SqliteBusOptions) =>
@@ -86,5 +86,34 @@ describe('embedded log: batching', () => {
       await bus.publish('batching.wake', [{ key, value: key }]);
       await eventually(() => expect(seen).toContain(key), 2_000);
     }
+  });
+});
+
+describe('embedded log: retention', () => {
+  it('keeps the newest record of each partition, so offsets go on after a reopen and a group misses nothing', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'fg-bus-')), 'bus.db');
+    const topic = 'retention.t';
+    const first = openSqlite(file);
+    const before = createSqliteBus(first);
+    await before.ensureTopics([{ name: topic, partitions: 1, compacted: false }]);
+    await before.publish(
+      topic,
+      ['0', '1', '2'].map((value) => ({ key: 'k', value })),
+    );
+    const seen: string[] = [];
+    const handler = async (batch: BusMessage[]) => void seen.push(...batch.map((m) => m.value));
+    await before.subscribe({ group: 'kept', topic, handler });
+    await eventually(() => expect(seen).toEqual(['0', '1', '2']));
+    await before.close();
+    first.close();
+
+    const after = createSqliteBus(openSqlite(file), { retentionMs: 0 });
+    await after.publish(topic, [{ key: 'k', value: 'new' }]);
+    const retained: string[] = [];
+    await (await after.replay(topic, (m) => retained.push(`${m.offset}:${m.value}`))).stop();
+    expect(retained).toEqual(['2:2', '3:new']);
+    await after.subscribe({ group: 'kept', topic, handler });
+    await eventually(() => expect(seen).toEqual(['0', '1', '2', 'new']));
+    await after.close();
   });
 });

@@ -23,3 +23,6 @@ export const TOPIC_SPECS: readonly TopicSpec[] = [
 ];
 
 export const dlqTopic = (topic: string): string => `${topic}.dlq`;
+
+/** Which dead letters of `topic` were replayed: one record per replayed dead letter, keyed by its `.dlq` offset. */
+export const dlqReplayedTopic = (topic: string): string => `${dlqTopic(topic)}.replayed`;

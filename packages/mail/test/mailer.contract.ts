@@ -1,4 +1,5 @@
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { type ContractSkip, describeContract } from '@formgate/kit/testing';
+import { expect, onTestFinished } from 'vitest';
 import { type Mailer, type MailLogger, type MailMessage, MailSendError } from '../src/mailer.ts';
 import type { ParsedMail } from '../src/testing/parse-mail.ts';
 
@@ -11,6 +12,8 @@ export interface MailerHarness {
 }
 
 export interface MailerTarget {
+  /** Tests this adapter does not run, each with the reason. */
+  skip?: ContractSkip[];
   name: string;
   from: string;
   create(options: { logger: MailLogger }): Promise<MailerHarness>;
@@ -44,7 +47,7 @@ async function sendAndReceive(harness: MailerHarness, message: MailMessage) {
 
 /** The guarantees of `Mailer` (see its JSDoc), checked against one adapter. */
 export function runMailerContract(target: MailerTarget) {
-  describe(`Mailer contract: ${target.name}`, () => {
+  describeContract(`Mailer contract: ${target.name}`, target.skip, (it) => {
     it('delivers recipient, sender, non-ASCII subject and a long verification URL intact', async () => {
       const harness = await open(target.create);
       const url = verifyUrl(longToken);

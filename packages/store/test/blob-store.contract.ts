@@ -1,14 +1,19 @@
 import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
-import { describe, expect, it } from 'vitest';
+import { type ContractSkip, describeContract } from '@formgate/kit/testing';
+import { expect } from 'vitest';
 import { type BlobStore, BlobTooLargeError } from '../src/blob-store.ts';
 
 const key = () => randomBytes(12).toString('base64url');
 
 /** The guarantees of `BlobStore` (see its JSDoc), checked against one adapter. */
-export function runBlobStoreContract(target: { name: string; create: () => Promise<BlobStore> }) {
-  describe(`BlobStore contract: ${target.name}`, () => {
+export function runBlobStoreContract(target: {
+  name: string;
+  create: () => Promise<BlobStore>;
+  skip?: ContractSkip[];
+}) {
+  describeContract(`BlobStore contract: ${target.name}`, target.skip, (it) => {
     it('stores a stream and returns the same bytes and metadata', async () => {
       const store = await target.create();
       const k = key();

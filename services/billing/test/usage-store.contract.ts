@@ -1,15 +1,18 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ContractSkip, describeContract } from '@formgate/kit/testing';
+import { afterAll, beforeAll, expect } from 'vitest';
 import type { UsageStore } from '../src/store/usage-store.ts';
 
 export interface UsageStoreTarget {
+  /** Tests this adapter does not run, each with the reason. */
+  skip?: ContractSkip[];
   name: string;
   create: () => Promise<UsageStore>;
 }
 
 /** The guarantees of `UsageStore` (see its JSDoc), checked against one adapter. */
 export function runUsageStoreContract(target: UsageStoreTarget) {
-  describe(`UsageStore contract: ${target.name}`, () => {
+  describeContract(`UsageStore contract: ${target.name}`, target.skip, (it) => {
     let store: UsageStore;
     beforeAll(async () => {
       store = await target.create();

@@ -1,9 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { DEFAULT_FORM_SETTINGS, type Form } from '@formgate/contracts';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ContractSkip, describeContract } from '@formgate/kit/testing';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { type FormsStore, SlugTakenError, type SubmissionRecord } from '../src/store/forms-store.ts';
 
 export interface FormsStoreTarget {
+  /** Tests this adapter does not run, each with the reason. */
+  skip?: ContractSkip[];
   name: string;
   create: () => Promise<FormsStore>;
 }
@@ -42,7 +45,7 @@ function submission(f: Form, createdAt: string, overrides: Partial<SubmissionRec
 
 /** The guarantees of `FormsStore` (see its JSDoc), checked against one adapter. */
 export function runFormsStoreContract(target: FormsStoreTarget) {
-  describe(`FormsStore contract: ${target.name}`, () => {
+  describeContract(`FormsStore contract: ${target.name}`, target.skip, (it) => {
     let store: FormsStore;
     beforeAll(async () => {
       store = await target.create();

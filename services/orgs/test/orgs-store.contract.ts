@@ -1,8 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ContractSkip, describeContract } from '@formgate/kit/testing';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { type AuditEntry, DEFAULT_ORG_SETTINGS, type OrgsStore } from '../src/store/orgs-store.ts';
 
 export interface OrgsStoreTarget {
+  /** Tests this adapter does not run, each with the reason. */
+  skip?: ContractSkip[];
   name: string;
   create: () => Promise<OrgsStore>;
 }
@@ -20,7 +23,7 @@ const entry = (occurredAt: string, overrides: Partial<AuditEntry> = {}): AuditEn
 
 /** The guarantees of `OrgsStore` (see its JSDoc), checked against one adapter. */
 export function runOrgsStoreContract(target: OrgsStoreTarget) {
-  describe(`OrgsStore contract: ${target.name}`, () => {
+  describeContract(`OrgsStore contract: ${target.name}`, target.skip, (it) => {
     let store: OrgsStore;
     beforeAll(async () => {
       store = await target.create();

@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { promisify } from 'node:util';
 
 const run = promisify(execFile);
-const LOCAL = resolve(import.meta.dirname, '../../infra/local');
+const LOCAL = resolve(import.meta.dirname, '../../../../infra/local');
 
 export interface Backend {
   /** `KAFKA_BROKERS=…` / `MONGO_URL=…` value for the tests. */
@@ -32,6 +32,20 @@ async function localScript(script: string, port: number, runDir: string): Promis
     stop: async () => {
       await run('bash', [`${LOCAL}/${script}`, 'stop', String(port)], { env, timeout: 60_000 });
     },
+  };
+}
+
+/**
+ * A single-node Kafka of the test's own on `port` (infra/local), for tests that stop and start a broker without
+ * disturbing the one other tests share. `start()` starts it again on the same data after `stop()`.
+ */
+export async function ownLocalKafka(port: number, runDir: string): Promise<Backend & { start(): Promise<void> }> {
+  const backend = await localScript('kafka.sh', port, runDir);
+  const env = { ...process.env, FORMGATE_RUN_DIR: runDir };
+  return {
+    ...backend,
+    start: async () =>
+      void (await run('bash', [`${LOCAL}/kafka.sh`, 'start', String(port)], { env, timeout: 5 * 60_000 })),
   };
 }
 

@@ -1,0 +1,92 @@
+import type { Admin } from 'kafkajs';
+import { createDeadLetters, type DeadLetterLog } from '../dead-letters.ts';
+import type { BusMessage, EventBus, EventPublisher, EventSubscriber } from '../event-bus.ts';
+import { createSubscriptionRegistry } from '../subscriptions.ts';
+import { createTopics, type Topics } from './admin.ts';
+import { CONSUMER_RETRY, connected, createKafkaClient } from './client.ts';
+import { createConsumerFactory } from './consumer.ts';
+import { createBatchingProducer } from './producer.ts';
+import { createReplay } from './replay.ts';
+import { createSubscribe } from './subscribe.ts';
+
+export interface KafkaBusOptions {
+  brokers: string[];
+  clientId: string;
+  /** How long the first queued publish waits for others to share its produce request. */
+  lingerMs?: number;
+  /** A flush starts once this many messages are queued; one produce request carries at most this many. */
+  maxBatchMessages?: number;
+  /** Messages accepted but not yet acknowledged; beyond it publish() rejects with BusUnavailableError. */
+  maxQueuedMessages?: number;
+  replicationFactor?: number;
+  connectionTimeoutMs?: number;
+  requestTimeoutMs?: number;
+  /** Consecutive consumer crashes (no commit in between) after which a subscription stops restarting. */
+  maxConsumerRestarts?: number;
+  onError?: (err: unknown, context: string) => void;
+  /** Called before every produce request with the number of messages it carries. */
+  onSend?: (messageCount: number) => void;
+}
+
+/** The dead-letter operations' view of Kafka: offsets from the admin client, reads through `replay()`. */
+function deadLetterLog(
+  topics: Topics,
+  publish: EventPublisher['publish'],
+  replay: EventSubscriber['replay'],
+): DeadLetterLog {
+  const bounds = async (topic: string) => {
+    const [p] = await topics.offsets(topic);
+    return { low: BigInt(p?.low ?? 0), high: BigInt(p?.high ?? 0) };
+  };
+  return {
+    publish,
+    bounds,
+    async readAll(topic) {
+      const { low, high } = await bounds(topic);
+      if (low === high) return [];
+      const records: BusMessage[] = [];
+      await (await replay(topic, (m) => records.push(m))).stop();
+      return records;
+    },
+  };
+}
+
+/**
+ * The event bus on Apache Kafka (kafkajs): a batching idempotent producer (`producer.ts`), topic administration
+ * (`admin.ts`), consumer groups that commit a chunk only after `deliver()` handled or dead-lettered it
+ * (`subscribe.ts`, at-least-once), and group-less reads of compacted topics (`replay.ts`).
+ */
+export function createKafkaBus(opts: KafkaBusOptions): EventBus {
+  const onError = opts.onError ?? (() => {});
+  const kafka = createKafkaClient({ ...opts, onError });
+  const admin = connected<Admin>(() => kafka.admin());
+  const topics = createTopics(admin, opts.replicationFactor ?? 1);
+  const producer = createBatchingProducer(kafka, {
+    lingerMs: opts.lingerMs ?? 5,
+    maxBatchMessages: opts.maxBatchMessages ?? 500,
+    maxQueuedMessages: opts.maxQueuedMessages ?? 50_000,
+    onError,
+    onSend: opts.onSend,
+    requireTopic: topics.require,
+  });
+  const registry = createSubscriptionRegistry();
+  const newConsumer = createConsumerFactory(createKafkaClient({ ...opts, onError }, CONSUMER_RETRY), {
+    onError,
+    maxRestarts: opts.maxConsumerRestarts ?? Number.POSITIVE_INFINITY,
+  });
+  const deleteGroup = async (groupId: string) => void (await (await admin.get()).deleteGroups([groupId]));
+  const replay = createReplay({ topics, newConsumer, registry, deleteGroup, onError });
+
+  return {
+    publish: producer.publish,
+    ensureTopics: topics.ensure,
+    subscribe: createSubscribe({ topics, newConsumer, dlq: producer, registry, onError }),
+    replay,
+    deadLetters: createDeadLetters(deadLetterLog(topics, producer.publish, replay)),
+    async close() {
+      await registry.stopAll();
+      await producer.close();
+      await admin.reset();
+    },
+  };
+}

@@ -1,0 +1,19 @@
+import type { Batch, KafkaMessage } from 'kafkajs';
+import type { BusMessage } from '../event-bus.ts';
+
+export const toBusMessage = (batch: Batch, m: KafkaMessage): BusMessage => {
+  const headers: Record<string, string> = {};
+  for (const [k, v] of Object.entries(m.headers ?? {})) {
+    const last = Array.isArray(v) ? v.at(-1) : v;
+    if (last !== undefined) headers[k] = last.toString();
+  }
+  return {
+    topic: batch.topic,
+    partition: batch.partition,
+    offset: m.offset,
+    key: m.key?.toString() ?? '',
+    value: m.value?.toString() ?? '',
+    headers,
+    timestamp: Number(m.timestamp),
+  };
+};

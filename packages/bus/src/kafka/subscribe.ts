@@ -1,0 +1,158 @@
+import type { Consumer, EachBatchPayload } from 'kafkajs';
+import { DeliveryAborted, type DeliveryContext, deliver, reportThrough } from '../delivery.ts';
+import {
+  type BatchHandler,
+  type BusMessage,
+  DEFAULT_RETRY,
+  type EventPublisher,
+  type RetryPolicy,
+  type SubscribeOptions,
+  type Subscription,
+} from '../event-bus.ts';
+import type { SubscriptionRegistry } from '../subscriptions.ts';
+import type { Topics } from './admin.ts';
+import type { OnError } from './client.ts';
+import { type ConsumerFactory, type ConsumerState, HEARTBEAT_MS, startConsumer } from './consumer.ts';
+import { toBusMessage } from './messages.ts';
+
+const JOIN_TIMEOUT_MS = 30_000;
+const REVOKED = new Set(['REBALANCE_IN_PROGRESS', 'ILLEGAL_GENERATION', 'UNKNOWN_MEMBER_ID', 'FENCED_INSTANCE_ID']);
+
+export interface SubscribeDeps {
+  topics: Topics;
+  newConsumer: ConsumerFactory;
+  dlq: EventPublisher;
+  registry: SubscriptionRegistry;
+  onError: OnError;
+}
+
+/**
+ * A subscription's consumer state, whether its current assignment was revoked by a rebalance, and the deliveries in
+ * progress (aborted on stop or revocation, so a transient wait ends at once).
+ */
+interface MemberState extends ConsumerState {
+  revoked: boolean;
+  deliveries: Set<AbortController>;
+}
+
+interface BatchLoop {
+  handler: BatchHandler;
+  maxBatchSize: number;
+  state: MemberState;
+  context: (signal: AbortSignal) => DeliveryContext;
+  /** Per partition, the first offset to deliver (`fromBeginning: false` on a new group); earlier ones are skipped. */
+  startAt: Map<number, bigint>;
+}
+
+/** Heartbeats every `HEARTBEAT_MS` while a chunk is delivered; a revoked assignment aborts the delivery. */
+function keepAlive(heartbeat: () => Promise<void>, state: MemberState) {
+  const delivery = new AbortController();
+  state.deliveries.add(delivery);
+  if (state.stopping || state.revoked) delivery.abort();
+  const beat = setInterval(() => {
+    heartbeat().catch((err) => {
+      if (!REVOKED.has(err?.type)) return;
+      state.revoked = true;
+      delivery.abort();
+    });
+  }, HEARTBEAT_MS);
+  return {
+    signal: delivery.signal,
+    end: () => {
+      clearInterval(beat);
+      state.deliveries.delete(delivery);
+    },
+  };
+}
+
+/**
+ * Delivers a fetched batch in chunks of `maxBatchSize`, heartbeating while a chunk is handled, and commits each
+ * chunk once `deliver()` handled or dead-lettered it. A revoked assignment or a stop leaves the rest uncommitted.
+ */
+function eachBatchOf({ handler, maxBatchSize, state, context, startAt }: BatchLoop) {
+  return async ({ batch, heartbeat, isRunning, isStale, ...payload }: EachBatchPayload) => {
+    const commitThrough = async (last: string) => {
+      const partitions = [{ partition: batch.partition, offset: String(BigInt(last) + 1n) }];
+      await payload.commitOffsetsIfNecessary({ topics: [{ topic: batch.topic, partitions }] });
+      payload.resolveOffset(last);
+      state.crashes = 0;
+    };
+    const from = startAt.get(batch.partition) ?? -1n;
+    const messages = batch.messages.filter((m) => BigInt(m.offset) >= from).map((m) => toBusMessage(batch, m));
+    if (messages.length === 0) return commitThrough(batch.lastOffset());
+    for (let i = 0; i < messages.length; i += maxBatchSize) {
+      if (i > 0 && (!isRunning() || isStale() || state.revoked)) return;
+      const chunk = messages.slice(i, i + maxBatchSize);
+      const alive = keepAlive(heartbeat, state);
+      try {
+        await deliver(chunk, handler, context(alive.signal));
+      } catch (err) {
+        if (err instanceof DeliveryAborted) return;
+        throw err;
+      } finally {
+        alive.end();
+      }
+      await commitThrough((chunk.at(-1) as BusMessage).offset);
+      await heartbeat();
+    }
+  };
+}
+
+/**
+ * Marks a new generation (the assignment is no longer revoked) and reports a consumer that has not joined its
+ * group within `JOIN_TIMEOUT_MS`. Returns what cancels the report.
+ */
+function watchJoin(consumer: Consumer, state: MemberState, report: (err: Error) => void) {
+  const timeout = setTimeout(() => report(new Error(`no group join within ${JOIN_TIMEOUT_MS} ms`)), JOIN_TIMEOUT_MS);
+  consumer.on(consumer.events.GROUP_JOIN, () => {
+    state.revoked = false;
+    clearTimeout(timeout);
+  });
+  return () => clearTimeout(timeout);
+}
+
+function deliveryContext(deps: SubscribeDeps, { group, topic }: SubscribeOptions, policy: RetryPolicy) {
+  return (signal: AbortSignal): DeliveryContext => ({
+    group,
+    policy,
+    dlq: deps.dlq,
+    signal,
+    ...reportThrough(deps.onError, group, topic),
+  });
+}
+
+/**
+ * Subscribes without waiting for the group join: a restarted instance would otherwise wait out its dead
+ * predecessor's session. For `fromBeginning: false`, the log end of every partition the group has no offset for is
+ * read now, and records before it are skipped, so every record published after `subscribe()` resolved is delivered
+ * however late the join completes.
+ */
+export function createSubscribe(deps: SubscribeDeps) {
+  return async (options: SubscribeOptions): Promise<Subscription> => {
+    const { group, topic, handler, fromBeginning = true, maxBatchSize = 500, retry } = options;
+    await deps.topics.require(topic);
+    // Also the check that Kafka answers: the consumer's own connection retries without limit.
+    const ends = await deps.topics.uncommittedEnds(group, topic);
+    const startAt = fromBeginning ? new Map<number, bigint>() : ends;
+    const state: MemberState = { crashes: 0, stopping: false, revoked: false, deliveries: new Set() };
+    const consumer = deps.newConsumer(group, state);
+    const context = deliveryContext(deps, options, retry ?? DEFAULT_RETRY);
+    const report = (err: unknown) => deps.onError(err, `consumer ${group} on ${topic}`);
+    await startConsumer(consumer, topic, true);
+    const stopWatching = watchJoin(consumer, state, report);
+    consumer
+      .run({
+        autoCommit: false,
+        eachBatchAutoResolve: false,
+        partitionsConsumedConcurrently: 4,
+        eachBatch: eachBatchOf({ handler, maxBatchSize, state, context, startAt }),
+      })
+      .catch(report);
+    return deps.registry.track(async () => {
+      stopWatching();
+      state.stopping = true;
+      for (const delivery of state.deliveries) delivery.abort();
+      await consumer.disconnect();
+    });
+  };
+}

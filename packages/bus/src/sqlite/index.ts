@@ -1,0 +1,84 @@
+import type { SqliteDb } from '@formgate/store/sqlite';
+import { createDeadLetters, type DeadLetterLog } from '../dead-letters.ts';
+import type { BusMessage, EventBus, EventPublisher } from '../event-bus.ts';
+import { createSubscriptionRegistry } from '../subscriptions.ts';
+import { createGroups } from './consumer.ts';
+import { type Log, openLog, toMessage } from './log.ts';
+import { createAppender } from './producer.ts';
+import { createReplay } from './replay.ts';
+import { createWakeups } from './wakeups.ts';
+
+export interface SqliteBusOptions {
+  /** Records of non-compacted topics older than this are deleted. */
+  retentionMs?: number;
+  maxPendingPublishes?: number;
+  /** How often an idle consumer re-reads its partition even without a wake-up (safety net). */
+  idlePollMs?: number;
+  /**
+   * How long a consumer that has caught up waits before its next fetch (Kafka's `fetch.max.wait.ms`). Without it a
+   * busy topic is consumed one group commit at a time, and every batch pays its transaction, fsync and offset commit.
+   */
+  consumerLingerMs?: number;
+  onError?: (err: unknown, context: string) => void;
+}
+
+const RETENTION_SWEEP_MS = 10 * 60_000;
+
+/** The dead-letter operations' view of the embedded log (`.dlq` topics have one partition). */
+function deadLetterLog(log: Log, publish: EventPublisher['publish']): DeadLetterLog {
+  return {
+    publish,
+    bounds: async (topic) => {
+      const { low, high } = log.bounds(topic, 0);
+      return { low: BigInt(low), high: BigInt(high) };
+    },
+    readAll: async (topic) => {
+      const records: BusMessage[] = [];
+      for (;;) {
+        const rows = log.fetch(topic, 0, Number(records.at(-1)?.offset ?? -1) + 1, 1_000);
+        if (rows.length === 0) return records;
+        for (const r of rows) records.push(toMessage(topic, r));
+      }
+    },
+  };
+}
+
+/**
+ * The embedded event log: an append-only SQLite table with Kafka's semantics — partitions by key, consumer
+ * groups with committed offsets, at-least-once delivery, retries then `<topic>.dlq`, compacted topics. Publishes
+ * are group-committed (one transaction per event-loop turn). One process owns the database file.
+ */
+export function createSqliteBus(db: SqliteDb, opts: SqliteBusOptions = {}): EventBus {
+  const log = openLog(db);
+  const wakeups = createWakeups();
+  const registry = createSubscriptionRegistry();
+  const appender = createAppender(db, log, wakeups, opts.maxPendingPublishes ?? 50_000);
+  const idlePollMs = opts.idlePollMs ?? 1_000;
+  const subscribe = createGroups({
+    log,
+    wakeups,
+    dlq: appender,
+    registry,
+    onError: opts.onError ?? (() => {}),
+    idlePollMs,
+    lingerMs: opts.consumerLingerMs ?? 20,
+  });
+  const sweep = () => log.deleteOlderThan(Date.now() - (opts.retentionMs ?? 7 * 24 * 3600_000));
+  // Also at open: a process restarted more often than the sweep interval would otherwise never sweep.
+  sweep();
+  const retentionTimer = setInterval(sweep, RETENTION_SWEEP_MS);
+  retentionTimer.unref();
+
+  return {
+    publish: appender.publish,
+    ensureTopics: async (specs) => log.ensureTopics(specs),
+    subscribe,
+    replay: createReplay({ log, wakeups, registry, idlePollMs }),
+    deadLetters: createDeadLetters(deadLetterLog(log, appender.publish)),
+    async close() {
+      clearInterval(retentionTimer);
+      await registry.stopAll();
+      await appender.drain();
+    },
+  };
+}

@@ -1,0 +1,214 @@
+import type { TopicSpec } from '@formgate/contracts';
+import { dlqReplayedTopic, dlqTopic } from '@formgate/contracts';
+import type { SqliteDb } from '@formgate/store/sqlite';
+import type { Statement } from 'better-sqlite3';
+import { partitionFor } from '../delivery.ts';
+import type { BusMessage, OutgoingMessage } from '../event-bus.ts';
+
+export interface Row {
+  partition: number;
+  offset: number;
+  key: string;
+  value: string;
+  headers: string;
+  ts: number;
+}
+
+export interface TopicInfo {
+  partitions: number;
+  compacted: boolean;
+}
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS topics (name TEXT PRIMARY KEY, partitions INTEGER NOT NULL, compacted INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS records (
+  topic TEXT NOT NULL, partition INTEGER NOT NULL, offset INTEGER NOT NULL,
+  key TEXT NOT NULL, value TEXT NOT NULL, headers TEXT NOT NULL, ts INTEGER NOT NULL,
+  PRIMARY KEY (topic, partition, offset)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS group_offsets (
+  group_id TEXT NOT NULL, topic TEXT NOT NULL, partition INTEGER NOT NULL, offset INTEGER NOT NULL,
+  PRIMARY KEY (group_id, topic, partition)
+) WITHOUT ROWID;
+`;
+
+// Most records carry no headers: skip JSON for them both ways.
+const NO_HEADERS = '{}';
+const encodeHeaders = (headers: Record<string, string> | undefined) =>
+  headers && Object.keys(headers).length > 0 ? JSON.stringify(headers) : NO_HEADERS;
+const decodeHeaders = (raw: string): Record<string, string> =>
+  raw === NO_HEADERS ? {} : (JSON.parse(raw) as Record<string, string>);
+
+export const toMessage = (topic: string, r: Row): BusMessage => ({
+  topic,
+  partition: r.partition,
+  offset: String(r.offset),
+  key: r.key,
+  value: r.value,
+  headers: decodeHeaders(r.headers),
+  timestamp: r.ts,
+});
+
+/** The tables of the embedded log and the in-memory state derived from them (topics and next offsets). */
+export interface Log {
+  readonly topics: ReadonlyMap<string, TopicInfo>;
+  /** Up to `limit` records of one partition from `offset` on, in offset order. */
+  fetch(topic: string, partition: number, offset: number, limit: number): Row[];
+  /**
+   * Inserts `messages` at the end of their partitions, inside the caller's transaction; the new ends go to `ends`
+   * (`topic/partition` → next offset) until `advance(ends)` once it committed. Returns the partitions written.
+   */
+  append(topic: string, messages: OutgoingMessage[], now: number, ends: Map<string, number>): Set<number>;
+  advance(ends: Map<string, number>): void;
+  firstOffset(topic: string, partition: number): number;
+  /** The first retained offset (the next one when empty) and the next offset of one partition. */
+  bounds(topic: string, partition: number): { low: number; high: number };
+  nextOffset(topic: string, partition: number): number;
+  committed(group: string, topic: string, partition: number): number | undefined;
+  commit(group: string, topic: string, partition: number, offset: number): void;
+  ensureTopics(specs: readonly TopicSpec[]): void;
+  /** Keeps the newest record of every key (what Kafka's log cleaner guarantees, done eagerly). */
+  compact(topic: string): void;
+  /**
+   * Deletes records of non-compacted topics written before `cutoff`, except the newest of each partition: the next
+   * offset is derived from it when the log is opened again, and must never go back below committed offsets.
+   */
+  deleteOlderThan(cutoff: number): void;
+}
+
+/**
+ * Up to `limit` records from `offset` on. The limit is written into the SQL, one statement per limit: with `LIMIT ?`
+ * SQLite re-prepares the statement at every bind (its planner looks at the bound limit), several µs per fetch.
+ */
+function fetcher(db: SqliteDb) {
+  const byLimit = new Map<number, Statement<[string, number, number]>>();
+  return (topic: string, partition: number, offset: number, limit: number): Row[] => {
+    let statement = byLimit.get(limit);
+    if (!statement) {
+      // Checked again here because it is written into the SQL.
+      if (!Number.isSafeInteger(limit) || limit < 1) throw new Error(`invalid fetch size ${limit}`);
+      statement = db.prepare<[string, number, number]>(
+        `SELECT partition, offset, key, value, headers, ts FROM records WHERE topic = ? AND partition = ? AND offset >= ? ORDER BY offset LIMIT ${limit}`,
+      );
+      byLimit.set(limit, statement);
+    }
+    return statement.all(topic, partition, offset) as Row[];
+  };
+}
+
+function prepare(db: SqliteDb) {
+  return {
+    insert: db.prepare(
+      'INSERT INTO records (topic, partition, offset, key, value, headers, ts) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    ),
+    maxOffset: db.prepare('SELECT MAX(offset) AS o FROM records WHERE topic = ? AND partition = ?'),
+    minOffset: db.prepare('SELECT MIN(offset) AS o FROM records WHERE topic = ? AND partition = ?'),
+    readCommitted: db.prepare('SELECT offset FROM group_offsets WHERE group_id = ? AND topic = ? AND partition = ?'),
+    writeCommitted: db.prepare(
+      'INSERT INTO group_offsets (group_id, topic, partition, offset) VALUES (?, ?, ?, ?) ON CONFLICT DO UPDATE SET offset = excluded.offset',
+    ),
+    upsertTopic: db.prepare('INSERT OR IGNORE INTO topics (name, partitions, compacted) VALUES (?, ?, ?)'),
+    compact: db.prepare(
+      `DELETE FROM records WHERE topic = ? AND offset NOT IN (
+         SELECT MAX(offset) FROM records WHERE topic = ? GROUP BY partition, key)`,
+    ),
+    deleteOlderThan: db.prepare('DELETE FROM records WHERE topic = ? AND partition = ? AND ts < ? AND offset < ?'),
+  };
+}
+
+class SqliteLog implements Log {
+  readonly topics = new Map<string, TopicInfo>();
+  readonly fetch: Log['fetch'];
+  /** `${topic}/${partition}` → next offset. */
+  private readonly next = new Map<string, number>();
+  private readonly sql: ReturnType<typeof prepare>;
+
+  constructor(private readonly db: SqliteDb) {
+    db.exec(SCHEMA);
+    this.sql = prepare(db);
+    this.fetch = fetcher(db);
+    this.loadTopics();
+  }
+
+  private loadTopics() {
+    const rows = this.db.prepare('SELECT name, partitions, compacted FROM topics').all() as {
+      name: string;
+      partitions: number;
+      compacted: number;
+    }[];
+    for (const t of rows) {
+      this.topics.set(t.name, { partitions: t.partitions, compacted: t.compacted === 1 });
+      for (let p = 0; p < t.partitions; p++) {
+        const o = (this.sql.maxOffset.get(t.name, p) as { o: number | null }).o;
+        this.next.set(`${t.name}/${p}`, o === null ? 0 : o + 1);
+      }
+    }
+  }
+
+  append(topic: string, messages: OutgoingMessage[], now: number, ends: Map<string, number>) {
+    const spec = this.topics.get(topic);
+    if (!spec) throw new Error(`unknown topic ${topic}`);
+    const partitions = new Set<number>();
+    for (const m of messages) {
+      const partition = partitionFor(m.key, spec.partitions);
+      const slot = `${topic}/${partition}`;
+      const offset = ends.get(slot) ?? this.next.get(slot) ?? 0;
+      this.sql.insert.run(topic, partition, offset, m.key, m.value, encodeHeaders(m.headers), now);
+      ends.set(slot, offset + 1);
+      partitions.add(partition);
+    }
+    return partitions;
+  }
+
+  advance(ends: Map<string, number>) {
+    for (const [slot, offset] of ends) this.next.set(slot, offset);
+  }
+
+  firstOffset(topic: string, partition: number) {
+    return (this.sql.minOffset.get(topic, partition) as { o: number | null }).o ?? 0;
+  }
+
+  bounds(topic: string, partition: number) {
+    const high = this.nextOffset(topic, partition);
+    return { low: (this.sql.minOffset.get(topic, partition) as { o: number | null }).o ?? high, high };
+  }
+
+  nextOffset(topic: string, partition: number) {
+    return this.next.get(`${topic}/${partition}`) ?? 0;
+  }
+
+  committed(group: string, topic: string, partition: number) {
+    return (this.sql.readCommitted.get(group, topic, partition) as { offset: number } | undefined)?.offset;
+  }
+
+  commit(group: string, topic: string, partition: number, offset: number) {
+    this.sql.writeCommitted.run(group, topic, partition, offset);
+  }
+
+  ensureTopics(specs: readonly TopicSpec[]) {
+    this.db.transaction(() => {
+      for (const s of specs) {
+        this.sql.upsertTopic.run(s.name, s.partitions, s.compacted ? 1 : 0);
+        this.sql.upsertTopic.run(dlqTopic(s.name), 1, 0);
+        this.sql.upsertTopic.run(dlqReplayedTopic(s.name), 1, 1);
+      }
+    })();
+    this.loadTopics();
+    for (const s of specs) if (s.compacted) this.compact(s.name);
+  }
+
+  compact(topic: string) {
+    this.sql.compact.run(topic, topic);
+  }
+
+  deleteOlderThan(cutoff: number) {
+    for (const [name, spec] of this.topics) {
+      if (spec.compacted) continue;
+      for (let p = 0; p < spec.partitions; p++) {
+        this.sql.deleteOlderThan.run(name, p, cutoff, this.nextOffset(name, p) - 1);
+      }
+    }
+  }
+}
+
+export const openLog = (db: SqliteDb): Log => new SqliteLog(db);

@@ -1,0 +1,125 @@
+import { describe, expect, it } from 'vitest';
+import { DeliveryAborted, type DeliveryContext, deliver, type TransientWait } from '../src/delivery.ts';
+import { type BusMessage, BusUnavailableError, type OutgoingMessage } from '../src/event-bus.ts';
+
+const message = (value: string, offset: number): BusMessage => ({
+  topic: 'forms.submission',
+  partition: 0,
+  offset: String(offset),
+  key: 'k',
+  value,
+  headers: { h: value },
+  timestamp: 0,
+});
+const batch = ['a', 'bad', 'c'].map(message);
+const transientError = () => Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:27017'), { code: 'ECONNREFUSED' });
+const permanentError = () => Object.assign(new Error('invalid payload'), { retryable: false });
+
+/** A delivery context whose dead-letter publisher records what it was given (and can be made to refuse). */
+function context(refusals = 0, signal = new AbortController().signal) {
+  const dead: { topic: string; record: OutgoingMessage }[] = [];
+  const waits: TransientWait[] = [];
+  let refuse = refusals;
+  const ctx: DeliveryContext = {
+    group: 'forms.test',
+    policy: { attempts: 3, initialDelayMs: 1, maxDelayMs: 4 },
+    signal,
+    dlq: {
+      publish: async (topic, records) => {
+        if (refuse-- > 0) throw new BusUnavailableError('event log is overloaded');
+        for (const record of records) dead.push({ topic, record });
+      },
+    },
+    onTransient: (_err, wait) => void waits.push(wait),
+  };
+  return { ctx, dead, waits };
+}
+
+describe('deliver', () => {
+  it('retries a transient failure past the unknown-failure attempts, reporting the wait once, and dead-letters nothing', async () => {
+    const { ctx, dead, waits } = context();
+    const calls: string[][] = [];
+    await deliver(
+      batch,
+      async (b) => {
+        calls.push(b.map((m) => m.value));
+        if (calls.length <= 12) throw transientError();
+      },
+      ctx,
+    );
+    expect(calls).toHaveLength(13);
+    expect(calls.every((c) => c.length === 3)).toBe(true);
+    expect(dead).toEqual([]);
+    expect(waits).toEqual([{ attempts: 1, waitingMs: 0 }]);
+  });
+
+  it('on a permanent failure runs each message alone once and dead-letters the bad one at once', async () => {
+    const { ctx, dead } = context();
+    const calls: string[][] = [];
+    await deliver(
+      batch,
+      async (b) => {
+        calls.push(b.map((m) => m.value));
+        if (b.some((m) => m.value === 'bad')) throw permanentError();
+      },
+      ctx,
+    );
+    expect(calls).toEqual([['a', 'bad', 'c'], ['a'], ['bad'], ['c']]);
+    expect(dead.map((d) => [d.topic, d.record.value, d.record.headers?.['x-failure']])).toEqual([
+      ['forms.submission.dlq', 'bad', 'permanent'],
+    ]);
+    const headers = dead[0]?.record.headers ?? {};
+    expect(headers).toMatchObject({ h: 'bad', 'x-error': 'invalid payload', 'x-group': 'forms.test' });
+    expect(headers).toMatchObject({ 'x-partition': '0', 'x-offset': '1' });
+    expect(Date.parse(headers['x-dead-lettered-at'] ?? '')).toBeGreaterThan(Date.now() - 60_000);
+  });
+
+  it('on an unknown failure tries the batch, then each message, `attempts` times before dead-lettering', async () => {
+    const { ctx, dead } = context();
+    const calls: string[][] = [];
+    await deliver(
+      batch,
+      async (b) => {
+        calls.push(b.map((m) => m.value));
+        if (b.some((m) => m.value === 'bad')) throw new Error('cannot handle');
+      },
+      ctx,
+    );
+    expect(calls.filter((c) => c.length === 3)).toHaveLength(3);
+    expect(calls.filter((c) => c.length === 1 && c[0] === 'bad')).toHaveLength(3);
+    expect(dead.map((d) => [d.record.value, d.record.headers?.['x-failure']])).toEqual([['bad', 'unknown']]);
+  });
+
+  it('waits out an unavailable dead-letter topic instead of giving up on the batch', async () => {
+    const { ctx, dead } = context(3);
+    await deliver(
+      [message('bad', 7)],
+      async () => {
+        throw permanentError();
+      },
+      ctx,
+    );
+    expect(dead.map((d) => d.record.value)).toEqual(['bad']);
+  });
+
+  it('stops waiting on a transient failure as soon as the signal aborts, and rejects with DeliveryAborted', async () => {
+    const stop = new AbortController();
+    const { ctx, dead } = context(0, stop.signal);
+    ctx.policy = { attempts: 3, initialDelayMs: 60_000, maxDelayMs: 60_000 };
+    let calls = 0;
+    const delivering = deliver(
+      batch,
+      async () => {
+        calls++;
+        throw transientError();
+      },
+      ctx,
+    );
+    await new Promise((r) => setTimeout(r, 50));
+    const t0 = Date.now();
+    stop.abort();
+    await expect(delivering).rejects.toBeInstanceOf(DeliveryAborted);
+    expect(Date.now() - t0).toBeLessThan(1_000);
+    expect([calls, dead.length]).toEqual([1, 0]);
+  });
+});

@@ -1,0 +1,2 @@
+export * from './contract-suite.ts';
+export * from './eventually.ts';
