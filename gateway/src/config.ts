@@ -13,6 +13,8 @@ export const GatewayEnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   PUBLIC_URL: z.url().transform((u) => u.replace(/\/$/, '')),
   AUTH_SECRET: secretEnv,
+  /** Bearer token of the operator API (`/api/ops/*`: dead letters); without it that API answers 404. */
+  OPERATOR_TOKEN: secretEnv.optional(),
   /** Where mail goes without SMTP_URL. */
   MAIL_DIR: z.string().default('./data/mail'),
   /** Each a comma-separated list of a service's instances, used round-robin. */

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { Agent, type IncomingMessage, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { type Accounts, type Caller, CLIENT_IP_HEADER } from '@formgate/accounts';
+import type { EventBus } from '@formgate/bus';
 import { authorize } from '@formgate/contracts';
 import {
   AppError,
@@ -20,6 +21,7 @@ import { toNodeHandler } from 'better-auth/node';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import { createProxyMiddleware } from 'http-proxy-middleware';
 import { clientIp } from './client-ip.ts';
+import { createDeadLetterGauge, operatorRoutes } from './operator.routes.ts';
 import { createRawProxy } from './raw-proxy.ts';
 import { createRouter, isPublicIngestPath, type RouteSpec, type ServiceName } from './routes.ts';
 
@@ -39,6 +41,8 @@ export interface GatewayDeps {
   trustedOrigins: string[];
   /** Peers whose `X-Forwarded-For` is believed (a load balancer in front of the gateway). */
   trustedProxies?: string[];
+  /** The operator API (`/api/ops/*`: dead letters); absent, it answers 404. */
+  operator?: { token: string; bus: EventBus };
   /** Built dashboard (`web/dist`), served for every other GET. */
   webDir?: string;
 }
@@ -161,7 +165,8 @@ export function createGateway(deps: GatewayDeps) {
   app.set('trust proxy', false);
   app.use(requestId());
   app.use('/api', requestLog(deps.logger));
-  app.get('/healthz', (_req, res) => void res.json({ status: 'ok' }));
+  const deadLetters = deps.operator ? createDeadLetterGauge(deps.operator.bus) : undefined;
+  app.get('/healthz', (_req, res) => void res.json({ status: 'ok', deadLetters: deadLetters?.snapshot() ?? null }));
   app.all('/api/auth/*splat', toNodeHandler(deps.accounts.auth));
   app.use(async (req, res, next) => {
     const found = router.find(req.method, req.path);
@@ -185,6 +190,7 @@ export function createGateway(deps: GatewayDeps) {
     if (!forward) throw new AppError('UPSTREAM_UNAVAILABLE');
     forward(req, res, next);
   });
+  if (deps.operator) app.use('/api/ops', operatorRoutes(deps.operator));
   app.use('/api', (_req, _res, next) => next(new AppError('NOT_FOUND')));
   if (deps.webDir && existsSync(join(deps.webDir, 'index.html'))) {
     const webDir = deps.webDir;

@@ -36,6 +36,7 @@ await runDistributed('gateway', loadGatewayConfig, async ({ config, logger, bus,
     logger,
     trustedOrigins: [config.PUBLIC_URL],
     trustedProxies: settings.trustedProxies,
+    ...(config.OPERATOR_TOKEN ? { operator: { token: config.OPERATOR_TOKEN, bus } } : {}),
     webDir: fileURLToPath(new URL('../../web/dist', import.meta.url)),
   });
   return {

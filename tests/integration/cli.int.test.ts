@@ -13,7 +13,8 @@ beforeAll(async () => {
 });
 afterAll(() => app?.stop());
 
-describe('the operator CLI', () => {
+// Each CLI call is a new Node process (tsx): seconds each on a loaded 2-core machine.
+describe('the operator CLI', { timeout: 90_000 }, () => {
   it('signs up, mints an organization API key, and drives forms and submissions with it', async () => {
     const base = { ...process.env, FORMGATE_URL: app.baseUrl, FORMGATE_PASSWORD: PASSWORD };
     const cli = async (env: NodeJS.ProcessEnv, ...args: string[]) =>

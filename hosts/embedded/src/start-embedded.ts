@@ -115,6 +115,7 @@ export async function startEmbedded(config: EmbeddedConfig) {
     logger,
     trustedOrigins,
     trustedProxies: settings.trustedProxies,
+    operator: { token: ensureSecretFile(config.DATA_DIR, 'operator-token', config.OPERATOR_TOKEN), bus },
     webDir: WEB_DIST,
   });
   handler = gateway.handle;

@@ -11,6 +11,8 @@ export const loadCliConfig = defineConfig(
       FORMGATE_API_KEY: z.string().min(1).optional(),
       /** The account password for `account` commands (otherwise read from standard input). */
       FORMGATE_PASSWORD: z.string().min(1).optional(),
+      /** The deployment's operator token, for `dlq` commands (embedded mode: the file DATA_DIR/operator-token). */
+      FORMGATE_OPERATOR_TOKEN: z.string().min(1).optional(),
     })
     .transform((c) => ({ ...c, FORMGATE_URL: (c.FORMGATE_URL ?? `http://localhost:${c.PORT}`).replace(/\/$/, '') })),
 );

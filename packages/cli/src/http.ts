@@ -8,11 +8,12 @@ type Payload = { error?: { message?: string; code?: string }; message?: string; 
  * One HTTP client for the CLI: JSON in and out, the API's error envelope (or better-auth's `{code, message}`)
  * turned into a readable error, and a cookie jar for the account commands.
  */
-export function createClient(config: CliConfig, auth: { apiKey?: string } = {}) {
+export function createClient(config: CliConfig, auth: { apiKey?: string; bearer?: string } = {}) {
   const cookies = new Map<string, string>();
   return async function call(method: string, path: string, body?: unknown): Promise<unknown> {
     const headers: Record<string, string> = { accept: 'application/json', origin: config.FORMGATE_URL };
     if (auth.apiKey) headers['x-api-key'] = auth.apiKey;
+    if (auth.bearer) headers.authorization = `Bearer ${auth.bearer}`;
     if (cookies.size) headers.cookie = [...cookies].map(([k, v]) => `${k}=${v}`).join('; ');
     if (body !== undefined) headers['content-type'] = 'application/json';
     let res: Response;

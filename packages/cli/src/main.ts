@@ -1,6 +1,7 @@
 import { createInterface } from 'node:readline/promises';
 import { parseArgs } from 'node:util';
 import { type CliConfig, loadCliConfig } from './config.ts';
+import { dlqCommand } from './dlq.ts';
 import { CliError, createClient } from './http.ts';
 
 const USAGE = `Usage:
@@ -9,12 +10,17 @@ const USAGE = `Usage:
   formgate forms create --name <name> [--slug <slug>] [--redirect <url>]
   formgate forms list
   formgate submissions list --form <id> [--limit <n>] [--cursor <c>]
+  formgate dlq counts
+  formgate dlq list --topic <topic> [--from <offset>] [--limit <n>]
+  formgate dlq replay --topic <topic> (--offset <o>[,<o>...] | --from <o> --to <o> | --all)
 
 Talks to a running Formgate (FORMGATE_URL, or http://localhost:$PORT) and prints the API's JSON.
 forms and submissions commands authenticate with an organization API key: FORMGATE_API_KEY=fg_...
 account commands take the password from FORMGATE_PASSWORD or standard input. signup sends a verification
 email (embedded mode without SMTP: a file in DATA_DIR/mail, and its link in the server log); create-key signs
-in, creates the organization if the account has none, and prints a new API key (shown once).`;
+in, creates the organization if the account has none, and prints a new API key (shown once).
+dlq commands are for the deployment's operator: FORMGATE_OPERATOR_TOKEN (embedded mode: DATA_DIR/operator-token).
+A replayed dead letter is appended to its topic once, however often it is replayed.`;
 
 async function password(config: CliConfig): Promise<string> {
   if (config.FORMGATE_PASSWORD) return config.FORMGATE_PASSWORD;
@@ -61,12 +67,25 @@ async function run(argv: string[]): Promise<unknown> {
     allowPositionals: true,
     options: {
       ...Object.fromEntries(
-        ['name', 'slug', 'redirect', 'form', 'limit', 'cursor', 'email', 'org-name', 'key-name', 'scope'].map((o) => [
-          o,
-          { type: 'string' as const },
-        ]),
+        [
+          'name',
+          'slug',
+          'redirect',
+          'form',
+          'limit',
+          'cursor',
+          'email',
+          'org-name',
+          'key-name',
+          'scope',
+          'topic',
+          'from',
+          'to',
+          'offset',
+        ].map((o) => [o, { type: 'string' as const }]),
       ),
       help: { type: 'boolean', short: 'h' },
+      all: { type: 'boolean' },
     },
   });
   const v = values as Values;
@@ -104,6 +123,10 @@ async function run(argv: string[]): Promise<unknown> {
       const qs = query.size ? `?${query}` : '';
       return keyed(config)('GET', `/api/v1/forms/${encodeURIComponent(v.form)}/submissions${qs}`);
     }
+    case 'dlq counts':
+    case 'dlq list':
+    case 'dlq replay':
+      return dlqCommand(config, positionals[1] as 'counts' | 'list' | 'replay', { ...v, all: values.all === true });
     default:
       throw new CliError(`Unknown command "${command}".\n\n${USAGE}`);
   }
