@@ -10,6 +10,7 @@ interface DistributedConfig {
   PORT: number;
   HOST: string;
   KAFKA_BROKERS: string[];
+  KAFKA_PUBLISH_TIMEOUT_MS: number;
   MONGO_URL: string;
   MONGO_DB_PREFIX: string;
   INSTANCE_ID: string;
@@ -45,6 +46,7 @@ export async function runDistributed<C extends DistributedConfig>(
     const bus = createKafkaBus({
       brokers: config.KAFKA_BROKERS,
       clientId: `${name}-${config.INSTANCE_ID}`,
+      publishTimeoutMs: config.KAFKA_PUBLISH_TIMEOUT_MS,
       onError: (err, context) => logger.warn({ err, context }, 'kafka'),
     });
     const connections: MongoConnection[] = [];

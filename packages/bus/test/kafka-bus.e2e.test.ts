@@ -4,7 +4,7 @@ import { eventually } from '@formgate/kit/testing';
 import { ownLocalKafka } from '@formgate/kit/testing/backends';
 import { ConfigResourceTypes, Kafka, logLevel } from 'kafkajs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { BusMessage, EventBus, Subscription } from '../src/event-bus.ts';
+import { type BusMessage, BusUnavailableError, type EventBus, type Subscription } from '../src/event-bus.ts';
 import { createKafkaBus, type KafkaBusOptions } from '../src/kafka/index.ts';
 import { runBusContract } from './bus.contract.ts';
 
@@ -134,6 +134,10 @@ describe('Kafka bus recovery', () => {
     await bus.publish(topic, [{ key: 'k', value: 'before' }]);
     await eventually(() => expect(seen.map((m) => m.value)).toEqual(['before']), 30_000);
     await broker.stop();
+    const down = Date.now();
+    await expect(bus.publish(topic, [{ key: 'k', value: 'while down' }])).rejects.toBeInstanceOf(BusUnavailableError);
+    // The publish deadline (3 s), not kafkajs' retries, decides how long a caller waits to learn the log is down.
+    expect(Date.now() - down).toBeLessThan(6_000);
     await broker.start();
     const back = Date.now();
     await eventually(() => bus.publish(topic, [{ key: 'k', value: 'after' }]), 15_000);

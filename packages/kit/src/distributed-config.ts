@@ -7,6 +7,8 @@ export const serviceEnv = {
   PORT: z.coerce.number().int().min(0).max(65535),
   HOST: z.string().default('0.0.0.0'),
   KAFKA_BROKERS: brokersEnv,
+  /** How long a publish waits for Kafka's acknowledgement before the caller is told the log is unavailable. */
+  KAFKA_PUBLISH_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(3_000),
   MONGO_URL: z.string().regex(/^mongodb(\+srv)?:\/\//, 'expected a mongodb:// URL'),
   /** Databases are `<prefix>_<service>`: one per service, several deployments per server. */
   MONGO_DB_PREFIX: z

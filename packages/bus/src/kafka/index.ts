@@ -18,6 +18,11 @@ export interface KafkaBusOptions {
   maxBatchMessages?: number;
   /** Messages accepted but not yet acknowledged; beyond it publish() rejects with BusUnavailableError. */
   maxQueuedMessages?: number;
+  /**
+   * How long publish() waits for the broker's acknowledgement before rejecting with BusUnavailableError (default
+   * 3 s), so a caller answers 503 quickly while the broker is down instead of waiting out kafkajs' retries.
+   */
+  publishTimeoutMs?: number;
   replicationFactor?: number;
   connectionTimeoutMs?: number;
   requestTimeoutMs?: number;
@@ -65,6 +70,7 @@ export function createKafkaBus(opts: KafkaBusOptions): EventBus {
     lingerMs: opts.lingerMs ?? 5,
     maxBatchMessages: opts.maxBatchMessages ?? 500,
     maxQueuedMessages: opts.maxQueuedMessages ?? 50_000,
+    publishTimeoutMs: opts.publishTimeoutMs ?? 3_000,
     onError,
     onSend: opts.onSend,
     requireTopic: topics.require,

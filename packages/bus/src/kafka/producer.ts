@@ -10,6 +10,8 @@ export interface ProducerOptions {
   lingerMs: number;
   maxBatchMessages: number;
   maxQueuedMessages: number;
+  /** A publish not acknowledged by then is rejected: dropped if still queued, else perhaps written anyway. */
+  publishTimeoutMs: number;
   onError: OnError;
   onSend?: (messageCount: number) => void;
   /** Rejects when the topic does not exist. */
@@ -97,7 +99,17 @@ class LingeringProducer implements BatchingProducer {
       return { key: m.key, value: m.value, headers: m.headers ?? {} };
     });
     await new Promise<void>((resolve, reject) => {
-      this.queue.push({ topic, messages: records, bytes, resolve, reject });
+      const pending: Pending = { topic, messages: records, bytes, resolve, reject };
+      const timer = setTimeout(() => this.expire(pending), this.opts.publishTimeoutMs);
+      pending.resolve = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      pending.reject = (err) => {
+        clearTimeout(timer);
+        reject(err);
+      };
+      this.queue.push(pending);
       this.waiting += records.length;
       this.pump();
     });
@@ -108,6 +120,16 @@ class LingeringProducer implements BatchingProducer {
     this.pump();
     while (this.sending) await this.sending;
     await this.producer.reset();
+  }
+
+  /** Past its deadline: taken out of the queue if no produce request carries it yet (then it is never written). */
+  private expire(p: Pending) {
+    const at = this.queue.indexOf(p);
+    if (at >= 0) {
+      this.queue.splice(at, 1);
+      this.waiting -= p.messages.length;
+    }
+    p.reject(new BusUnavailableError(`Kafka did not acknowledge within ${this.opts.publishTimeoutMs} ms`));
   }
 
   private pump() {
