@@ -1,5 +1,5 @@
 import { accountEnv } from '@formgate/accounts';
-import { parseConfig, secretEnv, serviceEnv } from '@formgate/kit';
+import { defineConfig, secretEnv, serviceEnv } from '@formgate/kit';
 import { z } from 'zod';
 
 const urlList = z
@@ -27,6 +27,4 @@ export const GatewayEnvSchema = z.object({
 export type GatewayConfig = z.infer<typeof GatewayEnvSchema>;
 
 /** The distributed gateway: where each service listens, its accounts database and the shared secrets. */
-export function loadGatewayConfig(env: Record<string, string | undefined> = process.env): GatewayConfig {
-  return parseConfig(GatewayEnvSchema, env);
-}
+export const loadGatewayConfig = defineConfig(GatewayEnvSchema);

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { accountEnv } from '@formgate/accounts';
-import { commonEnv, parseConfig, secretEnv } from '@formgate/kit';
+import { commonEnv, defineConfig, secretEnv } from '@formgate/kit';
 import { z } from 'zod';
 
 export const EmbeddedEnvSchema = z.object({
@@ -28,6 +28,4 @@ export const EmbeddedEnvSchema = z.object({
 export type EmbeddedConfig = z.infer<typeof EmbeddedEnvSchema>;
 
 /** The embedded host's whole configuration, parsed once; a bad value stops the boot listing every problem. */
-export function loadEmbeddedConfig(env: Record<string, string | undefined> = process.env): EmbeddedConfig {
-  return parseConfig(EmbeddedEnvSchema, env);
-}
+export const loadEmbeddedConfig = defineConfig(EmbeddedEnvSchema);
