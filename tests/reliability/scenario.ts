@@ -91,7 +91,9 @@ export async function check(
  * what a scenario needs: a fresh form in its own organization, load through the gateway, and the checker.
  */
 export async function startScenarioCluster(backends: { kafkaBrokers: string; mongoUrl: string }) {
+  const t0 = Date.now();
   const cluster = await startDistributed(backends);
+  process.stderr.write(`[reliability] distributed deployment up in ${(Date.now() - t0) / 1000} s\n`);
   const ingestUrls = () => ['ingest-1', 'ingest-2'].map((n) => cluster.processes[n]?.url as string);
   return {
     cluster,

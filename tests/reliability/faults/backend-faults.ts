@@ -23,6 +23,8 @@ export interface OwnBackend {
   start(): Promise<void>;
   /** Graceful stop. */
   stop(): Promise<void>;
+  /** Whether the server process named by its pid file is alive. */
+  running(): boolean;
 }
 
 const alive = (pid: number) => {
@@ -89,6 +91,13 @@ export async function startOwnBackend(kind: BackendKind, port: number): Promise<
       }
     },
     start: async () => void (await start()),
+    running() {
+      try {
+        return alive(readPid());
+      } catch {
+        return false;
+      }
+    },
     async stop() {
       await sh('stop', 90_000);
       process.off('exit', killOnExit);

@@ -20,7 +20,7 @@ const SETTLE_MS = 2_000;
 /** Nothing changed this long with acked ids missing: look whether they are all dead-lettered (terminal). */
 const STALL_MS = 10_000;
 /** A full listing at least this often, whatever the counter says (it is a trigger, never the truth). */
-const LIST_EVERY_MS = 5_000;
+const LIST_EVERY_MS = 15_000;
 
 /**
  * Quiesces (polls the read model until every acked id is listed and the count is stable, until the missing ones are
@@ -28,6 +28,7 @@ const LIST_EVERY_MS = 5_000;
  * that was not sent; an unknown request stored at most once), I5 (recovery time) and that no acked id is in the DLQ.
  */
 export async function checkLedger(opts: CheckOptions): Promise<LedgerReport> {
+  const checkStartedAt = Date.now();
   const acked = opts.ledger.entries.filter((e) => e.outcome === 'acked');
   const ackedIds = new Set(acked.map((e) => e.id as string));
   const reference = Math.max(opts.faultsEndedAt, opts.ledger.endedAt);
@@ -38,7 +39,8 @@ export async function checkLedger(opts: CheckOptions): Promise<LedgerReport> {
   };
 
   let stored: StoredSubmission[] = [];
-  let listedAt = 0;
+  let [listStartedAt, listedAt] = [0, 0];
+  let countAtListing = -1;
   let allPresentAt: number | undefined;
   let settled: LedgerReport['settled'] = 'deadline';
   let [lastCount, lastListed, progressAt] = [-1, -1, Date.now()];
@@ -48,16 +50,21 @@ export async function checkLedger(opts: CheckOptions): Promise<LedgerReport> {
     const polledAt = Date.now();
     const count = await opts.readModel.count(opts.formId).catch(() => lastCount);
     if (count !== lastCount) [lastCount, progressAt] = [count, polledAt];
-    if (count >= ackedIds.size || polledAt - listedAt >= LIST_EVERY_MS) {
-      stored = await opts.readModel.listAll(opts.formId);
+    // A listing is expensive: list when the counter says enough are there and changed since, or every few seconds.
+    const stale = count !== countAtListing && count >= ackedIds.size;
+    if (stale || polledAt - listedAt >= LIST_EVERY_MS) {
+      listStartedAt = Date.now();
+      [stored, countAtListing] = [await opts.readModel.listAll(opts.formId), count];
       listedAt = Date.now();
       if (stored.length !== lastListed) [lastListed, progressAt] = [stored.length, polledAt];
-      if (missingIn(stored).length === 0) {
-        allPresentAt ??= polledAt;
-        if (polledAt - progressAt >= SETTLE_MS) {
-          settled = 'complete';
-          break;
-        }
+    }
+    if (missingIn(stored).length === 0) {
+      // The counter already counted them when this listing began (resolution: one listing).
+      allPresentAt ??= listStartedAt;
+      // Settled: nothing changed for a while, and the listing has what the counter counts (else list again).
+      if (polledAt - progressAt >= SETTLE_MS && (stored.length === count || listedAt - progressAt >= SETTLE_MS)) {
+        settled = 'complete';
+        break;
       }
     }
     if (allPresentAt === undefined && opts.readDlq && polledAt - Math.max(progressAt, dlqReadAt) >= STALL_MS) {
@@ -73,13 +80,9 @@ export async function checkLedger(opts: CheckOptions): Promise<LedgerReport> {
   }
   if (settled === 'deadline') stored = await opts.readModel.listAll(opts.formId);
   if (opts.readDlq) dlq = await opts.readDlq();
-  return report(
-    opts,
-    stored,
-    dlq ?? [],
-    allPresentAt === undefined ? null : (allPresentAt - reference) / 1000,
-    settled,
-  );
+  const recoverySeconds = allPresentAt === undefined ? null : (allPresentAt - reference) / 1000;
+  const checkSeconds = (Date.now() - checkStartedAt) / 1000;
+  return { ...report(opts, stored, dlq ?? [], recoverySeconds, settled), checkSeconds };
 }
 
 function report(
@@ -88,7 +91,7 @@ function report(
   dlq: DlqEntry[],
   recoverySeconds: number | null,
   settled: LedgerReport['settled'],
-): LedgerReport {
+): Omit<LedgerReport, 'checkSeconds'> {
   const { entries } = opts.ledger;
   const byKey = new Map(entries.map((e) => [e.key, e]));
   const idCount = new Map<string, number>();

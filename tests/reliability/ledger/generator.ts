@@ -13,6 +13,8 @@ export interface LoadOptions {
   ratePerSecond?: number;
   /** Attempts per submission, the first included (a client that gives up after that many). */
   maxAttempts?: number;
+  /** How long a client keeps retrying one submission after its first attempt. */
+  retryBudgetMs?: number;
   attemptTimeoutMs?: number;
   /** The whole run: after it nothing new is sent and nothing is retried. */
   deadlineMs?: number;
@@ -81,10 +83,12 @@ const retryAfter = (headers: Record<string, string | string[] | undefined>) => {
 /**
  * Sends `count` JSON submissions to `/f/{formKey}` over `connections` keep-alive connections, each with its own
  * `Idempotency-Key`, retrying errors, timeouts and 5xx/429 with the same key and exponential backoff (at least the
- * `Retry-After` it was given), as a real client would. Every loop is bounded by `maxAttempts` and `deadlineMs`.
+ * `Retry-After` it was given), as a real client would. Every loop is bounded by `maxAttempts`, `retryBudgetMs` and
+ * `deadlineMs`.
  */
 export function startLoad(opts: LoadOptions): Load {
-  const maxAttempts = opts.maxAttempts ?? 12;
+  const maxAttempts = opts.maxAttempts ?? 40;
+  const retryBudgetMs = opts.retryBudgetMs ?? 90_000;
   const attemptTimeoutMs = opts.attemptTimeoutMs ?? 15_000;
   const url = new URL(`/f/${opts.formKey}`, opts.baseUrl);
   if (url.hostname !== '127.0.0.1') throw new Error(`load goes to loopback only, not ${url.hostname}`);
@@ -102,7 +106,8 @@ export function startLoad(opts: LoadOptions): Load {
 
   const submit = async (entry: LedgerEntry, index: number) => {
     const body = JSON.stringify({ ledger: entry.key, n: String(index), message: 'reliability ledger' });
-    for (let attempt = 1; attempt <= maxAttempts && Date.now() < deadline; attempt++) {
+    const giveUpAt = Math.min(deadline, Date.now() + retryBudgetMs);
+    for (let attempt = 1; attempt <= maxAttempts && Date.now() < giveUpAt; attempt++) {
       const answer = await post(url, entry.key, body, agent, attemptTimeoutMs);
       entry.attempts.push(answer.label);
       entry.outcome = 'unknown';
@@ -114,7 +119,7 @@ export function startLoad(opts: LoadOptions): Load {
       }
       if (!answer.retriable) return;
       const backoff = Math.min(4_000, 200 * 2 ** (attempt - 1)) * (0.5 + Math.random() / 2);
-      await sleep(Math.min(Math.max(backoff, answer.retryAfterMs ?? 0), Math.max(0, deadline - Date.now())));
+      await sleep(Math.min(Math.max(backoff, answer.retryAfterMs ?? 0), Math.max(0, giveUpAt - Date.now())));
     }
   };
 

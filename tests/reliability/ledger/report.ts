@@ -21,6 +21,7 @@ export function printReport(r: LedgerReport, extra: Record<string, unknown> = {}
     recoveryS: r.recoverySeconds,
     settled: r.settled,
     loadS: r.loadSeconds,
+    checkS: r.checkSeconds,
     statuses: JSON.stringify(r.statusCounts),
     ...extra,
   };

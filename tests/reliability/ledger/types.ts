@@ -57,4 +57,6 @@ export interface LedgerReport {
   /** Labels of every attempt (`200`, `503`, `ECONNREFUSED`, …) and their counts. */
   statusCounts: Record<string, number>;
   loadSeconds: number;
+  /** How long quiescing and checking took (the DLQ read included). */
+  checkSeconds: number;
 }
