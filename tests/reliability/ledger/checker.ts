@@ -12,15 +12,20 @@ export interface CheckOptions {
   recoveryDeadlineMs: number;
   /** Reads this form's records of `ingest.submission.dlq` (distributed mode). */
   readDlq?: () => Promise<DlqEntry[]>;
+  /** Overrides of the quiescing intervals (the checker's own tests shorten them). */
+  timing?: Partial<typeof TIMING>;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-/** All acked listed and nothing changed this long: nothing more (e.g. an unknown request) is on its way. */
-const SETTLE_MS = 2_000;
-/** Nothing changed this long with acked ids missing: look whether they are all dead-lettered (terminal). */
-const STALL_MS = 10_000;
-/** A full listing at least this often, whatever the counter says (it is a trigger, never the truth). */
-const LIST_EVERY_MS = 15_000;
+const TIMING = {
+  /** All acked listed and nothing changed this long: nothing more (e.g. an unknown request) is on its way. */
+  settleMs: 2_000,
+  /** Nothing changed this long with acked ids missing: look whether they are all dead-lettered (terminal). */
+  stallMs: 10_000,
+  /** A full listing at least this often, whatever the counter says (it is a trigger, never the truth). */
+  listEveryMs: 15_000,
+  pollMs: 500,
+};
 
 /**
  * Quiesces (polls the read model until every acked id is listed and the count is stable, until the missing ones are
@@ -29,6 +34,7 @@ const LIST_EVERY_MS = 15_000;
  */
 export async function checkLedger(opts: CheckOptions): Promise<LedgerReport> {
   const checkStartedAt = Date.now();
+  const { settleMs, stallMs, listEveryMs, pollMs } = { ...TIMING, ...opts.timing };
   const acked = opts.ledger.entries.filter((e) => e.outcome === 'acked');
   const ackedIds = new Set(acked.map((e) => e.id as string));
   const reference = Math.max(opts.faultsEndedAt, opts.ledger.endedAt);
@@ -52,7 +58,7 @@ export async function checkLedger(opts: CheckOptions): Promise<LedgerReport> {
     if (count !== lastCount) [lastCount, progressAt] = [count, polledAt];
     // A listing is expensive: list when the counter says enough are there and changed since, or every few seconds.
     const stale = count !== countAtListing && count >= ackedIds.size;
-    if (stale || polledAt - listedAt >= LIST_EVERY_MS) {
+    if (stale || polledAt - listedAt >= listEveryMs) {
       listStartedAt = Date.now();
       [stored, countAtListing] = [await opts.readModel.listAll(opts.formId), count];
       listedAt = Date.now();
@@ -62,12 +68,12 @@ export async function checkLedger(opts: CheckOptions): Promise<LedgerReport> {
       // The counter already counted them when this listing began (resolution: one listing).
       allPresentAt ??= listStartedAt;
       // Settled: nothing changed for a while, and the listing has what the counter counts (else list again).
-      if (polledAt - progressAt >= SETTLE_MS && (stored.length === count || listedAt - progressAt >= SETTLE_MS)) {
+      if (polledAt - progressAt >= settleMs && (stored.length === count || listedAt - progressAt >= settleMs)) {
         settled = 'complete';
         break;
       }
     }
-    if (allPresentAt === undefined && opts.readDlq && polledAt - Math.max(progressAt, dlqReadAt) >= STALL_MS) {
+    if (allPresentAt === undefined && opts.readDlq && polledAt - Math.max(progressAt, dlqReadAt) >= stallMs) {
       dlqReadAt = polledAt;
       dlq = await opts.readDlq().catch(() => []);
       const dead = new Set(dlq.map((d) => d.submissionId));
@@ -76,7 +82,7 @@ export async function checkLedger(opts: CheckOptions): Promise<LedgerReport> {
         break;
       }
     }
-    await sleep(500);
+    await sleep(pollMs);
   }
   if (settled === 'deadline') stored = await opts.readModel.listAll(opts.formId);
   if (opts.readDlq) dlq = await opts.readDlq();

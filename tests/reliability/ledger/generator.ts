@@ -36,9 +36,16 @@ function retryAfterMs(header: string | string[] | undefined): number | undefined
   return Number.isFinite(seconds) && seconds >= 0 ? Math.min(seconds, 10) * 1000 : undefined;
 }
 
-/** One POST, never throwing: a network error or a timeout is an answer labelled with its code. */
+/** One POST, never throwing and settling exactly once: a network error, a reset or a timeout is a labelled answer. */
 function post(url: URL, key: string, body: string, agent: Agent, timeoutMs: number): Promise<Answer> {
   return new Promise((resolve) => {
+    let settled = false;
+    const finish = (answer: Answer) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve(answer);
+    };
     const req = request(url, {
       method: 'POST',
       agent,
@@ -49,26 +56,27 @@ function post(url: URL, key: string, body: string, agent: Agent, timeoutMs: numb
         'content-length': Buffer.byteLength(body),
       },
     });
-    const timer = setTimeout(() => req.destroy(Object.assign(new Error('timeout'), { code: 'TIMEOUT' })), timeoutMs);
-    req.on('error', (err: NodeJS.ErrnoException) => {
-      clearTimeout(timer);
-      resolve({ label: err.code ?? 'ERROR', retriable: true });
-    });
+    const timer = setTimeout(() => {
+      finish({ label: 'TIMEOUT', retriable: true });
+      req.destroy();
+    }, timeoutMs);
+    req.on('error', (err: NodeJS.ErrnoException) => finish({ label: err.code ?? 'ERROR', retriable: true }));
     req.on('response', (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('error', () => {});
+      // The connection dropped in the middle of the answer: the client does not know the outcome.
+      res.on('close', () => finish({ label: 'RESPONSE_CUT', retriable: true }));
       res.on('end', () => {
-        clearTimeout(timer);
         const status = res.statusCode ?? 0;
         let id: string | undefined;
         try {
           id = (JSON.parse(Buffer.concat(chunks).toString()) as { id?: unknown }).id as string | undefined;
         } catch {}
         if (status >= 200 && status < 300 && typeof id !== 'string') {
-          return resolve({ label: `${status}-without-id`, retriable: false });
+          return finish({ label: `${status}-without-id`, retriable: false });
         }
-        resolve({ label: String(status), id, retriable: RETRIABLE_STATUS.has(status), ...retryAfter(res.headers) });
+        finish({ label: String(status), id, retriable: RETRIABLE_STATUS.has(status), ...retryAfter(res.headers) });
       });
     });
     req.end(body);
