@@ -73,7 +73,7 @@ describe('reliability: broker and database faults under load (distributed mode)'
       try {
         let faultsEndedAt = 0;
         for (const downMs of [5_000, 5_000, 60_000]) {
-          await sleep(5_000);
+          await sleep(3_000);
           faultsEndedAt = await outage(ferret, downMs);
         }
         const report = await env.check(form, await load.done, { faultsEndedAt, recoveryDeadlineMs: 90_000 });

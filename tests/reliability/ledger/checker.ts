@@ -85,7 +85,7 @@ export async function checkLedger(opts: CheckOptions): Promise<LedgerReport> {
     await sleep(pollMs);
   }
   if (settled === 'deadline') stored = await opts.readModel.listAll(opts.formId);
-  if (opts.readDlq) dlq = await opts.readDlq();
+  if (opts.readDlq && settled !== 'dead-lettered') dlq = await opts.readDlq();
   const recoverySeconds = allPresentAt === undefined ? null : (allPresentAt - reference) / 1000;
   const checkSeconds = (Date.now() - checkStartedAt) / 1000;
   return { ...report(opts, stored, dlq ?? [], recoverySeconds, settled), checkSeconds };
