@@ -60,8 +60,10 @@ export async function startOwnBackend(kind: BackendKind, port: number): Promise<
   const readPid = () => {
     const pid = Number(readFileSync(pidFile, 'utf8').trim());
     const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-    // Guard against a recycled pid: the command line names this instance's run dir.
-    if (!cmdline.includes(instanceDir)) throw new Error(`pid ${pid} in ${pidFile} is not this ${kind}`);
+    // Guard against a recycled pid: the command line names this instance's run dir or its listen address.
+    if (!cmdline.includes(instanceDir) && !cmdline.includes(`127.0.0.1:${port}`)) {
+      throw new Error(`pid ${pid} in ${pidFile} is not this ${kind}`);
+    }
     return pid;
   };
   await sh('stop', 90_000);

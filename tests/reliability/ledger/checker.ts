@@ -21,7 +21,7 @@ const TIMING = {
   /** All acked listed and nothing changed this long: nothing more (e.g. an unknown request) is on its way. */
   settleMs: 2_000,
   /** Nothing changed this long with acked ids missing: look whether they are all dead-lettered (terminal). */
-  stallMs: 10_000,
+  stallMs: 5_000,
   /** A full listing at least this often, whatever the counter says (it is a trigger, never the truth). */
   listEveryMs: 15_000,
   pollMs: 500,
@@ -64,7 +64,7 @@ export async function checkLedger(opts: CheckOptions): Promise<LedgerReport> {
       listedAt = Date.now();
       if (stored.length !== lastListed) [lastListed, progressAt] = [stored.length, polledAt];
     }
-    if (missingIn(stored).length === 0) {
+    if (listedAt > 0 && missingIn(stored).length === 0) {
       // The counter already counted them when this listing began (resolution: one listing).
       allPresentAt ??= listStartedAt;
       // Settled: nothing changed for a while, and the listing has what the counter counts (else list again).
@@ -84,7 +84,11 @@ export async function checkLedger(opts: CheckOptions): Promise<LedgerReport> {
     }
     await sleep(pollMs);
   }
-  if (settled === 'deadline') stored = await opts.readModel.listAll(opts.formId);
+  if (settled === 'deadline') {
+    const finalListingAt = Date.now();
+    stored = await opts.readModel.listAll(opts.formId);
+    if (missingIn(stored).length === 0) allPresentAt ??= finalListingAt;
+  }
   if (opts.readDlq && settled !== 'dead-lettered') dlq = await opts.readDlq();
   const recoverySeconds = allPresentAt === undefined ? null : (allPresentAt - reference) / 1000;
   const checkSeconds = (Date.now() - checkStartedAt) / 1000;

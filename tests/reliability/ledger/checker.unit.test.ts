@@ -81,6 +81,21 @@ describe('the ledger checker', () => {
     expect(found[4]).toContain('C by forms.submission-received (down)');
   });
 
+  it('with nothing acked, an unknown request stored once is fine and recovery is measured from a listing', async () => {
+    const report = await checkLedger({
+      scenario: 'none-acked',
+      ledger: ledger([entry('k1', 'unknown'), entry('k2', 'unknown')]),
+      readModel: fakeReadModel([{ id: 'A', key: 'k2' }]),
+      formId: 'f',
+      timing,
+      faultsEndedAt: 0,
+      recoveryDeadlineMs: 5_000,
+    });
+    expect(report).toMatchObject({ acked: 0, unknown: 2, storedUnknown: 1, settled: 'complete' });
+    expect(report.recoverySeconds).toBeGreaterThanOrEqual(0);
+    expect(violations(report, 60)).toEqual([]);
+  });
+
   it('stops waiting once every missing acked id is dead-lettered (nothing will bring it back)', async () => {
     const started = Date.now();
     const report = await checkLedger({
