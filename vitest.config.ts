@@ -25,6 +25,20 @@ export default defineConfig({
           hookTimeout: 180_000,
         },
       },
+      {
+        // Fault injection under load (tests/reliability/README.md). One file at a time, after the other tiers:
+        // each file runs a whole deployment and some kill their own broker or database.
+        test: {
+          name: 'reliability',
+          include: ['tests/reliability/**/*.reliability.test.ts'],
+          exclude: ['**/node_modules/**'],
+          globalSetup: ['tests/harness/global-setup.ts'],
+          fileParallelism: false,
+          maxWorkers: 1,
+          testTimeout: 300_000,
+          hookTimeout: 300_000,
+        },
+      },
     ],
   },
 });

@@ -28,6 +28,9 @@ export interface RunningProcess {
   url: string;
   child: ChildProcess;
   output: () => string;
+  /** What it was started with (the port included), so `restartProcess` brings it back the same. */
+  entry: string;
+  env: Record<string, string>;
 }
 
 /** Starts `entry` (a `main.ts`) as its own Node process and waits until it answers `GET /healthz`. */
@@ -63,7 +66,13 @@ export async function startProcess(name: string, entry: string, env: Record<stri
     if (Date.now() > deadline) throw new Error(`${name} did not become healthy:\n${out}`);
     await new Promise((r) => setTimeout(r, 100));
   }
-  return { name, port, url, child, output: () => out };
+  return { name, port, url, child, output: () => out, entry, env: { ...env, PORT: String(port) } };
+}
+
+/** Starts a process again from what `p` was started with: same entry, environment and port. `p` must be gone. */
+export function restartProcess(p: RunningProcess): Promise<RunningProcess> {
+  if (p.child.exitCode === null && p.child.signalCode === null) throw new Error(`${p.name} is still running`);
+  return startProcess(p.name, p.entry, p.env);
 }
 
 export async function stopProcess(p: RunningProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
@@ -156,6 +165,13 @@ export async function startDistributed(opts: { kafkaBrokers: string; mongoUrl: s
         PUBLIC_URL: `http://127.0.0.1:${port}`,
         ...env,
       });
+    },
+    /** Starts the process `name` again on its port and environment, after a fault stopped it. */
+    async restart(name: string) {
+      const old = processes[name];
+      if (!old) throw new Error(`no process ${name}`);
+      processes[name] = await restartProcess(old);
+      return processes[name];
     },
     /** Stops every process (SIGTERM, draining) and starts them again on fresh ports, the gateway on its own. */
     async restartAll() {

@@ -1,0 +1,108 @@
+import { execFile } from 'node:child_process';
+import { readFileSync, rmSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+const ROOT = resolve(import.meta.dirname, '../../..');
+const LOCAL = resolve(ROOT, 'infra/local');
+/** Run dirs of the scenario-owned servers, apart from the shared e2e ones (`.run/test`). */
+const RUN_BASE = resolve(ROOT, '.run/reliability');
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export type BackendKind = 'kafka' | 'ferretdb';
+
+export interface OwnBackend {
+  kind: BackendKind;
+  port: number;
+  /** `KAFKA_BROKERS` / `MONGO_URL` value. */
+  url: string;
+  /** `kill -9` the server process named by its pid file, and wait until it is gone. */
+  kill9(): Promise<void>;
+  /** `infra/local/<kind>.sh start` on the same port and run dir (its data kept). */
+  start(): Promise<void>;
+  /** Graceful stop. */
+  stop(): Promise<void>;
+  /** Whether the server process named by its pid file is alive. */
+  running(): boolean;
+}
+
+const alive = (pid: number) => {
+  try {
+    const state = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0];
+    return state !== undefined && state !== 'Z' && state !== 'X';
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * Starts a Kafka broker or FerretDB of the scenario's own on `port` (29520–29599; Kafka also takes port+1) through
+ * `infra/local`, in a fresh run dir under `.run/reliability`, so killing it never touches the servers other test
+ * files share. "Kill the database" kills the Mongo-wire server process (FerretDB) by its pid file, whatever its
+ * storage backend.
+ */
+export async function startOwnBackend(kind: BackendKind, port: number): Promise<OwnBackend> {
+  const script = `${LOCAL}/${kind}.sh`;
+  const env = { ...process.env, FORMGATE_RUN_DIR: RUN_BASE };
+  const instanceDir = resolve(RUN_BASE, `${kind}-${port}`);
+  const pidFile = resolve(instanceDir, `${kind}.pid`);
+  const sh = async (command: string, timeout: number) => {
+    try {
+      return (await run('bash', [script, command, String(port)], { env, timeout })).stdout;
+    } catch (err) {
+      const e = err as { stderr?: string; message: string };
+      throw new Error(
+        `${kind}.sh ${command} ${port} failed: ${e.stderr?.trim().split('\n').slice(-10).join('\n') || e.message}`,
+      );
+    }
+  };
+  const readPid = () => {
+    const pid = Number(readFileSync(pidFile, 'utf8').trim());
+    const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+    // Guard against a recycled pid: the command line names this instance's run dir or its listen address.
+    if (!cmdline.includes(instanceDir) && !cmdline.includes(`127.0.0.1:${port}`)) {
+      throw new Error(`pid ${pid} in ${pidFile} is not this ${kind}`);
+    }
+    return pid;
+  };
+  await sh('stop', 90_000);
+  rmSync(instanceDir, { recursive: true, force: true });
+  const start = async () => {
+    const last = (await sh('start', 180_000)).trim().split('\n').at(-1) ?? '';
+    return last.slice(last.indexOf('=') + 1);
+  };
+  const url = await start();
+  // Detached servers outlive a killed test process: never leave one behind.
+  const killOnExit = () => {
+    try {
+      process.kill(readPid(), 'SIGKILL');
+    } catch {}
+  };
+  process.once('exit', killOnExit);
+  return {
+    kind,
+    port,
+    url,
+    async kill9() {
+      const pid = readPid();
+      process.kill(pid, 'SIGKILL');
+      for (let i = 0; alive(pid); i++) {
+        if (i > 200) throw new Error(`${kind} pid ${pid} still alive 10 s after SIGKILL`);
+        await sleep(50);
+      }
+    },
+    start: async () => void (await start()),
+    running() {
+      try {
+        return alive(readPid());
+      } catch {
+        return false;
+      }
+    },
+    async stop() {
+      await sh('stop', 90_000);
+      process.off('exit', killOnExit);
+    },
+  };
+}

@@ -1,0 +1,145 @@
+import { randomBytes } from 'node:crypto';
+import { startDistributed } from '../harness/processes.ts';
+import { checkLedger } from './ledger/checker.ts';
+import { readSubmissionDlq } from './ledger/dlq.ts';
+import { type LoadOptions, startLoad } from './ledger/generator.ts';
+import { createReadModel, type ReadModel } from './ledger/read-model.ts';
+import { printReport } from './ledger/report.ts';
+import type { LedgerResult } from './ledger/types.ts';
+
+/** `RELIABILITY_SOAK=1` multiplies every size and duration of the tier (see README). */
+export const SOAK_FACTOR = process.env.RELIABILITY_SOAK === '1' ? 10 : 1;
+export const scale = (n: number) => Math.round(n * SOAK_FACTOR);
+/** Time budgets of a scenario: the test's own timeout grows with the soak factor. */
+export const scenarioTimeout = (ms: number) => ms * SOAK_FACTOR;
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export interface ScenarioForm {
+  scenario: string;
+  id: string;
+  key: string;
+  apiKey: string;
+  readModel: ReadModel;
+}
+
+/** The shared e2e backends (the global setup sets them); a scenario that kills one starts its own instead. */
+export function sharedBackends() {
+  const kafkaBrokers = process.env.KAFKA_BROKERS;
+  const mongoUrl = process.env.MONGO_URL;
+  if (!kafkaBrokers || !mongoUrl) throw new Error('KAFKA_BROKERS and MONGO_URL must be set (global setup)');
+  return { kafkaBrokers, mongoUrl };
+}
+
+/** Creates a form in an organization of its own and waits until `ingestUrls` all know it. */
+export async function createScenarioForm(
+  baseUrl: string,
+  apiKey: string,
+  scenario: string,
+  ingestUrls: string[],
+): Promise<ScenarioForm> {
+  const res = await fetch(`${baseUrl}/api/v1/forms`, {
+    method: 'POST',
+    headers: { 'x-api-key': apiKey, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: `Reliability ${scenario}` }),
+  });
+  if (res.status !== 201) throw new Error(`create form: ${res.status} ${await res.text()}`);
+  const form = (await res.json()) as { id: string; key: string };
+  for (const url of ingestUrls) {
+    for (let i = 0; ; i++) {
+      const probe = await fetch(`${url}/f/${form.key}`, { method: 'POST', headers: { accept: 'application/json' } });
+      if (probe.status !== 404) break;
+      if (i > 300) throw new Error(`form ${form.key} never reached ingest ${url}`);
+      await sleep(100);
+    }
+  }
+  return { scenario, ...form, apiKey, readModel: createReadModel(baseUrl, apiKey) };
+}
+
+/** Load against `form` through `baseUrl`, with a run id of its own. */
+export function loadOn(baseUrl: string, form: ScenarioForm, opts: Omit<LoadOptions, 'baseUrl' | 'formKey' | 'runId'>) {
+  return startLoad({
+    baseUrl,
+    formKey: form.key,
+    runId: `${form.scenario}-${randomBytes(4).toString('hex')}`,
+    ...opts,
+  });
+}
+
+/** Runs the checker for `form`, prints its one-line report and returns it. */
+export async function check(
+  form: ScenarioForm,
+  ledger: LedgerResult,
+  opts: { faultsEndedAt: number; recoveryDeadlineMs: number; kafkaBrokers?: string; extra?: Record<string, unknown> },
+) {
+  const brokers = opts.kafkaBrokers?.split(',');
+  const report = await checkLedger({
+    scenario: form.scenario,
+    ledger,
+    readModel: form.readModel,
+    formId: form.id,
+    faultsEndedAt: opts.faultsEndedAt,
+    recoveryDeadlineMs: opts.recoveryDeadlineMs,
+    ...(brokers ? { readDlq: () => readSubmissionDlq(brokers, form.id) } : {}),
+  });
+  printReport(report, opts.extra);
+  return report;
+}
+
+/**
+ * The e2e harness's distributed deployment (gateway, 2 ingest, 2 forms, billing, orgs) on the given backends, with
+ * what a scenario needs: a fresh form in its own organization, load through the gateway, and the checker.
+ */
+export async function startScenarioCluster(backends: { kafkaBrokers: string; mongoUrl: string }) {
+  const t0 = Date.now();
+  const cluster = await startDistributed(backends);
+  process.stderr.write(`[reliability] distributed deployment up in ${(Date.now() - t0) / 1000} s\n`);
+  const ingestUrls = () => ['ingest-1', 'ingest-2'].map((n) => cluster.processes[n]?.url as string);
+  return {
+    cluster,
+    backends,
+    proc(name: string) {
+      const p = cluster.processes[name];
+      if (!p) throw new Error(`no process ${name}`);
+      return p;
+    },
+    async newForm(scenario: string): Promise<ScenarioForm> {
+      const apiKey = await cluster.apiKey(`${scenario}-${randomBytes(3).toString('hex')}`);
+      return createScenarioForm(cluster.baseUrl, apiKey, scenario, ingestUrls());
+    },
+    load: (form: ScenarioForm, opts: Omit<LoadOptions, 'baseUrl' | 'formKey' | 'runId'>) =>
+      loadOn(cluster.baseUrl, form, opts),
+    check: (
+      form: ScenarioForm,
+      ledger: LedgerResult,
+      opts: { faultsEndedAt: number; recoveryDeadlineMs: number; extra?: Record<string, unknown> },
+    ) => check(form, ledger, { ...opts, kafkaBrokers: backends.kafkaBrokers }),
+    stop: () => cluster.stop(),
+  };
+}
+
+export type ScenarioCluster = Awaited<ReturnType<typeof startScenarioCluster>>;
+
+export interface ProbeResult {
+  path: string;
+  /** The status code, or `TIMEOUT` / the error's name. */
+  status: number | string;
+  retryAfter: string | null;
+  ms: number;
+}
+
+/** One API call with an API key, never throwing: what a client would see, and how long it took. */
+export async function apiProbe(baseUrl: string, apiKey: string, path: string, timeoutMs = 15_000) {
+  const t0 = Date.now();
+  try {
+    const res = await fetch(`${baseUrl}${path}`, {
+      headers: { 'x-api-key': apiKey, accept: 'application/json' },
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    await res.arrayBuffer();
+    return { path, status: res.status, retryAfter: res.headers.get('retry-after'), ms: Date.now() - t0 };
+  } catch (err) {
+    const name = (err as Error).name === 'TimeoutError' ? 'TIMEOUT' : (err as Error).name;
+    return { path, status: name, retryAfter: null, ms: Date.now() - t0 } satisfies ProbeResult;
+  }
+}
