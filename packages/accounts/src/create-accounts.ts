@@ -29,6 +29,9 @@ export function creatorOf(metadata: unknown): string | undefined {
   return typeof createdBy === 'string' ? createdBy : undefined;
 }
 
+/** MongoDB's code for an index that exists on the same keys under another name. */
+const INDEX_OPTIONS_CONFLICT = 85;
+
 /**
  * The indexes better-auth's queries need on MongoDB (its adapter creates none, and runs without transactions
  * here: FerretDB has none to offer). Idempotent; run at every boot.
@@ -53,7 +56,15 @@ async function ensureMongoIndexes(db: Db) {
     ['rateLimit', { key: 1 }, { unique: true }],
     ['orgEventOutbox', { eventId: 1 }],
   ];
-  for (const [collection, keys, options] of specs) await db.collection(collection).createIndex(keys, options ?? {});
+  for (const [collection, keys, options] of specs) {
+    // better-auth (1.7.25+) creates some of the same indexes itself under its own names: an equal index is enough.
+    await db
+      .collection(collection)
+      .createIndex(keys, options ?? {})
+      .catch((err: { code?: number }) => {
+        if (err.code !== INDEX_OPTIONS_CONFLICT) throw err;
+      });
+  }
 }
 
 /**

@@ -189,6 +189,8 @@ export function runOrgEventOutboxContract(target: OutboxTarget) {
         await flush(b);
       };
       const a = await relay('A', publisher('A', stall), 2);
+      // A's first pass (from start) must be over before anything is recorded, or it may read a partial batch.
+      await a.relay();
       b = await relay('B', publisher('B'), 2);
       const x = randomUUID();
       for (let n = 1; n <= 5; n++) await b.record('member.added', memberAdded(x, n));
