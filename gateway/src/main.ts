@@ -37,6 +37,8 @@ await runDistributed('gateway', loadGatewayConfig, async ({ config, logger, bus,
     trustedOrigins: [config.PUBLIC_URL],
     trustedProxies: settings.trustedProxies,
     webDir: fileURLToPath(new URL('../../web/dist', import.meta.url)),
+    upstreamTimeoutMs: config.UPSTREAM_TIMEOUT_MS,
+    ingestTimeoutMs: config.INGEST_TIMEOUT_MS,
   });
   return {
     handler: gateway.handle,
