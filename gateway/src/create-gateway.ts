@@ -27,7 +27,7 @@ export interface GatewayDeps {
   routes: readonly RouteSpec[];
   targets: Partial<Record<ServiceName, Target>>;
   /** better-auth, the authenticator and the routes the gateway answers itself (`createAccounts`). */
-  accounts: Pick<Accounts, 'auth' | 'authenticate' | 'routes'>;
+  accounts: Pick<Accounts, 'authHandler' | 'authenticate' | 'routes'>;
   signer: IdentitySigner;
   logger: Logger;
   /** Origins allowed to send mutations with credentials (the dashboard's own origin). */
@@ -124,7 +124,7 @@ export function createGateway(deps: GatewayDeps) {
   app.use(requestId());
   app.use('/api', requestLog(deps.logger));
   app.get('/healthz', (_req, res) => void res.json({ status: 'ok', upstreams: health() }));
-  app.all('/api/auth/*splat', toNodeHandler(deps.accounts.auth));
+  app.all('/api/auth/*splat', toNodeHandler(deps.accounts.authHandler));
   app.use(async (req, res, next) => {
     const found = router.find(req.method, req.path);
     if (!found) return next();

@@ -45,10 +45,10 @@ async function service(seen: IncomingHttpHeaders[], mute = false) {
 
 const caller: Caller = { via: 'api-key', keyId: 'k1', orgId: 'org-1', scope: 'read', roles: ['member'] };
 const accounts = {
-  auth: {} as Accounts['auth'],
+  authHandler: async () => new Response(null, { status: 404 }),
   authenticate: async () => caller,
   routes: Router(),
-} satisfies Pick<Accounts, 'auth' | 'authenticate' | 'routes'>;
+} satisfies Pick<Accounts, 'authHandler' | 'authenticate' | 'routes'>;
 
 async function gatewayFor(targets: { forms: string[]; billing: string[] }) {
   const gateway = createGateway({
