@@ -91,7 +91,9 @@ export async function startDistributed(opts: { kafkaBrokers: string; mongoUrl: s
     IDENTITY_SECRET: secret,
   };
   const processes: Record<string, RunningProcess> = {};
+  const specs: Record<string, { entry: string; env: Record<string, string> }> = {};
   const start = async (name: string, entry: string, env: Record<string, string> = {}) => {
+    specs[name] = { entry, env };
     processes[name] = await startProcess(name, entry, { ...shared, INSTANCE_ID: name, ...env });
     return processes[name];
   };
@@ -156,6 +158,13 @@ export async function startDistributed(opts: { kafkaBrokers: string; mongoUrl: s
         PUBLIC_URL: `http://127.0.0.1:${port}`,
         ...env,
       });
+    },
+    /** Starts a process that was killed or stopped again, on the same port with the same environment. */
+    async revive(name: string) {
+      const spec = specs[name];
+      const port = processes[name]?.port;
+      if (!spec || port === undefined) throw new Error(`no process ${name}`);
+      return start(name, spec.entry, { ...spec.env, PORT: String(port) });
     },
     /** Stops every process (SIGTERM, draining) and starts them again on fresh ports, the gateway on its own. */
     async restartAll() {
