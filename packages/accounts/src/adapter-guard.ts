@@ -1,3 +1,4 @@
+import { ERROR_CODES } from '@formgate/kit';
 import type { BetterAuthPlugin } from 'better-auth';
 import { APIError } from 'better-auth/api';
 
@@ -47,11 +48,8 @@ const SQLITE_UNAVAILABLE = /^SQLITE_(BUSY|LOCKED|IOERR|CANTOPEN|FULL)/;
  */
 export class AccountsUnavailableError extends APIError {
   constructor(cause: unknown) {
-    super(
-      'SERVICE_UNAVAILABLE',
-      { code: 'AUTH_UNAVAILABLE', message: 'Credentials cannot be checked right now; retry shortly' },
-      { 'retry-after': '2' },
-    );
+    const { status, message, retryAfterSeconds } = ERROR_CODES.AUTH_UNAVAILABLE;
+    super(status as 503, { code: 'AUTH_UNAVAILABLE', message }, { 'retry-after': String(retryAfterSeconds) });
     this.cause = cause;
   }
 }

@@ -71,6 +71,21 @@ async function ensureMongoIndexes(db: Db) {
   for (const [collection, keys, options] of specs) await db.collection(collection).createIndex(keys, options ?? {});
 }
 
+/** Deletes an organization's API keys: all of them, or those one member created. */
+function keyRevoker(adapter: () => OutboxAdapter | undefined): AuthSettings['revokeApiKeys'] {
+  return async (orgId, createdBy) => {
+    const db = adapter();
+    if (!db) return;
+    const keys = await db.findMany<{ id: string; metadata?: unknown }>({
+      model: 'apikey',
+      where: [{ field: 'referenceId', value: orgId }],
+    });
+    const doomed = keys.filter((k) => createdBy === undefined || creatorOf(k.metadata) === createdBy).map((k) => k.id);
+    if (doomed.length)
+      await db.deleteMany({ model: 'apikey', where: [{ field: 'id', operator: 'in', value: doomed }] });
+  };
+}
+
 /**
  * Accounts for one gateway: better-auth on its database, the authenticator that turns a request into a caller,
  * the routes the gateway answers itself (session, user lookup, API keys) and the relay of organization events to
@@ -87,18 +102,7 @@ export function createAccounts(deps: AccountsDeps) {
     database,
     adapterGuard: { timeoutMs: deps.authTimeoutMs ?? 3_000, onWrite: keyCache.observeWrite, wrap: deps.wrapAdapter },
     recordOrgEvent: outbox.record,
-    revokeApiKeys: async (orgId, createdBy) => {
-      if (!adapter) return;
-      const keys = await adapter.findMany<{ id: string; metadata?: unknown }>({
-        model: 'apikey',
-        where: [{ field: 'referenceId', value: orgId }],
-      });
-      const doomed = keys
-        .filter((k) => createdBy === undefined || creatorOf(k.metadata) === createdBy)
-        .map((k) => k.id);
-      if (doomed.length)
-        await adapter.deleteMany({ model: 'apikey', where: [{ field: 'id', operator: 'in', value: doomed }] });
-    },
+    revokeApiKeys: keyRevoker(() => adapter),
   };
   const auth = createAuth(settings);
   const verifyKey = createApiKeyVerifier({
