@@ -14,27 +14,22 @@ import {
   type IdentitySigner,
   type Logger,
   requestId,
-  toErrorBody,
   unauthenticated,
 } from '@formgate/kit';
 import { toNodeHandler } from 'better-auth/node';
-import express, { type Express, type NextFunction, type Request, type Response } from 'express';
-import { createProxyMiddleware } from 'http-proxy-middleware';
+import express, { type NextFunction, type Request, type Response } from 'express';
 import { clientIp } from './client-ip.ts';
+import { createForwarders, type Target } from './forwarders.ts';
 import { createDeadLetterGauge, operatorRoutes } from './operator.routes.ts';
-import { createRawProxy } from './raw-proxy.ts';
 import { createRouter, isPublicIngestPath, type RouteSpec, type ServiceName } from './routes.ts';
 
-/** A service the gateway forwards to: in the same process (embedded), or over HTTP (distributed). */
-export type Target =
-  | { kind: 'in-process'; app: Express; handle?: (req: IncomingMessage, res: ServerResponse) => void }
-  | { kind: 'http'; urls: string[] };
+export type { Target } from './forwarders.ts';
 
 export interface GatewayDeps {
   routes: readonly RouteSpec[];
   targets: Partial<Record<ServiceName, Target>>;
   /** better-auth, the authenticator and the routes the gateway answers itself (`createAccounts`). */
-  accounts: Pick<Accounts, 'auth' | 'authenticate' | 'routes'>;
+  accounts: Pick<Accounts, 'authHandler' | 'authenticate' | 'routes'>;
   signer: IdentitySigner;
   logger: Logger;
   /** Origins allowed to send mutations with credentials (the dashboard's own origin). */
@@ -45,40 +40,10 @@ export interface GatewayDeps {
   operator?: { token: string; bus: EventBus };
   /** Built dashboard (`web/dist`), served for every other GET. */
   webDir?: string;
-}
-
-type Forward = (req: Request, res: Response, next: NextFunction) => void;
-
-function forwarder(target: Target, agent: Agent, logger: Logger): Forward {
-  if (target.kind === 'in-process') return (req, res) => (target.handle ?? target.app)(req, res);
-  let next = 0;
-  return createProxyMiddleware({
-    target: target.urls[0],
-    // Round-robin over the service's instances (a load balancer in front of them works as well).
-    router: () => target.urls[next++ % target.urls.length],
-    agent,
-    xfwd: true,
-    proxyTimeout: 30_000,
-    on: {
-      proxyReq: (proxyReq, req) => {
-        proxyReq.removeHeader('cookie');
-        const token = (req as Request).identityToken;
-        if (token) proxyReq.setHeader(IDENTITY_HEADER, token);
-      },
-      error: (err, req, res) => {
-        logger.warn({ err: { message: (err as Error).message }, target: target.urls }, 'upstream unavailable');
-        const r = res as ServerResponse;
-        const error = new AppError('UPSTREAM_UNAVAILABLE');
-        const requestId = (req as Request).requestId ?? '';
-        if (!r.headersSent)
-          r.writeHead(error.status, {
-            'content-type': 'application/json',
-            'retry-after': String(error.retryAfterSeconds),
-          });
-        r.end(JSON.stringify(toErrorBody(error, requestId)));
-      },
-    },
-  }) as unknown as Forward;
+  /** Deadline for an API service's response headers (default 10 s). */
+  upstreamTimeoutMs?: number;
+  /** Deadline for ingest's response headers (default 15 s: its answer includes the log append). */
+  ingestTimeoutMs?: number;
 }
 
 /** Fetch-Metadata and Origin checks: a cross-site page cannot drive a mutation with the user's cookies. */
@@ -142,20 +107,17 @@ function requestLog(logger: Logger) {
  * always dropped; public ingest paths skip Express entirely and carry no cookies.
  */
 export function createGateway(deps: GatewayDeps) {
-  const agent = new Agent({ keepAlive: true, maxSockets: 256, keepAliveMsecs: 30_000 });
-  const forwards = new Map<ServiceName, Forward>();
-  for (const [name, target] of Object.entries(deps.targets) as [ServiceName, Target][]) {
-    forwards.set(name, forwarder(target, agent, deps.logger));
-  }
+  // Idle pooled sockets close after 30 s, before the services' 65 s keep-alive: a reused one is rarely stale.
+  const agent = new Agent({ keepAlive: true, maxSockets: 256, keepAliveMsecs: 30_000, timeout: 30_000 });
+  const { forwards, ingest, health } = createForwarders(deps.targets, {
+    agent,
+    logger: deps.logger,
+    upstreamTimeoutMs: deps.upstreamTimeoutMs ?? 10_000,
+    ingestTimeoutMs: deps.ingestTimeoutMs ?? 15_000,
+  });
   const trusted = new Set(deps.trustedOrigins);
   const proxies = new Set(deps.trustedProxies ?? []);
   const router = createRouter(deps.routes);
-  const ingestTarget = deps.targets.ingest;
-  const ingest =
-    ingestTarget?.kind === 'http'
-      ? createRawProxy({ urls: ingestTarget.urls, agent, logger: deps.logger })
-      : ingestTarget &&
-        ((req: IncomingMessage, res: ServerResponse) => (ingestTarget.handle ?? ingestTarget.app)(req, res));
   const local = express.Router();
   local.use(express.json({ limit: '64kb' }));
   local.use(deps.accounts.routes);
@@ -166,8 +128,11 @@ export function createGateway(deps: GatewayDeps) {
   app.use(requestId());
   app.use('/api', requestLog(deps.logger));
   const deadLetters = deps.operator ? createDeadLetterGauge(deps.operator.bus) : undefined;
-  app.get('/healthz', (_req, res) => void res.json({ status: 'ok', deadLetters: deadLetters?.snapshot() ?? null }));
-  app.all('/api/auth/*splat', toNodeHandler(deps.accounts.auth));
+  app.get(
+    '/healthz',
+    (_req, res) => void res.json({ status: 'ok', upstreams: health(), deadLetters: deadLetters?.snapshot() ?? null }),
+  );
+  app.all('/api/auth/*splat', toNodeHandler(deps.accounts.authHandler));
   app.use(async (req, res, next) => {
     const found = router.find(req.method, req.path);
     if (!found) return next();

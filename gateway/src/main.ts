@@ -38,6 +38,8 @@ await runDistributed('gateway', loadGatewayConfig, async ({ config, logger, bus,
     trustedProxies: settings.trustedProxies,
     ...(config.OPERATOR_TOKEN ? { operator: { token: config.OPERATOR_TOKEN, bus } } : {}),
     webDir: fileURLToPath(new URL('../../web/dist', import.meta.url)),
+    upstreamTimeoutMs: config.UPSTREAM_TIMEOUT_MS,
+    ingestTimeoutMs: config.INGEST_TIMEOUT_MS,
   });
   return {
     handler: gateway.handle,

@@ -1,116 +1,182 @@
-import {
-  type Agent,
-  type ClientRequest,
-  type IncomingHttpHeaders,
-  type IncomingMessage,
-  request,
-  type ServerResponse,
-} from 'node:http';
-import { AppError, type ErrorCode, type Logger } from '@formgate/kit';
+import { type Agent, type ClientRequest, type IncomingMessage, request, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import { AppError, type Logger } from '@formgate/kit';
+import { endToEnd, upstreamHeaders } from './forward-headers.ts';
+import type { Upstream, UpstreamPool } from './upstreams.ts';
 
-/** RFC 9110 §7.6.1: meaningful for one connection only, never forwarded (plus any the Connection header names). */
-const HOP_BY_HOP = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-connection',
-  'proxy-authenticate',
-  'proxy-authorization',
-  'te',
-  'trailer',
-  'transfer-encoding',
-  'upgrade',
-]);
-/** Never removable through `Connection`: the proxy frames the body and names the target itself. */
-const FRAMING = new Set(['content-length', 'transfer-encoding', 'host']);
+export type ErrorAnswer = (req: IncomingMessage, res: ServerResponse, error: AppError) => void;
 
-function endToEnd(headers: IncomingHttpHeaders): IncomingHttpHeaders {
-  const named = new Set(
-    String(headers.connection ?? '')
-      .split(',')
-      .map((h) => h.trim().toLowerCase())
-      .filter((h) => !FRAMING.has(h)),
-  );
-  const out: IncomingHttpHeaders = {};
-  for (const [name, value] of Object.entries(headers)) {
-    if (!HOP_BY_HOP.has(name) && !named.has(name)) out[name] = value;
-  }
-  return out;
+export interface ProxyOptions {
+  pool: UpstreamPool;
+  agent: Agent;
+  logger: Logger;
+  /** Deadline for the upstream's response headers, counted from when the whole request was handed to it. */
+  timeoutMs: number;
+  /** A connection not established within this is treated like a refused one (default 2 s). */
+  connectTimeoutMs?: number;
+  /** How a failure is answered (default: `{ error: { code, message } }`). */
+  answerError?: ErrorAnswer;
 }
 
+export type Proxy = (req: IncomingMessage, res: ServerResponse, forwarded: Record<string, string>) => void;
+
+/** One client request on its way through the pool: the instances tried so far and whether it is answered. */
+interface Exchange {
+  req: IncomingMessage;
+  res: ServerResponse;
+  headers: ReturnType<typeof upstreamHeaders>['headers'];
+  hasBody: boolean;
+  tried: Set<Upstream>;
+  current?: ClientRequest;
+  /** An answer (the upstream's or an error) has been started; nothing is retried any more. */
+  settled: boolean;
+  /** Pooled connections found reset so far (each one may be retried, on any instance, twice at most). */
+  resets: number;
+}
+
+/** One try on one instance. */
+interface Attempt {
+  target: Upstream;
+  upstream: ClientRequest;
+  /** The socket reached the instance: from here on a request with a body is never sent again. */
+  connected: boolean;
+  timedOut: boolean;
+  timer?: NodeJS.Timeout;
+}
+
+const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+const answerJson: ErrorAnswer = (_req, res, error) => {
+  const retryAfter = error.retryable ? { 'retry-after': String(error.retryAfterSeconds ?? 1) } : {};
+  res
+    .writeHead(error.status, { 'content-type': 'application/json', ...retryAfter })
+    .end(JSON.stringify({ error: { code: error.code, message: error.message } }));
+};
+
 /**
- * A plain streaming reverse proxy for the public ingest path, where every microsecond is a submission per second
- * (ADR 12): `node:http` over the gateway's keep-alive agent, round-robin over the instances, hop-by-hop headers
- * dropped both ways. The proxy frames the upstream body itself, from what the gateway's own parser read: the
- * client's Content-Length, else chunked when the client sent a body, else no body at all — so no header a client
- * sends can make a body run on into the next request on a pooled connection. `forwarded` headers (the client IP
- * the gateway resolved) are set last and cannot be removed by the client. An unreachable instance answers 503 +
- * Retry-After, like the log being unavailable; an answer given before the whole body was sent (413, 404) reaches
- * the client as it is, and the rest of the body is discarded.
+ * A streaming reverse proxy over a pool of instances (ADR 12, ADR 16): `node:http` on the gateway's keep-alive
+ * agent, hop-by-hop headers dropped both ways, the body framed by the proxy itself (`upstreamHeaders`).
+ * The client's body is piped only once the socket to the instance is connected, so a refused or unreachable
+ * instance has received nothing and the request — POST included — is tried on the next instance; a request is
+ * never sent again once its socket connected, except a body-less GET/HEAD/OPTIONS on a pooled connection that the
+ * instance reset (an idempotent retry, as RFC 9110 §9.2.2 allows). No instance left: 503 `UPSTREAM_UNAVAILABLE`
+ * at once. No response headers within `timeoutMs` of the request being sent: 504 `UPSTREAM_TIMEOUT`, and the
+ * instance is marked down. An answer given before the whole body was sent (413, 404) reaches the client as it is
+ * and the rest of the body is discarded; an answer once started is never retried.
  */
-export function createRawProxy(opts: { urls: string[]; agent: Agent; logger: Logger; timeoutMs?: number }) {
-  const targets = opts.urls.map((u) => new URL(u));
-  let next = 0;
-  return (req: IncomingMessage, res: ServerResponse, forwarded: Record<string, string>) => {
-    const target = targets[next++ % targets.length] as URL;
-    const headers = endToEnd(req.headers);
-    const contentLength = req.headers['content-length'];
-    const hasBody = contentLength !== undefined || req.headers['transfer-encoding'] !== undefined;
-    if (contentLength === undefined && hasBody) headers['transfer-encoding'] = 'chunked';
-    headers.host = target.host;
-    if (req.headers.host) headers['x-forwarded-host'] = req.headers.host;
-    headers['x-forwarded-proto'] = 'encrypted' in req.socket ? 'https' : 'http';
-    Object.assign(headers, forwarded);
-
-    let answered = false;
-    const fail = (code: ErrorCode, err?: Error) => {
-      if (answered || res.destroyed) return;
-      answered = true;
-      if (err) opts.logger.warn({ err: { message: err.message }, target: target.origin }, 'upstream unavailable');
-      const error = new AppError(code);
-      res.shouldKeepAlive = false;
-      const retryAfter = error.retryable ? { 'retry-after': String(error.retryAfterSeconds ?? 1) } : {};
-      res
-        .writeHead(error.status, { 'content-type': 'application/json', ...retryAfter })
-        .end(JSON.stringify({ error: { code: error.code, message: error.message } }));
-      req.resume();
-    };
-
-    let upstream: ClientRequest;
-    try {
-      upstream = request({
-        protocol: target.protocol,
-        hostname: target.hostname,
-        port: target.port,
-        method: req.method,
-        path: req.url,
-        headers,
-        agent: opts.agent,
-        timeout: opts.timeoutMs ?? 30_000,
-      });
-    } catch {
-      // A header value node:http will not send (its parser let it in): refuse rather than crash the gateway.
-      return fail('MALFORMED_REQUEST');
-    }
-    upstream.on('response', (answer) => {
-      answered = true;
-      if (!req.complete) {
-        // Answered before the whole body (e.g. 413): stop sending it, drop the rest, close after this answer.
-        req.unpipe(upstream);
-        req.resume();
-        res.shouldKeepAlive = false;
-      }
-      res.writeHead(answer.statusCode ?? 502, endToEnd(answer.headers));
-      answer.pipe(res);
-      answer.on('error', () => res.destroy());
-    });
-    upstream.on('timeout', () => upstream.destroy(new Error('upstream timed out')));
-    // Once the answer has started, a write error on the body (the instance closed after answering) changes nothing.
-    upstream.on('error', (err) => fail('UPSTREAM_UNAVAILABLE', err));
+export function createRawProxy(opts: ProxyOptions): Proxy {
+  return (req, res, forwarded) => {
+    const { headers, hasBody } = upstreamHeaders(req, forwarded);
+    const x: Exchange = { req, res, headers, hasBody, tried: new Set(), settled: false, resets: 0 };
     // The client went away before the answer: stop the upstream exchange too.
     res.on('close', () => {
-      if (!res.writableFinished) upstream.destroy();
+      if (res.writableFinished) return;
+      x.settled = true;
+      x.current?.destroy();
     });
-    if (hasBody) req.pipe(upstream);
-    else upstream.end();
+    attempt(opts, x);
   };
+}
+
+function attempt(opts: ProxyOptions, x: Exchange) {
+  const target = opts.pool.pick(x.tried);
+  if (!target) return fail(opts, x, new AppError('UPSTREAM_UNAVAILABLE'));
+  x.tried.add(target);
+  let upstream: ClientRequest;
+  try {
+    upstream = request({
+      protocol: target.url.protocol,
+      hostname: target.url.hostname,
+      port: target.url.port,
+      method: x.req.method,
+      path: x.req.url,
+      headers: { ...x.headers, host: target.url.host },
+      agent: opts.agent,
+    });
+  } catch {
+    // A header value node:http will not send (its parser let it in): refuse rather than crash the gateway.
+    return fail(opts, x, new AppError('MALFORMED_REQUEST'));
+  }
+  x.current = upstream;
+  const a: Attempt = { target, upstream, connected: false, timedOut: false };
+  upstream.on('socket', (socket) => whenConnected(opts, a, socket, () => send(x, a)));
+  upstream.on('finish', () => {
+    if (x.settled) return;
+    a.timer = setTimeout(() => {
+      a.timedOut = true;
+      upstream.destroy(new Error('upstream timed out'));
+    }, opts.timeoutMs);
+  });
+  upstream.on('response', (answer) => {
+    clearTimeout(a.timer);
+    opts.pool.markUp(target);
+    relay(x, upstream, answer);
+  });
+  upstream.on('error', (err) => {
+    clearTimeout(a.timer);
+    onError(opts, x, a, err);
+  });
+}
+
+function whenConnected(opts: ProxyOptions, a: Attempt, socket: Socket, then: () => void) {
+  if (!socket.connecting) {
+    a.connected = true;
+    return then();
+  }
+  const timer = setTimeout(
+    () => a.upstream.destroy(Object.assign(new Error('connect timed out'), { code: 'ETIMEDOUT' })),
+    opts.connectTimeoutMs ?? 2_000,
+  );
+  socket.once('connect', () => {
+    clearTimeout(timer);
+    a.connected = true;
+    then();
+  });
+  socket.once('close', () => clearTimeout(timer));
+}
+
+function send(x: Exchange, a: Attempt) {
+  if (x.settled) return;
+  if (x.hasBody) x.req.pipe(a.upstream);
+  else a.upstream.end();
+}
+
+function onError(opts: ProxyOptions, x: Exchange, a: Attempt, err: Error) {
+  if (x.settled) return;
+  const code = (err as NodeJS.ErrnoException).code ?? err.message;
+  if (!a.connected) {
+    opts.pool.markDown(a.target, code);
+    return attempt(opts, x);
+  }
+  const idempotent = IDEMPOTENT.has(x.req.method ?? '') && !x.hasBody;
+  if (a.upstream.reusedSocket && idempotent && !a.timedOut && x.resets++ < 2) {
+    // Most likely a keep-alive connection the instance closed as it was reused: the same instance may answer.
+    x.tried.delete(a.target);
+    return attempt(opts, x);
+  }
+  opts.logger.warn({ upstream: a.target.url.origin, pool: opts.pool.name, reason: code }, 'upstream failed');
+  if (!a.timedOut) return fail(opts, x, new AppError('UPSTREAM_UNAVAILABLE'));
+  opts.pool.markDown(a.target, 'timeout');
+  fail(opts, x, new AppError('UPSTREAM_TIMEOUT'));
+}
+
+function fail(opts: ProxyOptions, x: Exchange, error: AppError) {
+  if (x.settled || x.res.destroyed) return;
+  x.settled = true;
+  x.res.shouldKeepAlive = false;
+  (opts.answerError ?? answerJson)(x.req, x.res, error);
+  x.req.resume();
+}
+
+function relay(x: Exchange, upstream: ClientRequest, answer: IncomingMessage) {
+  x.settled = true;
+  if (!x.req.complete) {
+    // Answered before the whole body (e.g. 413): stop sending it, drop the rest, close after this answer.
+    x.req.unpipe(upstream);
+    x.req.resume();
+    x.res.shouldKeepAlive = false;
+  }
+  x.res.writeHead(answer.statusCode ?? 502, endToEnd(answer.headers));
+  answer.pipe(x.res);
+  answer.on('error', () => x.res.destroy());
 }

@@ -3,6 +3,7 @@ import { type AddressInfo, connect } from 'node:net';
 import { createLogger } from '@formgate/kit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createRawProxy } from '../src/raw-proxy.ts';
+import { createUpstreamPool } from '../src/upstreams.ts';
 
 interface Seen {
   method?: string;
@@ -42,7 +43,13 @@ async function upstream(name: string, seen: Seen[]) {
 }
 
 async function proxyTo(urls: string[]) {
-  const proxy = createRawProxy({ urls, agent, logger: createLogger({ level: 'silent', name: 'test' }) });
+  const logger = createLogger({ level: 'silent', name: 'test' });
+  const proxy = createRawProxy({
+    pool: createUpstreamPool('ingest', urls, { logger }),
+    agent,
+    logger,
+    timeoutMs: 5_000,
+  });
   return listen(
     createServer((req, res) =>
       proxy(req, res, { 'x-forwarded-for': '203.0.113.7', 'x-formgate-client-ip': '203.0.113.7' }),

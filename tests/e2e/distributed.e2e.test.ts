@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
+import { resolve } from 'node:path';
 import { createIdentityCodec, IDENTITY_HEADER } from '@formgate/kit';
 import { createClient } from '@formspree/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,6 +11,7 @@ import type { FlowTarget } from '../flows/target.ts';
 import { distributedTarget } from '../flows/targets.ts';
 import { describeTenantIsolation } from '../flows/tenant-isolation.flows.ts';
 import { createAccounts } from '../harness/accounts.ts';
+import { dedicatedFerretDb } from '@formgate/kit/testing/backends';
 import { createBrowserSession } from '../harness/browser-session.ts';
 import { eventually } from '../harness/embedded-app.ts';
 import { startDistributed, stopProcess } from '../harness/processes.ts';
@@ -18,6 +21,8 @@ const MONGO_URL = process.env.MONGO_URL;
 if (!KAFKA_BROKERS || !MONGO_URL) {
   throw new Error('KAFKA_BROKERS and MONGO_URL must be set (the e2e global setup provides them)');
 }
+/** The FerretDB this file stops and starts: its own, next to the shared one of this worktree's runs. */
+const OUTAGE_FERRETDB_PORT = Number(process.env.TEST_FERRETDB_PORT ?? 29217) + 10;
 
 type Cluster = Awaited<ReturnType<typeof startDistributed>>;
 
@@ -235,6 +240,94 @@ describe('distributed mode: separate processes on Kafka and a Mongo-wire server'
       expect(res.status, name).toBe(401);
     }
   });
+
+  const signalAndWait = async (name: string, signal: 'SIGKILL' | 'SIGSTOP' | 'SIGCONT') => {
+    const child = cluster.processes[name]?.child;
+    if (!child) throw new Error(`no process ${name}`);
+    const exited = signal === 'SIGKILL' ? once(child, 'exit') : Promise.resolve();
+    child.kill(signal);
+    await exited;
+  };
+  const healthOfGateway = async () =>
+    ((await (await fetch(`${cluster.baseUrl}/healthz`)).json()) as { upstreams: Record<string, unknown> }).upstreams;
+
+  it('routes around a killed ingest and a killed forms instance: every submission and API read succeeds', async () => {
+    const form = await createForm('Failover');
+    await Promise.all([signalAndWait('ingest-1', 'SIGKILL'), signalAndWait('forms-1', 'SIGKILL')]);
+    try {
+      const statuses = await Promise.all(
+        Array.from({ length: 40 }, async (_, i) => {
+          const res =
+            i % 2 ? await api('GET', `/api/v1/forms/${form.id}`) : await submit(form.key, { i: `${i}` }, randomUUID());
+          return res.status;
+        }),
+      );
+      expect(statuses).toEqual(Array(40).fill(200));
+      expect(await healthOfGateway()).toMatchObject({
+        ingest: { healthy: 1, total: 2 },
+        forms: { healthy: 1, total: 2 },
+      });
+    } finally {
+      await Promise.all([cluster.restart('ingest-1'), cluster.restart('forms-1')]);
+    }
+    await eventually(async () => {
+      await Promise.all([submit(form.key, { back: '1' }, randomUUID()), api('GET', `/api/v1/forms/${form.id}`)]);
+      expect(await healthOfGateway()).toMatchObject({ ingest: { healthy: 2 }, forms: { healthy: 2 } });
+    }, 40_000);
+  }, 120_000);
+
+  it('a stopped billing process answers 504 within the deadline, and 200 once it runs again', async () => {
+    await api('GET', '/api/v1/billing/usage');
+    await signalAndWait('billing', 'SIGSTOP');
+    try {
+      const started = performance.now();
+      const stuck = await api('GET', '/api/v1/billing/usage');
+      const elapsed = performance.now() - started;
+      expect({ status: stuck.status, code: (stuck.body.error as { code: string }).code }).toEqual({
+        status: 504,
+        code: 'UPSTREAM_TIMEOUT',
+      });
+      expect(elapsed).toBeGreaterThan(9_000);
+      expect(elapsed).toBeLessThan(13_000);
+    } finally {
+      await signalAndWait('billing', 'SIGCONT');
+    }
+    await eventually(async () => expect((await api('GET', '/api/v1/billing/usage')).status).toBe(200), 15_000);
+  }, 60_000);
+
+  it('with its accounts database stopped, a gateway keeps accepting a cached API key and answers 503 for others', async () => {
+    const db = await dedicatedFerretDb(OUTAGE_FERRETDB_PORT, resolve(import.meta.dirname, '../../.run/test'));
+    const gateway = await cluster.startExtraGateway('gateway-db-outage', {
+      MONGO_URL: db.url,
+      MONGO_DB_PREFIX: `${cluster.mongoDbPrefix}_outage`,
+    });
+    try {
+      const accounts = createAccounts(gateway.url, (email, subject) => target().mailLink(email, subject));
+      const owner = await accounts.signUp();
+      await accounts.createOrg(owner);
+      const [cached, uncached] = [await accounts.createApiKey(owner), await accounts.createApiKey(owner, 'read')];
+      const read = (key: string) => fetch(`${gateway.url}/api/v1/forms`, { headers: { 'x-api-key': key } });
+      expect((await read(cached)).status).toBe(200);
+
+      await db.stop();
+      expect((await read(cached)).status).toBe(200);
+      const started = performance.now();
+      const refused = await read(uncached);
+      expect(performance.now() - started).toBeLessThan(5_000);
+      expect({
+        status: refused.status,
+        code: ((await refused.json()) as { error: { code: string } }).error.code,
+      }).toEqual({ status: 503, code: 'AUTH_UNAVAILABLE' });
+      expect((await owner.call('GET', '/api/v1/session')).status).toBe(503);
+
+      await db.start();
+      await eventually(async () => expect((await read(uncached)).status).toBe(200), 30_000);
+      expect((await owner.call('GET', '/api/v1/session')).status).toBe(200);
+    } finally {
+      await stopProcess(gateway);
+      await db.stop();
+    }
+  }, 120_000);
 
   it('a restart of every process loses nothing acknowledged', async () => {
     const form = await createForm('Restart');

@@ -59,6 +59,8 @@ export function describeApiKeyFlows(target: TargetRef) {
       const ownerKey = await target().accounts.createApiKey(owner, 'write');
       const listed = (await owner.call('GET', '/api/v1/api-keys')).body.data as { createdBy: string }[];
       expect(new Set(listed.map((k) => k.createdBy)).size).toBe(3);
+      // Used first, so the gateway has them cached: revocation must evict them, not wait for the cache to expire.
+      for (const key of [adminKey, otherKey, ownerKey]) expect((await withKey(key)).status).toBe(200);
 
       expect(
         (await owner.call('POST', '/api/auth/organization/remove-member', { memberIdOrEmail: admin.email })).status,

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadEmbeddedConfig, startEmbedded } from '@formgate/host-embedded';
+import { type EmbeddedSeams, loadEmbeddedConfig, startEmbedded } from '@formgate/host-embedded';
 import { createAccounts, createOrgKeys } from './accounts.ts';
 import { waitForMailLink } from './browser-session.ts';
 
@@ -18,7 +18,7 @@ export interface TestForm {
  * Formgate in embedded mode on a random port and a temporary data dir, with helpers to drive its API. `api(…, org)`
  * calls as the owner of organization `org` (created on first use, by sign-up, verification and an API key).
  */
-export async function startTestApp(env: Record<string, string> = {}) {
+export async function startTestApp(env: Record<string, string> = {}, seams: EmbeddedSeams = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), 'fg-it-'));
   // A restart keeps the port: sessions, links and keys of the first boot stay valid.
   let port = '0';
@@ -33,6 +33,7 @@ export async function startTestApp(env: Record<string, string> = {}) {
         USER_LOOKUPS_PER_MINUTE: '10000',
         ...env,
       }),
+      seams,
     );
   let app = await boot();
   port = String(app.port);

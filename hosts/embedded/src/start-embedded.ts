@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { accountSettings, createAccounts, createMailer } from '@formgate/accounts';
+import { type AdapterWrapper, accountSettings, createAccounts, createMailer } from '@formgate/accounts';
 import { createBillingService, createSqliteUsageStore } from '@formgate/billing';
 import { createSqliteBus } from '@formgate/bus/sqlite';
 import { createFormsService, createSqliteFormsStore } from '@formgate/forms';
@@ -26,11 +26,17 @@ import { ensureSecretFile } from './secrets.ts';
 
 const WEB_DIST = fileURLToPath(new URL('../../../web/dist', import.meta.url));
 
+/** Test seams, never set by `main.ts`: where a test injects faults. */
+export interface EmbeddedSeams {
+  /** Wraps the accounts database adapter (`createAdapterFaults` from `@formgate/accounts/testing`). */
+  wrapAccountsAdapter?: AdapterWrapper;
+}
+
 /**
  * The embedded composition root: one process, the gateway and all five services, SQLite and the embedded log
  * under `DATA_DIR`. Resolves once it listens; `stop()` drains consumers and closes every file.
  */
-export async function startEmbedded(config: EmbeddedConfig) {
+export async function startEmbedded(config: EmbeddedConfig, seams: EmbeddedSeams = {}) {
   const logger = createLogger({ level: config.LOG_LEVEL, name: 'formgate' });
   // Listen first: with PORT=0 the public URL (cookies, links in emails) is known only then.
   let handler: (req: IncomingMessage, res: ServerResponse) => void = (_req, res) => {
@@ -100,6 +106,7 @@ export async function startEmbedded(config: EmbeddedConfig) {
     secret: ensureSecretFile(config.DATA_DIR, 'auth-secret', config.AUTH_SECRET),
     mailer,
     logger: logger.child({ component: 'accounts' }),
+    wrapAdapter: seams.wrapAccountsAdapter,
   });
   await accounts.start();
   const gateway = createGateway({

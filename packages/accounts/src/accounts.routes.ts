@@ -1,10 +1,11 @@
 import { AppError } from '@formgate/kit';
-import { type Request, Router } from 'express';
+import { type NextFunction, type Request, type Response, Router } from 'express';
 import { z } from 'zod';
-import { API_KEY_SCOPES, type ApiKeyScope, type Caller } from './authenticate.ts';
+import { API_KEY_SCOPES, type Caller, unavailableAsAppError } from './authenticate.ts';
 import { creatorOf } from './create-accounts.ts';
 import { type Auth, CLIENT_IP_HEADER } from './create-auth.ts';
 import { createFixedWindowLimiter } from './rate-limit.ts';
+import { type ApiKeyRow, scopeOf } from './verify-api-key.ts';
 
 declare global {
   namespace Express {
@@ -18,24 +19,6 @@ const CreateApiKeySchema = z.strictObject({
   name: z.string().trim().min(1).max(32),
   scope: z.enum(['read', 'write']),
 });
-
-interface ApiKeyRow {
-  id: string;
-  name: string | null;
-  start: string | null;
-  referenceId: string;
-  permissions?: string | Record<string, string[]> | null;
-  createdAt: Date;
-  lastRequest?: Date | null;
-  expiresAt?: Date | null;
-  metadata?: unknown;
-}
-
-function scopeOf(row: ApiKeyRow): ApiKeyScope {
-  const raw = row.permissions;
-  const perms = typeof raw === 'string' ? (JSON.parse(raw) as Record<string, string[]>) : raw;
-  return perms?.formgate?.includes('write') ? 'write' : 'read';
-}
 
 const toKeyDto = (row: ApiKeyRow) => ({
   id: row.id,
@@ -124,5 +107,6 @@ export function accountRoutes(auth: Auth, options: { lookupsPerMinute: number })
     res.status(204).end();
   });
 
+  router.use((err: unknown, _req: Request, _res: Response, next: NextFunction) => next(unavailableAsAppError(err)));
   return router;
 }

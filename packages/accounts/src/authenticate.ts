@@ -1,8 +1,12 @@
 import type { IncomingMessage } from 'node:http';
+import { AppError } from '@formgate/kit';
 import { fromNodeHeaders } from 'better-auth/node';
+import { isUnreachable } from './adapter-guard.ts';
+import type { ApiKeyScope } from './api-key-cache.ts';
 import { API_KEY_PREFIX, type Auth } from './create-auth.ts';
+import type { ApiKeyVerifier } from './verify-api-key.ts';
 
-export type ApiKeyScope = 'read' | 'write';
+export type { ApiKeyScope } from './api-key-cache.ts';
 
 /** Who is calling, as the gateway resolved it once for this request. */
 export type Caller =
@@ -36,48 +40,58 @@ function presentedKey(req: IncomingMessage): string | undefined {
   return undefined;
 }
 
+async function sessionCaller(auth: Auth, req: IncomingMessage): Promise<Caller | null> {
+  const session = await auth.api.getSession({ headers: fromNodeHeaders(req.headers) });
+  if (!session) return null;
+  const { user } = session;
+  const orgId = (session.session as { activeOrganizationId?: string | null }).activeOrganizationId ?? null;
+  const member = orgId
+    ? await (await auth.$context).adapter.findOne<{ role: string }>({
+        model: 'member',
+        where: [
+          { field: 'organizationId', value: orgId },
+          { field: 'userId', value: user.id },
+        ],
+      })
+    : null;
+  return {
+    via: 'session',
+    userId: user.id,
+    email: user.email,
+    name: user.name,
+    emailVerified: user.emailVerified,
+    sessionExpiresAt: new Date(session.session.expiresAt),
+    orgId: member ? orgId : null,
+    roles: member ? member.role.split(',').map((r) => r.trim()) : [],
+  };
+}
+
+/** Credentials that could not be checked are never called invalid: 503 `AUTH_UNAVAILABLE`, not 401 or 500. */
+export const unavailableAsAppError = (err: unknown) =>
+  isUnreachable(err) ? new AppError('AUTH_UNAVAILABLE', undefined, { cause: err }) : err;
+
 /**
- * Resolves an organization API key (`X-Api-Key` or `Authorization: Bearer fg_…`) or else the better-auth session
- * cookie, plus the caller's role in the session's active organization. `null` when neither is valid.
+ * Resolves an organization API key (`X-Api-Key` or `Authorization: Bearer fg_…`, through `verifyKey` and its
+ * cache) or else the better-auth session cookie, plus the caller's role in the session's active organization.
+ * `null` when neither is valid; `AUTH_UNAVAILABLE` when the accounts database cannot tell.
  */
-export function createAuthenticator(auth: Auth): Authenticator {
-  const context = auth.$context;
+export function createAuthenticator(auth: Auth, verifyKey: ApiKeyVerifier): Authenticator {
   return async (req) => {
-    const key = presentedKey(req);
-    if (key !== undefined) {
-      const result = await auth.api.verifyApiKey({ body: { key } });
-      if (!result.valid || !result.key) return null;
-      const scope: ApiKeyScope = result.key.permissions?.formgate?.includes('write') ? 'write' : 'read';
-      return {
-        via: 'api-key',
-        keyId: result.key.id,
-        orgId: result.key.referenceId,
-        scope,
-        roles: [ROLE_OF_SCOPE[scope]],
-      };
+    try {
+      const key = presentedKey(req);
+      if (key === undefined) return await sessionCaller(auth, req);
+      const verified = await verifyKey(key);
+      return (
+        verified && {
+          via: 'api-key',
+          keyId: verified.keyId,
+          orgId: verified.orgId,
+          scope: verified.scope,
+          roles: [ROLE_OF_SCOPE[verified.scope]],
+        }
+      );
+    } catch (err) {
+      throw unavailableAsAppError(err);
     }
-    const session = await auth.api.getSession({ headers: fromNodeHeaders(req.headers) });
-    if (!session) return null;
-    const { user } = session;
-    const orgId = (session.session as { activeOrganizationId?: string | null }).activeOrganizationId ?? null;
-    const member = orgId
-      ? await (await context).adapter.findOne<{ role: string }>({
-          model: 'member',
-          where: [
-            { field: 'organizationId', value: orgId },
-            { field: 'userId', value: user.id },
-          ],
-        })
-      : null;
-    return {
-      via: 'session',
-      userId: user.id,
-      email: user.email,
-      name: user.name,
-      emailVerified: user.emailVerified,
-      sessionExpiresAt: new Date(session.session.expiresAt),
-      orgId: member ? orgId : null,
-      roles: member ? member.role.split(',').map((r) => r.trim()) : [],
-    };
   };
 }

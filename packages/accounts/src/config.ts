@@ -27,6 +27,13 @@ export const accountEnv = {
     .default(48),
   /** Load balancers in front of the gateway, whose `X-Forwarded-For` is believed. Comma-separated IPs. */
   TRUSTED_PROXIES: list,
+  /** Deadline of every accounts database call; past it credentials answer 503 AUTH_UNAVAILABLE. */
+  AUTH_TIMEOUT_MS: z.coerce.number().int().min(50).max(60_000).default(3_000),
+  /** How long a verified API key is accepted without asking the database (0: no cache). */
+  API_KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).max(600_000).default(30_000),
+  /** Past the TTL, how long a cached key is still accepted while the database does not answer (0: never). */
+  API_KEY_CACHE_MAX_STALE_MS: z.coerce.number().int().min(0).max(3_600_000).default(300_000),
+  API_KEY_CACHE_SIZE: z.coerce.number().int().min(0).max(1_000_000).default(10_000),
 };
 
 export type AccountEnv = z.infer<z.ZodObject<typeof accountEnv>>;
@@ -39,4 +46,6 @@ export const accountSettings = (c: AccountEnv) => ({
   lookupsPerMinute: c.USER_LOOKUPS_PER_MINUTE,
   invitationTtlSeconds: Math.round(c.INVITATION_TTL_HOURS * 3600),
   trustedProxies: c.TRUSTED_PROXIES,
+  authTimeoutMs: c.AUTH_TIMEOUT_MS,
+  apiKeyCache: { ttlMs: c.API_KEY_CACHE_TTL_MS, maxStaleMs: c.API_KEY_CACHE_MAX_STALE_MS, size: c.API_KEY_CACHE_SIZE },
 });

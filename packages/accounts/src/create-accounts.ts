@@ -5,22 +5,37 @@ import { mongodbAdapter } from 'better-auth/adapters/mongodb';
 import { getMigrations } from 'better-auth/db/migration';
 import type { Db } from 'mongodb';
 import { accountRoutes } from './accounts.routes.ts';
+import { type AdapterWrapper, guardAuthHandler } from './adapter-guard.ts';
+import { type ApiKeyCacheOptions, createApiKeyCache } from './api-key-cache.ts';
 import { createAuthenticator } from './authenticate.ts';
 import { type AuthSettings, authOptions, createAuth } from './create-auth.ts';
 import { createOrgEventOutbox } from './org-events/outbox.ts';
 import type { OutboxAdapter } from './org-events/schema.ts';
+import { createApiKeyVerifier } from './verify-api-key.ts';
 
 /** The accounts database, opened by the composition root: SQLite (embedded) or a MongoDB database. */
 export type AccountsStore = { kind: 'sqlite'; db: SqliteDb } | { kind: 'mongo'; db: Db };
 
-export interface AccountsDeps extends Omit<AuthSettings, 'database' | 'recordOrgEvent' | 'revokeApiKeys'> {
+export interface AccountsDeps
+  extends Omit<AuthSettings, 'database' | 'recordOrgEvent' | 'revokeApiKeys' | 'adapterGuard'> {
   store: AccountsStore;
   bus: EventPublisher;
   clock: Clock;
   ids: Ids;
   /** `GET /api/v1/users/by-email/:email` lookups allowed per client IP per minute. */
   lookupsPerMinute: number;
+  /** Deadline of every accounts database call (default 3 s). */
+  authTimeoutMs?: number;
+  /** Verified API keys kept in memory (default: 30 s, 5 min stale while the database is down, 10,000 keys). */
+  apiKeyCache?: ApiKeyCacheOptions;
+  /**
+   * Test seam, never set in production: wraps better-auth's adapter inside the deadline, so a test can make the
+   * accounts database fail or hang (`createAdapterFaults`, `@formgate/accounts/testing`).
+   */
+  wrapAdapter?: AdapterWrapper;
 }
+
+const DEFAULT_KEY_CACHE: ApiKeyCacheOptions = { ttlMs: 30_000, maxStaleMs: 300_000, size: 10_000 };
 
 /** The user who created an API key (kept in its metadata by the gateway). */
 export function creatorOf(metadata: unknown): string | undefined {
@@ -67,6 +82,21 @@ async function ensureMongoIndexes(db: Db) {
   }
 }
 
+/** Deletes an organization's API keys: all of them, or those one member created. */
+function keyRevoker(adapter: () => OutboxAdapter | undefined): AuthSettings['revokeApiKeys'] {
+  return async (orgId, createdBy) => {
+    const db = adapter();
+    if (!db) return;
+    const keys = await db.findMany<{ id: string; metadata?: unknown }>({
+      model: 'apikey',
+      where: [{ field: 'referenceId', value: orgId }],
+    });
+    const doomed = keys.filter((k) => createdBy === undefined || creatorOf(k.metadata) === createdBy).map((k) => k.id);
+    if (doomed.length)
+      await db.deleteMany({ model: 'apikey', where: [{ field: 'id', operator: 'in', value: doomed }] });
+  };
+}
+
 /**
  * Accounts for one gateway: better-auth on its database, the authenticator that turns a request into a caller,
  * the routes the gateway answers itself (session, user lookup, API keys) and the relay of organization events to
@@ -76,28 +106,27 @@ async function ensureMongoIndexes(db: Db) {
 export function createAccounts(deps: AccountsDeps) {
   const outbox = createOrgEventOutbox({ clock: deps.clock, ids: deps.ids, logger: deps.logger });
   const database = deps.store.kind === 'sqlite' ? deps.store.db : mongodbAdapter(deps.store.db, { transaction: false });
+  const keyCache = createApiKeyCache(deps.apiKeyCache ?? DEFAULT_KEY_CACHE, () => deps.clock.now().getTime());
   let adapter: OutboxAdapter | undefined;
   const settings: AuthSettings = {
     ...deps,
     database,
+    adapterGuard: { timeoutMs: deps.authTimeoutMs ?? 3_000, onWrite: keyCache.observeWrite, wrap: deps.wrapAdapter },
     recordOrgEvent: outbox.record,
-    revokeApiKeys: async (orgId, createdBy) => {
-      if (!adapter) return;
-      const keys = await adapter.findMany<{ id: string; metadata?: unknown }>({
-        model: 'apikey',
-        where: [{ field: 'referenceId', value: orgId }],
-      });
-      const doomed = keys
-        .filter((k) => createdBy === undefined || creatorOf(k.metadata) === createdBy)
-        .map((k) => k.id);
-      if (doomed.length)
-        await adapter.deleteMany({ model: 'apikey', where: [{ field: 'id', operator: 'in', value: doomed }] });
-    },
+    revokeApiKeys: keyRevoker(() => adapter),
   };
   const auth = createAuth(settings);
+  const verifyKey = createApiKeyVerifier({
+    adapter: async () => (await auth.$context).adapter,
+    cache: keyCache,
+    clock: deps.clock,
+    logger: deps.logger,
+  });
   return {
     auth,
-    authenticate: createAuthenticator(auth),
+    /** better-auth's endpoints for `/api/auth/*`, answering 503 when the database does not. */
+    authHandler: guardAuthHandler(auth.handler),
+    authenticate: createAuthenticator(auth, verifyKey),
     routes: accountRoutes(auth, { lookupsPerMinute: deps.lookupsPerMinute }),
     async start() {
       if (deps.store.kind === 'sqlite') await (await getMigrations(authOptions(settings))).runMigrations();

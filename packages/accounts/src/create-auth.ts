@@ -4,6 +4,7 @@ import type { Logger } from '@formgate/kit';
 import type { Mailer } from '@formgate/mail';
 import { type BetterAuthOptions, betterAuth } from 'better-auth';
 import { organization } from 'better-auth/plugins/organization';
+import { type AdapterGuardOptions, adapterGuardPlugin } from './adapter-guard.ts';
 import { specDenialMessagesPlugin } from './denial-messages.ts';
 import { orgEventHooks } from './org-events/hooks.ts';
 import type { OrgEventRecorder } from './org-events/recorder.ts';
@@ -30,6 +31,8 @@ export interface AuthSettings {
   recordOrgEvent: OrgEventRecorder;
   /** Revokes the organization's API keys: all of them, or those `createdBy` one user. */
   revokeApiKeys: (orgId: string, createdBy?: string) => Promise<void>;
+  /** Deadline and write observer around better-auth's adapter (`adapterGuardPlugin`). */
+  adapterGuard: AdapterGuardOptions;
 }
 
 const minute = (max: number) => ({ window: 60, max });
@@ -97,6 +100,7 @@ export function authOptions(s: AuthSettings) {
       defaultCookieAttributes: { httpOnly: true, sameSite: 'lax' },
     },
     plugins: [
+      adapterGuardPlugin(s.adapterGuard),
       organization({
         ac: accessControl,
         roles: ORG_ROLES,

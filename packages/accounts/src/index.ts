@@ -1,3 +1,5 @@
+export { AccountsUnavailableError, type AdapterWrapper } from './adapter-guard.ts';
+export type { ApiKeyCacheOptions } from './api-key-cache.ts';
 export * from './authenticate.ts';
 export * from './config.ts';
 export * from './create-accounts.ts';

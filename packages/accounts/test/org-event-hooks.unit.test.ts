@@ -25,6 +25,7 @@ describe('organization deletion hooks as better-auth gets them', () => {
       invitationTtlSeconds: 60,
       recordOrgEvent: record,
       revokeApiKeys: async (orgId) => void calls.push(`revoke:${orgId}`),
+      adapterGuard: { timeoutMs: 1_000 },
     });
     const plugin = options.plugins.find((p) => p.id === 'organization') as unknown as {
       options: { organizationHooks: Record<'beforeDeleteOrganization' | 'afterDeleteOrganization', Hook> };

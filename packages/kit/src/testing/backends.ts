@@ -100,3 +100,19 @@ export async function resolveBackend(kind: 'kafka' | 'mongo', runDir: string): P
       `Set ${envName}, run a Docker engine, or fix local provisioning.\n${attempts.join('\n')}`,
   );
 }
+
+/**
+ * A FerretDB of the test's own on `port` (never the shared one other tests use), for tests that stop and start
+ * their database: `stop()` and `start()` keep its data.
+ */
+export async function dedicatedFerretDb(port: number, runDir: string) {
+  const env = { ...process.env, FORMGATE_RUN_DIR: runDir };
+  const script = (command: 'start' | 'stop') =>
+    run('bash', [`${LOCAL}/ferretdb.sh`, command, String(port)], { env, timeout: 120_000 });
+  await script('start');
+  return {
+    url: `mongodb://127.0.0.1:${port}/`,
+    start: async () => void (await script('start')),
+    stop: async () => void (await script('stop')),
+  };
+}

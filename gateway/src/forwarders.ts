@@ -1,0 +1,68 @@
+import type { Agent, IncomingMessage, ServerResponse } from 'node:http';
+import { CLIENT_IP_HEADER } from '@formgate/accounts';
+import { type AppError, IDENTITY_HEADER, type Logger, toErrorBody } from '@formgate/kit';
+import type { Express, NextFunction, Request, Response } from 'express';
+import { createRawProxy, type ErrorAnswer } from './raw-proxy.ts';
+import type { ServiceName } from './routes.ts';
+import { createUpstreamPool, type PoolHealth, type UpstreamPool } from './upstreams.ts';
+
+/** A service the gateway forwards to: in the same process (embedded), or over HTTP (distributed). */
+export type Target =
+  | { kind: 'in-process'; app: Express; handle?: (req: IncomingMessage, res: ServerResponse) => void }
+  | { kind: 'http'; urls: string[] };
+
+export type Forward = (req: Request, res: Response, next: NextFunction) => void;
+export type IngestHandler = (req: IncomingMessage, res: ServerResponse, forwarded: Record<string, string>) => void;
+
+export interface ForwardSettings {
+  agent: Agent;
+  logger: Logger;
+  /** Deadline for an API service's response headers. */
+  upstreamTimeoutMs: number;
+  /** Deadline for ingest's: its answer waits for the log's acknowledgement, so it gets longer. */
+  ingestTimeoutMs: number;
+}
+
+/** The API's error envelope, with the request id the gateway gave the request. */
+const answerApiError: ErrorAnswer = (req, res, error: AppError) => {
+  if (error.retryable) res.setHeader('retry-after', String(error.retryAfterSeconds ?? 1));
+  res
+    .writeHead(error.status, { 'content-type': 'application/json' })
+    .end(JSON.stringify(toErrorBody(error, (req as Request).requestId ?? '')));
+};
+
+function apiForward(pool: UpstreamPool, s: ForwardSettings): Forward {
+  const proxy = createRawProxy({ pool, ...s, timeoutMs: s.upstreamTimeoutMs, answerError: answerApiError });
+  return (req, res) => {
+    delete req.headers.cookie;
+    const ip = String(req.headers[CLIENT_IP_HEADER] ?? '');
+    const forwarded: Record<string, string> = { 'x-forwarded-for': ip, [CLIENT_IP_HEADER]: ip };
+    if (req.requestId) forwarded['x-request-id'] = req.requestId;
+    if (req.identityToken) forwarded[IDENTITY_HEADER] = req.identityToken;
+    proxy(req, res, forwarded);
+  };
+}
+
+/**
+ * Turns the gateway's targets into handlers: in-process services are called directly; each HTTP service gets one
+ * upstream pool (ADR 16), shared by its `/api` forwarder and, for ingest, by the raw `/f/*` proxy.
+ */
+export function createForwarders(targets: Partial<Record<ServiceName, Target>>, s: ForwardSettings) {
+  const forwards = new Map<ServiceName, Forward>();
+  const pools: UpstreamPool[] = [];
+  let ingest: IngestHandler | undefined;
+  for (const [name, target] of Object.entries(targets) as [ServiceName, Target][]) {
+    if (target.kind === 'in-process') {
+      const handle = target.handle ?? target.app;
+      forwards.set(name, (req, res) => handle(req, res));
+      if (name === 'ingest') ingest = (req, res) => handle(req, res);
+      continue;
+    }
+    const pool = createUpstreamPool(name, target.urls, { logger: s.logger });
+    pools.push(pool);
+    forwards.set(name, apiForward(pool, s));
+    if (name === 'ingest') ingest = createRawProxy({ pool, ...s, timeoutMs: s.ingestTimeoutMs });
+  }
+  const health = (): Record<string, PoolHealth> => Object.fromEntries(pools.map((p) => [p.name, p.health()]));
+  return { forwards, ingest, health };
+}
