@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Backend, startBackend } from './backends.ts';
@@ -88,7 +88,7 @@ async function startProcesses(opts: { logDir: string; kafka: string; mongo: stri
 }
 
 /**
- * Kafka (`infra/local/kafka.sh`, port 39092) and FerretDB (`infra/local/ferretdb.sh`, port 39017) with their run
+ * Kafka (`infra/local/kafka.sh`, port 39092) and FerretDB on PostgreSQL (`infra/local/ferretdb.sh`, ports 39017-39018) with their run
  * directories under `workDir`, then one forms, billing and ingest process and the gateway in front of them.
  */
 export async function startDistributedFormgate(opts: { workDir: string; logDir: string }): Promise<DistributedStart> {
@@ -96,6 +96,8 @@ export async function startDistributedFormgate(opts: { workDir: string; logDir: 
   if (missing.length) return { skipped: `not built yet (${missing.join(', ')} missing)` };
   const runBase = join(opts.workDir, 'infra');
   mkdirSync(runBase, { recursive: true });
+  // As root, infra/local runs PostgreSQL as the postgres user, which must reach its run dir (mkdtemp made it 0700).
+  chmodSync(opts.workDir, 0o755);
   const backends: Backend[] = [];
   const stopBackends = async () => {
     for (const b of backends.reverse()) await b.stop().catch(() => undefined);
