@@ -5,12 +5,13 @@ import {
   type SubmissionDto,
   UpdateFormRequestSchema,
 } from '@formgate/contracts';
-import { AppError, identityOf, notFound, requirePermission } from '@formgate/kit';
+import { identityOf, notFound, requirePermission } from '@formgate/kit';
 import { type Request, Router } from 'express';
 import { z } from 'zod';
-import type { FormsStore, SubmissionCursor, SubmissionRecord } from '../store/forms-store.ts';
+import type { FormsStore, SubmissionRecord } from '../store/forms-store.ts';
 import { createForm, type FormWriteDeps } from '../use-cases/create-form.ts';
 import { updateForm } from '../use-cases/update-form.ts';
+import { encodeCursor, resolveCursor } from './submission-cursor.ts';
 
 function scopeOf(req: Request) {
   return { orgId: identityOf(req).orgId };
@@ -35,19 +36,6 @@ function toSubmissionDto(r: SubmissionRecord): SubmissionDto {
     spam: r.spam.isSpam,
     held: r.held,
   };
-}
-
-const encodeCursor = (c: SubmissionCursor) => Buffer.from(JSON.stringify([c.createdAt, c.id])).toString('base64url');
-
-function decodeCursor(raw: string): SubmissionCursor {
-  try {
-    const [createdAt, id] = z
-      .tuple([z.string().max(40), z.string().max(100)])
-      .parse(JSON.parse(Buffer.from(raw, 'base64url').toString('utf8')));
-    return { createdAt, id };
-  } catch {
-    throw new AppError('INVALID_CURSOR', 'The cursor is not valid', 400);
-  }
 }
 
 /** `/api/v1/forms`: forms and their submissions, always scoped to the caller's organization. */
@@ -93,7 +81,7 @@ export function formsRoutes(deps: FormWriteDeps & { store: FormsStore }) {
   router.get('/:formId/submissions', async (req, res) => {
     const form = await loadForm(req);
     const { limit, cursor } = ListSubmissionsQuerySchema.parse(req.query);
-    const after = cursor ? decodeCursor(cursor) : undefined;
+    const after = cursor ? await resolveCursor(store, scopeOf(req), form.id, cursor) : undefined;
     const rows = await store.listSubmissions(scopeOf(req), form.id, { limit: limit + 1, ...(after ? { after } : {}) });
     const page = rows.slice(0, limit);
     const last = page.at(-1);
