@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createMongoFormsStore } from '@formgate/forms';
+import { connectMongo } from '@formgate/store';
 import { type Backend, startBackend } from './backends.ts';
 import { createFormgateApi, mintApiKey } from './formgate-api.ts';
 import { freePort, REPO_ROOT, type ServerProcess, startServer } from './processes.ts';
@@ -30,13 +32,13 @@ export const DISTRIBUTED_ENTRYPOINTS = {
 export const KAFKA_PORT = 39092;
 export const FERRETDB_PORT = 39017;
 
-async function startProcesses(opts: { logDir: string; kafka: string; mongo: string }) {
+async function startProcesses(opts: { logDir: string; kafka: string; mongo: string; dbPrefix: string }) {
   const common = {
     NODE_ENV: 'production',
     LOG_LEVEL: 'silent',
     KAFKA_BROKERS: opts.kafka,
     MONGO_URL: opts.mongo,
-    MONGO_DB_PREFIX: `fg_bench_${randomBytes(4).toString('hex')}`,
+    MONGO_DB_PREFIX: opts.dbPrefix,
     IDENTITY_SECRET: randomBytes(32).toString('base64url'),
   };
   const gatewayPort = await freePort();
@@ -106,9 +108,14 @@ export async function startDistributedFormgate(opts: { workDir: string; logDir: 
     backends.push(await startBackend('kafka.sh', KAFKA_PORT, runBase));
     backends.push(await startBackend('ferretdb.sh', FERRETDB_PORT, runBase));
     const [kafka, mongo] = backends.map((b) => b.value) as [string, string];
-    const { gateway, started, api } = await startProcesses({ logDir: opts.logDir, kafka, mongo });
+    const dbPrefix = `fg_bench_${randomBytes(4).toString('hex')}`;
+    const { gateway, started, api } = await startProcesses({ logDir: opts.logDir, kafka, mongo, dbPrefix });
+    const openFormsStore = async () => {
+      const conn = await connectMongo(mongo, `${dbPrefix}_forms`);
+      return { store: await createMongoFormsStore(conn), close: () => conn.close() };
+    };
     return {
-      target: { server: gateway, api },
+      target: { server: gateway, api, openFormsStore },
       pids: started.map((p) => p.pid),
       stop: async () => {
         await Promise.allSettled(started.map((p) => p.stop()));
