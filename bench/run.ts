@@ -1,4 +1,5 @@
-// `pnpm bench [--quick] [--rounds N] [--seconds S] [--sync FULL|NORMAL] [--no-p2]`: see bench/README.md.
+// `pnpm bench [P8] [--quick] [--rounds N] [--seconds S] [--sync FULL|NORMAL] [--no-p2] [--p8-submissions N]`:
+// see bench/README.md.
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,11 +8,14 @@ import { parseArgs } from 'node:util';
 import { stopAllBackends } from './lib/backends.ts';
 import { type DistributedStart, startDistributedFormgate } from './lib/distributed.ts';
 import { absolutes, evaluate } from './lib/evaluate.ts';
+import type { P8Settings } from './lib/p8.ts';
+import { p8Goals } from './lib/p8-goals.ts';
+import { type P8Mode, runP8 } from './lib/p8-run.ts';
 import { PAYLOADS } from './lib/payloads.ts';
 import { stopAllServers } from './lib/processes.ts';
 import { describeMachine, loadAverage, passed, writeReport } from './lib/report.ts';
 import { type BenchSettings, type RoundContext, type RoundResult, runRound, warmUp } from './lib/rounds.ts';
-import { startBaseline, startEmbeddedFormgate } from './lib/targets.ts';
+import { type FormgateTarget, startBaseline, startEmbeddedFormgate } from './lib/targets.ts';
 import { ensureWrk, prepareWrk } from './lib/wrk.ts';
 
 const BENCH_DIR = fileURLToPath(new URL('.', import.meta.url));
@@ -20,7 +24,8 @@ const log = (line: string) =>
   process.stdout.write(`[bench +${((Date.now() - startedAt) / 1000).toFixed(0).padStart(3)}s] ${line}\n`);
 
 function readOptions() {
-  const { values } = parseArgs({
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
     options: {
       quick: { type: 'boolean', default: false },
       rounds: { type: 'string' },
@@ -28,8 +33,10 @@ function readOptions() {
       sync: { type: 'string', default: 'FULL' },
       'no-p2': { type: 'boolean', default: false },
       'keep-data': { type: 'boolean', default: false },
+      'p8-submissions': { type: 'string' },
     },
   });
+  if (positionals.some((p) => p !== 'P8')) throw new Error('only P8 can be run alone: pnpm bench P8');
   if (values.sync !== 'FULL' && values.sync !== 'NORMAL') throw new Error('--sync must be FULL or NORMAL');
   const settings: BenchSettings = {
     rounds: Number(values.rounds ?? (values.quick ? 1 : 3)),
@@ -39,7 +46,13 @@ function readOptions() {
     burstAmount: 10_000,
     burstConnections: 200,
   };
-  for (const [k, v] of Object.entries({ rounds: settings.rounds, seconds: settings.seconds })) {
+  const p8: P8Settings = {
+    submissions: Number(values['p8-submissions'] ?? process.env.BENCH_P8_SUBMISSIONS ?? 100_000),
+    otherForms: 3,
+    samples: values.quick ? 10 : 20,
+  };
+  const positive = { rounds: settings.rounds, seconds: settings.seconds, 'p8-submissions': p8.submissions };
+  for (const [k, v] of Object.entries(positive)) {
     if (!Number.isInteger(v) || v < 1) throw new Error(`--${k} must be a positive integer`);
   }
   return {
@@ -48,6 +61,8 @@ function readOptions() {
     synchronous: values.sync as 'FULL' | 'NORMAL',
     p2: !values['no-p2'],
     keepData: values['keep-data'],
+    p8,
+    onlyP8: positionals.includes('P8'),
   };
 }
 
@@ -57,9 +72,37 @@ function p2Unavailable(d: DistributedStart) {
   return null;
 }
 
+type Options = ReturnType<typeof readOptions>;
+
+/** B0, B1, the warm-up and the interleaved throughput rounds (P1–P7); none with `pnpm bench P8`. */
+async function throughputRounds(options: Options, base: Omit<RoundContext, 'b0' | 'b1' | 'script'>) {
+  if (options.onlyP8) return [];
+  const b0 = await startBaseline('B0', join(base.workDir, 'logs'));
+  const b1 = await startBaseline('B1', join(base.workDir, 'logs'));
+  const script = prepareWrk(base.workDir, Object.values(PAYLOADS));
+  const ctx: RoundContext = { ...base, b0, b1, script, pids: [b0.pid, b1.pid, ...base.pids] };
+  log(`B0 pid ${b0.pid}, B1 pid ${b1.pid}, Formgate embedded pid ${base.formgate.server.pid}`);
+  await warmUp(ctx);
+  const rounds: RoundResult[] = [];
+  for (let i = 1; i <= options.settings.rounds; i++) rounds.push(await runRound(ctx, i));
+  return rounds;
+}
+
+function p8Modes(formgate: FormgateTarget, distributed: DistributedStart): P8Mode[] {
+  const unavailable = p2Unavailable(distributed);
+  return [
+    { mode: 'embedded', target: formgate },
+    {
+      mode: 'distributed',
+      target: 'target' in distributed ? distributed.target : null,
+      ...(unavailable ? { unavailable } : {}),
+    },
+  ];
+}
+
 async function main(): Promise<boolean> {
   const options = readOptions();
-  const wrkVersion = ensureWrk();
+  const wrkVersion = options.onlyP8 ? 'wrk not used (P8 only)' : ensureWrk();
   const workDir = mkdtempSync(join(tmpdir(), 'formgate-bench-'));
   const logDir = join(workDir, 'logs');
   mkdirSync(logDir);
@@ -68,52 +111,44 @@ async function main(): Promise<boolean> {
   let distributed: DistributedStart = { skipped: 'disabled with --no-p2' };
   let finished = false;
   try {
-    const b0 = await startBaseline('B0', logDir);
-    const b1 = await startBaseline('B1', logDir);
     const formgate = await startEmbeddedFormgate({
       dataDir: join(workDir, 'embedded-data'),
       logDir,
       synchronous: options.synchronous,
     });
     if (options.p2) distributed = await startDistributedFormgate({ workDir, logDir });
-    if ('skipped' in distributed) log(`P2 skipped: ${distributed.skipped}`);
-    if ('failed' in distributed) log(`P2 FAILED to start: ${distributed.failed}`);
-    log(`B0 pid ${b0.pid}, B1 pid ${b1.pid}, Formgate embedded pid ${formgate.server.pid}`);
-    const ctx: RoundContext = {
-      settings: options.settings,
-      workDir,
-      script: prepareWrk(workDir, Object.values(PAYLOADS)),
-      b0,
-      b1,
-      formgate,
-      distributed: 'target' in distributed ? distributed.target : null,
-      problems: [],
-      warnings: [],
-      log,
-      pids: [b0.pid, b1.pid, formgate.server.pid, ...('target' in distributed ? distributed.pids : [])],
-    };
-    await warmUp(ctx);
-    const rounds: RoundResult[] = [];
-    for (let i = 1; i <= options.settings.rounds; i++) rounds.push(await runRound(ctx, i));
+    if ('skipped' in distributed) log(`distributed mode skipped: ${distributed.skipped}`);
+    if ('failed' in distributed) log(`distributed mode FAILED to start: ${distributed.failed}`);
+    const target = 'target' in distributed ? distributed : null;
+    const problems: string[] = [];
+    const warnings: string[] = [];
+    const pids = [formgate.server.pid, ...(target?.pids ?? [])];
+    const base = { settings: options.settings, workDir, formgate, distributed: target?.target ?? null, pids };
+    const rounds = await throughputRounds(options, { ...base, problems, warnings, log });
+    const p8Settings = { settings: options.p8, rounds: options.settings.rounds, problems, pids, log };
+    const p8 = await runP8({ modes: p8Modes(formgate, distributed), ...p8Settings });
     machine.loadAverageAtEnd = loadAverage();
     if ((machine.loadAverageAtStart[0] ?? 0) > machine.cpus / 2) {
-      ctx.warnings.push(
-        `1-minute load average ${machine.loadAverageAtStart[0]} at start: other work shared the machine`,
-      );
+      warnings.push(`1-minute load average ${machine.loadAverageAtStart[0]} at start: other work shared the machine`);
     }
     const report = {
       machine,
       settings: {
         mode: options.quick ? 'quick' : 'full',
+        goals: options.onlyP8 ? 'P8' : 'all',
         ...options.settings,
         sqliteSynchronous: options.synchronous,
-        loadGenerator: 'wrk -t1 (throughput), autocannon in a child process (P7)',
+        p8Submissions: options.p8.submissions,
+        loadGenerator: 'wrk -t1 (throughput), autocannon in a child process (P7), fetch (P8)',
       },
-      goals: evaluate(rounds, ctx.problems, p2Unavailable(distributed)),
+      goals: [
+        ...(options.onlyP8 ? [] : evaluate(rounds, problems, p2Unavailable(distributed))),
+        ...p8.flatMap((r) => p8Goals(r, problems)),
+      ],
       absolute: absolutes(rounds),
-      problems: ctx.problems,
-      warnings: ctx.warnings,
-      rounds,
+      problems,
+      warnings,
+      rounds: [...rounds, { P8: p8 }],
     };
     const md = writeReport(BENCH_DIR, report);
     process.stdout.write(`\n${md}\n`);

@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createMongoFormsStore } from '@formgate/forms';
+import { connectMongo } from '@formgate/store/mongo';
 import { type Backend, startBackend } from './backends.ts';
 import { createFormgateApi, mintApiKey } from './formgate-api.ts';
 import { freePort, REPO_ROOT, type ServerProcess, startServer } from './processes.ts';
@@ -30,13 +32,13 @@ export const DISTRIBUTED_ENTRYPOINTS = {
 export const KAFKA_PORT = 39092;
 export const FERRETDB_PORT = 39017;
 
-async function startProcesses(opts: { logDir: string; kafka: string; mongo: string }) {
+async function startProcesses(opts: { logDir: string; kafka: string; mongo: string; dbPrefix: string }) {
   const common = {
     NODE_ENV: 'production',
     LOG_LEVEL: 'silent',
     KAFKA_BROKERS: opts.kafka,
     MONGO_URL: opts.mongo,
-    MONGO_DB_PREFIX: `fg_bench_${randomBytes(4).toString('hex')}`,
+    MONGO_DB_PREFIX: opts.dbPrefix,
     IDENTITY_SECRET: randomBytes(32).toString('base64url'),
   };
   const gatewayPort = await freePort();
@@ -88,7 +90,7 @@ async function startProcesses(opts: { logDir: string; kafka: string; mongo: stri
 }
 
 /**
- * Kafka (`infra/local/kafka.sh`, port 39092) and FerretDB (`infra/local/ferretdb.sh`, port 39017) with their run
+ * Kafka (`infra/local/kafka.sh`, port 39092) and FerretDB on PostgreSQL (`infra/local/ferretdb.sh`, ports 39017-39018) with their run
  * directories under `workDir`, then one forms, billing and ingest process and the gateway in front of them.
  */
 export async function startDistributedFormgate(opts: { workDir: string; logDir: string }): Promise<DistributedStart> {
@@ -96,6 +98,8 @@ export async function startDistributedFormgate(opts: { workDir: string; logDir: 
   if (missing.length) return { skipped: `not built yet (${missing.join(', ')} missing)` };
   const runBase = join(opts.workDir, 'infra');
   mkdirSync(runBase, { recursive: true });
+  // As root, infra/local runs PostgreSQL as the postgres user, which must reach its run dir (mkdtemp made it 0700).
+  chmodSync(opts.workDir, 0o755);
   const backends: Backend[] = [];
   const stopBackends = async () => {
     for (const b of backends.reverse()) await b.stop().catch(() => undefined);
@@ -104,9 +108,14 @@ export async function startDistributedFormgate(opts: { workDir: string; logDir: 
     backends.push(await startBackend('kafka.sh', KAFKA_PORT, runBase));
     backends.push(await startBackend('ferretdb.sh', FERRETDB_PORT, runBase));
     const [kafka, mongo] = backends.map((b) => b.value) as [string, string];
-    const { gateway, started, api } = await startProcesses({ logDir: opts.logDir, kafka, mongo });
+    const dbPrefix = `fg_bench_${randomBytes(4).toString('hex')}`;
+    const { gateway, started, api } = await startProcesses({ logDir: opts.logDir, kafka, mongo, dbPrefix });
+    const openFormsStore = async () => {
+      const conn = await connectMongo(mongo, `${dbPrefix}_forms`);
+      return { store: await createMongoFormsStore(conn), close: () => conn.close() };
+    };
     return {
-      target: { server: gateway, api },
+      target: { server: gateway, api, openFormsStore },
       pids: started.map((p) => p.pid),
       stop: async () => {
         await Promise.allSettled(started.map((p) => p.stop()));

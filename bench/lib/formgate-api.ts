@@ -4,16 +4,21 @@ import { sleep } from './processes.ts';
 
 /**
  * Signs up an owner (verification link read from `dataDir/mail`, where a Formgate without SMTP writes it), creates
- * an organization and returns a write API key for it: the credential the bench calls the API with.
+ * an organization and returns a write API key for it (the credential the bench calls the API with) and its id.
  */
-export async function mintApiKey(baseUrl: string, dataDir: string): Promise<string> {
+export async function mintApiKey(baseUrl: string, dataDir: string): Promise<Credential> {
   const accounts = createAccounts(baseUrl, async (email, subject) => {
     const link = new URL(await waitForMailLink(dataDir, email, subject));
     return `${baseUrl}${link.pathname}${link.search}`;
   });
   const owner = await accounts.signUp(`bench-${Date.now()}@example.test`);
-  await accounts.createOrg(owner, 'Bench');
-  return accounts.createApiKey(owner, 'write');
+  const org = await accounts.createOrg(owner, 'Bench');
+  return { token: await accounts.createApiKey(owner, 'write'), orgId: org.id };
+}
+
+export interface Credential {
+  token: string;
+  orgId: string;
 }
 
 export interface BenchForm {
@@ -22,7 +27,7 @@ export interface BenchForm {
 }
 
 /** The API the bench needs (with an organization API key): create forms, read the dashboard count, page through submission ids. */
-export function createFormgateApi(baseUrl: string, token: string) {
+export function createFormgateApi(baseUrl: string, { token, orgId }: Credential) {
   const headers = { authorization: `Bearer ${token}`, accept: 'application/json' };
 
   async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
@@ -37,6 +42,9 @@ export function createFormgateApi(baseUrl: string, token: string) {
 
   const api = {
     token,
+    orgId,
+    /** GET `path` with the API key, expecting 200; resolves to the parsed body. */
+    get: <T>(path: string) => call<T>('GET', path),
     createForm: (name: string) => call<BenchForm>('POST', '/api/v1/forms', { name }),
 
     /** The dashboard's count (`GET /api/v1/forms/:id` → `submissionCount`). */

@@ -1,3 +1,6 @@
+import { join } from 'node:path';
+import { createSqliteFormsStore, type FormsStore } from '@formgate/forms';
+import { openSqlite } from '@formgate/store/sqlite';
 import { createFormgateApi, type FormgateApi, mintApiKey } from './formgate-api.ts';
 import { freePort, type ServerProcess, startServer } from './processes.ts';
 
@@ -14,6 +17,8 @@ export async function startBaseline(name: 'B0' | 'B1', logDir: string): Promise<
 export interface FormgateTarget {
   server: ServerProcess;
   api: FormgateApi;
+  /** The deployment's forms store, opened from the bench process for seeding (P8): its batch write path. */
+  openFormsStore(): Promise<{ store: FormsStore; close(): Promise<void> }>;
 }
 
 /**
@@ -41,5 +46,13 @@ export async function startEmbeddedFormgate(opts: {
       BILLING_SUBMISSIONS_PER_MONTH: '1000000000',
     },
   });
-  return { server, api: createFormgateApi(server.url, await mintApiKey(server.url, opts.dataDir)) };
+  return {
+    server,
+    api: createFormgateApi(server.url, await mintApiKey(server.url, opts.dataDir)),
+    // forms.db is not held exclusively: WAL lets the bench write while the server reads.
+    async openFormsStore() {
+      const db = openSqlite(join(opts.dataDir, 'forms.db'), { synchronous: opts.synchronous });
+      return { store: createSqliteFormsStore(db), close: async () => void db.close() };
+    },
+  };
 }

@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
-# FerretDB (MongoDB wire protocol, SQLite backend) on loopback, no Docker.
+# FerretDB (MongoDB wire protocol) on loopback, no Docker, on a private PostgreSQL (default) or on SQLite.
 #
-#   ferretdb.sh install          build the ferretdb binary from its Go module into the cache (once)
-#   ferretdb.sh start  [port]    start it (default port $FERRETDB_PORT or 27117) and print
-#                                MONGO_URL=mongodb://127.0.0.1:<port>/ as the last stdout line
-#   ferretdb.sh stop   [port]    stop it (SIGTERM, wait, SIGKILL as a last resort)
+#   ferretdb.sh install          check PostgreSQL (postgres.sh install) and build the ferretdb binary from its Go
+#                                module into the cache (once)
+#   ferretdb.sh start  [port]    start it (default port $FERRETDB_PORT or 27117), with its PostgreSQL on port+1, and
+#                                print MONGO_URL=mongodb://127.0.0.1:<port>/ as the last stdout line
+#   ferretdb.sh stop   [port]    stop FerretDB, then its PostgreSQL
 #   ferretdb.sh status [port]    exit 0 if running, 3 if not
 #
-# Environment: FORMGATE_CACHE (default ~/.cache/formgate), FORMGATE_RUN_DIR (base of run dirs,
-# default <repo>/.run; this server uses <base>/ferretdb-<port>), FERRETDB_RUN_DIR (exact run
-# dir, overrides), FERRETDB_PORT, FERRETDB_START_TIMEOUT (s, default 30), FERRETDB_LOG_LEVEL
-# (debug|info|warn|error, default info).
+# Environment: FERRETDB_HANDLER (postgresql, default; or sqlite), FORMGATE_CACHE (default ~/.cache/formgate),
+# FORMGATE_RUN_DIR (base of run dirs, default <repo>/.run; this server uses <base>/ferretdb-<port>), FERRETDB_RUN_DIR
+# (exact run dir, overrides), FERRETDB_PORT, FERRETDB_START_TIMEOUT (s, default 30), FERRETDB_LOG_LEVEL
+# (debug|info|warn|error, default info); PostgreSQL's knobs are postgres.sh's.
 set -euo pipefail
 FG_COMPONENT=ferretdb
 # shellcheck source=lib.sh
@@ -23,8 +24,15 @@ FDB_BIN="$FDB_HOME/ferretdb"
 FDB_MARKER="$FDB_HOME/.installed"
 FDB_INSTALL_LOG="$FG_CACHE_DIR/logs/ferretdb-$FERRETDB_VERSION-install.log"
 
+HANDLER="${FERRETDB_HANDLER:-postgresql}"
+case "$HANDLER" in
+  postgresql | sqlite) ;;
+  *) fg_die "FERRETDB_HANDLER must be postgresql or sqlite, not '$HANDLER'" ;;
+esac
+POSTGRES_SH="$FG_LOCAL_DIR/postgres.sh"
+
 usage() {
-  sed -n '2,13p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,15p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 
@@ -33,6 +41,7 @@ fdb_installed() {
 }
 
 cmd_install() {
+  if [[ "$HANDLER" == postgresql ]]; then "$POSTGRES_SH" install; fi
   if fdb_installed; then
     fg_log "FerretDB $FERRETDB_VERSION already built: $FDB_BIN"
     return 0
@@ -85,25 +94,49 @@ set_instance() {
   PORT="${1:-${FERRETDB_PORT:-27117}}"
   fg_check_port_arg "$PORT"
   RUN_DIR="${FERRETDB_RUN_DIR:-$FG_RUN_BASE/ferretdb-$PORT}"
-  DATA_DIR="$RUN_DIR/data"
+  DATA_DIR="$RUN_DIR/data"          # SQLite handler's files
   STATE_DIR="$RUN_DIR/state"
   PIDFILE="$RUN_DIR/ferretdb.pid"
   OUT_LOG="$RUN_DIR/ferretdb.log"   # the server's stdout/stderr (FerretDB logs to stderr)
   START_TIMEOUT="${FERRETDB_START_TIMEOUT:-30}"
   # Unique on the command line: used to recognise our process behind a pid.
   TOKEN="--state-dir=$STATE_DIR"
+  PG_PORT=$((PORT + 1))
+  PG_RUN_DIR="$RUN_DIR/postgres"
 }
 
 env_line() { printf 'MONGO_URL=mongodb://127.0.0.1:%s/\n' "$PORT"; }
 
+postgres() { POSTGRES_RUN_DIR="$PG_RUN_DIR" "$POSTGRES_SH" "$1" "$PG_PORT"; }
+
+# The handler flags for the spawn; with postgresql, starts (or finds) the private PostgreSQL first.
+handler_args() {
+  if [[ "$HANDLER" == sqlite ]]; then
+    mkdir -p "$DATA_DIR"
+    HANDLER_ARGS=(--handler=sqlite --sqlite-url="file:$DATA_DIR/")
+    return 0
+  fi
+  local line
+  line="$(postgres start | tail -n 1)" || fg_die "PostgreSQL for FerretDB did not start (see above)"
+  HANDLER_ARGS=(--handler=postgresql --postgresql-url="${line#POSTGRES_URL=}")
+}
+
+# A failed start leaves nothing running, also not the PostgreSQL it started for itself.
+stop_postgres_on_failure() {
+  if [[ "${PG_STARTED_HERE:-0}" == 1 ]]; then postgres stop >/dev/null 2>&1 || true; fi
+}
+
 cmd_start() {
   set_instance "${1:-}"
   fdb_installed || cmd_install
-  mkdir -p "$DATA_DIR" "$STATE_DIR"
+  mkdir -p "$STATE_DIR"
   fg_lock "$RUN_DIR/.lock"
 
   local pid rc
   if pid="$(fg_read_pid "$PIDFILE" "$TOKEN")"; then
+    fg_pid_matches "$pid" "--handler=$HANDLER" ||
+      fg_die "FerretDB (pid $pid) on port $PORT runs with another handler than '$HANDLER'; stop it first with '$0 stop $PORT'"
+    [[ "$HANDLER" == sqlite ]] || handler_args
     rc=0; fg_wait_ready "$pid" "$START_TIMEOUT" fg_port_open "$PORT" || rc=$?
     case $rc in
       0) fg_log "already running (pid $pid, run dir $RUN_DIR)"; env_line; return 0 ;;
@@ -115,16 +148,20 @@ cmd_start() {
   fg_port_open "$PORT" &&
     fg_die "port $PORT is already in use by another process (not a FerretDB started from $RUN_DIR); choose another with FERRETDB_PORT=<port> or '$0 start <port>'"
 
-  fg_log "starting FerretDB $FERRETDB_VERSION (sqlite) on 127.0.0.1:$PORT (run dir $RUN_DIR)"
-  printf '\n==== %s start (port %s) ====\n' "$(date -Is)" "$PORT" >>"$OUT_LOG"
+  if [[ "$HANDLER" == postgresql ]] && ! postgres status >/dev/null 2>&1; then PG_STARTED_HERE=1; fi
+  trap stop_postgres_on_failure EXIT
+  handler_args
+  fg_log "starting FerretDB $FERRETDB_VERSION ($HANDLER) on 127.0.0.1:$PORT (run dir $RUN_DIR)"
+  printf '\n==== %s start (port %s, %s) ====\n' "$(date -Is)" "$PORT" "$HANDLER" >>"$OUT_LOG"
   local t0=$SECONDS
-  fg_spawn "$PIDFILE" "$OUT_LOG" "$FDB_BIN" \
-      --handler=sqlite --sqlite-url="file:$DATA_DIR/" \
+  # --debug-addr=-: otherwise every instance opens a debug listener on 127.0.0.1:8088 and a second one exits.
+  fg_spawn "$PIDFILE" "$OUT_LOG" "$FDB_BIN" "${HANDLER_ARGS[@]}" \
       --listen-addr="127.0.0.1:$PORT" "$TOKEN" \
       --telemetry=disable --debug-addr=- --log-level="${FERRETDB_LOG_LEVEL:-info}" ||
     fg_die "could not launch $FDB_BIN" "$OUT_LOG"
   pid="$(cat "$PIDFILE")"
   fg_await_started FerretDB "$pid" 10 "" fg_port_open "$OUT_LOG"
+  trap - EXIT
   fg_log "FerretDB ready on 127.0.0.1:$PORT (pid $pid, $((SECONDS - t0))s)"
   env_line
 }
@@ -132,11 +169,18 @@ cmd_start() {
 cmd_stop() {
   set_instance "${1:-}"
   fg_stop_instance FerretDB "$TOKEN" "${FERRETDB_STOP_TIMEOUT:-30}" "$OUT_LOG"
+  # Whatever FERRETDB_HANDLER says now: a PostgreSQL this run dir ever used is stopped too.
+  if [[ -d "$PG_RUN_DIR" ]]; then postgres stop; fi
 }
 
 cmd_status() {
   set_instance "${1:-}"
-  fg_instance_status ferretdb "$TOKEN" fg_port_open "log: $OUT_LOG"
+  local rc=0
+  fg_instance_status ferretdb "$TOKEN" fg_port_open "log: $OUT_LOG" || rc=$?
+  if [[ -d "$PG_RUN_DIR" ]]; then
+    postgres status || { [[ "$HANDLER" == sqlite ]] || rc=3; }
+  fi
+  return "$rc"
 }
 
 sub="${1:-}"; shift || true

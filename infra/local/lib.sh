@@ -114,15 +114,15 @@ fg_wait_ready() {
   return 1
 }
 
-# fg_stop_pid PID NAME TIMEOUT_S: SIGTERM, wait, SIGKILL as a last resort.
+# fg_stop_pid PID NAME TIMEOUT_S: SIG$FG_STOP_SIGNAL (default TERM), wait, SIGKILL as a last resort.
 fg_stop_pid() {
-  local pid="$1" name="$2" timeout_s="${3:-30}"
+  local pid="$1" name="$2" timeout_s="${3:-30}" sig="${FG_STOP_SIGNAL:-TERM}"
   fg_pid_alive "$pid" || return 0
-  kill -TERM "$pid" 2>/dev/null || true
+  kill -"$sig" "$pid" 2>/dev/null || true
   local deadline=$(( SECONDS + timeout_s ))
   while fg_pid_alive "$pid"; do
     if (( SECONDS >= deadline )); then
-      fg_log "$name (pid $pid) did not exit within ${timeout_s}s after SIGTERM; sending SIGKILL"
+      fg_log "$name (pid $pid) did not exit within ${timeout_s}s after SIG$sig; sending SIGKILL"
       kill -KILL "$pid" 2>/dev/null || true
       sleep 0.5
       break

@@ -154,12 +154,12 @@ export function runFormsStoreContract(target: FormsStoreTarget) {
         .sort((x, y) => (x.createdAt === y.createdAt ? (x.id < y.id ? 1 : -1) : x.createdAt < y.createdAt ? 1 : -1))
         .map((r) => r.id);
       const seen: string[] = [];
-      let after: { createdAt: string; id: string } | undefined;
+      let after: { seq: number } | undefined;
       for (let i = 0; i < 4; i++) {
         const page = await store.listSubmissions(a, f.id, { limit: 2, ...(after ? { after } : {}) });
         seen.push(...page.map((r) => r.id));
         const last = page.at(-1);
-        after = last ? { createdAt: last.createdAt, id: last.id } : undefined;
+        after = last ? { seq: last.seq } : undefined;
       }
       expect(seen).toEqual(expected);
       expect(await store.listSubmissions(org(), f.id, { limit: 10 })).toEqual([]);
@@ -207,7 +207,50 @@ export function runFormsStoreContract(target: FormsStoreTarget) {
         files: [{ field: 'cv', blobKey: 'k1', filename: 'cv.pdf', contentType: 'application/pdf', size: 10 }],
       });
       await store.insertSubmissions([s]);
-      expect(await store.getSubmission(a, f.id, s.id)).toEqual(s);
+      expect(await store.getSubmission(a, f.id, s.id)).toEqual({ ...s, seq: 0 });
+    });
+
+    it('lists a later call’s submissions first, even when they are older by createdAt', async () => {
+      const a = org();
+      const [f, g] = [form(a.orgId), form(a.orgId)];
+      await store.insertForm(f);
+      await store.insertForm(g);
+      const early = [submission(f, '2026-05-01T00:00:02.000Z'), submission(g, '2026-05-01T00:00:00.000Z')];
+      const late = [submission(f, '2026-05-01T00:00:01.000Z'), submission(f, '2026-05-01T00:00:00.000Z')];
+      await store.insertSubmissions(early);
+      await store.insertSubmissions([...late, ...early]);
+      const list = await store.listSubmissions(a, f.id, { limit: 10 });
+      expect(list.map((r) => [r.id, r.seq])).toEqual([
+        [late[0]?.id, 2],
+        [late[1]?.id, 1],
+        [early[0]?.id, 0],
+      ]);
+      expect((await store.listSubmissions(a, g.id, { limit: 10 })).map((r) => [r.id, r.seq])).toEqual([
+        [early[1]?.id, 0],
+      ]);
+    });
+
+    it('pages every stored submission once, in order, while new ones keep arriving', async () => {
+      const a = org();
+      const f = form(a.orgId);
+      await store.insertForm(f);
+      const at = (i: number) => new Date(Date.UTC(2026, 5, 1) + i * 1000).toISOString();
+      const stored = Array.from({ length: 300 }, (_, i) => submission(f, at(i)));
+      for (let i = 0; i < 300; i += 100) await store.insertSubmissions(stored.slice(i, i + 100));
+      const seen: string[] = [];
+      let after: { seq: number } | undefined;
+      for (let n = 0; ; n++) {
+        const page = await store.listSubmissions(a, f.id, { limit: 7, ...(after ? { after } : {}) });
+        await store.insertSubmissions([submission(f, at(n))]);
+        seen.push(...page.map((r) => r.id));
+        const last = page.at(-1);
+        if (!last) break;
+        after = { seq: last.seq };
+      }
+      expect(seen).toEqual(stored.map((s) => s.id).reverse());
+      const newest = await store.listSubmissions(a, f.id, { limit: 100 });
+      expect(newest.map((r) => r.seq)).toEqual(Array.from({ length: 100 }, (_, i) => 300 + 43 - i));
+      expect(await store.countSubmissions(a, f.id)).toBe(300 + 44);
     });
   });
 }

@@ -1,9 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import { DEFAULT_FORM_SETTINGS, type Form } from '@formgate/contracts';
+import { DEFAULT_FORM_SETTINGS, type Form, type OrgScope } from '@formgate/contracts';
 import { useTestMongo } from '@formgate/store/testing';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { FormsStore, SubmissionRecord } from '../src/store/forms-store.ts';
-import { createMongoFormsStore, submissionDoc } from '../src/store/mongo-forms-store.ts';
+import { createMongoFormsStore } from '../src/store/mongo-forms-store.ts';
+import { LEGACY_SUBMISSIONS } from '../src/store/mongo-legacy-submissions.ts';
+import {
+  COUNTERS,
+  type CounterDoc,
+  SUBMISSIONS,
+  type SubmissionDoc,
+  submissionDoc,
+} from '../src/store/mongo-submissions.ts';
 import { runFormsStoreContract } from './forms-store.contract.ts';
 
 const mongo = useTestMongo();
@@ -12,8 +20,10 @@ const db = () => {
   if (!db) throw new Error('not connected');
   return db;
 };
+const WIDTH = 4;
 
 runFormsStoreContract({ name: 'mongo', create: () => createMongoFormsStore(mongo()) });
+runFormsStoreContract({ name: 'mongo, page width 8', create: () => createMongoFormsStore(mongo(), { pageWidth: 8 }) });
 
 function form(orgId: string): Form {
   const id = randomUUID();
@@ -45,46 +55,73 @@ const submission = (f: Form, i: number): SubmissionRecord => ({
   held: false,
 });
 
-describe('mongo FormsStore: batches and counters', () => {
-  let store: FormsStore;
-  beforeAll(async () => {
-    store = await createMongoFormsStore(mongo());
-  });
+const listed = async (store: FormsStore, scope: OrgScope, f: Form) =>
+  (await store.listSubmissions(scope, f.id, { limit: 100 })).map((r) => [r.id, r.seq]);
 
-  it('inserts a batch of 5,000 submissions in one call and counts them', async () => {
-    const scope = { orgId: `org_${randomUUID()}` };
+describe('mongo FormsStore: batches, positions and counters', () => {
+  let store: FormsStore;
+  let scope: OrgScope;
+  beforeAll(async () => {
+    store = await createMongoFormsStore(mongo(), { pageWidth: WIDTH });
+  });
+  const freshForm = async () => {
+    scope = { orgId: `org_${randomUUID()}` };
     const f = form(scope.orgId);
     await store.insertForm(f);
+    return f;
+  };
+
+  it('inserts a batch of 5,000 submissions in one call and counts them', async () => {
+    const f = await freshForm();
     const batch = Array.from({ length: 5_000 }, (_, i) => submission(f, i));
     expect(await store.insertSubmissions(batch)).toBe(5_000);
     expect(await store.countSubmissions(scope, f.id)).toBe(5_000);
     const [newest] = await store.listSubmissions(scope, f.id, { limit: 1 });
-    expect(newest).toEqual(batch.at(-1));
+    expect(newest).toEqual({ ...batch.at(-1), seq: 4_999 });
+    const deep = await store.listSubmissions(scope, f.id, { limit: 3, after: { seq: 500 } });
+    expect(deep.map((r) => r.id)).toEqual([499, 498, 497].map((i) => batch[i]?.id));
   });
 
-  it('makes the count exact on redelivery after a crash between the insert and the $inc', async () => {
-    const scope = { orgId: `org_${randomUUID()}` };
-    const f = form(scope.orgId);
+  it('counts a batch cut short after reserving its positions once, when it is redelivered', async () => {
+    const f = await freshForm();
     const g = form(scope.orgId);
-    await store.insertForm(f);
     await store.insertForm(g);
-    expect(await store.insertSubmissions([0, 1, 2].map((i) => submission(f, i)))).toBe(3);
-    const batch = [3, 4, 5, 6].map((i) => submission(f, i));
-    await db().collection<ReturnType<typeof submissionDoc>>('submissions').insertMany(batch.map(submissionDoc));
+    const s = Array.from({ length: 8 }, (_, i) => submission(f, i));
+    expect(await store.insertSubmissions(s.slice(0, 3))).toBe(3);
+    // The cut-short batch s[3..6]: positions 3–6 reserved, only s[3] and s[4] written.
+    await db()
+      .collection<CounterDoc>(COUNTERS)
+      .updateOne({ _id: f.id }, { $set: { pending: 4 } });
+    await db()
+      .collection<SubmissionDoc>(SUBMISSIONS)
+      .insertMany([
+        submissionDoc(s[3] as SubmissionRecord, 3, WIDTH),
+        submissionDoc(s[4] as SubmissionRecord, 4, WIDTH),
+      ]);
     expect(await store.countSubmissions(scope, f.id)).toBe(3);
-    const redelivered = [...batch, submission(f, 7), submission(g, 0)];
-    expect(await store.insertSubmissions(redelivered)).toBe(2);
+    const redelivered = [...s.slice(3), submission(g, 0)];
+    expect(await store.insertSubmissions(redelivered)).toBe(4);
     expect(await store.countSubmissions(scope, f.id)).toBe(8);
     expect(await store.countSubmissions(scope, g.id)).toBe(1);
+    expect(await listed(store, scope, f)).toEqual(
+      [7, 6, 5, 4, 3, 2, 1, 0].map((i) => [s[i]?.id, [9, 8, 7, 4, 3, 2, 1, 0][7 - i]]),
+    );
     expect(await store.insertSubmissions(redelivered)).toBe(0);
     expect(await store.countSubmissions(scope, f.id)).toBe(8);
-    expect(await store.countSubmissions(scope, g.id)).toBe(1);
+  });
+
+  it('gives a fully redelivered batch no positions, so the next one continues without a gap', async () => {
+    const f = await freshForm();
+    const batch = [0, 1, 2].map((i) => submission(f, i));
+    await store.insertSubmissions(batch);
+    expect(await store.insertSubmissions(batch)).toBe(0);
+    const next = submission(f, 3);
+    expect(await store.insertSubmissions([next])).toBe(1);
+    expect(await listed(store, scope, f)).toEqual([next, ...batch.reverse()].map((r, i) => [r.id, 3 - i]));
   });
 
   it('finishes a purge cut short after the deletions were written, announcing each form once', async () => {
-    const scope = { orgId: `org_${randomUUID()}` };
-    const f = form(scope.orgId);
-    await store.insertForm(f);
+    const f = await freshForm();
     await store.insertSubmissions([submission(f, 0)]);
     await db()
       .collection<{ _id: string; orgId: string; key: string; version: number }>('form_deletions')
@@ -92,7 +129,31 @@ describe('mongo FormsStore: batches and counters', () => {
     expect(await store.purgeOrganization(scope)).toBe(1);
     expect(await store.getForm(scope, f.id)).toBeNull();
     expect(await store.countSubmissions(scope, f.id)).toBe(0);
+    expect(await db().collection(SUBMISSIONS).countDocuments({ formId: f.id })).toBe(0);
     const pending = (await store.listUnpublishedDeletions(10_000)).filter((d) => d.orgId === scope.orgId);
     expect(pending).toEqual([{ formId: f.id, orgId: scope.orgId, key: f.key, version: 2 }]);
+  });
+
+  it('moves submissions stored before positions into the read model, in the order they were listed', async () => {
+    const f = await freshForm();
+    const old = [3, 1, 2, 0, 2].map((i) => submission(f, i));
+    const legacy = db().collection<{ _id: string }>(LEGACY_SUBMISSIONS);
+    await legacy.insertMany(old.map(({ id, ...rest }) => ({ _id: id, ...rest })));
+    await db().collection<CounterDoc>(COUNTERS).insertOne({ _id: f.id, orgId: f.orgId, count: 4 });
+    const expected = [...old].sort((x, y) =>
+      x.createdAt === y.createdAt ? (x.id < y.id ? 1 : -1) : x.createdAt < y.createdAt ? 1 : -1,
+    );
+    // A move cut short earlier had already copied the oldest one.
+    await db()
+      .collection<SubmissionDoc>(SUBMISSIONS)
+      .insertOne(submissionDoc(expected.at(-1) as SubmissionRecord, 0, WIDTH));
+
+    const upgraded = await createMongoFormsStore(mongo(), { pageWidth: WIDTH });
+    expect(await listed(upgraded, scope, f)).toEqual(expected.map((r, i) => [r.id, 4 - i]));
+    expect(await upgraded.countSubmissions(scope, f.id)).toBe(5);
+    expect(await db().listCollections({ name: LEGACY_SUBMISSIONS }).toArray()).toEqual([]);
+    const next = submission(f, 0);
+    expect(await upgraded.insertSubmissions([next])).toBe(1);
+    expect((await upgraded.listSubmissions(scope, f.id, { limit: 1 }))[0]?.id).toBe(next.id);
   });
 });

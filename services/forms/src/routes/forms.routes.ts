@@ -1,10 +1,11 @@
 import { CreateFormRequestSchema, type Form, type SubmissionDto, UpdateFormRequestSchema } from '@formgate/contracts';
-import { AppError, identityOf, keysetCursor, PageQuerySchema, readPage, requirePermission } from '@formgate/kit';
+import { AppError, identityOf, PageQuerySchema, readPage, requirePermission } from '@formgate/kit';
 import { type Request, Router } from 'express';
 import { z } from 'zod';
 import type { FormsStore, SubmissionRecord } from '../store/forms-store.ts';
 import { createForm, type FormWriteDeps } from '../use-cases/create-form.ts';
 import { updateForm } from '../use-cases/update-form.ts';
+import { encodeCursor, resolveCursor } from './submission-cursor.ts';
 
 function scopeOf(req: Request) {
   return { orgId: identityOf(req).orgId };
@@ -30,8 +31,6 @@ function toSubmissionDto(r: SubmissionRecord): SubmissionDto {
     held: r.held,
   };
 }
-
-const cursors = keysetCursor('createdAt', 'id');
 
 /** `/api/v1/forms`: forms and their submissions, always scoped to the caller's organization. */
 export function formsRoutes(deps: FormWriteDeps & { store: FormsStore }) {
@@ -76,10 +75,10 @@ export function formsRoutes(deps: FormWriteDeps & { store: FormsStore }) {
   router.get('/:formId/submissions', async (req, res) => {
     const form = await loadForm(req);
     const { limit, cursor } = PageQuerySchema.parse(req.query);
-    const after = cursor ? cursors.decode(cursor) : undefined;
+    const after = cursor ? await resolveCursor(store, scopeOf(req), form.id, cursor) : undefined;
     const read = (rows: number) =>
       store.listSubmissions(scopeOf(req), form.id, { limit: rows, ...(after ? { after } : {}) });
-    res.json(await readPage(limit, read, toSubmissionDto, cursors.encode));
+    res.json(await readPage(limit, read, toSubmissionDto, encodeCursor));
   });
 
   router.get('/:formId/submissions/:submissionId', async (req, res) => {

@@ -4,7 +4,7 @@ export interface SubmissionRecord {
   id: string;
   formId: string;
   orgId: string;
-  /** ISO-8601 UTC with milliseconds; the sort key of the list, with `id` as the tie-breaker. */
+  /** ISO-8601 UTC with milliseconds (when ingest received it). */
   createdAt: string;
   fields: SubmissionField[];
   files: SubmissionFile[];
@@ -12,10 +12,18 @@ export interface SubmissionRecord {
   held: boolean;
 }
 
-/** A position in a newest-first list: the last item of the previous page. */
+/** A submission as stored, with its place in its form's list. */
+export interface StoredSubmission extends SubmissionRecord {
+  /**
+   * The submission's position in its form's list, given once when it is first stored: every submission stored
+   * later gets a higher one. Positions of one form are distinct, start at 0 and may have gaps.
+   */
+  seq: number;
+}
+
+/** A place in a newest-first list: the position of the last item of the previous page. */
 export interface SubmissionCursor {
-  createdAt: string;
-  id: string;
+  seq: number;
 }
 
 /** A form deleted with its organization, waiting in the outbox until `form.deleted` reached the log. */
@@ -39,6 +47,11 @@ export class SlugTakenError extends Error {
  * - Reads with a `OrgScope` never return another organization's data (they answer `null` / empty).
  * - `insertSubmissions` is idempotent by submission id, and afterwards `countSubmissions` equals the number of
  *   distinct submissions stored for the form, even if a previous call failed half-way (redelivery repairs it).
+ *   It must not run concurrently for one form (the consumer of a partition keyed by form id is its one writer).
+ * - A form's list is newest first by storage: a call's new submissions come before everything stored earlier, and
+ *   among themselves newest first by (`createdAt`, `id`). Paging with the last item's `seq` as the cursor returns
+ *   every submission stored before the first page exactly once, whatever is stored meanwhile (newer ones never
+ *   land behind a cursor). Each page and each count costs the same at any depth and any size of the form.
  * - Field lists are stored and returned in order, byte for byte; names such as `a.b`, `$where` or `__proto__` are data.
  * - `purgeOrganization` is idempotent, touches no other organization, and leaves a `FormDeletion` for every form
  *   it deleted before it deletes the form, so the deletion is published even if it fails half-way and is retried.
@@ -56,15 +69,15 @@ export interface FormsStore {
   listUnpublishedForms(limit: number): Promise<Form[]>;
   /** Records that `version` of the form reached the log; an older version never overwrites a newer mark. */
   markFormPublished(formId: string, version: number): Promise<void>;
-  /** Stores submissions not seen before; returns how many were new. */
+  /** Stores submissions not seen before, in one batch write; returns how many were new. */
   insertSubmissions(records: SubmissionRecord[]): Promise<number>;
-  /** Newest first, strictly after `after` when given. */
+  /** Newest first (see above), strictly older than `after` when given. */
   listSubmissions(
     scope: OrgScope,
     formId: string,
     page: { limit: number; after?: SubmissionCursor },
-  ): Promise<SubmissionRecord[]>;
-  getSubmission(scope: OrgScope, formId: string, submissionId: string): Promise<SubmissionRecord | null>;
+  ): Promise<StoredSubmission[]>;
+  getSubmission(scope: OrgScope, formId: string, submissionId: string): Promise<StoredSubmission | null>;
   countSubmissions(scope: OrgScope, formId: string): Promise<number>;
   /**
    * Deletes the organization's forms, submissions and counters; each deleted form goes to the outbox as a

@@ -1,5 +1,6 @@
 import type { MongoDb } from '@formgate/store/mongo';
 import type { FormDeletion, FormsStore } from './forms-store.ts';
+import { COUNTERS, SUBMISSIONS } from './mongo-submissions.ts';
 
 interface DeletionDoc {
   _id: string;
@@ -11,21 +12,21 @@ interface DeletionDoc {
 type DeletionMethods = Pick<FormsStore, 'purgeOrganization' | 'listUnpublishedDeletions' | 'markDeletionPublished'>;
 
 /** Indexes an unordered `insertMany` refused as duplicates are fine; anything else is rethrown. */
-function ignoreDuplicates(err: unknown): void {
+export function ignoreDuplicates(err: unknown): void {
   const writeErrors = [(err as { writeErrors?: unknown }).writeErrors ?? []].flat() as { code?: number }[];
   if (writeErrors.length === 0 || !writeErrors.every((w) => w.code === 11000)) throw err;
 }
 
 /**
- * The purge and deletion outbox of the Mongo `FormsStore` (collections `forms`, `submissions`, `form_counters`,
- * and `form_deletions`). Without transactions the purge goes in steps that can each be repeated: the deletions
- * are written first, then submissions and counters go, and the forms last, so a purge cut short leaves the
- * forms for the redelivered event to find again.
+ * The purge and deletion outbox of the Mongo `FormsStore` (collections `forms`, `form_submissions`,
+ * `form_counters`, and `form_deletions`). Without transactions the purge goes in steps that can each be repeated:
+ * the deletions are written first, then submissions (form by form, on the `form_page` index) and counters go, and
+ * the forms last, so a purge cut short leaves the forms for the redelivered event to find again.
  */
 export function createMongoFormDeletions(db: MongoDb): DeletionMethods {
   const forms = db.collection<{ _id: string; orgId: string; key: string; version: number }>('forms');
-  const submissions = db.collection<{ _id: string; orgId: string }>('submissions');
-  const counters = db.collection<{ _id: string; orgId: string }>('form_counters');
+  const submissions = db.collection<{ _id: string; formId: string }>(SUBMISSIONS);
+  const counters = db.collection<{ _id: string; orgId: string }>(COUNTERS);
   const deletions = db.collection<DeletionDoc>('form_deletions');
 
   return {
@@ -37,7 +38,7 @@ export function createMongoFormDeletions(db: MongoDb): DeletionMethods {
         const docs = doomed.map((f) => ({ _id: f._id, orgId: f.orgId, key: f.key, version: f.version + 1 }));
         await deletions.insertMany(docs, { ordered: false }).catch(ignoreDuplicates);
       }
-      await submissions.deleteMany({ orgId: scope.orgId });
+      for (const f of doomed) await submissions.deleteMany({ formId: f._id });
       await counters.deleteMany({ orgId: scope.orgId });
       // Only the forms that have their deletion written: one created meanwhile is not deleted unannounced.
       if (doomed.length === 0) return 0;

@@ -1,37 +1,47 @@
 import type { Form } from '@formgate/contracts';
 import type { SqliteDb } from '@formgate/store/sqlite';
-import { type FormDeletion, type FormsStore, SlugTakenError, type SubmissionRecord } from './forms-store.ts';
+import { groupByForm } from './batch-order.ts';
+import {
+  type FormDeletion,
+  type FormsStore,
+  SlugTakenError,
+  type StoredSubmission,
+  type SubmissionRecord,
+} from './forms-store.ts';
+import { prepareFormsSchema } from './sqlite-forms-schema.ts';
 
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS forms (
-  id TEXT PRIMARY KEY, org_id TEXT NOT NULL, slug TEXT NOT NULL, key TEXT NOT NULL UNIQUE,
-  doc TEXT NOT NULL, version INTEGER NOT NULL, published_version INTEGER NOT NULL DEFAULT 0,
-  created_at TEXT NOT NULL, UNIQUE (org_id, slug)
-);
-CREATE INDEX IF NOT EXISTS forms_unpublished ON forms (id) WHERE published_version < version;
-CREATE TABLE IF NOT EXISTS submissions (
-  id TEXT PRIMARY KEY, form_id TEXT NOT NULL, org_id TEXT NOT NULL, created_at TEXT NOT NULL, doc TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS submissions_by_form ON submissions (form_id, created_at DESC, id DESC);
-CREATE TABLE IF NOT EXISTS form_counters (form_id TEXT PRIMARY KEY, submissions INTEGER NOT NULL);
-CREATE TABLE IF NOT EXISTS form_deletions (
-  form_id TEXT PRIMARY KEY, org_id TEXT NOT NULL, key TEXT NOT NULL, version INTEGER NOT NULL
-);
-`;
+type SubmissionBody = Pick<SubmissionRecord, 'fields' | 'files' | 'spam' | 'held'>;
 
-type StoredSubmission = Omit<SubmissionRecord, 'id' | 'formId' | 'orgId' | 'createdAt'>;
+interface SubmissionRow {
+  id: string;
+  form_id: string;
+  org_id: string;
+  created_at: string;
+  seq: number;
+  doc: string;
+}
 
-const toRecord = (row: { id: string; form_id: string; org_id: string; created_at: string; doc: string }) => ({
-  id: row.id,
-  formId: row.form_id,
-  orgId: row.org_id,
-  createdAt: row.created_at,
-  ...(JSON.parse(row.doc) as StoredSubmission),
-});
+const toRecord = (row: SubmissionRow): StoredSubmission => {
+  const { fields, files, spam, held } = JSON.parse(row.doc) as SubmissionBody;
+  return {
+    id: row.id,
+    formId: row.form_id,
+    orgId: row.org_id,
+    createdAt: row.created_at,
+    fields,
+    files,
+    spam,
+    held,
+    seq: row.seq,
+  };
+};
 
-/** `FormsStore` on SQLite: the submissions and their counter change in one transaction, so counts are exact. */
+/**
+ * `FormsStore` on SQLite: the submissions, their positions and their counter change in one transaction, so counts
+ * are exact and positions dense; a page is a range on the (`form_id`, `seq`) index.
+ */
 export function createSqliteFormsStore(db: SqliteDb): FormsStore {
-  db.exec(SCHEMA);
+  prepareFormsSchema(db);
   const q = {
     insertForm: db.prepare(
       'INSERT INTO forms (id, org_id, slug, key, doc, version, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
@@ -43,17 +53,16 @@ export function createSqliteFormsStore(db: SqliteDb): FormsStore {
     unpublished: db.prepare('SELECT doc FROM forms WHERE published_version < version LIMIT ?'),
     markPublished: db.prepare('UPDATE forms SET published_version = ? WHERE id = ? AND published_version < ?'),
     insertSubmission: db.prepare(
-      'INSERT OR IGNORE INTO submissions (id, form_id, org_id, created_at, doc) VALUES (?, ?, ?, ?, ?)',
+      'INSERT OR IGNORE INTO submissions (id, form_id, org_id, created_at, doc, seq) VALUES (?, ?, ?, ?, ?, ?)',
     ),
+    nextSeq: db.prepare('SELECT next_seq FROM form_counters WHERE form_id = ?'),
     bumpCounter: db.prepare(
-      'INSERT INTO form_counters (form_id, submissions) VALUES (?, ?) ON CONFLICT DO UPDATE SET submissions = submissions + excluded.submissions',
+      `INSERT INTO form_counters (form_id, submissions, next_seq) VALUES (?, ?, ?)
+       ON CONFLICT DO UPDATE SET submissions = submissions + excluded.submissions, next_seq = excluded.next_seq`,
     ),
-    firstPage: db.prepare(
-      'SELECT * FROM submissions WHERE form_id = ? AND org_id = ? ORDER BY created_at DESC, id DESC LIMIT ?',
-    ),
+    firstPage: db.prepare('SELECT * FROM submissions WHERE form_id = ? AND org_id = ? ORDER BY seq DESC LIMIT ?'),
     nextPage: db.prepare(
-      `SELECT * FROM submissions WHERE form_id = ? AND org_id = ? AND (created_at < ? OR (created_at = ? AND id < ?))
-       ORDER BY created_at DESC, id DESC LIMIT ?`,
+      'SELECT * FROM submissions WHERE form_id = ? AND org_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?',
     ),
     getSubmission: db.prepare('SELECT * FROM submissions WHERE org_id = ? AND form_id = ? AND id = ?'),
     count: db.prepare(
@@ -72,14 +81,20 @@ export function createSqliteFormsStore(db: SqliteDb): FormsStore {
   const parseForm = (row: unknown) => (row ? (JSON.parse((row as { doc: string }).doc) as Form) : null);
 
   const insertSubmissions = db.transaction((records: SubmissionRecord[]) => {
-    const added = new Map<string, number>();
-    for (const r of records) {
-      const { id, formId, orgId, createdAt, ...rest } = r;
-      const { changes } = q.insertSubmission.run(id, formId, orgId, createdAt, JSON.stringify(rest));
-      if (changes > 0) added.set(formId, (added.get(formId) ?? 0) + 1);
+    let total = 0;
+    for (const { formId, records: rs } of groupByForm(records)) {
+      let next = (q.nextSeq.get(formId) as { next_seq: number } | undefined)?.next_seq ?? 0;
+      let added = 0;
+      for (const { id, orgId, createdAt, fields, files, spam, held } of rs) {
+        const doc = JSON.stringify({ fields, files, spam, held });
+        if (q.insertSubmission.run(id, formId, orgId, createdAt, doc, next).changes === 0) continue;
+        next += 1;
+        added += 1;
+      }
+      if (added > 0) q.bumpCounter.run(formId, added, next);
+      total += added;
     }
-    for (const [formId, n] of added) q.bumpCounter.run(formId, n);
-    return [...added.values()].reduce((a, b) => a + b, 0);
+    return total;
   });
 
   const purgeOrganization = db.transaction((orgId: string) => {
@@ -113,12 +128,12 @@ export function createSqliteFormsStore(db: SqliteDb): FormsStore {
     insertSubmissions: async (records) => insertSubmissions(records),
     async listSubmissions(scope, formId, { limit, after }) {
       const rows = after
-        ? q.nextPage.all(formId, scope.orgId, after.createdAt, after.createdAt, after.id, limit)
+        ? q.nextPage.all(formId, scope.orgId, after.seq, limit)
         : q.firstPage.all(formId, scope.orgId, limit);
-      return (rows as Parameters<typeof toRecord>[0][]).map(toRecord);
+      return (rows as SubmissionRow[]).map(toRecord);
     },
     async getSubmission(scope, formId, id) {
-      const row = q.getSubmission.get(scope.orgId, formId, id) as Parameters<typeof toRecord>[0] | undefined;
+      const row = q.getSubmission.get(scope.orgId, formId, id) as SubmissionRow | undefined;
       return row ? toRecord(row) : null;
     },
     async countSubmissions(scope, formId) {

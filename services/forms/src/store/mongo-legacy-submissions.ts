@@ -1,0 +1,50 @@
+import type { MongoConnection } from '@formgate/store/mongo';
+import type { SubmissionRecord } from './forms-store.ts';
+import { ignoreDuplicates } from './mongo-form-deletions.ts';
+import { COUNTERS, type CounterDoc, SUBMISSIONS, type SubmissionDoc, submissionDoc } from './mongo-submissions.ts';
+
+type MongoDb = NonNullable<MongoConnection['db']>;
+
+/** Where submissions were stored before ADR 0015: one document per submission, no positions. */
+export const LEGACY_SUBMISSIONS = 'submissions';
+
+type LegacyDoc = Omit<SubmissionRecord, 'id'> & { _id: string };
+
+const CHUNK = 1_000;
+
+async function insertIgnoringDuplicates(db: MongoDb, docs: SubmissionDoc[]): Promise<void> {
+  if (docs.length === 0) return;
+  await db.collection<SubmissionDoc>(SUBMISSIONS).insertMany(docs, { ordered: false }).catch(ignoreDuplicates);
+}
+
+/**
+ * Moves the submissions of every form whose counter has no `seq` from `submissions` into `form_submissions`, one
+ * form at a time: positions in (`createdAt`, `_id`) order, then the counter gets its `seq` and exact count, then
+ * the old documents go. A move cut short is repeated whole at the next start: the old documents are still there,
+ * they get the same positions again, and the copies already made are refused as duplicates. Run before the
+ * consumers start. Returns how many forms it moved.
+ */
+export async function migrateLegacySubmissions(db: MongoDb, width: number): Promise<number> {
+  const legacy = db.collection<LegacyDoc>(LEGACY_SUBMISSIONS);
+  const counters = db.collection<CounterDoc>(COUNTERS);
+  const forms = await counters.find({ seq: { $exists: false } }, { projection: { _id: 1 } }).toArray();
+  for (const { _id: formId } of forms) {
+    let seq = 0;
+    let chunk: SubmissionDoc[] = [];
+    for await (const { _id, ...rest } of legacy.find({ formId }).sort({ createdAt: 1, _id: 1 }).batchSize(CHUNK)) {
+      chunk.push(submissionDoc({ id: _id, ...rest }, seq++, width));
+      if (chunk.length === CHUNK) {
+        await insertIgnoringDuplicates(db, chunk);
+        chunk = [];
+      }
+    }
+    await insertIgnoringDuplicates(db, chunk);
+    // Conditional: a second instance starting at the same time may read the old documents while they are deleted.
+    await counters.updateOne({ _id: formId, seq: { $exists: false } }, { $set: { seq, count: seq } });
+    await legacy.deleteMany({ formId });
+  }
+  if (forms.length > 0 && (await legacy.countDocuments({}, { limit: 1 })) === 0) {
+    await legacy.drop().catch(() => undefined); // already dropped by another instance
+  }
+  return forms.length;
+}
