@@ -130,7 +130,12 @@ export function createGateway(deps: GatewayDeps) {
   const deadLetters = deps.operator ? createDeadLetterGauge(deps.operator.bus) : undefined;
   app.get(
     '/healthz',
-    (_req, res) => void res.json({ status: 'ok', upstreams: health(), deadLetters: deadLetters?.snapshot() ?? null }),
+    (_req, res) =>
+      void res.json({
+        status: 'ok',
+        upstreams: health(),
+        ...(deadLetters ? { deadLetters: deadLetters.snapshot() } : {}),
+      }),
   );
   app.all('/api/auth/*splat', toNodeHandler(deps.accounts.authHandler));
   app.use(async (req, res, next) => {

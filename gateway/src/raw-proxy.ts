@@ -32,6 +32,11 @@ interface Exchange {
   settled: boolean;
   /** Pooled connections found reset so far (each one may be retried, on any instance, twice at most). */
   resets: number;
+  /**
+   * The body as sent so far, kept while it stays under `REPLAYABLE_BYTES` and the request carries an
+   * `Idempotency-Key` (a resend then yields the same submission id), so a reset pooled connection can be retried.
+   */
+  replay?: Buffer[] | null;
 }
 
 /** One try on one instance. */
@@ -45,6 +50,8 @@ interface Attempt {
 }
 
 const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS']);
+/** Bodies kept for a retry: ingest's limit for urlencoded and JSON bodies (multipart is streamed, never kept). */
+const REPLAYABLE_BYTES = 256 * 1024;
 
 const answerJson: ErrorAnswer = (_req, res, error) => {
   const retryAfter = error.retryable ? { 'retry-after': String(error.retryAfterSeconds ?? 1) } : {};
@@ -137,8 +144,22 @@ function whenConnected(opts: ProxyOptions, a: Attempt, socket: Socket, then: () 
 
 function send(x: Exchange, a: Attempt) {
   if (x.settled) return;
-  if (x.hasBody) x.req.pipe(a.upstream);
-  else a.upstream.end();
+  if (!x.hasBody) return a.upstream.end();
+  if (x.replay && x.req.complete) return a.upstream.end(Buffer.concat(x.replay));
+  if (x.replay === undefined) x.replay = x.req.headers['idempotency-key'] ? keepWhileSmall(x) : null;
+  x.req.pipe(a.upstream);
+}
+
+function keepWhileSmall(x: Exchange): Buffer[] {
+  const kept: Buffer[] = [];
+  let bytes = 0;
+  x.req.on('data', (chunk: Buffer) => {
+    if (!x.replay) return;
+    bytes += chunk.length;
+    if (bytes > REPLAYABLE_BYTES) x.replay = null;
+    else kept.push(chunk);
+  });
+  return kept;
 }
 
 function onError(opts: ProxyOptions, x: Exchange, a: Attempt, err: Error) {
@@ -148,7 +169,7 @@ function onError(opts: ProxyOptions, x: Exchange, a: Attempt, err: Error) {
     opts.pool.markDown(a.target, code);
     return attempt(opts, x);
   }
-  const idempotent = IDEMPOTENT.has(x.req.method ?? '') && !x.hasBody;
+  const idempotent = (IDEMPOTENT.has(x.req.method ?? '') && !x.hasBody) || (!!x.replay && x.req.complete);
   if (a.upstream.reusedSocket && idempotent && !a.timedOut && x.resets++ < 2) {
     // Most likely a keep-alive connection the instance closed as it was reused: the same instance may answer.
     x.tried.delete(a.target);

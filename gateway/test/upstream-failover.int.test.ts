@@ -149,3 +149,38 @@ describe('the proxy over a pool of instances', () => {
     expect(live.bodies).toEqual([`POST ${body}`]);
   });
 });
+
+describe('a pooled connection reset under a request with a body', () => {
+  /** One instance only: it answers its first request on a kept-alive connection, then resets the connection. */
+  async function flakyThenFine() {
+    const bodies: string[] = [];
+    let served = 0;
+    const server = createServer(async (req, res) => {
+      let body = '';
+      for await (const chunk of req) body += chunk;
+      served++;
+      if (served === 2) return req.socket.destroy();
+      bodies.push(body);
+      res.writeHead(200).end(`ok ${served}`);
+    });
+    const { url } = await proxyTo([await listen(server)]);
+    return { url, bodies };
+  }
+  const postWith = (url: string, body: string, headers: Record<string, string>) =>
+    fetch(`${url}/f/abc`, { method: 'POST', body, headers });
+
+  it('is sent again, whole, when it carries an Idempotency-Key (the same key yields the same submission)', async () => {
+    const { url, bodies } = await flakyThenFine();
+    expect((await postWith(url, 'first=1', { 'idempotency-key': 'k1' })).status).toBe(200);
+    const res = await postWith(url, 'second=2', { 'idempotency-key': 'k2' });
+    expect([res.status, await res.text()]).toEqual([200, 'ok 3']);
+    expect(bodies).toEqual(['first=1', 'second=2']);
+  });
+
+  it('is answered 503 without a key: it may have been acted on, and a resend could store it twice', async () => {
+    const { url, bodies } = await flakyThenFine();
+    expect((await postWith(url, 'first=1', {})).status).toBe(200);
+    expect((await postWith(url, 'second=2', {})).status).toBe(503);
+    expect(bodies).toEqual(['first=1']);
+  });
+});

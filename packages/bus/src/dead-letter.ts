@@ -1,5 +1,5 @@
+import type { FailureClass } from '@formgate/contracts';
 import type { BusMessage, DeadLetter, OutgoingMessage } from './event-bus.ts';
-import type { FailureClass } from './failure.ts';
 
 /** Headers a dead letter carries besides the original record's own. */
 export const DeadLetterHeader = {

@@ -1,7 +1,6 @@
-import { dlqTopic } from '@formgate/contracts';
+import { classifyFailure, dlqTopic, type FailureClass } from '@formgate/contracts';
 import { deadLetterRecord } from './dead-letter.ts';
 import type { BatchHandler, BusMessage, EventPublisher, RetryPolicy } from './event-bus.ts';
-import { classifyFailure, type FailureClass } from './failure.ts';
 
 /** How often a partition held by a transient failure is reported while it keeps waiting. */
 export const TRANSIENT_REPORT_EVERY_MS = 5_000;

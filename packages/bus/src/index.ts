@@ -1,5 +1,5 @@
+export { classifyFailure, type FailureClass } from '@formgate/contracts';
 export * from './consumers.ts';
 export { DeadLetterHeader } from './dead-letter.ts';
 export * from './delivery.ts';
 export * from './event-bus.ts';
-export * from './failure.ts';

@@ -1,4 +1,4 @@
-import { AppError, decodeEvent, Topics } from '@formgate/contracts';
+import { AppError, classifyFailure, decodeEvent, Topics } from '@formgate/contracts';
 import Database from 'better-sqlite3';
 import {
   MongoNetworkError,
@@ -10,7 +10,6 @@ import {
 } from 'mongodb';
 import { describe, expect, it } from 'vitest';
 import { BusUnavailableError } from '../src/event-bus.ts';
-import { classifyFailure } from '../src/failure.ts';
 
 const thrownBy = (run: () => unknown): unknown => {
   try {

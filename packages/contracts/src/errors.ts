@@ -39,6 +39,12 @@ const COMMON = define({
     retryAfterSeconds: 2,
   },
   UPSTREAM_TIMEOUT: { status: 504, message: 'The service did not answer in time', retryable: true },
+  STORE_UNAVAILABLE: {
+    status: 503,
+    message: 'The service cannot reach its database right now; retry shortly',
+    retryable: true,
+    retryAfterSeconds: 2,
+  },
 });
 
 /** The gateway's accounts (better-auth's own errors keep better-auth's codes). */

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { classifyFailure } from '@formgate/contracts';
 import express, {
   type ErrorRequestHandler,
   type Express,
@@ -58,6 +59,8 @@ export function toAppError(err: unknown): AppError {
   const type = (err as { type?: string } | null)?.type;
   if (type === 'entity.parse.failed') return new AppError('MALFORMED_JSON');
   if (type === 'entity.too.large') return new AppError('PAYLOAD_TOO_LARGE');
+  // A database or the log that cannot be reached is an outage, not a bug: 503 + Retry-After, never 500.
+  if (classifyFailure(err) === 'transient') return new AppError('STORE_UNAVAILABLE', undefined, { cause: err });
   return new AppError('INTERNAL');
 }
 

@@ -1,5 +1,3 @@
-import { BusUnavailableError } from './event-bus.ts';
-
 /**
  * Why a handler failed, as far as delivery is concerned:
  * - `transient`: infrastructure that is down (a network error, a database that cannot be reached, a busy SQLite
@@ -57,7 +55,7 @@ function hasTransientLabel(e: ErrorLike): boolean {
 }
 
 function isTransient(e: ErrorLike): boolean {
-  if (e instanceof BusUnavailableError || e.name === 'BusUnavailableError') return true;
+  if (e.name === 'BusUnavailableError') return true;
   if (typeof e.code === 'string') {
     if (NETWORK_CODES.has(e.code) || /^SQLITE_(BUSY|LOCKED)/.test(e.code)) return true;
   }
