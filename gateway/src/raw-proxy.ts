@@ -123,6 +123,7 @@ function attempt(opts: ProxyOptions, x: Exchange) {
     clearTimeout(a.timer);
     onError(opts, x, a, err);
   });
+  upstream.on('close', () => clearTimeout(a.timer));
 }
 
 function whenConnected(opts: ProxyOptions, a: Attempt, socket: Socket, then: () => void) {
