@@ -15,7 +15,10 @@ export async function connectMongo(url: string, dbName: string): Promise<Connect
     dbName,
     autoIndex: false,
     autoCreate: false,
-    serverSelectionTimeoutMS: 10_000,
+    // An unreachable database must fail a request within the gateway's deadline (an honest 503, not a 504 or a
+    // hang): commands are not buffered while disconnected, and finding a server gives up after 3 s.
+    serverSelectionTimeoutMS: 3_000,
+    bufferCommands: false,
     maxPoolSize: 20,
   });
   await conn.asPromise();
