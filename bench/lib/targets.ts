@@ -52,6 +52,8 @@ export async function startEmbeddedFormgate(opts: {
     // forms.db is not held exclusively: WAL lets the bench write while the server reads.
     async openFormsStore() {
       const db = openSqlite(join(opts.dataDir, 'forms.db'), { synchronous: opts.synchronous });
+      // The running server may still be projecting the burst rounds into this file: wait for its writers.
+      db.pragma('busy_timeout = 120000');
       return { store: createSqliteFormsStore(db), close: async () => void db.close() };
     },
   };
