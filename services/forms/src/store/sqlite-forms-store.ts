@@ -125,7 +125,8 @@ export function createSqliteFormsStore(db: SqliteDb): FormsStore {
     async markFormPublished(formId, version) {
       q.markPublished.run(version, formId, version);
     },
-    insertSubmissions: async (records) => insertSubmissions(records),
+    // IMMEDIATE: it reads positions and then writes; a deferred transaction could not wait for another writer.
+    insertSubmissions: async (records) => insertSubmissions.immediate(records),
     async listSubmissions(scope, formId, { limit, after }) {
       const rows = after
         ? q.nextPage.all(formId, scope.orgId, after.seq, limit)
