@@ -125,7 +125,9 @@ export function createSqliteFormsStore(db: SqliteDb): FormsStore {
     async markFormPublished(formId, version) {
       q.markPublished.run(version, formId, version);
     },
-    insertSubmissions: async (records) => insertSubmissions(records),
+    // IMMEDIATE: it reads next_seq before writing, and a deferred transaction that another connection wrote past
+    // fails with SQLITE_BUSY at its first write instead of waiting (the bench seeds from a second process).
+    insertSubmissions: async (records) => insertSubmissions.immediate(records),
     async listSubmissions(scope, formId, { limit, after }) {
       const rows = after
         ? q.nextPage.all(formId, scope.orgId, after.seq, limit)
