@@ -125,7 +125,8 @@ export function createSqliteFormsStore(db: SqliteDb): FormsStore {
     async markFormPublished(formId, version) {
       q.markPublished.run(version, formId, version);
     },
-    // IMMEDIATE: it reads positions and then writes; a deferred transaction could not wait for another writer.
+    // IMMEDIATE: it reads next_seq before writing, and a deferred transaction that another connection wrote past
+    // fails with SQLITE_BUSY at its first write instead of waiting (the bench seeds from a second process).
     insertSubmissions: async (records) => insertSubmissions.immediate(records),
     async listSubmissions(scope, formId, { limit, after }) {
       const rows = after
