@@ -11,7 +11,8 @@
 # Environment: FERRETDB_HANDLER (postgresql, default; or sqlite), FORMGATE_CACHE (default ~/.cache/formgate),
 # FORMGATE_RUN_DIR (base of run dirs, default <repo>/.run; this server uses <base>/ferretdb-<port>), FERRETDB_RUN_DIR
 # (exact run dir, overrides), FERRETDB_PORT, FERRETDB_START_TIMEOUT (s, default 30), FERRETDB_LOG_LEVEL
-# (debug|info|warn|error, default info); PostgreSQL's knobs are postgres.sh's.
+# (debug|info|warn|error, default info), FERRETDB_GIN (1, default: give every index FerretDB creates GIN companions its
+# equality pushdown can use, see ferretdb-gin.sql; 0: none for indexes made from now on); PostgreSQL's knobs are postgres.sh's.
 set -euo pipefail
 FG_COMPONENT=ferretdb
 # shellcheck source=lib.sh
@@ -32,7 +33,7 @@ esac
 POSTGRES_SH="$FG_LOCAL_DIR/postgres.sh"
 
 usage() {
-  sed -n '2,15p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,16p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 
@@ -119,6 +120,19 @@ handler_args() {
   local line
   line="$(postgres start | tail -n 1)" || fg_die "PostgreSQL for FerretDB did not start (see above)"
   HANDLER_ARGS=(--handler=postgresql --postgresql-url="${line#POSTGRES_URL=}")
+  gin_companions "${line#POSTGRES_URL=}"
+}
+
+# GIN indexes FerretDB's equality pushdown can use (ferretdb-gin.sql, ADR 15); FERRETDB_GIN=0 leaves them out.
+gin_companions() {
+  if [[ "${FERRETDB_GIN:-1}" == 0 ]]; then
+    fg_log "FERRETDB_GIN=0: no GIN companions for new indexes (those made before stay)"
+    psql "$1" -X -q -v ON_ERROR_STOP=1 -c 'DROP EVENT TRIGGER IF EXISTS formgate_gin_on_create_index' >>"$OUT_LOG" 2>&1 ||
+      fg_die "could not drop the GIN companions' event trigger in $1" "$OUT_LOG"
+    return 0
+  fi
+  psql "$1" -X -q -v ON_ERROR_STOP=1 -f "$FG_LOCAL_DIR/ferretdb-gin.sql" >>"$OUT_LOG" 2>&1 ||
+    fg_die "could not install the GIN companions (ferretdb-gin.sql) into $1" "$OUT_LOG"
 }
 
 # A failed start leaves nothing running, also not the PostgreSQL it started for itself.
