@@ -1,11 +1,13 @@
 import { resolve } from 'node:path';
 import { accountEnv } from '@formgate/accounts';
+import { siteEnv } from '@formgate/gateway';
 import { commonEnv, defineConfig, secretEnv } from '@formgate/kit';
 import { z } from 'zod';
 
 export const EmbeddedEnvSchema = z.object({
   ...commonEnv,
   ...accountEnv,
+  ...siteEnv,
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().default('0.0.0.0'),
   DATA_DIR: z
