@@ -9,9 +9,9 @@ import { authPathOf, queriesToInvalidate } from './auth-invalidation.ts';
  * refreshes the queries spec §4 names; a response carrying `url` and `redirect` navigates the browser (better-auth's
  * redirect plugin).
  */
-export function createFormgateAuthClient(queryClient: QueryClient) {
+export function createFormgateAuthClient(queryClient: QueryClient, baseURL = globalThis.location?.origin) {
   return createAuthClient({
-    baseURL: globalThis.location?.origin,
+    baseURL,
     basePath: '/api/auth',
     plugins: [organizationClient({ ac: accessControl, roles: ORG_ROLES, teams: { enabled: true } })],
     fetchOptions: {
