@@ -127,7 +127,7 @@ export async function startEmbedded(config: EmbeddedConfig, seams: EmbeddedSeams
     trustedOrigins,
     trustedProxies: settings.trustedProxies,
     operator: { token: ensureSecretFile(config.DATA_DIR, 'operator-token', config.OPERATOR_TOKEN), bus },
-    webDir: WEB_DIST,
+    webDir: config.WEB_DIR ?? WEB_DIST,
     site: () => site,
   });
   handler = gateway.handle;
