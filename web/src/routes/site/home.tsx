@@ -58,7 +58,7 @@ export function Component() {
         </ul>
       </section>
       <section aria-labelledby="example-heading" className="grid gap-8 lg:grid-cols-2">
-        <div className="flex flex-col gap-3">
+        <div className="flex min-w-0 flex-col gap-3">
           <h2 id="example-heading" className="text-2xl font-semibold">
             Try it
           </h2>
