@@ -5,7 +5,18 @@ export default defineConfig({
     // The JSON report lets .ci/run print one closing "N passed, N failed" line.
     reporters: ['default', ['json', { outputFile: '.run/vitest-results.json' }]],
     projects: [
-      { test: { name: 'unit', include: ['**/*.unit.test.ts'], exclude: ['**/node_modules/**'] } },
+      { test: { name: 'unit', include: ['**/*.unit.test.ts'], exclude: ['**/node_modules/**', 'web/**'] } },
+      {
+        // The dashboard's component tests: a DOM (jsdom), React and the real router, query client and toaster.
+        oxc: { jsx: { runtime: 'automatic' } },
+        test: {
+          name: 'web',
+          include: ['web/**/*.unit.test.{ts,tsx}'],
+          exclude: ['**/node_modules/**'],
+          environment: 'jsdom',
+          setupFiles: ['web/test/setup.ts'],
+        },
+      },
       {
         test: {
           name: 'int',

@@ -1,6 +1,7 @@
 import { accountEnv } from '@formgate/accounts';
 import { defineConfig, secretEnv, serviceEnv } from '@formgate/kit';
 import { z } from 'zod';
+import { siteEnv } from './site-config.ts';
 
 const urlList = z
   .string()
@@ -10,6 +11,10 @@ const urlList = z
 export const GatewayEnvSchema = z.object({
   ...serviceEnv,
   ...accountEnv,
+  ...siteEnv,
+  /** The plan limits `/pricing` shows: the same values as the billing service's. */
+  BILLING_SUBMISSIONS_PER_MONTH: z.coerce.number().int().positive().default(50_000),
+  BILLING_EMAILS_PER_MONTH: z.coerce.number().int().nonnegative().default(1_000),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   PUBLIC_URL: z.url().transform((u) => u.replace(/\/$/, '')),
   AUTH_SECRET: secretEnv,

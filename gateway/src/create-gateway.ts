@@ -3,7 +3,7 @@ import { Agent, type IncomingMessage, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { type Accounts, type Caller, CLIENT_IP_HEADER } from '@formgate/accounts';
 import type { EventBus } from '@formgate/bus';
-import { authorize } from '@formgate/contracts';
+import { authorize, type SiteConfig } from '@formgate/contracts';
 import {
   AppError,
   assertJsonMutation,
@@ -22,8 +22,15 @@ import { clientIp } from './client-ip.ts';
 import { createForwarders, type Target } from './forwarders.ts';
 import { createDeadLetterGauge, operatorRoutes } from './operator.routes.ts';
 import { createRouter, isPublicIngestPath, type RouteSpec, type ServiceName } from './routes.ts';
+import { siteRoutes } from './site.routes.ts';
 
 export type { Target } from './forwarders.ts';
+
+const DEFAULT_SITE: SiteConfig = {
+  productName: 'Formgate',
+  plans: [],
+  forms: { feedback: null, waitlist: null, example: null },
+};
 
 export interface GatewayDeps {
   routes: readonly RouteSpec[];
@@ -40,6 +47,8 @@ export interface GatewayDeps {
   operator?: { token: string; bus: EventBus };
   /** Built dashboard (`web/dist`), served for every other GET. */
   webDir?: string;
+  /** The public site's configuration (`GET /api/v1/site`); read on every call, so the host may fill it in late. */
+  site?: () => SiteConfig;
   /** Deadline for an API service's response headers (default 10 s). */
   upstreamTimeoutMs?: number;
   /** Deadline for ingest's response headers (default 15 s: its answer includes the log append). */
@@ -121,6 +130,7 @@ export function createGateway(deps: GatewayDeps) {
   const local = express.Router();
   local.use(express.json({ limit: '64kb' }));
   local.use(deps.accounts.routes);
+  local.use(siteRoutes(deps.site ?? (() => DEFAULT_SITE)));
 
   const app = express();
   app.disable('x-powered-by');
@@ -164,8 +174,23 @@ export function createGateway(deps: GatewayDeps) {
   app.use('/api', (_req, _res, next) => next(new AppError('NOT_FOUND')));
   if (deps.webDir && existsSync(join(deps.webDir, 'index.html'))) {
     const webDir = deps.webDir;
-    app.use(express.static(webDir, { index: false, maxAge: '1h' }));
-    app.get(/^\/(?!api\/).*/, (_req, res) => res.sendFile(join(webDir, 'index.html')));
+    // Vite's hashed files never change; everything else (index.html above all) is revalidated on every load.
+    app.use(
+      express.static(webDir, {
+        index: false,
+        cacheControl: false,
+        setHeaders: (res, path) =>
+          res.setHeader(
+            'cache-control',
+            path.startsWith(join(webDir, 'assets')) ? 'public, max-age=31536000, immutable' : 'no-cache',
+          ),
+      }),
+    );
+    // History fallback: every other GET is a route of the single-page app.
+    app.get(/^\/(?!api\/).*/, (_req, res) => {
+      res.setHeader('cache-control', 'no-cache');
+      res.sendFile(join(webDir, 'index.html'));
+    });
   }
   app.use((_req, _res, next) => next(new AppError('NOT_FOUND')));
   app.use(errorHandler(deps.logger));

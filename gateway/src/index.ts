@@ -2,3 +2,4 @@ export * from './config.ts';
 export * from './create-gateway.ts';
 export * from './operator.routes.ts';
 export * from './routes.ts';
+export * from './site-config.ts';

@@ -6,6 +6,7 @@ import type { Db } from 'mongodb';
 import { loadGatewayConfig } from './config.ts';
 import { createGateway } from './create-gateway.ts';
 import { ROUTES } from './routes.ts';
+import { siteConfigFrom } from './site-config.ts';
 
 await runDistributed('gateway', loadGatewayConfig, async ({ config, logger, bus, mongo }) => {
   const settings = accountSettings(config);
@@ -23,6 +24,10 @@ await runDistributed('gateway', loadGatewayConfig, async ({ config, logger, bus,
     ids: systemIds,
     logger: logger.child({ component: 'accounts' }),
   });
+  const site = siteConfigFrom(config, {
+    submissionsPerMonth: config.BILLING_SUBMISSIONS_PER_MONTH,
+    emailsPerMonth: config.BILLING_EMAILS_PER_MONTH,
+  });
   const gateway = createGateway({
     routes: ROUTES,
     targets: {
@@ -38,6 +43,7 @@ await runDistributed('gateway', loadGatewayConfig, async ({ config, logger, bus,
     trustedProxies: settings.trustedProxies,
     ...(config.OPERATOR_TOKEN ? { operator: { token: config.OPERATOR_TOKEN, bus } } : {}),
     webDir: fileURLToPath(new URL('../../web/dist', import.meta.url)),
+    site: () => site,
     upstreamTimeoutMs: config.UPSTREAM_TIMEOUT_MS,
     ingestTimeoutMs: config.INGEST_TIMEOUT_MS,
   });

@@ -1,11 +1,13 @@
 import { resolve } from 'node:path';
 import { accountEnv } from '@formgate/accounts';
+import { siteEnv } from '@formgate/gateway';
 import { commonEnv, defineConfig, secretEnv } from '@formgate/kit';
 import { z } from 'zod';
 
 export const EmbeddedEnvSchema = z.object({
   ...commonEnv,
   ...accountEnv,
+  ...siteEnv,
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().default('0.0.0.0'),
   DATA_DIR: z
@@ -22,6 +24,11 @@ export const EmbeddedEnvSchema = z.object({
   OPERATOR_TOKEN: secretEnv.optional(),
   BILLING_SUBMISSIONS_PER_MONTH: z.coerce.number().int().positive().default(50_000),
   BILLING_EMAILS_PER_MONTH: z.coerce.number().int().nonnegative().default(1_000),
+  /** The built dashboard (`pnpm --filter @formgate/web build`); default `web/dist` of this checkout. */
+  WEB_DIR: z
+    .string()
+    .transform((d) => resolve(d))
+    .optional(),
   SQLITE_SYNCHRONOUS: z.enum(['FULL', 'NORMAL']).default('FULL'),
 });
 

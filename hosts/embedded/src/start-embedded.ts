@@ -6,7 +6,7 @@ import { type AdapterWrapper, accountSettings, createAccounts, createMailer } fr
 import { createBillingService, createSqliteUsageStore } from '@formgate/billing';
 import { createSqliteBus } from '@formgate/bus/sqlite';
 import { createFormsService, createSqliteFormsStore } from '@formgate/forms';
-import { createGateway, ROUTES } from '@formgate/gateway';
+import { createGateway, ROUTES, siteConfigFrom } from '@formgate/gateway';
 import { createIngestService } from '@formgate/ingest';
 import {
   closeServer,
@@ -109,6 +109,10 @@ export async function startEmbedded(config: EmbeddedConfig, seams: EmbeddedSeams
     wrapAdapter: seams.wrapAccountsAdapter,
   });
   await accounts.start();
+  const site = siteConfigFrom(config, {
+    submissionsPerMonth: config.BILLING_SUBMISSIONS_PER_MONTH,
+    emailsPerMonth: config.BILLING_EMAILS_PER_MONTH,
+  });
   const gateway = createGateway({
     routes: ROUTES,
     targets: {
@@ -123,7 +127,8 @@ export async function startEmbedded(config: EmbeddedConfig, seams: EmbeddedSeams
     trustedOrigins,
     trustedProxies: settings.trustedProxies,
     operator: { token: ensureSecretFile(config.DATA_DIR, 'operator-token', config.OPERATOR_TOKEN), bus },
-    webDir: WEB_DIST,
+    webDir: config.WEB_DIR ?? WEB_DIST,
+    site: () => site,
   });
   handler = gateway.handle;
   logger.info({ port, dataDir: config.DATA_DIR }, `Formgate (embedded) listening on ${publicUrl}`);

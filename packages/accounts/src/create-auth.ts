@@ -1,5 +1,5 @@
 import { apiKey } from '@better-auth/api-key';
-import { accessControl, authorize, ORG_ROLES } from '@formgate/contracts';
+import { accessControl, authorize, ORG_ROLES, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '@formgate/contracts';
 import type { Logger } from '@formgate/kit';
 import type { Mailer } from '@formgate/mail';
 import { type BetterAuthOptions, betterAuth } from 'better-auth';
@@ -61,7 +61,8 @@ export function authOptions(s: AuthSettings) {
     emailAndPassword: {
       enabled: true,
       requireEmailVerification: true,
-      minPasswordLength: 10,
+      minPasswordLength: PASSWORD_MIN_LENGTH,
+      maxPasswordLength: PASSWORD_MAX_LENGTH,
       revokeSessionsOnPasswordReset: true,
       sendResetPassword: ({ user, url }) =>
         send(

@@ -1,0 +1,80 @@
+import { type ComponentProps, forwardRef, type ReactNode, useId } from 'react';
+
+const cx = (...parts: (string | false | null | undefined)[]) => parts.filter(Boolean).join(' ');
+
+type ButtonProps = ComponentProps<'button'> & { variant?: 'primary' | 'secondary' | 'ghost' };
+
+const BUTTON_STYLES = {
+  primary: 'bg-brand-600 text-white hover:bg-brand-700 disabled:bg-brand-600/60',
+  secondary:
+    'border border-zinc-300 bg-white text-zinc-900 hover:bg-zinc-50 dark:border-zinc-700 dark:bg-zinc-900 dark:text-zinc-100 dark:hover:bg-zinc-800',
+  ghost: 'text-zinc-700 hover:bg-zinc-100 dark:text-zinc-300 dark:hover:bg-zinc-800',
+};
+
+export function Button({ variant = 'primary', className, type = 'button', ...props }: ButtonProps) {
+  return (
+    <button
+      type={type}
+      className={cx(
+        'inline-flex items-center justify-center gap-2 rounded-md px-3.5 py-2 text-sm font-medium transition-colors disabled:cursor-not-allowed',
+        BUTTON_STYLES[variant],
+        className,
+      )}
+      {...props}
+    />
+  );
+}
+
+type FieldProps = ComponentProps<'input'> & { label: string; error?: string | undefined; hint?: ReactNode };
+
+/** A labelled input; its error is announced and tied to the input by `aria-describedby`. */
+export const TextField = forwardRef<HTMLInputElement, FieldProps>(function TextField(
+  { label, error, hint, className, id, ...props },
+  ref,
+) {
+  const generated = useId();
+  const inputId = id ?? generated;
+  const messageId = `${inputId}-message`;
+  return (
+    <div className={cx('flex flex-col gap-1.5', className)}>
+      <label htmlFor={inputId} className="text-sm font-medium">
+        {label}
+      </label>
+      <input
+        ref={ref}
+        id={inputId}
+        aria-invalid={error ? true : undefined}
+        aria-describedby={error || hint ? messageId : undefined}
+        className="rounded-md border border-zinc-300 bg-white px-3 py-2 text-sm shadow-xs placeholder:text-zinc-400 aria-invalid:border-red-600 dark:border-zinc-700 dark:bg-zinc-900"
+        {...props}
+      />
+      {error ? (
+        <p id={messageId} role="alert" className="text-sm text-red-700 dark:text-red-400">
+          {error}
+        </p>
+      ) : hint ? (
+        <p id={messageId} className="text-sm text-zinc-600 dark:text-zinc-400">
+          {hint}
+        </p>
+      ) : null}
+    </div>
+  );
+});
+
+export function Notice({ children, tone = 'info' }: { children: ReactNode; tone?: 'info' | 'error' }) {
+  return (
+    <div
+      role={tone === 'error' ? 'alert' : 'status'}
+      className={cx(
+        'rounded-md border px-3 py-2 text-sm',
+        tone === 'error'
+          ? 'border-red-300 bg-red-50 text-red-800 dark:border-red-900 dark:bg-red-950 dark:text-red-200'
+          : 'border-zinc-200 bg-zinc-50 text-zinc-700 dark:border-zinc-800 dark:bg-zinc-900 dark:text-zinc-300',
+      )}
+    >
+      {children}
+    </div>
+  );
+}
+
+export { cx };

@@ -1,0 +1,57 @@
+import { SignUpRequestSchema } from '@formgate/contracts';
+import { zodResolver } from '@hookform/resolvers/zod';
+import { useMutation } from '@tanstack/react-query';
+import { useForm } from 'react-hook-form';
+import { Link, useSearchParams } from 'react-router';
+import { z } from 'zod';
+import { Button, TextField } from '../../components/ui.tsx';
+import { unwrap, useServices } from '../../lib/app-context.tsx';
+
+const ResetSchema = z.object({ newPassword: SignUpRequestSchema.shape.password });
+
+/** The reset link lands here with `?token=` (or `?error=` when it expired); sessions are revoked on reset. */
+export function Component() {
+  const { auth } = useServices();
+  const [params] = useSearchParams();
+  const token = params.get('token');
+  const form = useForm<z.infer<typeof ResetSchema>>({ resolver: zodResolver(ResetSchema) });
+  const reset = useMutation({
+    mutationFn: async ({ newPassword }: { newPassword: string }) =>
+      unwrap(await auth.resetPassword({ newPassword, token: token ?? '' })),
+  });
+  if (!token || params.get('error'))
+    return (
+      <div className="flex flex-col gap-4">
+        <h1 className="text-xl font-semibold">This link did not work</h1>
+        <p>It may have expired. Ask for a new one.</p>
+        <Link to="/forgot-password" className="text-brand-600 underline dark:text-brand-50">
+          Reset your password
+        </Link>
+      </div>
+    );
+  if (reset.isSuccess)
+    return (
+      <div className="flex flex-col gap-4" role="status">
+        <h1 className="text-xl font-semibold">Password changed</h1>
+        <Link to="/login" className="text-brand-600 underline dark:text-brand-50">
+          Sign in with your new password
+        </Link>
+      </div>
+    );
+  return (
+    <form noValidate className="flex flex-col gap-4" onSubmit={form.handleSubmit((v) => reset.mutate(v))}>
+      <h1 className="text-xl font-semibold">Choose a new password</h1>
+      <TextField
+        label="New password"
+        type="password"
+        autoComplete="new-password"
+        hint="At least 10 characters."
+        error={form.formState.errors.newPassword?.message}
+        {...form.register('newPassword')}
+      />
+      <Button type="submit" disabled={reset.isPending}>
+        {reset.isPending ? 'Saving…' : 'Save the password'}
+      </Button>
+    </form>
+  );
+}

@@ -1,0 +1,27 @@
+import { useQuery } from '@tanstack/react-query';
+import { Navigate, Outlet, useLocation } from 'react-router';
+import { sessionQuery } from '../../features/session/session.queries.ts';
+import { useServices } from '../../lib/app-context.tsx';
+import { DashboardShell } from './dashboard-shell.tsx';
+import { LoadingShell } from './loading-shell.tsx';
+
+/**
+ * The `/dashboard` guard: no session → `/login?redirect=<current location>`; a session without an active
+ * organization → `/onboard`; while the session loads, the Loading shell.
+ */
+export function Component() {
+  const session = useQuery(sessionQuery(useServices()));
+  const location = useLocation();
+  if (session.isPending) return <LoadingShell />;
+  if (session.isError) throw session.error;
+  if (!session.data) {
+    const here = location.pathname + location.search + location.hash;
+    return <Navigate to={`/login?redirect=${encodeURIComponent(here)}`} replace />;
+  }
+  if (!session.data.session.activeOrganizationId) return <Navigate to="/onboard" replace />;
+  return (
+    <DashboardShell session={session.data}>
+      <Outlet />
+    </DashboardShell>
+  );
+}

@@ -1,0 +1,85 @@
+import { useMutation } from '@tanstack/react-query';
+import { Dialog } from 'radix-ui';
+import { useId, useState } from 'react';
+import { toast } from 'sonner';
+import { Button } from '../../components/ui.tsx';
+import { apiFetch } from '../../lib/api.ts';
+
+/** Posts `email` and `feedback` as multipart to a form endpoint (by default one of this instance's own forms). */
+export async function sendFeedback(endpoint: string, email: string, feedback: string): Promise<void> {
+  const body = new FormData();
+  body.set('email', email);
+  body.set('feedback', feedback);
+  await apiFetch(endpoint, { method: 'POST', body, credentials: 'omit' });
+}
+
+/**
+ * "Share Feedback": a dialog titled "Thanks for using the product!". Sending shows a submitting state; success
+ * toasts "Feedback received, thank you!", closes and resets; failure alerts "error" and keeps the text.
+ */
+export function FeedbackDialog({ email, endpoint }: { email: string; endpoint: string }) {
+  const [open, setOpen] = useState(false);
+  const [feedback, setFeedback] = useState('');
+  const fieldId = useId();
+  const send = useMutation({
+    mutationFn: () => sendFeedback(endpoint, email, feedback),
+    meta: { toast: false },
+    onSuccess: () => {
+      toast.success('Feedback received, thank you!');
+      setFeedback('');
+      setOpen(false);
+    },
+    onError: () => window.alert('error'),
+  });
+  return (
+    <Dialog.Root
+      open={open}
+      onOpenChange={(next) => {
+        setOpen(next);
+        if (!next) setFeedback('');
+      }}
+    >
+      <Dialog.Trigger asChild>
+        <Button variant="secondary">Share Feedback</Button>
+      </Dialog.Trigger>
+      <Dialog.Portal>
+        <Dialog.Overlay className="fixed inset-0 z-50 bg-black/40" />
+        <Dialog.Content className="fixed top-1/2 left-1/2 z-50 w-[calc(100vw-2rem)] max-w-md -translate-x-1/2 -translate-y-1/2 rounded-lg border border-zinc-200 bg-white p-6 shadow-xl dark:border-zinc-800 dark:bg-zinc-900">
+          <Dialog.Title className="text-lg font-semibold">Thanks for using the product!</Dialog.Title>
+          <Dialog.Description className="mt-1 text-sm text-zinc-600 dark:text-zinc-400">
+            Tell us what works, what does not, and what you miss. We read everything.
+          </Dialog.Description>
+          <form
+            className="mt-4 flex flex-col gap-3"
+            onSubmit={(event) => {
+              event.preventDefault();
+              send.mutate();
+            }}
+          >
+            <label htmlFor={fieldId} className="text-sm font-medium">
+              Your feedback
+            </label>
+            <textarea
+              id={fieldId}
+              name="feedback"
+              required
+              rows={5}
+              maxLength={5000}
+              value={feedback}
+              onChange={(event) => setFeedback(event.target.value)}
+              className="rounded-md border border-zinc-300 bg-white px-3 py-2 text-sm dark:border-zinc-700 dark:bg-zinc-950"
+            />
+            <div className="flex justify-end gap-2">
+              <Dialog.Close asChild>
+                <Button variant="ghost">Cancel</Button>
+              </Dialog.Close>
+              <Button type="submit" disabled={send.isPending} aria-busy={send.isPending}>
+                {send.isPending ? 'Sending…' : 'Send feedback'}
+              </Button>
+            </div>
+          </form>
+        </Dialog.Content>
+      </Dialog.Portal>
+    </Dialog.Root>
+  );
+}

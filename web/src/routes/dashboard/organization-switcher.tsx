@@ -1,0 +1,60 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { DropdownMenu } from 'radix-ui';
+import { useNavigate } from 'react-router';
+import { organizationListQuery } from '../../features/session/session.queries.ts';
+import { unwrap, useServices } from '../../lib/app-context.tsx';
+
+/** The active organization, and a menu to switch to another one the user belongs to. */
+export function OrganizationSwitcher({ activeOrganizationId }: { activeOrganizationId: string | null }) {
+  const services = useServices();
+  const queryClient = useQueryClient();
+  const navigate = useNavigate();
+  const organizations = useQuery(organizationListQuery(services));
+  const setActive = useMutation({
+    mutationFn: async (organizationId: string) =>
+      unwrap(await services.auth.organization.setActive({ organizationId })),
+    // Everything on screen belongs to the previous organization.
+    onSuccess: async () => {
+      await queryClient.invalidateQueries();
+      navigate('/dashboard/forms');
+    },
+  });
+  const active = organizations.data?.find((o) => o.id === activeOrganizationId);
+  return (
+    <DropdownMenu.Root>
+      <DropdownMenu.Trigger
+        aria-label={`Organization: ${active?.name ?? 'none'}. Switch organization`}
+        className="flex w-full items-center justify-between gap-2 rounded-md border border-zinc-200 bg-white px-3 py-2 text-left text-sm font-semibold dark:border-zinc-800 dark:bg-zinc-950"
+      >
+        <span className="truncate">{active?.name ?? 'Organization'}</span>
+        <span aria-hidden="true">▾</span>
+      </DropdownMenu.Trigger>
+      <DropdownMenu.Portal>
+        <DropdownMenu.Content
+          align="start"
+          sideOffset={6}
+          className="z-50 min-w-56 rounded-md border border-zinc-200 bg-white p-1 shadow-lg dark:border-zinc-800 dark:bg-zinc-900"
+        >
+          <DropdownMenu.Label className="px-3 py-1.5 text-xs text-zinc-600 dark:text-zinc-400">
+            Organizations
+          </DropdownMenu.Label>
+          <DropdownMenu.RadioGroup
+            value={activeOrganizationId ?? ''}
+            onValueChange={(id) => id !== activeOrganizationId && setActive.mutate(id)}
+          >
+            {(organizations.data ?? []).map((org) => (
+              <DropdownMenu.RadioItem
+                key={org.id}
+                value={org.id}
+                className="flex cursor-pointer items-center justify-between gap-3 rounded px-3 py-2 text-sm outline-none data-highlighted:bg-zinc-100 dark:data-highlighted:bg-zinc-800"
+              >
+                <span className="truncate">{org.name}</span>
+                <DropdownMenu.ItemIndicator aria-hidden="true">✓</DropdownMenu.ItemIndicator>
+              </DropdownMenu.RadioItem>
+            ))}
+          </DropdownMenu.RadioGroup>
+        </DropdownMenu.Content>
+      </DropdownMenu.Portal>
+    </DropdownMenu.Root>
+  );
+}

@@ -1,0 +1,29 @@
+import { useMutation } from '@tanstack/react-query';
+import { useEffect } from 'react';
+import { Link } from 'react-router';
+import { unwrap, useServices } from '../../lib/app-context.tsx';
+
+/** Signs the visitor out on arrival (a link anyone can bookmark), then says so. */
+export function Component() {
+  const { auth } = useServices();
+  const signOut = useMutation({ mutationFn: async () => unwrap(await auth.signOut()) });
+  const { mutate } = signOut;
+  useEffect(() => mutate(), [mutate]);
+  return (
+    <div className="mx-auto flex max-w-md flex-col gap-4" role="status">
+      <h1 className="text-3xl font-bold">{signOut.isSuccess ? 'You are signed out' : 'Signing you out…'}</h1>
+      {signOut.isSuccess ? (
+        <p>
+          <Link to="/login" className="text-brand-600 underline dark:text-brand-50">
+            Sign in again
+          </Link>{' '}
+          or go to the{' '}
+          <Link to="/" className="text-brand-600 underline dark:text-brand-50">
+            homepage
+          </Link>
+          .
+        </p>
+      ) : null}
+    </div>
+  );
+}
