@@ -257,7 +257,7 @@ describe('reliability: dead letters (distributed mode)', () => {
         expect(all.replayed).toEqual(expect.arrayContaining([...second.map((p) => p.dlqOffset)]));
         expect(all.replayed).toEqual(expect.arrayContaining(poisonLetters.map((l) => l.offset)));
         expect(all.alreadyReplayed).toEqual(expect.arrayContaining(first.map((p) => p.dlqOffset)));
-        expect(all.replayed.filter((o) => plantedOffsets.has(o) && first.some((p) => p.dlqOffset === o))).toEqual([]);
+        expect(all.replayed.filter((o) => first.some((p) => p.dlqOffset === o))).toEqual([]);
 
         // Every replayed submission in the read model exactly once, with the load's acked ones (the ledger).
         const plantedEntries: LedgerEntry[] = planted.map((p) => ({
@@ -292,7 +292,12 @@ describe('reliability: dead letters (distributed mode)', () => {
           from: (first[1] as PlantedLetter).dlqOffset,
           to: (first[14] as PlantedLetter).dlqOffset,
         });
-        const secondAll = await replay({ offsets: all.replayed });
+        // What "all" replayed, named by offset (at most 1,000 per request); the shared broker may hold other letters.
+        const secondAll: ReplayResult = { replayed: [], alreadyReplayed: [], notFound: [] };
+        for (let i = 0; i < all.replayed.length; i += 1_000) {
+          const part = await replay({ offsets: all.replayed.slice(i, i + 1_000) });
+          for (const k of ['replayed', 'alreadyReplayed', 'notFound'] as const) secondAll[k].push(...part[k]);
+        }
         const { high: dlqBefore } = await dlqBounds();
         await sleep(3_000);
         const storedAfter = await form.readModel.listAll(form.id);
