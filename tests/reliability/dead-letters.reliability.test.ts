@@ -233,13 +233,14 @@ describe('reliability: dead letters (distributed mode)', () => {
       const count = scale(400);
       const load = env.load(form, { count, connections: 10, ratePerSecond: 40 });
       let victim = 'forms-1';
+      let holders: string[] = [];
       let killedAt = 0;
       const restart = { at: 0 };
       try {
         await untilFinished(load, 40);
         const one = await replay({ offsets: [(first[0] as PlantedLetter).dlqOffset] });
         // Kill the forms instance that holds the form's partition just as the range is put back on the topic.
-        const holders = await holdersOf(kafka, GROUPS[1] as string, TOPIC, partition);
+        holders = await holdersOf(kafka, GROUPS[1] as string, TOPIC, partition);
         victim = ['forms-1', 'forms-2'].find((n) => holders.some((h) => h.endsWith(`-${n}`))) ?? victim;
         const range = await replay({
           from: (first[1] as PlantedLetter).dlqOffset,
@@ -306,6 +307,7 @@ describe('reliability: dead letters (distributed mode)', () => {
         printReport(report, {
           planted: planted.length,
           victim,
+          holders: holders.join(','),
           replayedOne: one.replayed.length,
           replayedRange: range.replayed.length,
           replayedAll: all.replayed.length,
@@ -315,6 +317,7 @@ describe('reliability: dead letters (distributed mode)', () => {
         });
         expectLedgerHolds(report, 90);
         expect(report.unknown + report.unsent).toBe(0);
+        expect(holders, `members of ${GROUPS[1]} holding partition ${partition}`).toHaveLength(1);
         expect(
           returned.map((r) => `${r.headers[DeadLetterHeader.group]} ${r.headers[DeadLetterHeader.failure]}`).sort(),
         ).toEqual(poison.flatMap(() => GROUPS.map((g) => `${g} permanent`)).sort());
