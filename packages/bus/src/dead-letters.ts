@@ -1,5 +1,5 @@
 import { dlqReplayedTopic, dlqTopic } from '@formgate/contracts';
-import { replayRecord, toDeadLetter } from './dead-letter.ts';
+import { DeadLetterHeader, replayRecord, toDeadLetter } from './dead-letter.ts';
 import type { BusMessage, DeadLetterSelection, DeadLetters, EventPublisher, ReplayResult } from './event-bus.ts';
 
 /** What the dead-letter operations need from an adapter, on one-partition topics (`.dlq` and `.dlq.replayed`). */
@@ -17,6 +17,22 @@ async function replayedOffsets(log: DeadLetterLog, topic: string): Promise<Set<s
   return new Set((await log.readAll(dlqReplayedTopic(topic))).map((m) => m.key));
 }
 
+/**
+ * One dead letter per original record: every consumer group that failed on a record dead-letters it on its own, but
+ * a replay puts it back on the topic, where every group reads it. Appending each group's letter would hand every
+ * group the record once per letter, and a poison pill replayed again and again would double each time.
+ */
+function oncePerOrigin(letters: BusMessage[]): BusMessage[] {
+  const seen = new Set<string>();
+  return letters.filter((m) => {
+    const [partition, offset] = [m.headers[DeadLetterHeader.partition], m.headers[DeadLetterHeader.offset]];
+    const origin = partition !== undefined && offset !== undefined ? `${partition}@${offset}` : `dlq@${m.offset}`;
+    if (seen.has(origin)) return false;
+    seen.add(origin);
+    return true;
+  });
+}
+
 function selects(selection: DeadLetterSelection, offset: string): boolean {
   if (selection === 'all') return true;
   const { offsets } = selection;
@@ -32,7 +48,7 @@ async function replay(log: DeadLetterLog, topic: string, selection: DeadLetterSe
   const held = new Set(dead.map((m) => m.offset));
   const named = selection !== 'all' && Array.isArray(selection.offsets) ? selection.offsets : [];
   if (fresh.length > 0) {
-    await log.publish(topic, fresh.map(replayRecord));
+    await log.publish(topic, oncePerOrigin(fresh).map(replayRecord));
     const replayedAt = new Date().toISOString();
     await log.publish(
       dlqReplayedTopic(topic),

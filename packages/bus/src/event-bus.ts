@@ -131,7 +131,10 @@ export interface DeadLetter {
 export type DeadLetterSelection = { offsets: string[] | { from: string; to: string } } | 'all';
 
 export interface ReplayResult {
-  /** `.dlq` offsets appended to the original topic now, in order. */
+  /**
+   * `.dlq` offsets replayed now, in order. Letters of one original record (one per consumer group that failed on
+   * it) put that record back on the topic once, since every group reads it there.
+   */
   replayed: string[];
   /** Selected but replayed before, so not appended again. */
   alreadyReplayed: string[];
@@ -153,7 +156,8 @@ export interface DeadLetters {
   list(topic: string, options: { from?: string; limit: number }): Promise<DeadLetter[]>;
   /**
    * Appends the selected dead letters to `topic` again, in `.dlq` order, with their key, value and original headers
-   * plus `x-replayed-from: <dlq offset>`, skipping those replayed before. Consumers see them as new records.
+   * plus `x-replayed-from: <dlq offset>`, skipping those replayed before and appending the letters of one original
+   * record (same `x-partition` and `x-offset`) once. Consumers see them as new records.
    */
   replay(topic: string, selection: DeadLetterSelection): Promise<ReplayResult>;
   /** Dead letters `<topic>.dlq` retains, and how many of them were not replayed yet (for health output). */

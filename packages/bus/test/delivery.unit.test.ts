@@ -53,7 +53,7 @@ describe('deliver', () => {
     expect(waits).toEqual([{ attempts: 1, waitingMs: 0 }]);
   });
 
-  it('on a permanent failure runs each message alone once and dead-letters the bad one at once', async () => {
+  it('on a permanent failure halves the batch until the bad message is alone, and dead-letters it at once', async () => {
     const { ctx, dead } = context();
     const calls: string[][] = [];
     await deliver(
@@ -64,7 +64,7 @@ describe('deliver', () => {
       },
       ctx,
     );
-    expect(calls).toEqual([['a', 'bad', 'c'], ['a'], ['bad'], ['c']]);
+    expect(calls).toEqual([['a', 'bad', 'c'], ['a', 'bad'], ['a'], ['bad'], ['c']]);
     expect(dead.map((d) => [d.topic, d.record.value, d.record.headers?.['x-failure']])).toEqual([
       ['forms.submission.dlq', 'bad', 'permanent'],
     ]);
@@ -74,7 +74,7 @@ describe('deliver', () => {
     expect(Date.parse(headers['x-dead-lettered-at'] ?? '')).toBeGreaterThan(Date.now() - 60_000);
   });
 
-  it('on an unknown failure tries the batch, then each message, `attempts` times before dead-lettering', async () => {
+  it('on an unknown failure tries the batch and the bad message alone `attempts` times, a half once', async () => {
     const { ctx, dead } = context();
     const calls: string[][] = [];
     await deliver(
@@ -87,7 +87,28 @@ describe('deliver', () => {
     );
     expect(calls.filter((c) => c.length === 3)).toHaveLength(3);
     expect(calls.filter((c) => c.length === 1 && c[0] === 'bad')).toHaveLength(3);
+    expect(calls.filter((c) => c.length === 2)).toEqual([['a', 'bad']]);
     expect(dead.map((d) => [d.record.value, d.record.headers?.['x-failure']])).toEqual([['bad', 'unknown']]);
+  });
+
+  it('finds two poison pills in a batch of 1,000 in a few dozen calls; every other message handled, in order', async () => {
+    const { ctx, dead } = context();
+    const big = Array.from({ length: 1_000 }, (_, i) => message(i === 137 || i === 802 ? `bad-${i}` : `ok-${i}`, i));
+    let calls = 0;
+    const handled: string[] = [];
+    await deliver(
+      big,
+      async (b) => {
+        calls++;
+        if (b.some((m) => m.value.startsWith('bad'))) throw permanentError();
+        handled.push(...b.map((m) => m.value));
+      },
+      ctx,
+    );
+    expect(dead.map((d) => d.record.value)).toEqual(['bad-137', 'bad-802']);
+    expect(handled).toEqual(big.map((m) => m.value).filter((v) => v.startsWith('ok')));
+    // One call for the batch, then per pill at most two per halving (log2 1000 ≈ 10): far from one per message.
+    expect(calls).toBeLessThanOrEqual(1 + 2 * 2 * 10);
   });
 
   it('waits out an unavailable dead-letter topic instead of giving up on the batch', async () => {
