@@ -37,6 +37,18 @@ export default defineConfig({
         },
       },
       {
+        // Real Chromium (Debian's, tests/harness/chromium.ts) against the running app; screenshots of every screen
+        // go to .run/artifacts/screenshots. One file at a time: a browser and an app per file on two cores.
+        test: {
+          name: 'browser',
+          include: ['tests/browser/**/*.browser.test.ts'],
+          exclude: ['**/node_modules/**'],
+          fileParallelism: false,
+          testTimeout: 60_000,
+          hookTimeout: 180_000,
+        },
+      },
+      {
         // Fault injection under load (tests/reliability/README.md). One file at a time, after the other tiers:
         // each file runs a whole deployment and some kill their own broker or database.
         test: {

@@ -101,8 +101,12 @@ function CreateOrganization() {
   const { auth } = useServices();
   const form = useForm<CreateOrganizationRequest>({ resolver: zodResolver(CreateOrganizationRequestSchema) });
   const create = useMutation({
-    mutationFn: async ({ name }: CreateOrganizationRequest) =>
-      unwrap(await auth.organization.create({ name, slug: slugOf(name) })),
+    // better-auth makes the new organization active on the server, but only set-active refreshes the session
+    // here (spec §4), which is what moves the user on to the dashboard.
+    mutationFn: async ({ name }: CreateOrganizationRequest) => {
+      const created = unwrap(await auth.organization.create({ name, slug: slugOf(name) }));
+      unwrap(await auth.organization.setActive({ organizationId: created.id }));
+    },
   });
   return (
     <form noValidate className="flex flex-col gap-3" onSubmit={form.handleSubmit((v) => create.mutate(v))}>

@@ -65,7 +65,8 @@ export function Component() {
           <p className="text-zinc-700 dark:text-zinc-300">
             This form posts to a real Formgate form on this instance. Yours looks like this:
           </p>
-          <pre className="overflow-x-auto rounded-md bg-zinc-100 p-4 text-sm dark:bg-zinc-900">
+          {/* Wrapped, not scrolled: a scrolling region would need keyboard focus (axe: scrollable-region-focusable). */}
+          <pre className="whitespace-pre-wrap break-all rounded-md bg-zinc-100 p-4 text-sm dark:bg-zinc-900">
             <code>{SNIPPET}</code>
           </pre>
         </div>

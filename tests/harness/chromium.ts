@@ -1,0 +1,55 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import AxeBuilder from '@axe-core/playwright';
+import { type Browser, chromium, type Page } from 'playwright-core';
+
+/** Screenshots of every screen, kept as test artifacts (`.ci/run` leaves them in the clone). */
+export const SCREENSHOT_DIR = resolve(import.meta.dirname, '../../.run/artifacts/screenshots');
+
+/**
+ * Debian's Chromium (never a browser Playwright downloads): `CHROMIUM_PATH`, else `chromium` on PATH. Throws with
+ * the fix when there is none — browser tests never skip.
+ */
+export function chromiumPath(): string {
+  const fromEnv = process.env.CHROMIUM_PATH;
+  if (fromEnv) {
+    if (!existsSync(fromEnv)) throw new Error(`CHROMIUM_PATH=${fromEnv} does not exist`);
+    return fromEnv;
+  }
+  try {
+    return execFileSync('sh', ['-c', 'command -v chromium'], { encoding: 'utf8' }).trim();
+  } catch {
+    throw new Error(
+      "The browser tests need Debian's Chromium: apt-get install -y chromium (.ci/run does it), or set CHROMIUM_PATH.",
+    );
+  }
+}
+
+export async function launchChromium(): Promise<Browser> {
+  // --no-sandbox: CI runs as root, where Chromium's sandbox refuses to start.
+  return chromium.launch({ executablePath: chromiumPath(), args: ['--no-sandbox', '--disable-dev-shm-usage'] });
+}
+
+export const VIEWPORTS = { desktop: { width: 1280, height: 800 }, mobile: { width: 375, height: 740 } } as const;
+
+/** A full-page screenshot at 1280 px and at 375 px: `<SCREENSHOT_DIR>/<suite>/<name>-<width>.png`. */
+export async function screenshotBoth(page: Page, suite: string, name: string): Promise<void> {
+  const dir = join(SCREENSHOT_DIR, suite);
+  mkdirSync(dir, { recursive: true });
+  const before = page.viewportSize();
+  for (const size of Object.values(VIEWPORTS)) {
+    await page.setViewportSize(size);
+    await page.waitForTimeout(50); // one layout pass after the resize
+    await page.screenshot({ path: join(dir, `${name}-${size.width}.png`), fullPage: true });
+  }
+  if (before) await page.setViewportSize(before);
+}
+
+/** Serious and critical axe-core violations on the page as it is now, one line each (empty when none). */
+export async function seriousA11yViolations(page: Page): Promise<string[]> {
+  const { violations } = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21aa']).analyze();
+  return violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+}
