@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { accountEnv } from '@formgate/accounts';
 import { defineConfig, secretEnv, serviceEnv } from '@formgate/kit';
 import { z } from 'zod';
@@ -20,6 +21,11 @@ export const GatewayEnvSchema = z.object({
   AUTH_SECRET: secretEnv,
   /** Bearer token of the operator API (`/api/ops/*`: dead letters); without it that API answers 404. */
   OPERATOR_TOKEN: secretEnv.optional(),
+  /** The built dashboard (`pnpm --filter @formgate/web build`); default `web/dist` of this checkout. */
+  WEB_DIR: z
+    .string()
+    .transform((d) => resolve(d))
+    .optional(),
   /** Where mail goes without SMTP_URL. */
   MAIL_DIR: z.string().default('./data/mail'),
   /** Each a comma-separated list of a service's instances, used round-robin. */

@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
+import { rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { createIdentityCodec, IDENTITY_HEADER } from '@formgate/kit';
 import { dedicatedFerretDb } from '@formgate/kit/testing/backends';
 import { createClient } from '@formspree/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describeBrowserJourney } from '../browser/journey.ts';
 import { describeAccountFlows } from '../flows/account.flows.ts';
 import { describeApiKeyFlows } from '../flows/api-key.flows.ts';
 import { describeOrganizationFlows } from '../flows/organization.flows.ts';
@@ -15,6 +17,7 @@ import { createAccounts } from '../harness/accounts.ts';
 import { createBrowserSession } from '../harness/browser-session.ts';
 import { eventually } from '../harness/embedded-app.ts';
 import { startDistributed, stopProcess } from '../harness/processes.ts';
+import { buildWeb } from '../harness/web-build.ts';
 
 const KAFKA_BROKERS = process.env.KAFKA_BROKERS;
 const MONGO_URL = process.env.MONGO_URL;
@@ -71,12 +74,25 @@ describe('distributed mode: separate processes on Kafka and a Mongo-wire server'
       body: JSON.stringify(body),
     });
 
+  let webDir: string;
   beforeAll(async () => {
-    cluster = await startDistributed({ kafkaBrokers: KAFKA_BROKERS, mongoUrl: MONGO_URL });
+    webDir = await buildWeb();
+    cluster = await startDistributed({
+      kafkaBrokers: KAFKA_BROKERS,
+      mongoUrl: MONGO_URL,
+      gatewayEnv: { WEB_DIR: webDir },
+    });
   }, 240_000);
   afterAll(async () => {
     await cluster?.stop();
+    if (webDir) rmSync(webDir, { recursive: true, force: true });
   });
+
+  // The dashboard served by the distributed gateway, mail over SMTP (screenshots in .../screenshots/distributed).
+  describeBrowserJourney('distributed', () => ({
+    url: cluster.baseUrl,
+    verificationLink: (email) => cluster.mailLink(email, /verify/i),
+  }));
 
   // The same account, organization and API-key journeys the embedded suite runs, here across processes.
   let flowTarget: FlowTarget | undefined;

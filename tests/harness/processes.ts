@@ -88,7 +88,12 @@ export async function stopProcess(p: RunningProcess, signal: NodeJS.Signals = 'S
  * Formgate in distributed mode: the gateway and every service as separate processes on a real Kafka broker and
  * Mongo-wire server, with `ingest` and `forms` as two instances each.
  */
-export async function startDistributed(opts: { kafkaBrokers: string; mongoUrl: string }) {
+export async function startDistributed(opts: {
+  kafkaBrokers: string;
+  mongoUrl: string;
+  /** More settings of the gateway (e.g. `WEB_DIR`). */
+  gatewayEnv?: Record<string, string>;
+}) {
   const secret = randomBytes(32).toString('base64url');
   const smtp = await startSmtpTestServer();
   const gatewayPort = await freePort();
@@ -125,6 +130,7 @@ export async function startDistributed(opts: { kafkaBrokers: string; mongoUrl: s
     INGEST_URL: [processes['ingest-1']?.url, processes['ingest-2']?.url].join(','),
     BILLING_URL: processes.billing?.url ?? '',
     ORGS_URL: processes.orgs?.url ?? '',
+    ...opts.gatewayEnv,
   });
   const startGateway = () =>
     start('gateway', 'gateway/src/main.ts', { ...gatewayEnv(), PORT: String(gatewayPort), PUBLIC_URL: publicUrl });
@@ -137,12 +143,13 @@ export async function startDistributed(opts: { kafkaBrokers: string; mongoUrl: s
     await smtp.stop();
     throw err;
   }
-  const accounts = createAccounts(publicUrl, async (email, subject) => {
+  const mailLink = async (email: string, subject: RegExp) => {
     const mail = await smtp.waitFor((m) => m.to.includes(email) && subject.test(m.subject), 15_000);
     const [link] = extractLinks(mail.text);
     if (!link) throw new Error(`no link in "${mail.subject}"`);
     return link;
-  });
+  };
+  const accounts = createAccounts(publicUrl, mailLink);
 
   return {
     baseUrl: publicUrl,
@@ -151,6 +158,8 @@ export async function startDistributed(opts: { kafkaBrokers: string; mongoUrl: s
     processes,
     accounts,
     smtp,
+    /** The first link of the latest mail to `email` whose subject matches (over the test's SMTP server). */
+    mailLink,
     /** The write API key of organization `org` (its owner signs up, over SMTP, on first use). */
     apiKey: createOrgKeys(accounts),
     /**

@@ -1,0 +1,181 @@
+import { createServer, type Server } from 'node:http';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium, screenshotBoth, seriousA11yViolations } from '../harness/chromium.ts';
+
+/** A running Formgate to drive: its public URL and how a test reads the verification link mailed to a user. */
+export interface JourneyTarget {
+  url: string;
+  verificationLink(email: string): Promise<string>;
+}
+
+/**
+ * A new user's journey through the dashboard in real Chromium (Debian's): sign up, verify, onboard, a page on
+ * another origin submits to their form, the submission reaches the dashboard, sign out and back in. Every screen
+ * visited gets an axe-core pass and screenshots at 1280 and 375 px (`.run/artifacts/screenshots/<suite>/`). The
+ * steps run in order and share one browser context. `target` is read once the file's own `beforeAll` has run.
+ */
+export function describeBrowserJourney(suite: string, target: () => JourneyTarget) {
+  const email = `ada.${Date.now()}@example.com`;
+  const password = 'correct horse battery staple';
+  let app: JourneyTarget;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  let otherOrigin: Server;
+  let otherOriginUrl: string;
+
+  async function screen(name: string) {
+    await page.waitForLoadState('networkidle');
+    await screenshotBoth(page, suite, name);
+    expect(await seriousA11yViolations(page), `axe on ${name}`).toEqual([]);
+  }
+
+  describe.sequential(`a new user in the dashboard (${suite}, Chromium)`, () => {
+    let form: { id: string; key: string; slug: string; name: string };
+
+    beforeAll(async () => {
+      app = target();
+      browser = await launchChromium();
+      context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+      page = await context.newPage();
+      otherOrigin = createServer((_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+        res.end(otherOriginPage(app.url));
+      });
+      await new Promise<void>((r) => otherOrigin.listen(0, '127.0.0.1', r));
+      const address = otherOrigin.address();
+      otherOriginUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+    }, 60_000);
+
+    afterAll(async () => {
+      await browser?.close();
+      otherOrigin?.close();
+    });
+
+    it('shows the public home page', async () => {
+      await page.goto(`${app.url}/`);
+      await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toMatch(/form/i);
+      expect(await page.title()).toBe('Formgate');
+      expect(await page.locator('meta[name="robots"]').getAttribute('content')).toBe('index, follow');
+      await screen('home');
+    });
+
+    it.each(['pricing', 'terms', 'privacy', 'waitlist'])('shows /%s', async (path) => {
+      await page.goto(`${app.url}/${path}`);
+      await page.getByRole('heading', { level: 1 }).first().waitFor();
+      await expect(page.getByRole('heading', { level: 1 }).count()).resolves.toBe(1);
+      await screen(path);
+    });
+
+    it('sends a visitor of /dashboard to sign in, with the way back', async () => {
+      await page.goto(`${app.url}/dashboard`);
+      await page.waitForURL(/\/login\?redirect=%2Fdashboard$/);
+      await screen('login');
+    });
+
+    it('signs up and asks to check the email', async () => {
+      await page.goto(`${app.url}/sign-up`);
+      await page.getByLabel('Name').fill('Ada King');
+      await page.getByLabel('Email').fill(email);
+      await page.getByLabel('Password').fill(password);
+      await page.getByRole('button', { name: 'Create account' }).click();
+      await page.getByRole('heading', { name: 'Check your email' }).waitFor();
+      await screen('check-email');
+    });
+
+    it('opens the verification link and onboards with a new organization', async () => {
+      const link = await app.verificationLink(email);
+      await page.goto(link);
+      await page.getByRole('heading', { name: 'Your email is verified' }).waitFor();
+      await screen('email-verified');
+      await page.getByRole('link', { name: 'Continue' }).click();
+      await page.waitForURL(/\/onboard$/);
+      await screen('onboard');
+      await page.getByLabel('Organization name').fill('Analytical Engines');
+      await page.getByRole('button', { name: 'Create organization' }).click();
+      await page.waitForURL(/\/dashboard\/forms$/);
+      await screen('forms-empty');
+    });
+
+    it('lists a new form in the sidebar', async () => {
+      // Created through the API with the session, as the forms screens are not in this slice yet.
+      form = await page.evaluate(async (): Promise<typeof form> => {
+        const res = await fetch('/api/v1/forms', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ name: 'Contact' }),
+        });
+        if (res.status !== 201) throw new Error(`create form: ${res.status} ${await res.text()}`);
+        return (await res.json()) as typeof form;
+      });
+      await page.reload();
+      await page.getByRole('navigation').getByRole('link', { name: 'Contact' }).first().waitFor();
+      await screen('forms');
+    });
+
+    it('receives a submission from a page on another origin', async () => {
+      const other = await context.newPage();
+      await other.goto(`${otherOriginUrl}/?key=${form.key}`);
+      await other.getByRole('button', { name: 'Send' }).click();
+      await other.locator('#status[data-done]').waitFor();
+      expect(await other.locator('#status').textContent()).toMatch(/^sent 2\d\d$/);
+      await other.close();
+
+      await page.goto(`${app.url}/dashboard/forms/${form.slug}/submissions/`);
+      await page.waitForURL(/\/submissions\/[^/]+$/);
+      await screen('submission');
+    });
+
+    it('signs out to the sign-in page with the way back, and signs in again', async () => {
+      await page.goto(`${app.url}/dashboard/forms`);
+      await page
+        .getByRole('button', { name: `Account menu for ${email}` })
+        .first()
+        .click();
+      await page.getByRole('menuitem', { name: 'Sign out' }).click();
+      await page.waitForURL(/\/login\?redirect=%2Fdashboard%2Fforms$/);
+      await page.getByLabel('Email').fill(email);
+      await page.getByLabel('Password').fill(password);
+      await page.getByRole('button', { name: /^Sign in$/ }).click();
+      await page.waitForURL(/\/dashboard\/forms$/);
+    });
+
+    it('answers an unknown address with Not Found', async () => {
+      await page.goto(`${app.url}/no/such/page`);
+      await page.getByText('Not Found').waitFor();
+      await screen('not-found');
+    });
+  });
+}
+
+/** A customer's site on another origin: a form whose script posts JSON with hostile values to the endpoint. */
+function otherOriginPage(appUrl: string): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Another site</title></head><body>
+<form id="f"><button type="submit">Send</button></form><p id="status" role="status"></p>
+<script>
+const key = new URLSearchParams(location.search).get('key');
+document.getElementById('f').addEventListener('submit', async (e) => {
+  e.preventDefault();
+  const res = await fetch(${JSON.stringify(appUrl)} + '/f/' + key, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json' },
+    body: JSON.stringify({
+      name: '<script>window.__pwned = 1<\\/script>',
+      email: 'ada@example.com',
+      website: 'javascript:window.__pwned = 2',
+      message: '<img src=x onerror="window.__pwned = 3">',
+      formula: '=HYPERLINK("http://evil.example","x")',
+    }),
+  });
+  const status = document.getElementById('status');
+  status.textContent = 'sent ' + res.status;
+  status.dataset.done = '1';
+});
+window.addEventListener('unhandledrejection', (e) => {
+  const status = document.getElementById('status');
+  status.textContent = 'failed ' + e.reason;
+  status.dataset.done = '1';
+});
+</script></body></html>`;
+}
