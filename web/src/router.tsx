@@ -70,8 +70,9 @@ export const routes: RouteObject[] = [
               },
             ],
           },
-          { path: 'billing', lazy: () => import('./routes/dashboard/placeholders/billing.tsx') },
-          { path: 'profile', lazy: () => import('./routes/dashboard/placeholders/profile.tsx') },
+          { path: 'billing', lazy: () => import('./routes/dashboard/billing.tsx') },
+          { path: 'profile', lazy: () => import('./routes/dashboard/profile.tsx') },
+          { path: 'organization', lazy: () => import('./routes/dashboard/organization/organization.tsx') },
           { path: 'emails', lazy: () => import('./routes/dashboard/placeholders/emails.tsx') },
           { path: 'emails/create', lazy: () => import('./routes/dashboard/placeholders/email-create.tsx') },
           {
