@@ -70,6 +70,26 @@ describe('organization screen', () => {
     return v;
   };
 
+  it('loads everything from the server (an organization read never waits on its own refresh)', async () => {
+    const api = await startApi((req) => {
+      if (req.path === '/api/auth/get-session') return { body: signedIn('org1') };
+      if (req.path === '/api/auth/organization/list') return { body: [{ id: 'org1', name: 'Acme', slug: 'acme' }] };
+      if (req.path === '/api/auth/organization/get-full-organization') return { body: organization };
+      if (req.path === '/api/auth/organization/get-active-member')
+        return { body: member('u1', 'ada@example.com', 'owner') };
+      if (req.path === '/api/v1/api-keys') return { body: { data: [key] } };
+      if (req.path === '/api/v1/orgs/settings')
+        return { body: { submission_notification_email: null, email_management: false } };
+      return undefined;
+    });
+    apis.push(api);
+    renderApp('/dashboard/organization', { authBaseUrl: api.url });
+    expect(await screen.findByRole('heading', { name: 'Acme', level: 1 })).toBeTruthy();
+    expect(await screen.findByRole('button', { name: 'Delete organization' })).toBeTruthy();
+    expect(screen.getByRole('button', { name: /^Organization: Acme/ })).toBeTruthy();
+    expect(await screen.findByText('CI')).toBeTruthy();
+  }, 20_000); // the first test of a file also pays for transforming the lazily loaded screen
+
   it('a member sees the members, invitations and teams but no action to invite, remove, rename or delete', async () => {
     track(await renderOrganization('member'));
     expect(screen.getByRole('list', { name: 'Members' })).toBeTruthy();
@@ -89,7 +109,7 @@ describe('organization screen', () => {
     expect(screen.queryByRole('combobox', { name: /^Role of/ })).toBeNull();
     expect(screen.queryByRole('heading', { name: 'API keys' })).toBeNull();
     expect(screen.queryByRole('heading', { name: 'Organization settings' })).toBeNull();
-  }, 20_000); // the first test of a file also pays for transforming the lazily loaded screen
+  });
 
   it('an admin manages members, invitations, teams, keys and settings, but cannot delete the organization', async () => {
     track(await renderOrganization('admin'));
