@@ -60,6 +60,10 @@ describe('query invalidation after auth calls', () => {
       ['organization', 'active-member'],
     ]);
     expect(queriesToInvalidate('/get-session')).toEqual([]);
+    // Reads refresh nothing: the active organization's own fetch must not wait on its own refetch.
+    for (const read of ['list', 'get-full-organization', 'get-active-member', 'list-teams', 'list-invitations'])
+      expect(queriesToInvalidate(`/organization/${read}`)).toEqual([]);
+    expect(queriesToInvalidate('/organization/remove-member')).toEqual([['organization', 'active']]);
   });
 });
 

@@ -1,3 +1,4 @@
+import { type ApiKeyDto, CreateApiKeyRequestSchema, type CreatedApiKeyDto } from '@formgate/contracts';
 import { AppError } from '@formgate/kit';
 import { type NextFunction, type Request, type Response, Router } from 'express';
 import { z } from 'zod';
@@ -15,12 +16,7 @@ declare global {
   }
 }
 
-const CreateApiKeySchema = z.strictObject({
-  name: z.string().trim().min(1).max(32),
-  scope: z.enum(['read', 'write']),
-});
-
-const toKeyDto = (row: ApiKeyRow) => ({
+const toKeyDto = (row: ApiKeyRow): ApiKeyDto => ({
   id: row.id,
   name: row.name,
   start: row.start,
@@ -81,7 +77,7 @@ export function accountRoutes(auth: Auth, options: { lookupsPerMinute: number })
   router.post('/api/v1/api-keys', async (req, res) => {
     const caller = callerOf(req);
     if (caller.via !== 'session') throw new AppError('FORBIDDEN');
-    const body = CreateApiKeySchema.parse(req.body);
+    const body = CreateApiKeyRequestSchema.parse(req.body);
     const created = await auth.api.createApiKey({
       body: {
         name: body.name,
@@ -91,7 +87,8 @@ export function accountRoutes(auth: Auth, options: { lookupsPerMinute: number })
         metadata: { createdBy: caller.userId },
       },
     });
-    res.status(201).json({ ...toKeyDto(created as unknown as ApiKeyRow), key: created.key });
+    const dto: CreatedApiKeyDto = { ...toKeyDto(created as unknown as ApiKeyRow), key: created.key };
+    res.status(201).json(dto);
   });
 
   router.delete('/api/v1/api-keys/:keyId', async (req, res) => {

@@ -24,3 +24,39 @@ export const CreateOrganizationRequestSchema = z.object({
   name: z.string().trim().min(1, 'Enter a name').max(100),
 });
 export type CreateOrganizationRequest = z.infer<typeof CreateOrganizationRequestSchema>;
+
+/** The profile's name (better-auth `update-user`). */
+export const UpdateProfileRequestSchema = z.object({
+  name: z.string().trim().min(1, 'Enter your name').max(100),
+});
+export type UpdateProfileRequest = z.infer<typeof UpdateProfileRequestSchema>;
+
+/** better-auth `change-password`: the current password, a new one by the sign-up rule, and whether to sign out elsewhere. */
+export const ChangePasswordRequestSchema = z.object({
+  currentPassword: z.string().min(1, 'Enter your current password').max(PASSWORD_MAX_LENGTH),
+  newPassword: SignUpRequestSchema.shape.password,
+  revokeOtherSessions: z.boolean(),
+});
+export type ChangePasswordRequest = z.infer<typeof ChangePasswordRequestSchema>;
+
+/** An organization's name and slug (better-auth `organization/update`). */
+export const UpdateOrganizationRequestSchema = z.object({
+  name: CreateOrganizationRequestSchema.shape.name,
+  slug: z
+    .string()
+    .trim()
+    .min(1, 'Enter a slug')
+    .max(60)
+    .regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'Use lowercase letters, digits and single dashes'),
+});
+export type UpdateOrganizationRequest = z.infer<typeof UpdateOrganizationRequestSchema>;
+
+/** An invitation (better-auth `organization/invite-member`); the owner role is not handed out by invitation. */
+export const InviteMemberRequestSchema = z.object({
+  email: z.email('Enter a valid email address').max(320),
+  role: z.enum(['admin', 'member']),
+});
+export type InviteMemberRequest = z.infer<typeof InviteMemberRequestSchema>;
+
+export const TeamNameSchema = z.object({ name: z.string().trim().min(1, 'Enter a name').max(100) });
+export type TeamNameRequest = z.infer<typeof TeamNameSchema>;

@@ -1,5 +1,6 @@
 export * from './access.ts';
 export * from './api.ts';
+export * from './api-keys.ts';
 export * from './auth.ts';
 export * from './billing.ts';
 export * from './errors.ts';

@@ -39,3 +39,9 @@ export const OrgSettingsSchema = z.object({
   email_management: z.boolean().optional(),
 });
 export type OrgSettings = z.infer<typeof OrgSettingsSchema>;
+
+/** The dashboard's "add an email": the address that receives the organization's submission notifications. */
+export const NotificationEmailRequestSchema = z.object({
+  email: z.email('Enter a valid email address').max(320),
+});
+export type NotificationEmailRequest = z.infer<typeof NotificationEmailRequestSchema>;

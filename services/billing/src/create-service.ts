@@ -1,5 +1,5 @@
 import { createConsumers, type EventBus } from '@formgate/bus';
-import { billingPeriodOf, TOPIC_SPECS, Topics } from '@formgate/contracts';
+import { type BillingUsageDto, billingPeriodOf, TOPIC_SPECS, Topics } from '@formgate/contracts';
 import {
   AppError,
   type Clock,
@@ -31,7 +31,8 @@ export function createBillingService(deps: BillingServiceDeps): Service {
     const { orgId } = identityOf(req);
     const period = billingPeriodOf(deps.clock.now());
     const used = await deps.store.getUsage({ orgId }, period);
-    res.json({ period, submissions: { used, max: deps.plans.submissionsPerMonth(orgId) } });
+    const usage: BillingUsageDto = { period, submissions: { used, max: deps.plans.submissionsPerMonth(orgId) } };
+    res.json(usage);
   });
   // Emails are metered once notifications sends them (delivery events); until then none has been sent.
   app.get('/api/v1/billing/email-quota', requireIdentity(deps.identity), (req, res) => {

@@ -7,11 +7,16 @@ export const activeMemberKey = ['organization', 'active-member'] as const;
 
 const SESSION_PATHS = ['/sign-out', '/update-user', '/delete-user', '/verify-email', '/organization/set-active'];
 const ORG_LIST_PATHS = ['/organization/create', '/organization/delete', '/organization/update'];
+/**
+ * Organization reads (`list`, `get-full-organization`, `get-active-member`, `list-teams`, `list-invitations`, …)
+ * refresh nothing: a read that invalidated the query it is answering would wait on itself forever.
+ */
+const isOrganizationRead = (path: string) => /^\/organization\/(list|get-)/.test(path);
 
 /**
  * The queries to refresh after a successful better-auth call (spec §4): the session after sign-out, update-user,
  * any sign-in or sign-up, delete-user, verify-email and set-active; the organization list after organization
- * create, delete and update; the active organization after any organization call; the active member after
+ * create, delete and update; the active organization after any organization call but a read; the active member after
  * update-member-role. `path` is relative to the auth base path (`/sign-in/email`).
  */
 export function queriesToInvalidate(path: string): QueryKey[] {
@@ -19,7 +24,7 @@ export function queriesToInvalidate(path: string): QueryKey[] {
   if (SESSION_PATHS.includes(path) || path.startsWith('/sign-in/') || path.startsWith('/sign-up/'))
     keys.push(sessionKey);
   if (ORG_LIST_PATHS.includes(path)) keys.push(organizationListKey);
-  if (path.startsWith('/organization/')) keys.push(activeOrganizationKey);
+  if (path.startsWith('/organization/') && !isOrganizationRead(path)) keys.push(activeOrganizationKey);
   if (path === '/organization/update-member-role') keys.push(activeMemberKey);
   return keys;
 }

@@ -1,3 +1,4 @@
+import type { BillingUsageDto } from '@formgate/contracts';
 import { queryOptions } from '@tanstack/react-query';
 import { apiFetch } from '../../lib/api.ts';
 
@@ -11,6 +12,13 @@ export const emailQuotaQuery = () =>
   queryOptions({
     queryKey: ['billing', 'email-quota'],
     queryFn: () => apiFetch<EmailQuota>('/api/v1/billing/email-quota'),
+  });
+
+/** Submissions this period against the plan (`GET /api/v1/billing/usage`). */
+export const billingUsageQuery = () =>
+  queryOptions({
+    queryKey: ['billing', 'usage'],
+    queryFn: () => apiFetch<BillingUsageDto>('/api/v1/billing/usage'),
   });
 
 /** The meter's width: used / max as a percentage, clamped to 0–100 (a zero maximum reads as full). */

@@ -9,7 +9,8 @@ import {
 
 export interface SessionData {
   user: { id: string; email: string; name: string; emailVerified: boolean };
-  session: { activeOrganizationId?: string | null };
+  /** `token` tells the current session apart in the list of the user's sessions. */
+  session: { activeOrganizationId?: string | null; token?: string };
 }
 
 /** The signed-in user, or `null` (`GET /api/auth/get-session`). */

@@ -52,6 +52,9 @@ export function Sidebar({ session }: { session: SessionData }) {
         <NavLink to="/dashboard/billing" className={navClass}>
           Billing
         </NavLink>
+        <NavLink to="/dashboard/organization" className={navClass}>
+          Organization
+        </NavLink>
       </nav>
       <Link
         to="/dashboard/forms/create"

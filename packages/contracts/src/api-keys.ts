@@ -1,0 +1,26 @@
+import { z } from 'zod';
+
+/** What an organization API key may do: `read` acts as a member (no mutations), `write` as an admin. */
+export const API_KEY_SCOPE_VALUES = ['read', 'write'] as const;
+export type ApiKeyScopeName = (typeof API_KEY_SCOPE_VALUES)[number];
+
+/** `POST /api/v1/api-keys`: the gateway's schema and the dashboard's form. */
+export const CreateApiKeyRequestSchema = z.strictObject({
+  name: z.string().trim().min(1, 'Enter a name').max(32, 'Use at most 32 characters'),
+  scope: z.enum(API_KEY_SCOPE_VALUES),
+});
+export type CreateApiKeyRequest = z.infer<typeof CreateApiKeyRequestSchema>;
+
+/** An API key as `/api/v1/api-keys` lists it: never the key itself, only its first characters (`start`). */
+export interface ApiKeyDto {
+  id: string;
+  name: string | null;
+  start: string | null;
+  scope: ApiKeyScopeName;
+  createdAt: string;
+  lastUsedAt: string | null;
+  createdBy: string | null;
+}
+
+/** The answer to a creation: the only time the whole key is shown. */
+export type CreatedApiKeyDto = ApiKeyDto & { key: string };

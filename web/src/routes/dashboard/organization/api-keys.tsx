@@ -1,0 +1,149 @@
+import {
+  type CreateApiKeyRequest,
+  CreateApiKeyRequestSchema,
+  type CreatedApiKeyDto,
+  type PermissionRequest,
+} from '@formgate/contracts';
+import { zodResolver } from '@hookform/resolvers/zod';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { useForm } from 'react-hook-form';
+import { toast } from 'sonner';
+import { ConfirmDialog, formatDateTime, Panel, SelectField } from '../../../components/panel.tsx';
+import { Button, Notice, TextField } from '../../../components/ui.tsx';
+import { apiKeysQuery, organizationKeys } from '../../../features/organization/organization.queries.ts';
+import { apiFetch } from '../../../lib/api.ts';
+
+type Can = (request: PermissionRequest) => boolean;
+
+/**
+ * The organization's API keys. A new key is shown once, right after creation, from this component's state only
+ * (never cached): dismissing it or leaving the page loses it for good; the list shows its first characters.
+ */
+export function ApiKeys({ can }: { can: Can }) {
+  const queryClient = useQueryClient();
+  const keys = useQuery(apiKeysQuery());
+  const [created, setCreated] = useState<CreatedApiKeyDto | null>(null);
+  const form = useForm<CreateApiKeyRequest>({
+    resolver: zodResolver(CreateApiKeyRequestSchema),
+    defaultValues: { name: '', scope: 'read' },
+  });
+  const refresh = () => queryClient.invalidateQueries({ queryKey: organizationKeys.apiKeys });
+  const create = useMutation({
+    mutationFn: (body: CreateApiKeyRequest) =>
+      apiFetch<CreatedApiKeyDto>('/api/v1/api-keys', { method: 'POST', json: body }),
+    onSuccess: async (key) => {
+      setCreated(key);
+      form.reset({ name: '', scope: 'read' });
+      await refresh();
+    },
+  });
+  const revoke = useMutation({
+    mutationFn: (keyId: string) =>
+      apiFetch<void>(`/api/v1/api-keys/${encodeURIComponent(keyId)}`, { method: 'DELETE' }),
+    onSuccess: async () => {
+      toast.success('API key revoked');
+      await refresh();
+    },
+  });
+  return (
+    <Panel
+      title="API keys"
+      description="Keys call the REST API for this organization: read keys act as a member (no changes), write keys as an admin."
+    >
+      {created ? <NewKey created={created} onDone={() => setCreated(null)} /> : null}
+      {can({ apiKey: ['create'] }) ? (
+        <form
+          noValidate
+          aria-label="Create an API key"
+          className="flex flex-col gap-3 sm:flex-row sm:items-end"
+          onSubmit={form.handleSubmit((v) => create.mutate(v))}
+        >
+          <TextField
+            className="sm:flex-1"
+            label="Key name"
+            error={form.formState.errors.name?.message}
+            {...form.register('name')}
+          />
+          <SelectField label="Scope" {...form.register('scope')}>
+            <option value="read">read</option>
+            <option value="write">write</option>
+          </SelectField>
+          <Button type="submit" disabled={create.isPending}>
+            {create.isPending ? 'Creating…' : 'Create key'}
+          </Button>
+        </form>
+      ) : null}
+      {keys.isPending ? (
+        <p className="text-sm">Loading…</p>
+      ) : keys.isError ? (
+        <Notice tone="error">The API keys could not be loaded.</Notice>
+      ) : keys.data.length === 0 ? (
+        <p className="text-sm text-zinc-600 dark:text-zinc-400">No API keys yet.</p>
+      ) : (
+        <ul aria-label="API keys" className="flex flex-col divide-y divide-zinc-200 dark:divide-zinc-800">
+          {keys.data.map((key) => (
+            <li key={key.id} className="flex flex-col gap-2 py-3 sm:flex-row sm:items-center sm:justify-between">
+              <div className="flex min-w-0 flex-col gap-0.5 text-sm">
+                <span className="font-medium break-words">
+                  {key.name ?? 'Unnamed key'}{' '}
+                  <span className="rounded bg-zinc-100 px-1.5 py-0.5 text-xs dark:bg-zinc-800">{key.scope}</span>
+                </span>
+                <span className="font-mono text-xs text-zinc-600 dark:text-zinc-400">{key.start ?? ''}…</span>
+                <span className="text-zinc-600 dark:text-zinc-400">
+                  Created {formatDateTime(key.createdAt)} · last used{' '}
+                  {key.lastUsedAt ? formatDateTime(key.lastUsedAt) : 'never'}
+                </span>
+              </div>
+              {can({ apiKey: ['delete'] }) ? (
+                <ConfirmDialog
+                  trigger="Revoke"
+                  triggerVariant="secondary"
+                  triggerLabel={`Revoke ${key.name ?? 'key'} (${key.start ?? ''}…)`}
+                  title={`Revoke ${key.name ?? 'this key'}?`}
+                  description={<p>Programs using it are refused from now on (within 30 seconds everywhere).</p>}
+                  confirmLabel="Revoke key"
+                  pending={revoke.isPending}
+                  onConfirm={() => revoke.mutate(key.id)}
+                />
+              ) : null}
+            </li>
+          ))}
+        </ul>
+      )}
+    </Panel>
+  );
+}
+
+function NewKey({ created, onDone }: { created: CreatedApiKeyDto; onDone: () => void }) {
+  const copy = async () => {
+    try {
+      await navigator.clipboard.writeText(created.key);
+      toast.success('API key copied');
+    } catch {
+      toast.error('Copying failed: select the key and copy it yourself');
+    }
+  };
+  return (
+    <section
+      aria-label="Your new API key"
+      className="flex flex-col gap-3 rounded-md border border-amber-400 bg-amber-50 p-4 text-sm dark:border-amber-700 dark:bg-amber-950"
+    >
+      <p className="font-semibold text-amber-900 dark:text-amber-100">
+        Copy this key now: it is shown only once. Formgate keeps only a hash and cannot show it again.
+      </p>
+      <code
+        data-testid="new-api-key"
+        className="block overflow-x-auto rounded bg-white p-2 font-mono break-all dark:bg-zinc-950"
+      >
+        {created.key}
+      </code>
+      <div className="flex flex-wrap gap-2">
+        <Button onClick={copy}>Copy key</Button>
+        <Button variant="secondary" onClick={onDone}>
+          I have saved it
+        </Button>
+      </div>
+    </section>
+  );
+}

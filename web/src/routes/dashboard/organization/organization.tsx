@@ -1,0 +1,44 @@
+import { useQuery } from '@tanstack/react-query';
+import { Notice } from '../../../components/ui.tsx';
+import { useCan } from '../../../features/organization/use-can.ts';
+import { activeOrganizationQuery } from '../../../features/session/session.queries.ts';
+import { useSession } from '../../../features/session/use-session.ts';
+import { useServices } from '../../../lib/app-context.tsx';
+import { ApiKeys } from './api-keys.tsx';
+import { Members } from './members.tsx';
+import { OrganizationSettings } from './settings.tsx';
+import { Teams } from './teams.tsx';
+
+export type FullOrganization = NonNullable<
+  Awaited<ReturnType<ReturnType<typeof activeOrganizationQuery>['queryFn'] & {}>>
+>;
+
+/**
+ * `/dashboard/organization`: the active organization's members, invitations, teams, API keys and settings. Each
+ * action shows only when the member's role grants it (contracts' `authorize`); the server checks again and its
+ * denial message is toasted.
+ */
+export function Component() {
+  const services = useServices();
+  const session = useSession();
+  const organization = useQuery(activeOrganizationQuery(services));
+  const access = useCan();
+  if (organization.isPending || access.isPending) return <p>Loading…</p>;
+  if (organization.isError || !organization.data)
+    return <Notice tone="error">The organization could not be loaded.</Notice>;
+  const org = organization.data;
+  return (
+    <div className="flex max-w-4xl flex-col gap-6">
+      <div className="flex flex-col gap-1">
+        <h1 className="text-2xl font-semibold break-words">{org.name}</h1>
+        <p className="text-sm text-zinc-600 dark:text-zinc-400">
+          Your role: <span className="font-medium">{access.role ?? 'none'}</span>
+        </p>
+      </div>
+      <Members organization={org} currentUserId={session.data?.user.id ?? ''} can={access.can} />
+      <Teams organization={org} can={access.can} />
+      {access.can({ apiKey: ['read'] }) ? <ApiKeys can={access.can} /> : null}
+      <OrganizationSettings organization={org} can={access.can} />
+    </div>
+  );
+}

@@ -1,0 +1,135 @@
+import {
+  type OrgSettings,
+  type PermissionRequest,
+  type UpdateOrganizationRequest,
+  UpdateOrganizationRequestSchema,
+} from '@formgate/contracts';
+import { zodResolver } from '@hookform/resolvers/zod';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useForm } from 'react-hook-form';
+import { useNavigate } from 'react-router';
+import { toast } from 'sonner';
+import { ConfirmDialog, Panel } from '../../../components/panel.tsx';
+import { Button, TextField } from '../../../components/ui.tsx';
+import { flagQuery } from '../../../features/flags/flags.queries.ts';
+import { organizationKeys, orgSettingsQuery } from '../../../features/organization/organization.queries.ts';
+import { apiFetch } from '../../../lib/api.ts';
+import { unwrap, useServices } from '../../../lib/app-context.tsx';
+import { sessionKey } from '../../../lib/auth-invalidation.ts';
+import type { FullOrganization } from './organization.tsx';
+
+type Can = (request: PermissionRequest) => boolean;
+
+/** Name and slug, the email-management feature, and deleting the organization: each only for roles that may. */
+export function OrganizationSettings({ organization: org, can }: { organization: FullOrganization; can: Can }) {
+  const canUpdate = can({ organization: ['update'] });
+  const canDelete = can({ organization: ['delete'] });
+  if (!canUpdate && !canDelete) return null;
+  return (
+    <>
+      {canUpdate ? <NameAndSlug organization={org} /> : null}
+      {canUpdate ? <Features /> : null}
+      {canDelete ? <DeleteOrganization organization={org} /> : null}
+    </>
+  );
+}
+
+function NameAndSlug({ organization: org }: { organization: FullOrganization }) {
+  const { auth } = useServices();
+  const form = useForm<UpdateOrganizationRequest>({
+    resolver: zodResolver(UpdateOrganizationRequestSchema),
+    values: { name: org.name, slug: org.slug },
+  });
+  const update = useMutation({
+    mutationFn: async (data: UpdateOrganizationRequest) =>
+      unwrap(await auth.organization.update({ organizationId: org.id, data })),
+    onSuccess: () => toast.success('Organization saved'),
+  });
+  const { errors } = form.formState;
+  return (
+    <Panel title="Organization settings">
+      <form noValidate className="flex flex-col gap-4" onSubmit={form.handleSubmit((v) => update.mutate(v))}>
+        <TextField label="Name" autoComplete="organization" error={errors.name?.message} {...form.register('name')} />
+        <TextField
+          label="Slug"
+          autoComplete="off"
+          hint="Lowercase letters, digits and dashes; unique on this instance."
+          error={errors.slug?.message}
+          {...form.register('slug')}
+        />
+        <div>
+          <Button type="submit" disabled={update.isPending || !form.formState.isDirty}>
+            {update.isPending ? 'Saving…' : 'Save'}
+          </Button>
+        </div>
+      </form>
+    </Panel>
+  );
+}
+
+function Features() {
+  const queryClient = useQueryClient();
+  const settings = useQuery(orgSettingsQuery());
+  const patch = useMutation({
+    mutationFn: (body: OrgSettings) =>
+      apiFetch<Required<OrgSettings>>('/api/v1/orgs/settings', { method: 'PATCH', json: body }),
+    onSuccess: async (saved) => {
+      queryClient.setQueryData(organizationKeys.settings, saved);
+      await queryClient.invalidateQueries({ queryKey: flagQuery('emailManagement').queryKey });
+    },
+  });
+  const enabled = settings.data?.email_management === true;
+  return (
+    <Panel title="Features">
+      <label className="flex items-start gap-3 text-sm">
+        <input
+          type="checkbox"
+          className="mt-0.5 size-4"
+          checked={enabled}
+          disabled={!settings.data || patch.isPending}
+          onChange={(e) => patch.mutate({ email_management: e.target.checked })}
+        />
+        <span className="flex flex-col gap-0.5">
+          <span className="font-medium">Email management</span>
+          <span className="text-zinc-600 dark:text-zinc-400">
+            Shows the Emails screen, where the address that receives submission notifications is set.
+          </span>
+        </span>
+      </label>
+    </Panel>
+  );
+}
+
+function DeleteOrganization({ organization: org }: { organization: FullOrganization }) {
+  const { auth } = useServices();
+  const queryClient = useQueryClient();
+  const navigate = useNavigate();
+  const remove = useMutation({
+    mutationFn: async () => unwrap(await auth.organization.delete({ organizationId: org.id })),
+    onSuccess: async () => {
+      toast.success(`${org.name} was deleted`);
+      // better-auth clears the session's active organization: the guard then leads to onboarding.
+      await queryClient.invalidateQueries({ queryKey: sessionKey });
+      navigate('/onboard', { replace: true });
+    },
+  });
+  return (
+    <Panel title="Delete organization" tone="danger">
+      <p className="text-sm text-zinc-700 dark:text-zinc-300">
+        Deletes the organization with its forms, submissions, teams, invitations and API keys, for every member. It
+        cannot be undone.
+      </p>
+      <div>
+        <ConfirmDialog
+          trigger="Delete organization"
+          title={`Delete ${org.name}?`}
+          description={<p>Everything in this organization is deleted for all its members.</p>}
+          confirmLabel={remove.isPending ? 'Deleting…' : 'Delete organization'}
+          confirmText={org.slug}
+          pending={remove.isPending}
+          onConfirm={() => remove.mutate()}
+        />
+      </div>
+    </Panel>
+  );
+}

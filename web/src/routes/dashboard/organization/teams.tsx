@@ -1,0 +1,192 @@
+import { type PermissionRequest, type TeamNameRequest, TeamNameSchema } from '@formgate/contracts';
+import { zodResolver } from '@hookform/resolvers/zod';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { useForm } from 'react-hook-form';
+import { toast } from 'sonner';
+import { ConfirmDialog, Panel, SelectField } from '../../../components/panel.tsx';
+import { Button, TextField } from '../../../components/ui.tsx';
+import { organizationKeys, teamMembersQuery } from '../../../features/organization/organization.queries.ts';
+import { unwrap, useServices } from '../../../lib/app-context.tsx';
+import type { FullOrganization } from './organization.tsx';
+
+type Can = (request: PermissionRequest) => boolean;
+type Team = NonNullable<FullOrganization['teams']>[number];
+
+/** The organization's teams: create, rename, delete, and who is in each. */
+export function Teams({ organization: org, can }: { organization: FullOrganization; can: Can }) {
+  const { auth } = useServices();
+  const form = useForm<TeamNameRequest>({ resolver: zodResolver(TeamNameSchema), defaultValues: { name: '' } });
+  const create = useMutation({
+    mutationFn: async ({ name }: TeamNameRequest) => unwrap(await auth.organization.createTeam({ name })),
+    onSuccess: (_d, v) => {
+      form.reset({ name: '' });
+      toast.success(`Team ${v.name} created`);
+    },
+  });
+  const teams = org.teams ?? [];
+  return (
+    <Panel title="Teams" description="Teams group members of the organization.">
+      {teams.length === 0 ? <p className="text-sm text-zinc-600 dark:text-zinc-400">No teams yet.</p> : null}
+      <ul aria-label="Teams" className="flex flex-col gap-3">
+        {teams.map((team) => (
+          <TeamRow key={team.id} team={team} organization={org} can={can} />
+        ))}
+      </ul>
+      {can({ team: ['create'] }) ? (
+        <form
+          noValidate
+          aria-label="Create a team"
+          className="flex flex-col gap-3 sm:flex-row sm:items-end"
+          onSubmit={form.handleSubmit((v) => create.mutate(v))}
+        >
+          <TextField
+            className="sm:flex-1"
+            label="New team name"
+            error={form.formState.errors.name?.message}
+            {...form.register('name')}
+          />
+          <Button type="submit" disabled={create.isPending}>
+            Create team
+          </Button>
+        </form>
+      ) : null}
+    </Panel>
+  );
+}
+
+function TeamRow({ team, organization: org, can }: { team: Team; organization: FullOrganization; can: Can }) {
+  const services = useServices();
+  const { auth } = services;
+  const queryClient = useQueryClient();
+  const [open, setOpen] = useState(false);
+  const [renaming, setRenaming] = useState(false);
+  const [addUserId, setAddUserId] = useState('');
+  const members = useQuery({ ...teamMembersQuery(services, team.id), enabled: open });
+  const form = useForm<TeamNameRequest>({ resolver: zodResolver(TeamNameSchema), values: { name: team.name } });
+  const refreshMembers = () => queryClient.invalidateQueries({ queryKey: organizationKeys.teamMembers(team.id) });
+  const rename = useMutation({
+    mutationFn: async ({ name }: TeamNameRequest) =>
+      unwrap(await auth.organization.updateTeam({ teamId: team.id, data: { name } })),
+    onSuccess: () => {
+      setRenaming(false);
+      toast.success('Team renamed');
+    },
+  });
+  const remove = useMutation({
+    mutationFn: async () => unwrap(await auth.organization.removeTeam({ teamId: team.id })),
+    onSuccess: () => toast.success(`Team ${team.name} deleted`),
+  });
+  const addMember = useMutation({
+    mutationFn: async (userId: string) => unwrap(await auth.organization.addTeamMember({ teamId: team.id, userId })),
+    onSuccess: async () => {
+      setAddUserId('');
+      await refreshMembers();
+    },
+  });
+  const removeMember = useMutation({
+    mutationFn: async (userId: string) => unwrap(await auth.organization.removeTeamMember({ teamId: team.id, userId })),
+    onSuccess: refreshMembers,
+  });
+  const canUpdate = can({ team: ['update'] });
+  const inTeam = new Set((members.data ?? []).map((m) => m.userId));
+  const userOf = (userId: string) => org.members.find((m) => m.userId === userId)?.user;
+  const candidates = org.members.filter((m) => !inTeam.has(m.userId));
+  return (
+    <li className="flex flex-col gap-3 rounded-md border border-zinc-200 p-3 dark:border-zinc-800">
+      <div className="flex flex-col gap-2 sm:flex-row sm:items-center sm:justify-between">
+        {renaming ? (
+          <form
+            noValidate
+            aria-label={`Rename ${team.name}`}
+            className="flex flex-col gap-2 sm:flex-row sm:items-end"
+            onSubmit={form.handleSubmit((v) => rename.mutate(v))}
+          >
+            <TextField label="Team name" error={form.formState.errors.name?.message} {...form.register('name')} />
+            <div className="flex gap-2">
+              <Button type="submit" disabled={rename.isPending}>
+                Save
+              </Button>
+              <Button variant="ghost" onClick={() => setRenaming(false)}>
+                Cancel
+              </Button>
+            </div>
+          </form>
+        ) : (
+          <span className="font-medium break-words">{team.name}</span>
+        )}
+        <div className="flex flex-wrap gap-2">
+          <Button variant="secondary" aria-expanded={open} onClick={() => setOpen(!open)}>
+            {open ? 'Hide members' : 'Members'}
+          </Button>
+          {canUpdate && !renaming ? (
+            <Button variant="secondary" aria-label={`Rename ${team.name}`} onClick={() => setRenaming(true)}>
+              Rename
+            </Button>
+          ) : null}
+          {can({ team: ['delete'] }) ? (
+            <ConfirmDialog
+              trigger="Delete"
+              triggerVariant="secondary"
+              triggerLabel={`Delete team ${team.name}`}
+              title={`Delete the team ${team.name}?`}
+              description={<p>Its members stay in the organization.</p>}
+              confirmLabel="Delete team"
+              pending={remove.isPending}
+              onConfirm={() => remove.mutate()}
+            />
+          ) : null}
+        </div>
+      </div>
+      {open ? (
+        <div className="flex flex-col gap-2 text-sm">
+          {members.isPending ? <p>Loading…</p> : null}
+          {members.data?.length === 0 ? <p className="text-zinc-600 dark:text-zinc-400">Nobody in this team.</p> : null}
+          <ul aria-label={`Members of ${team.name}`} className="flex flex-col gap-1">
+            {(members.data ?? []).map((m) => {
+              const user = userOf(m.userId);
+              const label = user?.email ?? m.userId;
+              return (
+                <li key={m.id} className="flex items-center justify-between gap-2">
+                  <span className="break-all">{label}</span>
+                  {canUpdate ? (
+                    <Button
+                      variant="ghost"
+                      aria-label={`Remove ${label} from ${team.name}`}
+                      disabled={removeMember.isPending}
+                      onClick={() => removeMember.mutate(m.userId)}
+                    >
+                      Remove
+                    </Button>
+                  ) : null}
+                </li>
+              );
+            })}
+          </ul>
+          {canUpdate && members.data && candidates.length > 0 ? (
+            <form
+              aria-label={`Add a member to ${team.name}`}
+              className="flex flex-col gap-2 sm:flex-row sm:items-end"
+              onSubmit={(e) => {
+                e.preventDefault();
+                if (addUserId) addMember.mutate(addUserId);
+              }}
+            >
+              <SelectField label="Add member" value={addUserId} onChange={(e) => setAddUserId(e.target.value)}>
+                <option value="">Choose a member…</option>
+                {candidates.map((m) => (
+                  <option key={m.userId} value={m.userId}>
+                    {m.user.email}
+                  </option>
+                ))}
+              </SelectField>
+              <Button type="submit" variant="secondary" disabled={!addUserId || addMember.isPending}>
+                Add to team
+              </Button>
+            </form>
+          ) : null}
+        </div>
+      ) : null}
+    </li>
+  );
+}

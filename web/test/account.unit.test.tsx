@@ -1,0 +1,158 @@
+import { fireEvent, screen, waitFor, within } from '@testing-library/react';
+import { afterEach, describe, expect, it } from 'vitest';
+import { emailQuotaQuery } from '../src/features/billing/billing.queries.ts';
+import { flagQuery } from '../src/features/flags/flags.queries.ts';
+import { organizationKeys } from '../src/features/organization/organization.queries.ts';
+import { siteQuery } from '../src/features/site/site.queries.ts';
+import { activeMemberKey } from '../src/lib/auth-invalidation.ts';
+import { startApi } from './api-server.ts';
+import { renderApp, signedIn } from './render-app.tsx';
+
+const apis: { close(): Promise<void> }[] = [];
+afterEach(async () => {
+  for (const a of apis.splice(0)) await a.close();
+});
+
+describe('My profile', () => {
+  const session = { ...signedIn('org1'), session: { activeOrganizationId: 'org1', token: 'tok-here' } };
+  const row = (token: string, userAgent: string) => ({
+    id: `s-${token}`,
+    token,
+    userId: 'u1',
+    userAgent,
+    ipAddress: '203.0.113.7',
+    createdAt: '2026-11-01T10:00:00.000Z',
+    expiresAt: '2026-12-01T10:00:00.000Z',
+  });
+
+  it('"Sign out of all other sessions" calls revoke-other-sessions, then refreshes the session and the list', async () => {
+    let sessions = [
+      row('tok-here', 'Mozilla/5.0 (X11; Linux x86_64) Firefox/140.0'),
+      row('tok-phone', 'Mozilla/5.0 (iPhone; CPU iPhone OS 18_0) Safari/604.1'),
+    ];
+    const api = await startApi((req) => {
+      if (req.path === '/api/auth/get-session') return { body: session };
+      if (req.path === '/api/auth/list-sessions') return { body: sessions };
+      if (req.path === '/api/auth/revoke-other-sessions') {
+        sessions = sessions.slice(0, 1);
+        return { body: { status: true } };
+      }
+      return undefined;
+    });
+    apis.push(api);
+    renderApp('/dashboard/profile', { authBaseUrl: api.url });
+    const list = await screen.findByRole('list', { name: 'Your sessions' });
+    await waitFor(() => expect(within(list).getAllByRole('listitem')).toHaveLength(2));
+    expect(within(list).getByText('This device')).toBeTruthy();
+    expect(within(list).getByText('Safari on iOS')).toBeTruthy();
+    expect(within(list).getAllByRole('button', { name: /^Sign out Safari on iOS/ })).toHaveLength(1);
+
+    const before = api.requests.length;
+    fireEvent.click(screen.getByRole('button', { name: 'Sign out of all other sessions' }));
+    await waitFor(() => expect(within(list).getAllByRole('listitem')).toHaveLength(1));
+    const after = api.requests.slice(before).map((r) => `${r.method} ${r.path}`);
+    expect(after[0]).toBe('POST /api/auth/revoke-other-sessions');
+    expect(after.slice(1)).toEqual(
+      expect.arrayContaining(['GET /api/auth/get-session', 'GET /api/auth/list-sessions']),
+    );
+    expect(await screen.findByText('Signed out of your other sessions')).toBeTruthy();
+  }, 20_000); // the first test of a file also pays for transforming the lazily loaded screen
+
+  it('saves the name through update-user', async () => {
+    const api = await startApi((req) => {
+      if (req.path === '/api/auth/get-session') return { body: session };
+      if (req.path === '/api/auth/list-sessions') return { body: [] };
+      if (req.path === '/api/auth/update-user') return { body: { status: true } };
+      return undefined;
+    });
+    apis.push(api);
+    renderApp('/dashboard/profile', { authBaseUrl: api.url });
+    const name = await screen.findByLabelText('Name');
+    expect((name as HTMLInputElement).value).toBe('Ada');
+    fireEvent.change(name, { target: { value: 'Ada Lovelace' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Save name' }));
+    await waitFor(() =>
+      expect(api.requests).toContainEqual(
+        expect.objectContaining({ path: '/api/auth/update-user', body: { name: 'Ada Lovelace' } }),
+      ),
+    );
+    expect(within(screen.getByRole('main')).getByText('ada@example.com', { exact: false })).toBeTruthy();
+  });
+});
+
+describe('Billing', () => {
+  it('draws each quota as used / max and names the period', async () => {
+    const { queryClient } = renderApp('/dashboard/billing', { session: signedIn('org1') });
+    queryClient.setQueryData(['billing', 'usage'], { period: '2026-11', submissions: { used: 250, max: 1000 } });
+    queryClient.setQueryData(emailQuotaQuery().queryKey, { used: 450, max: 500 });
+    queryClient.setQueryData(siteQuery().queryKey, {
+      productName: 'Formgate',
+      plans: [{ id: 'free', name: 'Free', price: null, submissionsPerMonth: 1000, emailsPerMonth: 500 }],
+      forms: { feedback: null, waitlist: null, example: null },
+    });
+    const main = within(await screen.findByRole('main'));
+    await main.findByText('Submissions');
+    const fills = main.getAllByTestId('usage-bar-fill');
+    expect(fills.map((f) => f.style.width)).toEqual(['25%', '90%']);
+    expect(main.getByText('250 / 1,000')).toBeTruthy();
+    expect(main.getByText('450 / 500')).toBeTruthy();
+    expect(main.getByText(/1 November 2026 – 30 November 2026/)).toBeTruthy();
+    expect(main.getByText('Free')).toBeTruthy();
+    // No plan-changing buttons until Stripe arrives.
+    expect(main.queryByRole('button')).toBeNull();
+  });
+});
+
+describe('Emails and the emailManagement flag', () => {
+  const emailsLink = () => screen.queryByRole('link', { name: 'Emails' });
+
+  it('with the flag off, the sidebar has no Emails link and /dashboard/emails says it is off', async () => {
+    const { queryClient } = renderApp('/dashboard/emails', { session: signedIn('org1') });
+    queryClient.setQueryData(flagQuery('emailManagement').queryKey, false);
+    expect(await screen.findByText(/Email management is off/)).toBeTruthy();
+    expect(emailsLink()).toBeNull();
+  });
+
+  it('with the flag on, the sidebar links Emails and the screen shows the notification email', async () => {
+    const { queryClient } = renderApp('/dashboard/emails', { session: signedIn('org1') });
+    queryClient.setQueryData(flagQuery('emailManagement').queryKey, true);
+    queryClient.setQueryData(activeMemberKey, { id: 'm1', userId: 'u1', organizationId: 'org1', role: 'member' });
+    queryClient.setQueryData(organizationKeys.settings, {
+      submission_notification_email: 'alerts@example.com',
+      email_management: true,
+    });
+    expect(await screen.findByText('alerts@example.com')).toBeTruthy();
+    expect(screen.getAllByRole('link', { name: 'Emails' }).length).toBeGreaterThan(0);
+    // A member reads it but is offered no change.
+    expect(screen.queryByRole('link', { name: /Add email|Change email/ })).toBeNull();
+    expect(screen.queryByRole('button', { name: 'Remove alerts@example.com' })).toBeNull();
+  });
+
+  it('an admin sets the notification email from /dashboard/emails/create', async () => {
+    const api = await startApi((req) =>
+      req.method === 'PATCH' && req.path === '/api/v1/orgs/settings'
+        ? { body: { submission_notification_email: 'ops@example.com', email_management: true } }
+        : req.path === '/api/v1/orgs/settings'
+          ? { body: { submission_notification_email: 'ops@example.com', email_management: true } }
+          : undefined,
+    );
+    apis.push(api);
+    const { queryClient, router } = renderApp('/dashboard/emails/create', {
+      session: signedIn('org1'),
+      authBaseUrl: api.url,
+    });
+    queryClient.setQueryData(flagQuery('emailManagement').queryKey, true);
+    queryClient.setQueryData(activeMemberKey, { id: 'm1', userId: 'u1', organizationId: 'org1', role: 'admin' });
+    fireEvent.change(await screen.findByLabelText('Email address'), { target: { value: 'ops@example.com' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Save email' }));
+    await waitFor(() => expect(router.state.location.pathname).toBe('/dashboard/emails'));
+    expect(api.requests).toContainEqual(
+      expect.objectContaining({
+        method: 'PATCH',
+        path: '/api/v1/orgs/settings',
+        body: { submission_notification_email: 'ops@example.com' },
+      }),
+    );
+    expect(await screen.findByText('ops@example.com')).toBeTruthy();
+  });
+});
