@@ -11,6 +11,7 @@ import {
   requireJson,
   type Service,
 } from '@formgate/kit';
+import type { BlobStore } from '@formgate/store';
 import express from 'express';
 import { createFormPublisher } from './form-publisher.ts';
 import { createOrgPurgeHandler } from './handlers/org-purge.handler.ts';
@@ -20,6 +21,8 @@ import type { FormsStore } from './store/forms-store.ts';
 
 export interface FormsServiceDeps {
   store: FormsStore;
+  /** Uploaded files (ingest's blob store): deleted with their submissions. */
+  blobs: BlobStore;
   bus: EventBus;
   clock: Clock;
   ids: Ids;
@@ -36,7 +39,11 @@ export function createFormsService(deps: FormsServiceDeps): Service {
     requireIdentity(deps.identity),
     requireJson,
     express.json({ limit: '64kb' }),
-    formsRoutes({ ...deps, onFormChanged: () => void publisher.kick() }),
+    formsRoutes({
+      ...deps,
+      onFormChanged: () => void publisher.kick(),
+      onSubmissionChanged: () => void publisher.kick(),
+    }),
   );
   app.use(errorHandler(deps.logger));
 
@@ -44,7 +51,7 @@ export function createFormsService(deps: FormsServiceDeps): Service {
     {
       group: 'forms.submission-received',
       topic: Topics.ingestSubmission,
-      handler: createSubmissionReceivedHandler(deps.store),
+      handler: createSubmissionReceivedHandler(deps.store, deps.blobs),
       maxBatchSize: 1_000,
     },
     {

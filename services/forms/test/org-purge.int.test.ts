@@ -7,7 +7,7 @@ import { createSqliteBus } from '@formgate/bus/sqlite';
 import { DEFAULT_FORM_SETTINGS, decodeEvent, encodeEvent, type Form, Topics } from '@formgate/contracts';
 import { createIdentityCodec, createLogger, type Service, systemClock, systemIds } from '@formgate/kit';
 import { eventually } from '@formgate/kit/testing';
-import { openSqlite } from '@formgate/store/sqlite';
+import { createSqliteBlobStore, openSqlite } from '@formgate/store/sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFormsService } from '../src/create-service.ts';
 import type { FormsStore } from '../src/store/forms-store.ts';
@@ -57,6 +57,7 @@ describe('forms.org-purge consumer on the embedded log', () => {
     store = createSqliteFormsStore(openSqlite(':memory:'));
     service = createFormsService({
       store,
+      blobs: createSqliteBlobStore(openSqlite(':memory:')),
       bus,
       clock: systemClock,
       ids: systemIds,
