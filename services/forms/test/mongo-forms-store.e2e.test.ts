@@ -5,6 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { FormsStore, SubmissionRecord } from '../src/store/forms-store.ts';
 import { createMongoFormsStore } from '../src/store/mongo-forms-store.ts';
 import { LEGACY_SUBMISSIONS } from '../src/store/mongo-legacy-submissions.ts';
+import { SUBMISSION_CHANGES } from '../src/store/mongo-submission-changes.ts';
 import {
   COUNTERS,
   type CounterDoc,
@@ -155,5 +156,148 @@ describe('mongo FormsStore: batches, positions and counters', () => {
     const next = submission(f, 0);
     expect(await upgraded.insertSubmissions([next])).toBe(1);
     expect((await upgraded.listSubmissions(scope, f.id, { limit: 1 }))[0]?.id).toBe(next.id);
+  });
+
+  const counts = async (f: Form) => (await store.getFormCounts(scope, [f.id])).get(f.id);
+  const days = (f: Form) => store.getDailyCounts(scope, f.id, '2026-01-01', '2026-01-31');
+
+  it('counts a submission a cut-short batch stored, then marked and deleted, exactly once when redelivered', async () => {
+    const f = await freshForm();
+    const s = [0, 1, 2].map((i) => ({ ...submission(f, i), spam: { isSpam: true, reasons: ['honeypot'] } }));
+    expect(await store.insertSubmissions(s.slice(0, 1))).toBe(1);
+    // The cut-short batch s[1..2]: positions 1–2 reserved, both written, never committed.
+    await db()
+      .collection<CounterDoc>(COUNTERS)
+      .updateOne({ _id: f.id }, { $set: { pending: 2 } });
+    await db()
+      .collection<SubmissionDoc>(SUBMISSIONS)
+      .insertMany([1, 2].map((i) => submissionDoc(s[i] as SubmissionRecord, i, WIDTH)));
+    const change = (id: string) => ({ id, occurredAt: new Date().toISOString() });
+    expect(await store.changeSubmission(scope, f.id, s[1]?.id as string, 'not-spam', change(randomUUID()))).toBe(
+      'changed',
+    );
+    expect(await store.changeSubmission(scope, f.id, s[2]?.id as string, 'delete', change(randomUUID()))).toBe(
+      'changed',
+    );
+    expect(await store.insertSubmissions(s)).toBe(0);
+    expect(await counts(f)).toMatchObject({ submissionCount: 2, spamCount: 1 });
+    expect(await days(f)).toEqual([{ day: '2026-01-01', total: 2, spam: 1 }]);
+  });
+
+  it('completes a change cut short after each step exactly once, from the outbox', async () => {
+    const f = await freshForm();
+    const s = [0, 1, 2].map((i) => submission(f, i));
+    await store.insertSubmissions(s);
+    const outbox = db().collection<{ _id: string; stage: string }>(SUBMISSION_CHANGES);
+    const subs = db().collection<SubmissionDoc>(SUBMISSIONS);
+    const counters = db().collection<CounterDoc>(COUNTERS);
+    const base = { formId: f.id, orgId: scope.orgId, wasSpam: false, receivedSpam: false, blobKeys: [] };
+    const at = Date.now();
+    const occurredAt = new Date(at).toISOString();
+    // Written only; applied to the submission only; applied and counted, not yet marked `counted`.
+    await outbox.insertMany([
+      {
+        _id: 'cut-1',
+        ...base,
+        submissionId: s[0]?.id,
+        action: 'delete',
+        receivedAt: s[0]?.createdAt,
+        occurredAt,
+        at,
+        stage: 'new',
+      },
+      {
+        _id: 'cut-2',
+        ...base,
+        submissionId: s[1]?.id,
+        action: 'spam',
+        receivedAt: s[1]?.createdAt,
+        occurredAt,
+        at,
+        stage: 'new',
+      },
+      {
+        _id: 'cut-3',
+        ...base,
+        submissionId: s[2]?.id,
+        action: 'spam',
+        receivedAt: s[2]?.createdAt,
+        occurredAt,
+        at,
+        stage: 'applied',
+      },
+    ] as never[]);
+    await subs.updateOne(
+      { _id: s[1]?.id },
+      { $set: { 'spam.isSpam': true, receivedSpam: false }, $push: { changes: 'cut-2' } },
+    );
+    await subs.updateOne(
+      { _id: s[2]?.id },
+      { $set: { 'spam.isSpam': true, receivedSpam: false }, $push: { changes: 'cut-3' } },
+    );
+    await counters.updateOne(
+      { _id: f.id },
+      { $inc: { spam: 1, 'days.2026-01-01.spam': 1 }, $push: { changes: 'cut-3' } },
+    );
+    const ready = (await store.listUnpublishedSubmissionChanges(100_000)).filter((c) => c.formId === f.id);
+    expect(ready.map((c) => c.id).sort()).toEqual(['cut-1', 'cut-2', 'cut-3']);
+    expect(await store.listUnpublishedSubmissionChanges(100_000)).toHaveLength(
+      (await outbox.countDocuments({})) as number,
+    );
+    expect(await counts(f)).toMatchObject({ submissionCount: 2, spamCount: 2 });
+    expect(await days(f)).toEqual([{ day: '2026-01-01', total: 2, spam: 2 }]);
+    for (const id of ['cut-1', 'cut-2', 'cut-3']) await store.markSubmissionChangePublished(id);
+    expect((await counters.findOne({ _id: f.id }))?.changes).toEqual([]);
+    expect(await store.getSubmission(scope, f.id, s[0]?.id as string)).toBeNull();
+  });
+
+  it('drops a change whose submission changed before it was applied, without counting it', async () => {
+    const f = await freshForm();
+    const [a] = [submission(f, 0)];
+    await store.insertSubmissions([a as SubmissionRecord]);
+    const occurredAt = new Date().toISOString();
+    await db()
+      .collection(SUBMISSION_CHANGES)
+      .insertOne({
+        _id: 'stale-1',
+        formId: f.id,
+        orgId: scope.orgId,
+        submissionId: a?.id,
+        action: 'spam',
+        wasSpam: true, // read when it was spam; it is not any more
+        receivedSpam: true,
+        receivedAt: a?.createdAt,
+        occurredAt,
+        blobKeys: [],
+        at: Date.now(),
+        stage: 'new',
+      } as never);
+    const ready = (await store.listUnpublishedSubmissionChanges(100_000)).filter((c) => c.formId === f.id);
+    expect(ready).toEqual([]);
+    expect(
+      await db()
+        .collection(SUBMISSION_CHANGES)
+        .countDocuments({ _id: 'stale-1' } as never),
+    ).toBe(0);
+    expect(await counts(f)).toMatchObject({ submissionCount: 1, spamCount: 0 });
+  });
+
+  it('computes spam and daily counts once for counters from before them', async () => {
+    const f = await freshForm();
+    await store.insertSubmissions(
+      [0, 1, 2].map((i) => ({ ...submission(f, i), spam: { isSpam: i === 1, reasons: [] } })),
+    );
+    await db()
+      .collection<CounterDoc>(COUNTERS)
+      .updateOne({ _id: f.id }, { $unset: { spam: '', days: '', lastAt: '' } });
+    const upgraded = await createMongoFormsStore(mongo(), { pageWidth: WIDTH });
+    expect((await upgraded.getFormCounts(scope, [f.id])).get(f.id)).toEqual({
+      submissionCount: 3,
+      spamCount: 1,
+      lastSubmissionAt: submission(f, 2).createdAt,
+    });
+    expect(await upgraded.getDailyCounts(scope, f.id, '2026-01-01', '2026-01-01')).toEqual([
+      { day: '2026-01-01', total: 3, spam: 1 },
+    ]);
   });
 });
