@@ -15,6 +15,7 @@ import type { BlobStore } from '@formgate/store';
 import express from 'express';
 import { createFormPublisher } from './form-publisher.ts';
 import { createOrgPurgeHandler } from './handlers/org-purge.handler.ts';
+import { createSubmissionChangedHandler } from './handlers/submission-changed.handler.ts';
 import { createSubmissionReceivedHandler } from './handlers/submission-received.handler.ts';
 import { formsRoutes } from './routes/forms.routes.ts';
 import type { FormsStore } from './store/forms-store.ts';
@@ -53,6 +54,12 @@ export function createFormsService(deps: FormsServiceDeps): Service {
       topic: Topics.ingestSubmission,
       handler: createSubmissionReceivedHandler(deps.store, deps.blobs),
       maxBatchSize: 1_000,
+    },
+    {
+      group: 'forms.submission-counts',
+      topic: Topics.formsSubmission,
+      handler: createSubmissionChangedHandler(deps.store),
+      maxBatchSize: 500,
     },
     {
       group: 'forms.org-purge',

@@ -180,106 +180,49 @@ describe('mongo FormsStore: batches, positions and counters', () => {
       'changed',
     );
     expect(await store.insertSubmissions(s)).toBe(0);
+    await store.countSubmissionChanges(
+      (await store.listUnpublishedSubmissionChanges(100_000)).filter((c) => c.formId === f.id),
+    );
     expect(await counts(f)).toMatchObject({ submissionCount: 2, spamCount: 1 });
     expect(await days(f)).toEqual([{ day: '2026-01-01', total: 2, spam: 1 }]);
   });
 
-  it('completes a change cut short after each step exactly once, from the outbox', async () => {
+  it('applies a change whose request died after claiming it, once it is abandoned, and publishes it in order', async () => {
     const f = await freshForm();
-    const s = [0, 1, 2].map((i) => submission(f, i));
-    await store.insertSubmissions(s);
-    const outbox = db().collection<{ _id: string; stage: string }>(SUBMISSION_CHANGES);
-    const subs = db().collection<SubmissionDoc>(SUBMISSIONS);
-    const counters = db().collection<CounterDoc>(COUNTERS);
-    const base = { formId: f.id, orgId: scope.orgId, wasSpam: false, receivedSpam: false, blobKeys: [] };
-    const at = Date.now();
-    const occurredAt = new Date(at).toISOString();
-    // Written only; applied to the submission only; applied and counted, not yet marked `counted`.
-    await outbox.insertMany([
-      {
-        _id: 'cut-1',
-        ...base,
-        submissionId: s[0]?.id,
-        action: 'delete',
-        receivedAt: s[0]?.createdAt,
-        occurredAt,
-        at,
-        stage: 'new',
-      },
-      {
-        _id: 'cut-2',
-        ...base,
-        submissionId: s[1]?.id,
-        action: 'spam',
-        receivedAt: s[1]?.createdAt,
-        occurredAt,
-        at,
-        stage: 'new',
-      },
-      {
-        _id: 'cut-3',
-        ...base,
-        submissionId: s[2]?.id,
-        action: 'spam',
-        receivedAt: s[2]?.createdAt,
-        occurredAt,
-        at,
-        stage: 'applied',
-      },
-    ] as never[]);
-    await subs.updateOne(
-      { _id: s[1]?.id },
-      { $set: { 'spam.isSpam': true, receivedSpam: false }, $push: { changes: 'cut-2' } },
-    );
-    await subs.updateOne(
-      { _id: s[2]?.id },
-      { $set: { 'spam.isSpam': true, receivedSpam: false }, $push: { changes: 'cut-3' } },
-    );
-    await counters.updateOne(
-      { _id: f.id },
-      { $inc: { spam: 1, 'days.2026-01-01.spam': 1 }, $push: { changes: 'cut-3' } },
-    );
+    const [a, b] = [submission(f, 0), submission(f, 1)] as [SubmissionRecord, SubmissionRecord];
+    await store.insertSubmissions([a, b]);
+    const outbox = db().collection(SUBMISSION_CHANGES);
+    const claim = (s: SubmissionRecord, eventId: string, at: number) => ({
+      _id: `${s.id}#1`,
+      eventId,
+      v: 0,
+      applied: false,
+      formId: f.id,
+      orgId: scope.orgId,
+      submissionId: s.id,
+      action: 'delete',
+      wasSpam: false,
+      receivedSpam: false,
+      receivedAt: s.createdAt,
+      occurredAt: new Date(at).toISOString(),
+      blobKeys: [],
+      at,
+    });
+    // A request claimed a's deletion a minute ago and died; one claimed b's just now and is still applying it.
+    await outbox.insertMany([claim(a, 'died', Date.now() - 60_000), claim(b, 'young', Date.now())] as never[]);
+    const change = { id: randomUUID(), occurredAt: new Date().toISOString() };
+    // b's next version is taken: a change of b now waits for the claim to be applied (409, retryable).
+    await expect(store.changeSubmission(scope, f.id, b.id, 'spam', change)).rejects.toMatchObject({
+      code: 'FORMS_CONCURRENT_UPDATE',
+    });
     const ready = (await store.listUnpublishedSubmissionChanges(100_000)).filter((c) => c.formId === f.id);
-    expect(ready.map((c) => c.id).sort()).toEqual(['cut-1', 'cut-2', 'cut-3']);
-    expect(await store.listUnpublishedSubmissionChanges(100_000)).toHaveLength(
-      (await outbox.countDocuments({})) as number,
-    );
-    expect(await counts(f)).toMatchObject({ submissionCount: 2, spamCount: 2 });
-    expect(await days(f)).toEqual([{ day: '2026-01-01', total: 2, spam: 2 }]);
-    for (const id of ['cut-1', 'cut-2', 'cut-3']) await store.markSubmissionChangePublished(id);
-    expect((await counters.findOne({ _id: f.id }))?.changes).toEqual([]);
-    expect(await store.getSubmission(scope, f.id, s[0]?.id as string)).toBeNull();
-  });
-
-  it('drops a change whose submission changed before it was applied, without counting it', async () => {
-    const f = await freshForm();
-    const [a] = [submission(f, 0)];
-    await store.insertSubmissions([a as SubmissionRecord]);
-    const occurredAt = new Date().toISOString();
-    await db()
-      .collection(SUBMISSION_CHANGES)
-      .insertOne({
-        _id: 'stale-1',
-        formId: f.id,
-        orgId: scope.orgId,
-        submissionId: a?.id,
-        action: 'spam',
-        wasSpam: true, // read when it was spam; it is not any more
-        receivedSpam: true,
-        receivedAt: a?.createdAt,
-        occurredAt,
-        blobKeys: [],
-        at: Date.now(),
-        stage: 'new',
-      } as never);
-    const ready = (await store.listUnpublishedSubmissionChanges(100_000)).filter((c) => c.formId === f.id);
-    expect(ready).toEqual([]);
-    expect(
-      await db()
-        .collection(SUBMISSION_CHANGES)
-        .countDocuments({ _id: 'stale-1' } as never),
-    ).toBe(0);
+    expect(ready.map((c) => c.id)).toEqual(['died']);
+    expect(await store.getSubmission(scope, f.id, a.id)).toBeNull();
+    expect(await store.getSubmission(scope, f.id, b.id)).not.toBeNull();
+    await store.countSubmissionChanges(ready);
+    await store.markSubmissionChangePublished('died');
     expect(await counts(f)).toMatchObject({ submissionCount: 1, spamCount: 0 });
+    expect(await outbox.countDocuments({ eventId: 'died' } as never)).toBe(0);
   });
 
   it('computes spam and daily counts once for counters from before them', async () => {

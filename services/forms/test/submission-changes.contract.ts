@@ -55,10 +55,18 @@ export function submissionChangesContract(it: ContractIt, store: () => FormsStor
     await store().insertSubmissions(subs);
     return { scope, f, subs };
   };
-  const counts = async (scope: OrgScope, f: Form) => (await store().getFormCounts(scope, [f.id])).get(f.id);
-  const days = (scope: OrgScope, f: Form) => store().getDailyCounts(scope, f.id, '2026-03-01', '2026-03-31');
   const outboxOf = async (f: Form) =>
     (await store().listUnpublishedSubmissionChanges(100_000)).filter((c) => c.formId === f.id);
+  /** Counts the form's changes as the `forms.submission` consumer would (again: counting is idempotent). */
+  const countChanges = async (f: Form) => store().countSubmissionChanges(await outboxOf(f));
+  const counts = async (scope: OrgScope, f: Form) => {
+    await countChanges(f);
+    return (await store().getFormCounts(scope, [f.id])).get(f.id);
+  };
+  const days = async (scope: OrgScope, f: Form) => {
+    await countChanges(f);
+    return store().getDailyCounts(scope, f.id, '2026-03-01', '2026-03-31');
+  };
 
   it('counts stored submissions, spam by its verdict, per UTC day, and the newest one', async () => {
     const { scope, f } = await setUp([false, true, false]);
@@ -111,7 +119,7 @@ export function submissionChangesContract(it: ContractIt, store: () => FormsStor
     const listed = await store().listSubmissions(scope, f.id, { limit: 10 });
     expect(listed.map((r) => r.id).sort()).toEqual([subs[1]?.id, subs[2]?.id].sort());
     expect(await counts(scope, f)).toMatchObject({ submissionCount: 2, spamCount: 0 });
-    expect(await store().countSubmissions(scope, f.id)).toBe(2);
+    expect(await counts(scope, f)).toMatchObject({ submissionCount: 2, spamCount: 0 });
     expect(await days(scope, f)).toEqual([{ day: '2026-03-02', total: 2, spam: 0 }]);
     expect(await store().changeSubmission(scope, f.id, a.id, 'delete', change())).toBe('not_found');
     expect(await store().changeSubmission(scope, f.id, a.id, 'spam', change())).toBe('not_found');
@@ -175,6 +183,29 @@ export function submissionChangesContract(it: ContractIt, store: () => FormsStor
     expect((await store().getFormCounts(scope, [f.id])).size).toBe(0);
     expect(await days(scope, f)).toEqual([]);
     expect(await outboxOf(f)).toEqual([]);
+  });
+
+  it('applies concurrent changes of one submission one at a time, each counted once', async () => {
+    const { scope, f, subs } = await setUp([false, false]);
+    const [a, b] = subs as [SubmissionRecord, SubmissionRecord];
+    const deletes = await Promise.all(
+      [1, 2, 3, 4].map(() => store().changeSubmission(scope, f.id, a.id, 'delete', change())),
+    );
+    expect(deletes.filter((r) => r === 'changed')).toHaveLength(1);
+    expect(deletes.filter((r) => r === 'not_found')).toHaveLength(3);
+    const marks = await Promise.all(
+      (['spam', 'spam', 'spam'] as const).map((action) =>
+        store().changeSubmission(scope, f.id, b.id, action, change()),
+      ),
+    );
+    expect(marks.filter((r) => r === 'changed')).toHaveLength(1);
+    expect(await outboxOf(f)).toHaveLength(2);
+    expect(await counts(scope, f)).toMatchObject({ submissionCount: 1, spamCount: 1 });
+    const pending = await outboxOf(f);
+    await store().countSubmissionChanges([...pending, ...pending]);
+    for (const c of pending) await store().markSubmissionChangePublished(c.id);
+    expect(await outboxOf(f)).toEqual([]);
+    expect((await store().getFormCounts(scope, [f.id])).get(f.id)).toMatchObject({ submissionCount: 1, spamCount: 1 });
   });
 
   it('completes a deletion whose form is still there (a deletion cut short), and only that form', async () => {

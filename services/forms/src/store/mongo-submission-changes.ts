@@ -1,23 +1,46 @@
 import type { DailyCount, FormCounts } from '@formgate/contracts';
 import { AppError } from '@formgate/kit';
-import type { MongoDb } from '@formgate/store/mongo';
+import { isDuplicateKeyError, type MongoDb } from '@formgate/store/mongo';
 import { ignoreDuplicates } from './mongo-form-deletions.ts';
 import { COUNTERS, type CounterDoc, insertIncrements, SUBMISSIONS, type SubmissionDoc } from './mongo-submissions.ts';
-import { changes, dayOf, type SubmissionChange, type SubmissionChangeMethods } from './submission-changes.ts';
+import {
+  type CountedChange,
+  changeIncrements,
+  changes,
+  dayOf,
+  type SubmissionChange,
+  type SubmissionChangeMethods,
+} from './submission-changes.ts';
 
 export const SUBMISSION_CHANGES = 'submission_changes';
+/** Per form: what the changes counted so far add to `form_counters` (which only the projection writes). */
+export const CHANGE_COUNTERS = 'form_change_counters';
 
 /**
- * A change in the outbox, and how far it got: `new` (written, maybe applied to the submission), `applied` (the
- * submission changed, maybe counted), `counted` (the counters changed too: ready to publish).
+ * A change in the outbox. Its `_id` claims the submission's next version (`<submissionId>#<v>`): inserting it is
+ * atomic on FerretDB too (a duplicate `_id` fails), so of two changes racing for one submission only one gets
+ * the version, and only it writes the submission. `applied` once the submission has its new state.
  */
 interface ChangeDoc extends Omit<SubmissionChange, 'id'> {
   _id: string;
-  stage: 'new' | 'applied' | 'counted';
+  eventId: string;
+  /** The version the submission had when the change was claimed; the change gives it `v + 1`. */
+  v: number;
+  applied: boolean;
   /** Ingest's verdict on the submission (kept on it when a mark overrides it). */
   receivedSpam: boolean;
-  /** Milliseconds since the epoch when written: the outbox is published in this order. */
+  /** Milliseconds since the epoch when claimed: the outbox is published in this order. */
   at: number;
+}
+
+interface ChangeCounterDoc {
+  _id: string;
+  orgId: string;
+  count: number;
+  spam: number;
+  days: Record<string, { total?: number; spam?: number }>;
+  /** The ids of the changes counted last, so a redelivered batch is not counted twice. */
+  recent: string[];
 }
 
 interface FormDoc {
@@ -27,81 +50,69 @@ interface FormDoc {
   version: number;
 }
 
-const ATTEMPTS = 5;
+/** A change that finds the next version claimed waits for the claimant to apply it: 7 reads over about 1.3 s. */
+const ATTEMPTS = 7;
+const pause = (attempt: number) => new Promise((resolve) => setTimeout(resolve, 10 * 2 ** attempt));
+/** A claimed change not applied after this long was abandoned (its request died); the relay applies it. */
+const ABANDONED_MS = 30_000;
+/** How many counted change ids a form's change counter remembers (more than a consumer batch holds). */
+const RECENT = 2_000;
 
 /**
- * Submission changes of the Mongo `FormsStore` without transactions (ADR 0017-api). A change is written to
- * `submission_changes` first, then applied in steps that can each be repeated, by the request and, if that is cut
- * short, by the outbox relay: the submission changes only if it is still as read, and records the change id; the
- * counter (one document per form, days included) is incremented only if it does not hold the change id yet. The
- * ids are pulled once the event is published. A change whose submission changed meanwhile is dropped unapplied.
+ * Submission changes of the Mongo `FormsStore` without transactions and without conditional updates, which
+ * FerretDB 1.24 runs as a read then a write (ADR 0017-api). A change claims the submission's next version by
+ * inserting its outbox document (atomic: a duplicate `_id` fails), then writes the submission's new state; only
+ * the claimant writes it, so concurrent changes of one submission apply one at a time. A claim whose request died
+ * is applied by the relay later. The counters of changes live in `form_change_counters`, written only by the
+ * consumer of `forms.submission` (one writer per form, like `form_counters` and the projection).
  */
 export function createMongoSubmissionChanges(db: MongoDb): SubmissionChangeMethods & {
   backfillCounters(): Promise<number>;
 } {
   const submissions = db.collection<SubmissionDoc>(SUBMISSIONS);
   const counters = db.collection<CounterDoc>(COUNTERS);
+  const changeCounters = db.collection<ChangeCounterDoc>(CHANGE_COUNTERS);
   const outbox = db.collection<ChangeDoc>(SUBMISSION_CHANGES);
   const forms = db.collection<FormDoc>('forms');
   const deletions = db.collection<{ _id: string; orgId: string; key: string; version: number }>('form_deletions');
 
-  /** Takes a change as far as it goes; `dropped` when its submission is no longer as it was read. */
-  async function advance(change: ChangeDoc): Promise<'counted' | 'dropped'> {
-    const { _id: id, submissionId, formId, wasSpam } = change;
-    if (change.stage === 'new') {
-      const update =
-        change.action === 'delete'
-          ? { $set: { deleted: true as const, fields: [], files: [] }, $push: { changes: id } }
-          : {
-              $set: { 'spam.isSpam': change.action === 'spam', receivedSpam: change.receivedSpam },
-              $push: { changes: id },
-            };
-      const res = await submissions.updateOne(
-        { _id: submissionId, deleted: { $ne: true }, 'spam.isSpam': wasSpam, changes: { $ne: id } },
-        update,
-      );
-      if (res.matchedCount === 0) {
-        const doc = await submissions.findOne({ _id: submissionId }, { projection: { changes: 1 } });
-        if (!doc?.changes?.includes(id)) {
-          await outbox.deleteOne({ _id: id });
-          return 'dropped';
-        }
-      }
-      await outbox.updateOne({ _id: id, stage: 'new' }, { $set: { stage: 'applied' } });
-    }
-    if (change.stage !== 'counted') {
-      const day = dayOf(change.receivedAt);
-      const spamDelta = change.action === 'delete' ? (wasSpam ? -1 : 0) : change.action === 'spam' ? 1 : -1;
-      const $inc: Record<string, number> = {};
-      if (change.action === 'delete') {
-        $inc.count = -1;
-        $inc[`days.${day}.total`] = -1;
-      }
-      if (spamDelta !== 0) {
-        $inc.spam = spamDelta;
-        $inc[`days.${day}.spam`] = spamDelta;
-      }
-      await counters.updateOne({ _id: formId, changes: { $ne: id } }, { $inc, $push: { changes: id } });
-      await outbox.updateOne({ _id: id }, { $set: { stage: 'counted' } });
-    }
-    return 'counted';
+  /** Gives the submission the change's state, if it still has the version the change claimed after. */
+  async function apply(change: ChangeDoc): Promise<void> {
+    const state =
+      change.action === 'delete'
+        ? { deleted: true as const, fields: [], files: [] }
+        : { 'spam.isSpam': change.action === 'spam', receivedSpam: change.receivedSpam };
+    const version = change.v === 0 ? { $exists: false } : change.v;
+    await submissions.updateOne({ _id: change.submissionId, v: version }, { $set: { ...state, v: change.v + 1 } });
+    await outbox.updateOne({ _id: change._id }, { $set: { applied: true } });
   }
 
-  const toChange = ({ _id, stage: _s, receivedSpam: _r, at: _a, ...rest }: ChangeDoc): SubmissionChange => ({
-    id: _id,
-    ...rest,
+  const toChange = (d: ChangeDoc): SubmissionChange => ({
+    id: d.eventId,
+    formId: d.formId,
+    orgId: d.orgId,
+    submissionId: d.submissionId,
+    action: d.action,
+    wasSpam: d.wasSpam,
+    receivedAt: d.receivedAt,
+    occurredAt: d.occurredAt,
+    blobKeys: d.blobKeys,
   });
 
   return {
     async changeSubmission(scope, formId, submissionId, action, meta) {
       for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+        if (attempt > 0) await pause(attempt);
         const doc = await submissions.findOne({ _id: submissionId }, { projection: { fields: 0 } });
         if (!doc || doc.deleted || doc.orgId !== scope.orgId || doc.formId !== formId) return 'not_found';
         const wasSpam = doc.spam.isSpam;
         if (!changes(action, wasSpam)) return 'unchanged';
+        const v = doc.v ?? 0;
         const change: ChangeDoc = {
-          _id: attempt === 0 ? meta.id : `${meta.id}.${attempt}`,
-          stage: 'new',
+          _id: `${submissionId}#${v + 1}`,
+          eventId: meta.id,
+          v,
+          applied: false,
           formId,
           orgId: scope.orgId,
           submissionId,
@@ -113,8 +124,14 @@ export function createMongoSubmissionChanges(db: MongoDb): SubmissionChangeMetho
           blobKeys: action === 'delete' ? doc.files.map((f) => f.blobKey) : [],
           at: Date.now(),
         };
-        await outbox.insertOne(change);
-        if ((await advance(change)) === 'counted') return 'changed';
+        try {
+          await outbox.insertOne(change);
+        } catch (err) {
+          if (isDuplicateKeyError(err)) continue; // another change took this version: read it again
+          throw err;
+        }
+        await apply(change);
+        return 'changed';
       }
       throw new AppError('FORMS_CONCURRENT_UPDATE', 'The submission changed while updating; try again');
     },
@@ -123,36 +140,87 @@ export function createMongoSubmissionChanges(db: MongoDb): SubmissionChangeMetho
       const docs = await outbox.find({}).sort({ at: 1, _id: 1 }).limit(limit).toArray();
       const ready: SubmissionChange[] = [];
       for (const doc of docs) {
-        if (doc.stage === 'counted' || (await advance(doc)) === 'counted') ready.push(toChange(doc));
+        if (!doc.applied) {
+          if (Date.now() - doc.at < ABANDONED_MS) break; // its request is still applying it; keep the order
+          await apply(doc);
+        }
+        ready.push(toChange(doc));
       }
       return ready;
     },
     async markSubmissionChangePublished(changeId) {
-      const doc = await outbox.findOne({ _id: changeId });
-      if (!doc) return;
-      await counters.updateOne({ _id: doc.formId }, { $pull: { changes: changeId } });
-      await submissions.updateOne({ _id: doc.submissionId }, { $pull: { changes: changeId } });
-      await outbox.deleteOne({ _id: changeId });
+      await outbox.deleteMany({ eventId: changeId });
+    },
+    async countSubmissionChanges(list) {
+      const byForm = new Map<string, CountedChange[]>();
+      for (const c of list) byForm.set(c.formId, [...(byForm.get(c.formId) ?? []), c]);
+      for (const [formId, batch] of byForm) {
+        const current = await changeCounters.findOne({ _id: formId }, { projection: { recent: 1 } });
+        const seen = new Set(current?.recent ?? []);
+        const fresh: CountedChange[] = [];
+        for (const c of batch) {
+          if (seen.has(c.id)) continue;
+          seen.add(c.id);
+          fresh.push(c);
+        }
+        if (fresh.length === 0) continue;
+        const $inc: Record<string, number> = {};
+        const add = (path: string, n: number) => {
+          if (n !== 0) $inc[path] = ($inc[path] ?? 0) + n;
+        };
+        for (const c of fresh) {
+          const { total, spam } = changeIncrements(c);
+          const day = dayOf(c.receivedAt);
+          add('count', total);
+          add('spam', spam);
+          add(`days.${day}.total`, total);
+          add(`days.${day}.spam`, spam);
+        }
+        await changeCounters.updateOne(
+          { _id: formId },
+          {
+            $inc,
+            $push: { recent: { $each: fresh.map((c) => c.id), $slice: -RECENT } },
+            $setOnInsert: { orgId: fresh[0]?.orgId as string },
+          },
+          { upsert: true },
+        );
+      }
     },
     async getFormCounts(scope, formIds) {
       const result = new Map<string, FormCounts>();
       if (formIds.length === 0) return result;
-      const docs = await counters
-        .find({ _id: { $in: formIds } }, { projection: { orgId: 1, count: 1, spam: 1, lastAt: 1 } })
-        .toArray();
+      const [docs, deltas] = await Promise.all([
+        counters.find({ _id: { $in: formIds } }, { projection: { orgId: 1, count: 1, spam: 1, lastAt: 1 } }).toArray(),
+        changeCounters.find({ _id: { $in: formIds } }, { projection: { orgId: 1, count: 1, spam: 1 } }).toArray(),
+      ]);
+      const deltaOf = new Map(deltas.filter((d) => d.orgId === scope.orgId).map((d) => [d._id, d]));
       for (const d of docs) {
         if (d.orgId !== scope.orgId) continue;
-        result.set(d._id, { submissionCount: d.count, spamCount: d.spam ?? 0, lastSubmissionAt: d.lastAt ?? null });
+        const delta = deltaOf.get(d._id);
+        result.set(d._id, {
+          submissionCount: d.count + (delta?.count ?? 0),
+          spamCount: (d.spam ?? 0) + (delta?.spam ?? 0),
+          lastSubmissionAt: d.lastAt ?? null,
+        });
       }
       return result;
     },
     async getDailyCounts(scope, formId, fromDay, toDay) {
-      const counter = await counters.findOne({ _id: formId }, { projection: { orgId: 1, days: 1 } });
+      const [counter, delta] = await Promise.all([
+        counters.findOne({ _id: formId }, { projection: { orgId: 1, days: 1 } }),
+        changeCounters.findOne({ _id: formId }, { projection: { orgId: 1, days: 1 } }),
+      ]);
       if (!counter || counter.orgId !== scope.orgId) return [];
-      return Object.entries(counter.days ?? {})
-        .filter(([day, c]) => day >= fromDay && day <= toDay && (c.total ?? 0) > 0)
-        .sort(([a], [b]) => (a < b ? -1 : 1))
-        .map(([day, c]): DailyCount => ({ day, total: c.total ?? 0, spam: c.spam ?? 0 }));
+      const days = new Map<string, DailyCount>();
+      for (const source of [counter.days, delta?.orgId === scope.orgId ? delta.days : undefined]) {
+        for (const [day, c] of Object.entries(source ?? {})) {
+          if (day < fromDay || day > toDay) continue;
+          const sum = days.get(day) ?? { day, total: 0, spam: 0 };
+          days.set(day, { day, total: sum.total + (c.total ?? 0), spam: sum.spam + (c.spam ?? 0) });
+        }
+      }
+      return [...days.values()].filter((d) => d.total > 0).sort((a, b) => (a.day < b.day ? -1 : 1));
     },
     async deleteForm(scope, formId) {
       const form = await forms.findOne({ _id: formId }, { projection: { orgId: 1, key: 1, version: 1 } });
@@ -160,8 +228,9 @@ export function createMongoSubmissionChanges(db: MongoDb): SubmissionChangeMetho
       await deletions
         .insertMany([{ _id: formId, orgId: form.orgId, key: form.key, version: form.version + 1 }], { ordered: false })
         .catch(ignoreDuplicates);
-      const { deletedCount } = await forms.deleteOne({ _id: formId, orgId: scope.orgId });
-      return deletedCount === 1;
+      // The relay may complete the deletion (and delete the form) as soon as it is written: it is ours either way.
+      await forms.deleteOne({ _id: formId, orgId: scope.orgId });
+      return true;
     },
     async listFormBlobKeys(formId) {
       const docs = await submissions.find({ formId }, { projection: { files: 1 } }).toArray();
@@ -171,6 +240,7 @@ export function createMongoSubmissionChanges(db: MongoDb): SubmissionChangeMetho
       await forms.deleteOne({ _id: formId });
       await submissions.deleteMany({ formId });
       await counters.deleteOne({ _id: formId });
+      await changeCounters.deleteOne({ _id: formId });
       await outbox.deleteMany({ formId });
     },
     /**

@@ -14,8 +14,8 @@ export interface SubmissionDoc extends Omit<SubmissionRecord, 'id'> {
   deleted?: true;
   /** Ingest's verdict, kept once the submission was marked spam / not spam (`spam.isSpam` holds the mark). */
   receivedSpam?: boolean;
-  /** Changes applied to it whose events are not published yet. */
-  changes?: string[];
+  /** How many changes it has had (mongo-submission-changes.ts); absent: none. */
+  v?: number;
 }
 
 /**
@@ -35,13 +35,11 @@ export interface CounterDoc {
   lastAt?: string;
   /** Per UTC day of `createdAt` (`YYYY-MM-DD`): live submissions and, of them, spam. */
   days?: Record<string, { total?: number; spam?: number }>;
-  /** Submission changes counted here whose events are not published yet (each is counted once). */
-  changes?: string[];
 }
 
 export const SUBMISSIONS = 'form_submissions';
 export const COUNTERS = 'form_counters';
-const PROJECTION = { buckets: 0, deleted: 0, receivedSpam: 0, changes: 0 } as const;
+const PROJECTION = { buckets: 0, deleted: 0, receivedSpam: 0, v: 0 } as const;
 
 type Counted = Pick<SubmissionDoc, 'createdAt' | 'spam' | 'receivedSpam'>;
 
@@ -196,7 +194,7 @@ export function createMongoSubmissions(db: MongoDb, width: number): SubmissionMe
       return page;
     },
     async getSubmission(scope, formId, id) {
-      const doc = await submissions.findOne({ _id: id }, { projection: { buckets: 0, receivedSpam: 0, changes: 0 } });
+      const doc = await submissions.findOne({ _id: id }, { projection: { buckets: 0, receivedSpam: 0, v: 0 } });
       if (!doc || doc.deleted || doc.orgId !== scope.orgId || doc.formId !== formId) return null;
       const { deleted: _d, ...rest } = doc;
       return toStored(rest);

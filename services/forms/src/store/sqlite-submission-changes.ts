@@ -168,6 +168,8 @@ export function createSqliteSubmissionChanges(db: SqliteDb): Methods {
     async markSubmissionChangePublished(changeId) {
       q.forget.run(changeId);
     },
+    // Counted in the change's own transaction.
+    async countSubmissionChanges() {},
     async getFormCounts(scope, formIds) {
       const rows = q.counts.all(scope.orgId, JSON.stringify(formIds)) as {
         form_id: string;

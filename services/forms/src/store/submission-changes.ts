@@ -19,6 +19,15 @@ export interface SubmissionChange {
   blobKeys: string[];
 }
 
+/** What counting a change needs: its event's data. */
+export type CountedChange = Pick<SubmissionChange, 'id' | 'formId' | 'orgId' | 'action' | 'wasSpam' | 'receivedAt'>;
+
+/** The counter increments of a change: a deletion leaves the total (and spam if it was), a mark moves spam. */
+export function changeIncrements(c: CountedChange): { total: number; spam: number } {
+  if (c.action === 'delete') return { total: -1, spam: c.wasSpam ? -1 : 0 };
+  return { total: 0, spam: c.action === 'spam' ? 1 : -1 };
+}
+
 /**
  * The part of the `FormsStore` port that changes stored submissions and keeps the counters (ADR 0017-api).
  * Guarantees every adapter keeps:
@@ -27,9 +36,11 @@ export interface SubmissionChange {
  *   A deleted submission is kept only as a tombstone without fields or files: reads no longer find it, and a
  *   redelivered `submission.received` for it is refused as a duplicate, so it never comes back and is never
  *   counted twice.
- * - The counters stay exact: `submissionCount` = live submissions of the form, `spamCount` = those of them
- *   counted as spam (ingest's verdict unless marked since), the daily counts likewise per UTC day of `createdAt`,
- *   whatever order submissions are stored, changed and redelivered in.
+ * - The counters stay exact: once every change is counted (`countSubmissionChanges`), `submissionCount` = live
+ *   submissions of the form, `spamCount` = those of them counted as spam (ingest's verdict unless marked since),
+ *   the daily counts likewise per UTC day of `createdAt`, whatever order submissions are stored, changed and
+ *   redelivered in.
+ * - Concurrent changes of one submission apply one at a time: each sees the state the previous one left.
  * - `deleteForm` removes the form at once (reads answer `null`) and leaves a `FormDeletion` in the outbox;
  *   `purgeDeletedForm` then removes what the form had stored, idempotently, also what was stored for it after.
  */
@@ -45,6 +56,12 @@ export interface SubmissionChangeMethods {
   listUnpublishedSubmissionChanges(limit: number): Promise<SubmissionChange[]>;
   /** Records that the change's event reached the log: the outbox forgets it. */
   markSubmissionChangePublished(changeId: string): Promise<void>;
+  /**
+   * Counts published changes (the `forms.submission` events) into the counters, where an adapter does not count
+   * them in `changeSubmission` already (SQLite does; there this does nothing). Idempotent by change id; must not
+   * run concurrently for one form (the consumer of a partition keyed by form id is its one writer).
+   */
+  countSubmissionChanges(changes: CountedChange[]): Promise<void>;
   /** The counters of each of the organization's forms named (a form of another organization is left out). */
   getFormCounts(scope: OrgScope, formIds: string[]): Promise<Map<string, FormCounts>>;
   /** The daily counts of the UTC days [`fromDay`, `toDay`] (`YYYY-MM-DD`), oldest first, days without any left out. */
