@@ -190,9 +190,12 @@ export function createMongoSubmissionChanges(db: MongoDb): SubmissionChangeMetho
     async getFormCounts(scope, formIds) {
       const result = new Map<string, FormCounts>();
       if (formIds.length === 0) return result;
+      // One `_id` lookup per form and document: FerretDB 1.24 uses an index for `_id` equality only.
+      const byId = async <T>(find: (id: string) => Promise<T | null>): Promise<T[]> =>
+        (await Promise.all(formIds.map(find))).filter((d): d is Awaited<T> & {} => d !== null) as T[];
       const [docs, deltas] = await Promise.all([
-        counters.find({ _id: { $in: formIds } }, { projection: { orgId: 1, count: 1, spam: 1, lastAt: 1 } }).toArray(),
-        changeCounters.find({ _id: { $in: formIds } }, { projection: { orgId: 1, count: 1, spam: 1 } }).toArray(),
+        byId((id) => counters.findOne({ _id: id }, { projection: { orgId: 1, count: 1, spam: 1, lastAt: 1 } })),
+        byId((id) => changeCounters.findOne({ _id: id }, { projection: { orgId: 1, count: 1, spam: 1 } })),
       ]);
       const deltaOf = new Map(deltas.filter((d) => d.orgId === scope.orgId).map((d) => [d._id, d]));
       for (const d of docs) {
