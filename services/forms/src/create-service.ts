@@ -64,7 +64,11 @@ export function createFormsService(deps: FormsServiceDeps): Service {
     {
       group: 'forms.org-purge',
       topic: Topics.orgsOrganization,
-      handler: createOrgPurgeHandler({ store: deps.store, onFormsDeleted: () => void publisher.kick() }),
+      handler: createOrgPurgeHandler({
+        store: deps.store,
+        blobs: deps.blobs,
+        onFormsDeleted: () => void publisher.kick(),
+      }),
     },
   ]);
   return {

@@ -79,6 +79,10 @@ export function submissionChangesContract(it: ContractIt, store: () => FormsStor
       { day: '2026-03-02', total: 2, spam: 1 },
     ]);
     expect((await store().getFormCounts(org(), [f.id])).size).toBe(0);
+    const elsewhere = await setUp([true]);
+    const some = await store().getFormCounts(scope, [f.id, elsewhere.f.id, 'no-such-form']);
+    expect([...some.keys()]).toEqual([f.id]);
+    expect(await store().getFormCounts(scope, [])).toEqual(new Map());
     expect(await store().getDailyCounts(org(), f.id, '2026-03-01', '2026-03-31')).toEqual([]);
   });
 

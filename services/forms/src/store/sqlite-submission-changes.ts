@@ -40,19 +40,22 @@ export function createSqliteInsertCounters(db: SqliteDb) {
     `UPDATE form_counters SET spam = spam + ?, last_at = MAX(COALESCE(last_at, ''), ?) WHERE form_id = ?`,
   );
   const day = db.prepare(
-    `INSERT INTO form_days (form_id, day, total, spam) VALUES (?, ?, 1, ?)
-     ON CONFLICT DO UPDATE SET total = total + 1, spam = spam + excluded.spam`,
+    `INSERT INTO form_days (form_id, day, total, spam) VALUES (?, ?, ?, ?)
+     ON CONFLICT DO UPDATE SET total = total + excluded.total, spam = spam + excluded.spam`,
   );
   return (formId: string, stored: SubmissionRecord[]) => {
     if (stored.length === 0) return;
     let spam = 0;
     let last = '';
+    const days = new Map<string, { total: number; spam: number }>();
     for (const r of stored) {
       const isSpam = r.spam.isSpam ? 1 : 0;
       spam += isSpam;
       if (r.createdAt > last) last = r.createdAt;
-      day.run(formId, dayOf(r.createdAt), isSpam);
+      const d = days.get(dayOf(r.createdAt)) ?? { total: 0, spam: 0 };
+      days.set(dayOf(r.createdAt), { total: d.total + 1, spam: d.spam + isSpam });
     }
+    for (const [key, d] of days) day.run(formId, key, d.total, d.spam);
     counter.run(spam, last, formId);
   };
 }
