@@ -150,6 +150,27 @@ export function submissionChangesContract(it: ContractIt, store: () => FormsStor
     expect(listed.map((r) => r.id)).toEqual([extra.id, subs[2]?.id]);
   });
 
+  it('pages past deleted submissions: full pages, each live one once', async () => {
+    const scope = org();
+    const f = form(scope.orgId);
+    await store().insertForm(f);
+    const subs = Array.from({ length: 12 }, (_, i) => submission(f, new Date(Date.UTC(2026, 2, 1) + i).toISOString()));
+    await store().insertSubmissions(subs);
+    for (const i of [1, 2, 3, 4, 5, 9]) {
+      await store().changeSubmission(scope, f.id, subs[i]?.id as string, 'delete', change());
+    }
+    const pages: string[][] = [];
+    let after: { seq: number } | undefined;
+    for (;;) {
+      const page = await store().listSubmissions(scope, f.id, { limit: 2, ...(after ? { after } : {}) });
+      if (page.length === 0) break;
+      pages.push(page.map((r) => r.id));
+      after = { seq: (page.at(-1) as { seq: number }).seq };
+    }
+    const live = [11, 10, 8, 7, 6, 0].map((i) => subs[i]?.id);
+    expect(pages).toEqual([live.slice(0, 2), live.slice(2, 4), live.slice(4, 6)]);
+  });
+
   it('changes nothing of another organization’s submission, nor one named under another form', async () => {
     const { scope, f, subs } = await setUp([false]);
     const [a] = subs as [SubmissionRecord];
