@@ -10,6 +10,7 @@ import { describeBrowserJourney } from '../browser/journey.ts';
 import { describeAccountFlows } from '../flows/account.flows.ts';
 import { describeApiKeyFlows } from '../flows/api-key.flows.ts';
 import { describeOrganizationFlows } from '../flows/organization.flows.ts';
+import { describeSubmissionManagementFlows } from '../flows/submission-management.flows.ts';
 import type { FlowTarget } from '../flows/target.ts';
 import { distributedTarget } from '../flows/targets.ts';
 import { describeTenantIsolation } from '../flows/tenant-isolation.flows.ts';
@@ -104,6 +105,7 @@ describe('distributed mode: separate processes on Kafka and a Mongo-wire server'
   describeOrganizationFlows(target);
   describeApiKeyFlows(target);
   describeTenantIsolation(target);
+  describeSubmissionManagementFlows(target);
 
   it('gateways of one deployment share sessions and the sign-in budget: switching instance resets nothing', async () => {
     const env = { AUTH_SIGN_IN_PER_MINUTE: '3', MONGO_DB_PREFIX: `${cluster.mongoDbPrefix}_pair` };

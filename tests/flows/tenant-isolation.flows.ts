@@ -13,12 +13,18 @@ interface Fixture {
   form: { id: string; key: string };
   submissionId: string;
   newKeyId(): Promise<string>;
+  /** A form of organization A made for one call (one that deletes it). */
+  newFormId(): Promise<string>;
+  /** A submission of the fixture's form made for one call (one that deletes it). */
+  newSubmissionId(): Promise<string>;
 }
 interface Case {
   params?: (fx: Fixture) => Promise<Record<string, string>> | Record<string, string>;
   body?: unknown;
   /** What must never appear in another organization's answer. */
   secret?: (fx: Fixture) => string;
+  /** The success status when it is not the method's usual one (an action answered 200 to a POST). */
+  success?: number;
 }
 
 const CASES: Record<string, Case> = {
@@ -29,9 +35,24 @@ const CASES: Record<string, Case> = {
   'POST /api/v1/forms': { body: { name: 'Matrix form' } },
   'GET /api/v1/forms/:formId': { params: (fx) => ({ formId: fx.form.id }) },
   'PATCH /api/v1/forms/:formId': { params: (fx) => ({ formId: fx.form.id }), body: { name: 'Renamed' } },
+  'DELETE /api/v1/forms/:formId': { params: async (fx) => ({ formId: await fx.newFormId() }) },
+  'GET /api/v1/forms/:formId/stats': { params: (fx) => ({ formId: fx.form.id }) },
   'GET /api/v1/forms/:formId/submissions': { params: (fx) => ({ formId: fx.form.id }) },
+  'POST /api/v1/forms/:formId/submissions/bulk': {
+    params: (fx) => ({ formId: fx.form.id }),
+    body: { action: 'not-spam', ids: ['placeholder'] },
+    success: 200,
+    secret: (fx) => fx.submissionId,
+  },
   'GET /api/v1/forms/:formId/submissions/:submissionId': {
     params: (fx) => ({ formId: fx.form.id, submissionId: fx.submissionId }),
+  },
+  'PATCH /api/v1/forms/:formId/submissions/:submissionId': {
+    params: (fx) => ({ formId: fx.form.id, submissionId: fx.submissionId }),
+    body: { spam: false },
+  },
+  'DELETE /api/v1/forms/:formId/submissions/:submissionId': {
+    params: async (fx) => ({ formId: fx.form.id, submissionId: await fx.newSubmissionId() }),
   },
   'GET /api/v1/billing/usage': {},
   'GET /api/v1/billing/email-quota': {},
@@ -51,7 +72,7 @@ const hasResourceParam = (r: RouteSpec) => /:(formId|submissionId|keyId)/.test(r
 
 /** The status the route table says this caller must get, and the message when it is a permission denial. */
 function expected(route: RouteSpec, caller: Caller): { status: number; message?: string } {
-  const ok = { status: SUCCESS[route.method] as number };
+  const ok = { status: CASES[idOf(route)]?.success ?? (SUCCESS[route.method] as number) };
   const roleCheck = (roles: string[]) => {
     const verdict = route.permission ? authorize(roles, route.permission) : { success: true };
     return verdict.success ? ok : { status: 403, message: verdict.error };
@@ -108,9 +129,23 @@ export function describeTenantIsolation(target: TargetRef) {
       await sessions.owner.call('PATCH', '/api/v1/orgs/settings', {
         submission_notification_email: 'team@owner-a.example',
       });
+      const submitAndWait = async () => {
+        const reply = await fetch(`${target().baseUrl}/f/${form.key}`, {
+          method: 'POST',
+          headers: { accept: 'application/json' },
+          body: new URLSearchParams({ b: '2' }),
+        });
+        const { id } = (await reply.json()) as { id: string };
+        await eventually(async () => {
+          expect((await sessions.owner.call('GET', `/api/v1/forms/${form.id}/submissions/${id}`)).status).toBe(200);
+        }, target().patienceMs);
+        return id;
+      };
       fixture = {
         form,
         submissionId,
+        newFormId: async () => (await sessions.owner.call('POST', '/api/v1/forms', { name: 'Doomed' })).body.id,
+        newSubmissionId: submitAndWait,
         newKeyId: async () =>
           (await sessions.owner.call('POST', '/api/v1/api-keys', { name: 'doomed', scope: 'read' })).body.id,
       };

@@ -17,7 +17,7 @@ import {
   systemIds,
 } from '@formgate/kit';
 import { createOrgsService, createSqliteOrgsStore } from '@formgate/orgs';
-import { openSqlite } from '@formgate/store/sqlite';
+import { createSqliteBlobStore, openSqlite } from '@formgate/store/sqlite';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp } from '../harness/embedded-app.ts';
@@ -44,7 +44,11 @@ beforeAll(async () => {
     {
       name: 'forms',
       path: '/api/v1/forms',
-      app: createFormsService({ ...common, store: createSqliteFormsStore(openSqlite(join(dir, 'f.db'))) }).app,
+      app: createFormsService({
+        ...common,
+        store: createSqliteFormsStore(openSqlite(join(dir, 'f.db'))),
+        blobs: createSqliteBlobStore(openSqlite(':memory:')),
+      }).app,
     },
     {
       name: 'billing',

@@ -76,6 +76,7 @@ export async function startEmbedded(config: EmbeddedConfig, seams: EmbeddedSeams
     ...common,
     logger: logger.child({ service: 'forms' }),
     store: createSqliteFormsStore(dbs.forms),
+    blobs,
   });
   const billing = createBillingService({
     ...common,

@@ -45,3 +45,48 @@ export interface ErrorEnvelope {
 export interface OrgScope {
   orgId: string;
 }
+
+/** `PATCH /api/v1/forms/{formId}/submissions/{id}`: mark spam (`true`) or not spam (`false`). */
+export const UpdateSubmissionRequestSchema = z.strictObject({ spam: z.boolean() });
+export type UpdateSubmissionRequest = z.infer<typeof UpdateSubmissionRequestSchema>;
+
+/** At most this many submission ids in one bulk request. */
+export const MAX_BULK_IDS = 100;
+
+/** `POST /api/v1/forms/{formId}/submissions/bulk`: one action for up to `MAX_BULK_IDS` distinct submissions. */
+export const BulkSubmissionsRequestSchema = z.strictObject({
+  action: z.enum(['delete', 'spam', 'not-spam']),
+  ids: z
+    .array(z.string().min(1).max(100))
+    .min(1)
+    .max(MAX_BULK_IDS)
+    .refine((ids) => new Set(ids).size === ids.length, 'ids must be distinct'),
+});
+export type BulkSubmissionsRequest = z.infer<typeof BulkSubmissionsRequestSchema>;
+export type SubmissionAction = BulkSubmissionsRequest['action'];
+
+/** What one action did to one submission: `unchanged` when it was already so, `not_found` when there is none. */
+export type SubmissionChangeResult = 'changed' | 'unchanged' | 'not_found';
+
+/** `GET /api/v1/forms/{formId}/stats?days=N` (1–365, default 30). */
+export const FormStatsQuerySchema = z.strictObject({
+  days: z.coerce.number().int().min(1).max(365).default(30),
+});
+
+/** One UTC day of a form's live submissions: `total` counts every one, `spam` those of them counted as spam. */
+export interface DailyCount {
+  /** `YYYY-MM-DD`, UTC. */
+  day: string;
+  total: number;
+  spam: number;
+}
+
+/** A form's exact counters, as shown on the form list and detail. */
+export interface FormCounts {
+  /** Live submissions (deleted ones leave it; spam included). */
+  submissionCount: number;
+  /** Of those, the ones counted as spam (ingest's verdict unless marked otherwise). */
+  spamCount: number;
+  /** When the newest submission was received (deleted or not); null before the first. */
+  lastSubmissionAt: string | null;
+}

@@ -44,6 +44,25 @@ export const SubmissionReceivedSchema = envelope(
   }),
 );
 
+/** What every change of a stored submission carries: enough for billing (its day) and notifications. */
+const submissionChange = {
+  submissionId: z.string(),
+  formId: z.string(),
+  orgId: z.string(),
+  /** When ingest received the submission (its day in the stats). */
+  receivedAt: z.string(),
+  /** Whether it counted as spam just before this change (ingest's verdict, or the last mark). */
+  wasSpam: z.boolean(),
+};
+
+/** A submission was deleted through the API: its fields and files are gone. */
+export const SubmissionDeletedSchema = envelope('submission.deleted', z.object(submissionChange));
+/** A submission was marked spam (`spam: true`) or not spam through the API. */
+export const SubmissionSpamMarkedSchema = envelope(
+  'submission.spam-marked',
+  z.object({ ...submissionChange, spam: z.boolean() }),
+);
+
 export const QuotaUpdatedSchema = envelope(
   'quota.updated',
   z.object({
@@ -60,6 +79,8 @@ export type FormUpserted = z.infer<typeof FormUpsertedSchema>;
 export type FormDeleted = z.infer<typeof FormDeletedSchema>;
 export type SubmissionReceived = z.infer<typeof SubmissionReceivedSchema>;
 export type QuotaUpdated = z.infer<typeof QuotaUpdatedSchema>;
+export type SubmissionDeleted = z.infer<typeof SubmissionDeletedSchema>;
+export type SubmissionSpamMarked = z.infer<typeof SubmissionSpamMarkedSchema>;
 
 /** What may be published on each topic; checked when published and when consumed. */
 export const TopicEventSchemas = {
@@ -67,6 +88,7 @@ export const TopicEventSchemas = {
   [Topics.ingestSubmission]: SubmissionReceivedSchema,
   [Topics.billingQuota]: QuotaUpdatedSchema,
   [Topics.orgsOrganization]: OrganizationEventSchema,
+  [Topics.formsSubmission]: z.discriminatedUnion('type', [SubmissionDeletedSchema, SubmissionSpamMarkedSchema]),
 } as const;
 
 export type TopicEvent<T extends keyof typeof TopicEventSchemas> = z.infer<(typeof TopicEventSchemas)[T]>;

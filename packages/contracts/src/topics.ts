@@ -11,6 +11,8 @@ export const Topics = {
   ingestSubmission: 'ingest.submission',
   billingQuota: 'billing.quota',
   orgsOrganization: 'orgs.organization',
+  /** Changes made to stored submissions through the API (deleted, marked spam / not spam), keyed by form id. */
+  formsSubmission: 'forms.submission',
 } as const;
 
 export type TopicName = (typeof Topics)[keyof typeof Topics];
@@ -20,6 +22,7 @@ export const TOPIC_SPECS: readonly TopicSpec[] = [
   { name: Topics.ingestSubmission, compacted: false, partitions: 6 },
   { name: Topics.billingQuota, compacted: true, partitions: 3 },
   { name: Topics.orgsOrganization, compacted: false, partitions: 3 },
+  { name: Topics.formsSubmission, compacted: false, partitions: 6 },
 ];
 
 export const dlqTopic = (topic: string): string => `${topic}.dlq`;

@@ -11,15 +11,19 @@ import {
   requireJson,
   type Service,
 } from '@formgate/kit';
+import type { BlobStore } from '@formgate/store';
 import express from 'express';
 import { createFormPublisher } from './form-publisher.ts';
 import { createOrgPurgeHandler } from './handlers/org-purge.handler.ts';
+import { createSubmissionChangedHandler } from './handlers/submission-changed.handler.ts';
 import { createSubmissionReceivedHandler } from './handlers/submission-received.handler.ts';
 import { formsRoutes } from './routes/forms.routes.ts';
 import type { FormsStore } from './store/forms-store.ts';
 
 export interface FormsServiceDeps {
   store: FormsStore;
+  /** Uploaded files (ingest's blob store): deleted with their submissions. */
+  blobs: BlobStore;
   bus: EventBus;
   clock: Clock;
   ids: Ids;
@@ -36,7 +40,11 @@ export function createFormsService(deps: FormsServiceDeps): Service {
     requireIdentity(deps.identity),
     requireJson,
     express.json({ limit: '64kb' }),
-    formsRoutes({ ...deps, onFormChanged: () => void publisher.kick() }),
+    formsRoutes({
+      ...deps,
+      onFormChanged: () => void publisher.kick(),
+      onSubmissionChanged: () => void publisher.kick(),
+    }),
   );
   app.use(errorHandler(deps.logger));
 
@@ -44,13 +52,23 @@ export function createFormsService(deps: FormsServiceDeps): Service {
     {
       group: 'forms.submission-received',
       topic: Topics.ingestSubmission,
-      handler: createSubmissionReceivedHandler(deps.store),
+      handler: createSubmissionReceivedHandler(deps.store, deps.blobs),
       maxBatchSize: 1_000,
+    },
+    {
+      group: 'forms.submission-counts',
+      topic: Topics.formsSubmission,
+      handler: createSubmissionChangedHandler(deps.store),
+      maxBatchSize: 500,
     },
     {
       group: 'forms.org-purge',
       topic: Topics.orgsOrganization,
-      handler: createOrgPurgeHandler({ store: deps.store, onFormsDeleted: () => void publisher.kick() }),
+      handler: createOrgPurgeHandler({
+        store: deps.store,
+        blobs: deps.blobs,
+        onFormsDeleted: () => void publisher.kick(),
+      }),
     },
   ]);
   return {

@@ -1,9 +1,19 @@
 import type { EventPublisher } from '@formgate/bus';
 import { encodeEvent, Topics } from '@formgate/contracts';
 import { type Clock, createRelayLoop, type Ids, type Logger } from '@formgate/kit';
+import type { BlobStore } from '@formgate/store';
 import type { FormsStore } from './store/forms-store.ts';
+import { publishSubmissionChanges } from './submission-publisher.ts';
+import { purgeDeletedForm } from './use-cases/delete-form.ts';
 
-type PublisherDeps = { store: FormsStore; bus: EventPublisher; clock: Clock; ids: Ids; logger: Logger };
+type PublisherDeps = {
+  store: FormsStore;
+  bus: EventPublisher;
+  blobs: BlobStore;
+  clock: Clock;
+  ids: Ids;
+  logger: Logger;
+};
 
 async function publishUpserts(deps: PublisherDeps): Promise<number> {
   const forms = await deps.store.listUnpublishedForms(200);
@@ -29,6 +39,7 @@ async function publishDeletions(deps: PublisherDeps): Promise<number> {
   const deletions = await deps.store.listUnpublishedDeletions(200);
   if (deletions.length === 0) return 0;
   const occurredAt = deps.clock.now().toISOString();
+  for (const { formId } of deletions) await purgeDeletedForm(deps, formId);
   await deps.bus.publish(
     Topics.formsForm,
     deletions.map(({ formId, orgId, key, version }) => ({
@@ -47,14 +58,17 @@ async function publishDeletions(deps: PublisherDeps): Promise<number> {
 }
 
 /**
- * The outbox relay for `forms.form`: every form version stored but not yet confirmed published is published as a
- * full snapshot, then marked; every form deleted with its organization is published as `form.deleted`, then
- * forgotten. A crash in between publishes it again (views keep the highest version), so a form change is never
- * lost even though the store and the log are not one transaction.
+ * The outbox relay for `forms.form` and `forms.submission`: every form version stored but not yet confirmed
+ * published is published as a full snapshot, then marked; every form deleted (through the API or with its
+ * organization) is purged — the form if still there, its files, submissions and counters — then published as
+ * `form.deleted`, then forgotten; every submission change is published (`submission-publisher.ts`). A crash in
+ * between does it again (views keep the highest version, purges are idempotent, events keep their ids), so a
+ * change is never lost even though the store and the log are not one transaction.
  */
 export function createFormPublisher(deps: PublisherDeps) {
   const loop = createRelayLoop({
-    pass: async () => (await publishUpserts(deps)) + (await publishDeletions(deps)) > 0,
+    pass: async () =>
+      (await publishUpserts(deps)) + (await publishDeletions(deps)) + (await publishSubmissionChanges(deps)) > 0,
     intervalMs: 5_000,
     onError: (err) => deps.logger.warn({ err }, 'form publish failed; will retry'),
   });

@@ -1,5 +1,6 @@
 import { runDistributed } from '@formgate/host-distributed';
 import { createIdentityCodec, systemClock, systemIds } from '@formgate/kit';
+import { createGridFsBlobStore } from '@formgate/store/mongo';
 import { loadFormsConfig } from './config.ts';
 import { createFormsService } from './create-service.ts';
 import { createMongoFormsStore } from './store/mongo-forms-store.ts';
@@ -7,6 +8,7 @@ import { createMongoFormsStore } from './store/mongo-forms-store.ts';
 await runDistributed('forms', loadFormsConfig, async ({ config, logger, bus, mongo }) => {
   const service = createFormsService({
     store: await createMongoFormsStore(await mongo('forms')),
+    blobs: createGridFsBlobStore(await mongo('files')),
     bus,
     clock: systemClock,
     ids: systemIds,

@@ -3,6 +3,7 @@ import { DEFAULT_FORM_SETTINGS, type Form } from '@formgate/contracts';
 import { type ContractSkip, describeContract } from '@formgate/kit/testing';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { type FormsStore, SlugTakenError, type SubmissionRecord } from '../src/store/forms-store.ts';
+import { submissionChangesContract } from './submission-changes.contract.ts';
 
 export interface FormsStoreTarget {
   /** Tests this adapter does not run, each with the reason. */
@@ -252,5 +253,7 @@ export function runFormsStoreContract(target: FormsStoreTarget) {
       expect(newest.map((r) => r.seq)).toEqual(Array.from({ length: 100 }, (_, i) => 300 + 43 - i));
       expect(await store.countSubmissions(a, f.id)).toBe(300 + 44);
     });
+
+    submissionChangesContract(it, () => store);
   });
 }

@@ -5,6 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { FormsStore, SubmissionRecord } from '../src/store/forms-store.ts';
 import { createMongoFormsStore } from '../src/store/mongo-forms-store.ts';
 import { LEGACY_SUBMISSIONS } from '../src/store/mongo-legacy-submissions.ts';
+import { SUBMISSION_CHANGES } from '../src/store/mongo-submission-changes.ts';
 import {
   COUNTERS,
   type CounterDoc,
@@ -155,5 +156,91 @@ describe('mongo FormsStore: batches, positions and counters', () => {
     const next = submission(f, 0);
     expect(await upgraded.insertSubmissions([next])).toBe(1);
     expect((await upgraded.listSubmissions(scope, f.id, { limit: 1 }))[0]?.id).toBe(next.id);
+  });
+
+  const counts = async (f: Form) => (await store.getFormCounts(scope, [f.id])).get(f.id);
+  const days = (f: Form) => store.getDailyCounts(scope, f.id, '2026-01-01', '2026-01-31');
+
+  it('counts a submission a cut-short batch stored, then marked and deleted, exactly once when redelivered', async () => {
+    const f = await freshForm();
+    const s = [0, 1, 2].map((i) => ({ ...submission(f, i), spam: { isSpam: true, reasons: ['honeypot'] } }));
+    expect(await store.insertSubmissions(s.slice(0, 1))).toBe(1);
+    // The cut-short batch s[1..2]: positions 1–2 reserved, both written, never committed.
+    await db()
+      .collection<CounterDoc>(COUNTERS)
+      .updateOne({ _id: f.id }, { $set: { pending: 2 } });
+    await db()
+      .collection<SubmissionDoc>(SUBMISSIONS)
+      .insertMany([1, 2].map((i) => submissionDoc(s[i] as SubmissionRecord, i, WIDTH)));
+    const change = (id: string) => ({ id, occurredAt: new Date().toISOString() });
+    expect(await store.changeSubmission(scope, f.id, s[1]?.id as string, 'not-spam', change(randomUUID()))).toBe(
+      'changed',
+    );
+    expect(await store.changeSubmission(scope, f.id, s[2]?.id as string, 'delete', change(randomUUID()))).toBe(
+      'changed',
+    );
+    expect(await store.insertSubmissions(s)).toBe(0);
+    await store.countSubmissionChanges(
+      (await store.listUnpublishedSubmissionChanges(100_000)).filter((c) => c.formId === f.id),
+    );
+    expect(await counts(f)).toMatchObject({ submissionCount: 2, spamCount: 1 });
+    expect(await days(f)).toEqual([{ day: '2026-01-01', total: 2, spam: 1 }]);
+  });
+
+  it('applies a change whose request died after claiming it, once it is abandoned, and publishes it in order', async () => {
+    const f = await freshForm();
+    const [a, b] = [submission(f, 0), submission(f, 1)] as [SubmissionRecord, SubmissionRecord];
+    await store.insertSubmissions([a, b]);
+    const outbox = db().collection(SUBMISSION_CHANGES);
+    const claim = (s: SubmissionRecord, eventId: string, at: number) => ({
+      _id: `${s.id}#1`,
+      eventId,
+      v: 0,
+      applied: false,
+      formId: f.id,
+      orgId: scope.orgId,
+      submissionId: s.id,
+      action: 'delete',
+      wasSpam: false,
+      receivedSpam: false,
+      receivedAt: s.createdAt,
+      occurredAt: new Date(at).toISOString(),
+      blobKeys: [],
+      at,
+    });
+    // A request claimed a's deletion a minute ago and died; one claimed b's just now and is still applying it.
+    await outbox.insertMany([claim(a, 'died', Date.now() - 60_000), claim(b, 'young', Date.now())] as never[]);
+    const change = { id: randomUUID(), occurredAt: new Date().toISOString() };
+    // b's next version is taken: a change of b now waits for the claim to be applied (409, retryable).
+    await expect(store.changeSubmission(scope, f.id, b.id, 'spam', change)).rejects.toMatchObject({
+      code: 'FORMS_CONCURRENT_UPDATE',
+    });
+    const ready = (await store.listUnpublishedSubmissionChanges(100_000)).filter((c) => c.formId === f.id);
+    expect(ready.map((c) => c.id)).toEqual(['died']);
+    expect(await store.getSubmission(scope, f.id, a.id)).toBeNull();
+    expect(await store.getSubmission(scope, f.id, b.id)).not.toBeNull();
+    await store.countSubmissionChanges(ready);
+    await store.markSubmissionChangePublished('died');
+    expect(await counts(f)).toMatchObject({ submissionCount: 1, spamCount: 0 });
+    expect(await outbox.countDocuments({ eventId: 'died' } as never)).toBe(0);
+  });
+
+  it('computes spam and daily counts once for counters from before them', async () => {
+    const f = await freshForm();
+    await store.insertSubmissions(
+      [0, 1, 2].map((i) => ({ ...submission(f, i), spam: { isSpam: i === 1, reasons: [] } })),
+    );
+    await db()
+      .collection<CounterDoc>(COUNTERS)
+      .updateOne({ _id: f.id }, { $unset: { spam: '', days: '', lastAt: '' } });
+    const upgraded = await createMongoFormsStore(mongo(), { pageWidth: WIDTH });
+    expect((await upgraded.getFormCounts(scope, [f.id])).get(f.id)).toEqual({
+      submissionCount: 3,
+      spamCount: 1,
+      lastSubmissionAt: submission(f, 2).createdAt,
+    });
+    expect(await upgraded.getDailyCounts(scope, f.id, '2026-01-01', '2026-01-01')).toEqual([
+      { day: '2026-01-01', total: 3, spam: 1 },
+    ]);
   });
 });

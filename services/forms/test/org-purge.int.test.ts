@@ -2,12 +2,13 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import type { BusMessage, EventBus, Subscription } from '@formgate/bus';
 import { createSqliteBus } from '@formgate/bus/sqlite';
 import { DEFAULT_FORM_SETTINGS, decodeEvent, encodeEvent, type Form, Topics } from '@formgate/contracts';
 import { createIdentityCodec, createLogger, type Service, systemClock, systemIds } from '@formgate/kit';
 import { eventually } from '@formgate/kit/testing';
-import { openSqlite } from '@formgate/store/sqlite';
+import { createSqliteBlobStore, openSqlite } from '@formgate/store/sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFormsService } from '../src/create-service.ts';
 import type { FormsStore } from '../src/store/forms-store.ts';
@@ -51,12 +52,20 @@ describe('forms.org-purge consumer on the embedded log', () => {
       return e.type === 'form.deleted' ? [e.data] : [];
     });
 
+  const blobs = createSqliteBlobStore(openSqlite(':memory:'));
+  const putBlob = async () => {
+    const key = `blob_${randomUUID().replaceAll('-', '')}`;
+    await blobs.put(key, Readable.from([Buffer.from('x')]), { contentType: 'text/plain', filename: 'x' }, 10);
+    return key;
+  };
+
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'fg-forms-purge-'));
     bus = createSqliteBus(openSqlite(join(dir, 'bus.db')));
     store = createSqliteFormsStore(openSqlite(':memory:'));
     service = createFormsService({
       store,
+      blobs,
       bus,
       clock: systemClock,
       ids: systemIds,
@@ -78,9 +87,16 @@ describe('forms.org-purge consumer on the embedded log', () => {
     const otherOrg = `org_${randomUUID()}`;
     const doomed = [form(orgId), form(orgId, 4)];
     const kept = form(otherOrg);
+    const files = new Map<string, string>();
     for (const f of [...doomed, kept]) {
       await store.insertForm(f);
-      await store.insertSubmissions([1, 2].map(() => submission(f)));
+      const blobKey = await putBlob();
+      files.set(f.id, blobKey);
+      const withFile = {
+        ...submission(f),
+        files: [{ field: 'f', blobKey, filename: 'x', contentType: 'text/plain', size: 1 }],
+      };
+      await store.insertSubmissions([withFile, submission(f)]);
     }
     const message = organizationDeleted(orgId);
     await bus.publish(Topics.orgsOrganization, [
@@ -103,6 +119,8 @@ describe('forms.org-purge consumer on the embedded log', () => {
     expect(await store.getForm({ orgId: otherOrg }, kept.id)).toEqual(kept);
     expect(await store.countSubmissions({ orgId: otherOrg }, kept.id)).toBe(2);
     expect(deletedIds().map((d) => d.formId)).not.toContain(kept.id);
+    for (const f of doomed) expect(await blobs.get(files.get(f.id) as string)).toBeNull();
+    expect(await blobs.get(files.get(kept.id) as string)).not.toBeNull();
   });
 });
 

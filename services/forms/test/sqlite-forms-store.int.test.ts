@@ -56,4 +56,29 @@ describe('sqlite FormsStore on a database from before positions', () => {
     });
     expect(db.prepare(`SELECT name FROM sqlite_master WHERE name = 'submissions_by_form'`).get()).toBeUndefined();
   });
+
+  it('computes spam counts, the last submission and daily counts for the submissions it already had', async () => {
+    const db = openSqlite(':memory:');
+    db.exec(OLD_SCHEMA);
+    const doc = (isSpam: boolean) =>
+      JSON.stringify({ fields: [], files: [], spam: { isSpam, reasons: [] }, held: false });
+    const insert = db.prepare('INSERT INTO submissions VALUES (?, ?, ?, ?, ?)');
+    insert.run('a', 'f', 'org-a', '2026-01-01T23:00:00.000Z', doc(true));
+    insert.run('b', 'f', 'org-a', '2026-01-02T01:00:00.000Z', doc(false));
+    insert.run('c', 'f', 'org-a', '2026-01-02T02:00:00.000Z', doc(true));
+    db.prepare('INSERT INTO form_counters VALUES (?, ?)').run('f', 3);
+    createSqliteFormsStore(db);
+    expect(db.prepare('SELECT submissions, spam, last_at FROM form_counters').get()).toEqual({
+      submissions: 3,
+      spam: 2,
+      last_at: '2026-01-02T02:00:00.000Z',
+    });
+    expect(db.prepare('SELECT day, total, spam FROM form_days ORDER BY day').all()).toEqual([
+      { day: '2026-01-01', total: 1, spam: 1 },
+      { day: '2026-01-02', total: 2, spam: 1 },
+    ]);
+    // Opening it again changes nothing.
+    createSqliteFormsStore(db);
+    expect(db.prepare('SELECT SUM(total) AS n FROM form_days').get()).toEqual({ n: 3 });
+  });
 });

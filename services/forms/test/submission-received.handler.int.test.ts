@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { BusMessage } from '@formgate/bus';
 import { DEFAULT_FORM_SETTINGS, encodeEvent, type Form, Topics } from '@formgate/contracts';
-import { openSqlite } from '@formgate/store/sqlite';
+import { createSqliteBlobStore, openSqlite } from '@formgate/store/sqlite';
 import { describe, expect, it } from 'vitest';
 import { createSubmissionReceivedHandler } from '../src/handlers/submission-received.handler.ts';
 import { createSqliteFormsStore } from '../src/store/sqlite-forms-store.ts';
@@ -48,7 +48,7 @@ describe('the submissions projection', () => {
       version: 1,
     };
     await store.insertForm(form);
-    const handle = createSubmissionReceivedHandler(store);
+    const handle = createSubmissionReceivedHandler(store, createSqliteBlobStore(openSqlite(':memory:')));
     const kept = submission(form.id, 'org-a');
     await handle([kept, kept, submission(randomUUID(), 'org-gone')]);
     expect(await store.countSubmissions({ orgId: 'org-a' }, form.id)).toBe(1);

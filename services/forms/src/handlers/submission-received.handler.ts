@@ -1,13 +1,17 @@
 import type { BusMessage } from '@formgate/bus';
 import { decodeEvent, Topics } from '@formgate/contracts';
+import type { BlobStore } from '@formgate/store';
 import type { FormsStore, SubmissionRecord } from '../store/forms-store.ts';
+import { deleteBlobs, purgeDeletedForm } from '../use-cases/delete-form.ts';
 
 /**
  * Projects `submission.received` into the submissions read model; idempotent by submission id. A submission for a
  * form this service no longer has (deleted, or purged with its organization, while the event was in flight) is
- * dropped: forms are created here first, so an unknown form is always a gone one.
+ * dropped with its files: forms are created here first, so an unknown form is always a gone one. A form deleted
+ * while its batch was being stored is purged again afterwards (the deletion deletes the form first, then its
+ * submissions, so whatever this batch stored after that purge is found here).
  */
-export function createSubmissionReceivedHandler(store: FormsStore) {
+export function createSubmissionReceivedHandler(store: FormsStore, blobs: BlobStore) {
   return async (batch: BusMessage[]) => {
     const records: SubmissionRecord[] = batch.map((m) => {
       const { data } = decodeEvent(Topics.ingestSubmission, m.value);
@@ -25,6 +29,14 @@ export function createSubmissionReceivedHandler(store: FormsStore) {
     const forms = new Map(records.map((r) => [r.formId, r.orgId]));
     const live = new Set<string>();
     for (const [formId, orgId] of forms) if (await store.getForm({ orgId }, formId)) live.add(formId);
+    await deleteBlobs(
+      blobs,
+      records.filter((r) => !live.has(r.formId)).flatMap((r) => r.files.map((f) => f.blobKey)),
+    );
     await store.insertSubmissions(records.filter((r) => live.has(r.formId)));
+    for (const formId of live) {
+      const orgId = forms.get(formId) as string;
+      if (!(await store.getForm({ orgId }, formId))) await purgeDeletedForm({ store, blobs }, formId);
+    }
   };
 }

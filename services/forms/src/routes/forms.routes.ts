@@ -1,9 +1,22 @@
-import { CreateFormRequestSchema, type Form, type SubmissionDto, UpdateFormRequestSchema } from '@formgate/contracts';
+import {
+  BulkSubmissionsRequestSchema,
+  CreateFormRequestSchema,
+  type DailyCount,
+  type Form,
+  type FormCounts,
+  FormStatsQuerySchema,
+  type SubmissionDto,
+  UpdateFormRequestSchema,
+  UpdateSubmissionRequestSchema,
+} from '@formgate/contracts';
 import { AppError, identityOf, PageQuerySchema, readPage, requirePermission } from '@formgate/kit';
 import { type Request, Router } from 'express';
 import { z } from 'zod';
 import type { FormsStore, SubmissionRecord } from '../store/forms-store.ts';
+import { NO_COUNTS } from '../store/submission-changes.ts';
+import { changeSubmissions, type SubmissionChangeDeps } from '../use-cases/change-submissions.ts';
 import { createForm, type FormWriteDeps } from '../use-cases/create-form.ts';
+import { deleteForm } from '../use-cases/delete-form.ts';
 import { updateForm } from '../use-cases/update-form.ts';
 import { encodeCursor, resolveCursor } from './submission-cursor.ts';
 
@@ -15,9 +28,27 @@ function requireWriter(req: Request, action: 'create' | 'update' | 'delete') {
   requirePermission(identityOf(req), { form: [action] });
 }
 
-export function toFormDto(form: Form, submissionCount?: number) {
+/** Managing a form's submissions (marks, deletions) is a change of the form: owners and admins. */
+function requireSubmissionWriter(req: Request) {
+  requirePermission(identityOf(req), { form: ['update'] });
+}
+
+export function toFormDto(form: Form, counts?: FormCounts) {
   const { orgId: _org, version: _v, ...rest } = form;
-  return { ...rest, endpoint: `/f/${form.key}`, ...(submissionCount === undefined ? {} : { submissionCount }) };
+  return { ...rest, endpoint: `/f/${form.key}`, ...(counts ?? {}) };
+}
+
+const DAY_MS = 86_400_000;
+
+/** The last `days` UTC days up to `now`'s, oldest first, days without submissions as zeros. */
+function dailySeries(now: Date, days: number, counts: DailyCount[]): DailyCount[] {
+  const byDay = new Map(counts.map((c) => [c.day, c]));
+  const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
+  return Array.from({ length: days }, (_, i) => {
+    const day = new Date(today - (days - 1 - i) * DAY_MS).toISOString().slice(0, 10);
+    const c = byDay.get(day);
+    return { day, total: c?.total ?? 0, spam: c?.spam ?? 0 };
+  });
 }
 
 function toSubmissionDto(r: SubmissionRecord): SubmissionDto {
@@ -33,7 +64,7 @@ function toSubmissionDto(r: SubmissionRecord): SubmissionDto {
 }
 
 /** `/api/v1/forms`: forms and their submissions, always scoped to the caller's organization. */
-export function formsRoutes(deps: FormWriteDeps & { store: FormsStore }) {
+export function formsRoutes(deps: FormWriteDeps & SubmissionChangeDeps & { store: FormsStore }) {
   const { store } = deps;
   const router = Router();
   const loadForm = async (req: Request) => {
@@ -47,18 +78,40 @@ export function formsRoutes(deps: FormWriteDeps & { store: FormsStore }) {
     const forms = slug
       ? [await store.getFormBySlug(scopeOf(req), slug)].filter((f): f is Form => f !== null)
       : await store.listForms(scopeOf(req));
-    res.json({ data: forms.map((f) => toFormDto(f)) });
+    const counts = await store.getFormCounts(
+      scopeOf(req),
+      forms.map((f) => f.id),
+    );
+    res.json({ data: forms.map((f) => toFormDto(f, counts.get(f.id) ?? NO_COUNTS)) });
   });
 
   router.post('/', async (req, res) => {
     requireWriter(req, 'create');
     const form = await createForm(deps, scopeOf(req), CreateFormRequestSchema.parse(req.body));
-    res.status(201).json(toFormDto(form));
+    res.status(201).json(toFormDto(form, NO_COUNTS));
   });
 
   router.get('/:formId', async (req, res) => {
     const form = await loadForm(req);
-    res.json(toFormDto(form, await store.countSubmissions(scopeOf(req), form.id)));
+    const counts = await store.getFormCounts(scopeOf(req), [form.id]);
+    res.json(toFormDto(form, counts.get(form.id) ?? NO_COUNTS));
+  });
+
+  router.delete('/:formId', async (req, res) => {
+    requireWriter(req, 'delete');
+    await deleteForm(deps, scopeOf(req), String(req.params.formId));
+    res.status(204).end();
+  });
+
+  router.get('/:formId/stats', async (req, res) => {
+    const form = await loadForm(req);
+    const { days } = FormStatsQuerySchema.parse(req.query);
+    const now = deps.clock.now();
+    const series = dailySeries(now, days, []);
+    const from = series[0]?.day as string;
+    const to = series[series.length - 1]?.day as string;
+    const counts = await store.getDailyCounts(scopeOf(req), form.id, from, to);
+    res.json({ days, from, to, data: dailySeries(now, days, counts) });
   });
 
   router.patch('/:formId', async (req, res) => {
@@ -70,6 +123,33 @@ export function formsRoutes(deps: FormWriteDeps & { store: FormsStore }) {
       UpdateFormRequestSchema.parse(req.body),
     );
     res.json(toFormDto(form));
+  });
+
+  router.post('/:formId/submissions/bulk', async (req, res) => {
+    requireSubmissionWriter(req);
+    const { action, ids } = BulkSubmissionsRequestSchema.parse(req.body);
+    const form = await loadForm(req);
+    res.json({ action, data: await changeSubmissions(deps, scopeOf(req), form.id, action, ids) });
+  });
+
+  router.patch('/:formId/submissions/:submissionId', async (req, res) => {
+    requireSubmissionWriter(req);
+    const { spam } = UpdateSubmissionRequestSchema.parse(req.body);
+    const form = await loadForm(req);
+    const id = String(req.params.submissionId);
+    const [done] = await changeSubmissions(deps, scopeOf(req), form.id, spam ? 'spam' : 'not-spam', [id]);
+    if (done?.result === 'not_found') throw new AppError('FORMS_SUBMISSION_NOT_FOUND');
+    const record = await store.getSubmission(scopeOf(req), form.id, id);
+    if (!record) throw new AppError('FORMS_SUBMISSION_NOT_FOUND');
+    res.json(toSubmissionDto(record));
+  });
+
+  router.delete('/:formId/submissions/:submissionId', async (req, res) => {
+    requireSubmissionWriter(req);
+    const form = await loadForm(req);
+    const [done] = await changeSubmissions(deps, scopeOf(req), form.id, 'delete', [String(req.params.submissionId)]);
+    if (done?.result === 'not_found') throw new AppError('FORMS_SUBMISSION_NOT_FOUND');
+    res.status(204).end();
   });
 
   router.get('/:formId/submissions', async (req, res) => {

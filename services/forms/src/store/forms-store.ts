@@ -1,4 +1,5 @@
 import type { Form, OrgScope, SpamVerdict, SubmissionField, SubmissionFile } from '@formgate/contracts';
+import type { SubmissionChangeMethods } from './submission-changes.ts';
 
 export interface SubmissionRecord {
   id: string;
@@ -26,7 +27,7 @@ export interface SubmissionCursor {
   seq: number;
 }
 
-/** A form deleted with its organization, waiting in the outbox until `form.deleted` reached the log. */
+/** A form deleted (through the API, or with its organization), waiting in the outbox until `form.deleted` reached the log. */
 export interface FormDeletion {
   formId: string;
   orgId: string;
@@ -56,7 +57,7 @@ export class SlugTakenError extends Error {
  * - `purgeOrganization` is idempotent, touches no other organization, and leaves a `FormDeletion` for every form
  *   it deleted before it deletes the form, so the deletion is published even if it fails half-way and is retried.
  */
-export interface FormsStore {
+export interface FormsStore extends SubmissionChangeMethods {
   /** Inserts a new form; throws `SlugTakenError` when the organization already has the slug. */
   insertForm(form: Form): Promise<void>;
   getForm(scope: OrgScope, formId: string): Promise<Form | null>;

@@ -3,6 +3,7 @@ import { isDuplicateKeyError, type MongoConnection } from '@formgate/store/mongo
 import { type FormsStore, SlugTakenError } from './forms-store.ts';
 import { createMongoFormDeletions } from './mongo-form-deletions.ts';
 import { migrateLegacySubmissions } from './mongo-legacy-submissions.ts';
+import { createMongoSubmissionChanges } from './mongo-submission-changes.ts';
 import { createMongoSubmissions, createSubmissionIndexes } from './mongo-submissions.ts';
 import { checkPageWidth, DEFAULT_PAGE_WIDTH } from './page-buckets.ts';
 
@@ -44,6 +45,8 @@ export async function createMongoFormsStore(
   ]);
   await migrateLegacySubmissions(db, width);
   const deletions = createMongoFormDeletions(db);
+  const { backfillCounters, ...changes } = createMongoSubmissionChanges(db);
+  await backfillCounters();
 
   const rethrowSlug = async (err: unknown, form: Form): Promise<never> => {
     if (isDuplicateKeyError(err)) {
@@ -104,6 +107,7 @@ export async function createMongoFormsStore(
     },
     ...createMongoSubmissions(db, width),
     ...deletions,
+    ...changes,
     async close() {},
   };
 }

@@ -10,6 +10,12 @@ export interface SubmissionDoc extends Omit<SubmissionRecord, 'id'> {
   seq: number;
   /** The two page buckets of `seq` (page-buckets.ts). */
   buckets: [string, string];
+  /** A tombstone: deleted through the API, fields and files emptied (mongo-submission-changes.ts). */
+  deleted?: true;
+  /** Ingest's verdict, kept once the submission was marked spam / not spam (`spam.isSpam` holds the mark). */
+  receivedSpam?: boolean;
+  /** How many changes it has had (mongo-submission-changes.ts); absent: none. */
+  v?: number;
 }
 
 /**
@@ -23,11 +29,41 @@ export interface CounterDoc {
   count: number;
   seq?: number;
   pending?: number;
+  /** Live submissions counted as spam. */
+  spam?: number;
+  /** `createdAt` of the newest submission stored. */
+  lastAt?: string;
+  /** Per UTC day of `createdAt` (`YYYY-MM-DD`): live submissions and, of them, spam. */
+  days?: Record<string, { total?: number; spam?: number }>;
 }
 
 export const SUBMISSIONS = 'form_submissions';
 export const COUNTERS = 'form_counters';
-const PROJECTION = { buckets: 0 } as const;
+const PROJECTION = { buckets: 0, deleted: 0, receivedSpam: 0, v: 0 } as const;
+
+type Counted = Pick<SubmissionDoc, 'createdAt' | 'spam' | 'receivedSpam'>;
+
+/**
+ * The counter increments for stored documents: each as ingest received it (spam by its verdict), so a document a
+ * batch cut short stored, then changed, is counted the same as if the batch had not been cut short.
+ */
+export function insertIncrements(docs: Counted[]): { $inc: Record<string, number>; $max?: { lastAt: string } } {
+  const $inc: Record<string, number> = { count: docs.length };
+  let spam = 0;
+  let last = '';
+  for (const d of docs) {
+    const isSpam = d.receivedSpam ?? d.spam.isSpam;
+    const day = d.createdAt.slice(0, 10);
+    $inc[`days.${day}.total`] = ($inc[`days.${day}.total`] ?? 0) + 1;
+    if (isSpam) {
+      spam += 1;
+      $inc[`days.${day}.spam`] = ($inc[`days.${day}.spam`] ?? 0) + 1;
+    }
+    if (d.createdAt > last) last = d.createdAt;
+  }
+  if (spam > 0) $inc.spam = spam;
+  return last ? { $inc, $max: { lastAt: last } } : { $inc };
+}
 
 /** The document stored for a record at position `seq`. Field names stay values inside `{name, value}` pairs. */
 export function submissionDoc(r: SubmissionRecord, seq: number, width: number): SubmissionDoc {
@@ -76,17 +112,20 @@ export function createMongoSubmissions(db: MongoDb, width: number): SubmissionMe
 
   /** Counts what a batch cut short after reserving [`from`, `from + n`) stored, and commits it. */
   async function settle(formId: string, from: number, n: number): Promise<number> {
-    const found: number[] = [];
+    const found: (Counted & { seq: number })[] = [];
     for (const key of bucketsCovering(from, from + n, width)) {
       const docs = await submissions
-        .find({ formId, buckets: key, seq: { $gte: from, $lt: from + n } }, { projection: { seq: 1 } })
+        .find(
+          { formId, buckets: key, seq: { $gte: from, $lt: from + n } },
+          { projection: { seq: 1, createdAt: 1, spam: 1, receivedSpam: 1 } },
+        )
         .toArray();
-      found.push(...docs.map((d) => d.seq));
+      found.push(...docs);
     }
-    const next = found.length > 0 ? Math.max(...found) + 1 : from;
+    const next = found.length > 0 ? Math.max(...found.map((d) => d.seq)) + 1 : from;
     await counters.updateOne(
       { _id: formId, seq: from },
-      { $set: { seq: next }, $inc: { count: found.length }, $unset: { pending: '' } },
+      { $set: { seq: next }, ...insertIncrements(found), $unset: { pending: '' } },
     );
     return next;
   }
@@ -99,22 +138,22 @@ export function createMongoSubmissions(db: MongoDb, width: number): SubmissionMe
     // A legacy counter (no `seq`) does not match: the upsert then fails on its `_id` instead of reusing positions.
     await counters.updateOne(
       { _id: formId, seq: from },
-      { $set: { pending: n }, $setOnInsert: { orgId, count: 0 } },
+      { $set: { pending: n }, $setOnInsert: { orgId, count: 0, spam: 0, days: {} } },
       { upsert: true },
     );
     return from;
   }
 
   /** Commits a form's batch: the positions up to its last stored document, and the count of those stored. */
-  async function commit(formId: string, from: number, stored: boolean[]): Promise<number> {
+  async function commit(formId: string, from: number, records: SubmissionRecord[], stored: boolean[]) {
     // Positions after the last stored document stay free for the next batch (a redelivery leaves no gap).
     const used = stored.lastIndexOf(true) + 1;
-    const n = stored.filter(Boolean).length;
+    const added = records.filter((_, i) => stored[i]);
     await counters.updateOne(
       { _id: formId, seq: from },
-      { $set: { seq: from + used }, $inc: { count: n }, $unset: { pending: '' } },
+      { $set: { seq: from + used }, ...insertIncrements(added), $unset: { pending: '' } },
     );
-    return n;
+    return added.length;
   }
 
   async function insertSubmissions(records: SubmissionRecord[]): Promise<number> {
@@ -131,7 +170,7 @@ export function createMongoSubmissions(db: MongoDb, width: number): SubmissionMe
     }
     let offset = 0;
     const stored = batches.map((b) => b.records.map(() => !refused.has(offset++)));
-    const added = await Promise.all(batches.map((b, i) => commit(b.formId, b.from, stored[i] ?? [])));
+    const added = await Promise.all(batches.map((b, i) => commit(b.formId, b.from, b.records, stored[i] ?? [])));
     return added.reduce((a, b) => a + b, 0);
   }
 
@@ -145,7 +184,7 @@ export function createMongoSubmissions(db: MongoDb, width: number): SubmissionMe
       while (page.length < limit && before > 0) {
         const { key, low } = bucketBelow(before, width);
         const docs = await submissions
-          .find({ formId, buckets: key, seq: { $lt: before } }, { projection: PROJECTION })
+          .find({ formId, buckets: key, seq: { $lt: before }, deleted: { $ne: true } }, { projection: PROJECTION })
           .sort({ seq: -1 })
           .limit(limit - page.length)
           .toArray();
@@ -155,8 +194,10 @@ export function createMongoSubmissions(db: MongoDb, width: number): SubmissionMe
       return page;
     },
     async getSubmission(scope, formId, id) {
-      const doc = await submissions.findOne({ _id: id }, { projection: PROJECTION });
-      return doc && doc.orgId === scope.orgId && doc.formId === formId ? toStored(doc) : null;
+      const doc = await submissions.findOne({ _id: id }, { projection: { buckets: 0, receivedSpam: 0, v: 0 } });
+      if (!doc || doc.deleted || doc.orgId !== scope.orgId || doc.formId !== formId) return null;
+      const { deleted: _d, ...rest } = doc;
+      return toStored(rest);
     },
     async countSubmissions(scope, formId) {
       const counter = await counters.findOne({ _id: formId });

@@ -9,6 +9,7 @@ import {
   type SubmissionRecord,
 } from './forms-store.ts';
 import { prepareFormsSchema } from './sqlite-forms-schema.ts';
+import { createSqliteInsertCounters, createSqliteSubmissionChanges } from './sqlite-submission-changes.ts';
 
 type SubmissionBody = Pick<SubmissionRecord, 'fields' | 'files' | 'spam' | 'held'>;
 
@@ -42,6 +43,8 @@ const toRecord = (row: SubmissionRow): StoredSubmission => {
  */
 export function createSqliteFormsStore(db: SqliteDb): FormsStore {
   prepareFormsSchema(db);
+  const changes = createSqliteSubmissionChanges(db);
+  const countInserted = createSqliteInsertCounters(db);
   const q = {
     insertForm: db.prepare(
       'INSERT INTO forms (id, org_id, slug, key, doc, version, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
@@ -60,11 +63,13 @@ export function createSqliteFormsStore(db: SqliteDb): FormsStore {
       `INSERT INTO form_counters (form_id, submissions, next_seq) VALUES (?, ?, ?)
        ON CONFLICT DO UPDATE SET submissions = submissions + excluded.submissions, next_seq = excluded.next_seq`,
     ),
-    firstPage: db.prepare('SELECT * FROM submissions WHERE form_id = ? AND org_id = ? ORDER BY seq DESC LIMIT ?'),
-    nextPage: db.prepare(
-      'SELECT * FROM submissions WHERE form_id = ? AND org_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?',
+    firstPage: db.prepare(
+      'SELECT * FROM submissions WHERE form_id = ? AND org_id = ? AND deleted = 0 ORDER BY seq DESC LIMIT ?',
     ),
-    getSubmission: db.prepare('SELECT * FROM submissions WHERE org_id = ? AND form_id = ? AND id = ?'),
+    nextPage: db.prepare(
+      'SELECT * FROM submissions WHERE form_id = ? AND org_id = ? AND seq < ? AND deleted = 0 ORDER BY seq DESC LIMIT ?',
+    ),
+    getSubmission: db.prepare('SELECT * FROM submissions WHERE org_id = ? AND form_id = ? AND id = ? AND deleted = 0'),
     count: db.prepare(
       'SELECT c.submissions AS n FROM form_counters c JOIN forms f ON f.id = c.form_id WHERE f.org_id = ? AND c.form_id = ?',
     ),
@@ -73,6 +78,8 @@ export function createSqliteFormsStore(db: SqliteDb): FormsStore {
        SELECT id, org_id, key, version + 1 FROM forms WHERE org_id = ?`,
     ),
     purgeCounters: db.prepare('DELETE FROM form_counters WHERE form_id IN (SELECT id FROM forms WHERE org_id = ?)'),
+    purgeDays: db.prepare('DELETE FROM form_days WHERE form_id IN (SELECT id FROM forms WHERE org_id = ?)'),
+    purgeChanges: db.prepare('DELETE FROM submission_changes WHERE form_id IN (SELECT id FROM forms WHERE org_id = ?)'),
     purgeSubmissions: db.prepare('DELETE FROM submissions WHERE org_id = ?'),
     purgeForms: db.prepare('DELETE FROM forms WHERE org_id = ?'),
     deletions: db.prepare('SELECT form_id, org_id, key, version FROM form_deletions LIMIT ?'),
@@ -84,15 +91,17 @@ export function createSqliteFormsStore(db: SqliteDb): FormsStore {
     let total = 0;
     for (const { formId, records: rs } of groupByForm(records)) {
       let next = (q.nextSeq.get(formId) as { next_seq: number } | undefined)?.next_seq ?? 0;
-      let added = 0;
-      for (const { id, orgId, createdAt, fields, files, spam, held } of rs) {
+      const stored: SubmissionRecord[] = [];
+      for (const r of rs) {
+        const { id, orgId, createdAt, fields, files, spam, held } = r;
         const doc = JSON.stringify({ fields, files, spam, held });
         if (q.insertSubmission.run(id, formId, orgId, createdAt, doc, next).changes === 0) continue;
         next += 1;
-        added += 1;
+        stored.push(r);
       }
-      if (added > 0) q.bumpCounter.run(formId, added, next);
-      total += added;
+      if (stored.length > 0) q.bumpCounter.run(formId, stored.length, next);
+      countInserted(formId, stored);
+      total += stored.length;
     }
     return total;
   });
@@ -100,6 +109,8 @@ export function createSqliteFormsStore(db: SqliteDb): FormsStore {
   const purgeOrganization = db.transaction((orgId: string) => {
     q.deletionsOf.run(orgId);
     q.purgeCounters.run(orgId);
+    q.purgeDays.run(orgId);
+    q.purgeChanges.run(orgId);
     q.purgeSubmissions.run(orgId);
     return q.purgeForms.run(orgId).changes;
   });
@@ -149,6 +160,7 @@ export function createSqliteFormsStore(db: SqliteDb): FormsStore {
     async markDeletionPublished(formId) {
       q.forgetDeletion.run(formId);
     },
+    ...changes,
     async close() {},
   };
 }

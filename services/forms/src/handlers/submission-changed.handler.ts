@@ -1,0 +1,22 @@
+import type { BusMessage } from '@formgate/bus';
+import { decodeEvent, Topics } from '@formgate/contracts';
+import type { FormsStore } from '../store/forms-store.ts';
+import type { CountedChange } from '../store/submission-changes.ts';
+
+/**
+ * `forms.submission-counts` on `forms.submission`: counts each published change of a submission into its form's
+ * counters, where the store does not count it with the change already (ADR 0017-api). Idempotent by event id;
+ * the topic is keyed by form id, so this consumer is the one writer of a form's change counters.
+ */
+export function createSubmissionChangedHandler(store: FormsStore) {
+  return async (batch: BusMessage[]) => {
+    const changes = batch.map((m): CountedChange => {
+      const event = decodeEvent(Topics.formsSubmission, m.value);
+      const { formId, orgId, wasSpam, receivedAt } = event.data;
+      const action =
+        event.type === 'submission.deleted' ? 'delete' : event.data.spam ? ('spam' as const) : ('not-spam' as const);
+      return { id: event.id, formId, orgId, wasSpam, receivedAt, action };
+    });
+    await store.countSubmissionChanges(changes);
+  };
+}

@@ -1,0 +1,42 @@
+import type { EventPublisher } from '@formgate/bus';
+import { encodeEvent, type TopicEvent, Topics } from '@formgate/contracts';
+import type { BlobStore } from '@formgate/store';
+import type { FormsStore } from './store/forms-store.ts';
+import type { SubmissionChange } from './store/submission-changes.ts';
+import { deleteBlobs } from './use-cases/delete-form.ts';
+
+type Deps = { store: FormsStore; bus: EventPublisher; blobs: BlobStore };
+
+function eventOf(change: SubmissionChange): TopicEvent<typeof Topics.formsSubmission> {
+  const data = {
+    submissionId: change.submissionId,
+    formId: change.formId,
+    orgId: change.orgId,
+    receivedAt: change.receivedAt,
+    wasSpam: change.wasSpam,
+  };
+  const base = { id: change.id, version: 1 as const, occurredAt: change.occurredAt };
+  return change.action === 'delete'
+    ? { ...base, type: 'submission.deleted', data }
+    : { ...base, type: 'submission.spam-marked', data: { ...data, spam: change.action === 'spam' } };
+}
+
+/**
+ * One pass of the `forms.submission` outbox relay: the files of deleted submissions are deleted, then every
+ * change is published (keyed by form id, in the order made) and forgotten. A crash in between publishes a change
+ * again under the same event id, which consumers deduplicate on.
+ */
+export async function publishSubmissionChanges(deps: Deps): Promise<number> {
+  const pending = await deps.store.listUnpublishedSubmissionChanges(200);
+  if (pending.length === 0) return 0;
+  await deleteBlobs(
+    deps.blobs,
+    pending.flatMap((c) => c.blobKeys),
+  );
+  await deps.bus.publish(
+    Topics.formsSubmission,
+    pending.map((change) => ({ key: change.formId, value: encodeEvent(Topics.formsSubmission, eventOf(change)) })),
+  );
+  for (const change of pending) await deps.store.markSubmissionChangePublished(change.id);
+  return pending.length;
+}

@@ -1,0 +1,29 @@
+import type { OrgScope } from '@formgate/contracts';
+import { AppError } from '@formgate/kit';
+import type { BlobStore } from '@formgate/store';
+import type { FormsStore } from '../store/forms-store.ts';
+import type { FormWriteDeps } from './create-form.ts';
+
+/**
+ * Deletes a form: it is gone from the API at once, and its deletion waits in the outbox; `onFormChanged` nudges
+ * the relay, which purges the form's submissions and files (`purgeDeletedForm`) and publishes `form.deleted`.
+ */
+export async function deleteForm(deps: FormWriteDeps, scope: OrgScope, formId: string): Promise<void> {
+  if (!(await deps.store.deleteForm(scope, formId))) throw new AppError('FORMS_FORM_NOT_FOUND');
+  deps.onFormChanged();
+}
+
+/**
+ * Removes everything a deleted form stored: the files first (their keys live in the submissions), then the
+ * submissions, counters and pending changes. Idempotent; run by the relay for each deletion and by the
+ * projection for submissions that raced the deletion.
+ */
+export async function purgeDeletedForm(deps: { store: FormsStore; blobs: BlobStore }, formId: string): Promise<void> {
+  await deleteBlobs(deps.blobs, await deps.store.listFormBlobKeys(formId));
+  await deps.store.purgeDeletedForm(formId);
+}
+
+/** Deletes blobs a few at a time; a missing one is not an error. */
+export async function deleteBlobs(blobs: BlobStore, keys: string[]): Promise<void> {
+  for (let i = 0; i < keys.length; i += 16) await Promise.all(keys.slice(i, i + 16).map((k) => blobs.delete(k)));
+}
