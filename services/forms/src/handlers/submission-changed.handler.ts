@@ -5,7 +5,7 @@ import type { CountedChange } from '../store/submission-changes.ts';
 
 /**
  * `forms.submission-counts` on `forms.submission`: counts each published change of a submission into its form's
- * counters, where the store does not count it with the change already (ADR 0017-api). Idempotent by event id;
+ * counters, where the store does not count it with the change already (ADR 0020). Idempotent by event id;
  * the topic is keyed by form id, so this consumer is the one writer of a form's change counters.
  */
 export function createSubmissionChangedHandler(store: FormsStore) {

@@ -60,7 +60,7 @@ const RECENT = 2_000;
 
 /**
  * Submission changes of the Mongo `FormsStore` without transactions and without conditional updates, which
- * FerretDB 1.24 runs as a read then a write (ADR 0017-api). A change claims the submission's next version by
+ * FerretDB 1.24 runs as a read then a write (ADR 0020). A change claims the submission's next version by
  * inserting its outbox document (atomic: a duplicate `_id` fails), then writes the submission's new state; only
  * the claimant writes it, so concurrent changes of one submission apply one at a time. A claim whose request died
  * is applied by the relay later. The counters of changes live in `form_change_counters`, written only by the

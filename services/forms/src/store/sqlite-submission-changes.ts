@@ -13,7 +13,7 @@ CREATE TABLE IF NOT EXISTS submission_changes (
 );
 `;
 
-// Tombstones, spam counts, last submission and daily counts (ADR 0017-api), computed once for existing data.
+// Tombstones, spam counts, last submission and daily counts (ADR 0020), computed once for existing data.
 const COUNTERS = `
 ALTER TABLE submissions ADD COLUMN deleted INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE form_counters ADD COLUMN spam INTEGER NOT NULL DEFAULT 0;

@@ -29,7 +29,7 @@ export function changeIncrements(c: CountedChange): { total: number; spam: numbe
 }
 
 /**
- * The part of the `FormsStore` port that changes stored submissions and keeps the counters (ADR 0017-api).
+ * The part of the `FormsStore` port that changes stored submissions and keeps the counters (ADR 0020).
  * Guarantees every adapter keeps:
  * - `changeSubmission` applies the change, adjusts the counters and leaves it in the outbox as one durable step
  *   (no change without its event, no event without its change), or does nothing (`unchanged`, `not_found`).
