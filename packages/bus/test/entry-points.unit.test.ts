@@ -22,7 +22,8 @@ async function packagesLoadedBy(entry: string): Promise<string[]> {
   return JSON.parse(stdout) as string[];
 }
 
-describe('@formgate/bus entry points', () => {
+// Each test starts Node processes (tsx): seconds on a loaded 2-core machine, beyond the unit default of 5 s.
+describe('@formgate/bus entry points', { timeout: 60_000 }, () => {
   it('the port (@formgate/bus) loads neither kafkajs nor better-sqlite3', async () => {
     const loaded = await packagesLoadedBy('@formgate/bus');
     expect(loaded).not.toContain('kafkajs');
