@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { render } from '@testing-library/react';
 import { createMemoryRouter, RouterProvider } from 'react-router';
 import type { SessionData } from '../src/features/session/session.queries.ts';
+import { setApiBaseUrl } from '../src/lib/api.ts';
 import { AppProviders } from '../src/lib/app-context.tsx';
 import { createFormgateAuthClient } from '../src/lib/auth-client.ts';
 import { sessionKey } from '../src/lib/auth-invalidation.ts';
@@ -16,9 +17,14 @@ export const signedIn = (activeOrganizationId: string | null): SessionData => ({
 
 /**
  * Renders the whole app at `path` with the real router, query client and toaster. `session`: the session already
- * known (`null`: signed out); absent, it is fetched from `authBaseUrl`.
+ * known (`null`: signed out); absent, it is fetched from `authBaseUrl`. `/api/*` calls go to `apiBaseUrl`.
  */
-export function renderApp(path: string, options: { session?: SessionData | null; authBaseUrl?: string } = {}) {
+export function renderApp(
+  path: string,
+  options: { session?: SessionData | null; authBaseUrl?: string; apiBaseUrl?: string } = {},
+) {
+  // `/api/*` requests go to `apiBaseUrl` (a `startServer`), else nowhere (they fail as a network error).
+  setApiBaseUrl(options.apiBaseUrl ?? 'http://127.0.0.1:9');
   const queryClient = createQueryClient();
   queryClient.setDefaultOptions({ queries: { retry: false, staleTime: Number.POSITIVE_INFINITY } });
   if (options.session !== undefined) queryClient.setQueryData(sessionKey, options.session);

@@ -2,13 +2,14 @@ import { type ComponentProps, forwardRef, type ReactNode, useId } from 'react';
 
 const cx = (...parts: (string | false | null | undefined)[]) => parts.filter(Boolean).join(' ');
 
-type ButtonProps = ComponentProps<'button'> & { variant?: 'primary' | 'secondary' | 'ghost' };
+type ButtonProps = ComponentProps<'button'> & { variant?: 'primary' | 'secondary' | 'ghost' | 'danger' };
 
 const BUTTON_STYLES = {
   primary: 'bg-brand-600 text-white hover:bg-brand-700 disabled:bg-brand-600/60',
   secondary:
     'border border-zinc-300 bg-white text-zinc-900 hover:bg-zinc-50 dark:border-zinc-700 dark:bg-zinc-900 dark:text-zinc-100 dark:hover:bg-zinc-800',
   ghost: 'text-zinc-700 hover:bg-zinc-100 dark:text-zinc-300 dark:hover:bg-zinc-800',
+  danger: 'bg-red-700 text-white hover:bg-red-800 disabled:bg-red-700/50',
 };
 
 export function Button({ variant = 'primary', className, type = 'button', ...props }: ButtonProps) {
