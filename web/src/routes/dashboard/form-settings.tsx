@@ -20,9 +20,12 @@ const originsOf = (text: string) =>
 /** The settings screen's fields, each checked by the contracts' own schema for it. */
 export const SettingsFormSchema = z.object({
   name: CreateFormRequestSchema.shape.name,
-  redirectUrl: z.union([z.literal(''), FormSettingsSchema.shape.redirectUrl.unwrap()], {
-    error: 'An http:// or https:// address, or nothing for Formgate’s thank-you page',
-  }),
+  redirectUrl: z
+    .string()
+    .trim()
+    .refine((v) => v === '' || FormSettingsSchema.shape.redirectUrl.safeParse(v).success, {
+      error: 'An http:// or https:// address, or nothing for Formgate’s thank-you page',
+    }),
   /** One origin a line. */
   allowedOrigins: z
     .string()

@@ -1,4 +1,4 @@
-import { useInfiniteQuery, useMutation, useQueryClient } from '@tanstack/react-query';
+import { keepPreviousData, useInfiniteQuery, useMutation, useQueryClient } from '@tanstack/react-query';
 import { DropdownMenu } from 'radix-ui';
 import { type FormEvent, type KeyboardEvent, useEffect, useMemo, useState } from 'react';
 import { Link, NavLink, Outlet, useLocation, useNavigate, useParams, useSearchParams } from 'react-router';
@@ -35,7 +35,8 @@ export function Component() {
   const form = useForm();
   const [search, setSearch] = useSearchParams();
   const filters = useMemo(() => filtersOf(search), [search]);
-  const list = useInfiniteQuery(submissionsListQuery(form.id, filters));
+  // A new filter keeps the list (and its controls) on screen until its first page arrives.
+  const list = useInfiniteQuery({ ...submissionsListQuery(form.id, filters), placeholderData: keepPreviousData });
   const items = useMemo(() => list.data?.pages.flatMap((p) => p.data) ?? [], [list.data]);
   const canManage = usePermission({ form: ['update'] });
 
