@@ -1,8 +1,12 @@
-import { fireEvent, screen, waitFor, within } from '@testing-library/react';
-import { afterEach, describe, expect, it } from 'vitest';
+import { configure, fireEvent, screen, waitFor, within } from '@testing-library/react';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { fillDays } from '../src/features/forms/forms.queries.ts';
 import { aForm, aSubmission, startFormsApi } from './forms-api.ts';
 import { renderApp, signedIn } from './render-app.tsx';
+
+// Whole screens over real HTTP on a shared 2-core machine: more than the default 5 s when it is busy.
+vi.setConfig({ testTimeout: 30_000 });
+configure({ asyncUtilTimeout: 15_000 });
 
 const servers: { close(): Promise<void> }[] = [];
 afterEach(async () => {

@@ -32,14 +32,14 @@ export function Component() {
           )}
         </div>
         <nav aria-label="Form sections" className="-mx-1 overflow-x-auto">
-          <ul className="flex gap-1 border-b border-zinc-200 px-1 dark:border-zinc-800">
+          <ul className="flex gap-0.5 border-b border-zinc-200 px-1 dark:border-zinc-800">
             {TABS.map((tab) => (
               <li key={tab.to}>
                 <NavLink
                   to={tab.to}
                   className={({ isActive }) =>
                     cx(
-                      '-mb-px block border-b-2 px-3 py-2 text-sm font-medium whitespace-nowrap',
+                      '-mb-px block border-b-2 px-2 py-2 text-sm font-medium whitespace-nowrap sm:px-3',
                       isActive
                         ? 'border-brand-600 text-zinc-900 dark:border-brand-300 dark:text-white'
                         : 'border-transparent text-zinc-600 hover:text-zinc-900 dark:text-zinc-400 dark:hover:text-white',

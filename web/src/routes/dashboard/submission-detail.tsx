@@ -1,4 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useEffect, useRef } from 'react';
 import { useLocation, useNavigate, useParams } from 'react-router';
 import { toast } from 'sonner';
 import { ConfirmDialog } from '../../components/confirm-dialog.tsx';
@@ -44,6 +45,16 @@ function SubmissionView({ formId, submission: s }: { formId: string; submission:
   const queryClient = useQueryClient();
   const navigate = useNavigate();
   const { search } = useLocation();
+  // Stacked under the list (small screens), an opened submission would be out of sight: bring it into view.
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    const el = heading.current;
+    if (!el || s.id === '') return;
+    const { top } = el.getBoundingClientRect();
+    if (top < window.innerHeight / 2 && top >= 0) return;
+    el.scrollIntoView?.({ block: 'start' });
+    el.focus({ preventScroll: true });
+  }, [s.id]);
   const refresh = async () => {
     await queryClient.invalidateQueries({ queryKey: submissionsKeys.all(formId) });
     await queryClient.invalidateQueries({ queryKey: formsKeys.all });
@@ -71,7 +82,7 @@ function SubmissionView({ formId, submission: s }: { formId: string; submission:
     <article aria-labelledby="submission-heading" className="flex flex-col gap-5">
       <header className="flex flex-wrap items-start justify-between gap-3">
         <div className="flex flex-col gap-1">
-          <h2 id="submission-heading" className="text-lg font-semibold">
+          <h2 id="submission-heading" ref={heading} tabIndex={-1} className="scroll-mt-20 text-lg font-semibold">
             Submission of <time dateTime={s.createdAt}>{formatDateTime(s.createdAt)}</time>
           </h2>
           <div className="flex flex-wrap gap-1.5">
