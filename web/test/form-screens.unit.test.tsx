@@ -176,6 +176,24 @@ describe('submission list', () => {
     expect(screen.queryByRole('button', { name: 'Load more' })).toBeNull();
   });
 
+  it('arrow keys move between the rows', async () => {
+    const server = await api({
+      forms: [aForm()],
+      submissions: [aSubmission('s3'), aSubmission('s2'), aSubmission('s1')],
+    });
+    open('/dashboard/forms/contact/submissions/s3', server.url);
+    const list = await screen.findByRole('list', { name: 'Submissions, newest first' });
+    const links = within(list).getAllByRole('link');
+    links[0]?.focus();
+    fireEvent.keyDown(links[0] as HTMLElement, { key: 'ArrowDown' });
+    expect(document.activeElement).toBe(links[1]);
+    fireEvent.keyDown(links[1] as HTMLElement, { key: 'ArrowDown' });
+    fireEvent.keyDown(links[2] as HTMLElement, { key: 'ArrowDown' });
+    expect(document.activeElement).toBe(links[2]);
+    fireEvent.keyDown(links[2] as HTMLElement, { key: 'ArrowUp' });
+    expect(document.activeElement).toBe(links[1]);
+  });
+
   it('bulk actions send exactly the selected ids', async () => {
     const server = await api({
       forms: [aForm()],

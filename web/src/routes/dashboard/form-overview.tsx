@@ -52,7 +52,13 @@ export function Component() {
           <Stat label={`Last ${DAYS} days`} value={recent?.total} />
           <Stat
             label="Last received"
-            value={form.lastSubmissionAt === undefined ? undefined : formatDateTime(form.lastSubmissionAt)}
+            value={
+              form.lastSubmissionAt === undefined
+                ? undefined
+                : form.lastSubmissionAt
+                  ? formatDateTime(form.lastSubmissionAt)
+                  : 'Never'
+            }
           />
         </dl>
       </section>
@@ -74,7 +80,9 @@ function Stat({ label, value }: { label: string; value: number | string | undefi
   return (
     <div className="rounded-lg border border-zinc-200 p-3 dark:border-zinc-800">
       <dt className="text-sm text-zinc-600 dark:text-zinc-400">{label}</dt>
-      <dd className="text-xl font-semibold break-words">{value ?? '—'}</dd>
+      <dd className={typeof value === 'number' ? 'text-xl font-semibold' : 'font-semibold break-words'}>
+        {typeof value === 'number' ? value.toLocaleString() : (value ?? '—')}
+      </dd>
     </div>
   );
 }
