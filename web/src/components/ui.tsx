@@ -9,7 +9,7 @@ const BUTTON_STYLES = {
   secondary:
     'border border-zinc-300 bg-white text-zinc-900 hover:bg-zinc-50 dark:border-zinc-700 dark:bg-zinc-900 dark:text-zinc-100 dark:hover:bg-zinc-800',
   ghost: 'text-zinc-700 hover:bg-zinc-100 dark:text-zinc-300 dark:hover:bg-zinc-800',
-  danger: 'bg-red-700 text-white hover:bg-red-800 disabled:bg-red-700/50',
+  danger: 'bg-red-700 text-white hover:bg-red-800 disabled:bg-red-700/60',
 };
 
 export function Button({ variant = 'primary', className, type = 'button', ...props }: ButtonProps) {
