@@ -29,8 +29,8 @@ export function renderApp(
     role?: string;
   } = {},
 ) {
-  // `/api/*` requests go to `apiBaseUrl` (a `startServer`), else nowhere (they fail as a network error).
-  setApiBaseUrl(options.apiBaseUrl ?? 'http://127.0.0.1:9');
+  // `/api/*` requests go to `apiBaseUrl` (a `startServer`); without it they stay relative, as in a browser.
+  setApiBaseUrl(options.apiBaseUrl ?? '');
   const queryClient = createQueryClient();
   queryClient.setDefaultOptions({ queries: { retry: false, staleTime: Number.POSITIVE_INFINITY } });
   if (options.session !== undefined) queryClient.setQueryData(sessionKey, options.session);
