@@ -55,18 +55,22 @@ export const routes: RouteObject[] = [
         children: [
           { index: true, element: <Navigate to="/dashboard/forms" replace /> },
           { path: 'forms', lazy: () => import('./routes/dashboard/forms-index.tsx') },
-          { path: 'forms/create', lazy: () => import('./routes/dashboard/placeholders/form-create.tsx') },
+          { path: 'forms/create', lazy: () => import('./routes/dashboard/form-create.tsx') },
           {
             path: 'forms/:formSlug',
             lazy: () => import('./routes/dashboard/form-layout.tsx'),
             children: [
               { index: true, element: <Navigate to="submissions" replace /> },
-              { path: 'settings', lazy: () => import('./routes/dashboard/placeholders/form-settings.tsx') },
-              { path: 'example', lazy: () => import('./routes/dashboard/placeholders/form-example.tsx') },
-              { path: 'submissions', lazy: () => import('./routes/dashboard/submissions-index.tsx') },
+              { path: 'overview', lazy: () => import('./routes/dashboard/form-overview.tsx') },
+              { path: 'settings', lazy: () => import('./routes/dashboard/form-settings.tsx') },
+              { path: 'example', lazy: () => import('./routes/dashboard/form-example.tsx') },
               {
-                path: 'submissions/:submissionId',
-                lazy: () => import('./routes/dashboard/placeholders/submission-detail.tsx'),
+                path: 'submissions',
+                lazy: () => import('./routes/dashboard/submissions-layout.tsx'),
+                children: [
+                  { index: true, lazy: () => import('./routes/dashboard/submissions-index.tsx') },
+                  { path: ':submissionId', lazy: () => import('./routes/dashboard/submission-detail.tsx') },
+                ],
               },
             ],
           },

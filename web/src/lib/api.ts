@@ -50,9 +50,19 @@ export async function errorFromResponse(response: Response): Promise<ApiError> {
   return new ApiError({ status: response.status, statusText: response.statusText, body });
 }
 
+let apiBaseUrl = '';
+
+/**
+ * Where `/api/...` paths are sent: the page's own origin (the default, a relative path) or, in component tests, the
+ * local HTTP server answering for the API.
+ */
+export function setApiBaseUrl(url: string) {
+  apiBaseUrl = url.replace(/\/+$/, '');
+}
+
 async function send(input: string, init: RequestInit): Promise<Response> {
   try {
-    return await fetch(input, { credentials: 'include', ...init });
+    return await fetch(input.startsWith('/') ? apiBaseUrl + input : input, { credentials: 'include', ...init });
   } catch {
     // What a browser hands back for a network failure: an "error" response, status 0.
     return Response.error();
@@ -78,6 +88,23 @@ export async function apiFetch<T>(path: string, request: ApiRequest = {}): Promi
   if (!response.ok) throw await errorFromResponse(response);
   if (response.status === 204) return undefined as T;
   return (await response.json()) as T;
+}
+
+/**
+ * Downloads an attachment from the API (an export): the body as a `Blob` and the file name of its
+ * `Content-Disposition`, or rejects with `ApiError` like `apiFetch` (so a failure toasts instead of opening a page).
+ */
+export async function apiDownload(path: string): Promise<{ blob: Blob; filename: string | null }> {
+  const response = await send(path, { headers: { accept: '*/*' } });
+  if (response.type === 'error') throw new ApiError({ status: 0, statusText: 'Network error' });
+  if (!response.ok) throw await errorFromResponse(response);
+  return { blob: await response.blob(), filename: filenameOf(response.headers.get('content-disposition')) };
+}
+
+/** The plain `filename="…"` of a `Content-Disposition` header (the server sends an ASCII one), or null. */
+export function filenameOf(disposition: string | null): string | null {
+  const match = disposition?.match(/filename="([^"]+)"/);
+  return match?.[1] ?? null;
 }
 
 /** What a person reads about an error in a toast. */

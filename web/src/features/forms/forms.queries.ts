@@ -1,16 +1,50 @@
-import type { Form, ListEnvelope, SubmissionDto } from '@formgate/contracts';
+import type { CreateFormRequest, Form, UpdateFormRequest } from '@formgate/contracts';
 import { queryOptions } from '@tanstack/react-query';
 import { apiFetch } from '../../lib/api.ts';
 
+/*
+ * Every forms call of the dashboard and the shapes it relies on. Shapes marked "(pending API)" follow the forms API
+ * branch (`DELETE /forms/{id}`, `/stats`, the counters on a form) before it reaches main: when it does, replace them
+ * with the `@formgate/contracts` types of the same name (`FormCounts`, `DailyCount`).
+ */
+
+/** A form's counters (pending API: `FormCounts` in contracts). Absent from an older server. */
+export interface FormCounts {
+  /** Live submissions (spam included). */
+  submissionCount: number;
+  /** Of those, the ones counted as spam. */
+  spamCount: number;
+  /** When the newest submission was received; null before the first. */
+  lastSubmissionAt: string | null;
+}
+
 /** A form as `/api/v1/forms` answers it (`toFormDto` in the forms service). */
-export type FormDto = Omit<Form, 'orgId' | 'version'> & { endpoint: string; submissionCount?: number };
+export type FormDto = Omit<Form, 'orgId' | 'version'> & { endpoint: string } & Partial<FormCounts>;
+
+/** One UTC day of a form's submissions (pending API: `DailyCount` in contracts). */
+export interface DailyCount {
+  /** `YYYY-MM-DD`, UTC. */
+  day: string;
+  total: number;
+  spam: number;
+}
+
+/** `GET /api/v1/forms/{formId}/stats?days=N` (pending API): `data` oldest first, one entry per day. */
+export interface FormStats {
+  days: number;
+  from: string;
+  to: string;
+  data: DailyCount[];
+}
 
 export const formsKeys = {
   all: ['forms'] as const,
   list: () => [...formsKeys.all, 'list'] as const,
   bySlug: (slug: string) => [...formsKeys.all, 'by-slug', slug] as const,
-  submissions: (formId: string, limit?: number) => [...formsKeys.all, formId, 'submissions', { limit }] as const,
+  stats: (formId: string, days: number) => [...formsKeys.all, formId, 'stats', days] as const,
 };
+
+const formPath = (formId: string) => `/api/v1/forms/${encodeURIComponent(formId)}`;
 
 /** The active organization's forms (the sidebar lists them by name). */
 export const formsListQuery = () =>
@@ -27,11 +61,43 @@ export const formBySlugQuery = (formSlug: string) =>
       (await apiFetch<{ data: FormDto[] }>(`/api/v1/forms?slug=${encodeURIComponent(formSlug)}`)).data[0] ?? null,
   });
 
-export const submissionsQuery = (formId: string, limit?: number) =>
+/** Submissions per UTC day over the last `days` days, zeros filled in (pending API). */
+export const formStatsQuery = (formId: string, days = 30) =>
   queryOptions({
-    queryKey: formsKeys.submissions(formId, limit),
-    queryFn: () =>
-      apiFetch<ListEnvelope<SubmissionDto>>(
-        `/api/v1/forms/${encodeURIComponent(formId)}/submissions${limit ? `?limit=${limit}` : ''}`,
-      ),
+    queryKey: formsKeys.stats(formId, days),
+    queryFn: async () => {
+      const stats = await apiFetch<FormStats>(`${formPath(formId)}/stats?days=${days}`);
+      return { ...stats, data: fillDays(stats.data, days, stats.to) };
+    },
   });
+
+const DAY_MS = 86_400_000;
+
+/**
+ * The `days` UTC days ending with `lastDay` (`YYYY-MM-DD`), oldest first, each with its counts or zeros. The server
+ * already fills the gaps; this keeps the chart right if it answers only the days that had submissions.
+ */
+export function fillDays(counts: DailyCount[], days: number, lastDay: string): DailyCount[] {
+  const byDay = new Map(counts.map((c) => [c.day, c]));
+  const end = Date.parse(`${lastDay}T00:00:00Z`);
+  return Array.from({ length: days }, (_, i) => {
+    const day = new Date(end - (days - 1 - i) * DAY_MS).toISOString().slice(0, 10);
+    const c = byDay.get(day);
+    return { day, total: c?.total ?? 0, spam: c?.spam ?? 0 };
+  });
+}
+
+/** `POST /api/v1/forms` → the new form (201). */
+export const createForm = (body: CreateFormRequest) =>
+  apiFetch<FormDto>('/api/v1/forms', { method: 'POST', json: body });
+
+/** `PATCH /api/v1/forms/{formId}` → the updated form. The slug cannot be changed (not in `UpdateFormRequest`). */
+export const updateForm = (formId: string, body: UpdateFormRequest) =>
+  apiFetch<FormDto>(formPath(formId), { method: 'PATCH', json: body });
+
+/** `DELETE /api/v1/forms/{formId}` → 204 (pending API); the form, its submissions and files go. */
+export const deleteForm = (formId: string) => apiFetch<void>(formPath(formId), { method: 'DELETE' });
+
+/** The public endpoint of a form as a full URL on this instance (`/f/{key}` on the page's origin). */
+export const endpointUrl = (form: Pick<FormDto, 'endpoint'>, origin = window.location.origin) =>
+  new URL(form.endpoint, origin).toString();

@@ -1,20 +1,23 @@
-import { useQuery } from '@tanstack/react-query';
-import { Navigate } from 'react-router';
-import { submissionsQuery } from '../../features/forms/forms.queries.ts';
+import { useInfiniteQuery } from '@tanstack/react-query';
+import { useMemo } from 'react';
+import { Navigate, useLocation, useSearchParams } from 'react-router';
+import { filtersOf, submissionsListQuery } from '../../features/forms/submissions.queries.ts';
 import { useForm } from './form-layout.tsx';
 
-/** Goes to the newest submission; a form without any shows how to set it up. */
+/**
+ * `/dashboard/forms/{formSlug}/submissions/`: opens the newest submission (of the filtered list, if filtered). The
+ * layout above says when there is none.
+ */
 export function Component() {
   const form = useForm();
-  const submissions = useQuery(submissionsQuery(form.id, 1));
-  if (submissions.isPending) return <p role="status">Loading submissions…</p>;
-  if (submissions.isError) throw submissions.error;
-  const first = submissions.data.data[0];
-  if (first) return <Navigate to={encodeURIComponent(first.id)} replace />;
+  const [search] = useSearchParams();
+  const { search: searchString } = useLocation();
+  const filters = useMemo(() => filtersOf(search), [search]);
+  const list = useInfiniteQuery(submissionsListQuery(form.id, filters));
+  const first = list.data?.pages[0]?.data[0];
+  if (first) return <Navigate to={{ pathname: encodeURIComponent(first.id), search: searchString }} replace />;
+  if (list.isPending) return null;
   return (
-    <section className="flex flex-col gap-2">
-      <h1 className="text-2xl font-semibold">{form.name}</h1>
-      <p>No submissions, follow the examples to setup your form.</p>
-    </section>
+    <p className="hidden text-sm text-zinc-600 lg:block dark:text-zinc-400">Select a submission to see it here.</p>
   );
 }

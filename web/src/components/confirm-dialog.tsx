@@ -1,0 +1,52 @@
+import { AlertDialog } from 'radix-ui';
+import { type ReactNode, useState } from 'react';
+import { Button, TextField } from './ui.tsx';
+
+/**
+ * A destructive action behind a confirmation (Radix alert dialog: focus trapped, Escape cancels). With
+ * `typeToConfirm`, the action stays disabled until that exact text is typed.
+ */
+export function ConfirmDialog(props: {
+  trigger: ReactNode;
+  title: string;
+  description: ReactNode;
+  confirmLabel: string;
+  onConfirm: () => void;
+  typeToConfirm?: string;
+  pending?: boolean;
+}) {
+  const [typed, setTyped] = useState('');
+  const blocked = props.typeToConfirm !== undefined && typed !== props.typeToConfirm;
+  return (
+    <AlertDialog.Root onOpenChange={() => setTyped('')}>
+      <AlertDialog.Trigger asChild>{props.trigger}</AlertDialog.Trigger>
+      <AlertDialog.Portal>
+        <AlertDialog.Overlay className="fixed inset-0 z-40 bg-black/40" />
+        <AlertDialog.Content className="fixed top-1/2 left-1/2 z-50 flex w-[min(28rem,calc(100vw-2rem))] -translate-x-1/2 -translate-y-1/2 flex-col gap-4 rounded-lg border border-zinc-200 bg-white p-5 shadow-xl dark:border-zinc-800 dark:bg-zinc-900">
+          <AlertDialog.Title className="text-lg font-semibold">{props.title}</AlertDialog.Title>
+          <AlertDialog.Description className="text-sm text-zinc-700 dark:text-zinc-300">
+            {props.description}
+          </AlertDialog.Description>
+          {props.typeToConfirm !== undefined ? (
+            <TextField
+              label={`Type "${props.typeToConfirm}" to confirm`}
+              value={typed}
+              onChange={(e) => setTyped(e.target.value)}
+              autoComplete="off"
+            />
+          ) : null}
+          <div className="flex justify-end gap-2">
+            <AlertDialog.Cancel asChild>
+              <Button variant="secondary">Cancel</Button>
+            </AlertDialog.Cancel>
+            <AlertDialog.Action asChild>
+              <Button variant="danger" disabled={blocked || props.pending} onClick={props.onConfirm}>
+                {props.confirmLabel}
+              </Button>
+            </AlertDialog.Action>
+          </div>
+        </AlertDialog.Content>
+      </AlertDialog.Portal>
+    </AlertDialog.Root>
+  );
+}

@@ -1,0 +1,153 @@
+import type { ListEnvelope, SubmissionDto } from '@formgate/contracts';
+import { infiniteQueryOptions, queryOptions } from '@tanstack/react-query';
+import { apiDownload, apiFetch } from '../../lib/api.ts';
+import { formsKeys } from './forms.queries.ts';
+
+/*
+ * Every submissions call of the dashboard and its shapes. "(pending API)" marks what the forms API branches add
+ * (marks, deletion, bulk, filters, search, export, file links) before they reach main: replace those types with the
+ * `@formgate/contracts` ones of the same name when they do (`UpdateSubmissionRequest`, `BulkSubmissionsRequest`,
+ * `SubmissionChangeResult`).
+ */
+
+/**
+ * A submission as the API answers it. `spamReasons`, `origin` and `referer` are shown when the server sends them
+ * (not yet: the stored verdict's reasons and the request's origin are not in the DTO).
+ */
+export type Submission = SubmissionDto & { spamReasons?: string[]; origin?: string | null; referer?: string | null };
+
+/** The list's filters, as in the page's address and the API's query (pending API). */
+export interface SubmissionFilters {
+  q?: string;
+  spam?: 'true' | 'false';
+  held?: 'true' | 'false';
+  /** `YYYY-MM-DD`, inclusive. */
+  from?: string;
+  /** `YYYY-MM-DD`, exclusive. */
+  to?: string;
+}
+
+const FILTER_KEYS = ['q', 'spam', 'held', 'from', 'to'] as const;
+
+/** The filters of a search string (`?spam=true&q=…`); anything else is ignored, bad booleans dropped. */
+export function filtersOf(search: URLSearchParams): SubmissionFilters {
+  const filters: SubmissionFilters = {};
+  const q = search.get('q')?.trim();
+  if (q) filters.q = q;
+  for (const key of ['spam', 'held'] as const) {
+    const v = search.get(key);
+    if (v === 'true' || v === 'false') filters[key] = v;
+  }
+  for (const key of ['from', 'to'] as const) {
+    const v = search.get(key);
+    if (v && /^\d{4}-\d{2}-\d{2}$/.test(v)) filters[key] = v;
+  }
+  return filters;
+}
+
+/** The query string of some filters (without `?`), in a stable order. */
+export function filtersToQuery(filters: SubmissionFilters): string {
+  const params = new URLSearchParams();
+  for (const key of FILTER_KEYS) {
+    const v = filters[key];
+    if (v) params.set(key, v);
+  }
+  return params.toString();
+}
+
+export const hasFilters = (filters: SubmissionFilters) => FILTER_KEYS.some((k) => filters[k]);
+
+/** `PATCH …/submissions/{id}` body (pending API: `UpdateSubmissionRequest`). */
+export interface UpdateSubmissionRequest {
+  spam: boolean;
+}
+
+/** At most this many ids per bulk request (pending API: `MAX_BULK_IDS`). */
+export const MAX_BULK_IDS = 100;
+
+/** `POST …/submissions/bulk` body (pending API: `BulkSubmissionsRequest`). */
+export interface BulkSubmissionsRequest {
+  action: 'delete' | 'spam' | 'not-spam';
+  ids: string[];
+}
+
+/** `POST …/submissions/bulk` answer: what the action did to each id (pending API). */
+export interface BulkSubmissionsResponse {
+  action: BulkSubmissionsRequest['action'];
+  data: { id: string; result: 'changed' | 'unchanged' | 'not_found' }[];
+}
+
+/** `GET …/submissions/{id}/files/{fileId}/link` answer (pending API): a link valid a few minutes. */
+export interface FileLink {
+  url: string;
+  expiresAt?: string;
+}
+
+export type ExportFormat = 'csv' | 'json';
+
+export const submissionsKeys = {
+  all: (formId: string) => [...formsKeys.all, formId, 'submissions'] as const,
+  lists: (formId: string) => [...submissionsKeys.all(formId), 'list'] as const,
+  list: (formId: string, filters: SubmissionFilters) => [...submissionsKeys.lists(formId), filters] as const,
+  detail: (formId: string, id: string) => [...submissionsKeys.all(formId), 'detail', id] as const,
+};
+
+const base = (formId: string) => `/api/v1/forms/${encodeURIComponent(formId)}/submissions`;
+const one = (formId: string, id: string) => `${base(formId)}/${encodeURIComponent(id)}`;
+
+export const PAGE_SIZE = 25;
+
+/** The list, newest first, a page of `PAGE_SIZE` at a time (`nextCursor` → "Load more"). */
+export const submissionsListQuery = (formId: string, filters: SubmissionFilters) =>
+  infiniteQueryOptions({
+    queryKey: submissionsKeys.list(formId, filters),
+    initialPageParam: null as string | null,
+    queryFn: ({ pageParam }) => {
+      const params = new URLSearchParams(filtersToQuery(filters));
+      params.set('limit', String(PAGE_SIZE));
+      if (pageParam) params.set('cursor', pageParam);
+      return apiFetch<ListEnvelope<Submission>>(`${base(formId)}?${params}`);
+    },
+    getNextPageParam: (last) => last.nextCursor,
+  });
+
+export const submissionQuery = (formId: string, id: string) =>
+  queryOptions({
+    queryKey: submissionsKeys.detail(formId, id),
+    queryFn: () => apiFetch<Submission>(one(formId, id)),
+  });
+
+/** Marks one submission spam or not spam → the updated submission (pending API). */
+export const markSubmission = (formId: string, id: string, body: UpdateSubmissionRequest) =>
+  apiFetch<Submission>(one(formId, id), { method: 'PATCH', json: body });
+
+/** Deletes one submission → 204 (pending API). */
+export const deleteSubmission = (formId: string, id: string) => apiFetch<void>(one(formId, id), { method: 'DELETE' });
+
+/** One action on up to `MAX_BULK_IDS` submissions (pending API). */
+export const bulkSubmissions = (formId: string, body: BulkSubmissionsRequest) =>
+  apiFetch<BulkSubmissionsResponse>(`${base(formId)}/bulk`, { method: 'POST', json: body });
+
+/** A short-lived link to one file of a submission (pending API); `fileId` is the file's `blobKey`. */
+export const fileLink = (formId: string, id: string, fileId: string) =>
+  apiFetch<FileLink>(`${one(formId, id)}/files/${encodeURIComponent(fileId)}/link`);
+
+/** Every submission matching `filters`, as a CSV or JSON attachment (pending API). */
+export const exportSubmissions = (formId: string, filters: SubmissionFilters, format: ExportFormat) => {
+  const params = new URLSearchParams(filtersToQuery(filters));
+  params.set('format', format);
+  return apiDownload(`${base(formId)}/export?${params}`);
+};
+
+/**
+ * A link the API handed out, only if it is this site's own or plain http(s): never `javascript:` or `data:`, even if
+ * a server were to answer one.
+ */
+export function safeLink(url: string, origin = window.location.origin): string | null {
+  try {
+    const parsed = new URL(url, origin);
+    return parsed.protocol === 'https:' || parsed.protocol === 'http:' ? parsed.toString() : null;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,182 @@
+import { CreateFormRequestSchema, FormSettingsSchema, type UpdateFormRequest } from '@formgate/contracts';
+import { zodResolver } from '@hookform/resolvers/zod';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useForm as useHookForm } from 'react-hook-form';
+import { useNavigate } from 'react-router';
+import { toast } from 'sonner';
+import { z } from 'zod';
+import { ConfirmDialog } from '../../components/confirm-dialog.tsx';
+import { Button, Notice, TextField } from '../../components/ui.tsx';
+import { deleteForm, type FormDto, formsKeys, updateForm } from '../../features/forms/forms.queries.ts';
+import { usePermission } from '../../features/session/use-permission.ts';
+import { useForm } from './form-layout.tsx';
+
+const originsOf = (text: string) =>
+  text
+    .split(/[\n,]/)
+    .map((line) => line.trim())
+    .filter(Boolean);
+
+/** The settings screen's fields, each checked by the contracts' own schema for it. */
+export const SettingsFormSchema = z.object({
+  name: CreateFormRequestSchema.shape.name,
+  redirectUrl: z
+    .string()
+    .trim()
+    .refine((v) => v === '' || FormSettingsSchema.shape.redirectUrl.safeParse(v).success, {
+      error: 'An http:// or https:// address, or nothing for Formgate’s thank-you page',
+    }),
+  /** One origin a line. */
+  allowedOrigins: z
+    .string()
+    .refine((text) => FormSettingsSchema.shape.allowedOrigins.safeParse(originsOf(text)).success, {
+      error: 'At most 50 origins of at most 200 characters each',
+    }),
+  honeypotField: z.string().trim().max(100, 'At most 100 characters'),
+  enabled: z.boolean(),
+});
+export type SettingsFormValues = z.infer<typeof SettingsFormSchema>;
+
+const valuesOf = (form: FormDto): SettingsFormValues => ({
+  name: form.name,
+  redirectUrl: form.settings.redirectUrl ?? '',
+  allowedOrigins: form.settings.allowedOrigins.join('\n'),
+  honeypotField: form.settings.honeypotField ?? '',
+  enabled: form.settings.enabled,
+});
+
+/** The `PATCH /api/v1/forms/{formId}` body of the screen's values. */
+export const requestOf = (values: SettingsFormValues): UpdateFormRequest => ({
+  name: values.name,
+  settings: {
+    redirectUrl: values.redirectUrl || null,
+    allowedOrigins: originsOf(values.allowedOrigins),
+    honeypotField: values.honeypotField || null,
+    enabled: values.enabled,
+  },
+});
+
+/** `/dashboard/forms/{formSlug}/settings`: name, redirect, origins, honeypot, enabled; deleting the form. */
+export function Component() {
+  const form = useForm();
+  const queryClient = useQueryClient();
+  const navigate = useNavigate();
+  const canUpdate = usePermission({ form: ['update'] });
+  const canDelete = usePermission({ form: ['delete'] });
+  const fields = useHookForm<SettingsFormValues>({
+    resolver: zodResolver(SettingsFormSchema),
+    values: valuesOf(form),
+  });
+  const save = useMutation({
+    mutationFn: (values: SettingsFormValues) => updateForm(form.id, requestOf(values)),
+    onSuccess: async () => {
+      toast.success('Settings saved');
+      await queryClient.invalidateQueries({ queryKey: formsKeys.all });
+    },
+  });
+  const remove = useMutation({
+    mutationFn: () => deleteForm(form.id),
+    onSuccess: async () => {
+      toast.success(`Form "${form.name}" deleted`);
+      queryClient.removeQueries({ queryKey: formsKeys.bySlug(form.slug) });
+      navigate('/dashboard/forms', { replace: true });
+      await queryClient.invalidateQueries({ queryKey: formsKeys.all });
+    },
+  });
+  const errors = fields.formState.errors;
+  return (
+    <div className="flex max-w-2xl flex-col gap-10">
+      <form noValidate className="flex flex-col gap-4" onSubmit={fields.handleSubmit((v) => save.mutate(v))}>
+        <h2 className="text-lg font-semibold">Settings</h2>
+        {canUpdate ? null : <Notice>Only owners and admins of the organization can change a form.</Notice>}
+        <fieldset disabled={!canUpdate} className="flex flex-col gap-4">
+          <TextField
+            label="Name"
+            error={errors.name ? 'Give the form a name (at most 200 characters).' : undefined}
+            {...fields.register('name')}
+          />
+          <div className="flex flex-col gap-1.5">
+            <p className="text-sm font-medium">
+              Slug <code className="ml-2 rounded bg-zinc-100 px-2 py-1 font-normal dark:bg-zinc-800">{form.slug}</code>
+            </p>
+            <p className="text-sm text-zinc-600 dark:text-zinc-400">
+              Set when the form was created; it cannot be changed.
+            </p>
+          </div>
+          <TextField
+            label="Redirect URL"
+            type="url"
+            placeholder="https://example.com/thanks"
+            error={errors.redirectUrl?.message}
+            hint="Where an HTML form goes after a submission; empty for Formgate’s thank-you page."
+            {...fields.register('redirectUrl')}
+          />
+          <div className="flex flex-col gap-1.5">
+            <label htmlFor="allowed-origins" className="text-sm font-medium">
+              Allowed origins
+            </label>
+            <textarea
+              id="allowed-origins"
+              rows={3}
+              placeholder="https://example.com"
+              aria-invalid={errors.allowedOrigins ? true : undefined}
+              aria-describedby="allowed-origins-message"
+              className="rounded-md border border-zinc-300 bg-white px-3 py-2 font-mono text-sm aria-invalid:border-red-600 dark:border-zinc-700 dark:bg-zinc-900"
+              {...fields.register('allowedOrigins')}
+            />
+            <p
+              id="allowed-origins-message"
+              role={errors.allowedOrigins ? 'alert' : undefined}
+              className={
+                errors.allowedOrigins
+                  ? 'text-sm text-red-700 dark:text-red-400'
+                  : 'text-sm text-zinc-600 dark:text-zinc-400'
+              }
+            >
+              {errors.allowedOrigins?.message ?? 'One origin (scheme://host[:port]) a line.'}
+            </p>
+          </div>
+          <TextField
+            label="Honeypot field"
+            placeholder="_gotcha"
+            error={errors.honeypotField?.message}
+            hint="A hidden field of your form that people leave empty; a submission that fills it is spam."
+            {...fields.register('honeypotField')}
+          />
+          <label className="flex items-center gap-3 text-sm font-medium">
+            <input type="checkbox" className="size-4" {...fields.register('enabled')} />
+            Accept submissions
+          </label>
+          <div>
+            <Button type="submit" disabled={save.isPending || !canUpdate}>
+              {save.isPending ? 'Saving…' : 'Save settings'}
+            </Button>
+          </div>
+        </fieldset>
+      </form>
+
+      {canDelete ? (
+        <section
+          aria-labelledby="danger-heading"
+          className="flex flex-col items-start gap-3 rounded-lg border border-red-300 p-4 dark:border-red-900"
+        >
+          <h2 id="danger-heading" className="text-lg font-semibold">
+            Delete this form
+          </h2>
+          <p className="text-sm text-zinc-700 dark:text-zinc-300">
+            Its endpoint stops accepting submissions, and every submission and file it received is deleted.
+          </p>
+          <ConfirmDialog
+            trigger={<Button variant="danger">Delete form</Button>}
+            title={`Delete "${form.name}"?`}
+            description="This cannot be undone."
+            confirmLabel="Delete form"
+            typeToConfirm={form.name}
+            pending={remove.isPending}
+            onConfirm={() => remove.mutate()}
+          />
+        </section>
+      ) : null}
+    </div>
+  );
+}

@@ -1,5 +1,0 @@
-import { Placeholder } from './placeholder.tsx';
-
-export function Component() {
-  return <Placeholder title="New form" />;
-}

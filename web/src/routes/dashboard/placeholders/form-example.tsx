@@ -1,6 +1,0 @@
-import { useForm } from '../form-layout.tsx';
-import { Placeholder } from './placeholder.tsx';
-
-export function Component() {
-  return <Placeholder title={`${useForm().name}: example`} />;
-}

@@ -1,0 +1,398 @@
+import { keepPreviousData, useInfiniteQuery, useMutation, useQueryClient } from '@tanstack/react-query';
+import { DropdownMenu } from 'radix-ui';
+import { type FormEvent, type KeyboardEvent, useEffect, useMemo, useState } from 'react';
+import { Link, NavLink, Outlet, useLocation, useNavigate, useParams, useSearchParams } from 'react-router';
+import { toast } from 'sonner';
+import { ConfirmDialog } from '../../components/confirm-dialog.tsx';
+import { Button, cx, Notice } from '../../components/ui.tsx';
+import { formsKeys } from '../../features/forms/forms.queries.ts';
+import {
+  type BulkSubmissionsRequest,
+  bulkSubmissions,
+  type ExportFormat,
+  exportSubmissions,
+  filtersOf,
+  filtersToQuery,
+  hasFilters,
+  MAX_BULK_IDS,
+  type Submission,
+  type SubmissionFilters,
+  submissionsKeys,
+  submissionsListQuery,
+} from '../../features/forms/submissions.queries.ts';
+import { usePermission } from '../../features/session/use-permission.ts';
+import { describeError } from '../../lib/api.ts';
+import { formatDateTime } from '../../lib/format.ts';
+import { useForm } from './form-layout.tsx';
+
+export const NO_SUBMISSIONS = 'No submissions, follow the examples to setup your form.';
+
+/**
+ * `/dashboard/forms/{formSlug}/submissions`: the list (search, filters, cursor pages, selection and bulk actions)
+ * beside the open submission. Filters live in the address, so a detail link, a reload and the export keep them.
+ */
+export function Component() {
+  const form = useForm();
+  const [search, setSearch] = useSearchParams();
+  const filters = useMemo(() => filtersOf(search), [search]);
+  // A new filter keeps the list (and its controls) on screen until its first page arrives.
+  const list = useInfiniteQuery({ ...submissionsListQuery(form.id, filters), placeholderData: keepPreviousData });
+  const items = useMemo(() => list.data?.pages.flatMap((p) => p.data) ?? [], [list.data]);
+  const canManage = usePermission({ form: ['update'] });
+
+  if (list.isPending) return <p role="status">Loading submissions…</p>;
+  if (list.isError && !hasFilters(filters)) return <Notice tone="error">{describeError(list.error)}</Notice>;
+  if (items.length === 0 && !hasFilters(filters) && !list.isError) {
+    return (
+      <section className="flex flex-col gap-2">
+        <p>{NO_SUBMISSIONS}</p>
+        <p>
+          <Link to="../example" relative="path" className="text-brand-700 underline dark:text-brand-300">
+            See the examples
+          </Link>
+        </p>
+      </section>
+    );
+  }
+
+  const setFilters = (next: SubmissionFilters) => setSearch(new URLSearchParams(filtersToQuery(next)));
+  return (
+    <div className="grid gap-6 lg:grid-cols-[minmax(18rem,24rem)_1fr]">
+      <section aria-label="Submissions" className="flex min-w-0 flex-col gap-3">
+        <Filters filters={filters} onChange={setFilters} formId={form.id} />
+        {list.isError ? <Notice tone="error">{describeError(list.error)}</Notice> : null}
+        <SubmissionList
+          formId={form.id}
+          items={items}
+          canManage={canManage}
+          hasMore={list.hasNextPage}
+          loadingMore={list.isFetchingNextPage}
+          onLoadMore={() => list.fetchNextPage()}
+          filtered={hasFilters(filters)}
+        />
+      </section>
+      <div className="min-w-0">
+        <Outlet context={form} />
+      </div>
+    </div>
+  );
+}
+
+function Filters(props: { filters: SubmissionFilters; onChange: (f: SubmissionFilters) => void; formId: string }) {
+  const { filters, onChange } = props;
+  const [q, setQ] = useState(filters.q ?? '');
+  useEffect(() => setQ(filters.q ?? ''), [filters.q]);
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    onChange({ ...filters, q: q.trim() || undefined });
+  };
+  const select = 'rounded-md border border-zinc-300 bg-white px-2 py-1.5 text-sm dark:border-zinc-700 dark:bg-zinc-900';
+  return (
+    <div className="flex flex-col gap-2">
+      <search>
+        <form onSubmit={submit} className="flex gap-2">
+          <label htmlFor="submission-search" className="sr-only">
+            Search submissions
+          </label>
+          <input
+            id="submission-search"
+            type="search"
+            value={q}
+            onChange={(e) => setQ(e.target.value)}
+            placeholder="Search values"
+            maxLength={200}
+            className="min-w-0 flex-1 rounded-md border border-zinc-300 bg-white px-3 py-1.5 text-sm dark:border-zinc-700 dark:bg-zinc-900"
+          />
+          <Button type="submit" variant="secondary" className="px-3 py-1.5">
+            Search
+          </Button>
+        </form>
+      </search>
+      <fieldset className="grid grid-cols-2 gap-2 text-sm">
+        <legend className="sr-only">Filters</legend>
+        <label className="flex flex-col gap-1">
+          <span>Spam</span>
+          <select
+            className={select}
+            value={filters.spam ?? ''}
+            onChange={(e) => onChange({ ...filters, spam: (e.target.value || undefined) as SubmissionFilters['spam'] })}
+          >
+            <option value="">All</option>
+            <option value="true">Spam only</option>
+            <option value="false">Not spam</option>
+          </select>
+        </label>
+        <label className="flex flex-col gap-1">
+          <span>Held</span>
+          <select
+            className={select}
+            value={filters.held ?? ''}
+            onChange={(e) => onChange({ ...filters, held: (e.target.value || undefined) as SubmissionFilters['held'] })}
+          >
+            <option value="">All</option>
+            <option value="true">Held only</option>
+            <option value="false">Not held</option>
+          </select>
+        </label>
+        <label className="flex flex-col gap-1">
+          <span>From</span>
+          <input
+            type="date"
+            className={select}
+            value={filters.from ?? ''}
+            onChange={(e) => onChange({ ...filters, from: e.target.value || undefined })}
+          />
+        </label>
+        <label className="flex flex-col gap-1">
+          <span>Before</span>
+          <input
+            type="date"
+            className={select}
+            value={filters.to ?? ''}
+            onChange={(e) => onChange({ ...filters, to: e.target.value || undefined })}
+          />
+        </label>
+      </fieldset>
+      <div className="flex flex-wrap items-center gap-2">
+        {hasFilters(filters) ? (
+          <Button variant="ghost" className="px-2 py-1 text-sm" onClick={() => onChange({})}>
+            Clear filters
+          </Button>
+        ) : null}
+        <ExportMenu formId={props.formId} filters={filters} />
+      </div>
+    </div>
+  );
+}
+
+/** Export the list as it is filtered, as a CSV or JSON download. */
+function ExportMenu({ formId, filters }: { formId: string; filters: SubmissionFilters }) {
+  const form = useForm();
+  const run = useMutation({
+    mutationFn: (format: ExportFormat) => exportSubmissions(formId, filters, format),
+    onSuccess: ({ blob, filename }, format) => {
+      const url = URL.createObjectURL(blob);
+      const a = document.createElement('a');
+      a.href = url;
+      a.download = filename ?? `${form.slug}-submissions.${format}`;
+      document.body.append(a);
+      a.click();
+      a.remove();
+      setTimeout(() => URL.revokeObjectURL(url), 0);
+    },
+  });
+  const item =
+    'cursor-pointer rounded px-3 py-1.5 text-sm outline-none data-[highlighted]:bg-zinc-100 dark:data-[highlighted]:bg-zinc-800';
+  return (
+    <DropdownMenu.Root>
+      <DropdownMenu.Trigger asChild>
+        <Button variant="secondary" className="ml-auto px-3 py-1.5" disabled={run.isPending}>
+          {run.isPending ? 'Exporting…' : 'Export'}
+        </Button>
+      </DropdownMenu.Trigger>
+      <DropdownMenu.Portal>
+        <DropdownMenu.Content
+          align="end"
+          sideOffset={4}
+          className="z-50 min-w-40 rounded-md border border-zinc-200 bg-white p-1 shadow-lg dark:border-zinc-800 dark:bg-zinc-900"
+        >
+          <DropdownMenu.Item className={item} onSelect={() => run.mutate('csv')}>
+            CSV (spreadsheets)
+          </DropdownMenu.Item>
+          <DropdownMenu.Item className={item} onSelect={() => run.mutate('json')}>
+            JSON
+          </DropdownMenu.Item>
+        </DropdownMenu.Content>
+      </DropdownMenu.Portal>
+    </DropdownMenu.Root>
+  );
+}
+
+/** A one-line summary of a submission: its first values, as text. */
+export function summaryOf(s: Submission): string {
+  const text = s.fields
+    .map((f) => f.value.replace(/\s+/g, ' ').trim())
+    .filter(Boolean)
+    .slice(0, 2)
+    .join(' · ');
+  if (text) return text.length > 120 ? `${text.slice(0, 119)}…` : text;
+  return s.files.length > 0 ? `${s.files.length} file(s)` : '(empty)';
+}
+
+function SubmissionList(props: {
+  formId: string;
+  items: Submission[];
+  canManage: boolean;
+  hasMore: boolean;
+  loadingMore: boolean;
+  onLoadMore: () => void;
+  filtered: boolean;
+}) {
+  const { formId, items } = props;
+  const { search } = useLocation();
+  const { submissionId } = useParams();
+  const navigate = useNavigate();
+  const queryClient = useQueryClient();
+  const [selected, setSelected] = useState<Set<string>>(new Set());
+  // Forget what is no longer listed (deleted, or filtered away).
+  useEffect(() => {
+    setSelected((prev) => {
+      const listed = new Set(items.map((i) => i.id));
+      const next = new Set([...prev].filter((id) => listed.has(id)));
+      return next.size === prev.size ? prev : next;
+    });
+  }, [items]);
+
+  const bulk = useMutation({
+    mutationFn: async (action: BulkSubmissionsRequest['action']) => {
+      const ids = [...selected];
+      let changed = 0;
+      for (let i = 0; i < ids.length; i += MAX_BULK_IDS) {
+        const answer = await bulkSubmissions(formId, { action, ids: ids.slice(i, i + MAX_BULK_IDS) });
+        changed += answer.data.filter((d) => d.result === 'changed').length;
+      }
+      return { action, ids, changed };
+    },
+    onSuccess: async ({ action, ids, changed }) => {
+      setSelected(new Set());
+      const verb = action === 'delete' ? 'deleted' : action === 'spam' ? 'marked spam' : 'marked not spam';
+      toast.success(`${changed} ${changed === 1 ? 'submission' : 'submissions'} ${verb}`);
+      await queryClient.invalidateQueries({ queryKey: submissionsKeys.lists(formId) });
+      if (action === 'delete' && submissionId && ids.includes(submissionId)) navigate({ pathname: '.', search });
+      await queryClient.invalidateQueries({ queryKey: submissionsKeys.all(formId) });
+      await queryClient.invalidateQueries({ queryKey: formsKeys.all });
+    },
+  });
+
+  const allSelected = items.length > 0 && items.every((i) => selected.has(i.id));
+  const toggle = (id: string) =>
+    setSelected((prev) => {
+      const next = new Set(prev);
+      if (next.has(id)) next.delete(id);
+      else next.add(id);
+      return next;
+    });
+
+  // Up and down arrows move between the rows' links.
+  const onKeyDown = (e: KeyboardEvent<HTMLUListElement>) => {
+    if (e.key !== 'ArrowDown' && e.key !== 'ArrowUp') return;
+    const links = [...e.currentTarget.querySelectorAll<HTMLAnchorElement>('a[data-row-link]')];
+    const at = links.indexOf(document.activeElement as HTMLAnchorElement);
+    if (at < 0) return;
+    e.preventDefault();
+    links[Math.min(links.length - 1, Math.max(0, at + (e.key === 'ArrowDown' ? 1 : -1)))]?.focus();
+  };
+
+  return (
+    <div className="flex flex-col gap-2">
+      {props.canManage && items.length > 0 ? (
+        <div className="flex flex-wrap items-center gap-2 rounded-md bg-zinc-50 px-2 py-1.5 text-sm dark:bg-zinc-900">
+          <label className="flex items-center gap-2">
+            <input
+              type="checkbox"
+              checked={allSelected}
+              onChange={() => setSelected(allSelected ? new Set() : new Set(items.map((i) => i.id)))}
+            />
+            {selected.size > 0 ? `${selected.size} selected` : 'Select all'}
+          </label>
+          {selected.size > 0 ? (
+            <fieldset aria-label="With the selected submissions" className="ml-auto flex flex-wrap gap-1">
+              <Button
+                variant="ghost"
+                className="px-2 py-1"
+                disabled={bulk.isPending}
+                onClick={() => bulk.mutate('spam')}
+              >
+                Mark spam
+              </Button>
+              <Button
+                variant="ghost"
+                className="px-2 py-1"
+                disabled={bulk.isPending}
+                onClick={() => bulk.mutate('not-spam')}
+              >
+                Not spam
+              </Button>
+              <ConfirmDialog
+                trigger={
+                  <Button
+                    variant="ghost"
+                    className="px-2 py-1 text-red-700 dark:text-red-400"
+                    disabled={bulk.isPending}
+                  >
+                    Delete
+                  </Button>
+                }
+                title={`Delete ${selected.size} ${selected.size === 1 ? 'submission' : 'submissions'}?`}
+                description="Their fields and files are deleted for good."
+                confirmLabel="Delete"
+                onConfirm={() => bulk.mutate('delete')}
+              />
+            </fieldset>
+          ) : null}
+        </div>
+      ) : null}
+      {items.length === 0 ? (
+        <p className="text-sm text-zinc-600 dark:text-zinc-400">
+          {props.filtered ? 'No submissions match these filters.' : NO_SUBMISSIONS}
+        </p>
+      ) : null}
+      <ul
+        aria-label="Submissions, newest first"
+        onKeyDown={onKeyDown}
+        className="flex max-h-96 flex-col divide-y divide-zinc-200 overflow-y-auto rounded-md border border-zinc-200 lg:max-h-[70vh] dark:divide-zinc-800 dark:border-zinc-800"
+      >
+        {items.map((s) => (
+          <li key={s.id} className="flex items-start gap-2 px-2 py-2">
+            {props.canManage ? (
+              <input
+                type="checkbox"
+                className="mt-1"
+                aria-label={`Select the submission of ${formatDateTime(s.createdAt)}`}
+                checked={selected.has(s.id)}
+                onChange={() => toggle(s.id)}
+              />
+            ) : null}
+            <NavLink
+              data-row-link
+              to={{ pathname: encodeURIComponent(s.id), search }}
+              className={({ isActive }) =>
+                cx(
+                  'flex min-w-0 flex-1 flex-col gap-0.5 rounded px-1 py-0.5',
+                  isActive ? 'bg-brand-50 dark:bg-zinc-800' : 'hover:bg-zinc-50 dark:hover:bg-zinc-900',
+                )
+              }
+            >
+              <span className="truncate text-sm">{summaryOf(s)}</span>
+              <span className="flex flex-wrap items-center gap-1.5 text-xs text-zinc-600 dark:text-zinc-400">
+                <time dateTime={s.createdAt}>{formatDateTime(s.createdAt)}</time>
+                {s.spam ? <Badge tone="spam">Spam</Badge> : null}
+                {s.held ? <Badge tone="held">Held</Badge> : null}
+              </span>
+            </NavLink>
+          </li>
+        ))}
+      </ul>
+      {props.hasMore ? (
+        <Button variant="secondary" onClick={props.onLoadMore} disabled={props.loadingMore}>
+          {props.loadingMore ? 'Loading…' : 'Load more'}
+        </Button>
+      ) : null}
+    </div>
+  );
+}
+
+export function Badge({ tone, children }: { tone: 'spam' | 'held'; children: string }) {
+  return (
+    <span
+      className={cx(
+        'rounded px-1.5 py-0.5 text-xs font-medium',
+        tone === 'spam'
+          ? 'bg-amber-100 text-amber-900 dark:bg-amber-950 dark:text-amber-200'
+          : 'bg-sky-100 text-sky-900 dark:bg-sky-950 dark:text-sky-200',
+      )}
+    >
+      {children}
+    </span>
+  );
+}

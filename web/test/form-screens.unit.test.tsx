@@ -1,0 +1,377 @@
+import { configure, fireEvent, screen, waitFor, within } from '@testing-library/react';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { fillDays } from '../src/features/forms/forms.queries.ts';
+import { aForm, aSubmission, startFormsApi } from './forms-api.ts';
+import { renderApp, signedIn } from './render-app.tsx';
+
+// Whole screens over real HTTP on a shared 2-core machine: more than the default 5 s when it is busy.
+vi.setConfig({ testTimeout: 30_000 });
+configure({ asyncUtilTimeout: 15_000 });
+
+const servers: { close(): Promise<void> }[] = [];
+afterEach(async () => {
+  for (const s of servers.splice(0)) await s.close();
+});
+
+async function api(init: Parameters<typeof startFormsApi>[0]) {
+  const server = await startFormsApi(init);
+  servers.push(server);
+  return server;
+}
+
+const pathOf = (router: ReturnType<typeof renderApp>['router']) =>
+  router.state.location.pathname + router.state.location.search;
+
+const open = (path: string, apiBaseUrl: string, role = 'owner') =>
+  renderApp(path, { session: signedIn('org1'), apiBaseUrl, role });
+
+describe('forms index and creation', () => {
+  it('lists each form with its endpoint, counts and state', async () => {
+    const server = await api({
+      forms: [
+        aForm({ submissionCount: 12, lastSubmissionAt: '2026-07-02T10:00:00.000Z' }),
+        aForm({
+          id: 'f2',
+          name: 'Waitlist',
+          slug: 'waitlist',
+          endpoint: '/f/w41t',
+          settings: { ...aForm().settings, enabled: false },
+        }),
+      ],
+    });
+    open('/dashboard/forms', server.url);
+    const list = await screen.findByRole('list', { name: 'Forms' });
+    const contact = within(list).getByRole('listitem', { name: 'Contact' });
+    expect(within(contact).getByText(`${window.location.origin}/f/k3y`)).toBeTruthy();
+    expect(within(contact).getByText('12')).toBeTruthy();
+    expect(within(contact).getByText('Enabled')).toBeTruthy();
+    expect(within(contact).getByRole('button', { name: 'Copy the endpoint of Contact' })).toBeTruthy();
+    const waitlist = within(list).getByRole('listitem', { name: 'Waitlist' });
+    expect(within(waitlist).getByText('Disabled')).toBeTruthy();
+    expect(within(waitlist).getByText('Never')).toBeTruthy();
+  });
+
+  it('shows the empty state without forms', async () => {
+    const server = await api({ forms: [] });
+    open('/dashboard/forms', server.url);
+    expect(await screen.findByRole('heading', { name: 'No forms yet' })).toBeTruthy();
+    expect(screen.getByRole('link', { name: 'Create your first form' }).getAttribute('href')).toBe(
+      '/dashboard/forms/create',
+    );
+  });
+
+  it('creates a form from its name, shows the slug it will get, and opens its example', async () => {
+    const server = await api({ forms: [] });
+    const { router } = open('/dashboard/forms/create', server.url);
+    fireEvent.change(await screen.findByLabelText('Name'), { target: { value: 'Élodie’s Contact Form' } });
+    expect(await screen.findByText('/dashboard/forms/elodie-s-contact-form')).toBeTruthy();
+    fireEvent.click(screen.getByRole('button', { name: 'Create form' }));
+    await waitFor(() => expect(pathOf(router)).toBe('/dashboard/forms/new-form/example'));
+    const post = server.requests.find((r) => r.method === 'POST');
+    expect(post?.body).toEqual({ name: 'Élodie’s Contact Form' });
+    expect(await screen.findByRole('heading', { name: 'HTML form' })).toBeTruthy();
+  });
+
+  it('refuses a slug the contract rejects, without a request', async () => {
+    const server = await api({ forms: [] });
+    open('/dashboard/forms/create', server.url);
+    fireEvent.change(await screen.findByLabelText('Name'), { target: { value: 'Contact' } });
+    fireEvent.change(screen.getByLabelText('Slug (optional)'), { target: { value: 'Not A Slug' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Create form' }));
+    expect(await screen.findByText(/Lowercase letters, digits and single dashes/)).toBeTruthy();
+    expect(server.requests.filter((r) => r.method === 'POST')).toHaveLength(0);
+  });
+});
+
+describe('form routes', () => {
+  it('an unknown slug goes back to the forms index', async () => {
+    const server = await api({ forms: [aForm()] });
+    const { router } = open('/dashboard/forms/nope/settings', server.url);
+    await waitFor(() => expect(pathOf(router)).toBe('/dashboard/forms'));
+  });
+
+  it('the form index opens the newest submission', async () => {
+    const server = await api({ forms: [aForm()], submissions: [aSubmission('s3'), aSubmission('s2')] });
+    const { router } = open('/dashboard/forms/contact', server.url);
+    await waitFor(() => expect(pathOf(router)).toBe('/dashboard/forms/contact/submissions/s3'));
+    expect(await screen.findByRole('heading', { name: /^Submission of/ })).toBeTruthy();
+    expect(screen.getAllByText('s3@example.com').length).toBeGreaterThan(0);
+  });
+
+  it('without submissions, the submissions index says to follow the examples', async () => {
+    const server = await api({ forms: [aForm()], submissions: [] });
+    const { router } = open('/dashboard/forms/contact/submissions', server.url);
+    expect(await screen.findByText('No submissions, follow the examples to setup your form.')).toBeTruthy();
+    expect(pathOf(router)).toBe('/dashboard/forms/contact/submissions');
+    expect(screen.getByRole('link', { name: 'See the examples' }).getAttribute('href')).toBe(
+      '/dashboard/forms/contact/example',
+    );
+  });
+
+  it('shows the form sections as navigation', async () => {
+    const server = await api({ forms: [aForm()] });
+    open('/dashboard/forms/contact/example', server.url);
+    const nav = await screen.findByRole('navigation', { name: 'Form sections' });
+    expect(
+      within(nav)
+        .getAllByRole('link')
+        .map((a) => a.textContent),
+    ).toEqual(['Overview', 'Submissions', 'Settings', 'Example']);
+    expect(within(nav).getByRole('link', { name: 'Example' }).getAttribute('aria-current')).toBe('page');
+  });
+});
+
+describe('hostile submissions', () => {
+  const hostile = aSubmission('evil', {
+    fields: [
+      { name: 'name', value: '<script>window.__pwned = 1</script>' },
+      { name: 'avatar', value: '<img src=x onerror="window.__pwned = 2">' },
+      { name: 'website', value: 'javascript:alert(1)' },
+      { name: 'formula', value: '=HYPERLINK("http://evil.example","click")' },
+      { name: '"><img src=x onerror=alert(3)>', value: 'field name attack' },
+      { name: 'onclick', value: 'alert(4)' },
+    ],
+    files: [{ field: 'cv', blobKey: 'b1', filename: '<b>cv</b>.html', contentType: 'text/html', size: 10 }],
+  });
+
+  function expectInert(root: HTMLElement) {
+    expect(root.querySelector('script')).toBeNull();
+    expect(root.querySelector('img')).toBeNull();
+    expect(root.querySelector('b')).toBeNull();
+    for (const a of root.querySelectorAll('a')) expect(a.getAttribute('href') ?? '').not.toMatch(/^\s*javascript:/i);
+    for (const el of root.querySelectorAll('*')) {
+      for (const attr of el.getAttributeNames()) expect(attr).not.toMatch(/^on|"|<|>/);
+    }
+    expect((window as { __pwned?: unknown }).__pwned).toBeUndefined();
+  }
+
+  it('renders every value and name as text in the list and the detail', async () => {
+    const server = await api({ forms: [aForm()], submissions: [hostile] });
+    const { container } = open('/dashboard/forms/contact/submissions/evil', server.url);
+    const detail = await screen.findByRole('article');
+    for (const f of hostile.fields) {
+      expect(within(detail).getByText(f.name)).toBeTruthy();
+      expect(within(detail).getByText(f.value)).toBeTruthy();
+    }
+    expect(within(detail).getByText('<b>cv</b>.html')).toBeTruthy();
+    const list = screen.getByRole('list', { name: 'Submissions, newest first' });
+    expect(
+      within(list).getByText('<script>window.__pwned = 1</script> · <img src=x onerror="window.__pwned = 2">'),
+    ).toBeTruthy();
+    expect(within(detail).getByText('javascript:alert(1)').closest('a')).toBeNull();
+    expectInert(container);
+  });
+});
+
+describe('submission list', () => {
+  it('pages with the cursor on "Load more"', async () => {
+    const submissions = Array.from({ length: 30 }, (_, i) => aSubmission(`s${30 - i}`));
+    const server = await api({ forms: [aForm()], submissions });
+    open('/dashboard/forms/contact/submissions', server.url);
+    const list = await screen.findByRole('list', { name: 'Submissions, newest first' });
+    await waitFor(() => expect(within(list).getAllByRole('listitem')).toHaveLength(25));
+    fireEvent.click(screen.getByRole('button', { name: 'Load more' }));
+    await waitFor(() => expect(within(list).getAllByRole('listitem')).toHaveLength(30));
+    expect(server.requests.some((r) => r.query.get('cursor') === '25')).toBe(true);
+    expect(screen.queryByRole('button', { name: 'Load more' })).toBeNull();
+  });
+
+  it('arrow keys move between the rows', async () => {
+    const server = await api({
+      forms: [aForm()],
+      submissions: [aSubmission('s3'), aSubmission('s2'), aSubmission('s1')],
+    });
+    open('/dashboard/forms/contact/submissions/s3', server.url);
+    const list = await screen.findByRole('list', { name: 'Submissions, newest first' });
+    const links = within(list).getAllByRole('link');
+    links[0]?.focus();
+    fireEvent.keyDown(links[0] as HTMLElement, { key: 'ArrowDown' });
+    expect(document.activeElement).toBe(links[1]);
+    fireEvent.keyDown(links[1] as HTMLElement, { key: 'ArrowDown' });
+    fireEvent.keyDown(links[2] as HTMLElement, { key: 'ArrowDown' });
+    expect(document.activeElement).toBe(links[2]);
+    fireEvent.keyDown(links[2] as HTMLElement, { key: 'ArrowUp' });
+    expect(document.activeElement).toBe(links[1]);
+  });
+
+  it('bulk actions send exactly the selected ids', async () => {
+    const server = await api({
+      forms: [aForm()],
+      submissions: [aSubmission('s3'), aSubmission('s2'), aSubmission('s1')],
+    });
+    open('/dashboard/forms/contact/submissions/s3', server.url);
+    const boxes = await screen.findAllByRole('checkbox', { name: /^Select the submission of/ });
+    expect(boxes).toHaveLength(3);
+    fireEvent.click(boxes[0] as HTMLElement);
+    fireEvent.click(boxes[2] as HTMLElement);
+    expect(screen.getByText('2 selected')).toBeTruthy();
+    fireEvent.click(screen.getByRole('button', { name: 'Mark spam' }));
+    await waitFor(() => expect(server.requests.some((r) => r.path.endsWith('/bulk'))).toBe(true));
+    expect(server.requests.find((r) => r.path.endsWith('/bulk'))?.body).toEqual({ action: 'spam', ids: ['s3', 's1'] });
+    expect(await screen.findByText('2 submissions marked spam')).toBeTruthy();
+  });
+
+  it('a member sees no selection or actions', async () => {
+    const server = await api({ forms: [aForm()], submissions: [aSubmission('s1')] });
+    open('/dashboard/forms/contact/submissions/s1', server.url, 'member');
+    await screen.findByRole('article');
+    expect(screen.queryByRole('checkbox')).toBeNull();
+    expect(screen.queryByRole('button', { name: 'Mark spam' })).toBeNull();
+    expect(screen.queryByRole('button', { name: 'Delete' })).toBeNull();
+  });
+
+  it('search and filters go to the API and stay in the address', async () => {
+    const server = await api({ forms: [aForm()], submissions: [aSubmission('s1')] });
+    const { router } = open('/dashboard/forms/contact/submissions/s1', server.url);
+    fireEvent.change(await screen.findByLabelText('Search submissions'), { target: { value: 'élodie dupont' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Search' }));
+    fireEvent.change(screen.getByLabelText('Spam'), { target: { value: 'false' } });
+    await waitFor(() => expect(router.state.location.search).toBe('?q=%C3%A9lodie+dupont&spam=false'));
+    await waitFor(() =>
+      expect(server.requests.some((r) => r.query.get('q') === 'élodie dupont' && r.query.get('spam') === 'false')).toBe(
+        true,
+      ),
+    );
+  });
+
+  it('a route the server lacks becomes the error toast', async () => {
+    const server = await api({
+      forms: [aForm()],
+      submissions: [aSubmission('s1')],
+      missing: (method, path) => method === 'PATCH' && path.includes('/submissions/'),
+    });
+    open('/dashboard/forms/contact/submissions/s1', server.url);
+    fireEvent.click(await screen.findByRole('button', { name: 'Mark spam' }));
+    expect(await screen.findByText('Not found')).toBeTruthy();
+  });
+
+  it('deletes a submission after confirming and opens the next newest', async () => {
+    const server = await api({ forms: [aForm()], submissions: [aSubmission('s2'), aSubmission('s1')] });
+    const { router } = open('/dashboard/forms/contact/submissions/s2', server.url);
+    const article = await screen.findByRole('article');
+    fireEvent.click(within(article).getByRole('button', { name: 'Delete' }));
+    const dialog = await screen.findByRole('alertdialog', { name: 'Delete this submission?' });
+    fireEvent.click(within(dialog).getByRole('button', { name: 'Delete' }));
+    await waitFor(() => expect(pathOf(router)).toBe('/dashboard/forms/contact/submissions/s1'));
+    expect(server.requests.some((r) => r.method === 'DELETE' && r.path.endsWith('/submissions/s2'))).toBe(true);
+  });
+
+  it('exports with the current filters', async () => {
+    URL.createObjectURL ??= () => 'blob:export';
+    URL.revokeObjectURL ??= () => {};
+    const server = await api({ forms: [aForm()], submissions: [aSubmission('s1', { spam: true })] });
+    open('/dashboard/forms/contact/submissions/s1?spam=true', server.url);
+    const trigger = await screen.findByRole('button', { name: 'Export' });
+    trigger.focus();
+    fireEvent.keyDown(trigger, { key: 'Enter' });
+    fireEvent.click(await screen.findByRole('menuitem', { name: 'JSON' }));
+    await waitFor(() => expect(server.requests.some((r) => r.path.endsWith('/export'))).toBe(true));
+    const exported = server.requests.find((r) => r.path.endsWith('/export'));
+    expect(exported?.query.toString()).toBe('spam=true&format=json');
+  });
+
+  it('downloads a file through its signed link', async () => {
+    const server = await api({
+      forms: [aForm()],
+      submissions: [
+        aSubmission('s1', {
+          files: [{ field: 'cv', blobKey: 'blob 1', filename: 'cv.pdf', contentType: 'application/pdf', size: 2048 }],
+        }),
+      ],
+    });
+    open('/dashboard/forms/contact/submissions/s1', server.url);
+    fireEvent.click(await screen.findByRole('button', { name: 'Download cv.pdf' }));
+    await waitFor(() =>
+      expect(server.requests.some((r) => r.path === '/api/v1/forms/f1/submissions/s1/files/blob%201/link')).toBe(true),
+    );
+    expect(screen.getByText('cv · application/pdf · 2.0 KB')).toBeTruthy();
+  });
+});
+
+describe('settings', () => {
+  it('saves the settings as the API expects them', async () => {
+    const server = await api({ forms: [aForm()] });
+    open('/dashboard/forms/contact/settings', server.url);
+    fireEvent.change(await screen.findByLabelText('Redirect URL'), { target: { value: 'https://example.com/thanks' } });
+    fireEvent.change(screen.getByLabelText('Allowed origins'), {
+      target: { value: 'https://a.example\n\n https://b.example ' },
+    });
+    fireEvent.change(screen.getByLabelText('Honeypot field'), { target: { value: '_trap' } });
+    fireEvent.click(screen.getByLabelText('Accept submissions'));
+    fireEvent.click(screen.getByRole('button', { name: 'Save settings' }));
+    await waitFor(() => expect(server.requests.some((r) => r.method === 'PATCH')).toBe(true));
+    expect(server.requests.find((r) => r.method === 'PATCH')?.body).toEqual({
+      name: 'Contact',
+      settings: {
+        redirectUrl: 'https://example.com/thanks',
+        allowedOrigins: ['https://a.example', 'https://b.example'],
+        honeypotField: '_trap',
+        enabled: false,
+      },
+    });
+  });
+
+  it('refuses a redirect that is not http(s)', async () => {
+    const server = await api({ forms: [aForm()] });
+    open('/dashboard/forms/contact/settings', server.url);
+    fireEvent.change(await screen.findByLabelText('Redirect URL'), { target: { value: 'javascript:alert(1)' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Save settings' }));
+    expect(await screen.findByText(/An http:\/\/ or https:\/\/ address/)).toBeTruthy();
+    expect(server.requests.some((r) => r.method === 'PATCH')).toBe(false);
+  });
+
+  it('deleting needs the form name typed, then deletes and goes to the forms index', async () => {
+    const server = await api({ forms: [aForm()] });
+    const { router } = open('/dashboard/forms/contact/settings', server.url);
+    fireEvent.click(await screen.findByRole('button', { name: 'Delete form' }));
+    const dialog = await screen.findByRole('alertdialog', { name: 'Delete "Contact"?' });
+    const confirm = within(dialog).getByRole('button', { name: 'Delete form' }) as HTMLButtonElement;
+    expect(confirm.disabled).toBe(true);
+    const input = within(dialog).getByLabelText('Type "Contact" to confirm');
+    fireEvent.change(input, { target: { value: 'contact' } });
+    expect(confirm.disabled).toBe(true);
+    fireEvent.change(input, { target: { value: 'Contact' } });
+    expect(confirm.disabled).toBe(false);
+    fireEvent.click(confirm);
+    await waitFor(() => expect(pathOf(router)).toBe('/dashboard/forms'));
+    expect(server.requests.some((r) => r.method === 'DELETE' && r.path === '/api/v1/forms/f1')).toBe(true);
+  });
+
+  it('only owners and admins see the delete', async () => {
+    const server = await api({ forms: [aForm()] });
+    open('/dashboard/forms/contact/settings', server.url, 'member');
+    expect(await screen.findByText('Only owners and admins of the organization can change a form.')).toBeTruthy();
+    expect(screen.queryByRole('button', { name: 'Delete form' })).toBeNull();
+  });
+});
+
+describe('overview chart', () => {
+  it('fills the days without submissions with zeros, oldest first', () => {
+    const days = fillDays([{ day: '2026-07-29', total: 3, spam: 1 }], 3, '2026-07-30');
+    expect(days).toEqual([
+      { day: '2026-07-28', total: 0, spam: 0 },
+      { day: '2026-07-29', total: 3, spam: 1 },
+      { day: '2026-07-30', total: 0, spam: 0 },
+    ]);
+    expect(fillDays([], 2, '2026-03-01').map((d) => d.day)).toEqual(['2026-02-28', '2026-03-01']);
+  });
+
+  it('draws 30 days with totals and spam apart, and lists them for screen readers', async () => {
+    const server = await api({
+      forms: [aForm({ submissionCount: 9, spamCount: 2 })],
+      stats: [
+        { day: '2026-07-30', total: 4, spam: 1 },
+        { day: '2026-07-10', total: 5, spam: 1 },
+      ],
+    });
+    open('/dashboard/forms/contact/overview', server.url);
+    const table = await screen.findByRole('table', { name: /Submissions per day/ });
+    const rows = within(table).getAllByRole('row').slice(1);
+    expect(rows).toHaveLength(30);
+    expect(rows[0]?.textContent).toBe('2026-07-0100');
+    expect(rows[9]?.textContent).toBe('2026-07-1051');
+    expect(rows[29]?.textContent).toBe('2026-07-3041');
+    expect(screen.getByTestId('submissions-chart').querySelectorAll('g[data-day]')).toHaveLength(30);
+    expect(screen.getByText('Last 30 days').nextElementSibling?.textContent).toBe('9');
+  });
+});

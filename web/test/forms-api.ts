@@ -1,0 +1,141 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { DailyCount, FormDto } from '../src/features/forms/forms.queries.ts';
+import type { Submission } from '../src/features/forms/submissions.queries.ts';
+import { startServer } from './render-app.tsx';
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  query: URLSearchParams;
+  body: unknown;
+}
+
+export const aForm = (over: Partial<FormDto> = {}): FormDto => ({
+  id: 'f1',
+  name: 'Contact',
+  slug: 'contact',
+  key: 'k3y',
+  endpoint: '/f/k3y',
+  settings: { redirectUrl: null, allowedOrigins: [], honeypotField: null, enabled: true },
+  createdAt: '2026-07-01T10:00:00.000Z',
+  updatedAt: '2026-07-01T10:00:00.000Z',
+  submissionCount: 0,
+  spamCount: 0,
+  lastSubmissionAt: null,
+  ...over,
+});
+
+export const aSubmission = (id: string, over: Partial<Submission> = {}): Submission => ({
+  id,
+  formId: 'f1',
+  createdAt: '2026-07-02T10:00:00.000Z',
+  fields: [{ name: 'email', value: `${id}@example.com` }],
+  files: [],
+  spam: false,
+  held: false,
+  ...over,
+});
+
+/**
+ * The forms API over real HTTP, answering from memory like the forms service does (newest first, keyset cursors
+ * as positions), and recording every request. `missing` picks requests answered 404 `NOT_FOUND`, as a server
+ * without those routes does (e.g. `DELETE /api/v1/forms/{formId}` before it exists).
+ */
+export async function startFormsApi(init: {
+  forms?: FormDto[];
+  submissions?: Submission[];
+  stats?: DailyCount[];
+  statsTo?: string;
+  missing?: (method: string, path: string) => boolean;
+}) {
+  const state = {
+    forms: [...(init.forms ?? [])],
+    submissions: [...(init.submissions ?? [])],
+  };
+  const requests: RecordedRequest[] = [];
+  const json = (res: ServerResponse, status: number, body?: unknown) => {
+    if (body === undefined) return res.writeHead(status).end();
+    res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+  };
+  const notFound = (res: ServerResponse, code = 'NOT_FOUND', message = 'Not found') =>
+    json(res, 404, { error: { code, message, requestId: 'r1' } });
+
+  const handle = (req: IncomingMessage, res: ServerResponse, raw: string) => {
+    const url = new URL(req.url ?? '/', 'http://x');
+    const method = req.method ?? 'GET';
+    const body = raw ? JSON.parse(raw) : undefined;
+    requests.push({ method, path: url.pathname, query: url.searchParams, body });
+    const parts = url.pathname.split('/').filter(Boolean).map(decodeURIComponent); // api v1 forms :id ...
+    if (init.missing?.(method, url.pathname)) return notFound(res);
+    if (parts[0] !== 'api' || parts[1] !== 'v1' || parts[2] !== 'forms') return notFound(res);
+    if (parts.length === 3 && method === 'GET') {
+      const slug = url.searchParams.get('slug');
+      return json(res, 200, { data: state.forms.filter((f) => !slug || f.slug === slug) });
+    }
+    if (parts.length === 3 && method === 'POST') {
+      const form = aForm({ id: `f${state.forms.length + 1}`, name: body.name, slug: body.slug ?? 'new-form' });
+      state.forms.push(form);
+      return json(res, 201, form);
+    }
+    const form = state.forms.find((f) => f.id === parts[3]);
+    if (!form) return notFound(res, 'FORMS_FORM_NOT_FOUND', 'Form not found');
+    const ofForm = state.submissions.filter((s) => s.formId === form.id);
+    if (parts.length === 4 && method === 'DELETE') {
+      state.forms = state.forms.filter((f) => f !== form);
+      return json(res, 204);
+    }
+    if (parts.length === 4 && method === 'PATCH') {
+      Object.assign(form, { name: body.name ?? form.name, settings: { ...form.settings, ...body.settings } });
+      return json(res, 200, form);
+    }
+    if (parts[4] === 'stats') {
+      return json(res, 200, { days: 30, from: '', to: init.statsTo ?? '2026-07-30', data: init.stats ?? [] });
+    }
+    if (parts.length === 5 && parts[4] === 'submissions') {
+      const limit = Number(url.searchParams.get('limit') ?? 25);
+      const start = Number(url.searchParams.get('cursor') ?? 0);
+      const page = ofForm.slice(start, start + limit);
+      const next = start + limit < ofForm.length ? String(start + limit) : null;
+      return json(res, 200, { data: page, nextCursor: next });
+    }
+    if (parts[5] === 'bulk' && method === 'POST') {
+      const data = body.ids.map((id: string) => ({ id, result: 'changed' }));
+      if (body.action === 'delete') state.submissions = state.submissions.filter((s) => !body.ids.includes(s.id));
+      else for (const s of state.submissions) if (body.ids.includes(s.id)) s.spam = body.action === 'spam';
+      return json(res, 200, { action: body.action, data });
+    }
+    if (parts[5] === 'export') {
+      res
+        .writeHead(200, {
+          'content-type': 'text/csv',
+          'content-disposition': `attachment; filename="${form.slug}-submissions.csv"`,
+        })
+        .end('id\r\n');
+      return;
+    }
+    const submission = ofForm.find((s) => s.id === parts[5]);
+    if (!submission) return notFound(res, 'FORMS_SUBMISSION_NOT_FOUND', 'Submission not found');
+    if (parts.length === 6 && method === 'GET') return json(res, 200, submission);
+    if (parts.length === 6 && method === 'PATCH') {
+      submission.spam = body.spam;
+      return json(res, 200, submission);
+    }
+    if (parts.length === 6 && method === 'DELETE') {
+      state.submissions = state.submissions.filter((s) => s !== submission);
+      return json(res, 204);
+    }
+    if (parts[6] === 'files' && parts[8] === 'link') {
+      return json(res, 200, { url: `/api/v1/files/token-${parts[7]}`, expiresAt: '2026-07-30T00:05:00.000Z' });
+    }
+    return notFound(res);
+  };
+
+  const server = await startServer((req, res) => {
+    let raw = '';
+    req.on('data', (chunk) => {
+      raw += chunk;
+    });
+    req.on('end', () => handle(req, res, raw));
+  });
+  return { ...server, requests, state };
+}
