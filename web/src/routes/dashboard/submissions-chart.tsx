@@ -7,7 +7,7 @@ const GAP = 2;
 
 /**
  * Submissions per day as stacked SVG bars (not spam below, spam above), with the numbers in a visually hidden table
- * for screen readers (ADR 0018-webforms). Every day is a bar, zeros included.
+ * for screen readers (ADR 0021). Every day is a bar, zeros included.
  */
 export function SubmissionsChart({ data, title }: { data: DailyCount[]; title: string }) {
   const max = Math.max(1, ...data.map((d) => d.total));
