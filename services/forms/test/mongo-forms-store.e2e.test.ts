@@ -3,6 +3,7 @@ import { DEFAULT_FORM_SETTINGS, type Form, type OrgScope } from '@formgate/contr
 import { useTestMongo } from '@formgate/store/testing';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { FormsStore, SubmissionRecord } from '../src/store/forms-store.ts';
+import { FIELD_NAMES } from '../src/store/mongo-field-names.ts';
 import { createMongoFormsStore } from '../src/store/mongo-forms-store.ts';
 import { LEGACY_SUBMISSIONS } from '../src/store/mongo-legacy-submissions.ts';
 import {
@@ -155,5 +156,22 @@ describe('mongo FormsStore: batches, positions and counters', () => {
     const next = submission(f, 0);
     expect(await upgraded.insertSubmissions([next])).toBe(1);
     expect((await upgraded.listSubmissions(scope, f.id, { limit: 1 }))[0]?.id).toBe(next.id);
+  });
+
+  it('gives documents stored before search their terms and their form its field names at boot', async () => {
+    const f = await freshForm();
+    const old = [0, 1].map((i) => submission(f, i));
+    await store.insertSubmissions(old);
+    await db()
+      .collection(SUBMISSIONS)
+      .updateMany({ formId: f.id }, { $unset: { terms: '' } });
+    await db().collection<{ _id: string }>(FIELD_NAMES).deleteOne({ _id: f.id });
+    const search = async (s: FormsStore, word: string) =>
+      (await s.findSubmissions(scope, f.id, { filter: { terms: [word] }, limit: 10 })).map((r) => r.id);
+    expect(await search(store, 'user1')).toEqual([]);
+    const upgraded = await createMongoFormsStore(mongo(), { pageWidth: WIDTH });
+    expect(await search(upgraded, 'user1')).toEqual([old[1]?.id]);
+    expect(await search(upgraded, 'hello')).toEqual([old[1]?.id, old[0]?.id]);
+    expect(await upgraded.listFieldNames(scope, f.id)).toEqual(['email', 'message']);
   });
 });

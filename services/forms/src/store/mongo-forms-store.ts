@@ -3,6 +3,11 @@ import { isDuplicateKeyError, type MongoConnection } from '@formgate/store/mongo
 import { type FormsStore, SlugTakenError } from './forms-store.ts';
 import { createMongoFormDeletions } from './mongo-form-deletions.ts';
 import { migrateLegacySubmissions } from './mongo-legacy-submissions.ts';
+import {
+  backfillSubmissionSearch,
+  createMongoSubmissionQuery,
+  createSubmissionQueryIndexes,
+} from './mongo-submission-query.ts';
 import { createMongoSubmissions, createSubmissionIndexes } from './mongo-submissions.ts';
 import { checkPageWidth, DEFAULT_PAGE_WIDTH } from './page-buckets.ts';
 
@@ -41,8 +46,10 @@ export async function createMongoFormsStore(
     forms.createIndex({ orgId: 1, createdAt: 1, _id: 1 }, { name: 'org_created' }),
     forms.createIndex({ pending: 1 }, { name: 'pending' }),
     createSubmissionIndexes(db),
+    createSubmissionQueryIndexes(db),
   ]);
   await migrateLegacySubmissions(db, width);
+  await backfillSubmissionSearch(db);
   const deletions = createMongoFormDeletions(db);
 
   const rethrowSlug = async (err: unknown, form: Form): Promise<never> => {
@@ -103,6 +110,7 @@ export async function createMongoFormsStore(
       }
     },
     ...createMongoSubmissions(db, width),
+    ...createMongoSubmissionQuery(db),
     ...deletions,
     async close() {},
   };

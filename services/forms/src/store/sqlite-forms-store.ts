@@ -9,6 +9,7 @@ import {
   type SubmissionRecord,
 } from './forms-store.ts';
 import { prepareFormsSchema } from './sqlite-forms-schema.ts';
+import { createSqliteSubmissionQuery, prepareSubmissionQuerySchema } from './sqlite-submission-query.ts';
 
 type SubmissionBody = Pick<SubmissionRecord, 'fields' | 'files' | 'spam' | 'held'>;
 
@@ -42,6 +43,7 @@ const toRecord = (row: SubmissionRow): StoredSubmission => {
  */
 export function createSqliteFormsStore(db: SqliteDb): FormsStore {
   prepareFormsSchema(db);
+  prepareSubmissionQuerySchema(db);
   const q = {
     insertForm: db.prepare(
       'INSERT INTO forms (id, org_id, slug, key, doc, version, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
@@ -141,6 +143,7 @@ export function createSqliteFormsStore(db: SqliteDb): FormsStore {
     async countSubmissions(scope, formId) {
       return (q.count.get(scope.orgId, formId) as { n: number } | undefined)?.n ?? 0;
     },
+    ...createSqliteSubmissionQuery(db, toRecord),
     purgeOrganization: async (scope) => purgeOrganization(scope.orgId),
     async listUnpublishedDeletions(limit) {
       const rows = q.deletions.all(limit) as { form_id: string; org_id: string; key: string; version: number }[];

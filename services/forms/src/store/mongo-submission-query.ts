@@ -1,0 +1,120 @@
+import type { MongoDb } from '@formgate/store/mongo';
+import type { FormsStore, SubmissionFilter } from './forms-store.ts';
+import { FIELD_NAMES, type FieldNamesDoc, recordFieldNames } from './mongo-field-names.ts';
+import { PROJECTION, SUBMISSIONS, type SubmissionDoc, toStored } from './mongo-submissions.ts';
+import { searchTerms } from './search-terms.ts';
+
+type SubmissionQuery = Parameters<ReturnType<typeof collectionOf>['deleteMany']>[0];
+const collectionOf = (db: MongoDb) => db.collection<SubmissionDoc>(SUBMISSIONS);
+
+type QueryMethods = Pick<FormsStore, 'findSubmissions' | 'exportSubmissions' | 'listFieldNames'>;
+
+/** Documents read per round trip while exporting. */
+const EXPORT_BATCH = 500;
+
+/** The query of a filtered list: equalities first, then the `createdAt` range and the position bound. */
+export function filterQuery(
+  orgId: string,
+  formId: string,
+  filter: SubmissionFilter,
+  before?: number,
+): NonNullable<SubmissionQuery> {
+  const q: Record<string, unknown> = { formId, orgId };
+  if (filter.spam !== undefined) q['spam.isSpam'] = filter.spam;
+  if (filter.held !== undefined) q.held = filter.held;
+  const terms = filter.terms ?? [];
+  if (terms.length === 1) q.terms = terms[0];
+  else if (terms.length > 1) q.terms = { $all: terms };
+  if (filter.from !== undefined || filter.to !== undefined) {
+    q.createdAt = {
+      ...(filter.from === undefined ? {} : { $gte: filter.from }),
+      ...(filter.to === undefined ? {} : { $lt: filter.to }),
+    };
+  }
+  if (before !== undefined) q.seq = { $lt: before };
+  return q as NonNullable<SubmissionQuery>;
+}
+
+/**
+ * Filters, search and export on MongoDB / FerretDB 1.24 (ADR 0017-query). A filtered page is
+ * `find(filterQuery).sort({seq: -1}).limit(n)`; an export is the same query as one cursor read `EXPORT_BATCH` at a
+ * time. On MongoDB the indexes of `createSubmissionQueryIndexes` serve each filter in list order; FerretDB 1.24
+ * pushes down the equalities only and sorts in Go, so there each filtered page costs a scan of the collection plus
+ * a sort of the form's matching documents.
+ */
+export function createMongoSubmissionQuery(db: MongoDb): QueryMethods {
+  const submissions = db.collection<SubmissionDoc>(SUBMISSIONS);
+  const names = db.collection<FieldNamesDoc>(FIELD_NAMES);
+  return {
+    async findSubmissions(scope, formId, { filter, limit, after }) {
+      if (limit <= 0) return [];
+      const docs = await submissions
+        .find(filterQuery(scope.orgId, formId, filter, after?.seq), { projection: PROJECTION })
+        .sort({ seq: -1 })
+        .limit(limit)
+        .toArray();
+      return docs.map(toStored);
+    },
+    async *exportSubmissions(scope, formId, filter) {
+      const cursor = submissions
+        .find(filterQuery(scope.orgId, formId, filter), { projection: PROJECTION })
+        .sort({ seq: -1 })
+        .batchSize(EXPORT_BATCH);
+      try {
+        for await (const doc of cursor) yield toStored(doc);
+      } finally {
+        await cursor.close();
+      }
+    },
+    async listFieldNames(scope, formId) {
+      const doc = await names.findOne({ _id: formId });
+      return doc && doc.orgId === scope.orgId ? doc.names : [];
+    },
+  };
+}
+
+/**
+ * Indexes for filtered lists on MongoDB (equality, sort, range), each ending in `seq: -1` so a page needs no SORT:
+ * - `form_seq_time {formId, seq: -1, createdAt}`: a date range (checked on the index keys while walking the form's
+ *   list, no fetch for keys outside it) and the export of a whole form;
+ * - `form_spam {formId, spam.isSpam, seq: -1}`, `form_held {formId, held, seq: -1}`;
+ * - `form_terms {formId, terms, seq: -1}` (multikey): a search walks the list of its first term.
+ */
+export async function createSubmissionQueryIndexes(db: MongoDb): Promise<void> {
+  const submissions = db.collection(SUBMISSIONS);
+  await Promise.all([
+    submissions.createIndex({ formId: 1, seq: -1, createdAt: 1 }, { name: 'form_seq_time' }),
+    submissions.createIndex({ formId: 1, 'spam.isSpam': 1, seq: -1 }, { name: 'form_spam' }),
+    submissions.createIndex({ formId: 1, held: 1, seq: -1 }, { name: 'form_held' }),
+    submissions.createIndex({ formId: 1, terms: 1, seq: -1 }, { name: 'form_terms' }),
+  ]);
+}
+
+/**
+ * Gives documents stored before search their `terms`, and their forms their field names, a batch at a time, at
+ * boot (before the consumers start). Repeatable: a run cut short continues where the documents still lack `terms`.
+ */
+export async function backfillSubmissionSearch(db: MongoDb): Promise<number> {
+  const submissions = db.collection<SubmissionDoc>(SUBMISSIONS);
+  let done = 0;
+  for (;;) {
+    const docs = await submissions
+      .find({ terms: { $exists: false } }, { projection: { _id: 1, formId: 1, orgId: 1, seq: 1, fields: 1 } })
+      .limit(1_000)
+      .toArray();
+    if (docs.length === 0) return done;
+    docs.sort((a, b) => a.seq - b.seq);
+    const byForm = new Map<string, { formId: string; orgId: string; records: SubmissionDoc[] }>();
+    for (const d of docs) {
+      const g = byForm.get(d.formId) ?? { formId: d.formId, orgId: d.orgId, records: [] };
+      g.records.push(d);
+      byForm.set(d.formId, g);
+    }
+    await recordFieldNames(db, [...byForm.values()]);
+    await submissions.bulkWrite(
+      docs.map((d) => ({ updateOne: { filter: { _id: d._id }, update: { $set: { terms: searchTerms(d.fields) } } } })),
+      { ordered: false },
+    );
+    done += docs.length;
+  }
+}

@@ -1,0 +1,158 @@
+import type { SqliteDb } from '@formgate/store/sqlite';
+import type { FormsStore, StoredSubmission, SubmissionFilter } from './forms-store.ts';
+import { formToken, ftsMatch } from './search-terms.ts';
+
+/** The text FTS indexes for a submission row: its field values, never its field names. */
+const BODY_OF = (row: string) =>
+  `(SELECT group_concat(json_extract(value, '$.value'), ' ') FROM json_each(${row}.doc, '$.fields'))`;
+const FORM_TOKEN_OF = (row: string) => `'f' || lower(replace(${row}.form_id, '-', ''))`;
+
+/**
+ * Filters, search and field names of the SQLite read model (ADR 0017-query):
+ * - `spam` and `held` are virtual columns over the stored JSON, indexed with `(form_id, …, seq)`, so a filtered
+ *   page is an index range in list order; the date range uses `(form_id, created_at)` or the position index.
+ * - `submissions_fts` is a contentless FTS5 table (`unicode61 remove_diacritics 2`). Its rowid is the stable
+ *   `submission_search.id` (INTEGER PRIMARY KEY AUTOINCREMENT: never renumbered by VACUUM, never reused), kept in
+ *   step by triggers on `submissions`, i.e. in the transaction of every insert and delete, whoever writes.
+ * - `form_field_names` collects each form's field names in the order first seen, by the same insert trigger.
+ * A database without them is given them at open, with every existing row indexed.
+ */
+const SCHEMA = `
+CREATE TABLE submission_search (id INTEGER PRIMARY KEY AUTOINCREMENT, submission_id TEXT NOT NULL UNIQUE);
+CREATE VIRTUAL TABLE submissions_fts USING fts5(
+  form, body, content = '', contentless_delete = 1, tokenize = 'unicode61 remove_diacritics 2'
+);
+CREATE TABLE IF NOT EXISTS form_field_names (
+  n INTEGER PRIMARY KEY, form_id TEXT NOT NULL, name TEXT NOT NULL, UNIQUE (form_id, name)
+);
+INSERT INTO submission_search (submission_id) SELECT id FROM submissions ORDER BY form_id, seq;
+INSERT INTO submissions_fts (rowid, form, body)
+  SELECT ss.id, ${FORM_TOKEN_OF('s')}, ${BODY_OF('s')}
+  FROM submission_search ss JOIN submissions s ON s.id = ss.submission_id;
+INSERT OR IGNORE INTO form_field_names (form_id, name)
+  SELECT s.form_id, json_extract(f.value, '$.name')
+  FROM (SELECT * FROM submissions ORDER BY form_id, seq) s, json_each(s.doc, '$.fields') f;
+CREATE TRIGGER submissions_search_insert AFTER INSERT ON submissions BEGIN
+  INSERT INTO submission_search (submission_id) VALUES (new.id);
+  INSERT INTO submissions_fts (rowid, form, body) VALUES (last_insert_rowid(), ${FORM_TOKEN_OF('new')}, ${BODY_OF('new')});
+  INSERT OR IGNORE INTO form_field_names (form_id, name)
+    SELECT new.form_id, json_extract(value, '$.name') FROM json_each(new.doc, '$.fields');
+END;
+CREATE TRIGGER submissions_search_delete AFTER DELETE ON submissions BEGIN
+  DELETE FROM submissions_fts WHERE rowid = (SELECT id FROM submission_search WHERE submission_id = old.id);
+  DELETE FROM submission_search WHERE submission_id = old.id;
+END;
+CREATE TRIGGER IF NOT EXISTS forms_field_names_delete AFTER DELETE ON forms BEGIN
+  DELETE FROM form_field_names WHERE form_id = old.id;
+END;
+`;
+
+const COLUMNS = `
+ALTER TABLE submissions ADD COLUMN spam INTEGER GENERATED ALWAYS AS (json_extract(doc, '$.spam.isSpam')) VIRTUAL;
+ALTER TABLE submissions ADD COLUMN held INTEGER GENERATED ALWAYS AS (json_extract(doc, '$.held')) VIRTUAL;
+`;
+
+const INDEXES = `
+CREATE INDEX IF NOT EXISTS submissions_by_spam ON submissions (form_id, spam, seq);
+CREATE INDEX IF NOT EXISTS submissions_by_held ON submissions (form_id, held, seq);
+CREATE INDEX IF NOT EXISTS submissions_by_time ON submissions (form_id, created_at);
+`;
+
+/** Adds what filters and search need to a forms database (after `prepareFormsSchema`), in one transaction. */
+export function prepareSubmissionQuerySchema(db: SqliteDb): void {
+  const has = (sql: string) => db.prepare(sql).get() !== undefined;
+  db.transaction(() => {
+    if (!has(`SELECT 1 FROM pragma_table_xinfo('submissions') WHERE name = 'spam'`)) db.exec(COLUMNS);
+    db.exec(INDEXES);
+    if (!has(`SELECT 1 FROM sqlite_master WHERE name = 'submissions_fts'`)) db.exec(SCHEMA);
+  }).immediate();
+}
+
+interface Row {
+  id: string;
+  form_id: string;
+  org_id: string;
+  created_at: string;
+  seq: number;
+  doc: string;
+}
+
+/** The WHERE clause (on `submissions s`) and its parameters for a filter, without the search terms. */
+function whereOf(filter: SubmissionFilter, formId: string, orgId: string, before?: number) {
+  const clauses = ['s.form_id = ?', 's.org_id = ?'];
+  const params: (string | number)[] = [formId, orgId];
+  if (filter.spam !== undefined) clauses.push(`s.spam = ${filter.spam ? 1 : 0}`);
+  if (filter.held !== undefined) clauses.push(`s.held = ${filter.held ? 1 : 0}`);
+  if (filter.from !== undefined) {
+    clauses.push('s.created_at >= ?');
+    params.push(filter.from);
+  }
+  if (filter.to !== undefined) {
+    clauses.push('s.created_at < ?');
+    params.push(filter.to);
+  }
+  if (before !== undefined) {
+    clauses.push('s.seq < ?');
+    params.push(before);
+  }
+  return { where: clauses.join(' AND '), params };
+}
+
+type QueryMethods = Pick<FormsStore, 'findSubmissions' | 'exportSubmissions' | 'listFieldNames'>;
+
+/** `findSubmissions`, `exportSubmissions` and `listFieldNames` on SQLite; `toRecord` decodes a `submissions` row. */
+export function createSqliteSubmissionQuery(db: SqliteDb, toRecord: (row: Row) => StoredSubmission): QueryMethods {
+  const statements = new Map<string, ReturnType<typeof db.prepare<unknown[]>>>();
+  const prepared = (sql: string) => {
+    let stmt = statements.get(sql);
+    if (!stmt) {
+      stmt = db.prepare<unknown[]>(sql);
+      // The SQL depends only on which criteria are set (values are parameters): a few dozen shapes at most.
+      statements.set(sql, stmt);
+    }
+    return stmt;
+  };
+  const fieldNames = db.prepare(
+    'SELECT n.name FROM form_field_names n JOIN forms f ON f.id = n.form_id WHERE f.org_id = ? AND n.form_id = ? ORDER BY n.n',
+  );
+
+  function find(
+    orgId: string,
+    formId: string,
+    filter: SubmissionFilter,
+    limit: number,
+    before?: number,
+  ): StoredSubmission[] {
+    if (limit <= 0) return [];
+    const { where, params } = whereOf(filter, formId, orgId, before);
+    const terms = filter.terms ?? [];
+    if (terms.length === 0) {
+      const sql = `SELECT s.* FROM submissions s WHERE ${where} ORDER BY s.seq DESC LIMIT ?`;
+      return (prepared(sql).all(...params, limit) as Row[]).map(toRecord);
+    }
+    const sql = `SELECT s.* FROM submissions_fts f
+      JOIN submission_search ss ON ss.id = f.rowid JOIN submissions s ON s.id = ss.submission_id
+      WHERE submissions_fts MATCH ? AND ${where} ORDER BY s.seq DESC LIMIT ?`;
+    return (prepared(sql).all(ftsMatch(formToken(formId), terms), ...params, limit) as Row[]).map(toRecord);
+  }
+
+  return {
+    async findSubmissions(scope, formId, { filter, limit, after }) {
+      return find(scope.orgId, formId, filter, limit, after?.seq);
+    },
+    async *exportSubmissions(scope, formId, filter) {
+      // Keyset pages: better-sqlite3 cannot keep a statement open across awaits, and a page keeps memory flat.
+      let before: number | undefined;
+      for (;;) {
+        const page = find(scope.orgId, formId, filter, 500, before);
+        yield* page;
+        const last = page.at(-1);
+        if (!last || page.length < 500) return;
+        before = last.seq;
+      }
+    },
+    async listFieldNames(scope, formId) {
+      return (fieldNames.all(scope.orgId, formId) as { name: string }[]).map((r) => r.name);
+    },
+  };
+}
