@@ -44,6 +44,7 @@ export const ROUTES: readonly RouteSpec[] = [
   org('GET', '/api/v1/forms/:formId', 'forms'),
   org('PATCH', '/api/v1/forms/:formId', 'forms', { permission: { form: ['update'] } }),
   org('GET', '/api/v1/forms/:formId/submissions', 'forms'),
+  org('GET', '/api/v1/forms/:formId/submissions/export', 'forms'),
   org('GET', '/api/v1/forms/:formId/submissions/:submissionId', 'forms'),
   org('GET', '/api/v1/billing/usage', 'billing'),
   org('GET', '/api/v1/billing/email-quota', 'billing'),

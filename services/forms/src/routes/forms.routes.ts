@@ -1,11 +1,11 @@
-import { CreateFormRequestSchema, type Form, type SubmissionDto, UpdateFormRequestSchema } from '@formgate/contracts';
-import { AppError, identityOf, PageQuerySchema, readPage, requirePermission } from '@formgate/kit';
+import { CreateFormRequestSchema, type Form, UpdateFormRequestSchema } from '@formgate/contracts';
+import { AppError, identityOf, type Logger, requirePermission } from '@formgate/kit';
 import { type Request, Router } from 'express';
 import { z } from 'zod';
-import type { FormsStore, SubmissionRecord } from '../store/forms-store.ts';
+import type { FormsStore } from '../store/forms-store.ts';
 import { createForm, type FormWriteDeps } from '../use-cases/create-form.ts';
 import { updateForm } from '../use-cases/update-form.ts';
-import { encodeCursor, resolveCursor } from './submission-cursor.ts';
+import { submissionListRoutes, toSubmissionDto } from './submission-list.routes.ts';
 
 function scopeOf(req: Request) {
   return { orgId: identityOf(req).orgId };
@@ -20,22 +20,12 @@ export function toFormDto(form: Form, submissionCount?: number) {
   return { ...rest, endpoint: `/f/${form.key}`, ...(submissionCount === undefined ? {} : { submissionCount }) };
 }
 
-function toSubmissionDto(r: SubmissionRecord): SubmissionDto {
-  return {
-    id: r.id,
-    formId: r.formId,
-    createdAt: r.createdAt,
-    fields: r.fields,
-    files: r.files,
-    spam: r.spam.isSpam,
-    held: r.held,
-  };
-}
-
 /** `/api/v1/forms`: forms and their submissions, always scoped to the caller's organization. */
-export function formsRoutes(deps: FormWriteDeps & { store: FormsStore }) {
+export function formsRoutes(deps: FormWriteDeps & { store: FormsStore; logger: Logger }) {
   const { store } = deps;
   const router = Router();
+  // Before `/:formId/submissions/:submissionId`, which would take `export` for an id.
+  router.use(submissionListRoutes(deps));
   const loadForm = async (req: Request) => {
     const form = await store.getForm(scopeOf(req), String(req.params.formId));
     if (!form) throw new AppError('FORMS_FORM_NOT_FOUND');
@@ -70,15 +60,6 @@ export function formsRoutes(deps: FormWriteDeps & { store: FormsStore }) {
       UpdateFormRequestSchema.parse(req.body),
     );
     res.json(toFormDto(form));
-  });
-
-  router.get('/:formId/submissions', async (req, res) => {
-    const form = await loadForm(req);
-    const { limit, cursor } = PageQuerySchema.parse(req.query);
-    const after = cursor ? await resolveCursor(store, scopeOf(req), form.id, cursor) : undefined;
-    const read = (rows: number) =>
-      store.listSubmissions(scopeOf(req), form.id, { limit: rows, ...(after ? { after } : {}) });
-    res.json(await readPage(limit, read, toSubmissionDto, encodeCursor));
   });
 
   router.get('/:formId/submissions/:submissionId', async (req, res) => {
