@@ -40,6 +40,8 @@ async function startProcesses(opts: { logDir: string; kafka: string; mongo: stri
     MONGO_URL: opts.mongo,
     MONGO_DB_PREFIX: opts.dbPrefix,
     IDENTITY_SECRET: randomBytes(32).toString('base64url'),
+    // Only forms reads it; the other services ignore it.
+    FILE_LINK_SECRET: randomBytes(32).toString('base64url'),
   };
   const gatewayPort = await freePort();
   const publicUrl = `http://127.0.0.1:${gatewayPort}`;

@@ -46,6 +46,8 @@ export const ROUTES: readonly RouteSpec[] = [
   org('GET', '/api/v1/forms/:formId/submissions', 'forms'),
   org('GET', '/api/v1/forms/:formId/submissions/export', 'forms'),
   org('GET', '/api/v1/forms/:formId/submissions/:submissionId', 'forms'),
+  org('GET', '/api/v1/forms/:formId/submissions/:submissionId/files/:fileId/link', 'forms'),
+  { method: 'GET', path: '/api/v1/files/:token', service: 'forms', auth: 'public' },
   org('GET', '/api/v1/billing/usage', 'billing'),
   org('GET', '/api/v1/billing/email-quota', 'billing'),
   org('GET', '/api/v1/orgs/settings', 'orgs'),

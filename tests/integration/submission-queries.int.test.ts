@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { attachmentDisposition } from '../../services/forms/src/files/file-links.ts';
 import { eventually, startTestApp, type TestApp, type TestForm } from '../harness/embedded-app.ts';
 
 /** Filters, search and export of `GET /api/v1/forms/{formId}/submissions[/export]` (docs/api.md), embedded mode. */
@@ -135,5 +136,72 @@ describe('embedded mode: filtering, searching and exporting submissions', () => 
     expect((await (await download('?format=json&from=2100-01-01')).json()) as unknown[]).toEqual([]);
     expect((await download('?format=xml')).status).toBe(400);
     expect((await download('', 'other')).status).toBe(404);
+  });
+});
+
+describe('embedded mode: signed links to uploaded files', () => {
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await startTestApp();
+  });
+  afterAll(async () => {
+    await app.stop();
+  });
+
+  it('links a member to a file that downloads without a session, as an inert attachment', async () => {
+    const form = await app.createForm({ name: 'Uploads' });
+    const body = new FormData();
+    body.append('email', 'a@example.com');
+    const html = '<html><script>alert(document.cookie)</script></html>';
+    body.append('cv', new Blob([html], { type: 'text/html' }), '<script>x</script>évil".html');
+    const posted = await fetch(`${app.baseUrl}/f/${form.key}`, {
+      method: 'POST',
+      headers: { accept: 'application/json' },
+      body,
+    });
+    expect(posted.status).toBe(200);
+    const { id } = (await posted.json()) as { id: string };
+    const detail = await eventually(async () => {
+      const res = await app.api('GET', `/api/v1/forms/${form.id}/submissions/${id}`);
+      expect(res.status).toBe(200);
+      return res.body as { files: { blobKey: string; filename: string }[] };
+    });
+    const [file] = detail.files;
+    if (!file) throw new Error('no file listed');
+    const linkPath = (fileId: string, submissionId = id) =>
+      `/api/v1/forms/${form.id}/submissions/${submissionId}/files/${fileId}/link`;
+
+    const link = await app.api('GET', linkPath(file.blobKey));
+    expect(link.status).toBe(200);
+    const { url, expiresAt } = link.body as { url: string; expiresAt: string };
+    expect(url).toMatch(/^\/api\/v1\/files\/[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/);
+    expect(Date.parse(expiresAt) - Date.now()).toBeGreaterThan(4 * 60_000);
+
+    const download = await fetch(`${app.baseUrl}${url}`); // no API key, no cookie
+    expect(download.status).toBe(200);
+    expect(download.headers.get('content-type')).toBe('application/octet-stream');
+    // The name as ingest stored it, reduced to its last path part, quotes dropped, percent-encoded in filename*.
+    const disposition = download.headers.get('content-disposition') ?? '';
+    expect(disposition).toBe(attachmentDisposition(file.filename));
+    expect(disposition).toMatch(
+      /^attachment; filename="script>[^"/\\]*\.html"; filename\*=UTF-8''script%3E[\w%.-]*\.html$/,
+    );
+    expect(download.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(download.headers.get('cache-control')).toBe('private, no-store');
+    expect(await download.text()).toBe(html);
+
+    const [payload, signature] = url.slice('/api/v1/files/'.length).split('.') as [string, string];
+    const tampered = `${payload.slice(0, -1)}${payload.endsWith('A') ? 'B' : 'A'}.${signature}`;
+    for (const bad of [`/api/v1/files/${tampered}`, `/api/v1/files/${payload}.${'A'.repeat(43)}`, '/api/v1/files/x']) {
+      const res = await fetch(`${app.baseUrl}${bad}`);
+      expect(res.status).toBe(403);
+      expect(((await res.json()) as { error: { code: string } }).error.code).toBe('FORMS_FILE_LINK_INVALID');
+    }
+    expect((await app.api('GET', linkPath('no_such_file_key'))).body.error).toMatchObject({
+      code: 'FORMS_FILE_NOT_FOUND',
+    });
+    expect((await app.api('GET', linkPath(file.blobKey, 'no-such-submission'))).status).toBe(404);
+    // Another organization cannot get a link to it.
+    expect((await app.api('GET', linkPath(file.blobKey), undefined, 'other')).status).toBe(404);
   });
 });

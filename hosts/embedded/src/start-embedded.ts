@@ -76,6 +76,7 @@ export async function startEmbedded(config: EmbeddedConfig, seams: EmbeddedSeams
     ...common,
     logger: logger.child({ service: 'forms' }),
     store: createSqliteFormsStore(dbs.forms),
+    files: { blobs, linkSecret: ensureSecretFile(config.DATA_DIR, 'file-link-secret', config.FILE_LINK_SECRET) },
   });
   const billing = createBillingService({
     ...common,

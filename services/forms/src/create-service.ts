@@ -11,10 +11,13 @@ import {
   requireJson,
   type Service,
 } from '@formgate/kit';
+import type { BlobStore } from '@formgate/store';
 import express from 'express';
+import { createFileLinks } from './files/file-links.ts';
 import { createFormPublisher } from './form-publisher.ts';
 import { createOrgPurgeHandler } from './handlers/org-purge.handler.ts';
 import { createSubmissionReceivedHandler } from './handlers/submission-received.handler.ts';
+import { type FileLinkDeps, fileDownloadRoutes, fileLinkRoutes } from './routes/file-links.routes.ts';
 import { formsRoutes } from './routes/forms.routes.ts';
 import type { FormsStore } from './store/forms-store.ts';
 
@@ -25,19 +28,33 @@ export interface FormsServiceDeps {
   ids: Ids;
   logger: Logger;
   identity: IdentityVerifier;
+  /**
+   * Uploaded files and the secret (≥ 32 characters) that signs links to them (`FILE_LINK_SECRET`). Without it the
+   * file link routes answer 404.
+   */
+  files?: { blobs: BlobStore; linkSecret: string };
 }
 
 /** The forms service: forms and their settings, and the submissions read model. */
 export function createFormsService(deps: FormsServiceDeps): Service {
   const publisher = createFormPublisher(deps);
   const app = createServiceApp();
+  const fileDeps: FileLinkDeps = {
+    store: deps.store,
+    clock: deps.clock,
+    logger: deps.logger,
+    ...(deps.files ? { files: { blobs: deps.files.blobs, links: createFileLinks(deps.files.linkSecret) } } : {}),
+  };
   app.use(
     '/api/v1/forms',
     requireIdentity(deps.identity),
     requireJson,
     express.json({ limit: '64kb' }),
     formsRoutes({ ...deps, onFormChanged: () => void publisher.kick() }),
+    fileLinkRoutes(fileDeps),
   );
+  // Public: the signed token is the credential (a plain `<a href>` must work).
+  app.use('/api/v1/files', fileDownloadRoutes(fileDeps));
   app.use(errorHandler(deps.logger));
 
   const consumers = createConsumers(deps.bus, TOPIC_SPECS, [
