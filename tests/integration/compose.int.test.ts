@@ -30,7 +30,9 @@ interface ComposeService {
 
 async function resolveCompose(env: Record<string, string>) {
   const clean = Object.fromEntries(
-    Object.entries(process.env).filter(([k]) => !['IDENTITY_SECRET', 'AUTH_SECRET', 'FILE_LINK_SECRET', 'PUBLIC_URL'].includes(k)),
+    Object.entries(process.env).filter(
+      ([k]) => !['IDENTITY_SECRET', 'AUTH_SECRET', 'FILE_LINK_SECRET', 'PUBLIC_URL'].includes(k),
+    ),
   );
   const { stdout } = await run(resolve(ROOT, 'infra/compose-check/run.sh'), ['docker-compose.yml'], {
     cwd: ROOT,
