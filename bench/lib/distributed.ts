@@ -116,8 +116,21 @@ export async function startDistributedFormgate(opts: { workDir: string; logDir: 
       const conn = await connectMongo(mongo, `${dbPrefix}_forms`);
       return { store: await createMongoFormsStore(conn), close: () => conn.close() };
     };
+    const countRawRows = async (formId: string) => {
+      const conn = await connectMongo(mongo, `${dbPrefix}_forms`);
+      try {
+        const db = conn.db;
+        if (!db) throw new Error('not connected');
+        let rows = 0;
+        const cursor = db.collection('form_submissions').find({ formId }).sort({ seq: -1 }).batchSize(500);
+        for await (const _doc of cursor) rows++;
+        return rows;
+      } finally {
+        await conn.close();
+      }
+    };
     return {
-      target: { server: gateway, api, openFormsStore },
+      target: { server: gateway, api, openFormsStore, countRawRows },
       pids: started.map((p) => p.pid),
       stop: async () => {
         await Promise.allSettled(started.map((p) => p.stop()));
