@@ -83,7 +83,9 @@ async function seed(target: FormgateTarget, n: number): Promise<QuerySeed> {
   }
 }
 
+/** p95 of the samples; NaN when any failed (a failed request has no latency to rank). */
 function p95(xs: number[]): number {
+  if (xs.some((x) => Number.isNaN(x))) return Number.NaN;
   const sorted = [...xs].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * 0.95) - 1)] ?? Number.NaN;
 }
@@ -99,22 +101,32 @@ type Page = { data: { id: string; fields: { value: string }[] }[]; nextCursor: s
 async function measureP9(target: FormgateTarget, s: QuerySeed, samples: number, check: Check) {
   const base = `/api/v1/forms/${s.form.id}/submissions?limit=100`;
   const t = { first: [] as number[], common: [] as number[], tag: [] as number[], rare: [] as number[] };
+  /** One timed request; a failure (e.g. a 504 past the gateway's deadline) is a problem and an NaN sample. */
+  const sample = async (into: number[], path: string, ok: (p: Page) => boolean, what: string) => {
+    try {
+      const [ms, page] = await timed(() => target.api.get<Page>(path));
+      check(ok(page), `P9: ${what} is wrong`);
+      into.push(ms);
+    } catch (err) {
+      check(false, `P9: ${what} failed: ${(err as Error).message.slice(0, 160)}`);
+      into.push(Number.NaN);
+    }
+  };
   for (let i = 0; i < samples; i++) {
-    const [first, page] = await timed(() => target.api.get<Page>(base));
-    check(page.data.length === 100, 'P9: the first page is not full');
-    const [common, all] = await timed(() => target.api.get<Page>(`${base}&q=hello`));
-    check(all.data.length === 100 && all.nextCursor !== null, 'P9: `hello` does not fill a page');
-    const [tag, tagged] = await timed(() => target.api.get<Page>(`${base}&q=TAG7`));
-    check(
-      tagged.data.length === 100 && tagged.data.every((r) => r.fields[2]?.value.endsWith(' tag7')),
-      'P9: `tag7` is wrong',
+    await sample(t.first, base, (p) => p.data.length === 100, 'the first page');
+    await sample(t.common, `${base}&q=hello`, (p) => p.data.length === 100 && p.nextCursor !== null, 'q=hello');
+    await sample(
+      t.tag,
+      `${base}&q=TAG7`,
+      (p) => p.data.length === 100 && p.data.every((r) => r.fields[2]?.value.endsWith(' tag7')),
+      'q=tag7',
     );
-    const [rare, one] = await timed(() => target.api.get<Page>(`${base}&q=user${s.rareIndex}`));
-    check(one.data.length === 1 && one.nextCursor === null, 'P9: `user<k>` does not find exactly one');
-    t.first.push(first);
-    t.common.push(common);
-    t.tag.push(tag);
-    t.rare.push(rare);
+    await sample(
+      t.rare,
+      `${base}&q=user${s.rareIndex}`,
+      (p) => p.data.length === 1 && p.nextCursor === null,
+      'q=user<k>',
+    );
   }
   return { firstP95Ms: p95(t.first), commonP95Ms: p95(t.common), tagP95Ms: p95(t.tag), rareP95Ms: p95(t.rare) };
 }
@@ -193,9 +205,16 @@ export async function runQueryGoals(opts: {
       await waitForIdle(opts.pids);
       const p9 = await measureP9(x.target, x.seed, opts.settings.samples, check);
       await waitForIdle(opts.pids);
-      const exported = await measureExport(x.target, x.seed, x.m.pids, n, check);
+      const failed = (what: string) => (err: unknown) => {
+        check(false, `P10: ${what} failed: ${(err as Error).message.slice(0, 160)}`);
+        return Number.NaN;
+      };
+      const exported = await measureExport(x.target, x.seed, x.m.pids, n, check).catch((err) => {
+        const nan = failed('the export')(err);
+        return { exportRowsPerSec: nan, rssGrowthMb: nan };
+      });
       await waitForIdle(opts.pids);
-      const curRowsPerSec = await measureCursor(x.target, x.seed, n, check);
+      const curRowsPerSec = await measureCursor(x.target, x.seed, n, check).catch(failed('the raw cursor'));
       const r = { ...p9, ...exported, curRowsPerSec };
       x.rounds.push(r);
       opts.log(

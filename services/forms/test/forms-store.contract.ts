@@ -274,7 +274,10 @@ export function runFormsStoreContract(target: FormsStoreTarget) {
     };
     const exported = async (scope: { orgId: string }, formId: string, filter: SubmissionFilter) => {
       const ids: string[] = [];
-      for await (const r of store.exportSubmissions(scope, formId, filter)) ids.push(r.id);
+      for await (const batch of store.exportSubmissions(scope, formId, filter)) {
+        expect(batch.length).toBeGreaterThan(0);
+        ids.push(...batch.map((r) => r.id));
+      }
       return ids;
     };
 
@@ -369,8 +372,8 @@ export function runFormsStoreContract(target: FormsStoreTarget) {
           .reverse(),
       );
       let first: StoredSubmission | undefined;
-      for await (const r of store.exportSubmissions(a, f.id, {})) {
-        first = r;
+      for await (const batch of store.exportSubmissions(a, f.id, {})) {
+        first = batch[0];
         break;
       }
       expect(first).toEqual({ ...rs.at(-1), seq: 1_202 });

@@ -41,18 +41,20 @@ const jsonItem = (s: StoredSubmission) =>
   });
 
 async function* exportText(
-  rows: AsyncIterable<StoredSubmission>,
+  batches: AsyncIterable<StoredSubmission[]>,
   format: ExportFormat,
   columns: readonly string[],
 ): AsyncGenerator<string> {
   let buffer =
     format === 'csv' ? `\uFEFF${csvLine(['id', 'createdAt', 'spam', ...columns])}` : format === 'json' ? '[' : '';
   let first = true;
-  for await (const s of rows) {
-    if (format === 'csv') buffer += csvRow(s, columns);
-    else if (format === 'ndjson') buffer += `${jsonItem(s)}\n`;
-    else buffer += `${first ? '\n' : ',\n'}${jsonItem(s)}`;
-    first = false;
+  for await (const batch of batches) {
+    for (const s of batch) {
+      if (format === 'csv') buffer += csvRow(s, columns);
+      else if (format === 'ndjson') buffer += `${jsonItem(s)}\n`;
+      else buffer += `${first ? '\n' : ',\n'}${jsonItem(s)}`;
+      first = false;
+    }
     if (buffer.length >= CHUNK_CHARS) {
       yield buffer;
       buffer = '';

@@ -98,10 +98,10 @@ export interface FormsStore {
     query: { filter: SubmissionFilter; limit: number; after?: SubmissionCursor },
   ): Promise<StoredSubmission[]>;
   /**
-   * Every submission of the form `filter` matches, in list order, read a batch at a time as the caller consumes
-   * them (memory stays flat at any size). Stops early when the caller does.
+   * Every submission of the form `filter` matches, in list order, in batches (of a few hundred) read as the caller
+   * consumes them (memory stays flat at any size). Stops early when the caller does.
    */
-  exportSubmissions(scope: OrgScope, formId: string, filter: SubmissionFilter): AsyncIterable<StoredSubmission>;
+  exportSubmissions(scope: OrgScope, formId: string, filter: SubmissionFilter): AsyncIterable<StoredSubmission[]>;
   /** Every field name stored for the form, in the order first seen (what an export's columns are). */
   listFieldNames(scope: OrgScope, formId: string): Promise<string[]>;
   countSubmissions(scope: OrgScope, formId: string): Promise<number>;

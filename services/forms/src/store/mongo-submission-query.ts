@@ -1,5 +1,5 @@
 import type { MongoDb } from '@formgate/store/mongo';
-import type { FormsStore, SubmissionFilter } from './forms-store.ts';
+import type { FormsStore, StoredSubmission, SubmissionFilter } from './forms-store.ts';
 import { FIELD_NAMES, type FieldNamesDoc, recordFieldNames } from './mongo-field-names.ts';
 import { PROJECTION, SUBMISSIONS, type SubmissionDoc, toStored } from './mongo-submissions.ts';
 import { searchTerms } from './search-terms.ts';
@@ -61,7 +61,15 @@ export function createMongoSubmissionQuery(db: MongoDb): QueryMethods {
         .sort({ seq: -1 })
         .batchSize(EXPORT_BATCH);
       try {
-        for await (const doc of cursor) yield toStored(doc);
+        let batch: StoredSubmission[] = [];
+        for await (const doc of cursor) {
+          batch.push(toStored(doc));
+          if (batch.length === EXPORT_BATCH) {
+            yield batch;
+            batch = [];
+          }
+        }
+        if (batch.length > 0) yield batch;
       } finally {
         await cursor.close();
       }

@@ -68,6 +68,9 @@ export function prepareSubmissionQuerySchema(db: SqliteDb): void {
   }).immediate();
 }
 
+/** Not `s.*`: that would also compute the virtual `spam` and `held` columns of every row read. */
+const COLUMNS_READ = 's.id, s.form_id, s.org_id, s.created_at, s.seq, s.doc';
+
 interface Row {
   id: string;
   form_id: string;
@@ -112,6 +115,10 @@ export function createSqliteSubmissionQuery(db: SqliteDb, toRecord: (row: Row) =
     }
     return stmt;
   };
+  const rowidBelow = db.prepare(
+    `SELECT ss.id FROM submissions s JOIN submission_search ss ON ss.submission_id = s.id
+     WHERE s.form_id = ? AND s.seq < ? ORDER BY s.seq DESC LIMIT 1`,
+  );
   const fieldNames = db.prepare(
     'SELECT n.name FROM form_field_names n JOIN forms f ON f.id = n.form_id WHERE f.org_id = ? AND n.form_id = ? ORDER BY n.n',
   );
@@ -127,13 +134,22 @@ export function createSqliteSubmissionQuery(db: SqliteDb, toRecord: (row: Row) =
     const { where, params } = whereOf(filter, formId, orgId, before);
     const terms = filter.terms ?? [];
     if (terms.length === 0) {
-      const sql = `SELECT s.* FROM submissions s WHERE ${where} ORDER BY s.seq DESC LIMIT ?`;
+      const sql = `SELECT ${COLUMNS_READ} FROM submissions s WHERE ${where} ORDER BY s.seq DESC LIMIT ?`;
       return (prepared(sql).all(...params, limit) as Row[]).map(toRecord);
     }
-    const sql = `SELECT s.* FROM submissions_fts f
-      JOIN submission_search ss ON ss.id = f.rowid JOIN submissions s ON s.id = ss.submission_id
-      WHERE submissions_fts MATCH ? AND ${where} ORDER BY s.seq DESC LIMIT ?`;
-    return (prepared(sql).all(ftsMatch(formToken(formId), terms), ...params, limit) as Row[]).map(toRecord);
+    // FTS drives, newest first by its rowid, and stops at the limit: within a form, `submission_search.id` grows
+    // with `seq` (both are given in insert order, and the rebuild at open inserts by `seq`), so rowid order is list
+    // order. A cursor becomes a rowid bound (the row at or below it), so a deep page does not re-read the top.
+    let bound = Number.MAX_SAFE_INTEGER;
+    if (before !== undefined) {
+      const row = rowidBelow.get(formId, before) as { id: number } | undefined;
+      if (!row) return [];
+      bound = row.id;
+    }
+    const sql = `SELECT ${COLUMNS_READ} FROM submissions_fts f
+      CROSS JOIN submission_search ss ON ss.id = f.rowid CROSS JOIN submissions s ON s.id = ss.submission_id
+      WHERE submissions_fts MATCH ? AND f.rowid <= ? AND ${where} ORDER BY f.rowid DESC LIMIT ?`;
+    return (prepared(sql).all(ftsMatch(formToken(formId), terms), bound, ...params, limit) as Row[]).map(toRecord);
   }
 
   return {
@@ -145,7 +161,7 @@ export function createSqliteSubmissionQuery(db: SqliteDb, toRecord: (row: Row) =
       let before: number | undefined;
       for (;;) {
         const page = find(scope.orgId, formId, filter, 500, before);
-        yield* page;
+        if (page.length > 0) yield page;
         const last = page.at(-1);
         if (!last || page.length < 500) return;
         before = last.seq;
