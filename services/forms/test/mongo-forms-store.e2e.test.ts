@@ -6,6 +6,7 @@ import type { FormsStore, SubmissionRecord } from '../src/store/forms-store.ts';
 import { FIELD_NAMES } from '../src/store/mongo-field-names.ts';
 import { createMongoFormsStore } from '../src/store/mongo-forms-store.ts';
 import { LEGACY_SUBMISSIONS } from '../src/store/mongo-legacy-submissions.ts';
+import { isFerretDb } from '../src/store/mongo-submission-query.ts';
 import {
   COUNTERS,
   type CounterDoc,
@@ -23,8 +24,12 @@ const db = () => {
 };
 const WIDTH = 4;
 
-runFormsStoreContract({ name: 'mongo', create: () => createMongoFormsStore(mongo()) });
-runFormsStoreContract({ name: 'mongo, page width 8', create: () => createMongoFormsStore(mongo(), { pageWidth: 8 }) });
+// Filtered pages: one indexed find (MongoDB's way), and page buckets first with small buckets (FerretDB's).
+runFormsStoreContract({ name: 'mongo', create: () => createMongoFormsStore(mongo(), { findStrategy: 'index' }) });
+runFormsStoreContract({
+  name: 'mongo, page width 8, bucket reads',
+  create: () => createMongoFormsStore(mongo(), { pageWidth: 8, findStrategy: 'buckets' }),
+});
 
 function form(orgId: string): Form {
   const id = randomUUID();
@@ -156,6 +161,14 @@ describe('mongo FormsStore: batches, positions and counters', () => {
     const next = submission(f, 0);
     expect(await upgraded.insertSubmissions([next])).toBe(1);
     expect((await upgraded.listSubmissions(scope, f.id, { limit: 1 }))[0]?.id).toBe(next.id);
+  });
+
+  it('recognizes FerretDB (the e2e default), so filtered pages read page buckets first there', async () => {
+    const info = await db().admin().command({ buildInfo: 1 });
+    expect(await isFerretDb(db())).toBe(JSON.stringify(info).toLowerCase().includes('ferretdb'));
+    if (process.env.TEST_FERRETDB_PORT && process.env.MONGO_URL?.includes(`:${process.env.TEST_FERRETDB_PORT}`)) {
+      expect(await isFerretDb(db())).toBe(true);
+    }
   });
 
   it('gives documents stored before search their terms and their form its field names at boot', async () => {

@@ -7,6 +7,8 @@ import {
   backfillSubmissionSearch,
   createMongoSubmissionQuery,
   createSubmissionQueryIndexes,
+  type FindStrategy,
+  isFerretDb,
 } from './mongo-submission-query.ts';
 import { createMongoSubmissions, createSubmissionIndexes } from './mongo-submissions.ts';
 import { checkPageWidth, DEFAULT_PAGE_WIDTH } from './page-buckets.ts';
@@ -30,11 +32,12 @@ const toForm = (doc: Omit<FormDoc, 'publishedVersion' | 'pending'> | null, orgId
  * `FormsStore` on MongoDB 7+ or FerretDB 1.24 (no transactions). The submissions read model is
  * `mongo-submissions.ts` (ADR 0015); submissions stored before it are moved into it here, before the store is used.
  * Lookups by id filter on `_id` alone and check the organization in the result.
- * `pageWidth` (tests only) must stay the same for the life of a database.
+ * `pageWidth` (tests only) must stay the same for the life of a database. `findStrategy` (tests) overrides how
+ * filtered pages are read, chosen by the server otherwise (`FindStrategy`).
  */
 export async function createMongoFormsStore(
   conn: MongoConnection,
-  options: { pageWidth?: number } = {},
+  options: { pageWidth?: number; findStrategy?: FindStrategy } = {},
 ): Promise<FormsStore> {
   const db = conn.db;
   if (!db) throw new Error('createMongoFormsStore: the connection is not open');
@@ -50,6 +53,7 @@ export async function createMongoFormsStore(
   ]);
   await migrateLegacySubmissions(db, width);
   await backfillSubmissionSearch(db);
+  const findStrategy = options.findStrategy ?? ((await isFerretDb(db)) ? 'buckets' : 'index');
   const deletions = createMongoFormDeletions(db);
 
   const rethrowSlug = async (err: unknown, form: Form): Promise<never> => {
@@ -110,7 +114,7 @@ export async function createMongoFormsStore(
       }
     },
     ...createMongoSubmissions(db, width),
-    ...createMongoSubmissionQuery(db),
+    ...createMongoSubmissionQuery(db, { strategy: findStrategy, width }),
     ...deletions,
     async close() {},
   };

@@ -1,7 +1,15 @@
 import type { MongoDb } from '@formgate/store/mongo';
 import type { FormsStore, StoredSubmission, SubmissionFilter } from './forms-store.ts';
 import { FIELD_NAMES, type FieldNamesDoc, recordFieldNames } from './mongo-field-names.ts';
-import { PROJECTION, SUBMISSIONS, type SubmissionDoc, toStored } from './mongo-submissions.ts';
+import {
+  COUNTERS,
+  type CounterDoc,
+  PROJECTION,
+  SUBMISSIONS,
+  type SubmissionDoc,
+  toStored,
+} from './mongo-submissions.ts';
+import { bucketBelow } from './page-buckets.ts';
 import { searchTerms } from './search-terms.ts';
 
 type SubmissionQuery = Parameters<ReturnType<typeof collectionOf>['deleteMany']>[0];
@@ -11,6 +19,24 @@ type QueryMethods = Pick<FormsStore, 'findSubmissions' | 'exportSubmissions' | '
 
 /** Documents read per round trip while exporting. */
 const EXPORT_BATCH = 500;
+
+/**
+ * How a filtered page is read:
+ * - `index` (MongoDB): one `find(filter).sort({seq: -1}).limit(n)`, served in order by the indexes below;
+ * - `buckets` (FerretDB 1.24, where that find decodes and sorts every match of the form in Go — over 10 s for a
+ *   word in all of 100,000 submissions): page buckets first (ADR 0015), each read an equality on `buckets` that
+ *   decodes ≤ `width` documents, newest first; once the matches seen so far predict at most
+ *   `GLOBAL_MAX_MATCHES` further matches below, or after `MAX_BUCKET_READS` reads, the rest in one global find.
+ */
+export type FindStrategy = 'index' | 'buckets';
+const GLOBAL_MAX_MATCHES = 2_000;
+const MAX_BUCKET_READS = 8;
+
+/** FerretDB answers `buildInfo` with its own version fields. */
+export async function isFerretDb(db: MongoDb): Promise<boolean> {
+  const info = await db.admin().command({ buildInfo: 1 });
+  return Object.keys(info).some((k) => k.toLowerCase().startsWith('ferretdb'));
+}
 
 /** The query of a filtered list: equalities first, then the `createdAt` range and the position bound. */
 export function filterQuery(
@@ -42,18 +68,47 @@ export function filterQuery(
  * pushes down the equalities only and sorts in Go, so there each filtered page costs a scan of the collection plus
  * a sort of the form's matching documents.
  */
-export function createMongoSubmissionQuery(db: MongoDb): QueryMethods {
+export function createMongoSubmissionQuery(
+  db: MongoDb,
+  options: { strategy: FindStrategy; width: number },
+): QueryMethods {
   const submissions = db.collection<SubmissionDoc>(SUBMISSIONS);
+  const counters = db.collection<CounterDoc>(COUNTERS);
   const names = db.collection<FieldNamesDoc>(FIELD_NAMES);
+  const read = async (query: Record<string, unknown>, limit: number) =>
+    (
+      await submissions
+        .find(query as NonNullable<SubmissionQuery>, { projection: PROJECTION })
+        .sort({ seq: -1 })
+        .limit(limit)
+        .toArray()
+    ).map(toStored);
+
+  /** The `buckets` strategy (see `FindStrategy`). */
+  async function byBuckets(orgId: string, formId: string, filter: SubmissionFilter, limit: number, after?: number) {
+    const counter = await counters.findOne({ _id: formId });
+    if (!counter || counter.orgId !== orgId) return [];
+    const page: StoredSubmission[] = [];
+    let before = Math.min(after ?? Number.POSITIVE_INFINITY, counter.seq ?? 0);
+    let covered = 0;
+    for (let reads = 0; page.length < limit && before > 0; reads++) {
+      if (reads > 0 && (reads >= MAX_BUCKET_READS || (page.length / covered) * before <= GLOBAL_MAX_MATCHES)) {
+        page.push(...(await read(filterQuery(orgId, formId, filter, before), limit - page.length)));
+        return page;
+      }
+      const { key, low } = bucketBelow(before, options.width);
+      page.push(...(await read({ ...filterQuery(orgId, formId, filter, before), buckets: key }, limit - page.length)));
+      covered += before - low;
+      before = low;
+    }
+    return page;
+  }
+
   return {
     async findSubmissions(scope, formId, { filter, limit, after }) {
       if (limit <= 0) return [];
-      const docs = await submissions
-        .find(filterQuery(scope.orgId, formId, filter, after?.seq), { projection: PROJECTION })
-        .sort({ seq: -1 })
-        .limit(limit)
-        .toArray();
-      return docs.map(toStored);
+      if (options.strategy === 'buckets') return byBuckets(scope.orgId, formId, filter, limit, after?.seq);
+      return read(filterQuery(scope.orgId, formId, filter, after?.seq), limit);
     },
     async *exportSubmissions(scope, formId, filter) {
       const cursor = submissions
