@@ -122,7 +122,8 @@ export async function startDistributedFormgate(opts: { workDir: string; logDir: 
         const db = conn.db;
         if (!db) throw new Error('not connected');
         let rows = 0;
-        const cursor = db.collection('form_submissions').find({ formId }).sort({ seq: -1 }).batchSize(500);
+        // Unsorted, like the export on FerretDB 1.24 (ADR 17): a sort there decodes and sorts every row first.
+        const cursor = db.collection('form_submissions').find({ formId }).batchSize(500);
         for await (const _doc of cursor) rows++;
         return rows;
       } finally {

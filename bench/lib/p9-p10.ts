@@ -199,7 +199,7 @@ export async function runQueryGoals(opts: {
   for (let round = 1; round <= opts.rounds; round++) {
     for (const x of seeded) {
       const check: Check = (ok, what) => {
-        const problem = `P9/P10 ${x.m.mode}: ${what}`;
+        const problem = `${what.startsWith('P10') ? 'P10' : 'P9'} ${x.m.mode}: ${what}`;
         if (!ok && !opts.problems.includes(problem)) opts.problems.push(problem);
       };
       await waitForIdle(opts.pids);
@@ -249,10 +249,13 @@ export function queryGoals(result: QueryResult, problems: string[]): GoalResult[
       skipped(`P10 ${mode}`, 'RSS growth while exporting', { op: '<=', value: 64 }, { op: '<=', value: 256 }, ...why),
     ];
   }
-  const invalid = problems.some((p) => p.startsWith(`P9/P10 ${result.mode}`)) ? 'invalid: see Problems' : undefined;
+  const invalid = (goal: 'P9' | 'P10') =>
+    problems.some((p) => p.startsWith(`${goal} ${result.mode}`)) ? 'invalid: see Problems' : undefined;
   const n = result.submissions.toLocaleString('en-US');
-  const rows = (goal: string, spec: Omit<Parameters<typeof judge>[0], 'goal'>) =>
-    judge({ goal, ...spec, ...(invalid ? { invalid } : {}) });
+  const rows = (goal: string, spec: Omit<Parameters<typeof judge>[0], 'goal'>) => {
+    const bad = invalid(goal.startsWith('P10') ? 'P10' : 'P9');
+    return judge({ goal, ...spec, ...(bad ? { invalid: bad } : {}) });
+  };
   const values = (f: (r: QueryRound) => number) => result.rounds.map(f);
   return [
     rows(`P9 ${mode}`, {

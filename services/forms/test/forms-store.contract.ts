@@ -14,6 +14,8 @@ import { words } from '../src/store/search-terms.ts';
 export interface FormsStoreTarget {
   /** Tests this adapter does not run, each with the reason. */
   skip?: ContractSkip[];
+  /** The export is in storage order, not list order (FerretDB 1.24, ADR 17): compare it as a set. */
+  unorderedExport?: boolean;
   name: string;
   create: () => Promise<FormsStore>;
 }
@@ -278,8 +280,10 @@ export function runFormsStoreContract(target: FormsStoreTarget) {
         expect(batch.length).toBeGreaterThan(0);
         ids.push(...batch.map((r) => r.id));
       }
-      return ids;
+      return target.unorderedExport ? ids.sort() : ids;
     };
+    /** What `exported` must return for ids in list order. */
+    const inExportOrder = (ids: (string | undefined)[]) => (target.unorderedExport ? [...ids].sort() : ids);
 
     it('filters by spam, held and a date range, combined, in list order, paged with a cursor', async () => {
       const a = org();
@@ -345,10 +349,10 @@ export function runFormsStoreContract(target: FormsStoreTarget) {
       expect(await search('script')).toEqual([hostile.id]);
       expect(await search('nothing')).toEqual([]);
       expect(await findAll(org(), f.id, { terms: ['elodie'] })).toEqual([]);
-      expect(await exported(a, f.id, { terms: words('lyon') })).toEqual([both.id, bob.id]);
+      expect(await exported(a, f.id, { terms: words('lyon') })).toEqual(inExportOrder([both.id, bob.id]));
     });
 
-    it('exports every matching submission in list order, across many read batches', async () => {
+    it('exports every matching submission (in list order where the adapter sorts), across many read batches', async () => {
       const a = org();
       const f = form(a.orgId);
       await store.insertForm(f);
@@ -358,25 +362,30 @@ export function runFormsStoreContract(target: FormsStoreTarget) {
       );
       for (let i = 0; i < rs.length; i += 400) await store.insertSubmissions(rs.slice(i, i + 400));
       const all = rs.map((r) => r.id).reverse();
-      expect(await exported(a, f.id, {})).toEqual(all);
+      expect(await exported(a, f.id, {})).toEqual(inExportOrder(all));
       expect(await exported(a, f.id, { held: true })).toEqual(
-        rs
-          .filter((r) => r.held)
-          .map((r) => r.id)
-          .reverse(),
+        inExportOrder(
+          rs
+            .filter((r) => r.held)
+            .map((r) => r.id)
+            .reverse(),
+        ),
       );
       expect(await exported(a, f.id, { terms: ['odd'], from: at(1000) })).toEqual(
-        rs
-          .filter((_r, i) => i >= 1000 && i % 2 === 1)
-          .map((r) => r.id)
-          .reverse(),
+        inExportOrder(
+          rs
+            .filter((_r, i) => i >= 1000 && i % 2 === 1)
+            .map((r) => r.id)
+            .reverse(),
+        ),
       );
       let first: StoredSubmission | undefined;
       for await (const batch of store.exportSubmissions(a, f.id, {})) {
         first = batch[0];
         break;
       }
-      expect(first).toEqual({ ...rs.at(-1), seq: 1_202 });
+      if (target.unorderedExport) expect(rs.map((r) => r.id)).toContain(first?.id);
+      else expect(first).toEqual({ ...rs.at(-1), seq: 1_202 });
     });
 
     it('keeps each form’s field names in the order first seen, scoped, and forgets them with the organization', async () => {

@@ -111,4 +111,21 @@ describe('sqlite FormsStore: filters and search', () => {
       /USING INDEX submissions_by_held \(form_id=\? AND held=\? AND seq<\?\)$/,
     );
   });
+
+  it('reads a search page from the FTS index newest first, stopping at the limit (no sort of all matches)', () => {
+    const db = openSqlite(':memory:');
+    createSqliteFormsStore(db);
+    const details = (
+      db
+        .prepare(
+          `EXPLAIN QUERY PLAN SELECT s.id FROM submissions_fts f
+           CROSS JOIN submission_search ss ON ss.id = f.rowid CROSS JOIN submissions s ON s.id = ss.submission_id
+           WHERE submissions_fts MATCH 'x' AND f.rowid <= 9 AND s.form_id = 'f' AND s.org_id = 'o'
+           ORDER BY f.rowid DESC LIMIT 26`,
+        )
+        .all() as { detail: string }[]
+    ).map((r) => r.detail);
+    expect(details[0]).toMatch(/^SCAN f VIRTUAL TABLE INDEX/);
+    expect(details.join('; ')).not.toMatch(/TEMP B-TREE/);
+  });
 });

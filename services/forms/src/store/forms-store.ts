@@ -98,8 +98,9 @@ export interface FormsStore {
     query: { filter: SubmissionFilter; limit: number; after?: SubmissionCursor },
   ): Promise<StoredSubmission[]>;
   /**
-   * Every submission of the form `filter` matches, in list order, in batches (of a few hundred) read as the caller
-   * consumes them (memory stays flat at any size). Stops early when the caller does.
+   * Every submission of the form `filter` matches, in batches (of a few hundred) read as the caller consumes them
+   * (memory stays flat at any size), in list order — except on FerretDB 1.24, where it is storage order (ADR 17).
+   * Stops early when the caller does.
    */
   exportSubmissions(scope: OrgScope, formId: string, filter: SubmissionFilter): AsyncIterable<StoredSubmission[]>;
   /** Every field name stored for the form, in the order first seen (what an export's columns are). */
