@@ -16,7 +16,10 @@ const CHUNK_CHARS = 64 * 1024;
  * A CSV cell (RFC 4180): quoted when it holds `"`, `,`, CR or LF, with `"` doubled. A cell a spreadsheet would read
  * as a formula (starting with `=`, `+`, `-`, `@`, tab or CR) is prefixed with `'` (OWASP's CSV injection advice).
  */
+const PLAIN_CELL = /^(?![=+\-@\t\r])[^",\r\n]*$/;
+
 export function csvCell(value: string): string {
+  if (PLAIN_CELL.test(value)) return value;
   const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
   return /[",\r\n]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
 }
@@ -25,9 +28,14 @@ const csvLine = (cells: readonly string[]) => `${cells.map(csvCell).join(',')}\r
 
 /** A field sent more than once has its values joined with a line break in its one CSV cell. */
 function csvRow(s: StoredSubmission, columns: readonly string[]): string {
-  const values = new Map<string, string[]>();
-  for (const f of s.fields) values.set(f.name, [...(values.get(f.name) ?? []), f.value]);
-  return csvLine([s.id, s.createdAt, String(s.spam.isSpam), ...columns.map((c) => values.get(c)?.join('\n') ?? '')]);
+  const values = new Map<string, string>();
+  for (const f of s.fields) {
+    const seen = values.get(f.name);
+    values.set(f.name, seen === undefined ? f.value : `${seen}\n${f.value}`);
+  }
+  let line = `${csvCell(s.id)},${csvCell(s.createdAt)},${s.spam.isSpam}`;
+  for (const c of columns) line += `,${csvCell(values.get(c) ?? '')}`;
+  return `${line}\r\n`;
 }
 
 const jsonItem = (s: StoredSubmission) =>
