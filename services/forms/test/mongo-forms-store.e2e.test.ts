@@ -164,6 +164,23 @@ describe('mongo FormsStore: batches, positions and counters', () => {
     expect((await upgraded.listSubmissions(scope, f.id, { limit: 1 }))[0]?.id).toBe(next.id);
   });
 
+  it('never lists or exports a tombstone (`deleted: true`, left by deleting a submission)', async () => {
+    const f = await freshForm();
+    const [gone, kept] = [submission(f, 0), submission(f, 1)];
+    await store.insertSubmissions([gone, kept]);
+    await db()
+      .collection<{ _id: string }>(SUBMISSIONS)
+      .updateOne({ _id: gone.id }, { $set: { deleted: true } });
+    for (const strategy of ['index', 'buckets'] as const) {
+      const s = await createMongoFormsStore(mongo(), { pageWidth: WIDTH, findStrategy: strategy });
+      const found = await s.findSubmissions(scope, f.id, { filter: { terms: ['hello'] }, limit: 10 });
+      expect(found.map((r) => r.id)).toEqual([kept.id]);
+      const exported: string[] = [];
+      for await (const batch of s.exportSubmissions(scope, f.id, {})) exported.push(...batch.map((r) => r.id));
+      expect(exported).toEqual([kept.id]);
+    }
+  });
+
   it('recognizes FerretDB (the e2e default), so filtered pages read page buckets first there', async () => {
     const info = await db().admin().command({ buildInfo: 1 });
     expect(await isFerretDb(db())).toBe(JSON.stringify(info).toLowerCase().includes('ferretdb'));

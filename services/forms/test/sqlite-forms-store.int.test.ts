@@ -91,6 +91,41 @@ describe('sqlite FormsStore: filters and search', () => {
     db.prepare('DELETE FROM submissions WHERE id = ?').run('s1');
     expect(await search('hello')).toEqual(['s3']);
     expect(db.prepare('SELECT COUNT(*) AS n FROM submission_search').get()).toEqual({ n: 2 });
+    // A changed document is indexed again in the same statement (e.g. a tombstone's fields emptied).
+    db.prepare(`UPDATE submissions SET doc = json_set(doc, '$.fields', json('[]')) WHERE id = ?`).run('s3');
+    expect(await search('hello')).toEqual([]);
+    db.prepare(
+      `UPDATE submissions SET doc = json_set(doc, '$.fields', json('[{"name":"m","value":"hello there"}]')) WHERE id = ?`,
+    ).run('s3');
+    expect(await search('there')).toEqual(['s3']);
+  });
+
+  it('never finds a tombstone (`deleted = 1`) where the schema keeps them', async () => {
+    const db = openSqlite(':memory:');
+    createSqliteFormsStore(db);
+    db.exec('ALTER TABLE submissions ADD COLUMN deleted INTEGER NOT NULL DEFAULT 0');
+    const store = createSqliteFormsStore(db);
+    const scope = { orgId: 'org-t' };
+    const f = randomUUID();
+    const record = (id: string) => ({
+      id,
+      formId: f,
+      orgId: scope.orgId,
+      createdAt: '2026-01-01T00:00:00.000Z',
+      fields: [{ name: 'msg', value: 'kept words' }],
+      files: [],
+      spam: { isSpam: false, reasons: [] },
+      held: false,
+    });
+    await store.insertSubmissions([record('t1'), record('t2')]);
+    db.prepare('UPDATE submissions SET deleted = 1 WHERE id = ?').run('t1');
+    const ids = async (filter: { terms?: string[]; held?: boolean }) =>
+      (await store.findSubmissions(scope, f, { filter, limit: 10 })).map((r) => r.id);
+    expect(await ids({ terms: ['kept'] })).toEqual(['t2']);
+    expect(await ids({ held: false })).toEqual(['t2']);
+    const exported: string[] = [];
+    for await (const batch of store.exportSubmissions(scope, f, {})) exported.push(...batch.map((r) => r.id));
+    expect(exported).toEqual(['t2']);
   });
 
   it('reads a filtered page through an index in list order, without sorting', () => {

@@ -46,7 +46,8 @@ export function filterQuery(
   filter: SubmissionFilter,
   before?: number,
 ): NonNullable<SubmissionQuery> {
-  const q: Record<string, unknown> = { formId, orgId };
+  // `deleted`: a tombstone left by deleting a submission (submission changes) is never listed or exported.
+  const q: Record<string, unknown> = { formId, orgId, deleted: { $ne: true } };
   if (filter.spam !== undefined) q['spam.isSpam'] = filter.spam;
   if (filter.held !== undefined) q.held = filter.held;
   const terms = filter.terms ?? [];

@@ -47,6 +47,15 @@ CREATE TRIGGER IF NOT EXISTS forms_field_names_delete AFTER DELETE ON forms BEGI
 END;
 `;
 
+/** A changed document (a spam mark, a tombstone's emptied fields) is indexed again, in the same transaction. */
+const UPDATE_TRIGGER = `
+CREATE TRIGGER IF NOT EXISTS submissions_search_update AFTER UPDATE OF doc ON submissions BEGIN
+  DELETE FROM submissions_fts WHERE rowid = (SELECT id FROM submission_search WHERE submission_id = new.id);
+  INSERT INTO submissions_fts (rowid, form, body)
+    SELECT id, ${FORM_TOKEN_OF('new')}, ${BODY_OF('new')} FROM submission_search WHERE submission_id = new.id;
+END;
+`;
+
 const COLUMNS = `
 ALTER TABLE submissions ADD COLUMN spam INTEGER GENERATED ALWAYS AS (json_extract(doc, '$.spam.isSpam')) VIRTUAL;
 ALTER TABLE submissions ADD COLUMN held INTEGER GENERATED ALWAYS AS (json_extract(doc, '$.held')) VIRTUAL;
@@ -65,6 +74,7 @@ export function prepareSubmissionQuerySchema(db: SqliteDb): void {
     if (!has(`SELECT 1 FROM pragma_table_xinfo('submissions') WHERE name = 'spam'`)) db.exec(COLUMNS);
     db.exec(INDEXES);
     if (!has(`SELECT 1 FROM sqlite_master WHERE name = 'submissions_fts'`)) db.exec(SCHEMA);
+    db.exec(UPDATE_TRIGGER);
   }).immediate();
 }
 
@@ -81,8 +91,10 @@ interface Row {
 }
 
 /** The WHERE clause (on `submissions s`) and its parameters for a filter, without the search terms. */
-function whereOf(filter: SubmissionFilter, formId: string, orgId: string, before?: number) {
+function whereOf(filter: SubmissionFilter, formId: string, orgId: string, before: number | undefined, live: boolean) {
   const clauses = ['s.form_id = ?', 's.org_id = ?'];
+  // Deleted submissions stay as tombstones (`deleted = 1`) where the store keeps them (submission changes).
+  if (live) clauses.push('s.deleted = 0');
   const params: (string | number)[] = [formId, orgId];
   if (filter.spam !== undefined) clauses.push(`s.spam = ${filter.spam ? 1 : 0}`);
   if (filter.held !== undefined) clauses.push(`s.held = ${filter.held ? 1 : 0}`);
@@ -115,6 +127,13 @@ export function createSqliteSubmissionQuery(db: SqliteDb, toRecord: (row: Row) =
     }
     return stmt;
   };
+  let tombstones: boolean | undefined;
+  // Asked at the first read, once every schema of the store has been prepared.
+  const hasTombstones = () => {
+    tombstones ??=
+      db.prepare(`SELECT 1 FROM pragma_table_info('submissions') WHERE name = 'deleted'`).get() !== undefined;
+    return tombstones;
+  };
   const rowidBelow = db.prepare(
     `SELECT ss.id FROM submissions s JOIN submission_search ss ON ss.submission_id = s.id
      WHERE s.form_id = ? AND s.seq < ? ORDER BY s.seq DESC LIMIT 1`,
@@ -131,7 +150,7 @@ export function createSqliteSubmissionQuery(db: SqliteDb, toRecord: (row: Row) =
     before?: number,
   ): StoredSubmission[] {
     if (limit <= 0) return [];
-    const { where, params } = whereOf(filter, formId, orgId, before);
+    const { where, params } = whereOf(filter, formId, orgId, before, hasTombstones());
     const terms = filter.terms ?? [];
     if (terms.length === 0) {
       const sql = `SELECT ${COLUMNS_READ} FROM submissions s WHERE ${where} ORDER BY s.seq DESC LIMIT ?`;
