@@ -11,6 +11,7 @@ import { absolutes, evaluate } from './lib/evaluate.ts';
 import type { P8Settings } from './lib/p8.ts';
 import { p8Goals } from './lib/p8-goals.ts';
 import { type P8Mode, runP8 } from './lib/p8-run.ts';
+import { queryGoals, runQueryGoals } from './lib/p9-p10.ts';
 import { PAYLOADS } from './lib/payloads.ts';
 import { stopAllServers } from './lib/processes.ts';
 import { describeMachine, loadAverage, passed, writeReport } from './lib/report.ts';
@@ -34,9 +35,11 @@ function readOptions() {
       'no-p2': { type: 'boolean', default: false },
       'keep-data': { type: 'boolean', default: false },
       'p8-submissions': { type: 'string' },
+      'p9-submissions': { type: 'string' },
     },
   });
-  if (positionals.some((p) => p !== 'P8')) throw new Error('only P8 can be run alone: pnpm bench P8');
+  const alone = ['P8', 'P9', 'P10'];
+  if (positionals.some((p) => !alone.includes(p))) throw new Error('only P8, P9 and P10 can be run alone');
   if (values.sync !== 'FULL' && values.sync !== 'NORMAL') throw new Error('--sync must be FULL or NORMAL');
   const settings: BenchSettings = {
     rounds: Number(values.rounds ?? (values.quick ? 1 : 3)),
@@ -51,7 +54,16 @@ function readOptions() {
     otherForms: 3,
     samples: values.quick ? 10 : 20,
   };
-  const positive = { rounds: settings.rounds, seconds: settings.seconds, 'p8-submissions': p8.submissions };
+  const query = {
+    submissions: Number(values['p9-submissions'] ?? process.env.BENCH_P9_SUBMISSIONS ?? p8.submissions),
+    samples: values.quick ? 10 : 20,
+  };
+  const positive = {
+    rounds: settings.rounds,
+    seconds: settings.seconds,
+    'p8-submissions': p8.submissions,
+    'p9-submissions': query.submissions,
+  };
   for (const [k, v] of Object.entries(positive)) {
     if (!Number.isInteger(v) || v < 1) throw new Error(`--${k} must be a positive integer`);
   }
@@ -62,7 +74,11 @@ function readOptions() {
     p2: !values['no-p2'],
     keepData: values['keep-data'],
     p8,
-    onlyP8: positionals.includes('P8'),
+    query,
+    /** `pnpm bench P8 P9`: only those (no throughput rounds); P9 and P10 run together. */
+    only: positionals.length > 0,
+    runP8: positionals.length === 0 || positionals.includes('P8'),
+    runQuery: positionals.length === 0 || positionals.includes('P9') || positionals.includes('P10'),
   };
 }
 
@@ -74,9 +90,9 @@ function p2Unavailable(d: DistributedStart) {
 
 type Options = ReturnType<typeof readOptions>;
 
-/** B0, B1, the warm-up and the interleaved throughput rounds (P1–P7); none with `pnpm bench P8`. */
+/** B0, B1, the warm-up and the interleaved throughput rounds (P1–P7); none with `pnpm bench P8` (or P9, P10). */
 async function throughputRounds(options: Options, base: Omit<RoundContext, 'b0' | 'b1' | 'script'>) {
-  if (options.onlyP8) return [];
+  if (options.only) return [];
   const b0 = await startBaseline('B0', join(base.workDir, 'logs'));
   const b1 = await startBaseline('B1', join(base.workDir, 'logs'));
   const script = prepareWrk(base.workDir, Object.values(PAYLOADS));
@@ -102,7 +118,7 @@ function p8Modes(formgate: FormgateTarget, distributed: DistributedStart): P8Mod
 
 async function main(): Promise<boolean> {
   const options = readOptions();
-  const wrkVersion = options.onlyP8 ? 'wrk not used (P8 only)' : ensureWrk();
+  const wrkVersion = options.only ? 'wrk not used (P8–P10 only)' : ensureWrk();
   const workDir = mkdtempSync(join(tmpdir(), 'formgate-bench-'));
   const logDir = join(workDir, 'logs');
   mkdirSync(logDir);
@@ -126,7 +142,14 @@ async function main(): Promise<boolean> {
     const base = { settings: options.settings, workDir, formgate, distributed: target?.target ?? null, pids };
     const rounds = await throughputRounds(options, { ...base, problems, warnings, log });
     const p8Settings = { settings: options.p8, rounds: options.settings.rounds, problems, pids, log };
-    const p8 = await runP8({ modes: p8Modes(formgate, distributed), ...p8Settings });
+    const p8 = options.runP8 ? await runP8({ modes: p8Modes(formgate, distributed), ...p8Settings }) : [];
+    const queryModes = p8Modes(formgate, distributed).map((m) => ({
+      ...m,
+      pids: m.mode === 'embedded' ? [formgate.server.pid] : (target?.pids ?? []),
+    }));
+    const query = options.runQuery
+      ? await runQueryGoals({ ...p8Settings, modes: queryModes, settings: options.query })
+      : [];
     machine.loadAverageAtEnd = loadAverage();
     if ((machine.loadAverageAtStart[0] ?? 0) > machine.cpus / 2) {
       warnings.push(`1-minute load average ${machine.loadAverageAtStart[0]} at start: other work shared the machine`);
@@ -135,20 +158,22 @@ async function main(): Promise<boolean> {
       machine,
       settings: {
         mode: options.quick ? 'quick' : 'full',
-        goals: options.onlyP8 ? 'P8' : 'all',
+        goals: options.only ? [options.runP8 ? 'P8' : '', options.runQuery ? 'P9 P10' : ''].join(' ').trim() : 'all',
         ...options.settings,
         sqliteSynchronous: options.synchronous,
         p8Submissions: options.p8.submissions,
+        p9Submissions: options.query.submissions,
         loadGenerator: 'wrk -t1 (throughput), autocannon in a child process (P7), fetch (P8)',
       },
       goals: [
-        ...(options.onlyP8 ? [] : evaluate(rounds, problems, p2Unavailable(distributed))),
+        ...(options.only ? [] : evaluate(rounds, problems, p2Unavailable(distributed))),
         ...p8.flatMap((r) => p8Goals(r, problems)),
+        ...query.flatMap((r) => queryGoals(r, problems)),
       ],
       absolute: absolutes(rounds),
       problems,
       warnings,
-      rounds: [...rounds, { P8: p8 }],
+      rounds: [...rounds, { P8: p8 }, { P9P10: query }],
     };
     const md = writeReport(BENCH_DIR, report);
     process.stdout.write(`\n${md}\n`);

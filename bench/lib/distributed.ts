@@ -40,6 +40,8 @@ async function startProcesses(opts: { logDir: string; kafka: string; mongo: stri
     MONGO_URL: opts.mongo,
     MONGO_DB_PREFIX: opts.dbPrefix,
     IDENTITY_SECRET: randomBytes(32).toString('base64url'),
+    // Only forms reads it; the other services ignore it.
+    FILE_LINK_SECRET: randomBytes(32).toString('base64url'),
   };
   const gatewayPort = await freePort();
   const publicUrl = `http://127.0.0.1:${gatewayPort}`;
@@ -114,8 +116,22 @@ export async function startDistributedFormgate(opts: { workDir: string; logDir: 
       const conn = await connectMongo(mongo, `${dbPrefix}_forms`);
       return { store: await createMongoFormsStore(conn), close: () => conn.close() };
     };
+    const countRawRows = async (formId: string) => {
+      const conn = await connectMongo(mongo, `${dbPrefix}_forms`);
+      try {
+        const db = conn.db;
+        if (!db) throw new Error('not connected');
+        let rows = 0;
+        // Unsorted, like the export on FerretDB 1.24 (ADR 0022): a sort there decodes and sorts every row first.
+        const cursor = db.collection('form_submissions').find({ formId }).batchSize(500);
+        for await (const _doc of cursor) rows++;
+        return rows;
+      } finally {
+        await conn.close();
+      }
+    };
     return {
-      target: { server: gateway, api, openFormsStore },
+      target: { server: gateway, api, openFormsStore, countRawRows },
       pids: started.map((p) => p.pid),
       stop: async () => {
         await Promise.allSettled(started.map((p) => p.stop()));

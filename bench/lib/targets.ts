@@ -19,6 +19,8 @@ export interface FormgateTarget {
   api: FormgateApi;
   /** The deployment's forms store, opened from the bench process for seeding (P8): its batch write path. */
   openFormsStore(): Promise<{ store: FormsStore; close(): Promise<void> }>;
+  /** CUR (P10): reads every stored submission of the form newest first with a raw cursor, no formatting. */
+  countRawRows(formId: string): Promise<number>;
 }
 
 /**
@@ -55,6 +57,17 @@ export async function startEmbeddedFormgate(opts: {
       // The running server may still be projecting the burst rounds into this file: wait for its writers.
       db.pragma('busy_timeout = 120000');
       return { store: createSqliteFormsStore(db), close: async () => void db.close() };
+    },
+    async countRawRows(formId) {
+      const db = openSqlite(join(opts.dataDir, 'forms.db'), { synchronous: opts.synchronous });
+      try {
+        let rows = 0;
+        const query = db.prepare('SELECT id, created_at, doc FROM submissions WHERE form_id = ? ORDER BY seq DESC');
+        for (const _row of query.iterate(formId)) rows++;
+        return rows;
+      } finally {
+        db.close();
+      }
     },
   };
 }

@@ -12,6 +12,8 @@ import type { TargetRef } from './target.ts';
 interface Fixture {
   form: { id: string; key: string };
   submissionId: string;
+  /** The `blobKey` of the submission's one file. */
+  fileId: string;
   newKeyId(): Promise<string>;
   /** A form of organization A made for one call (one that deletes it). */
   newFormId(): Promise<string>;
@@ -44,6 +46,10 @@ const CASES: Record<string, Case> = {
     success: 200,
     secret: (fx) => fx.submissionId,
   },
+  'GET /api/v1/forms/:formId/submissions/export': {
+    params: (fx) => ({ formId: fx.form.id }),
+    secret: (fx) => fx.submissionId,
+  },
   'GET /api/v1/forms/:formId/submissions/:submissionId': {
     params: (fx) => ({ formId: fx.form.id, submissionId: fx.submissionId }),
   },
@@ -53,6 +59,10 @@ const CASES: Record<string, Case> = {
   },
   'DELETE /api/v1/forms/:formId/submissions/:submissionId': {
     params: async (fx) => ({ formId: fx.form.id, submissionId: await fx.newSubmissionId() }),
+  },
+  'GET /api/v1/forms/:formId/submissions/:submissionId/files/:fileId/link': {
+    params: (fx) => ({ formId: fx.form.id, submissionId: fx.submissionId, fileId: fx.fileId }),
+    secret: (fx) => fx.fileId,
   },
   'GET /api/v1/billing/usage': {},
   'GET /api/v1/billing/email-quota': {},
@@ -68,7 +78,7 @@ const SUCCESS: Record<string, number> = { GET: 200, POST: 201, PATCH: 200, DELET
 
 const idOf = (r: RouteSpec) => `${r.method} ${r.path}`;
 const scopedRoutes = ROUTES.filter((r) => r.auth === 'org');
-const hasResourceParam = (r: RouteSpec) => /:(formId|submissionId|keyId)/.test(r.path);
+const hasResourceParam = (r: RouteSpec) => /:(formId|submissionId|keyId|fileId)/.test(r.path);
 
 /** The status the route table says this caller must get, and the message when it is a permission denial. */
 function expected(route: RouteSpec, caller: Caller): { status: number; message?: string } {
@@ -116,15 +126,18 @@ export function describeTenantIsolation(target: TargetRef) {
 
       const form = (await sessions.owner.call('POST', '/api/v1/forms', { name: 'Contact' })).body;
       await target().waitForForm(form.key);
+      const upload = new FormData();
+      upload.append('a', '1');
+      upload.append('cv', new Blob(['%PDF-1.4'], { type: 'application/pdf' }), 'cv.pdf');
       await fetch(`${target().baseUrl}/f/${form.key}`, {
         method: 'POST',
         headers: { accept: 'application/json' },
-        body: new URLSearchParams({ a: '1' }),
+        body: upload,
       });
-      const submissionId = await eventually(async () => {
+      const [submissionId, fileId] = await eventually(async () => {
         const list = await sessions.owner.call('GET', `/api/v1/forms/${form.id}/submissions`);
         expect(list.body.data).toHaveLength(1);
-        return list.body.data[0].id as string;
+        return [list.body.data[0].id as string, list.body.data[0].files[0].blobKey as string];
       }, target().patienceMs);
       await sessions.owner.call('PATCH', '/api/v1/orgs/settings', {
         submission_notification_email: 'team@owner-a.example',
@@ -146,6 +159,7 @@ export function describeTenantIsolation(target: TargetRef) {
         submissionId,
         newFormId: async () => (await sessions.owner.call('POST', '/api/v1/forms', { name: 'Doomed' })).body.id,
         newSubmissionId: submitAndWait,
+        fileId,
         newKeyId: async () =>
           (await sessions.owner.call('POST', '/api/v1/api-keys', { name: 'doomed', scope: 'read' })).body.id,
       };
@@ -162,7 +176,8 @@ export function describeTenantIsolation(target: TargetRef) {
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       });
       const text = await res.text();
-      return { status: res.status, body: text ? JSON.parse(text) : null };
+      const json = res.headers.get('content-type')?.startsWith('application/json');
+      return { status: res.status, body: json && text ? JSON.parse(text) : text || null };
     }
 
     it('has a case for every organization-scoped route', () => {

@@ -111,8 +111,8 @@ export async function startDistributed(opts: {
   };
   const startServices = async () => {
     await Promise.all([
-      start('forms-1', 'services/forms/src/main.ts'),
-      start('forms-2', 'services/forms/src/main.ts'),
+      start('forms-1', 'services/forms/src/main.ts', { FILE_LINK_SECRET: secret }),
+      start('forms-2', 'services/forms/src/main.ts', { FILE_LINK_SECRET: secret }),
       start('billing', 'services/billing/src/main.ts'),
       start('orgs', 'services/orgs/src/main.ts'),
       start('ingest-1', 'services/ingest/src/main.ts', { PUBLIC_URL: publicUrl }),

@@ -22,6 +22,8 @@ export const EmbeddedEnvSchema = z.object({
   AUTH_SECRET: secretEnv.optional(),
   /** Bearer token of the operator API (`/api/ops/*`); otherwise one is generated into `DATA_DIR/operator-token`. */
   OPERATOR_TOKEN: secretEnv.optional(),
+  /** Signs links to uploaded files; otherwise one is generated into `DATA_DIR/file-link-secret`. */
+  FILE_LINK_SECRET: secretEnv.optional(),
   BILLING_SUBMISSIONS_PER_MONTH: z.coerce.number().int().positive().default(50_000),
   BILLING_EMAILS_PER_MONTH: z.coerce.number().int().nonnegative().default(1_000),
   /** The built dashboard (`pnpm --filter @formgate/web build`); default `web/dist` of this checkout. */

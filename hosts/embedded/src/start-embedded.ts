@@ -77,6 +77,7 @@ export async function startEmbedded(config: EmbeddedConfig, seams: EmbeddedSeams
     logger: logger.child({ service: 'forms' }),
     store: createSqliteFormsStore(dbs.forms),
     blobs,
+    fileLinkSecret: ensureSecretFile(config.DATA_DIR, 'file-link-secret', config.FILE_LINK_SECRET),
   });
   const billing = createBillingService({
     ...common,

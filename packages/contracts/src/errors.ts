@@ -64,6 +64,12 @@ const FORMS = define({
   FORMS_SUBMISSION_NOT_FOUND: { status: 404, message: 'Submission not found' },
   FORMS_SLUG_TAKEN: { status: 409, message: 'The slug is already used' },
   FORMS_CONCURRENT_UPDATE: { status: 409, message: 'The form changed while updating; retry', retryable: true },
+  FORMS_INVALID_SEARCH: {
+    status: 400,
+    message: 'q must hold 1–8 words of at most 64 letters or digits, 200 characters in all',
+  },
+  FORMS_FILE_NOT_FOUND: { status: 404, message: 'File not found' },
+  FORMS_FILE_LINK_INVALID: { status: 403, message: 'The file link is invalid or has expired' },
 });
 
 const ORGS = define({

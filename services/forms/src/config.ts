@@ -1,4 +1,11 @@
-import { defineConfig, serviceEnv } from '@formgate/kit';
+import { defineConfig, secretEnv, serviceEnv } from '@formgate/kit';
 import { z } from 'zod';
 
-export const loadFormsConfig = defineConfig(z.object({ ...serviceEnv, PORT: serviceEnv.PORT.default(4001) }));
+export const loadFormsConfig = defineConfig(
+  z.object({
+    ...serviceEnv,
+    PORT: serviceEnv.PORT.default(4001),
+    /** Signs the links to uploaded files (`GET /api/v1/files/{token}`); ≥ 32 characters, the same on every instance. */
+    FILE_LINK_SECRET: secretEnv,
+  }),
+);

@@ -13,28 +13,38 @@ import {
 } from '@formgate/kit';
 import type { BlobStore } from '@formgate/store';
 import express from 'express';
+import { createFileLinks } from './files/file-links.ts';
 import { createFormPublisher } from './form-publisher.ts';
 import { createOrgPurgeHandler } from './handlers/org-purge.handler.ts';
 import { createSubmissionChangedHandler } from './handlers/submission-changed.handler.ts';
 import { createSubmissionReceivedHandler } from './handlers/submission-received.handler.ts';
+import { type FileLinkDeps, fileDownloadRoutes, fileLinkRoutes } from './routes/file-links.routes.ts';
 import { formsRoutes } from './routes/forms.routes.ts';
 import type { FormsStore } from './store/forms-store.ts';
 
 export interface FormsServiceDeps {
   store: FormsStore;
-  /** Uploaded files (ingest's blob store): deleted with their submissions. */
+  /** Uploaded files (ingest's blob store): deleted with their submissions, served through signed links. */
   blobs: BlobStore;
   bus: EventBus;
   clock: Clock;
   ids: Ids;
   logger: Logger;
   identity: IdentityVerifier;
+  /** The secret (≥ 32 characters) that signs links to files (`FILE_LINK_SECRET`); without it those routes answer 404. */
+  fileLinkSecret?: string;
 }
 
 /** The forms service: forms and their settings, and the submissions read model. */
 export function createFormsService(deps: FormsServiceDeps): Service {
   const publisher = createFormPublisher(deps);
   const app = createServiceApp();
+  const fileDeps: FileLinkDeps = {
+    store: deps.store,
+    clock: deps.clock,
+    logger: deps.logger,
+    ...(deps.fileLinkSecret ? { files: { blobs: deps.blobs, links: createFileLinks(deps.fileLinkSecret) } } : {}),
+  };
   app.use(
     '/api/v1/forms',
     requireIdentity(deps.identity),
@@ -45,7 +55,10 @@ export function createFormsService(deps: FormsServiceDeps): Service {
       onFormChanged: () => void publisher.kick(),
       onSubmissionChanged: () => void publisher.kick(),
     }),
+    fileLinkRoutes(fileDeps),
   );
+  // Public: the signed token is the credential (a plain `<a href>` must work).
+  app.use('/api/v1/files', fileDownloadRoutes(fileDeps));
   app.use(errorHandler(deps.logger));
 
   const consumers = createConsumers(deps.bus, TOPIC_SPECS, [

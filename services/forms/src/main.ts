@@ -14,6 +14,7 @@ await runDistributed('forms', loadFormsConfig, async ({ config, logger, bus, mon
     ids: systemIds,
     logger,
     identity: createIdentityCodec(config.IDENTITY_SECRET),
+    fileLinkSecret: config.FILE_LINK_SECRET,
   });
   return { ...service, handler: service.app };
 });

@@ -2,12 +2,21 @@ import { randomUUID } from 'node:crypto';
 import { DEFAULT_FORM_SETTINGS, type Form } from '@formgate/contracts';
 import { type ContractSkip, describeContract } from '@formgate/kit/testing';
 import { afterAll, beforeAll, expect } from 'vitest';
-import { type FormsStore, SlugTakenError, type SubmissionRecord } from '../src/store/forms-store.ts';
+import {
+  type FormsStore,
+  SlugTakenError,
+  type StoredSubmission,
+  type SubmissionFilter,
+  type SubmissionRecord,
+} from '../src/store/forms-store.ts';
+import { words } from '../src/store/search-terms.ts';
 import { submissionChangesContract } from './submission-changes.contract.ts';
 
 export interface FormsStoreTarget {
   /** Tests this adapter does not run, each with the reason. */
   skip?: ContractSkip[];
+  /** The export is in storage order, not list order (FerretDB 1.24, ADR 0022): compare it as a set. */
+  unorderedExport?: boolean;
   name: string;
   create: () => Promise<FormsStore>;
 }
@@ -255,5 +264,151 @@ export function runFormsStoreContract(target: FormsStoreTarget) {
     });
 
     submissionChangesContract(it, () => store);
+
+    /** Every page of a filtered list, following the cursor. */
+    const findAll = async (scope: { orgId: string }, formId: string, filter: SubmissionFilter, limit = 3) => {
+      const seen: StoredSubmission[] = [];
+      let after: { seq: number } | undefined;
+      for (;;) {
+        const page = await store.findSubmissions(scope, formId, { filter, limit, ...(after ? { after } : {}) });
+        seen.push(...page);
+        const last = page.at(-1);
+        if (page.length < limit || !last) return seen.map((r) => r.id);
+        after = { seq: last.seq };
+      }
+    };
+    const exported = async (scope: { orgId: string }, formId: string, filter: SubmissionFilter) => {
+      const ids: string[] = [];
+      for await (const batch of store.exportSubmissions(scope, formId, filter)) {
+        expect(batch.length).toBeGreaterThan(0);
+        ids.push(...batch.map((r) => r.id));
+      }
+      return target.unorderedExport ? ids.sort() : ids;
+    };
+    /** What `exported` must return for ids in list order. */
+    const inExportOrder = (ids: (string | undefined)[]) => (target.unorderedExport ? [...ids].sort() : ids);
+
+    it('filters by spam, held and a date range, combined, in list order, paged with a cursor', async () => {
+      const a = org();
+      const f = form(a.orgId);
+      await store.insertForm(f);
+      const spam = { isSpam: true, reasons: ['honeypot'] };
+      const day = (d: number) => `2026-07-${String(d).padStart(2, '0')}T12:00:00.000Z`;
+      const rs = Array.from({ length: 12 }, (_, i) =>
+        submission(f, day(i + 1), { ...(i % 3 === 0 ? { spam } : {}), held: i % 2 === 0 }),
+      );
+      await store.insertSubmissions(rs.slice(0, 6));
+      await store.insertSubmissions(rs.slice(6));
+      const newestFirst = (keep: (r: SubmissionRecord, i: number) => boolean) =>
+        rs
+          .filter(keep)
+          .map((r) => r.id)
+          .reverse();
+      expect(await findAll(a, f.id, {})).toEqual(newestFirst(() => true));
+      expect(await findAll(a, f.id, { spam: true })).toEqual(newestFirst((r) => r.spam.isSpam));
+      expect(await findAll(a, f.id, { spam: false })).toEqual(newestFirst((r) => !r.spam.isSpam));
+      expect(await findAll(a, f.id, { held: true })).toEqual(newestFirst((r) => r.held));
+      expect(await findAll(a, f.id, { held: false, spam: false })).toEqual(
+        newestFirst((r) => !r.held && !r.spam.isSpam),
+      );
+      expect(await findAll(a, f.id, { from: day(3), to: day(9) })).toEqual(newestFirst((_, i) => i >= 2 && i < 8));
+      expect(await findAll(a, f.id, { from: day(3), to: day(9), spam: false, held: true })).toEqual(
+        newestFirst((r, i) => i >= 2 && i < 8 && !r.spam.isSpam && r.held),
+      );
+      expect(await findAll(a, f.id, { from: '2026-07-12T12:00:00.001Z' })).toEqual([]);
+      expect(await findAll(org(), f.id, {})).toEqual([]);
+      expect(await exported(org(), f.id, {})).toEqual([]);
+    });
+
+    it('searches field values, whole words, ignoring case and diacritics, every term required', async () => {
+      const a = org();
+      const f = form(a.orgId);
+      const g = form(a.orgId);
+      await store.insertForm(f);
+      await store.insertForm(g);
+      let n = 0;
+      const with_ = (...values: string[]) =>
+        submission(f, `2026-08-01T00:00:0${n++}.000Z`, {
+          fields: values.map((value, i) => ({ name: `f${i}`, value })),
+        });
+      const elodie = with_('Élodie Dupont', 'Paris');
+      const bob = with_('bob@EXAMPLE.com', 'Lyon, near the river');
+      const both = with_('ÉLODIE', 'lyon');
+      const nameOnly = submission(f, '2026-08-01T00:00:00.000Z', { fields: [{ name: 'paris', value: 'x' }] });
+      const hostile = with_('"quoted" * NEAR(a b) OR col:term', '<script>alert(1)</script>');
+      await store.insertSubmissions([elodie, bob, both, nameOnly, hostile]);
+      await store.insertSubmissions([
+        submission(g, '2026-08-01T00:00:00.000Z', { fields: [{ name: 'n', value: 'elodie' }] }),
+      ]);
+      const search = (q: string, filter: SubmissionFilter = {}) => findAll(a, f.id, { ...filter, terms: words(q) });
+      expect(await search('elodie')).toEqual([both.id, elodie.id]);
+      expect(await search('ELODIE lyon')).toEqual([both.id]);
+      expect(await search('example')).toEqual([bob.id]);
+      expect(await search('paris')).toEqual([elodie.id]);
+      expect(await search('elo')).toEqual([]);
+      expect(await search('near')).toEqual([hostile.id, bob.id]);
+      expect(await search('"quoted" * NEAR(')).toEqual([hostile.id]);
+      expect(await search('col term')).toEqual([hostile.id]);
+      expect(await search('script')).toEqual([hostile.id]);
+      expect(await search('nothing')).toEqual([]);
+      expect(await findAll(org(), f.id, { terms: ['elodie'] })).toEqual([]);
+      expect(await exported(a, f.id, { terms: words('lyon') })).toEqual(inExportOrder([both.id, bob.id]));
+    });
+
+    it('exports every matching submission (in list order where the adapter sorts), across many read batches', async () => {
+      const a = org();
+      const f = form(a.orgId);
+      await store.insertForm(f);
+      const at = (i: number) => new Date(Date.UTC(2026, 8, 1) + i * 1000).toISOString();
+      const rs = Array.from({ length: 1_203 }, (_, i) =>
+        submission(f, at(i), { held: i % 10 === 0, fields: [{ name: 'n', value: i % 2 ? 'odd' : 'even' }] }),
+      );
+      for (let i = 0; i < rs.length; i += 400) await store.insertSubmissions(rs.slice(i, i + 400));
+      const all = rs.map((r) => r.id).reverse();
+      expect(await exported(a, f.id, {})).toEqual(inExportOrder(all));
+      expect(await exported(a, f.id, { held: true })).toEqual(
+        inExportOrder(
+          rs
+            .filter((r) => r.held)
+            .map((r) => r.id)
+            .reverse(),
+        ),
+      );
+      expect(await exported(a, f.id, { terms: ['odd'], from: at(1000) })).toEqual(
+        inExportOrder(
+          rs
+            .filter((_r, i) => i >= 1000 && i % 2 === 1)
+            .map((r) => r.id)
+            .reverse(),
+        ),
+      );
+      let first: StoredSubmission | undefined;
+      for await (const batch of store.exportSubmissions(a, f.id, {})) {
+        first = batch[0];
+        break;
+      }
+      if (target.unorderedExport) expect(rs.map((r) => r.id)).toContain(first?.id);
+      else expect(first).toEqual({ ...rs.at(-1), seq: 1_202 });
+    });
+
+    it('keeps each form’s field names in the order first seen, scoped, and forgets them with the organization', async () => {
+      const a = org();
+      const [f, g] = [form(a.orgId), form(a.orgId)];
+      await store.insertForm(f);
+      await store.insertForm(g);
+      let n = 0;
+      const named = (x: Form, ...names: string[]) =>
+        submission(x, `2026-10-01T00:00:0${n++}.000Z`, { fields: names.map((name) => ({ name, value: 'v' })) });
+      await store.insertSubmissions([named(f, 'email', 'message', 'email'), named(g, 'other')]);
+      const again = named(f, '$where', 'email', 'a.b');
+      await store.insertSubmissions([again, named(f, '__proto__')]);
+      await store.insertSubmissions([again]);
+      expect(await store.listFieldNames(a, f.id)).toEqual(['email', 'message', '$where', 'a.b', '__proto__']);
+      expect(await store.listFieldNames(a, g.id)).toEqual(['other']);
+      expect(await store.listFieldNames(org(), f.id)).toEqual([]);
+      await store.purgeOrganization(a);
+      expect(await store.listFieldNames(a, f.id)).toEqual([]);
+      expect(await findAll(a, f.id, { terms: ['v'] })).toEqual([]);
+    });
   });
 }

@@ -3,9 +3,11 @@ import { DEFAULT_FORM_SETTINGS, type Form, type OrgScope } from '@formgate/contr
 import { useTestMongo } from '@formgate/store/testing';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { FormsStore, SubmissionRecord } from '../src/store/forms-store.ts';
+import { FIELD_NAMES } from '../src/store/mongo-field-names.ts';
 import { createMongoFormsStore } from '../src/store/mongo-forms-store.ts';
 import { LEGACY_SUBMISSIONS } from '../src/store/mongo-legacy-submissions.ts';
 import { SUBMISSION_CHANGES } from '../src/store/mongo-submission-changes.ts';
+import { isFerretDb } from '../src/store/mongo-submission-query.ts';
 import {
   COUNTERS,
   type CounterDoc,
@@ -23,8 +25,13 @@ const db = () => {
 };
 const WIDTH = 4;
 
-runFormsStoreContract({ name: 'mongo', create: () => createMongoFormsStore(mongo()) });
-runFormsStoreContract({ name: 'mongo, page width 8', create: () => createMongoFormsStore(mongo(), { pageWidth: 8 }) });
+// Filtered pages: one indexed find (MongoDB's way), and page buckets first with small buckets (FerretDB's).
+runFormsStoreContract({ name: 'mongo', create: () => createMongoFormsStore(mongo(), { findStrategy: 'index' }) });
+runFormsStoreContract({
+  name: 'mongo, page width 8, bucket reads',
+  create: () => createMongoFormsStore(mongo(), { pageWidth: 8, findStrategy: 'buckets' }),
+  unorderedExport: true,
+});
 
 function form(orgId: string): Form {
   const id = randomUUID();
@@ -242,5 +249,47 @@ describe('mongo FormsStore: batches, positions and counters', () => {
     expect(await upgraded.getDailyCounts(scope, f.id, '2026-01-01', '2026-01-01')).toEqual([
       { day: '2026-01-01', total: 3, spam: 1 },
     ]);
+  });
+
+  it('never lists or exports a tombstone (`deleted: true`, left by deleting a submission)', async () => {
+    const f = await freshForm();
+    const [gone, kept] = [submission(f, 0), submission(f, 1)];
+    await store.insertSubmissions([gone, kept]);
+    await db()
+      .collection<{ _id: string }>(SUBMISSIONS)
+      .updateOne({ _id: gone.id }, { $set: { deleted: true } });
+    for (const strategy of ['index', 'buckets'] as const) {
+      const s = await createMongoFormsStore(mongo(), { pageWidth: WIDTH, findStrategy: strategy });
+      const found = await s.findSubmissions(scope, f.id, { filter: { terms: ['hello'] }, limit: 10 });
+      expect(found.map((r) => r.id)).toEqual([kept.id]);
+      const exported: string[] = [];
+      for await (const batch of s.exportSubmissions(scope, f.id, {})) exported.push(...batch.map((r) => r.id));
+      expect(exported).toEqual([kept.id]);
+    }
+  });
+
+  it('recognizes FerretDB (the e2e default), so filtered pages read page buckets first there', async () => {
+    const info = await db().admin().command({ buildInfo: 1 });
+    expect(await isFerretDb(db())).toBe(JSON.stringify(info).toLowerCase().includes('ferretdb'));
+    if (process.env.TEST_FERRETDB_PORT && process.env.MONGO_URL?.includes(`:${process.env.TEST_FERRETDB_PORT}`)) {
+      expect(await isFerretDb(db())).toBe(true);
+    }
+  });
+
+  it('gives documents stored before search their terms and their form its field names at boot', async () => {
+    const f = await freshForm();
+    const old = [0, 1].map((i) => submission(f, i));
+    await store.insertSubmissions(old);
+    await db()
+      .collection(SUBMISSIONS)
+      .updateMany({ formId: f.id }, { $unset: { terms: '' } });
+    await db().collection<{ _id: string }>(FIELD_NAMES).deleteOne({ _id: f.id });
+    const search = async (s: FormsStore, word: string) =>
+      (await s.findSubmissions(scope, f.id, { filter: { terms: [word] }, limit: 10 })).map((r) => r.id);
+    expect(await search(store, 'user1')).toEqual([]);
+    const upgraded = await createMongoFormsStore(mongo(), { pageWidth: WIDTH });
+    expect(await search(upgraded, 'user1')).toEqual([old[1]?.id]);
+    expect(await search(upgraded, 'hello')).toEqual([old[1]?.id, old[0]?.id]);
+    expect(await upgraded.listFieldNames(scope, f.id)).toEqual(['email', 'message']);
   });
 });

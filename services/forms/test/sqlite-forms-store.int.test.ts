@@ -82,3 +82,110 @@ describe('sqlite FormsStore on a database from before positions', () => {
     expect(db.prepare('SELECT SUM(total) AS n FROM form_days').get()).toEqual({ n: 3 });
   });
 });
+
+describe('sqlite FormsStore: filters and search', () => {
+  it('indexes the rows of a database from before search at open, and keeps them in step afterwards', async () => {
+    const db = openSqlite(':memory:');
+    const store = createSqliteFormsStore(db);
+    const scope = { orgId: 'org-a' };
+    const f = randomUUID();
+    db.prepare(
+      `INSERT INTO forms (id, org_id, slug, key, doc, version, created_at) VALUES (?, ?, 's', 'k', '{}', 1, '')`,
+    ).run(f, scope.orgId);
+    const record = (id: string, value: string) => ({
+      id,
+      formId: f,
+      orgId: scope.orgId,
+      createdAt: '2026-01-01T00:00:00.000Z',
+      fields: [{ name: 'msg', value }],
+      files: [],
+      spam: { isSpam: false, reasons: [] },
+      held: false,
+    });
+    await store.insertSubmissions([record('s1', 'hello world'), record('s2', 'goodbye world')]);
+    // As a database from before search: no FTS table, no triggers, no field names.
+    db.exec(`DROP TRIGGER submissions_search_insert; DROP TRIGGER submissions_search_delete;
+      DROP TABLE submissions_fts; DROP TABLE submission_search; DELETE FROM form_field_names;`);
+    const reopened = createSqliteFormsStore(db);
+    const search = async (word: string) =>
+      (await reopened.findSubmissions(scope, f, { filter: { terms: [word] }, limit: 10 })).map((r) => r.id);
+    expect(await search('world')).toEqual(['s2', 's1']);
+    expect(await reopened.listFieldNames(scope, f)).toEqual(['msg']);
+    await reopened.insertSubmissions([record('s3', 'hello again')]);
+    expect(await search('hello')).toEqual(['s3', 's1']);
+    db.prepare('DELETE FROM submissions WHERE id = ?').run('s1');
+    expect(await search('hello')).toEqual(['s3']);
+    expect(db.prepare('SELECT COUNT(*) AS n FROM submission_search').get()).toEqual({ n: 2 });
+    // A changed document is indexed again in the same statement (e.g. a tombstone's fields emptied).
+    db.prepare(`UPDATE submissions SET doc = json_set(doc, '$.fields', json('[]')) WHERE id = ?`).run('s3');
+    expect(await search('hello')).toEqual([]);
+    db.prepare(
+      `UPDATE submissions SET doc = json_set(doc, '$.fields', json('[{"name":"m","value":"hello there"}]')) WHERE id = ?`,
+    ).run('s3');
+    expect(await search('there')).toEqual(['s3']);
+  });
+
+  it('never finds a tombstone (`deleted = 1`) where the schema keeps them', async () => {
+    const db = openSqlite(':memory:');
+    createSqliteFormsStore(db);
+    db.exec('ALTER TABLE submissions ADD COLUMN deleted INTEGER NOT NULL DEFAULT 0');
+    const store = createSqliteFormsStore(db);
+    const scope = { orgId: 'org-t' };
+    const f = randomUUID();
+    const record = (id: string) => ({
+      id,
+      formId: f,
+      orgId: scope.orgId,
+      createdAt: '2026-01-01T00:00:00.000Z',
+      fields: [{ name: 'msg', value: 'kept words' }],
+      files: [],
+      spam: { isSpam: false, reasons: [] },
+      held: false,
+    });
+    await store.insertSubmissions([record('t1'), record('t2')]);
+    db.prepare('UPDATE submissions SET deleted = 1 WHERE id = ?').run('t1');
+    const ids = async (filter: { terms?: string[]; held?: boolean }) =>
+      (await store.findSubmissions(scope, f, { filter, limit: 10 })).map((r) => r.id);
+    expect(await ids({ terms: ['kept'] })).toEqual(['t2']);
+    expect(await ids({ held: false })).toEqual(['t2']);
+    const exported: string[] = [];
+    for await (const batch of store.exportSubmissions(scope, f, {})) exported.push(...batch.map((r) => r.id));
+    expect(exported).toEqual(['t2']);
+  });
+
+  it('reads a filtered page through an index in list order, without sorting', () => {
+    const db = openSqlite(':memory:');
+    createSqliteFormsStore(db);
+    const plan = (where: string) =>
+      (
+        db
+          .prepare(`EXPLAIN QUERY PLAN SELECT s.* FROM submissions s WHERE ${where} ORDER BY s.seq DESC LIMIT 26`)
+          .all('f', 'o', 5) as { detail: string }[]
+      )
+        .map((r) => r.detail)
+        .join('; ');
+    expect(plan('s.form_id = ? AND s.org_id = ? AND s.spam = 1 AND s.seq < ?')).toMatch(
+      /USING INDEX submissions_by_spam \(form_id=\? AND spam=\? AND seq<\?\)$/,
+    );
+    expect(plan('s.form_id = ? AND s.org_id = ? AND s.held = 0 AND s.seq < ?')).toMatch(
+      /USING INDEX submissions_by_held \(form_id=\? AND held=\? AND seq<\?\)$/,
+    );
+  });
+
+  it('reads a search page from the FTS index newest first, stopping at the limit (no sort of all matches)', () => {
+    const db = openSqlite(':memory:');
+    createSqliteFormsStore(db);
+    const details = (
+      db
+        .prepare(
+          `EXPLAIN QUERY PLAN SELECT s.id FROM submissions_fts f
+           CROSS JOIN submission_search ss ON ss.id = f.rowid CROSS JOIN submissions s ON s.id = ss.submission_id
+           WHERE submissions_fts MATCH 'x' AND f.rowid <= 9 AND s.form_id = 'f' AND s.org_id = 'o'
+           ORDER BY f.rowid DESC LIMIT 26`,
+        )
+        .all() as { detail: string }[]
+    ).map((r) => r.detail);
+    expect(details[0]).toMatch(/^SCAN f VIRTUAL TABLE INDEX/);
+    expect(details.join('; ')).not.toMatch(/TEMP B-TREE/);
+  });
+});

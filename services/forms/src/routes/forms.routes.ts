@@ -5,20 +5,19 @@ import {
   type Form,
   type FormCounts,
   FormStatsQuerySchema,
-  type SubmissionDto,
   UpdateFormRequestSchema,
   UpdateSubmissionRequestSchema,
 } from '@formgate/contracts';
-import { AppError, identityOf, PageQuerySchema, readPage, requirePermission } from '@formgate/kit';
+import { AppError, identityOf, type Logger, requirePermission } from '@formgate/kit';
 import { type Request, Router } from 'express';
 import { z } from 'zod';
-import type { FormsStore, SubmissionRecord } from '../store/forms-store.ts';
+import type { FormsStore } from '../store/forms-store.ts';
 import { NO_COUNTS } from '../store/submission-changes.ts';
 import { changeSubmissions, type SubmissionChangeDeps } from '../use-cases/change-submissions.ts';
 import { createForm, type FormWriteDeps } from '../use-cases/create-form.ts';
 import { deleteForm } from '../use-cases/delete-form.ts';
 import { updateForm } from '../use-cases/update-form.ts';
-import { encodeCursor, resolveCursor } from './submission-cursor.ts';
+import { submissionListRoutes, toSubmissionDto } from './submission-list.routes.ts';
 
 function scopeOf(req: Request) {
   return { orgId: identityOf(req).orgId };
@@ -51,22 +50,12 @@ function dailySeries(now: Date, days: number, counts: DailyCount[]): DailyCount[
   });
 }
 
-function toSubmissionDto(r: SubmissionRecord): SubmissionDto {
-  return {
-    id: r.id,
-    formId: r.formId,
-    createdAt: r.createdAt,
-    fields: r.fields,
-    files: r.files,
-    spam: r.spam.isSpam,
-    held: r.held,
-  };
-}
-
 /** `/api/v1/forms`: forms and their submissions, always scoped to the caller's organization. */
-export function formsRoutes(deps: FormWriteDeps & SubmissionChangeDeps & { store: FormsStore }) {
+export function formsRoutes(deps: FormWriteDeps & SubmissionChangeDeps & { store: FormsStore; logger: Logger }) {
   const { store } = deps;
   const router = Router();
+  // Before `/:formId/submissions/:submissionId`, which would take `export` for an id.
+  router.use(submissionListRoutes(deps));
   const loadForm = async (req: Request) => {
     const form = await store.getForm(scopeOf(req), String(req.params.formId));
     if (!form) throw new AppError('FORMS_FORM_NOT_FOUND');
@@ -150,15 +139,6 @@ export function formsRoutes(deps: FormWriteDeps & SubmissionChangeDeps & { store
     const [done] = await changeSubmissions(deps, scopeOf(req), form.id, 'delete', [String(req.params.submissionId)]);
     if (done?.result === 'not_found') throw new AppError('FORMS_SUBMISSION_NOT_FOUND');
     res.status(204).end();
-  });
-
-  router.get('/:formId/submissions', async (req, res) => {
-    const form = await loadForm(req);
-    const { limit, cursor } = PageQuerySchema.parse(req.query);
-    const after = cursor ? await resolveCursor(store, scopeOf(req), form.id, cursor) : undefined;
-    const read = (rows: number) =>
-      store.listSubmissions(scopeOf(req), form.id, { limit: rows, ...(after ? { after } : {}) });
-    res.json(await readPage(limit, read, toSubmissionDto, encodeCursor));
   });
 
   router.get('/:formId/submissions/:submissionId', async (req, res) => {

@@ -27,6 +27,19 @@ export interface SubmissionCursor {
   seq: number;
 }
 
+/**
+ * What a filtered list, a search or an export keeps. Every given criterion must hold. `from`/`to` are ISO-8601 UTC
+ * with milliseconds (`Date.toISOString()`), compared with `createdAt`: `from` inclusive, `to` exclusive.
+ * `terms` are normalized words (`searchTerms` in `search-terms.ts`); each must be a whole word of some field value.
+ */
+export interface SubmissionFilter {
+  spam?: boolean;
+  held?: boolean;
+  from?: string;
+  to?: string;
+  terms?: string[];
+}
+
 /** A form deleted (through the API, or with its organization), waiting in the outbox until `form.deleted` reached the log. */
 export interface FormDeletion {
   formId: string;
@@ -79,6 +92,20 @@ export interface FormsStore extends SubmissionChangeMethods {
     page: { limit: number; after?: SubmissionCursor },
   ): Promise<StoredSubmission[]>;
   getSubmission(scope: OrgScope, formId: string, submissionId: string): Promise<StoredSubmission | null>;
+  /** Like `listSubmissions` (same order, same cursor), keeping only the submissions `filter` matches. */
+  findSubmissions(
+    scope: OrgScope,
+    formId: string,
+    query: { filter: SubmissionFilter; limit: number; after?: SubmissionCursor },
+  ): Promise<StoredSubmission[]>;
+  /**
+   * Every submission of the form `filter` matches, in batches (of a few hundred) read as the caller consumes them
+   * (memory stays flat at any size), in list order — except on FerretDB 1.24, where it is storage order (ADR 0022).
+   * Stops early when the caller does.
+   */
+  exportSubmissions(scope: OrgScope, formId: string, filter: SubmissionFilter): AsyncIterable<StoredSubmission[]>;
+  /** Every field name stored for the form, in the order first seen (what an export's columns are). */
+  listFieldNames(scope: OrgScope, formId: string): Promise<string[]>;
   countSubmissions(scope: OrgScope, formId: string): Promise<number>;
   /**
    * Deletes the organization's forms, submissions and counters; each deleted form goes to the outbox as a

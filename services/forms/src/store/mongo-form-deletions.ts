@@ -1,5 +1,6 @@
 import type { MongoDb } from '@formgate/store/mongo';
 import type { FormDeletion, FormsStore } from './forms-store.ts';
+import { FIELD_NAMES } from './mongo-field-names.ts';
 import { COUNTERS, SUBMISSIONS } from './mongo-submissions.ts';
 
 interface DeletionDoc {
@@ -42,6 +43,7 @@ export function createMongoFormDeletions(db: MongoDb): DeletionMethods {
       await counters.deleteMany({ orgId: scope.orgId });
       await db.collection('submission_changes').deleteMany({ orgId: scope.orgId });
       await db.collection<{ _id: string; orgId: string }>('form_change_counters').deleteMany({ orgId: scope.orgId });
+      await db.collection(FIELD_NAMES).deleteMany({ orgId: scope.orgId });
       // Only the forms that have their deletion written: one created meanwhile is not deleted unannounced.
       if (doomed.length === 0) return 0;
       const { deletedCount } = await forms.deleteMany({ _id: { $in: doomed.map((f) => f._id) } });

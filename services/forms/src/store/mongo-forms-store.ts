@@ -4,6 +4,13 @@ import { type FormsStore, SlugTakenError } from './forms-store.ts';
 import { createMongoFormDeletions } from './mongo-form-deletions.ts';
 import { migrateLegacySubmissions } from './mongo-legacy-submissions.ts';
 import { createMongoSubmissionChanges } from './mongo-submission-changes.ts';
+import {
+  backfillSubmissionSearch,
+  createMongoSubmissionQuery,
+  createSubmissionQueryIndexes,
+  type FindStrategy,
+  isFerretDb,
+} from './mongo-submission-query.ts';
 import { createMongoSubmissions, createSubmissionIndexes } from './mongo-submissions.ts';
 import { checkPageWidth, DEFAULT_PAGE_WIDTH } from './page-buckets.ts';
 
@@ -26,11 +33,12 @@ const toForm = (doc: Omit<FormDoc, 'publishedVersion' | 'pending'> | null, orgId
  * `FormsStore` on MongoDB 7+ or FerretDB 1.24 (no transactions). The submissions read model is
  * `mongo-submissions.ts` (ADR 0015); submissions stored before it are moved into it here, before the store is used.
  * Lookups by id filter on `_id` alone and check the organization in the result.
- * `pageWidth` (tests only) must stay the same for the life of a database.
+ * `pageWidth` (tests only) must stay the same for the life of a database. `findStrategy` (tests) overrides how
+ * filtered pages are read, chosen by the server otherwise (`FindStrategy`).
  */
 export async function createMongoFormsStore(
   conn: MongoConnection,
-  options: { pageWidth?: number } = {},
+  options: { pageWidth?: number; findStrategy?: FindStrategy } = {},
 ): Promise<FormsStore> {
   const db = conn.db;
   if (!db) throw new Error('createMongoFormsStore: the connection is not open');
@@ -42,8 +50,11 @@ export async function createMongoFormsStore(
     forms.createIndex({ orgId: 1, createdAt: 1, _id: 1 }, { name: 'org_created' }),
     forms.createIndex({ pending: 1 }, { name: 'pending' }),
     createSubmissionIndexes(db),
+    createSubmissionQueryIndexes(db),
   ]);
   await migrateLegacySubmissions(db, width);
+  await backfillSubmissionSearch(db);
+  const findStrategy = options.findStrategy ?? ((await isFerretDb(db)) ? 'buckets' : 'index');
   const deletions = createMongoFormDeletions(db);
   const { backfillCounters, ...changes } = createMongoSubmissionChanges(db);
   await backfillCounters();
@@ -106,6 +117,7 @@ export async function createMongoFormsStore(
       }
     },
     ...createMongoSubmissions(db, width),
+    ...createMongoSubmissionQuery(db, { strategy: findStrategy, width }),
     ...deletions,
     ...changes,
     async close() {},

@@ -1,5 +1,6 @@
 import type { MongoConnection } from '@formgate/store/mongo';
 import type { SubmissionRecord } from './forms-store.ts';
+import { recordFieldNames } from './mongo-field-names.ts';
 import { ignoreDuplicates } from './mongo-form-deletions.ts';
 import { COUNTERS, type CounterDoc, SUBMISSIONS, type SubmissionDoc, submissionDoc } from './mongo-submissions.ts';
 
@@ -14,6 +15,8 @@ const CHUNK = 1_000;
 
 async function insertIgnoringDuplicates(db: MongoDb, docs: SubmissionDoc[]): Promise<void> {
   if (docs.length === 0) return;
+  const [first] = docs;
+  if (first) await recordFieldNames(db, [{ formId: first.formId, orgId: first.orgId, records: docs }]);
   await db.collection<SubmissionDoc>(SUBMISSIONS).insertMany(docs, { ordered: false }).catch(ignoreDuplicates);
 }
 

@@ -1,6 +1,7 @@
 import type { DailyCount, FormCounts } from '@formgate/contracts';
 import { AppError } from '@formgate/kit';
 import { isDuplicateKeyError, type MongoDb } from '@formgate/store/mongo';
+import { FIELD_NAMES } from './mongo-field-names.ts';
 import { ignoreDuplicates } from './mongo-form-deletions.ts';
 import { COUNTERS, type CounterDoc, insertIncrements, SUBMISSIONS, type SubmissionDoc } from './mongo-submissions.ts';
 import {
@@ -245,6 +246,7 @@ export function createMongoSubmissionChanges(db: MongoDb): SubmissionChangeMetho
       await counters.deleteOne({ _id: formId });
       await changeCounters.deleteOne({ _id: formId });
       await outbox.deleteMany({ formId });
+      await db.collection(FIELD_NAMES).deleteOne({ _id: formId } as never);
     },
     /**
      * Counters from before spam and daily counts are computed once from their form's submissions. The update

@@ -1,7 +1,9 @@
 import type { MongoConnection } from '@formgate/store/mongo';
 import { groupByForm } from './batch-order.ts';
 import type { FormsStore, StoredSubmission, SubmissionRecord } from './forms-store.ts';
+import { recordFieldNames } from './mongo-field-names.ts';
 import { bucketBelow, bucketKeys, bucketsCovering } from './page-buckets.ts';
+import { searchTerms } from './search-terms.ts';
 
 type MongoDb = NonNullable<MongoConnection['db']>;
 
@@ -16,6 +18,8 @@ export interface SubmissionDoc extends Omit<SubmissionRecord, 'id'> {
   receivedSpam?: boolean;
   /** How many changes it has had (mongo-submission-changes.ts); absent: none. */
   v?: number;
+  /** The searchable words of the field values (search-terms.ts); absent on documents not backfilled yet. */
+  terms?: string[];
 }
 
 /**
@@ -39,7 +43,7 @@ export interface CounterDoc {
 
 export const SUBMISSIONS = 'form_submissions';
 export const COUNTERS = 'form_counters';
-const PROJECTION = { buckets: 0, deleted: 0, receivedSpam: 0, v: 0 } as const;
+export const PROJECTION = { buckets: 0, deleted: 0, receivedSpam: 0, v: 0, terms: 0 } as const;
 
 type Counted = Pick<SubmissionDoc, 'createdAt' | 'spam' | 'receivedSpam'>;
 
@@ -78,11 +82,16 @@ export function submissionDoc(r: SubmissionRecord, seq: number, width: number): 
     files: r.files,
     spam: r.spam,
     held: r.held,
+    terms: searchTerms(r.fields),
   };
 }
 
-const toStored = ({ _id, buckets: _b, ...rest }: Omit<SubmissionDoc, 'buckets'> & { buckets?: unknown }) =>
-  ({ id: _id, ...rest }) as StoredSubmission;
+export const toStored = ({
+  _id,
+  buckets: _b,
+  terms: _t,
+  ...rest
+}: Omit<SubmissionDoc, 'buckets'> & { buckets?: unknown }) => ({ id: _id, ...rest }) as StoredSubmission;
 
 /** Indexes of the documents an unordered `insertMany` refused as duplicates; rethrows any other failure. */
 function duplicateIndexes(err: unknown): Set<number> {
@@ -162,6 +171,8 @@ export function createMongoSubmissions(db: MongoDb, width: number): SubmissionMe
     );
     const docs = batches.flatMap((b) => b.records.map((r, j) => submissionDoc(r, b.from + j, width)));
     if (docs.length === 0) return 0;
+    // Before the documents: a name recorded for a batch that then fails is harmless, a missing one is not.
+    await recordFieldNames(db, batches);
     let refused = new Set<number>();
     try {
       await submissions.insertMany(docs, { ordered: false });

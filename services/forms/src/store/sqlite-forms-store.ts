@@ -10,6 +10,7 @@ import {
 } from './forms-store.ts';
 import { prepareFormsSchema } from './sqlite-forms-schema.ts';
 import { createSqliteInsertCounters, createSqliteSubmissionChanges } from './sqlite-submission-changes.ts';
+import { createSqliteSubmissionQuery, prepareSubmissionQuerySchema } from './sqlite-submission-query.ts';
 
 type SubmissionBody = Pick<SubmissionRecord, 'fields' | 'files' | 'spam' | 'held'>;
 
@@ -45,6 +46,7 @@ export function createSqliteFormsStore(db: SqliteDb): FormsStore {
   prepareFormsSchema(db);
   const changes = createSqliteSubmissionChanges(db);
   const countInserted = createSqliteInsertCounters(db);
+  prepareSubmissionQuerySchema(db);
   const q = {
     insertForm: db.prepare(
       'INSERT INTO forms (id, org_id, slug, key, doc, version, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
@@ -152,6 +154,7 @@ export function createSqliteFormsStore(db: SqliteDb): FormsStore {
     async countSubmissions(scope, formId) {
       return (q.count.get(scope.orgId, formId) as { n: number } | undefined)?.n ?? 0;
     },
+    ...createSqliteSubmissionQuery(db, toRecord),
     purgeOrganization: async (scope) => purgeOrganization(scope.orgId),
     async listUnpublishedDeletions(limit) {
       const rows = q.deletions.all(limit) as { form_id: string; org_id: string; key: string; version: number }[];

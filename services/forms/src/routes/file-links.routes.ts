@@ -1,0 +1,72 @@
+import { pipeline } from 'node:stream/promises';
+import { AppError, type Clock, identityOf, type Logger } from '@formgate/kit';
+import type { BlobStore } from '@formgate/store';
+import { Router } from 'express';
+import { attachmentDisposition, type FileLinks, servedContentType } from '../files/file-links.ts';
+import type { FormsStore } from '../store/forms-store.ts';
+
+export interface FileLinkDeps {
+  store: FormsStore;
+  clock: Clock;
+  logger: Logger;
+  /** Absent: the service was built without file access, and both routes answer 404. */
+  files?: { blobs: BlobStore; links: FileLinks };
+}
+
+/**
+ * `GET /api/v1/forms/:formId/submissions/:submissionId/files/:fileId/link` (any member): a link to one file of a
+ * submission, valid `FILE_LINK_TTL_SECONDS`. `fileId` is the file's `blobKey` as listed in the submission.
+ */
+export function fileLinkRoutes(deps: FileLinkDeps) {
+  const router = Router();
+  router.get('/:formId/submissions/:submissionId/files/:fileId/link', async (req, res) => {
+    const scope = { orgId: identityOf(req).orgId };
+    const formId = String(req.params.formId);
+    const form = await deps.store.getForm(scope, formId);
+    if (!form) throw new AppError('FORMS_FORM_NOT_FOUND');
+    const submission = await deps.store.getSubmission(scope, form.id, String(req.params.submissionId));
+    if (!submission) throw new AppError('FORMS_SUBMISSION_NOT_FOUND');
+    const file = submission.files.find((f) => f.blobKey === req.params.fileId);
+    if (!file || !deps.files) throw new AppError('FORMS_FILE_NOT_FOUND');
+    const { token, expiresAt } = deps.files.links.sign(
+      { orgId: scope.orgId, formId: form.id, submissionId: submission.id, blobKey: file.blobKey },
+      deps.clock.now().getTime(),
+    );
+    res.setHeader('cache-control', 'private, no-store');
+    res.json({ url: `/api/v1/files/${token}`, expiresAt });
+  });
+  return router;
+}
+
+/**
+ * `GET /api/v1/files/:token` (public: the token is the credential). 403 `FORMS_FILE_LINK_INVALID` for a token that
+ * is forged, altered or expired; 404 `FORMS_FILE_NOT_FOUND` when its submission or file is gone. The file is always
+ * an attachment, never rendered as a page of this origin.
+ */
+export function fileDownloadRoutes(deps: FileLinkDeps) {
+  const router = Router();
+  router.get('/:token', async (req, res) => {
+    if (!deps.files) throw new AppError('FORMS_FILE_NOT_FOUND');
+    const grant = deps.files.links.verify(String(req.params.token), deps.clock.now().getTime());
+    if (!grant) throw new AppError('FORMS_FILE_LINK_INVALID');
+    const submission = await deps.store.getSubmission({ orgId: grant.orgId }, grant.formId, grant.submissionId);
+    const file = submission?.files.find((f) => f.blobKey === grant.blobKey);
+    const blob = file ? await deps.files.blobs.get(file.blobKey) : null;
+    if (!file || !blob) throw new AppError('FORMS_FILE_NOT_FOUND');
+    res.status(200);
+    res.setHeader('content-type', servedContentType(file.contentType));
+    res.setHeader('content-disposition', attachmentDisposition(file.filename));
+    res.setHeader('content-length', String(blob.size));
+    res.setHeader('x-content-type-options', 'nosniff');
+    res.setHeader('cache-control', 'private, no-store');
+    res.setHeader('content-security-policy', "default-src 'none'; sandbox");
+    res.setHeader('referrer-policy', 'no-referrer');
+    try {
+      await pipeline(blob.stream, res);
+    } catch (err) {
+      deps.logger.warn({ formId: grant.formId, err: (err as Error).name }, 'file download cut short');
+      res.destroy();
+    }
+  });
+  return router;
+}

@@ -1,0 +1,56 @@
+import { createHash } from 'node:crypto';
+import { AppError } from '@formgate/kit';
+import { z } from 'zod';
+import type { SubmissionFilter } from '../store/forms-store.ts';
+import { MAX_TERM_LENGTH, words } from '../store/search-terms.ts';
+
+/** Longest `q` accepted, in characters, and most words in it. */
+export const MAX_QUERY_LENGTH = 200;
+export const MAX_QUERY_TERMS = 8;
+
+const bool = z.enum(['true', 'false']).transform((v) => v === 'true');
+/** An ISO-8601 date or date-time, as the UTC instant `createdAt` is compared with. */
+const instant = z
+  .string()
+  .max(40)
+  .refine((v) => /^\d{4}-\d{2}-\d{2}/.test(v) && Number.isFinite(Date.parse(v)), 'an ISO-8601 date or date-time')
+  .transform((v) => new Date(Date.parse(v)).toISOString());
+
+/** The filter parameters shared by the submissions list and its export: `spam`, `held`, `from`, `to`, `q`. */
+export const FilterQuerySchema = z.object({
+  spam: bool.optional(),
+  held: bool.optional(),
+  from: instant.optional(),
+  to: instant.optional(),
+  q: z.string().optional(),
+});
+
+/**
+ * The store's filter for the query parameters. `q` is split into words (`search-terms.ts`); every word must occur.
+ * 400 `FORMS_INVALID_SEARCH` when `q` is longer than `MAX_QUERY_LENGTH`, has no word, more than `MAX_QUERY_TERMS`
+ * words or a word longer than `MAX_TERM_LENGTH`. The text is never interpreted as a query language.
+ */
+export function parseFilter(query: unknown): SubmissionFilter {
+  const { q, ...rest } = FilterQuerySchema.parse(query);
+  const filter: SubmissionFilter = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined));
+  if (q === undefined) return filter;
+  if (q.length > MAX_QUERY_LENGTH)
+    throw new AppError('FORMS_INVALID_SEARCH', undefined, { details: { reason: 'too long' } });
+  const terms = [...new Set(words(q))];
+  if (terms.length === 0) throw new AppError('FORMS_INVALID_SEARCH', undefined, { details: { reason: 'no word' } });
+  if (terms.length > MAX_QUERY_TERMS) {
+    throw new AppError('FORMS_INVALID_SEARCH', undefined, { details: { reason: 'too many words' } });
+  }
+  if (terms.some((t) => t.length > MAX_TERM_LENGTH)) {
+    throw new AppError('FORMS_INVALID_SEARCH', undefined, { details: { reason: 'word too long' } });
+  }
+  return { ...filter, terms: terms.sort() };
+}
+
+export const isFiltered = (f: SubmissionFilter) => Object.keys(f).length > 0;
+
+/** A short digest of a filter, carried in its cursors so a cursor is only accepted with the filter it was made for. */
+export function filterTag(f: SubmissionFilter): string {
+  const canonical = JSON.stringify([f.spam ?? null, f.held ?? null, f.from ?? null, f.to ?? null, f.terms ?? []]);
+  return createHash('sha256').update(canonical).digest('base64url').slice(0, 12);
+}

@@ -1,0 +1,65 @@
+import type { Form, OrgScope, SubmissionDto } from '@formgate/contracts';
+import { AppError, identityOf, type Logger, PageQuerySchema, readPage } from '@formgate/kit';
+import { type Request, Router } from 'express';
+import { z } from 'zod';
+import type { FormsStore, StoredSubmission, SubmissionRecord } from '../store/forms-store.ts';
+import { encodeCursor, resolveCursor, resolveFilteredCursor } from './submission-cursor.ts';
+import { sendExport } from './submission-export.ts';
+import { filterTag, isFiltered, parseFilter } from './submission-filter.ts';
+
+export function toSubmissionDto(r: SubmissionRecord): SubmissionDto {
+  return {
+    id: r.id,
+    formId: r.formId,
+    createdAt: r.createdAt,
+    fields: r.fields,
+    files: r.files,
+    spam: r.spam.isSpam,
+    held: r.held,
+  };
+}
+
+const ExportQuerySchema = z.object({ format: z.enum(['csv', 'json', 'ndjson']).default('csv') });
+
+/**
+ * `GET /:formId/submissions` (filters `spam`, `held`, `from`, `to`, search `q`, keyset cursor) and
+ * `GET /:formId/submissions/export` (the same filters, streamed as CSV, JSON or NDJSON).
+ */
+export function submissionListRoutes(deps: { store: FormsStore; logger: Logger }) {
+  const { store } = deps;
+  const router = Router();
+  const scopeOf = (req: Request): OrgScope => ({ orgId: identityOf(req).orgId });
+  const loadForm = async (req: Request): Promise<Form> => {
+    const form = await store.getForm(scopeOf(req), String(req.params.formId));
+    if (!form) throw new AppError('FORMS_FORM_NOT_FOUND');
+    return form;
+  };
+
+  router.get('/:formId/submissions', async (req, res) => {
+    const { limit, cursor } = PageQuerySchema.parse({ limit: req.query.limit, cursor: req.query.cursor });
+    const filter = parseFilter({ ...req.query, limit: undefined, cursor: undefined });
+    const form = await loadForm(req);
+    const scope = scopeOf(req);
+    if (!isFiltered(filter)) {
+      const after = cursor ? await resolveCursor(store, scope, form.id, cursor) : undefined;
+      const read = (rows: number) =>
+        store.listSubmissions(scope, form.id, { limit: rows, ...(after ? { after } : {}) });
+      res.json(await readPage(limit, read, toSubmissionDto, encodeCursor));
+      return;
+    }
+    const tag = filterTag(filter);
+    const after = cursor ? resolveFilteredCursor(cursor, tag) : undefined;
+    const read = (rows: number) =>
+      store.findSubmissions(scope, form.id, { filter, limit: rows, ...(after ? { after } : {}) });
+    res.json(await readPage(limit, read, toSubmissionDto, (s: StoredSubmission) => encodeCursor(s, tag)));
+  });
+
+  router.get('/:formId/submissions/export', async (req, res) => {
+    const { format } = ExportQuerySchema.parse({ format: req.query.format });
+    const filter = parseFilter({ ...req.query, format: undefined });
+    const form = await loadForm(req);
+    await sendExport(deps, res, form, filter, format);
+  });
+
+  return router;
+}
