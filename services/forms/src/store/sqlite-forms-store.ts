@@ -44,9 +44,10 @@ const toRecord = (row: SubmissionRow): StoredSubmission => {
  */
 export function createSqliteFormsStore(db: SqliteDb): FormsStore {
   prepareFormsSchema(db);
+  // Before the changes' one-time backfill, whose document updates the search triggers index.
+  prepareSubmissionQuerySchema(db);
   const changes = createSqliteSubmissionChanges(db);
   const countInserted = createSqliteInsertCounters(db);
-  prepareSubmissionQuerySchema(db);
   const q = {
     insertForm: db.prepare(
       'INSERT INTO forms (id, org_id, slug, key, doc, version, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
