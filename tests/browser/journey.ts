@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -37,7 +38,7 @@ export function describeBrowserJourney(suite: string, target: () => JourneyTarge
     beforeAll(async () => {
       app = target();
       browser = await launchChromium();
-      context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+      context = await browser.newContext({ viewport: { width: 1280, height: 800 }, acceptDownloads: true });
       page = await context.newPage();
       otherOrigin = createServer((_req, res) => {
         res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
@@ -98,23 +99,24 @@ export function describeBrowserJourney(suite: string, target: () => JourneyTarge
       await screen('forms-empty');
     });
 
-    it('lists a new form in the sidebar', async () => {
-      // Created through the API with the session, as the forms screens are not in this slice yet.
-      form = await page.evaluate(async (): Promise<typeof form> => {
-        const res = await fetch('/api/v1/forms', {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ name: 'Contact' }),
-        });
-        if (res.status !== 201) throw new Error(`create form: ${res.status} ${await res.text()}`);
-        return (await res.json()) as typeof form;
-      });
-      await page.reload();
+    it('creates a form in the dashboard and lists it in the sidebar', async () => {
+      await page.goto(`${app.url}/dashboard/forms/create`);
+      await page.getByLabel('Name', { exact: true }).fill('Contact');
+      await screen('form-create');
+      await page.getByRole('button', { name: 'Create form' }).click();
+      await page.waitForURL(/\/dashboard\/forms\/[^/]+\/example$/);
+      const slug = decodeURIComponent(page.url().split('/').at(-2) ?? '');
+      form = await page.evaluate(async (s): Promise<typeof form> => {
+        const res = await fetch(`/api/v1/forms?slug=${encodeURIComponent(s)}`);
+        const [found] = ((await res.json()) as { data: (typeof form)[] }).data;
+        if (!found) throw new Error(`no form ${s}`);
+        return found;
+      }, slug);
       await page.getByRole('navigation').getByRole('link', { name: 'Contact' }).first().waitFor();
-      await screen('forms');
+      await screen('form-example');
     });
 
-    it('receives a submission from a page on another origin', async () => {
+    it('receives a submission from a page on another origin, and shows its hostile values as inert text', async () => {
       const other = await context.newPage();
       await other.goto(`${otherOriginUrl}/?key=${form.key}`);
       await other.getByRole('button', { name: 'Send' }).click();
@@ -124,7 +126,61 @@ export function describeBrowserJourney(suite: string, target: () => JourneyTarge
 
       await page.goto(`${app.url}/dashboard/forms/${form.slug}/submissions/`);
       await page.waitForURL(/\/submissions\/[^/]+$/);
+      const detail = page.getByRole('article');
+      await detail.getByText('<script>window.__pwned = 1</script>').waitFor();
+      await detail.getByText('<img src=x onerror="window.__pwned = 3">').waitFor();
+      await detail.getByText('javascript:window.__pwned = 2').waitFor();
+      expect(await page.locator('a[href^="javascript:"]').count()).toBe(0);
+      expect(await page.locator('img[src="x"]').count()).toBe(0);
+      expect(await page.evaluate(() => (globalThis as { __pwned?: number }).__pwned)).toBeUndefined();
       await screen('submission');
+    });
+
+    it('marks the submission spam and back', async () => {
+      await page.getByRole('button', { name: 'Mark spam' }).click();
+      await page.getByRole('button', { name: 'Not spam' }).waitFor();
+      await page.getByRole('button', { name: 'Not spam' }).click();
+      await page.getByRole('button', { name: 'Mark spam' }).waitFor();
+    });
+
+    it('exports the submissions as CSV, formula cells defused', async () => {
+      await page.getByRole('button', { name: 'Export' }).click();
+      const [download] = await Promise.all([
+        page.waitForEvent('download'),
+        page.getByRole('menuitem', { name: /CSV/ }).click(),
+      ]);
+      expect(download.suggestedFilename()).toMatch(/\.csv$/);
+      const path = await download.path();
+      const csv = readFileSync(path, 'utf8');
+      expect(csv).toContain(`'=HYPERLINK(""http://evil.example"",""x"")`);
+      expect(csv).not.toMatch(/(^|,)=HYPERLINK/m);
+    });
+
+    it('shows the form overview, settings and the account screens', async () => {
+      for (const [name, path] of [
+        ['form-overview', `/dashboard/forms/${form.slug}/overview`],
+        ['form-settings', `/dashboard/forms/${form.slug}/settings`],
+        ['profile', '/dashboard/profile'],
+        ['organization', '/dashboard/organization'],
+        ['billing', '/dashboard/billing'],
+      ] as const) {
+        await page.goto(`${app.url}${path}`);
+        await page.getByRole('heading', { level: 1 }).first().waitFor();
+        await screen(name);
+      }
+    });
+
+    it('deletes the submission', async () => {
+      await page.goto(`${app.url}/dashboard/forms/${form.slug}/submissions/`);
+      await page.waitForURL(/\/submissions\/[^/]+$/);
+      await page.getByRole('article').getByRole('button', { name: 'Delete' }).click();
+      await page.getByRole('alertdialog').getByRole('button', { name: 'Delete' }).click();
+      await page.getByText('No submissions, follow the examples to setup your form.').waitFor();
+      const left = await page.evaluate(
+        async (id) => ((await (await fetch(`/api/v1/forms/${id}/submissions`)).json()) as { data: unknown[] }).data,
+        form.id,
+      );
+      expect(left).toEqual([]);
     });
 
     it('signs out to the sign-in page with the way back, and signs in again', async () => {
