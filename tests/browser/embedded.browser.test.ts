@@ -31,5 +31,5 @@ afterAll(async () => {
 
 describeBrowserJourney('embedded', () => ({
   url: app.url,
-  verificationLink: (email) => waitForMailLink(dataDir, email, /verify/i),
+  mailLink: (email, subject) => waitForMailLink(dataDir, email, subject),
 }));

@@ -4,10 +4,10 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium, screenshotBoth, seriousA11yViolations } from '../harness/chromium.ts';
 
-/** A running Formgate to drive: its public URL and how a test reads the verification link mailed to a user. */
+/** A running Formgate to drive: its public URL and how a test reads the first link of a mail sent to a user. */
 export interface JourneyTarget {
   url: string;
-  verificationLink(email: string): Promise<string>;
+  mailLink(email: string, subject: RegExp): Promise<string>;
 }
 
 /**
@@ -25,6 +25,21 @@ export function describeBrowserJourney(suite: string, target: () => JourneyTarge
   let page: Page;
   let otherOrigin: Server;
   let otherOriginUrl: string;
+
+  /** A new user in a browser context of their own: signs up, verifies, and lands signed in. */
+  async function newVerifiedUser(who: string): Promise<Page> {
+    const own = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
+    const address = `${who}.${Date.now()}@example.com`;
+    await own.goto(`${app.url}/sign-up`);
+    await own.getByLabel('Name').fill(who);
+    await own.getByLabel('Email').fill(address);
+    await own.getByLabel('Password').fill(password);
+    await own.getByRole('button', { name: 'Create account' }).click();
+    await own.getByRole('heading', { name: 'Check your email' }).waitFor();
+    await own.goto(await app.mailLink(address, /verify/i));
+    await own.getByRole('heading', { name: 'Your email is verified' }).waitFor();
+    return Object.assign(own, { address });
+  }
 
   async function screen(name: string) {
     await page.waitForLoadState('networkidle');
@@ -86,7 +101,7 @@ export function describeBrowserJourney(suite: string, target: () => JourneyTarge
     });
 
     it('opens the verification link and onboards with a new organization', async () => {
-      const link = await app.verificationLink(email);
+      const link = await app.mailLink(email, /verify/i);
       await page.goto(link);
       await page.getByRole('heading', { name: 'Your email is verified' }).waitFor();
       await screen('email-verified');
@@ -181,6 +196,37 @@ export function describeBrowserJourney(suite: string, target: () => JourneyTarge
         form.id,
       );
       expect(left).toEqual([]);
+    });
+
+    it('lets an invited member join and see the form; a user of another organization does not', async () => {
+      const member = (await newVerifiedUser('grace')) as Page & { address: string };
+      await page.goto(`${app.url}/dashboard/organization`);
+      const invite = page.getByRole('form', { name: 'Invite a member' });
+      await invite.getByLabel('Email').fill(member.address);
+      await invite.getByRole('button', { name: 'Send invitation' }).click();
+      await page.getByRole('list', { name: 'Pending invitations' }).getByText(member.address).waitFor();
+
+      await member.goto(await app.mailLink(member.address, /^Join /));
+      await member.getByRole('button', { name: 'Accept the invitation' }).click();
+      await member.waitForURL(/\/dashboard\/forms$/);
+      await member.getByRole('navigation').getByRole('link', { name: 'Contact' }).first().waitFor();
+      await member.goto(`${app.url}/dashboard/forms/${form.slug}/settings`);
+      await member.getByRole('heading', { level: 1 }).first().waitFor();
+      expect(await member.getByRole('button', { name: /delete/i }).count()).toBe(0);
+
+      const outsider = await newVerifiedUser('mallory');
+      await outsider.goto(`${app.url}/onboard`);
+      await outsider.getByLabel('Organization name').fill('Other Co');
+      await outsider.getByRole('button', { name: 'Create organization' }).click();
+      await outsider.waitForURL(/\/dashboard\/forms$/);
+      await outsider.getByRole('heading', { name: 'Forms' }).first().waitFor();
+      expect(await outsider.getByRole('link', { name: 'Contact' }).count()).toBe(0);
+      await outsider.goto(`${app.url}/dashboard/forms/${form.slug}/submissions/`);
+      await outsider.waitForURL(/\/dashboard\/forms$/);
+      const status = await outsider.evaluate(async (id) => (await fetch(`/api/v1/forms/${id}`)).status, form.id);
+      expect(status).toBe(404);
+      await member.context().close();
+      await outsider.context().close();
     });
 
     it('signs out to the sign-in page with the way back, and signs in again', async () => {

@@ -92,7 +92,7 @@ describe('distributed mode: separate processes on Kafka and a Mongo-wire server'
   // The dashboard served by the distributed gateway, mail over SMTP (screenshots in .../screenshots/distributed).
   describeBrowserJourney('distributed', () => ({
     url: cluster.baseUrl,
-    verificationLink: (email) => cluster.mailLink(email, /verify/i),
+    mailLink: (email, subject) => cluster.mailLink(email, subject),
   }));
 
   // The same account, organization and API-key journeys the embedded suite runs, here across processes.
