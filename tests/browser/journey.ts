@@ -74,6 +74,10 @@ export function describeBrowserJourney(suite: string, target: () => JourneyTarge
       await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toMatch(/form/i);
       expect(await page.title()).toBe('Formgate');
       expect(await page.locator('meta[name="robots"]').getAttribute('content')).toBe('index, follow');
+      // The social card shows a real dashboard screenshot (web/public/og-dashboard.png, 1200×630).
+      const image = await page.locator('meta[property="og:image"]').getAttribute('content');
+      const card = await page.request.get(new URL(image ?? '', app.url).toString());
+      expect([card.status(), card.headers()['content-type']]).toEqual([200, 'image/png']);
       await screen('home');
     });
 

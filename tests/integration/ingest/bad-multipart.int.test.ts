@@ -122,6 +122,16 @@ describe('ingest: C7 multipart bombs store nothing and leave no blob behind', ()
     expect(stored.files).toEqual([expect.objectContaining({ field: 'doc', filename: 'a.txt', size: 5 })]);
   });
 
+  it('keeps a UTF-8 file name as the browser sent it', async () => {
+    form = await app.createForm({ name: 'UTF-8 name' });
+    const res = await client.postMultipart(
+      form.key,
+      multipart([file('doc', 'résumé – 履歴書.pdf', Buffer.from('%PDF'))]),
+    );
+    const stored = await client.storedOnly(form, await client.acceptedId(res));
+    expect(stored.files).toEqual([expect.objectContaining({ filename: 'résumé – 履歴書.pdf', size: 4 })]);
+  });
+
   it('accepts a 10 KB filename, truncated, under a random blob key', async () => {
     form = await app.createForm({ name: 'Long name' });
     const name = `${'n'.repeat(10 * 1024)}.txt`;

@@ -24,6 +24,8 @@ export async function parseMultipart(
   try {
     parser = busboy({
       headers: req.headers,
+      // Browsers send a file's name as raw UTF-8 bytes (no RFC 5987 encoding); busboy's default reads them as latin1.
+      defParamCharset: 'utf8',
       limits: {
         fieldNameSize: limits.maxFieldNameLength + 1,
         fieldSize: limits.maxFieldValueBytes,
