@@ -33,7 +33,10 @@ export async function launchChromium(): Promise<Browser> {
 
 export const VIEWPORTS = { desktop: { width: 1280, height: 800 }, mobile: { width: 375, height: 740 } } as const;
 
-/** A full-page screenshot at 1280 px and at 375 px: `<SCREENSHOT_DIR>/<suite>/<name>-<width>.png`. */
+/**
+ * Full-page screenshots at 1280 px and at 375 px in the light scheme, and at 1280 px in the dark one:
+ * `<SCREENSHOT_DIR>/<suite>/<name>-<width>[-dark].png`. Leaves the page light, at its viewport.
+ */
 export async function screenshotBoth(page: Page, suite: string, name: string): Promise<void> {
   const dir = join(SCREENSHOT_DIR, suite);
   mkdirSync(dir, { recursive: true });
@@ -44,12 +47,28 @@ export async function screenshotBoth(page: Page, suite: string, name: string): P
     await page.screenshot({ path: join(dir, `${name}-${size.width}.png`), fullPage: true });
   }
   if (before) await page.setViewportSize(before);
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await page.waitForTimeout(50);
+  await page.screenshot({ path: join(dir, `${name}-${VIEWPORTS.desktop.width}-dark.png`), fullPage: true });
+  await page.emulateMedia({ colorScheme: 'light' });
 }
 
-/** Serious and critical axe-core violations on the page as it is now, one line each (empty when none). */
+/**
+ * Serious and critical axe-core violations on the page as it is now, in the light and in the dark scheme, one line
+ * each (empty when none).
+ */
 export async function seriousA11yViolations(page: Page): Promise<string[]> {
-  const { violations } = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21aa']).analyze();
-  return violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+  const found: string[] = [];
+  for (const colorScheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme });
+    await page.waitForTimeout(50);
+    const { violations } = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21aa']).analyze();
+    for (const v of violations.filter((x) => x.impact === 'serious' || x.impact === 'critical')) {
+      found.push(
+        `${colorScheme}: ${v.id} (${v.impact}): ${v.help} — ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`,
+      );
+    }
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+  return found;
 }
