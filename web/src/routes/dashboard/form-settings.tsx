@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { ConfirmDialog } from '../../components/confirm-dialog.tsx';
 import { Button, Notice, TextField } from '../../components/ui.tsx';
 import { deleteForm, type FormDto, formsKeys, updateForm } from '../../features/forms/forms.queries.ts';
-import { usePermission } from '../../features/session/use-permission.ts';
+import { useCan } from '../../features/organization/use-can.ts';
 import { useForm } from './form-layout.tsx';
 
 const originsOf = (text: string) =>
@@ -61,8 +61,9 @@ export function Component() {
   const form = useForm();
   const queryClient = useQueryClient();
   const navigate = useNavigate();
-  const canUpdate = usePermission({ form: ['update'] });
-  const canDelete = usePermission({ form: ['delete'] });
+  const { can } = useCan();
+  const canUpdate = can({ form: ['update'] });
+  const canDelete = can({ form: ['delete'] });
   const fields = useHookForm<SettingsFormValues>({
     resolver: zodResolver(SettingsFormSchema),
     values: valuesOf(form),

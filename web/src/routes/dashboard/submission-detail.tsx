@@ -14,7 +14,7 @@ import {
   submissionQuery,
   submissionsKeys,
 } from '../../features/forms/submissions.queries.ts';
-import { usePermission } from '../../features/session/use-permission.ts';
+import { useCan } from '../../features/organization/use-can.ts';
 import { describeError, isApiError } from '../../lib/api.ts';
 import { formatBytes, formatDateTime } from '../../lib/format.ts';
 import { useForm } from './form-layout.tsx';
@@ -41,7 +41,7 @@ export function Component() {
 }
 
 function SubmissionView({ formId, submission: s }: { formId: string; submission: Submission }) {
-  const canManage = usePermission({ form: ['update'] });
+  const canManage = useCan().can({ form: ['update'] });
   const queryClient = useQueryClient();
   const navigate = useNavigate();
   const { search } = useLocation();

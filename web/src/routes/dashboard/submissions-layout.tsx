@@ -20,7 +20,7 @@ import {
   submissionsKeys,
   submissionsListQuery,
 } from '../../features/forms/submissions.queries.ts';
-import { usePermission } from '../../features/session/use-permission.ts';
+import { useCan } from '../../features/organization/use-can.ts';
 import { describeError } from '../../lib/api.ts';
 import { formatDateTime } from '../../lib/format.ts';
 import { useForm } from './form-layout.tsx';
@@ -38,7 +38,7 @@ export function Component() {
   // A new filter keeps the list (and its controls) on screen until its first page arrives.
   const list = useInfiniteQuery({ ...submissionsListQuery(form.id, filters), placeholderData: keepPreviousData });
   const items = useMemo(() => list.data?.pages.flatMap((p) => p.data) ?? [], [list.data]);
-  const canManage = usePermission({ form: ['update'] });
+  const canManage = useCan().can({ form: ['update'] });
 
   if (list.isPending) return <p role="status">Loading submissions…</p>;
   if (list.isError && !hasFilters(filters)) return <Notice tone="error">{describeError(list.error)}</Notice>;
