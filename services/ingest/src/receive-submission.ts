@@ -12,6 +12,7 @@ import type { ParsedBody } from './parse/parsed-body.ts';
 import { readBody } from './parse/read-body.ts';
 import { defaultNext, safeRedirect } from './redirects.ts';
 import { splitReservedFields } from './reserved-fields.ts';
+import { requestSource } from './request-source.ts';
 import type { FormsView } from './views/forms-view.ts';
 import type { QuotaView } from './views/quota-view.ts';
 
@@ -98,6 +99,7 @@ export async function receiveSubmission(deps: ReceiveDeps, req: IncomingMessage,
         spam: split.spam,
         held: !split.spam.isSpam && deps.quota.isOverQuota(form.orgId, billingPeriodOf(receivedAt)),
         ...(clientKey ? { idempotencyKey: clientKey } : {}),
+        ...requestSource(req),
       },
     };
     try {
