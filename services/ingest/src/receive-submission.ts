@@ -11,8 +11,8 @@ import { parseUrlencoded } from './parse/parse-urlencoded.ts';
 import type { ParsedBody } from './parse/parsed-body.ts';
 import { readBody } from './parse/read-body.ts';
 import { defaultNext, safeRedirect } from './redirects.ts';
-import { splitReservedFields } from './reserved-fields.ts';
 import { requestSource } from './request-source.ts';
+import { splitReservedFields } from './reserved-fields.ts';
 import type { FormsView } from './views/forms-view.ts';
 import type { QuotaView } from './views/quota-view.ts';
 

@@ -49,9 +49,9 @@ describe('ingest: the submitting page’s Origin and Referer are recorded as tex
   });
 
   it('drops anything but an absolute http(s) URL', async () => {
-    expect(await sourceOf({ origin: 'javascript:alert(1)', referer: 'javascript:alert(1)//https://x.example/' })).toEqual(
-      { origin: null, referer: null },
-    );
+    expect(
+      await sourceOf({ origin: 'javascript:alert(1)', referer: 'javascript:alert(1)//https://x.example/' }),
+    ).toEqual({ origin: null, referer: null });
     expect(await sourceOf({ origin: 'null', referer: 'data:text/html,<script>alert(1)</script>' })).toEqual({
       origin: null,
       referer: null,
