@@ -9,7 +9,7 @@ import { createSqliteFormsStore } from '../src/store/sqlite-forms-store.ts';
 const submission = (
   formId: string,
   orgId: string,
-  submissionId = randomUUID(),
+  submissionId: string = randomUUID(),
   source: { origin?: string; referer?: string } = {},
 ): BusMessage => ({
   headers: {},
