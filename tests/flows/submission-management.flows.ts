@@ -114,6 +114,32 @@ export function describeSubmissionManagementFlows(target: TargetRef) {
       expect((await owner.call('GET', `/api/v1/forms/${form.id}/stats`)).body.data).toHaveLength(30);
     });
 
+    it('records the submitting page’s Origin and Referer through the gateway, dropping a hostile one', async () => {
+      const form = await newForm('Source');
+      const post = async (headers: Record<string, string>) => {
+        const res = await fetch(`${target().baseUrl}/f/${form.key}`, {
+          method: 'POST',
+          headers: { accept: 'application/json', ...headers },
+          body: new URLSearchParams({ message: 'hi' }),
+        });
+        expect(res.status).toBe(200);
+        return ((await res.json()) as { id: string }).id;
+      };
+      const kept = await post({ origin: 'https://shop.example', referer: 'https://shop.example/contact?x=1#top' });
+      const hostile = await post({ origin: 'javascript:alert(1)', referer: 'javascript:alert(1)' });
+      const sourceOf = async (id: string) =>
+        eventually(async () => {
+          const res = await owner.call('GET', `/api/v1/forms/${form.id}/submissions/${id}`);
+          expect(res.status).toBe(200);
+          return { origin: res.body.origin, referer: res.body.referer };
+        }, target().patienceMs);
+      expect(await sourceOf(kept)).toEqual({
+        origin: 'https://shop.example',
+        referer: 'https://shop.example/contact?x=1',
+      });
+      expect(await sourceOf(hostile)).toEqual({ origin: null, referer: null });
+    });
+
     it('lets a member read but not change submissions, nor delete the form', async () => {
       const form = await newForm();
       const [a] = (await seed(form.key, form.id, [false])) as [string];

@@ -163,6 +163,40 @@ describe('hostile submissions', () => {
   });
 });
 
+describe('submission source', () => {
+  const detailsOf = async () => {
+    const details = await screen.findByRole('region', { name: 'Details' });
+    return (term: string) => {
+      const dt = within(details).getByText(term, { selector: 'dt' });
+      return dt.nextElementSibling as HTMLElement;
+    };
+  };
+
+  it('shows the origin and referer as plain text, never as links', async () => {
+    const referer = 'https://shop.example/contact?q="><img src=x onerror="window.__pwned = 5">';
+    const server = await api({
+      forms: [aForm()],
+      submissions: [aSubmission('s1', { origin: 'https://shop.example', referer })],
+    });
+    const { container } = open('/dashboard/forms/contact/submissions/s1', server.url);
+    const dd = await detailsOf();
+    expect(dd('Origin').textContent).toBe('https://shop.example');
+    expect(dd('Referer').textContent).toBe(referer);
+    expect(dd('Origin').querySelector('a')).toBeNull();
+    expect(dd('Referer').querySelector('a')).toBeNull();
+    expect(container.querySelector('img')).toBeNull();
+    expect((window as { __pwned?: unknown }).__pwned).toBeUndefined();
+  });
+
+  it('says when they were not recorded', async () => {
+    const server = await api({ forms: [aForm()], submissions: [aSubmission('s2')] });
+    open('/dashboard/forms/contact/submissions/s2', server.url);
+    const dd = await detailsOf();
+    expect(dd('Origin').textContent).toBe('Not recorded');
+    expect(dd('Referer').textContent).toBe('Not recorded');
+  });
+});
+
 describe('submission list', () => {
   it('pages with the cursor on "Load more"', async () => {
     const submissions = Array.from({ length: 30 }, (_, i) => aSubmission(`s${30 - i}`));

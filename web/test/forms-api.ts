@@ -33,6 +33,8 @@ export const aSubmission = (id: string, over: Partial<Submission> = {}): Submiss
   files: [],
   spam: false,
   held: false,
+  origin: null,
+  referer: null,
   ...over,
 });
 

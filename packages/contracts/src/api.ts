@@ -27,6 +27,9 @@ export const SubmissionDtoSchema = z.object({
   files: z.array(SubmissionFileSchema),
   spam: z.boolean(),
   held: z.boolean(),
+  /** The submitting page's `Origin` / `Referer` as ingest recorded them; null when unknown. Untrusted text. */
+  origin: z.string().nullable(),
+  referer: z.string().nullable(),
 });
 export type SubmissionDto = z.infer<typeof SubmissionDtoSchema>;
 

@@ -4,6 +4,9 @@ import { FormSchema, SpamVerdictSchema, SubmissionFieldSchema, SubmissionFileSch
 import { OrganizationEventSchema } from './orgs.ts';
 import { Topics } from './topics.ts';
 
+/** At most this many characters of a submission's `Origin` / `Referer` are kept. */
+export const MAX_SOURCE_URL_LENGTH = 2048;
+
 const envelope = <T extends string, D extends z.ZodType>(type: T, data: D) =>
   z.object({
     /** Unique per effect: consumers deduplicate on it. */
@@ -41,6 +44,12 @@ export const SubmissionReceivedSchema = envelope(
     /** Over quota: stored and shown, but not notified until released. */
     held: z.boolean(),
     idempotencyKey: z.string().optional(),
+    /**
+     * The request's `Origin` and `Referer` (without its fragment): `http(s)` only, at most `MAX_SOURCE_URL_LENGTH`
+     * characters. Absent when the request had none (or a rejected one), and on events from before they were kept.
+     */
+    origin: z.string().max(MAX_SOURCE_URL_LENGTH).optional(),
+    referer: z.string().max(MAX_SOURCE_URL_LENGTH).optional(),
   }),
 );
 

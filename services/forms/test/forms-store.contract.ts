@@ -220,6 +220,37 @@ export function runFormsStoreContract(target: FormsStoreTarget) {
       expect(await store.getSubmission(a, f.id, s.id)).toEqual({ ...s, seq: 0 });
     });
 
+    it('round-trips origin and referer (absent when unknown) in reads, pages and searches; they are not searched', async () => {
+      const a = org();
+      const f = form(a.orgId);
+      await store.insertForm(f);
+      const referer = `https://example.com/contact?x=${'é'.repeat(3)}&y=<script>"'`;
+      const withSource = submission(f, '2026-04-02T10:00:00.000Z', {
+        fields: [{ name: 'msg', value: 'hello' }],
+        origin: 'https://example.com',
+        referer,
+      });
+      const without = submission(f, '2026-04-02T10:00:01.000Z', { fields: [{ name: 'msg', value: 'hello' }] });
+      await store.insertSubmissions([withSource, without]);
+      const got = await store.getSubmission(a, f.id, withSource.id);
+      expect(got).toEqual({ ...withSource, seq: 0 });
+      expect(got?.origin).toBe('https://example.com');
+      expect(got?.referer).toBe(referer);
+      const plain = await store.getSubmission(a, f.id, without.id);
+      expect(plain).toEqual({ ...without, seq: 1 });
+      expect(plain).not.toHaveProperty('origin');
+      expect(plain).not.toHaveProperty('referer');
+      const page = await store.listSubmissions(a, f.id, { limit: 10 });
+      expect(page.map((r) => [r.id, r.origin, r.referer])).toEqual([
+        [without.id, undefined, undefined],
+        [withSource.id, 'https://example.com', referer],
+      ]);
+      const found = await store.findSubmissions(a, f.id, { filter: { terms: words('hello') }, limit: 10 });
+      expect(found.find((r) => r.id === withSource.id)?.referer).toBe(referer);
+      expect(await findAll(a, f.id, { terms: words('example') })).toEqual([]);
+      expect(await findAll(a, f.id, { terms: words('contact') })).toEqual([]);
+    });
+
     it('lists a later call’s submissions first, even when they are older by createdAt', async () => {
       const a = org();
       const [f, g] = [form(a.orgId), form(a.orgId)];

@@ -268,6 +268,20 @@ describe('mongo FormsStore: batches, positions and counters', () => {
     }
   });
 
+  it('deleting a submission erases its origin and referer with its fields', async () => {
+    const f = await freshForm();
+    const s = { ...submission(f, 0), origin: 'https://shop.example', referer: 'https://shop.example/contact' };
+    await store.insertSubmissions([s]);
+    const raw = () => db().collection<SubmissionDoc>(SUBMISSIONS).findOne({ _id: s.id });
+    expect(await raw()).toMatchObject({ origin: s.origin, referer: s.referer });
+    const change = { id: randomUUID(), occurredAt: new Date().toISOString() };
+    expect(await store.changeSubmission(scope, f.id, s.id, 'delete', change)).toBe('changed');
+    const tombstone = await raw();
+    expect(tombstone).toMatchObject({ deleted: true, fields: [], files: [] });
+    expect(tombstone).not.toHaveProperty('origin');
+    expect(tombstone).not.toHaveProperty('referer');
+  });
+
   it('recognizes FerretDB (the e2e default), so filtered pages read page buckets first there', async () => {
     const info = await db().admin().command({ buildInfo: 1 });
     expect(await isFerretDb(db())).toBe(JSON.stringify(info).toLowerCase().includes('ferretdb'));

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { DEFAULT_FORM_SETTINGS } from '@formgate/contracts';
 import { openSqlite } from '@formgate/store/sqlite';
 import { describe, expect, it } from 'vitest';
 import { createSqliteFormsStore } from '../src/store/sqlite-forms-store.ts';
@@ -123,6 +124,44 @@ describe('sqlite FormsStore: filters and search', () => {
       `UPDATE submissions SET doc = json_set(doc, '$.fields', json('[{"name":"m","value":"hello there"}]')) WHERE id = ?`,
     ).run('s3');
     expect(await search('there')).toEqual(['s3']);
+  });
+
+  it('deleting a submission erases its origin and referer with its fields', async () => {
+    const db = openSqlite(':memory:');
+    const store = createSqliteFormsStore(db);
+    const now = new Date().toISOString();
+    const form = {
+      id: randomUUID(),
+      orgId: 'org-d',
+      name: 'C',
+      slug: 'c',
+      key: 'kd',
+      settings: DEFAULT_FORM_SETTINGS,
+      createdAt: now,
+      updatedAt: now,
+      version: 1,
+    };
+    await store.insertForm(form);
+    await store.insertSubmissions([
+      {
+        id: 'd1',
+        formId: form.id,
+        orgId: form.orgId,
+        createdAt: now,
+        fields: [{ name: 'msg', value: 'x' }],
+        files: [],
+        spam: { isSpam: false, reasons: [] },
+        held: false,
+        origin: 'https://shop.example',
+        referer: 'https://shop.example/contact',
+      },
+    ]);
+    const doc = () => (db.prepare('SELECT doc FROM submissions WHERE id = ?').get('d1') as { doc: string }).doc;
+    expect(doc()).toContain('https://shop.example/contact');
+    const change = { id: randomUUID(), occurredAt: now };
+    expect(await store.changeSubmission({ orgId: form.orgId }, form.id, 'd1', 'delete', change)).toBe('changed');
+    expect(doc()).not.toContain('shop.example');
+    expect(JSON.parse(doc())).toMatchObject({ fields: [], files: [] });
   });
 
   it('never finds a tombstone (`deleted = 1`)', async () => {

@@ -6,7 +6,12 @@ import { describe, expect, it } from 'vitest';
 import { createSubmissionReceivedHandler } from '../src/handlers/submission-received.handler.ts';
 import { createSqliteFormsStore } from '../src/store/sqlite-forms-store.ts';
 
-const submission = (formId: string, orgId: string, submissionId = randomUUID()): BusMessage => ({
+const submission = (
+  formId: string,
+  orgId: string,
+  submissionId: string = randomUUID(),
+  source: { origin?: string; referer?: string } = {},
+): BusMessage => ({
   headers: {},
   timestamp: Date.now(),
   topic: Topics.ingestSubmission,
@@ -28,6 +33,7 @@ const submission = (formId: string, orgId: string, submissionId = randomUUID()):
       meta: {},
       spam: { isSpam: false, reasons: [] },
       held: false,
+      ...source,
     },
   }),
 });
@@ -56,5 +62,35 @@ describe('the submissions projection', () => {
     await handle([submission(form.id, 'org-a')]);
     expect(await store.countSubmissions({ orgId: 'org-a' }, form.id)).toBe(0);
     expect((await store.listSubmissions({ orgId: 'org-a' }, form.id, { limit: 10 })).length).toBe(0);
+  });
+
+  it('stores the origin and referer an event carries, and none for an event from before they were recorded', async () => {
+    const store = createSqliteFormsStore(openSqlite(':memory:'));
+    const now = new Date().toISOString();
+    const form: Form = {
+      id: randomUUID(),
+      orgId: 'org-a',
+      name: 'C',
+      slug: 'c',
+      key: 'k1',
+      settings: DEFAULT_FORM_SETTINGS,
+      createdAt: now,
+      updatedAt: now,
+      version: 1,
+    };
+    await store.insertForm(form);
+    const handle = createSubmissionReceivedHandler(store, createSqliteBlobStore(openSqlite(':memory:')));
+    const source = { origin: 'https://shop.example', referer: 'https://shop.example/contact?x=1' };
+    const withSource = submission(form.id, 'org-a', 's-new', source);
+    // An event as ingest wrote it before these fields existed: the raw JSON has no such keys.
+    const old = submission(form.id, 'org-a', 's-old');
+    expect(old.value).not.toContain('origin');
+    await handle([withSource, old]);
+    const scope = { orgId: 'org-a' };
+    expect(await store.getSubmission(scope, form.id, 's-new')).toMatchObject(source);
+    const legacy = await store.getSubmission(scope, form.id, 's-old');
+    expect(legacy?.fields).toEqual([{ name: 'a', value: '1' }]);
+    expect(legacy).not.toHaveProperty('origin');
+    expect(legacy).not.toHaveProperty('referer');
   });
 });

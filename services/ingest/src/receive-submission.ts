@@ -11,6 +11,7 @@ import { parseUrlencoded } from './parse/parse-urlencoded.ts';
 import type { ParsedBody } from './parse/parsed-body.ts';
 import { readBody } from './parse/read-body.ts';
 import { defaultNext, safeRedirect } from './redirects.ts';
+import { requestSource } from './request-source.ts';
 import { splitReservedFields } from './reserved-fields.ts';
 import type { FormsView } from './views/forms-view.ts';
 import type { QuotaView } from './views/quota-view.ts';
@@ -98,6 +99,7 @@ export async function receiveSubmission(deps: ReceiveDeps, req: IncomingMessage,
         spam: split.spam,
         held: !split.spam.isSpam && deps.quota.isOverQuota(form.orgId, billingPeriodOf(receivedAt)),
         ...(clientKey ? { idempotencyKey: clientKey } : {}),
+        ...requestSource(req),
       },
     };
     try {

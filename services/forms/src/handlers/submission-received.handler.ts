@@ -24,6 +24,8 @@ export function createSubmissionReceivedHandler(store: FormsStore, blobs: BlobSt
         files: data.files,
         spam: data.spam,
         held: data.held,
+        ...(data.origin !== undefined ? { origin: data.origin } : {}),
+        ...(data.referer !== undefined ? { referer: data.referer } : {}),
       };
     });
     const forms = new Map(records.map((r) => [r.formId, r.orgId]));

@@ -16,6 +16,8 @@ export function toSubmissionDto(r: SubmissionRecord): SubmissionDto {
     files: r.files,
     spam: r.spam.isSpam,
     held: r.held,
+    origin: r.origin ?? null,
+    referer: r.referer ?? null,
   };
 }
 

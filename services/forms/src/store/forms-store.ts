@@ -11,6 +11,9 @@ export interface SubmissionRecord {
   files: SubmissionFile[];
   spam: SpamVerdict;
   held: boolean;
+  /** The submitting page's `Origin` and `Referer` as ingest recorded them; absent when unknown. Not searchable. */
+  origin?: string;
+  referer?: string;
 }
 
 /** A submission as stored, with its place in its form's list. */

@@ -84,7 +84,12 @@ export function createMongoSubmissionChanges(db: MongoDb): SubmissionChangeMetho
         ? { deleted: true as const, fields: [], files: [] }
         : { 'spam.isSpam': change.action === 'spam', receivedSpam: change.receivedSpam };
     const version = change.v === 0 ? { $exists: false } : change.v;
-    await submissions.updateOne({ _id: change.submissionId, v: version }, { $set: { ...state, v: change.v + 1 } });
+    // A deleted submission keeps nothing of what the submitter sent: its origin and referer go with its fields.
+    const erase = change.action === 'delete' ? { $unset: { origin: true as const, referer: true as const } } : {};
+    await submissions.updateOne(
+      { _id: change.submissionId, v: version },
+      { $set: { ...state, v: change.v + 1 }, ...erase },
+    );
     await outbox.updateOne({ _id: change._id }, { $set: { applied: true } });
   }
 

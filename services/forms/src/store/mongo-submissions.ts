@@ -82,6 +82,8 @@ export function submissionDoc(r: SubmissionRecord, seq: number, width: number): 
     files: r.files,
     spam: r.spam,
     held: r.held,
+    ...(r.origin !== undefined ? { origin: r.origin } : {}),
+    ...(r.referer !== undefined ? { referer: r.referer } : {}),
     terms: searchTerms(r.fields),
   };
 }

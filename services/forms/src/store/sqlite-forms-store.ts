@@ -12,7 +12,7 @@ import { prepareFormsSchema } from './sqlite-forms-schema.ts';
 import { createSqliteInsertCounters, createSqliteSubmissionChanges } from './sqlite-submission-changes.ts';
 import { createSqliteSubmissionQuery, prepareSubmissionQuerySchema } from './sqlite-submission-query.ts';
 
-type SubmissionBody = Pick<SubmissionRecord, 'fields' | 'files' | 'spam' | 'held'>;
+type SubmissionBody = Pick<SubmissionRecord, 'fields' | 'files' | 'spam' | 'held' | 'origin' | 'referer'>;
 
 interface SubmissionRow {
   id: string;
@@ -24,7 +24,7 @@ interface SubmissionRow {
 }
 
 const toRecord = (row: SubmissionRow): StoredSubmission => {
-  const { fields, files, spam, held } = JSON.parse(row.doc) as SubmissionBody;
+  const { fields, files, spam, held, origin, referer } = JSON.parse(row.doc) as SubmissionBody;
   return {
     id: row.id,
     formId: row.form_id,
@@ -34,6 +34,8 @@ const toRecord = (row: SubmissionRow): StoredSubmission => {
     files,
     spam,
     held,
+    ...(origin !== undefined ? { origin } : {}),
+    ...(referer !== undefined ? { referer } : {}),
     seq: row.seq,
   };
 };
@@ -96,8 +98,8 @@ export function createSqliteFormsStore(db: SqliteDb): FormsStore {
       let next = (q.nextSeq.get(formId) as { next_seq: number } | undefined)?.next_seq ?? 0;
       const stored: SubmissionRecord[] = [];
       for (const r of rs) {
-        const { id, orgId, createdAt, fields, files, spam, held } = r;
-        const doc = JSON.stringify({ fields, files, spam, held });
+        const { id, orgId, createdAt, fields, files, spam, held, origin, referer } = r;
+        const doc = JSON.stringify({ fields, files, spam, held, origin, referer });
         if (q.insertSubmission.run(id, formId, orgId, createdAt, doc, next).changes === 0) continue;
         next += 1;
         stored.push(r);

@@ -11,10 +11,10 @@ import { formsKeys } from './forms.queries.ts';
  */
 
 /**
- * A submission as the API answers it. `spamReasons`, `origin` and `referer` are shown when the server sends them
- * (not yet: the stored verdict's reasons and the request's origin are not in the DTO).
+ * A submission as the API answers it; `origin` and `referer` are null when unknown (shown as text, never as links).
+ * `spamReasons` is shown when the server sends it (not yet: the stored verdict's reasons are not in the DTO).
  */
-export type Submission = SubmissionDto & { spamReasons?: string[]; origin?: string | null; referer?: string | null };
+export type Submission = SubmissionDto & { spamReasons?: string[] };
 
 /** The list's filters, as in the page's address and the API's query (pending API). */
 export interface SubmissionFilters {
