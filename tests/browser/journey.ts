@@ -149,6 +149,8 @@ export function describeBrowserJourney(suite: string, target: () => JourneyTarge
       await detail.getByText('<script>window.__pwned = 1</script>').waitFor();
       await detail.getByText('<img src=x onerror="window.__pwned = 3">').waitFor();
       await detail.getByText('javascript:window.__pwned = 2').waitFor();
+      // Where it came from, as ingest recorded it (Origin of the customer's page), shown as text.
+      await detail.getByText(otherOriginUrl, { exact: true }).waitFor();
       expect(await page.locator('a[href^="javascript:"]').count()).toBe(0);
       expect(await page.locator('img[src="x"]').count()).toBe(0);
       expect(await page.evaluate(() => (globalThis as { __pwned?: number }).__pwned)).toBeUndefined();
