@@ -1,3 +1,7 @@
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { SITE_ORG } from '@formgate/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, startTestApp, type TestApp } from '../harness/embedded-app.ts';
@@ -64,7 +68,28 @@ describe('the site forms are provisioned in the instance’s own organization (A
     const again = (await first.call('GET', '/api/v1/forms')).body as { data: FormDto[] };
     expect(again.data).toHaveLength(3);
     expect((await first.call('GET', '/api/auth/organization/list')).body).toHaveLength(1);
-  });
+
+    // The operator makes the second user an owner too, through the CLI and the operator API.
+    const env = {
+      ...process.env,
+      FORMGATE_URL: app.baseUrl,
+      FORMGATE_OPERATOR_TOKEN: readFileSync(join(app.dataDir, 'operator-token'), 'utf8').trim(),
+    };
+    const cli = async (...args: string[]) =>
+      JSON.parse((await promisify(execFile)('npx', ['tsx', 'packages/cli/src/main.ts', ...args], { env })).stdout);
+    expect(await cli('site', 'owner', second.email)).toEqual({ email: second.email, outcome: 'added' });
+    expect(await cli('site', 'owner', second.email)).toEqual({ email: second.email, outcome: 'unchanged' });
+    expect(
+      (await second.call('POST', '/api/auth/organization/set-active', { organizationId: SITE_ORG.id })).status,
+    ).toBe(200);
+    expect((await second.call('GET', '/api/auth/organization/get-active-member')).body.role).toBe('owner');
+    const unknown = await fetch(`${app.baseUrl}/api/ops/site/owners`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${env.FORMGATE_OPERATOR_TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'nobody@example.test' }),
+    });
+    expect(unknown.status).toBe(404);
+  }, 90_000);
 });
 
 describe('SITE_* settings win over the provisioned forms', () => {

@@ -136,7 +136,11 @@ export async function startEmbedded(config: EmbeddedConfig, seams: EmbeddedSeams
     logger,
     trustedOrigins,
     trustedProxies: settings.trustedProxies,
-    operator: { token: ensureSecretFile(config.DATA_DIR, 'operator-token', config.OPERATOR_TOKEN), bus },
+    operator: {
+      token: ensureSecretFile(config.DATA_DIR, 'operator-token', config.OPERATOR_TOKEN),
+      bus,
+      site: accounts.site,
+    },
     webDir: config.WEB_DIR ?? WEB_DIST,
     site: () => siteConfigFrom(config, limits, provisioning.keys()),
   });
