@@ -2,7 +2,6 @@ import { existsSync } from 'node:fs';
 import { Agent, type IncomingMessage, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { type Accounts, type Caller, CLIENT_IP_HEADER } from '@formgate/accounts';
-import type { EventBus } from '@formgate/bus';
 import { authorize, type SiteConfig } from '@formgate/contracts';
 import {
   AppError,
@@ -20,7 +19,7 @@ import { toNodeHandler } from 'better-auth/node';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { clientIp } from './client-ip.ts';
 import { createForwarders, type Target } from './forwarders.ts';
-import { createDeadLetterGauge, operatorRoutes } from './operator.routes.ts';
+import { createDeadLetterGauge, type OperatorDeps, operatorRoutes } from './operator.routes.ts';
 import { createRouter, isPublicIngestPath, type RouteSpec, type ServiceName } from './routes.ts';
 import { siteRoutes } from './site.routes.ts';
 
@@ -43,8 +42,8 @@ export interface GatewayDeps {
   trustedOrigins: string[];
   /** Peers whose `X-Forwarded-For` is believed (a load balancer in front of the gateway). */
   trustedProxies?: string[];
-  /** The operator API (`/api/ops/*`: dead letters); absent, it answers 404. */
-  operator?: { token: string; bus: EventBus };
+  /** The operator API (`/api/ops/*`: dead letters, site owners); absent, it answers 404. */
+  operator?: OperatorDeps;
   /** Built dashboard (`web/dist`), served for every other GET. */
   webDir?: string;
   /** The public site's configuration (`GET /api/v1/site`); read on every call, so the host may fill it in late. */

@@ -7,6 +7,7 @@ import { loadGatewayConfig } from './config.ts';
 import { createGateway } from './create-gateway.ts';
 import { ROUTES } from './routes.ts';
 import { siteConfigFrom } from './site-config.ts';
+import { formsCaller, startSiteProvisioning } from './site-forms.ts';
 
 await runDistributed('gateway', loadGatewayConfig, async ({ config, logger, bus, mongo }) => {
   const settings = accountSettings(config);
@@ -24,33 +25,41 @@ await runDistributed('gateway', loadGatewayConfig, async ({ config, logger, bus,
     ids: systemIds,
     logger: logger.child({ component: 'accounts' }),
   });
-  const site = siteConfigFrom(config, {
+  const signer = createIdentityCodec(config.IDENTITY_SECRET);
+  const formsTarget = { kind: 'http', urls: config.FORMS_URL } as const;
+  const limits = {
     submissionsPerMonth: config.BILLING_SUBMISSIONS_PER_MONTH,
     emailsPerMonth: config.BILLING_EMAILS_PER_MONTH,
-  });
+  };
+  let provisioning: ReturnType<typeof startSiteProvisioning> | undefined;
   const gateway = createGateway({
     routes: ROUTES,
     targets: {
-      forms: { kind: 'http', urls: config.FORMS_URL },
+      forms: formsTarget,
       ingest: { kind: 'http', urls: config.INGEST_URL },
       billing: { kind: 'http', urls: config.BILLING_URL },
       orgs: { kind: 'http', urls: config.ORGS_URL },
     },
     accounts,
-    signer: createIdentityCodec(config.IDENTITY_SECRET),
+    signer,
     logger,
     trustedOrigins: [config.PUBLIC_URL],
     trustedProxies: settings.trustedProxies,
-    ...(config.OPERATOR_TOKEN ? { operator: { token: config.OPERATOR_TOKEN, bus } } : {}),
+    ...(config.OPERATOR_TOKEN ? { operator: { token: config.OPERATOR_TOKEN, bus, site: accounts.site } } : {}),
     webDir: config.WEB_DIR ?? fileURLToPath(new URL('../../web/dist', import.meta.url)),
-    site: () => site,
+    site: () => siteConfigFrom(config, limits, provisioning?.keys()),
     upstreamTimeoutMs: config.UPSTREAM_TIMEOUT_MS,
     ingestTimeoutMs: config.INGEST_TIMEOUT_MS,
   });
   return {
     handler: gateway.handle,
-    start: () => accounts.start(),
+    async start() {
+      await accounts.start();
+      // In the background: the forms service may come up after the gateway.
+      provisioning = startSiteProvisioning({ site: accounts.site, signer, call: formsCaller(formsTarget), logger });
+    },
     async stop() {
+      provisioning?.stop();
       gateway.close();
       await accounts.stop();
       await mailer.close();

@@ -1,4 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
+import type { SiteOrganization } from '@formgate/accounts';
 import type { DeadLetterSelection, EventBus } from '@formgate/bus';
 import { AppError, TOPIC_SPECS } from '@formgate/contracts';
 import express, { type NextFunction, type Request, type Response, Router } from 'express';
@@ -26,6 +27,15 @@ const ReplayBody = z.union([
   z.strictObject({ from: Offset, to: Offset }),
 ]);
 
+const SiteOwnerBody = z.strictObject({ email: z.string().trim().email().max(320) });
+
+export interface OperatorDeps {
+  token: string;
+  bus: EventBus;
+  /** The site organization (ADR 23): `POST /api/ops/site/owners` makes an account its owner. */
+  site?: Pick<SiteOrganization, 'setOwner'>;
+}
+
 const selectionOf = (body: z.infer<typeof ReplayBody>): DeadLetterSelection =>
   'all' in body ? 'all' : 'offsets' in body ? { offsets: body.offsets } : { offsets: { from: body.from, to: body.to } };
 
@@ -33,7 +43,7 @@ const selectionOf = (body: z.infer<typeof ReplayBody>): DeadLetterSelection =>
  * The operator API (`/api/ops/*`), outside the organizations' route table: one deployment-wide bearer token, never
  * an organization's key. Dead letters of every topic: counts, listing, replay (idempotent per dead letter).
  */
-export function operatorRoutes(deps: { token: string; bus: EventBus }) {
+export function operatorRoutes(deps: OperatorDeps) {
   const router = Router();
   router.use(requireOperator(deps.token));
 
@@ -54,6 +64,14 @@ export function operatorRoutes(deps: { token: string; bus: EventBus }) {
   router.post('/dead-letters/:topic/replay', express.json({ limit: '64kb' }), async (req, res) => {
     const topic = TopicParam.parse(req.params.topic);
     res.json(await deps.bus.deadLetters.replay(topic, selectionOf(ReplayBody.parse(req.body))));
+  });
+
+  router.post('/site/owners', express.json({ limit: '16kb' }), async (req, res) => {
+    if (!deps.site) throw new AppError('NOT_FOUND');
+    const { email } = SiteOwnerBody.parse(req.body);
+    const outcome = await deps.site.setOwner(email);
+    if (outcome === 'no-such-user') throw new AppError('NOT_FOUND', 'No account has this email; sign up first');
+    res.json({ email, outcome });
   });
 
   return router;

@@ -25,18 +25,22 @@ type SiteEnv = { [K in keyof typeof siteEnv]?: string | undefined };
 const endpointOf = (value: string | undefined) =>
   !value ? null : /^https?:\/\//.test(value) ? value : `/f/${encodeURIComponent(value)}`;
 
-/** The public configuration from the env and the plan limits billing enforces. */
+/**
+ * The public configuration from the env, the plan limits billing enforces and the site forms provisioned in the
+ * instance's own organization (ADR 23). A `SITE_*_FORM` setting wins over the provisioned form.
+ */
 export function siteConfigFrom(
   env: SiteEnv,
   limits: { submissionsPerMonth: number; emailsPerMonth: number },
+  provisioned?: Partial<Record<'feedback' | 'waitlist' | 'example', string>> | null,
 ): SiteConfig {
   return {
     productName: 'Formgate',
     plans: [{ id: 'standard', name: 'Standard', price: env.SITE_PLAN_PRICE ?? null, ...limits }],
     forms: {
-      feedback: endpointOf(env.SITE_FEEDBACK_FORM),
-      waitlist: endpointOf(env.SITE_WAITLIST_FORM),
-      example: endpointOf(env.SITE_EXAMPLE_FORM),
+      feedback: endpointOf(env.SITE_FEEDBACK_FORM || provisioned?.feedback),
+      waitlist: endpointOf(env.SITE_WAITLIST_FORM || provisioned?.waitlist),
+      example: endpointOf(env.SITE_EXAMPLE_FORM || provisioned?.example),
     },
   };
 }

@@ -107,6 +107,45 @@ describe('distributed mode: separate processes on Kafka and a Mongo-wire server'
   describeTenantIsolation(target);
   describeSubmissionManagementFlows(target);
 
+  it('site forms: gateways booting at once provision one site organization and three forms; a waitlist post is stored', async () => {
+    type Site = { forms: Record<'example' | 'waitlist' | 'feedback', string | null> };
+    const siteOf = async (url: string) => ((await (await fetch(`${url}/api/v1/site`)).json()) as Site).forms;
+    let forms: Site['forms'] | undefined;
+    await eventually(async () => {
+      forms = await siteOf(cluster.baseUrl);
+      expect(Object.values(forms).every((f) => f?.startsWith('/f/'))).toBe(true);
+    }, 30_000);
+    // Two more gateways on a fresh accounts database, started together: both insert the site organization.
+    const env = { MONGO_DB_PREFIX: `${cluster.mongoDbPrefix}_site` };
+    const [a, b] = await Promise.all([
+      cluster.startExtraGateway('gateway-site-a', env),
+      cluster.startExtraGateway('gateway-site-b', env),
+    ]);
+    try {
+      for (const g of [a, b]) await eventually(async () => expect(await siteOf(g.url)).toEqual(forms), 30_000);
+      // The forms service holds exactly three forms for the site organization, whoever created them.
+      const token = await createIdentityCodec(cluster.identitySecret).sign({
+        userId: 'e2e',
+        email: null,
+        orgId: 'formgate-site',
+        roles: ['owner'],
+        via: 'session',
+      });
+      const listed = await fetch(`${cluster.processes['forms-1']?.url}/api/v1/forms`, {
+        headers: { [IDENTITY_HEADER]: token },
+      });
+      const slugs = ((await listed.json()) as { data: { slug: string }[] }).data.map((f) => f.slug).sort();
+      expect(slugs).toEqual(['example', 'feedback', 'waitlist']);
+      const key = String(forms?.waitlist).slice(3);
+      await eventually(
+        async () => expect((await submit(key, { email: 'e2e@example.test' }, randomUUID())).status).toBe(200),
+        30_000,
+      );
+    } finally {
+      await Promise.all([stopProcess(a), stopProcess(b)]);
+    }
+  });
+
   it('gateways of one deployment share sessions and the sign-in budget: switching instance resets nothing', async () => {
     const env = { AUTH_SIGN_IN_PER_MINUTE: '3', MONGO_DB_PREFIX: `${cluster.mongoDbPrefix}_pair` };
     const a = await cluster.startExtraGateway('gateway-pair-a', env);

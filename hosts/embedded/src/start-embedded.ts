@@ -6,7 +6,7 @@ import { type AdapterWrapper, accountSettings, createAccounts, createMailer } fr
 import { createBillingService, createSqliteUsageStore } from '@formgate/billing';
 import { createSqliteBus } from '@formgate/bus/sqlite';
 import { createFormsService, createSqliteFormsStore } from '@formgate/forms';
-import { createGateway, ROUTES, siteConfigFrom } from '@formgate/gateway';
+import { createGateway, formsCaller, ROUTES, siteConfigFrom, startSiteProvisioning } from '@formgate/gateway';
 import { createIngestService } from '@formgate/ingest';
 import {
   closeServer,
@@ -111,10 +111,18 @@ export async function startEmbedded(config: EmbeddedConfig, seams: EmbeddedSeams
     wrapAdapter: seams.wrapAccountsAdapter,
   });
   await accounts.start();
-  const site = siteConfigFrom(config, {
+  const limits = {
     submissionsPerMonth: config.BILLING_SUBMISSIONS_PER_MONTH,
     emailsPerMonth: config.BILLING_EMAILS_PER_MONTH,
+  };
+  // The site organization and its forms (ADR 23): every service already runs, so this is done before listening.
+  const provisioning = startSiteProvisioning({
+    site: accounts.site,
+    signer: codec,
+    call: formsCaller({ kind: 'in-process', app: forms.app }),
+    logger,
   });
+  await provisioning.ready;
   const gateway = createGateway({
     routes: ROUTES,
     targets: {
@@ -128,9 +136,13 @@ export async function startEmbedded(config: EmbeddedConfig, seams: EmbeddedSeams
     logger,
     trustedOrigins,
     trustedProxies: settings.trustedProxies,
-    operator: { token: ensureSecretFile(config.DATA_DIR, 'operator-token', config.OPERATOR_TOKEN), bus },
+    operator: {
+      token: ensureSecretFile(config.DATA_DIR, 'operator-token', config.OPERATOR_TOKEN),
+      bus,
+      site: accounts.site,
+    },
     webDir: config.WEB_DIR ?? WEB_DIST,
-    site: () => site,
+    site: () => siteConfigFrom(config, limits, provisioning.keys()),
   });
   handler = gateway.handle;
   logger.info({ port, dataDir: config.DATA_DIR }, `Formgate (embedded) listening on ${publicUrl}`);
@@ -139,6 +151,7 @@ export async function startEmbedded(config: EmbeddedConfig, seams: EmbeddedSeams
     port,
     publicUrl,
     async stop() {
+      provisioning.stop();
       await closeServer(server);
       gateway.close();
       await accounts.stop();

@@ -11,13 +11,14 @@ import { createAuthenticator } from './authenticate.ts';
 import { type AuthSettings, authOptions, createAuth } from './create-auth.ts';
 import { createOrgEventOutbox } from './org-events/outbox.ts';
 import type { OutboxAdapter } from './org-events/schema.ts';
+import { createSiteOrganization } from './site-org.ts';
 import { createApiKeyVerifier } from './verify-api-key.ts';
 
 /** The accounts database, opened by the composition root: SQLite (embedded) or a MongoDB database. */
 export type AccountsStore = { kind: 'sqlite'; db: SqliteDb } | { kind: 'mongo'; db: Db };
 
 export interface AccountsDeps
-  extends Omit<AuthSettings, 'database' | 'recordOrgEvent' | 'revokeApiKeys' | 'adapterGuard'> {
+  extends Omit<AuthSettings, 'database' | 'recordOrgEvent' | 'revokeApiKeys' | 'adapterGuard' | 'onVerifiedUser'> {
   store: AccountsStore;
   bus: EventPublisher;
   clock: Clock;
@@ -108,12 +109,24 @@ export function createAccounts(deps: AccountsDeps) {
   const database = deps.store.kind === 'sqlite' ? deps.store.db : mongodbAdapter(deps.store.db, { transaction: false });
   const keyCache = createApiKeyCache(deps.apiKeyCache ?? DEFAULT_KEY_CACHE, () => deps.clock.now().getTime());
   let adapter: OutboxAdapter | undefined;
+  const site = createSiteOrganization({
+    adapter: () => {
+      if (!adapter) throw new Error('site organization used before accounts.start()');
+      return adapter;
+    },
+    record: outbox.record,
+    clock: deps.clock,
+  });
   const settings: AuthSettings = {
     ...deps,
     database,
     adapterGuard: { timeoutMs: deps.authTimeoutMs ?? 3_000, onWrite: keyCache.observeWrite, wrap: deps.wrapAdapter },
     recordOrgEvent: outbox.record,
     revokeApiKeys: keyRevoker(() => adapter),
+    onVerifiedUser: async (user) => {
+      if (await site.claimFirstOwner({ id: user.id, email: user.email }))
+        deps.logger.info({ userId: user.id }, 'first verified user is the owner of the site organization');
+    },
   };
   const auth = createAuth(settings);
   const verifyKey = createApiKeyVerifier({
@@ -128,6 +141,8 @@ export function createAccounts(deps: AccountsDeps) {
     authHandler: guardAuthHandler(auth.handler),
     authenticate: createAuthenticator(auth, verifyKey),
     routes: accountRoutes(auth, { lookupsPerMinute: deps.lookupsPerMinute }),
+    /** The instance's own organization (the public site's forms), ADR 23. */
+    site,
     async start() {
       if (deps.store.kind === 'sqlite') await (await getMigrations(authOptions(settings))).runMigrations();
       else await ensureMongoIndexes(deps.store.db);

@@ -33,6 +33,8 @@ export interface AuthSettings {
   revokeApiKeys: (orgId: string, createdBy?: string) => Promise<void>;
   /** Deadline and write observer around better-auth's adapter (`adapterGuardPlugin`). */
   adapterGuard: AdapterGuardOptions;
+  /** Called after a user's row changes while their email is verified (the site organization's first owner). */
+  onVerifiedUser?: (user: { id: string; email: string }) => Promise<void>;
 }
 
 const minute = (max: number) => ({ window: 60, max });
@@ -79,6 +81,17 @@ export function authOptions(s: AuthSettings) {
         send(user.email, 'Verify your email for Formgate', `Welcome to Formgate. Verify your email: ${url}`),
     },
     user: { deleteUser: { enabled: true } },
+    databaseHooks: {
+      user: {
+        update: {
+          after: async (user: { id: string; email: string; emailVerified: boolean }) => {
+            if (!user.emailVerified || !s.onVerifiedUser) return;
+            // Never fails the verification itself: the claim is retried at the user's next update.
+            await s.onVerifiedUser(user).catch((err) => s.logger.warn({ err }, 'site organization owner claim'));
+          },
+        },
+      },
+    },
     session: { expiresIn: 60 * 60 * 24 * 30, updateAge: 60 * 60 * 24 },
     rateLimit: {
       enabled: true,

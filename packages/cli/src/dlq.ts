@@ -10,7 +10,7 @@ interface Options {
   all: boolean;
 }
 
-function operator(config: CliConfig) {
+export function operator(config: CliConfig) {
   if (!config.FORMGATE_OPERATOR_TOKEN)
     throw new CliError('Set FORMGATE_OPERATOR_TOKEN (embedded mode: the contents of DATA_DIR/operator-token).');
   return createClient(config, { bearer: config.FORMGATE_OPERATOR_TOKEN });

@@ -1,7 +1,7 @@
 import { createInterface } from 'node:readline/promises';
 import { parseArgs } from 'node:util';
 import { type CliConfig, loadCliConfig } from './config.ts';
-import { dlqCommand } from './dlq.ts';
+import { dlqCommand, operator } from './dlq.ts';
 import { CliError, createClient } from './http.ts';
 
 const USAGE = `Usage:
@@ -10,6 +10,7 @@ const USAGE = `Usage:
   formgate forms create --name <name> [--slug <slug>] [--redirect <url>]
   formgate forms list
   formgate submissions list --form <id> [--limit <n>] [--cursor <c>]
+  formgate site owner <email>
   formgate dlq counts
   formgate dlq list --topic <topic> [--from <offset>] [--limit <n>]
   formgate dlq replay --topic <topic> (--offset <o>[,<o>...] | --from <o> --to <o> | --all)
@@ -19,7 +20,9 @@ forms and submissions commands authenticate with an organization API key: FORMGA
 account commands take the password from FORMGATE_PASSWORD or standard input. signup sends a verification
 email (embedded mode without SMTP: a file in DATA_DIR/mail, and its link in the server log); create-key signs
 in, creates the organization if the account has none, and prints a new API key (shown once).
-dlq commands are for the deployment's operator: FORMGATE_OPERATOR_TOKEN (embedded mode: DATA_DIR/operator-token).
+dlq and site commands are for the deployment's operator: FORMGATE_OPERATOR_TOKEN (embedded mode:
+DATA_DIR/operator-token). site owner makes an existing account an owner of the site organization, which holds
+the instance's own forms (waitlist, feedback, live example).
 A replayed dead letter is appended to its topic once, however often it is replayed.`;
 
 async function password(config: CliConfig): Promise<string> {
@@ -43,8 +46,11 @@ async function createKey(config: CliConfig, v: Values) {
   if (!v.email) throw new CliError('account create-key needs --email');
   const call = createClient(config);
   await call('POST', '/api/auth/sign-in/email', { email: v.email, password: await password(config) });
-  const orgs = (await call('GET', '/api/auth/organization/list')) as { id: string; name: string }[];
-  const wanted = v['org-name'] ? orgs.find((o) => o.name === v['org-name']) : orgs[0];
+  const orgs = (await call('GET', '/api/auth/organization/list')) as { id: string; name: string; slug: string }[];
+  // Without --org-name, never the instance's own site organization (ADR 23), which the first verified user owns.
+  const wanted = v['org-name']
+    ? orgs.find((o) => o.name === v['org-name'])
+    : orgs.find((o) => o.slug !== 'formgate-site');
   const orgName = v['org-name'] ?? 'My organization';
   const org =
     wanted ??
@@ -92,6 +98,10 @@ async function run(argv: string[]): Promise<unknown> {
   const config = loadCliConfig();
   const command = positionals.join(' ');
   if (values.help || command === '') throw new CliError(USAGE);
+  if (positionals[0] === 'site' && positionals[1] === 'owner') {
+    if (positionals.length !== 3) throw new CliError('Usage: formgate site owner <email>');
+    return operator(config)('POST', '/api/ops/site/owners', { email: positionals[2] });
+  }
   switch (command) {
     case 'account signup': {
       if (!v.email) throw new CliError('account signup needs --email');
