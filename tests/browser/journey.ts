@@ -88,6 +88,13 @@ export function describeBrowserJourney(suite: string, target: () => JourneyTarge
       await screen(path);
     });
 
+    it('joins the waitlist, a form of the instance itself', async () => {
+      await page.goto(`${app.url}/waitlist`);
+      await page.getByLabel('Email').fill(`waiting.${Date.now()}@example.com`);
+      await page.getByRole('button', { name: 'Join the waitlist' }).click();
+      await page.getByText('You are on the list. Thank you!').waitFor();
+    });
+
     it('sends a visitor of /dashboard to sign in, with the way back', async () => {
       await page.goto(`${app.url}/dashboard`);
       await page.waitForURL(/\/login\?redirect=%2Fdashboard$/);
@@ -202,6 +209,16 @@ export function describeBrowserJourney(suite: string, target: () => JourneyTarge
         form.id,
       );
       expect(left).toEqual([]);
+    });
+
+    it('takes feedback from the dashboard (a form of the instance itself)', async () => {
+      await page.goto(`${app.url}/dashboard/forms`);
+      await page.getByRole('button', { name: 'Share Feedback' }).first().click();
+      const dialog = page.getByRole('dialog', { name: 'Thanks for using the product!' });
+      await dialog.getByRole('textbox').fill('Lovely <b>product</b>');
+      await dialog.getByRole('button', { name: 'Send feedback' }).click();
+      await page.getByText('Feedback received, thank you!').waitFor();
+      await dialog.waitFor({ state: 'hidden' });
     });
 
     it('lets an invited member join and see the form; a user of another organization does not', async () => {
