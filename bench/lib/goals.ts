@@ -79,7 +79,7 @@ export function skipped(
   goal: string,
   measure: string,
   target: Bound,
-  floor: Bound,
+  floor: Bound | null,
   reason: string,
   fails = false,
 ): GoalResult {

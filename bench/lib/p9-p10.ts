@@ -27,6 +27,8 @@ export interface QueryMode {
 
 interface QuerySeed {
   form: BenchForm;
+  /** An empty form of the same organization that the ingest probe posts to while the export runs. */
+  probe: BenchForm;
   seedMs: number;
   /** The index of the one submission `rare` finds. */
   rareIndex: number;
@@ -41,6 +43,8 @@ export interface QueryRound {
   exportRowsPerSec: number;
   curRowsPerSec: number;
   rssGrowthMb: number;
+  /** p99 of paced single submissions while the export runs / the same probe on an idle deployment. */
+  ingestP99Ratio: number;
 }
 
 export type QueryResult =
@@ -77,7 +81,9 @@ async function seed(target: FormgateTarget, n: number): Promise<QuerySeed> {
         Array.from({ length: Math.min(BATCH, n - i) }, (_, j) => record(form.id, target.api.orgId, i + j)),
       );
     }
-    return { form, seedMs: performance.now() - started, rareIndex: Math.floor(n * 0.37) };
+    const probe = await target.api.createForm('P10 ingest probe');
+    await target.api.waitUntilIngestKnows(probe.key);
+    return { form, probe, seedMs: performance.now() - started, rareIndex: Math.floor(n * 0.37) };
   } finally {
     await close();
   }
@@ -138,6 +144,61 @@ function rssKb(pid: number): number {
   } catch {
     return 0;
   }
+}
+
+/** One JSON submission after another to `/f/{key}`, 20 ms apart, until stopped: their latencies in ms. */
+function ingestProbe(baseUrl: string, key: string) {
+  const latencies: number[] = [];
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      const started = performance.now();
+      const res = await fetch(`${baseUrl}/f/${key}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json' },
+        body: JSON.stringify({ email: 'probe@example.com', message: 'P10 probe' }),
+      });
+      await res.arrayBuffer();
+      latencies.push(res.ok ? performance.now() - started : Number.NaN);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  })();
+  return {
+    stop: async () => {
+      running = false;
+      await loop;
+      return latencies;
+    },
+  };
+}
+
+function p99(xs: number[]): number {
+  if (xs.length === 0 || xs.some(Number.isNaN)) return Number.NaN;
+  const sorted = [...xs].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * 0.99) - 1)] as number;
+}
+
+/**
+ * P10's third measure: ingest p99 while the export runs against the same probe on the idle deployment for as long.
+ * The probe writes to its own form, so the exported one does not change.
+ */
+async function measureExportUnderIngest(target: FormgateTarget, s: QuerySeed, pids: number[], n: number, check: Check) {
+  const during = ingestProbe(target.server.url, s.probe.key);
+  const started = performance.now();
+  let exported: Awaited<ReturnType<typeof measureExport>>;
+  try {
+    exported = await measureExport(target, s, pids, n, check);
+  } finally {
+    await during.stop();
+  }
+  const busy = await during.stop();
+  const ms = performance.now() - started;
+  await waitForIdle(pids);
+  const idle = ingestProbe(target.server.url, s.probe.key);
+  await new Promise((r) => setTimeout(r, Math.max(2_000, ms)));
+  const quiet = await idle.stop();
+  check(!busy.some(Number.isNaN) && !quiet.some(Number.isNaN), 'P10: an ingest probe submission failed');
+  return { ...exported, ingestP99Ratio: p99(busy) / p99(quiet) };
 }
 
 /** The CSV export through the gateway, read as fast as the client can, with the deployment's RSS sampled. */
@@ -209,9 +270,9 @@ export async function runQueryGoals(opts: {
         check(false, `P10: ${what} failed: ${(err as Error).message.slice(0, 160)}`);
         return Number.NaN;
       };
-      const exported = await measureExport(x.target, x.seed, x.m.pids, n, check).catch((err) => {
+      const exported = await measureExportUnderIngest(x.target, x.seed, x.m.pids, n, check).catch((err) => {
         const nan = failed('the export')(err);
-        return { exportRowsPerSec: nan, rssGrowthMb: nan };
+        return { exportRowsPerSec: nan, rssGrowthMb: nan, ingestP99Ratio: nan };
       });
       await waitForIdle(opts.pids);
       const curRowsPerSec = await measureCursor(x.target, x.seed, n, check).catch(failed('the raw cursor'));
@@ -221,7 +282,7 @@ export async function runQueryGoals(opts: {
         `round ${round} P9 ${x.m.mode}: p95 first ${r.firstP95Ms.toFixed(1)} ms, q=hello ${r.commonP95Ms.toFixed(1)} ms, ` +
           `q=tag7 ${r.tagP95Ms.toFixed(1)} ms, q=user<k> ${r.rareP95Ms.toFixed(1)} ms; P10: export ` +
           `${Math.round(r.exportRowsPerSec)} rows/s, CUR ${Math.round(r.curRowsPerSec)} rows/s, ` +
-          `RSS +${r.rssGrowthMb.toFixed(1)} MB`,
+          `RSS +${r.rssGrowthMb.toFixed(1)} MB, ingest p99 ×${r.ingestP99Ratio.toFixed(2)} during the export`,
       );
     }
   }
@@ -247,6 +308,7 @@ export function queryGoals(result: QueryResult, problems: string[]): GoalResult[
       skipped(`P9 ${mode}`, 'search p95 / first page p95', { op: '<=', value: 20 }, { op: '<=', value: 100 }, ...why),
       skipped(`P10 ${mode}`, 'export rows/s / CUR rows/s', { op: '>=', value: 0.5 }, { op: '>=', value: 0.25 }, ...why),
       skipped(`P10 ${mode}`, 'RSS growth while exporting', { op: '<=', value: 64 }, { op: '<=', value: 256 }, ...why),
+      skipped(`P10 ${mode}`, 'ingest p99 during export / idle', { op: '<=', value: 2 }, null, ...why),
     ];
   }
   const invalid = (goal: 'P9' | 'P10') =>
@@ -312,6 +374,12 @@ export function queryGoals(result: QueryResult, problems: string[]): GoalResult[
       judged: 'worst',
       target: { op: '<=', value: 64 },
       floor: { op: '<=', value: 256 },
+    }),
+    rows(`P10 ${mode}`, {
+      measure: 'ingest p99 while exporting / idle (paced single submissions to another form)',
+      values: values((r) => r.ingestP99Ratio),
+      target: { op: '<=', value: 2 },
+      floor: null,
     }),
   ];
 }

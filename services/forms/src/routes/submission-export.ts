@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Form } from '@formgate/contracts';
 import type { Logger } from '@formgate/kit';
 import type { Response } from 'express';
@@ -67,6 +68,9 @@ async function* exportText(
       yield buffer;
       buffer = '';
     }
+    // A store that answers synchronously (SQLite) would otherwise keep this loop in microtasks while the client
+    // keeps up: let the event loop serve other requests (ingest in embedded mode) between batches.
+    await nextTurn();
   }
   if (format === 'json') buffer += first ? ']\n' : '\n]\n';
   if (buffer) yield buffer;
