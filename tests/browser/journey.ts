@@ -263,7 +263,45 @@ export function describeBrowserJourney(suite: string, target: () => JourneyTarge
       await page.getByLabel('Email').fill(email);
       await page.getByLabel('Password').fill(password);
       await page.getByRole('button', { name: /^Sign in$/ }).click();
+      // The new session has no active organization yet: /onboard lists the user's organizations to pick from.
+      await page.getByRole('heading', { name: 'Your organizations' }).waitFor();
+      await page.getByRole('button', { name: 'Analytical Engines' }).click();
       await page.waitForURL(/\/dashboard\/forms$/);
+      await page.getByRole('heading', { name: 'Forms' }).first().waitFor();
+    });
+
+    it('resets a forgotten password from the mailed link, then signs in at /login/{email}', async () => {
+      const anonymous = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
+      await anonymous.goto(`${app.url}/forgot-password`);
+      await anonymous.getByLabel('Email').fill(email);
+      await anonymous.getByRole('button', { name: 'Send the link' }).click();
+      await anonymous.getByRole('heading', { name: 'Check your email' }).waitFor();
+      await anonymous.goto(await app.mailLink(email, /reset/i));
+      await anonymous.getByRole('heading', { name: 'Choose a new password' }).waitFor();
+      const renewed = `${password} renewed`;
+      await anonymous.getByLabel('New password').fill(renewed);
+      await anonymous.getByRole('button', { name: 'Save the password' }).click();
+      await anonymous.getByRole('heading', { name: 'Password changed' }).waitFor();
+
+      // /login/{email}: the address is looked up first; a known one gets sign-in, prefilled.
+      await anonymous.goto(`${app.url}/login/${encodeURIComponent(email)}`);
+      await anonymous.getByRole('heading', { name: 'Welcome back' }).waitFor();
+      expect(await anonymous.getByLabel('Email').inputValue()).toBe(email);
+      await anonymous.getByLabel('Password').fill(renewed);
+      await anonymous.getByRole('button', { name: /^Sign in$/ }).click();
+      // A new session has no active organization: the user picks one on /onboard (spec §2).
+      await anonymous.getByRole('heading', { name: 'Your organizations' }).waitFor();
+      await anonymous.getByRole('button', { name: 'Analytical Engines' }).click();
+      await anonymous.waitForURL(/\/dashboard\/forms$/);
+      await anonymous.getByRole('heading', { name: 'Forms' }).first().waitFor();
+
+      // An unknown address gets sign-up, prefilled.
+      const stranger = await (await browser.newContext()).newPage();
+      await stranger.goto(`${app.url}/login/${encodeURIComponent('nobody.yet@example.com')}`);
+      await stranger.getByRole('heading', { name: 'Create your account' }).waitFor();
+      expect(await stranger.getByLabel('Email').inputValue()).toBe('nobody.yet@example.com');
+      await anonymous.context().close();
+      await stranger.context().close();
     });
 
     it('answers an unknown address with Not Found', async () => {
