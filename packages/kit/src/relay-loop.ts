@@ -1,8 +1,9 @@
 /**
  * The loop behind every outbox relay: runs `pass` until it reports nothing more to do, one run at a time, again
  * `intervalMs` after each run once started (so rows a crash left behind go out too), and at once on `kick()`. A
- * kick during a run asks for one more run after it. A failed pass is reported to `onError` and retried on the
- * next tick.
+ * kick during a run asks for one more run after it, and resolves when that run is over: whoever kicks after
+ * writing a row knows, once the kick resolves, that a run which started after the write has finished. A failed
+ * pass is reported to `onError` and retried on the next tick.
  */
 export function createRelayLoop(opts: {
   /** Publishes one batch; resolves true when more may be pending. */
@@ -11,7 +12,8 @@ export function createRelayLoop(opts: {
   onError: (err: unknown) => void;
 }) {
   let running: Promise<void> | undefined;
-  let again = false;
+  /** The run asked for during the current one: every kick meanwhile joins it. */
+  let queued: Promise<void> | undefined;
   let started = false;
   let timer: NodeJS.Timeout | undefined;
 
@@ -26,32 +28,33 @@ export function createRelayLoop(opts: {
   };
   const run = (): Promise<void> => {
     if (running) {
-      again = true;
-      return running;
+      queued ??= running.then(() => {
+        queued = undefined;
+        return run();
+      });
+      return queued;
     }
     running = drain()
       .catch(opts.onError)
       .finally(() => {
         running = undefined;
-        if (!again) return schedule();
-        again = false;
-        void run();
+        if (!queued) schedule();
       });
     return running;
   };
 
   return {
-    /** Runs a pass now, or joins the one running (and asks for another after it). */
+    /** Runs a pass now, or asks for one after the run in flight; resolves when that run is over. */
     kick: run,
     start() {
       started = true;
       return run();
     },
-    /** Stops the ticks and waits for the run in flight. */
+    /** Stops the ticks and waits for the run in flight and the one asked for after it. */
     async stop() {
       started = false;
       clearTimeout(timer);
-      while (running) await running;
+      for (let r = queued ?? running; r; r = queued ?? running) await r;
     },
     /** One last drain after `stop()`, so what is pending now still goes out. */
     flush: () => drain().catch(opts.onError),
