@@ -15,7 +15,10 @@ function gatedPasses() {
     while (gates.length === 0) await new Promise((r) => setImmediate(r));
     gates.shift()?.();
   };
-  return { starts, pass, release, write: () => void (written += 1) };
+  const write = () => {
+    written += 1;
+  };
+  return { starts, pass, release, write };
 }
 
 describe('relay loop', () => {
