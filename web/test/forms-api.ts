@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { DEFAULT_FORM_SETTINGS } from '@formgate/contracts';
 import type { DailyCount, FormDto } from '../src/features/forms/forms.queries.ts';
 import type { Submission } from '../src/features/forms/submissions.queries.ts';
 import { startServer } from './render-app.tsx';
@@ -16,7 +17,7 @@ export const aForm = (over: Partial<FormDto> = {}): FormDto => ({
   slug: 'contact',
   key: 'k3y',
   endpoint: '/f/k3y',
-  settings: { redirectUrl: null, allowedOrigins: [], honeypotField: null, enabled: true },
+  settings: DEFAULT_FORM_SETTINGS,
   createdAt: '2026-07-01T10:00:00.000Z',
   updatedAt: '2026-07-01T10:00:00.000Z',
   submissionCount: 0,

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { ErrorCode } from './errors.ts';
-import { FormSettingsSchema, SubmissionFieldSchema, SubmissionFileSchema } from './forms.ts';
+import { FormSettingsPatchSchema, SubmissionFieldSchema, SubmissionFileSchema } from './forms.ts';
 
 export const CreateFormRequestSchema = z.object({
   name: z.string().trim().min(1).max(200),
@@ -9,13 +9,13 @@ export const CreateFormRequestSchema = z.object({
     .regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/)
     .max(80)
     .optional(),
-  settings: FormSettingsSchema.partial().optional(),
+  settings: FormSettingsPatchSchema.optional(),
 });
 export type CreateFormRequest = z.infer<typeof CreateFormRequestSchema>;
 
 export const UpdateFormRequestSchema = z.object({
   name: z.string().trim().min(1).max(200).optional(),
-  settings: FormSettingsSchema.partial().optional(),
+  settings: FormSettingsPatchSchema.optional(),
 });
 export type UpdateFormRequest = z.infer<typeof UpdateFormRequestSchema>;
 

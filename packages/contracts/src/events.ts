@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { AppError } from './errors.ts';
 import { FormSchema, SpamVerdictSchema, SubmissionFieldSchema, SubmissionFileSchema } from './forms.ts';
+import { DeliveryEventDataSchema } from './notifications.ts';
 import { OrganizationEventSchema } from './orgs.ts';
 import { Topics } from './topics.ts';
 
@@ -84,12 +85,16 @@ export const QuotaUpdatedSchema = envelope(
   }),
 );
 
+export const DeliverySucceededSchema = envelope('delivery.succeeded', DeliveryEventDataSchema);
+export const DeliveryFailedSchema = envelope('delivery.failed', DeliveryEventDataSchema);
+
 export type FormUpserted = z.infer<typeof FormUpsertedSchema>;
 export type FormDeleted = z.infer<typeof FormDeletedSchema>;
 export type SubmissionReceived = z.infer<typeof SubmissionReceivedSchema>;
 export type QuotaUpdated = z.infer<typeof QuotaUpdatedSchema>;
 export type SubmissionDeleted = z.infer<typeof SubmissionDeletedSchema>;
 export type SubmissionSpamMarked = z.infer<typeof SubmissionSpamMarkedSchema>;
+export type DeliveryEvent = z.infer<typeof DeliverySucceededSchema> | z.infer<typeof DeliveryFailedSchema>;
 
 /** What may be published on each topic; checked when published and when consumed. */
 export const TopicEventSchemas = {
@@ -98,6 +103,7 @@ export const TopicEventSchemas = {
   [Topics.billingQuota]: QuotaUpdatedSchema,
   [Topics.orgsOrganization]: OrganizationEventSchema,
   [Topics.formsSubmission]: z.discriminatedUnion('type', [SubmissionDeletedSchema, SubmissionSpamMarkedSchema]),
+  [Topics.notificationsDelivery]: z.discriminatedUnion('type', [DeliverySucceededSchema, DeliveryFailedSchema]),
 } as const;
 
 export type TopicEvent<T extends keyof typeof TopicEventSchemas> = z.infer<(typeof TopicEventSchemas)[T]>;

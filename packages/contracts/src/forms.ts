@@ -1,6 +1,27 @@
 import { z } from 'zod';
 
-export const FormSettingsSchema = z.object({
+/**
+ * Who is told about a form's submissions by email (issue 12). `emails` are notification addresses of the
+ * organization (`/api/v1/notification-emails`); only verified ones ever receive mail. `subject` is a template:
+ * `{{form}}` becomes the form's name and `{{subject}}` the submission's `_subject`; null → "New submission to {{form}}".
+ * The autoresponse goes to the submitter's valid `_replyto`/`email` address, never for spam.
+ */
+export const FormNotificationsSchema = z.object({
+  enabled: z.boolean(),
+  emails: z.array(z.email().max(320)).max(20),
+  subject: z.string().trim().min(1).max(200).nullable(),
+  autoresponse: z.object({ enabled: z.boolean(), text: z.string().max(5_000) }),
+});
+export type FormNotifications = z.infer<typeof FormNotificationsSchema>;
+
+export const DEFAULT_FORM_NOTIFICATIONS: FormNotifications = {
+  enabled: true,
+  emails: [],
+  subject: null,
+  autoresponse: { enabled: false, text: '' },
+};
+
+const formSettingsFields = {
   /** Where an HTML form is sent after a successful submission; null → Formgate's thank-you page. */
   redirectUrl: z.url({ protocol: /^https?$/ }).nullable(),
   /** Origins (scheme://host[:port]) allowed as `_next` targets and, later, as submitting origins. */
@@ -8,7 +29,21 @@ export const FormSettingsSchema = z.object({
   /** A form-specific honeypot field name, in addition to the reserved ones. */
   honeypotField: z.string().min(1).max(100).nullable(),
   enabled: z.boolean(),
+};
+
+export const FormSettingsSchema = z.object({
+  ...formSettingsFields,
+  /** Absent on forms (and `forms.form` records) from before notifications: the defaults apply. */
+  notifications: FormNotificationsSchema.default(DEFAULT_FORM_NOTIFICATIONS),
 });
+/**
+ * Settings as a create or PATCH request gives them: every key optional and never defaulted (an absent key keeps
+ * the current value); `notifications` is merged key by key too.
+ */
+export const FormSettingsPatchSchema = z
+  .object({ ...formSettingsFields, notifications: FormNotificationsSchema.partial() })
+  .partial();
+export type FormSettingsPatch = z.infer<typeof FormSettingsPatchSchema>;
 export type FormSettings = z.infer<typeof FormSettingsSchema>;
 
 export const FormSchema = z.object({
@@ -31,7 +66,14 @@ export const DEFAULT_FORM_SETTINGS: FormSettings = {
   allowedOrigins: [],
   honeypotField: null,
   enabled: true,
+  notifications: DEFAULT_FORM_NOTIFICATIONS,
 };
+
+/** A form as stored before a setting existed, with that setting's default (reads of old records). */
+export function withDefaultSettings(form: Form): Form {
+  if (form.settings.notifications) return form;
+  return { ...form, settings: { ...form.settings, notifications: DEFAULT_FORM_NOTIFICATIONS } };
+}
 
 export const SubmissionFieldSchema = z.object({ name: z.string(), value: z.string() });
 export type SubmissionField = z.infer<typeof SubmissionFieldSchema>;

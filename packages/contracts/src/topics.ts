@@ -13,6 +13,8 @@ export const Topics = {
   orgsOrganization: 'orgs.organization',
   /** Changes made to stored submissions through the API (deleted, marked spam / not spam), keyed by form id. */
   formsSubmission: 'forms.submission',
+  /** Outcomes of email and webhook deliveries (`delivery.succeeded` / `delivery.failed`), keyed by orgId. */
+  notificationsDelivery: 'notifications.delivery',
 } as const;
 
 export type TopicName = (typeof Topics)[keyof typeof Topics];
@@ -23,6 +25,7 @@ export const TOPIC_SPECS: readonly TopicSpec[] = [
   { name: Topics.billingQuota, compacted: true, partitions: 3 },
   { name: Topics.orgsOrganization, compacted: false, partitions: 3 },
   { name: Topics.formsSubmission, compacted: false, partitions: 6 },
+  { name: Topics.notificationsDelivery, compacted: false, partitions: 3 },
 ];
 
 export const dlqTopic = (topic: string): string => `${topic}.dlq`;

@@ -1,4 +1,4 @@
-import type { Form } from '@formgate/contracts';
+import { type Form, withDefaultSettings } from '@formgate/contracts';
 import { isDuplicateKeyError, type MongoConnection } from '@formgate/store/mongo';
 import { type FormsStore, SlugTakenError } from './forms-store.ts';
 import { createMongoFormDeletions } from './mongo-form-deletions.ts';
@@ -26,7 +26,7 @@ const FORM_PROJECTION = { publishedVersion: 0, pending: 0 } as const;
 const toForm = (doc: Omit<FormDoc, 'publishedVersion' | 'pending'> | null, orgId?: string): Form | null => {
   if (!doc || (orgId !== undefined && doc.orgId !== orgId)) return null;
   const { _id, ...rest } = doc;
-  return { id: _id, ...rest };
+  return withDefaultSettings({ id: _id, ...rest });
 };
 
 /**

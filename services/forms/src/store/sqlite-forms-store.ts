@@ -1,4 +1,4 @@
-import type { Form } from '@formgate/contracts';
+import { type Form, withDefaultSettings } from '@formgate/contracts';
 import type { SqliteDb } from '@formgate/store/sqlite';
 import { groupByForm } from './batch-order.ts';
 import {
@@ -90,7 +90,8 @@ export function createSqliteFormsStore(db: SqliteDb): FormsStore {
     deletions: db.prepare('SELECT form_id, org_id, key, version FROM form_deletions LIMIT ?'),
     forgetDeletion: db.prepare('DELETE FROM form_deletions WHERE form_id = ?'),
   };
-  const parseForm = (row: unknown) => (row ? (JSON.parse((row as { doc: string }).doc) as Form) : null);
+  const parseForm = (row: unknown) =>
+    row ? withDefaultSettings(JSON.parse((row as { doc: string }).doc) as Form) : null;
 
   const insertSubmissions = db.transaction((records: SubmissionRecord[]) => {
     let total = 0;

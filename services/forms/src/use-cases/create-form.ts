@@ -2,6 +2,7 @@ import type { OrgScope } from '@formgate/contracts';
 import { type CreateFormRequest, DEFAULT_FORM_SETTINGS, type Form } from '@formgate/contracts';
 import { AppError, type Clock, type Ids } from '@formgate/kit';
 import { type FormsStore, SlugTakenError } from '../store/forms-store.ts';
+import { mergeSettings } from './update-form.ts';
 
 export interface FormWriteDeps {
   store: FormsStore;
@@ -40,7 +41,7 @@ export async function createForm(deps: FormWriteDeps, scope: OrgScope, request: 
       name: request.name,
       slug,
       key: deps.ids.token(9),
-      settings: { ...DEFAULT_FORM_SETTINGS, ...request.settings },
+      settings: mergeSettings(DEFAULT_FORM_SETTINGS, request.settings),
       createdAt: now,
       updatedAt: now,
       version: 1,

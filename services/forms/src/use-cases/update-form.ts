@@ -1,4 +1,11 @@
-import type { Form, OrgScope, UpdateFormRequest } from '@formgate/contracts';
+import {
+  DEFAULT_FORM_NOTIFICATIONS,
+  type Form,
+  type FormSettings,
+  type FormSettingsPatch,
+  type OrgScope,
+  type UpdateFormRequest,
+} from '@formgate/contracts';
 import { AppError } from '@formgate/kit';
 import type { FormWriteDeps } from './create-form.ts';
 
@@ -14,7 +21,7 @@ export async function updateForm(
     const next: Form = {
       ...current,
       ...(request.name ? { name: request.name } : {}),
-      settings: { ...current.settings, ...request.settings },
+      settings: mergeSettings(current.settings, request.settings),
       updatedAt: deps.clock.now().toISOString(),
       version: current.version + 1,
     };
@@ -24,4 +31,14 @@ export async function updateForm(
     }
   }
   throw new AppError('FORMS_CONCURRENT_UPDATE', 'The form changed while updating; try again');
+}
+
+/** A PATCH's settings over the current ones: absent keys keep their value, `notifications` merges key by key. */
+export function mergeSettings(current: FormSettings, patch: FormSettingsPatch = {}): FormSettings {
+  const { notifications, ...rest } = patch;
+  return {
+    ...current,
+    ...rest,
+    notifications: { ...DEFAULT_FORM_NOTIFICATIONS, ...current.notifications, ...notifications },
+  };
 }
