@@ -56,6 +56,7 @@ beforeAll(async () => {
       app: createBillingService({
         ...common,
         store: createSqliteUsageStore(openSqlite(join(dir, 'b.db'))),
+        emails: createSqliteUsageStore(openSqlite(join(dir, 'b.db')), { meter: 'emails' }),
         plans: { submissionsPerMonth: () => 10, emailsPerMonth: () => 10 },
       }).app,
     },

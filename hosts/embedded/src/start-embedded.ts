@@ -83,6 +83,7 @@ export async function startEmbedded(config: EmbeddedConfig, seams: EmbeddedSeams
     ...common,
     logger: logger.child({ service: 'billing' }),
     store: createSqliteUsageStore(dbs.billing),
+    emails: createSqliteUsageStore(dbs.billing, { meter: 'emails' }),
     plans: {
       submissionsPerMonth: () => config.BILLING_SUBMISSIONS_PER_MONTH,
       emailsPerMonth: () => config.BILLING_EMAILS_PER_MONTH,

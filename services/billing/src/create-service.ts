@@ -11,12 +11,16 @@ import {
   requireIdentity,
   type Service,
 } from '@formgate/kit';
+import { createEmailUsageHandler } from './handlers/delivery.handler.ts';
 import { createOrgPurgeHandler } from './handlers/org-purge.handler.ts';
 import { createUsageHandler, type PlanLimits } from './handlers/submission-received.handler.ts';
 import type { UsageStore } from './store/usage-store.ts';
 
 export interface BillingServiceDeps {
+  /** The submissions meter. */
   store: UsageStore;
+  /** The notification emails meter (`createSqliteUsageStore(db, { meter: 'emails' })`). */
+  emails: UsageStore;
   bus: EventBus;
   clock: Clock;
   logger: Logger;
@@ -34,10 +38,11 @@ export function createBillingService(deps: BillingServiceDeps): Service {
     const usage: BillingUsageDto = { period, submissions: { used, max: deps.plans.submissionsPerMonth(orgId) } };
     res.json(usage);
   });
-  // Emails are metered once notifications sends them (delivery events); until then none has been sent.
-  app.get('/api/v1/billing/email-quota', requireIdentity(deps.identity), (req, res) => {
+  // Emails sent this period: metered from notifications' delivery events.
+  app.get('/api/v1/billing/email-quota', requireIdentity(deps.identity), async (req, res) => {
     const { orgId } = identityOf(req);
-    res.json({ used: 0, max: deps.plans.emailsPerMonth(orgId) });
+    const used = await deps.emails.getUsage({ orgId }, billingPeriodOf(deps.clock.now()));
+    res.json({ used, max: deps.plans.emailsPerMonth(orgId) });
   });
   app.use((_req, _res, next) => next(new AppError('NOT_FOUND')));
   app.use(errorHandler(deps.logger));
@@ -45,6 +50,12 @@ export function createBillingService(deps: BillingServiceDeps): Service {
   const consumers = createConsumers(deps.bus, TOPIC_SPECS, [
     { group: 'billing.usage', topic: Topics.ingestSubmission, handler: createUsageHandler(deps), maxBatchSize: 1_000 },
     { group: 'billing.org-purge', topic: Topics.orgsOrganization, handler: createOrgPurgeHandler(deps) },
+    {
+      group: 'billing.emails',
+      topic: Topics.notificationsDelivery,
+      handler: createEmailUsageHandler(deps),
+      maxBatchSize: 1_000,
+    },
   ]);
   return { name: 'billing', app, start: consumers.start, stop: consumers.stop };
 }

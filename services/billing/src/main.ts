@@ -5,8 +5,10 @@ import { createBillingService } from './create-service.ts';
 import { createMongoUsageStore } from './store/mongo-usage-store.ts';
 
 await runDistributed('billing', loadBillingConfig, async ({ config, logger, bus, mongo }) => {
+  const db = await mongo('billing');
   const service = createBillingService({
-    store: await createMongoUsageStore(await mongo('billing')),
+    store: await createMongoUsageStore(db),
+    emails: await createMongoUsageStore(db, { meter: 'emails' }),
     bus,
     clock: systemClock,
     logger,

@@ -4,4 +4,4 @@ import { runUsageStoreContract } from './usage-store.contract.ts';
 
 const mongo = useTestMongo();
 
-runUsageStoreContract({ name: 'mongo', create: () => createMongoUsageStore(mongo()) });
+runUsageStoreContract({ name: 'mongo', create: (meter) => createMongoUsageStore(mongo(), { meter }) });

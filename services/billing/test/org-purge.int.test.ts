@@ -56,9 +56,11 @@ describe('billing.org-purge consumer on the embedded log', () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'fg-billing-purge-'));
     bus = createSqliteBus(openSqlite(join(dir, 'bus.db')));
-    store = createSqliteUsageStore(openSqlite(':memory:'));
+    const db = openSqlite(':memory:');
+    store = createSqliteUsageStore(db);
     service = createBillingService({
       store,
+      emails: createSqliteUsageStore(db, { meter: 'emails' }),
       bus,
       clock: { now: () => NOW },
       logger: createLogger({ level: 'silent', name: 'billing' }),
@@ -78,7 +80,7 @@ describe('billing.org-purge consumer on the embedded log', () => {
   it('deletes the organization’s usage and publishes that it is no longer over quota', async () => {
     const orgId = `org_${randomUUID()}`;
     const other = `org_${randomUUID()}`;
-    const entry = (o: string, period: string) => ({ submissionId: randomUUID(), orgId: o, period });
+    const entry = (o: string, period: string) => ({ id: randomUUID(), orgId: o, period });
     await store.recordUsage([entry(orgId, '2026-04'), entry(orgId, '2026-05'), entry(orgId, '2026-05')]);
     await store.recordUsage([entry(other, '2026-05')]);
     const message = organizationDeleted(orgId);

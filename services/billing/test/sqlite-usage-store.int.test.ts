@@ -2,4 +2,5 @@ import { openSqlite } from '@formgate/store/sqlite';
 import { createSqliteUsageStore } from '../src/store/sqlite-usage-store.ts';
 import { runUsageStoreContract } from './usage-store.contract.ts';
 
-runUsageStoreContract({ name: 'sqlite', create: async () => createSqliteUsageStore(openSqlite(':memory:')) });
+const db = openSqlite(':memory:');
+runUsageStoreContract({ name: 'sqlite', create: async (meter) => createSqliteUsageStore(db, { meter }) });

@@ -144,6 +144,44 @@ describe('forms service: submission changes and form deletions as events', () =>
     expect((await call('GET', `/${f.id}`)).body).toMatchObject({ submissionCount: 2, spamCount: 1 });
   });
 
+  it('keeps per-form notification settings: defaults on create, a PATCH merges key by key, form.upserted carries them', async () => {
+    const f = (await call('POST', '', { name: 'Notified', settings: { honeypotField: 'hp' } })).body as Form;
+    expect(f.settings.notifications).toEqual({
+      enabled: true,
+      emails: [],
+      subject: null,
+      autoresponse: { enabled: false, text: '' },
+    });
+    const emails = ['team@example.com', 'ops@example.com'];
+    let res = await call('PATCH', `/${f.id}`, { settings: { notifications: { emails, subject: '{{form}}: new' } } });
+    expect(res.status).toBe(200);
+    res = await call('PATCH', `/${f.id}`, { settings: { enabled: false } });
+    res = await call('PATCH', `/${f.id}`, {
+      settings: { notifications: { autoresponse: { enabled: true, text: 'Thanks!' } } },
+    });
+    expect(res.body.settings).toMatchObject({
+      enabled: false,
+      honeypotField: 'hp',
+      notifications: {
+        enabled: true,
+        emails,
+        subject: '{{form}}: new',
+        autoresponse: { enabled: true, text: 'Thanks!' },
+      },
+    });
+    for (const bad of [{ emails: ['not an address'] }, { subject: 'a'.repeat(201) }, { emails: 'x@example.com' }]) {
+      const refused = await call('PATCH', `/${f.id}`, { settings: { notifications: bad } });
+      expect([refused.status, refused.body.error?.code]).toEqual([400, 'VALIDATION_FAILED']);
+    }
+    await eventually(() => {
+      const last = events.form
+        .map((m) => decodeEvent(Topics.formsForm, m.value))
+        .filter((e) => e.type === 'form.upserted' && e.data.id === f.id)
+        .at(-1);
+      expect(last?.type === 'form.upserted' && last.data.settings.notifications.autoresponse.text).toBe('Thanks!');
+    });
+  });
+
   it('deletes a form: form.deleted is published, its submissions and files are purged, late ones dropped with theirs', async () => {
     const f = (await call('POST', '', { name: 'Doomed' })).body as Form & { key: string };
     const stored = await putBlob();

@@ -23,7 +23,7 @@ export function createUsageHandler(deps: { store: UsageStore; bus: EventPublishe
     for (const m of batch) {
       const { data } = decodeEvent(Topics.ingestSubmission, m.value);
       if (data.spam.isSpam || data.held) continue;
-      entries.push({ submissionId: data.submissionId, orgId: data.orgId, period: billingPeriodOf(data.receivedAt) });
+      entries.push({ id: data.submissionId, orgId: data.orgId, period: billingPeriodOf(data.receivedAt) });
     }
     if (entries.length === 0) return;
     const counts = await deps.store.recordUsage(entries);

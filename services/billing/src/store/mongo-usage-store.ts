@@ -1,5 +1,7 @@
 import { isDuplicateKeyError, type MongoConnection } from '@formgate/store/mongo';
-import type { UsageCount, UsageStore } from './usage-store.ts';
+import type { Meter, UsageCount, UsageStore } from './usage-store.ts';
+
+const collectionOf = (meter: Meter) => (meter === 'submissions' ? 'usage_entries' : `${meter}_usage_entries`);
 
 interface UsageDoc {
   _id: string;
@@ -13,7 +15,8 @@ function onlyDuplicates(err: unknown): boolean {
 }
 
 /**
- * `UsageStore` on MongoDB 7+ or FerretDB 1.24: a ledger of one document per submission (`_id` = submission id),
+ * `UsageStore` on MongoDB 7+ or FerretDB 1.24: a ledger of one document per entry (`_id` = submission or delivery id;
+ * one collection per meter),
  * counted with `countDocuments`, so counts are exact whatever failed before and however many billing instances
  * write at once. Purged organizations are tombstoned in `purged_orgs` (`_id` = orgId).
  *
@@ -21,12 +24,16 @@ function onlyDuplicates(err: unknown): boolean {
  * after its insert and deletes what it wrote if it is there: a purge running meanwhile either sees the entries
  * (and deletes them) or ran its tombstone before that second look.
  */
-export async function createMongoUsageStore(conn: MongoConnection): Promise<UsageStore> {
+export async function createMongoUsageStore(
+  conn: MongoConnection,
+  options: { meter?: Meter } = {},
+): Promise<UsageStore> {
   const db = conn.db;
   if (!db) throw new Error('createMongoUsageStore: the connection is not open');
-  const entries = db.collection<UsageDoc>('usage_entries');
+  const ledgers = (['submissions', 'emails'] as const).map((m) => db.collection<UsageDoc>(collectionOf(m)));
+  const entries = db.collection<UsageDoc>(collectionOf(options.meter ?? 'submissions'));
   const purged = db.collection<{ _id: string }>('purged_orgs');
-  await entries.createIndex({ orgId: 1, period: 1 }, { name: 'org_period' });
+  for (const ledger of ledgers) await ledger.createIndex({ orgId: 1, period: 1 }, { name: 'org_period' });
 
   const count = (orgId: string, period: string) => entries.countDocuments({ orgId, period });
   const purgedAmong = async (orgIds: Iterable<string>) =>
@@ -38,7 +45,7 @@ export async function createMongoUsageStore(conn: MongoConnection): Promise<Usag
       const docs = new Map<string, UsageDoc>();
       const touched = new Map<string, UsageCount>();
       for (const e of batch.filter((x) => !gone.has(x.orgId))) {
-        docs.set(e.submissionId, { _id: e.submissionId, orgId: e.orgId, period: e.period });
+        docs.set(e.id, { _id: e.id, orgId: e.orgId, period: e.period });
         touched.set(`${e.orgId}\u0000${e.period}`, { orgId: e.orgId, period: e.period, used: 0 });
       }
       if (docs.size === 0) return [];
@@ -57,7 +64,7 @@ export async function createMongoUsageStore(conn: MongoConnection): Promise<Usag
       await purged.insertOne({ _id: scope.orgId }).catch((err: unknown) => {
         if (!isDuplicateKeyError(err)) throw err;
       });
-      await entries.deleteMany({ orgId: scope.orgId });
+      for (const ledger of ledgers) await ledger.deleteMany({ orgId: scope.orgId });
     },
     async close() {},
   };

@@ -1,33 +1,45 @@
 import type { SqliteDb } from '@formgate/store/sqlite';
-import type { UsageCount, UsageEntry, UsageStore } from './usage-store.ts';
+import type { Meter, UsageCount, UsageEntry, UsageStore } from './usage-store.ts';
 
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS usage_entries (
+/** The submissions meter keeps its original table names; every other meter's tables are prefixed with its name. */
+const tablesOf = (meter: Meter) =>
+  meter === 'submissions'
+    ? { entries: 'usage_entries', counters: 'usage_counters' }
+    : { entries: `${meter}_usage_entries`, counters: `${meter}_usage_counters` };
+
+const schemaOf = ({ entries, counters }: ReturnType<typeof tablesOf>) => `
+CREATE TABLE IF NOT EXISTS ${entries} (
   submission_id TEXT PRIMARY KEY, org_id TEXT NOT NULL, period TEXT NOT NULL
 ) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS usage_counters (
+CREATE TABLE IF NOT EXISTS ${counters} (
   org_id TEXT NOT NULL, period TEXT NOT NULL, used INTEGER NOT NULL, PRIMARY KEY (org_id, period)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS purged_orgs (org_id TEXT PRIMARY KEY) WITHOUT ROWID;
 `;
 
-/** `UsageStore` on SQLite: entries, counters and tombstones change in one transaction. */
-export function createSqliteUsageStore(db: SqliteDb): UsageStore {
-  db.exec(SCHEMA);
-  const insert = db.prepare('INSERT OR IGNORE INTO usage_entries (submission_id, org_id, period) VALUES (?, ?, ?)');
+/**
+ * `UsageStore` on SQLite: entries, counters and tombstones change in one transaction. One store per meter on the
+ * same database; the tombstones are shared (a purge through any meter's store purges every meter's ledger).
+ */
+export function createSqliteUsageStore(db: SqliteDb, options: { meter?: Meter } = {}): UsageStore {
+  const tables = tablesOf(options.meter ?? 'submissions');
+  const every = (['submissions', 'emails'] as const).map(tablesOf);
+  for (const t of every) db.exec(schemaOf(t));
+  const insert = db.prepare(`INSERT OR IGNORE INTO ${tables.entries} (submission_id, org_id, period) VALUES (?, ?, ?)`);
   const bump = db.prepare(
-    'INSERT INTO usage_counters (org_id, period, used) VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET used = used + excluded.used',
+    `INSERT INTO ${tables.counters} (org_id, period, used) VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET used = used + excluded.used`,
   );
-  const read = db.prepare('SELECT used FROM usage_counters WHERE org_id = ? AND period = ?');
+  const read = db.prepare(`SELECT used FROM ${tables.counters} WHERE org_id = ? AND period = ?`);
 
   const isPurged = db.prepare('SELECT 1 FROM purged_orgs WHERE org_id = ?').pluck();
   const tombstone = db.prepare('INSERT OR IGNORE INTO purged_orgs (org_id) VALUES (?)');
-  const purgeEntries = db.prepare('DELETE FROM usage_entries WHERE org_id = ?');
-  const purgeCounters = db.prepare('DELETE FROM usage_counters WHERE org_id = ?');
+  const purges = every.flatMap((t) => [
+    db.prepare(`DELETE FROM ${t.entries} WHERE org_id = ?`),
+    db.prepare(`DELETE FROM ${t.counters} WHERE org_id = ?`),
+  ]);
   const purge = db.transaction((orgId: string) => {
     tombstone.run(orgId);
-    purgeEntries.run(orgId);
-    purgeCounters.run(orgId);
+    for (const p of purges) p.run(orgId);
   });
 
   const record = db.transaction((entries: UsageEntry[]) => {
@@ -40,7 +52,7 @@ export function createSqliteUsageStore(db: SqliteDb): UsageStore {
     for (const e of entries.filter((x) => live(x.orgId))) {
       const slot = `${e.orgId}\u0000${e.period}`;
       const count = touched.get(slot) ?? { orgId: e.orgId, period: e.period, used: 0 };
-      count.used += insert.run(e.submissionId, e.orgId, e.period).changes;
+      count.used += insert.run(e.id, e.orgId, e.period).changes;
       touched.set(slot, count);
     }
     return [...touched.values()].map((c) => {

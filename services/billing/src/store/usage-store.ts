@@ -1,8 +1,15 @@
-/** One billable submission. */
+/**
+ * What a store meters: submissions (one entry per submission id) or notification emails sent (one entry per
+ * delivery id). Each meter is a separate ledger; purging an organization purges it from every meter.
+ */
+export type Meter = 'submissions' | 'emails';
+
+/** One billable thing: a submission, or an email delivery. */
 export interface UsageEntry {
-  submissionId: string;
+  /** The submission's id, or the email delivery's id: counted once whatever the redeliveries. */
+  id: string;
   orgId: string;
-  /** Calendar month `YYYY-MM` (UTC) the submission was received in. */
+  /** Calendar month `YYYY-MM` (UTC) it happened in. */
   period: string;
 }
 
@@ -14,8 +21,8 @@ export interface UsageCount {
 
 /**
  * The usage meter. Guarantees every adapter keeps:
- * - `recordUsage` is idempotent by submission id: an entry seen before is not counted again.
- * - The counts it returns, and `getUsage`, equal the number of distinct submissions recorded for that
+ * - `recordUsage` is idempotent by entry id: an entry seen before is not counted again.
+ * - The counts it returns, and `getUsage`, equal the number of distinct entries recorded for that
  *   organization and period, even after a previous call failed half-way.
  * - `purgeOrganization` forgets every entry and count of that organization, and only of it; repeating it is harmless.
  * - A purged organization stays purged (a tombstone): `recordUsage` ignores its entries and returns no count for
