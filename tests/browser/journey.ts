@@ -263,9 +263,7 @@ export function describeBrowserJourney(suite: string, target: () => JourneyTarge
       await page.getByLabel('Email').fill(email);
       await page.getByLabel('Password').fill(password);
       await page.getByRole('button', { name: /^Sign in$/ }).click();
-      // The new session has no active organization yet: /onboard lists the user's organizations to pick from.
-      await page.getByRole('heading', { name: 'Your organizations' }).waitFor();
-      await page.getByRole('button', { name: 'Analytical Engines' }).click();
+      // The new session resumes the organization last active: straight back to where the user was.
       await page.waitForURL(/\/dashboard\/forms$/);
       await page.getByRole('heading', { name: 'Forms' }).first().waitFor();
     });
@@ -289,10 +287,9 @@ export function describeBrowserJourney(suite: string, target: () => JourneyTarge
       expect(await anonymous.getByLabel('Email').inputValue()).toBe(email);
       await anonymous.getByLabel('Password').fill(renewed);
       await anonymous.getByRole('button', { name: /^Sign in$/ }).click();
-      // A new session has no active organization: the user picks one on /onboard (spec §2).
-      await anonymous.getByRole('heading', { name: 'Your organizations' }).waitFor();
-      await anonymous.getByRole('button', { name: 'Analytical Engines' }).click();
+      // The reset revoked every session; the new one resumes the organization last active.
       await anonymous.waitForURL(/\/dashboard\/forms$/);
+      await anonymous.getByText('Analytical Engines').first().waitFor();
       await anonymous.getByRole('heading', { name: 'Forms' }).first().waitFor();
 
       // An unknown address gets sign-up, prefilled.

@@ -147,6 +147,33 @@ export function describeAccountFlows(target: TargetRef) {
       });
       expect((await target().mails(user.email)).map((m) => m.subject)).toEqual(['Verify your email for Formgate']);
     });
+
+    it('starts a new session in the organization last active, while the user is still a member of it', async () => {
+      const signIn = async (email: string) => {
+        const browser = createBrowserSession(target().baseUrl);
+        const reply = await browser.call('POST', '/api/auth/sign-in/email', { email, password: TEST_PASSWORD });
+        expect(reply.status).toBe(200);
+        return (await browser.call('GET', '/api/v1/session')).body;
+      };
+      const owner = await target().accounts.signUp();
+      const first = await target().accounts.createOrg(owner);
+      await target().accounts.createOrg(owner);
+      const switched = await owner.call('POST', '/api/auth/organization/set-active', { organizationId: first.id });
+      expect(switched.status).toBe(200);
+      const again = await signIn(owner.email);
+      expect(again).toMatchObject({ session: { activeOrganizationId: first.id }, roles: ['owner'] });
+      expect(JSON.stringify(again)).not.toContain('lastActiveOrganizationId');
+
+      // Removed from it: the next session starts without one (the dashboard sends the user to /onboard).
+      const member = await target().accounts.addMember(owner, first, 'member');
+      expect((await signIn(member.email)).session.activeOrganizationId).toBe(first.id);
+      const removed = await owner.call('POST', '/api/auth/organization/remove-member', {
+        memberIdOrEmail: member.email,
+        organizationId: first.id,
+      });
+      expect(removed.status).toBe(200);
+      expect((await signIn(member.email)).session.activeOrganizationId).toBeNull();
+    });
   });
 
   describe('rate limits and cookies under other settings', () => {

@@ -6,6 +6,7 @@ import { type BetterAuthOptions, betterAuth } from 'better-auth';
 import { organization } from 'better-auth/plugins/organization';
 import { type AdapterGuardOptions, adapterGuardPlugin } from './adapter-guard.ts';
 import { specDenialMessagesPlugin } from './denial-messages.ts';
+import { LAST_ACTIVE_ORG_FIELD, lastActiveOrganizationHooks } from './last-active-org.ts';
 import { orgEventHooks } from './org-events/hooks.ts';
 import type { OrgEventRecorder } from './org-events/recorder.ts';
 import { orgEventOutboxPlugin } from './org-events/schema.ts';
@@ -80,7 +81,12 @@ export function authOptions(s: AuthSettings) {
       sendVerificationEmail: ({ user, url }) =>
         send(user.email, 'Verify your email for Formgate', `Welcome to Formgate. Verify your email: ${url}`),
     },
-    user: { deleteUser: { enabled: true } },
+    user: {
+      deleteUser: { enabled: true },
+      additionalFields: {
+        [LAST_ACTIVE_ORG_FIELD]: { type: 'string', required: false, input: false, returned: false },
+      },
+    },
     databaseHooks: {
       user: {
         update: {
@@ -91,6 +97,7 @@ export function authOptions(s: AuthSettings) {
           },
         },
       },
+      session: lastActiveOrganizationHooks(s.logger),
     },
     session: { expiresIn: 60 * 60 * 24 * 30, updateAge: 60 * 60 * 24 },
     rateLimit: {
