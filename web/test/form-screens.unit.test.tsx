@@ -1,7 +1,7 @@
 import { configure, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { fillDays } from '../src/features/forms/forms.queries.ts';
-import { aForm, aSubmission, startFormsApi } from './forms-api.ts';
+import { aDelivery, aForm, aSubmission, startFormsApi } from './forms-api.ts';
 import { renderApp, signedIn } from './render-app.tsx';
 
 // Whole screens over real HTTP on a shared 2-core machine: more than the default 5 s when it is busy.
@@ -407,5 +407,72 @@ describe('overview chart', () => {
     expect(rows[29]?.textContent).toBe('2026-07-3041');
     expect(screen.getByTestId('submissions-chart').querySelectorAll('g[data-day]')).toHaveLength(30);
     expect(screen.getByText('Last 30 days').nextElementSibling?.textContent).toBe('9');
+  });
+});
+
+describe('delivery log', () => {
+  it('lists every delivery of the submission as text, and resends one', async () => {
+    const server = await api({
+      forms: [aForm()],
+      submissions: [aSubmission('s1')],
+      deliveries: [
+        aDelivery('d1'),
+        aDelivery('d2', {
+          target: '<img src=x onerror=alert(1)>@example.com',
+          status: 'failed',
+          attempts: 8,
+          lastResponse: { code: '550', text: '<b>mailbox unavailable</b>' },
+        }),
+        aDelivery('d3', {
+          channel: 'webhook',
+          purpose: 'standard',
+          target: 'https://hooks.example.com/in',
+          status: 'retrying',
+          nextAttemptAt: '2099-01-01T00:00:00.000Z',
+        }),
+      ],
+    });
+    const { container } = open('/dashboard/forms/contact/submissions/s1', server.url);
+    const log = await screen.findByRole('list', { name: 'Deliveries' });
+    expect(within(log).getAllByRole('listitem')).toHaveLength(3);
+    expect(within(log).getByText('<img src=x onerror=alert(1)>@example.com')).toBeTruthy();
+    expect(within(log).getByText('550 <b>mailbox unavailable</b>')).toBeTruthy();
+    expect(within(log).getByText('Retrying')).toBeTruthy();
+    expect(container.querySelector('img, b')).toBeNull();
+    // Only a settled delivery can be resent.
+    expect(within(log).getAllByRole('button', { name: /^Resend/ })).toHaveLength(2);
+
+    fireEvent.click(within(log).getByRole('button', { name: 'Resend the notification email to team@example.com' }));
+    await waitFor(() => expect(within(log).getAllByRole('listitem')).toHaveLength(4));
+    expect(server.requests.some((r) => r.method === 'POST' && r.path.endsWith('/deliveries/d1/resend'))).toBe(true);
+    expect(within(log).getByText('d1')).toBeTruthy();
+  });
+
+  it('says why nothing was delivered, and hides resend and replay from members', async () => {
+    const server = await api({ forms: [aForm()], submissions: [aSubmission('s1', { spam: true })] });
+    open('/dashboard/forms/contact/submissions/s1', server.url, 'member');
+    expect(await screen.findByText('Spam is never notified.')).toBeTruthy();
+    expect(screen.queryByText('Replay this form’s failed deliveries')).toBeNull();
+  });
+
+  it('replays the form’s failed deliveries in a time range', async () => {
+    const server = await api({
+      forms: [aForm()],
+      submissions: [aSubmission('s1')],
+      deliveries: [aDelivery('d1', { status: 'failed' })],
+    });
+    open('/dashboard/forms/contact/submissions/s1', server.url);
+    fireEvent.click(await screen.findByText('Replay this form’s failed deliveries'));
+    fireEvent.change(screen.getByLabelText('Received from'), { target: { value: '2026-07-01T00:00' } });
+    fireEvent.change(screen.getByLabelText('Received until'), { target: { value: '2026-07-03T00:00' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Replay failed' }));
+    await waitFor(() => expect(server.requests.some((r) => r.path.endsWith('/deliveries/replay'))).toBe(true));
+    const replay = server.requests.find((r) => r.path.endsWith('/deliveries/replay'));
+    expect(replay?.body).toEqual({
+      from: new Date('2026-07-01T00:00').toISOString(),
+      to: new Date('2026-07-03T00:00').toISOString(),
+      status: 'failed',
+    });
+    expect(await screen.findByText('Replaying 1 delivery')).toBeTruthy();
   });
 });

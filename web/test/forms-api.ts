@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { DEFAULT_FORM_SETTINGS } from '@formgate/contracts';
+import { DEFAULT_FORM_SETTINGS, type DeliveryDto } from '@formgate/contracts';
 import type { DailyCount, FormDto } from '../src/features/forms/forms.queries.ts';
 import type { Submission } from '../src/features/forms/submissions.queries.ts';
 import { startServer } from './render-app.tsx';
@@ -26,6 +26,25 @@ export const aForm = (over: Partial<FormDto> = {}): FormDto => ({
   ...over,
 });
 
+export const aDelivery = (id: string, over: Partial<DeliveryDto> = {}): DeliveryDto => ({
+  id,
+  formId: 'f1',
+  submissionId: 's1',
+  channel: 'email',
+  purpose: 'notification',
+  target: 'team@example.com',
+  targetId: null,
+  status: 'succeeded',
+  attempts: 1,
+  lastResponse: { code: '250', text: 'OK queued' },
+  messageId: `<${id}@formgate.test>`,
+  nextAttemptAt: null,
+  resendOf: null,
+  createdAt: '2026-07-02T10:00:01.000Z',
+  updatedAt: '2026-07-02T10:00:01.000Z',
+  ...over,
+});
+
 export const aSubmission = (id: string, over: Partial<Submission> = {}): Submission => ({
   id,
   formId: 'f1',
@@ -49,11 +68,14 @@ export async function startFormsApi(init: {
   submissions?: Submission[];
   stats?: DailyCount[];
   statsTo?: string;
+  /** The delivery log, every submission's (the notifications API). */
+  deliveries?: DeliveryDto[];
   missing?: (method: string, path: string) => boolean;
 }) {
   const state = {
     forms: [...(init.forms ?? [])],
     submissions: [...(init.submissions ?? [])],
+    deliveries: [...(init.deliveries ?? [])],
   };
   const requests: RecordedRequest[] = [];
   const json = (res: ServerResponse, status: number, body?: unknown) => {
@@ -101,6 +123,9 @@ export async function startFormsApi(init: {
       const next = start + limit < ofForm.length ? String(start + limit) : null;
       return json(res, 200, { data: page, nextCursor: next });
     }
+    if (parts[4] === 'deliveries' && parts[5] === 'replay' && method === 'POST') {
+      return json(res, 200, { replayed: state.deliveries.filter((d) => d.status === 'failed').length });
+    }
     if (parts[5] === 'bulk' && method === 'POST') {
       const data = body.ids.map((id: string) => ({ id, result: 'changed' }));
       if (body.action === 'delete') state.submissions = state.submissions.filter((s) => !body.ids.includes(s.id));
@@ -126,6 +151,21 @@ export async function startFormsApi(init: {
     if (parts.length === 6 && method === 'DELETE') {
       state.submissions = state.submissions.filter((s) => s !== submission);
       return json(res, 204);
+    }
+    if (parts[6] === 'deliveries') {
+      const log = state.deliveries.filter((d) => d.submissionId === submission.id);
+      if (parts.length === 7 && method === 'GET') return json(res, 200, { data: log });
+      const original = log.find((d) => d.id === parts[7]);
+      if (!original || parts[8] !== 'resend' || method !== 'POST') return notFound(res);
+      const resent: DeliveryDto = {
+        ...original,
+        id: `${original.id}-r`,
+        status: 'succeeded',
+        attempts: 1,
+        resendOf: original.id,
+      };
+      state.deliveries.push(resent);
+      return json(res, 202, resent);
     }
     if (parts[6] === 'files' && parts[8] === 'link') {
       return json(res, 200, { url: `/api/v1/files/token-${parts[7]}`, expiresAt: '2026-07-30T00:05:00.000Z' });

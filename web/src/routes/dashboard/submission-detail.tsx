@@ -18,6 +18,7 @@ import { useCan } from '../../features/organization/use-can.ts';
 import { describeError, isApiError } from '../../lib/api.ts';
 import { formatBytes, formatDateTime } from '../../lib/format.ts';
 import { useForm } from './form-layout.tsx';
+import { DeliveriesSection } from './submission-deliveries.tsx';
 import { Badge } from './submissions-layout.tsx';
 
 /**
@@ -180,6 +181,8 @@ function SubmissionView({ formId, submission: s }: { formId: string; submission:
           <dd className="break-all font-mono text-xs">{s.id}</dd>
         </dl>
       </section>
+
+      <DeliveriesSection formId={formId} submissionId={s.id} spam={s.spam} held={s.held} canManage={canManage} />
     </article>
   );
 }
