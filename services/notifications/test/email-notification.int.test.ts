@@ -221,7 +221,10 @@ describe('composeSubmissionNotification, through SMTP', () => {
     expect(others[2]).toBe(first?.replace('app.formgate.test', 'mail.formgate.test'));
   });
 
-  it('refuses a file link or dashboard URL that is not http(s)', async () => {
+  it('refuses a recipient that is not one address, and a file link or dashboard URL that is not http(s)', async () => {
+    await expect(composeSubmissionNotification(input({ recipient: 'a@acme.test, b@evil.test' }))).rejects.toThrow(
+      TypeError,
+    );
     const files = [{ field: 'cv', blobKey: 'b', filename: 'cv.pdf', contentType: 'application/pdf', size: 1 }];
     await expect(
       composeSubmissionNotification(

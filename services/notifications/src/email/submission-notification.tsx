@@ -1,7 +1,7 @@
 import type { MailMessage } from '@formgate/mail';
 import { Heading, Link, Section, Text } from '@react-email/components';
 import { render } from '@react-email/render';
-import { renderSubject, submissionMessageId, submitterAddress } from './headers.ts';
+import { renderSubject, singleAddress, submissionMessageId, submitterAddress } from './headers.ts';
 import { Layout, styles } from './layout.tsx';
 import { type SubmissionView, type SubmissionViewInput, submissionText, toSubmissionView } from './submission-view.ts';
 
@@ -82,11 +82,14 @@ function SubmissionNotification({ view }: { view: SubmissionView }) {
  * The mail telling one recipient about one submission: every field in order (values over 2,000 characters and fields
  * past the 100th behind a link to the submission), time, origin and referer, files as expiring links. `Reply-To` is
  * the submitter's address when it is a single valid one; the `Message-ID` is the same for every attempt to this
- * recipient. Throws a `TypeError` when `dashboardUrl` or a file link is not an http(s) URL.
+ * recipient. Throws a `TypeError` when `recipient` is not one valid address, or `dashboardUrl` or a file link is
+ * not an http(s) URL.
  */
 export async function composeSubmissionNotification(input: SubmissionNotificationInput): Promise<MailMessage> {
+  const recipient = singleAddress(input.recipient);
+  if (recipient === undefined) throw new TypeError('a notification goes to exactly one valid address');
   const view = toSubmissionView(input);
-  const { submission, recipient } = input;
+  const { submission } = input;
   const replyTo = submitterAddress(submission);
   return {
     to: recipient,
