@@ -5,7 +5,11 @@ export default defineConfig({
     // The JSON report lets .ci/run print one closing "N passed, N failed" line.
     reporters: ['default', ['json', { outputFile: '.run/vitest-results.json' }]],
     projects: [
-      { test: { name: 'unit', include: ['**/*.unit.test.ts'], exclude: ['**/node_modules/**', 'web/**'] } },
+      {
+        // Services' email templates are .tsx (React Email), like the dashboard.
+        oxc: { jsx: { runtime: 'automatic' } },
+        test: { name: 'unit', include: ['**/*.unit.test.ts'], exclude: ['**/node_modules/**', 'web/**'] },
+      },
       {
         // The dashboard's component tests: a DOM (jsdom), React and the real router, query client and toaster.
         oxc: { jsx: { runtime: 'automatic' } },
@@ -18,6 +22,7 @@ export default defineConfig({
         },
       },
       {
+        oxc: { jsx: { runtime: 'automatic' } },
         test: {
           name: 'int',
           include: ['**/*.int.test.ts'],

@@ -1,7 +1,7 @@
 import { mkdir, open, rename, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import MailComposer from 'nodemailer/lib/mail-composer/index.js';
-import { toMailOptions } from './compose.ts';
+import { assertSendable, toMailOptions } from './compose.ts';
 import { extractLinks } from './links.ts';
 import { type Mailer, type MailLogger, MailSendError } from './mailer.ts';
 import { createSendTracker } from './send-tracker.ts';
@@ -97,6 +97,7 @@ export function createFileMailer(options: FileMailerOptions): Mailer {
   return {
     send(message) {
       return tracker.run(async () => {
+        assertSendable(message);
         try {
           ready ??= mkdir(dir, { recursive: true }).catch((err: unknown) => {
             ready = undefined;

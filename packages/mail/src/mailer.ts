@@ -6,7 +6,19 @@ export interface MailMessage {
   text: string;
   html?: string;
   replyTo?: string;
+  /**
+   * The `Message-ID` header, `<id@domain>` (no whitespace, one `@`, at most 250 characters); generated when absent.
+   * Give the same value to every attempt of the same message, so that a retried send is recognisably the same mail.
+   */
+  messageId?: string;
   headers?: Record<string, string>;
+}
+
+const MESSAGE_ID = /^<[^<>@\s]+@[^<>@\s]+>$/;
+
+/** Whether `value` can be a message's `Message-ID` (`<id@domain>`, no whitespace or control characters). */
+export function isValidMessageId(value: string): boolean {
+  return value.length <= 250 && MESSAGE_ID.test(value) && !/\p{Cc}/u.test(value);
 }
 
 /**
@@ -17,6 +29,8 @@ export interface MailMessage {
  *   callers may retry, so delivery is at-least-once. `retryable` is false only when retrying cannot help (the
  *   server refused the recipient or the message permanently).
  * - Line breaks in `subject` or header values never start a new header (they become spaces).
+ * - A given `messageId` is the sent message's `Message-ID` (and what `send` resolves with), on every attempt. An
+ *   invalid one (see `isValidMessageId`) rejects with a `MailSendError` that is not retryable, and nothing is sent.
  * - Adapters never log message bodies, subjects or header values: at most the message id and an error code.
  * - `close` releases connections once pending sends settle; `send` after `close` rejects.
  */

@@ -1,6 +1,6 @@
 import nodemailer from 'nodemailer';
 import SMTPPool from 'nodemailer/lib/smtp-pool/index.js';
-import { toMailOptions } from './compose.ts';
+import { assertSendable, toMailOptions } from './compose.ts';
 import { type Mailer, type MailLogger, MailSendError } from './mailer.ts';
 import { createSendTracker } from './send-tracker.ts';
 
@@ -39,6 +39,7 @@ export function createSmtpMailer(options: SmtpMailerOptions): Mailer {
   return {
     send(message) {
       return tracker.run(async () => {
+        assertSendable(message);
         try {
           const info = await transport.sendMail(toMailOptions(message, options.from));
           // A single recipient is either accepted (resolves) or refused (rejects), but never trust a partial success.

@@ -99,6 +99,33 @@ export function runMailerContract(target: MailerTarget) {
       expect(mail.headers).not.toHaveProperty('bcc');
     });
 
+    it('uses a given messageId as the Message-ID, the same on every attempt', async () => {
+      const harness = await open(target.create);
+      const messageId = '<3f9a0c1e5b7d2468@formgate.test>';
+      const message = { to: 'a@example.test', subject: 'retried', text: 'x\n', messageId };
+      const first = await harness.mailer.send(message);
+      const retry = await harness.mailer.send(message);
+      const other = await harness.mailer.send({ ...message, messageId: '<other-1@formgate.test>' });
+      expect([first.messageId, retry.messageId, other.messageId]).toEqual([
+        messageId,
+        messageId,
+        '<other-1@formgate.test>',
+      ]);
+      expect((await harness.delivered(messageId)).headers['message-id']).toBe(messageId);
+      expect((await harness.delivered(other.messageId)).subject).toBe('retried');
+    });
+
+    it('rejects an invalid messageId as not retryable, and delivers nothing', async () => {
+      const harness = await open(target.create);
+      const invalid = ['<a@b.test>\r\nBcc: attacker@evil.test', 'no-brackets@b.test', '<no-at>', '<a b@c.test>'];
+      for (const messageId of invalid) {
+        await expect(
+          harness.mailer.send({ to: 'a@example.test', subject: 's', text: 'x\n', messageId }),
+        ).rejects.toMatchObject({ name: 'MailSendError', retryable: false });
+      }
+      expect(await harness.count()).toBe(0);
+    });
+
     it('delivers every one of many concurrent sends, each with its own id', async () => {
       const harness = await open(target.create);
       const subjects = Array.from({ length: 20 }, (_, i) => `concurrent #${i}`);
