@@ -47,11 +47,11 @@ export interface SignWebhookInput {
   previous?: PreviousWebhookSecret | null;
 }
 
-export interface WebhookSignatureHeaders {
+export type WebhookSignatureHeaders = {
   'webhook-id': string;
   'webhook-timestamp': string;
   'webhook-signature': string;
-}
+};
 
 /** The three Standard Webhooks headers for one attempt. Throws on a malformed secret or id (a programming error). */
 export function signWebhook(input: SignWebhookInput): WebhookSignatureHeaders {
