@@ -120,6 +120,16 @@ describe('sendWebhook against a real receiver', () => {
     });
   });
 
+  it('sends credentials in the URL as basic auth, even malformed ones', async () => {
+    const base = receiver.url.replace('http://', '');
+    expect(await send(`http://hook%20user:p%40ss@${base}/`)).toMatchObject({ ok: true });
+    expect(await send(`http://%zz:x@${base}/`)).toMatchObject({ ok: true });
+    const auth = receiver.requests.map((r) =>
+      Buffer.from(String(r.headers.authorization).slice(6), 'base64').toString(),
+    );
+    expect(auth).toEqual(['hook user:p@ss', '%zz:x']);
+  });
+
   it('accepts any 2xx as success', async () => {
     receiver.handler = (_request, response) => response.writeHead(204).end();
     expect(await send(receiver.url)).toEqual({ ok: true, status: 204, text: '' });

@@ -66,6 +66,33 @@ function parseTarget(url: string): URL | undefined {
   }
 }
 
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+function requestOptions(target: URL, input: SendWebhookInput): http.RequestOptions {
+  return {
+    method: 'POST',
+    protocol: target.protocol,
+    // An IPv6 literal comes bracketed from URL; the guard and the socket want the bare address.
+    hostname: target.hostname.replace(/^\[(.*)\]$/, '$1'),
+    port: target.port || undefined,
+    path: `${target.pathname}${target.search}`,
+    auth: target.username ? `${safeDecode(target.username)}:${safeDecode(target.password)}` : undefined,
+    agent: guardedAgent(target.protocol as 'http:' | 'https:', input.allowPrivateTargets),
+    headers: {
+      ...input.headers,
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(input.body),
+      'user-agent': WEBHOOK_USER_AGENT,
+    },
+  };
+}
+
 /**
  * POSTs one webhook attempt and says what happened; never throws for anything the target or the network does.
  * Redirects are not followed; the SSRF guard (`target-guard.ts`) checks the address actually connected to.
@@ -79,8 +106,8 @@ export function sendWebhook(input: SendWebhookInput): Promise<WebhookOutcome> {
 }
 
 function attempt(target: URL, input: SendWebhookInput, resolve: (outcome: WebhookOutcome) => void): void {
+  // Two listeners rather than AbortSignal.any: nothing stays attached to a long-lived caller signal after the attempt.
   const deadline = AbortSignal.timeout(input.timeoutMs);
-  const signal = input.signal ? AbortSignal.any([deadline, input.signal]) : deadline;
   const decoder = new TextDecoder();
   let status: number | undefined;
   let text = '';
@@ -90,7 +117,8 @@ function attempt(target: URL, input: SendWebhookInput, resolve: (outcome: Webhoo
   const finish = (outcome: WebhookOutcome) => {
     if (settled) return;
     settled = true;
-    signal.removeEventListener('abort', onAbort);
+    deadline.removeEventListener('abort', onAbort);
+    input.signal?.removeEventListener('abort', onAbort);
     request.destroy();
     resolve(outcome);
   };
@@ -101,23 +129,9 @@ function attempt(target: URL, input: SendWebhookInput, resolve: (outcome: Webhoo
     finish(failure('WEBHOOK_ABORTED', true, 'Aborted'));
   }
 
-  const request = (target.protocol === 'https:' ? https : http).request({
-    method: 'POST',
-    protocol: target.protocol,
-    // An IPv6 literal comes bracketed from URL; the guard and the socket want the bare address.
-    hostname: target.hostname.replace(/^\[(.*)\]$/, '$1'),
-    port: target.port || undefined,
-    path: `${target.pathname}${target.search}`,
-    auth: target.username ? `${decodeURIComponent(target.username)}:${decodeURIComponent(target.password)}` : undefined,
-    agent: guardedAgent(target.protocol as 'http:' | 'https:', input.allowPrivateTargets),
-    headers: {
-      ...input.headers,
-      'content-type': 'application/json',
-      'content-length': Buffer.byteLength(input.body),
-      'user-agent': WEBHOOK_USER_AGENT,
-    },
-  });
-  signal.addEventListener('abort', onAbort);
+  const request = (target.protocol === 'https:' ? https : http).request(requestOptions(target, input));
+  deadline.addEventListener('abort', onAbort);
+  input.signal?.addEventListener('abort', onAbort);
   request.on('error', (err) => {
     if (status !== undefined) return finishWithStatus();
     if (isTargetRefusal(err)) {
