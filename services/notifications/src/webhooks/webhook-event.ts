@@ -1,0 +1,38 @@
+import type { SubmissionDto } from '@formgate/contracts';
+
+/** The events an endpoint can subscribe to. */
+export const WEBHOOK_EVENT_TYPES = ['submission.created', 'submission.spam', 'submission.deleted'] as const;
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+/** How the body is shaped: Standard Webhooks JSON, a Slack incoming webhook, or a Discord webhook. */
+export const WEBHOOK_KINDS = ['standard', 'slack', 'discord'] as const;
+export type WebhookKind = (typeof WEBHOOK_KINDS)[number];
+
+export interface WebhookFormRef {
+  id: string;
+  name: string;
+}
+
+/** What is left to say about a deleted submission: its fields and files are gone. */
+export interface DeletedSubmissionRef {
+  id: string;
+  formId: string;
+  createdAt: string;
+}
+
+/** One thing that happened to a submission, as the webhook bodies describe it. All text in it is untrusted. */
+export type WebhookEvent =
+  | {
+      type: 'submission.created' | 'submission.spam';
+      /** When it happened (ISO 8601): the body's `timestamp`. */
+      occurredAt: string;
+      form: WebhookFormRef;
+      /** The submission as the API returns it. */
+      submission: SubmissionDto;
+    }
+  | { type: 'submission.deleted'; occurredAt: string; form: WebhookFormRef; submission: DeletedSubmissionRef };
+
+export interface ChatBodyOptions {
+  /** The submission's page in the dashboard, linked from chat messages (values there are cut). */
+  submissionUrl?: string;
+}
