@@ -48,8 +48,17 @@ export function runRecipientStoreContract(target: RecipientStoreTarget) {
 
     it('creates nothing at the limit', async () => {
       const a = org();
-      for (const n of [1, 2]) await store.add(a, { id: randomUUID(), email: `${n}@x.example`, createdAt: T0, verifiedAt: null }, { limit: 2 });
-      const third = await store.add(a, { id: randomUUID(), email: '3@x.example', createdAt: T0, verifiedAt: null }, { limit: 2 });
+      for (const n of [1, 2])
+        await store.add(
+          a,
+          { id: randomUUID(), email: `${n}@x.example`, createdAt: T0, verifiedAt: null },
+          { limit: 2 },
+        );
+      const third = await store.add(
+        a,
+        { id: randomUUID(), email: '3@x.example', createdAt: T0, verifiedAt: null },
+        { limit: 2 },
+      );
       expect(third).toEqual({ outcome: 'limit-reached' });
       expect(await store.list(a)).toHaveLength(2);
     });

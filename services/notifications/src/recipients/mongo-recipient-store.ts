@@ -1,5 +1,12 @@
 import { isDuplicateKeyError, type MongoConnection } from '@formgate/store/mongo';
-import { type MailClaim, type MailCounter, nextMailCounter, type Recipient, type RecipientStore } from './recipient-store.ts';
+import {
+  type MailClaim,
+  type MailCounter,
+  type MailPolicy,
+  nextMailCounter,
+  type Recipient,
+  type RecipientStore,
+} from './recipient-store.ts';
 
 interface RecipientDoc {
   _id: string;
@@ -8,10 +15,13 @@ interface RecipientDoc {
   createdAt: Date;
   verifiedAt: Date | null;
 }
+/** The counter after the `seq`-th claim; only the latest is kept. */
 interface CounterDoc extends MailCounter {
-  /** `orgId` NUL `email`. */
+  /** `JSON [orgId, email, seq]`: two claims built on the same counter collide here, and one fails. */
   _id: string;
   orgId: string;
+  email: string;
+  seq: number;
 }
 interface NameDoc {
   _id: string;
@@ -28,8 +38,9 @@ const toRecipient = (d: RecipientDoc): Recipient => ({
 });
 
 /**
- * `RecipientStore` on MongoDB 7+ or FerretDB 1.24. Uniqueness is a unique index on (orgId, email); mail counters
- * change by compare-and-set on the values read, so of two concurrent claims at most one passes.
+ * `RecipientStore` on MongoDB 7+ or FerretDB 1.24. Uniqueness is a unique index on (orgId, email). A mail claim
+ * inserts the next counter under a key derived from the one it read (FerretDB's conditional updates are not atomic,
+ * its inserts are), so of concurrent claims on the same counter one passes.
  */
 export async function createMongoRecipientStore(conn: MongoConnection): Promise<RecipientStore> {
   const db = conn.db;
@@ -39,30 +50,23 @@ export async function createMongoRecipientStore(conn: MongoConnection): Promise<
   const names = db.collection<NameDoc>('notification_org_names');
   await emails.createIndex({ orgId: 1, email: 1 }, { name: 'org_email', unique: true });
   await emails.createIndex({ orgId: 1, createdAt: 1 }, { name: 'org_created' });
-  await counters.createIndex({ orgId: 1 }, { name: 'org' });
+  await counters.createIndex({ orgId: 1, email: 1, seq: -1 }, { name: 'org_email_seq' });
 
   const byEmail = (orgId: string, email: string) => emails.findOne({ orgId, email });
 
-  async function claim(orgId: string, email: string, now: Date, policy: Parameters<typeof nextMailCounter>[2]) {
-    const _id = `${orgId}\u0000${email}`;
-    const doc = await counters.findOne({ _id });
-    const decision = nextMailCounter(doc, now, policy);
-    if ('retryAt' in decision) return { allowed: false, retryAt: decision.retryAt } satisfies MailClaim;
-    const refused: MailClaim = { allowed: false, retryAt: new Date(now.getTime() + policy.minIntervalMs) };
-    if (!doc) {
-      try {
-        await counters.insertOne({ _id, orgId, ...decision.next });
-        return { allowed: true } satisfies MailClaim;
-      } catch (err) {
-        if (isDuplicateKeyError(err)) return refused;
-        throw err;
-      }
+  async function claim(orgId: string, email: string, now: Date, policy: MailPolicy): Promise<MailClaim> {
+    const [latest] = await counters.find({ orgId, email }).sort({ seq: -1 }).limit(1).toArray();
+    const decision = nextMailCounter(latest ?? null, now, policy);
+    if ('retryAt' in decision) return { allowed: false, retryAt: decision.retryAt };
+    const seq = (latest?.seq ?? 0) + 1;
+    try {
+      await counters.insertOne({ _id: JSON.stringify([orgId, email, seq]), orgId, email, seq, ...decision.next });
+    } catch (err) {
+      if (isDuplicateKeyError(err)) return { allowed: false, retryAt: new Date(now.getTime() + policy.minIntervalMs) };
+      throw err;
     }
-    const swapped = await counters.updateOne(
-      { _id, lastSentAt: doc.lastSentAt, sentInWindow: doc.sentInWindow, windowStart: doc.windowStart },
-      { $set: decision.next },
-    );
-    return swapped.modifiedCount === 1 ? ({ allowed: true } satisfies MailClaim) : refused;
+    await counters.deleteMany({ orgId, email, seq: { $lt: seq } });
+    return { allowed: true };
   }
 
   return {
