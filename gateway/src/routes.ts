@@ -60,6 +60,11 @@ export const ROUTES: readonly RouteSpec[] = [
   org('PATCH', '/api/v1/orgs/settings', 'orgs', { permission: { organization: ['update'] } }),
   org('GET', '/api/v1/orgs/audit-log', 'orgs', { permission: { organization: ['update'] } }),
   org('GET', '/api/v1/flags/:flag', 'orgs'),
+  // Public: the signed token in the mailed link is the credential.
+  { method: 'GET', path: '/api/v1/notification-emails/verify', service: 'notifications', auth: 'public' },
+  org('GET', '/api/v1/notification-emails', 'notifications'),
+  org('POST', '/api/v1/notification-emails', 'notifications', { permission: { organization: ['update'] } }),
+  org('DELETE', '/api/v1/notification-emails/:emailId', 'notifications', { permission: { organization: ['update'] } }),
 ];
 
 const decodeParam = (raw: string) => {

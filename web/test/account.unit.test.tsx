@@ -1,10 +1,7 @@
 import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
 import { emailQuotaQuery } from '../src/features/billing/billing.queries.ts';
-import { flagQuery } from '../src/features/flags/flags.queries.ts';
-import { organizationKeys } from '../src/features/organization/organization.queries.ts';
 import { siteQuery } from '../src/features/site/site.queries.ts';
-import { activeMemberKey } from '../src/lib/auth-invalidation.ts';
 import { startApi } from './api-server.ts';
 import { renderApp, signedIn } from './render-app.tsx';
 
@@ -100,59 +97,5 @@ describe('Billing', () => {
     expect(main.getByText('Free')).toBeTruthy();
     // No plan-changing buttons until Stripe arrives.
     expect(main.queryByRole('button')).toBeNull();
-  });
-});
-
-describe('Emails and the emailManagement flag', () => {
-  const emailsLink = () => screen.queryByRole('link', { name: 'Emails' });
-
-  it('with the flag off, the sidebar has no Emails link and /dashboard/emails says it is off', async () => {
-    const { queryClient } = renderApp('/dashboard/emails', { session: signedIn('org1') });
-    queryClient.setQueryData(flagQuery('emailManagement').queryKey, false);
-    expect(await screen.findByText(/Email management is off/)).toBeTruthy();
-    expect(emailsLink()).toBeNull();
-  });
-
-  it('with the flag on, the sidebar links Emails and the screen shows the notification email', async () => {
-    const { queryClient } = renderApp('/dashboard/emails', { session: signedIn('org1') });
-    queryClient.setQueryData(flagQuery('emailManagement').queryKey, true);
-    queryClient.setQueryData(activeMemberKey, { id: 'm1', userId: 'u1', organizationId: 'org1', role: 'member' });
-    queryClient.setQueryData(organizationKeys.settings, {
-      submission_notification_email: 'alerts@example.com',
-      email_management: true,
-    });
-    expect(await screen.findByText('alerts@example.com')).toBeTruthy();
-    expect(screen.getAllByRole('link', { name: 'Emails' }).length).toBeGreaterThan(0);
-    // A member reads it but is offered no change.
-    expect(screen.queryByRole('link', { name: /Add email|Change email/ })).toBeNull();
-    expect(screen.queryByRole('button', { name: 'Remove alerts@example.com' })).toBeNull();
-  });
-
-  it('an admin sets the notification email from /dashboard/emails/create', async () => {
-    const api = await startApi((req) =>
-      req.method === 'PATCH' && req.path === '/api/v1/orgs/settings'
-        ? { body: { submission_notification_email: 'ops@example.com', email_management: true } }
-        : req.path === '/api/v1/orgs/settings'
-          ? { body: { submission_notification_email: 'ops@example.com', email_management: true } }
-          : undefined,
-    );
-    apis.push(api);
-    const { queryClient, router } = renderApp('/dashboard/emails/create', {
-      session: signedIn('org1'),
-      authBaseUrl: api.url,
-    });
-    queryClient.setQueryData(flagQuery('emailManagement').queryKey, true);
-    queryClient.setQueryData(activeMemberKey, { id: 'm1', userId: 'u1', organizationId: 'org1', role: 'admin' });
-    fireEvent.change(await screen.findByLabelText('Email address'), { target: { value: 'ops@example.com' } });
-    fireEvent.click(screen.getByRole('button', { name: 'Save email' }));
-    await waitFor(() => expect(router.state.location.pathname).toBe('/dashboard/emails'));
-    expect(api.requests).toContainEqual(
-      expect.objectContaining({
-        method: 'PATCH',
-        path: '/api/v1/orgs/settings',
-        body: { submission_notification_email: 'ops@example.com' },
-      }),
-    );
-    expect(await screen.findByText('ops@example.com')).toBeTruthy();
   });
 });

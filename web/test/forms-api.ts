@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { DEFAULT_FORM_SETTINGS, type DeliveryDto } from '@formgate/contracts';
+import { DEFAULT_FORM_SETTINGS, type DeliveryDto, type NotificationEmailDto } from '@formgate/contracts';
 import type { DailyCount, FormDto } from '../src/features/forms/forms.queries.ts';
 import type { Submission } from '../src/features/forms/submissions.queries.ts';
 import { startServer } from './render-app.tsx';
@@ -71,6 +71,8 @@ export async function startFormsApi(init: {
   /** The delivery log, every submission's (the notifications API). */
   deliveries?: DeliveryDto[];
   missing?: (method: string, path: string) => boolean;
+  /** Answered by `GET /api/v1/notification-emails` (the form settings' recipients). */
+  notificationEmails?: NotificationEmailDto[];
 }) {
   const state = {
     forms: [...(init.forms ?? [])],
@@ -92,6 +94,9 @@ export async function startFormsApi(init: {
     requests.push({ method, path: url.pathname, query: url.searchParams, body });
     const parts = url.pathname.split('/').filter(Boolean).map(decodeURIComponent); // api v1 forms :id ...
     if (init.missing?.(method, url.pathname)) return notFound(res);
+    if (url.pathname === '/api/v1/notification-emails' && method === 'GET') {
+      return json(res, 200, { data: init.notificationEmails ?? [] });
+    }
     if (parts[0] !== 'api' || parts[1] !== 'v1' || parts[2] !== 'forms') return notFound(res);
     if (parts.length === 3 && method === 'GET') {
       const slug = url.searchParams.get('slug');
@@ -110,7 +115,11 @@ export async function startFormsApi(init: {
       return json(res, 204);
     }
     if (parts.length === 4 && method === 'PATCH') {
-      Object.assign(form, { name: body.name ?? form.name, settings: { ...form.settings, ...body.settings } });
+      const notifications = { ...form.settings.notifications, ...body.settings?.notifications };
+      Object.assign(form, {
+        name: body.name ?? form.name,
+        settings: { ...form.settings, ...body.settings, notifications },
+      });
       return json(res, 200, form);
     }
     if (parts[4] === 'stats') {

@@ -77,6 +77,28 @@ const ORGS = define({
   FLAG_NOT_FOUND: { status: 404, message: 'Flag not found' },
 });
 
+/** Notification addresses (`/api/v1/notification-emails`). */
+const NOTIFICATION_EMAILS = define({
+  NOTIFICATIONS_EMAIL_NOT_FOUND: { status: 404, message: 'Notification email not found' },
+  NOTIFICATIONS_EMAIL_ALREADY_VERIFIED: { status: 409, message: 'This address is already verified' },
+  NOTIFICATIONS_EMAIL_LIMIT_REACHED: {
+    status: 409,
+    message: 'The organization has the most notification emails allowed; remove one first',
+  },
+  NOTIFICATIONS_VERIFICATION_RECENTLY_SENT: {
+    status: 429,
+    message: 'A verification email was sent to this address recently; try again later',
+    retryable: true,
+    retryAfterSeconds: 60,
+  },
+  NOTIFICATIONS_MAIL_UNAVAILABLE: {
+    status: 503,
+    message: 'The verification email could not be sent; try again in a minute',
+    retryable: true,
+    retryAfterSeconds: 60,
+  },
+});
+
 /** The public endpoint, in Formspree's format `{ error, errors: [{ code, message, field? }] }` (`docs/ingest.md`). */
 const INGEST = define({
   FORM_NOT_FOUND: { status: 404, message: 'Form not found' },
@@ -113,7 +135,7 @@ const EVENTS = define({
   EVENT_INVALID: { status: 422, message: 'The event does not match its schema' },
 });
 
-export const ERROR_CODES = { ...COMMON, ...ACCOUNTS, ...FORMS, ...ORGS, ...INGEST, ...EVENTS };
+export const ERROR_CODES = { ...COMMON, ...ACCOUNTS, ...FORMS, ...ORGS, ...NOTIFICATION_EMAILS, ...INGEST, ...EVENTS };
 export type ErrorCode = keyof typeof ERROR_CODES;
 
 export const isErrorCode = (code: string): code is ErrorCode => Object.hasOwn(ERROR_CODES, code);

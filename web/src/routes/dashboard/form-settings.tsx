@@ -10,6 +10,7 @@ import { Button, Notice, TextField } from '../../components/ui.tsx';
 import { deleteForm, type FormDto, formsKeys, updateForm } from '../../features/forms/forms.queries.ts';
 import { useCan } from '../../features/organization/use-can.ts';
 import { useForm } from './form-layout.tsx';
+import { FormNotificationsPanel } from './form-notifications-panel.tsx';
 
 const originsOf = (text: string) =>
   text
@@ -155,6 +156,8 @@ export function Component() {
           </div>
         </fieldset>
       </form>
+
+      <FormNotificationsPanel form={form} canUpdate={canUpdate} />
 
       {canDelete ? (
         <section

@@ -6,12 +6,14 @@ import { Link, useNavigate } from 'react-router';
 import { toast } from 'sonner';
 import { Panel } from '../../../components/panel.tsx';
 import { Button, Notice, TextField } from '../../../components/ui.tsx';
-import { organizationKeys } from '../../../features/organization/organization.queries.ts';
+import {
+  addNotificationEmail,
+  notificationEmailsKeys,
+} from '../../../features/notifications/notification-emails.queries.ts';
 import { useCan } from '../../../features/organization/use-can.ts';
-import { apiFetch } from '../../../lib/api.ts';
-import { EmailsGate, NOT_YET_SENT } from './emails-gate.tsx';
+import { EmailsGate } from './emails-gate.tsx';
 
-/** `/dashboard/emails/create`: sets the organization's submission notification email. */
+/** `/dashboard/emails/create`: adds a notification address; it is mailed a verification link. */
 export function Component() {
   return (
     <EmailsGate>
@@ -28,12 +30,11 @@ function CreateEmail() {
     resolver: zodResolver(NotificationEmailRequestSchema),
     defaultValues: { email: '' },
   });
-  const save = useMutation({
-    mutationFn: ({ email }: NotificationEmailRequest) =>
-      apiFetch('/api/v1/orgs/settings', { method: 'PATCH', json: { submission_notification_email: email } }),
-    onSuccess: async () => {
-      toast.success('Notification email saved');
-      await queryClient.invalidateQueries({ queryKey: organizationKeys.settings });
+  const add = useMutation({
+    mutationFn: ({ email }: NotificationEmailRequest) => addNotificationEmail(email),
+    onSuccess: async (item) => {
+      toast.success(item.verified ? 'Email verified' : 'Verification email sent');
+      await queryClient.invalidateQueries({ queryKey: notificationEmailsKeys.all });
       navigate('/dashboard/emails');
     },
   });
@@ -41,8 +42,11 @@ function CreateEmail() {
     <div className="flex max-w-xl flex-col gap-6">
       <h1 className="text-2xl font-semibold">Add an email</h1>
       {isPending ? null : can({ organization: ['update'] }) ? (
-        <Panel title="Notification email" description="It replaces the organization's current notification email.">
-          <form noValidate className="flex flex-col gap-4" onSubmit={form.handleSubmit((v) => save.mutate(v))}>
+        <Panel
+          title="Notification email"
+          description="We send this address a link to confirm it; it receives submissions once confirmed. Your own sign-in address is confirmed at once."
+        >
+          <form noValidate className="flex flex-col gap-4" onSubmit={form.handleSubmit((v) => add.mutate(v))}>
             <TextField
               label="Email address"
               type="email"
@@ -51,8 +55,8 @@ function CreateEmail() {
               {...form.register('email')}
             />
             <div className="flex flex-wrap gap-2">
-              <Button type="submit" disabled={save.isPending}>
-                {save.isPending ? 'Saving…' : 'Save email'}
+              <Button type="submit" disabled={add.isPending}>
+                {add.isPending ? 'Adding…' : 'Add email'}
               </Button>
               <Link
                 to="/dashboard/emails"
@@ -62,10 +66,9 @@ function CreateEmail() {
               </Link>
             </div>
           </form>
-          <Notice>{NOT_YET_SENT}</Notice>
         </Panel>
       ) : (
-        <Notice>Only an owner or admin of the organization can change its notification email.</Notice>
+        <Notice>Only an owner or admin of the organization can add notification emails.</Notice>
       )}
     </div>
   );

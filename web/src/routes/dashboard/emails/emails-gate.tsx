@@ -4,10 +4,6 @@ import { Link } from 'react-router';
 import { Notice } from '../../../components/ui.tsx';
 import { flagQuery } from '../../../features/flags/flags.queries.ts';
 
-/** What the Emails screens say about the backend as it is today. */
-export const NOT_YET_SENT =
-  'Formgate stores this address, but notification emails are not sent yet and recipients are not verified: both arrive with the notifications service.';
-
 /** The Emails screens exist only while the organization's `emailManagement` flag is on. */
 export function EmailsGate({ children }: { children: ReactNode }) {
   const flag = useQuery(flagQuery('emailManagement'));

@@ -1,14 +1,19 @@
+import type { NotificationEmailDto } from '@formgate/contracts';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Link } from 'react-router';
+import { Link, useSearchParams } from 'react-router';
 import { toast } from 'sonner';
 import { ConfirmDialog, Panel } from '../../../components/panel.tsx';
-import { Notice } from '../../../components/ui.tsx';
-import { organizationKeys, orgSettingsQuery } from '../../../features/organization/organization.queries.ts';
+import { Button, Notice } from '../../../components/ui.tsx';
+import {
+  addNotificationEmail,
+  notificationEmailsKeys,
+  notificationEmailsQuery,
+  removeNotificationEmail,
+} from '../../../features/notifications/notification-emails.queries.ts';
 import { useCan } from '../../../features/organization/use-can.ts';
-import { apiFetch } from '../../../lib/api.ts';
-import { EmailsGate, NOT_YET_SENT } from './emails-gate.tsx';
+import { EmailsGate } from './emails-gate.tsx';
 
-/** `/dashboard/emails`: the address that receives the organization's submission notifications (org settings). */
+/** `/dashboard/emails`: the organization's notification addresses, verified or waiting for confirmation. */
 export function Component() {
   return (
     <EmailsGate>
@@ -18,19 +23,10 @@ export function Component() {
 }
 
 function EmailsIndex() {
-  const queryClient = useQueryClient();
-  const settings = useQuery(orgSettingsQuery());
+  const emails = useQuery(notificationEmailsQuery());
+  const [params] = useSearchParams();
   const { can } = useCan();
   const canEdit = can({ organization: ['update'] });
-  const clear = useMutation({
-    mutationFn: () =>
-      apiFetch('/api/v1/orgs/settings', { method: 'PATCH', json: { submission_notification_email: null } }),
-    onSuccess: async () => {
-      toast.success('Notification email removed');
-      await queryClient.invalidateQueries({ queryKey: organizationKeys.settings });
-    },
-  });
-  const email = settings.data?.submission_notification_email ?? null;
   return (
     <div className="flex max-w-3xl flex-col gap-6">
       <div className="flex flex-wrap items-center justify-between gap-3">
@@ -40,38 +36,93 @@ function EmailsIndex() {
             to="/dashboard/emails/create"
             className="rounded-md bg-brand-600 px-3.5 py-2 text-sm font-medium text-white hover:bg-brand-700"
           >
-            {email ? 'Change email' : 'Add email'}
+            Add email
           </Link>
         ) : null}
       </div>
-      <Panel title="Submission notifications" description="The address told about every new submission.">
-        {settings.isPending ? (
+      {params.get('verification') === 'invalid' ? (
+        <Notice tone="error">
+          That verification link is invalid or has expired (links work for 24 hours). Send a new one with "Resend
+          verification" below.
+        </Notice>
+      ) : null}
+      <Panel
+        title="Notification emails"
+        description="Addresses that can receive your forms' submissions. Each one is confirmed by a link we email to it; choose which ones each form notifies in the form's settings."
+      >
+        {emails.isPending ? (
           <p className="text-sm">Loading…</p>
-        ) : settings.isError ? (
-          <Notice tone="error">The organization's settings could not be loaded.</Notice>
-        ) : email ? (
-          <ul aria-label="Notification emails" className="flex flex-col">
-            <li className="flex flex-col gap-2 sm:flex-row sm:items-center sm:justify-between">
-              <span className="font-medium break-all">{email}</span>
-              {canEdit ? (
-                <ConfirmDialog
-                  trigger="Remove"
-                  triggerVariant="secondary"
-                  triggerLabel={`Remove ${email}`}
-                  title={`Remove ${email}?`}
-                  description={<p>Nobody will be told about new submissions by email.</p>}
-                  confirmLabel="Remove email"
-                  pending={clear.isPending}
-                  onConfirm={() => clear.mutate()}
-                />
-              ) : null}
-            </li>
+        ) : emails.isError ? (
+          <Notice tone="error">The notification emails could not be loaded.</Notice>
+        ) : emails.data.length > 0 ? (
+          <ul aria-label="Notification emails" className="flex flex-col divide-y divide-zinc-200 dark:divide-zinc-800">
+            {emails.data.map((item) => (
+              <EmailRow key={item.id} item={item} canEdit={canEdit} />
+            ))}
           </ul>
         ) : (
           <p className="text-sm text-zinc-600 dark:text-zinc-400">No notification email yet.</p>
         )}
-        <Notice>{NOT_YET_SENT}</Notice>
       </Panel>
     </div>
+  );
+}
+
+function EmailRow({ item, canEdit }: { item: NotificationEmailDto; canEdit: boolean }) {
+  const queryClient = useQueryClient();
+  const refresh = () => queryClient.invalidateQueries({ queryKey: notificationEmailsKeys.all });
+  const resend = useMutation({
+    mutationFn: () => addNotificationEmail(item.email),
+    onSuccess: async (answer) => {
+      toast.success(answer.verified ? 'Email verified' : 'Verification email sent');
+      await refresh();
+    },
+  });
+  const remove = useMutation({
+    mutationFn: () => removeNotificationEmail(item.id),
+    onSuccess: async () => {
+      toast.success('Notification email removed');
+      await refresh();
+    },
+  });
+  return (
+    <li className="flex flex-col gap-2 py-3 sm:flex-row sm:items-center sm:justify-between">
+      <div className="flex min-w-0 flex-wrap items-center gap-2">
+        <span className="font-medium break-all">{item.email}</span>
+        {item.verified ? (
+          <span className="rounded-full bg-green-100 px-2 py-0.5 text-xs font-medium text-green-800 dark:bg-green-900/40 dark:text-green-200">
+            Verified
+          </span>
+        ) : (
+          <span className="rounded-full bg-amber-100 px-2 py-0.5 text-xs font-medium text-amber-800 dark:bg-amber-900/40 dark:text-amber-200">
+            Waiting for confirmation
+          </span>
+        )}
+      </div>
+      {canEdit ? (
+        <div className="flex flex-wrap gap-2">
+          {item.verified ? null : (
+            <Button
+              variant="secondary"
+              aria-label={`Resend verification to ${item.email}`}
+              disabled={resend.isPending}
+              onClick={() => resend.mutate()}
+            >
+              {resend.isPending ? 'Sending…' : 'Resend verification'}
+            </Button>
+          )}
+          <ConfirmDialog
+            trigger="Remove"
+            triggerVariant="secondary"
+            triggerLabel={`Remove ${item.email}`}
+            title={`Remove ${item.email}?`}
+            description={<p>Forms that notify this address stop mailing it.</p>}
+            confirmLabel="Remove email"
+            pending={remove.isPending}
+            onConfirm={() => remove.mutate()}
+          />
+        </div>
+      ) : null}
+    </li>
   );
 }

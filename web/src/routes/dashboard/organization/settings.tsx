@@ -92,7 +92,8 @@ function Features() {
         <span className="flex flex-col gap-0.5">
           <span className="font-medium">Email management</span>
           <span className="text-zinc-600 dark:text-zinc-400">
-            Shows the Emails screen, where the address that receives submission notifications is set.
+            Shows the Emails screen, where the organization verifies the addresses that receive submission
+            notifications.
           </span>
         </span>
       </label>

@@ -1,0 +1,21 @@
+import type { BusMessage } from '@formgate/bus';
+import { decodeEvent, Topics } from '@formgate/contracts';
+import type { RecipientStore } from './recipient-store.ts';
+
+/**
+ * `notifications.recipients-org` on `orgs.organization`: keeps each organization's name (for the verification
+ * mail) from `organization.created` / `organization.updated`, and on `organization.deleted` purges its notification
+ * addresses, mail counters and name. Idempotent: every effect is an upsert or a delete.
+ */
+export function createRecipientsOrgHandler(deps: { store: RecipientStore }) {
+  return async (batch: BusMessage[]) => {
+    for (const message of batch) {
+      const event = decodeEvent(Topics.orgsOrganization, message.value);
+      if (event.type === 'organization.created' || event.type === 'organization.updated') {
+        await deps.store.setOrgName(event.data.orgId, event.data.name);
+      } else if (event.type === 'organization.deleted') {
+        await deps.store.purgeOrganization({ orgId: event.data.orgId });
+      }
+    }
+  };
+}

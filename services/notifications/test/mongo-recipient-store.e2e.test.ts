@@ -1,0 +1,8 @@
+import { useTestMongo } from '@formgate/store/testing';
+import { createMongoRecipientStore } from '../src/recipients/mongo-recipient-store.ts';
+import { runRecipientStoreContract } from './recipient-store.contract.ts';
+
+// biome-ignore lint/correctness/useHookAtTopLevel: vitest's setup helper, not a React hook (this package uses React).
+const mongo = useTestMongo();
+
+runRecipientStoreContract({ name: 'mongo', create: () => createMongoRecipientStore(mongo()) });

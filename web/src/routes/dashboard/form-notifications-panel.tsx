@@ -1,0 +1,162 @@
+import { type FormNotifications, FormNotificationsSchema } from '@formgate/contracts';
+import { zodResolver } from '@hookform/resolvers/zod';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useId } from 'react';
+import { useForm as useHookForm } from 'react-hook-form';
+import { Link } from 'react-router';
+import { toast } from 'sonner';
+import { z } from 'zod';
+import { Button, Notice, TextField } from '../../components/ui.tsx';
+import { type FormDto, formsKeys, updateForm } from '../../features/forms/forms.queries.ts';
+import { notificationEmailsQuery } from '../../features/notifications/notification-emails.queries.ts';
+
+/** The panel's fields; `subject` empty means the default subject. */
+export const NotificationsFormSchema = z.object({
+  enabled: z.boolean(),
+  emails: FormNotificationsSchema.shape.emails,
+  subject: z.string().trim().max(200, 'At most 200 characters'),
+  autoresponse: z.object({
+    enabled: z.boolean(),
+    text: z.string().max(5_000, 'At most 5,000 characters'),
+  }),
+});
+export type NotificationsFormValues = z.infer<typeof NotificationsFormSchema>;
+
+const valuesOf = (n: FormNotifications): NotificationsFormValues => ({ ...n, subject: n.subject ?? '' });
+
+/** The `settings.notifications` of a `PATCH /api/v1/forms/{formId}` for the panel's values. */
+export const notificationsRequestOf = (v: NotificationsFormValues): FormNotifications => ({
+  ...v,
+  subject: v.subject.trim() || null,
+});
+
+/**
+ * The form settings' "Notifications" panel: on/off, which verified notification emails receive the form's
+ * submissions, the subject template, and the autoresponse. Saved on its own (`settings.notifications` is merged
+ * key by key by the server, so it never resets the other settings).
+ */
+export function FormNotificationsPanel({ form, canUpdate }: { form: FormDto; canUpdate: boolean }) {
+  const queryClient = useQueryClient();
+  const emails = useQuery(notificationEmailsQuery());
+  const headingId = useId();
+  const fields = useHookForm<NotificationsFormValues>({
+    resolver: zodResolver(NotificationsFormSchema),
+    values: valuesOf(form.settings.notifications),
+  });
+  const save = useMutation({
+    mutationFn: (values: NotificationsFormValues) =>
+      updateForm(form.id, { settings: { notifications: notificationsRequestOf(values) } }),
+    onSuccess: async () => {
+      toast.success('Notification settings saved');
+      await queryClient.invalidateQueries({ queryKey: formsKeys.all });
+    },
+  });
+  const chosen = fields.watch('emails');
+  const verified = (emails.data ?? []).filter((e) => e.verified).map((e) => e.email);
+  // Chosen before and no longer verified (removed since): shown so they can be unticked; they get no mail.
+  const stale = chosen.filter((e) => !verified.includes(e));
+  const toggle = (email: string, on: boolean) =>
+    fields.setValue('emails', on ? [...chosen, email] : chosen.filter((e) => e !== email), { shouldDirty: true });
+  const errors = fields.formState.errors;
+
+  return (
+    <section aria-labelledby={headingId} className="flex flex-col gap-4">
+      <h2 id={headingId} className="text-lg font-semibold">
+        Notifications
+      </h2>
+      <form noValidate className="flex flex-col gap-4" onSubmit={fields.handleSubmit((v) => save.mutate(v))}>
+        <fieldset disabled={!canUpdate} className="flex min-w-0 flex-col gap-4">
+          <label className="flex items-center gap-3 text-sm font-medium">
+            <input
+              type="checkbox"
+              role="switch"
+              aria-checked={fields.watch('enabled')}
+              className="size-4"
+              {...fields.register('enabled')}
+            />
+            Email new submissions
+          </label>
+          <fieldset className="flex min-w-0 flex-col gap-2">
+            <legend className="mb-1 text-sm font-medium">Recipients</legend>
+            {emails.isPending ? (
+              <p className="text-sm">Loading…</p>
+            ) : emails.isError ? (
+              <Notice tone="error">The notification emails could not be loaded.</Notice>
+            ) : verified.length === 0 && stale.length === 0 ? (
+              <p className="text-sm text-zinc-600 dark:text-zinc-400">No verified notification email yet.</p>
+            ) : null}
+            {[...verified, ...stale].map((email) => (
+              <label key={email} className="flex min-w-0 items-center gap-3 text-sm">
+                <input
+                  type="checkbox"
+                  className="size-4 shrink-0"
+                  checked={chosen.includes(email)}
+                  onChange={(e) => toggle(email, e.target.checked)}
+                />
+                <span className="break-all">{email}</span>
+                {stale.includes(email) ? (
+                  <span className="text-xs text-amber-800 dark:text-amber-200">(not verified: receives nothing)</span>
+                ) : null}
+              </label>
+            ))}
+            {errors.emails ? (
+              <p role="alert" className="text-sm text-red-700 dark:text-red-400">
+                At most 20 recipients.
+              </p>
+            ) : null}
+            <Link to="/dashboard/emails/create" className="text-sm text-brand-600 underline dark:text-brand-50">
+              Add a notification email
+            </Link>
+          </fieldset>
+          <TextField
+            label="Subject"
+            placeholder="New submission to {{form}}"
+            error={errors.subject?.message}
+            hint="{{form}} becomes the form's name, {{subject}} the submission's _subject; empty for the default."
+            {...fields.register('subject')}
+          />
+          <label className="flex items-center gap-3 text-sm font-medium">
+            <input
+              type="checkbox"
+              role="switch"
+              aria-checked={fields.watch('autoresponse.enabled')}
+              className="size-4"
+              {...fields.register('autoresponse.enabled')}
+            />
+            Send an autoresponse to the submitter
+          </label>
+          <div className="flex flex-col gap-1.5">
+            <label htmlFor={`${headingId}-autoresponse`} className="text-sm font-medium">
+              Autoresponse text
+            </label>
+            <textarea
+              id={`${headingId}-autoresponse`}
+              rows={4}
+              aria-invalid={errors.autoresponse?.text ? true : undefined}
+              aria-describedby={`${headingId}-autoresponse-message`}
+              className="rounded-md border border-zinc-300 bg-white px-3 py-2 text-sm aria-invalid:border-red-600 dark:border-zinc-700 dark:bg-zinc-900"
+              {...fields.register('autoresponse.text')}
+            />
+            <p
+              id={`${headingId}-autoresponse-message`}
+              role={errors.autoresponse?.text ? 'alert' : undefined}
+              className={
+                errors.autoresponse?.text
+                  ? 'text-sm text-red-700 dark:text-red-400'
+                  : 'text-sm text-zinc-600 dark:text-zinc-400'
+              }
+            >
+              {errors.autoresponse?.text?.message ??
+                'Sent as plain text to the address the submitter gave (never for spam).'}
+            </p>
+          </div>
+          <div>
+            <Button type="submit" disabled={save.isPending || !canUpdate}>
+              {save.isPending ? 'Saving…' : 'Save notifications'}
+            </Button>
+          </div>
+        </fieldset>
+      </form>
+    </section>
+  );
+}
