@@ -77,6 +77,18 @@ const ORGS = define({
   FLAG_NOT_FOUND: { status: 404, message: 'Flag not found' },
 });
 
+const NOTIFICATIONS = define({
+  NOTIFICATIONS_DELIVERY_NOT_FOUND: { status: 404, message: 'Delivery not found' },
+  NOTIFICATIONS_SUBMISSION_GONE: {
+    status: 410,
+    message: 'The submission was deleted: its notifications cannot be sent again',
+  },
+  NOTIFICATIONS_RECIPIENT_NOT_VERIFIED: {
+    status: 409,
+    message: 'The address is no longer a verified notification address of the organization',
+  },
+});
+
 /** The public endpoint, in Formspree's format `{ error, errors: [{ code, message, field? }] }` (`docs/ingest.md`). */
 const INGEST = define({
   FORM_NOT_FOUND: { status: 404, message: 'Form not found' },
@@ -113,7 +125,7 @@ const EVENTS = define({
   EVENT_INVALID: { status: 422, message: 'The event does not match its schema' },
 });
 
-export const ERROR_CODES = { ...COMMON, ...ACCOUNTS, ...FORMS, ...ORGS, ...INGEST, ...EVENTS };
+export const ERROR_CODES = { ...COMMON, ...ACCOUNTS, ...FORMS, ...ORGS, ...NOTIFICATIONS, ...INGEST, ...EVENTS };
 export type ErrorCode = keyof typeof ERROR_CODES;
 
 export const isErrorCode = (code: string): code is ErrorCode => Object.hasOwn(ERROR_CODES, code);
