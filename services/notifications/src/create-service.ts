@@ -9,9 +9,11 @@ import {
   type Ids,
   type Logger,
   requireIdentity,
+  requireJson,
   type Service,
 } from '@formgate/kit';
 import type { Mailer } from '@formgate/mail';
+import express from 'express';
 import { deliveriesRoutes } from './deliveries/deliveries.routes.ts';
 import { createDeliveryRunner } from './deliveries/delivery-runner.ts';
 import type { DeliveryStore } from './deliveries/delivery-store.ts';
@@ -57,7 +59,13 @@ export function createNotificationsService(deps: NotificationsServiceDeps): Noti
   const worker = createRetryWorker({ ...deps, runner, intervalMs: deps.retryIntervalMs });
 
   const app = createServiceApp();
-  app.use(requireIdentity(deps.identity), deliveriesRoutes({ ...deps, runner }));
+  app.use(
+    '/api/v1/forms',
+    requireIdentity(deps.identity),
+    requireJson,
+    express.json({ limit: '16kb' }),
+    deliveriesRoutes({ ...deps, runner }),
+  );
   app.use((_req, _res, next) => next(new AppError('NOT_FOUND')));
   app.use(errorHandler(deps.logger));
 

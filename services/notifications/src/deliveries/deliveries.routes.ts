@@ -80,14 +80,17 @@ export function deliveriesRoutes(deps: DeliveriesRoutesDeps) {
     return { planned, attempted };
   };
 
-  router.get('/api/v1/forms/:formId/submissions/:submissionId/deliveries', async (req, res) => {
+  router.get('/:formId/submissions/:submissionId/deliveries', async (req, res) => {
     const form = await loadForm(req);
     const deliveries = await store.listBySubmission(String(req.params.submissionId));
     res.json({ data: deliveries.filter((d) => d.formId === form.id && d.orgId === form.orgId).map(toDeliveryDto) });
   });
 
-  router.post('/api/v1/forms/:formId/submissions/:submissionId/deliveries/:deliveryId/resend', async (req, res) => {
+  router.post('/:formId/submissions/:submissionId/deliveries/:deliveryId/resend', async (req, res) => {
     requirePermission(identityOf(req), { form: ['update'] });
+    z.object({})
+      .strict()
+      .parse(req.body ?? {});
     const form = await loadForm(req);
     const original = await store.getDelivery(String(req.params.deliveryId));
     if (!original || original.formId !== form.id || original.submissionId !== String(req.params.submissionId)) {
@@ -105,7 +108,7 @@ export function deliveriesRoutes(deps: DeliveriesRoutesDeps) {
     res.status(202).json(toDeliveryDto(waited ?? (await store.getDelivery(planned.id)) ?? planned));
   });
 
-  router.post('/api/v1/forms/:formId/deliveries/replay', async (req, res) => {
+  router.post('/:formId/deliveries/replay', async (req, res) => {
     requirePermission(identityOf(req), { form: ['update'] });
     const form = await loadForm(req);
     const range = ReplayRequestSchema.parse(req.body ?? {});

@@ -40,7 +40,10 @@ export function createSubmissionChangesHandler(deps: { store: DeliveryStore }) {
   };
 }
 
-/** Submissions of one batch handled at once (each makes its first attempts in parallel). */
+/**
+ * Forms of one batch handled at once. A form's submissions go one after the other, in log order: the autoresponse
+ * limits count what was planned before.
+ */
 const CONCURRENCY = 8;
 
 /**
@@ -66,6 +69,10 @@ export function createSubmissionReceivedHandler(deps: PlanDeps & { runner: Deliv
     await runner.publishOutcomes(await store.listBySubmission(data.submissionId));
   };
   return async (batch: BusMessage[]) => {
-    await mapLimit(batch, CONCURRENCY, handle);
+    const byForm = new Map<string, BusMessage[]>();
+    for (const m of batch) byForm.set(m.key, [...(byForm.get(m.key) ?? []), m]);
+    await mapLimit([...byForm.values()], CONCURRENCY, async (messages) => {
+      for (const m of messages) await handle(m);
+    });
   };
 }
