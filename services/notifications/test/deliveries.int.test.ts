@@ -31,7 +31,9 @@ import { type SmtpTestServer, startSmtpTestServer } from '@formgate/mail/testing
 import { openSqlite } from '@formgate/store/sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createNotificationsService, type NotificationsService } from '../src/create-service.ts';
+import { ATTEMPT_LEASE_MS } from '../src/deliveries/delivery-runner.ts';
 import type { DeliveryStore } from '../src/deliveries/delivery-store.ts';
+import { newDelivery, plannedDeliveryId } from '../src/deliveries/plan-deliveries.ts';
 import type { Composer } from '../src/deliveries/ports.ts';
 import { createSqliteDeliveryStore } from '../src/deliveries/sqlite-delivery-store.ts';
 
@@ -371,5 +373,43 @@ describe('notifications deliveries on the embedded log with a real SMTP server',
     const unverified = await api('POST', `${base}/${okDelivery.id}/resend`, { orgId });
     expect(unverified.status).toBe(409);
     expect((unverified.body.error as { code: string }).code).toBe('NOTIFICATIONS_RECIPIENT_NOT_VERIFIED');
+  });
+
+  it('makes the next attempt once the claim of an instance that stopped mid-send has outlived its lease', async () => {
+    const orgId = `org_${randomUUID()}`;
+    const form = await publishForm({ emails: ['crash@example.com'] }, orgId);
+    const event = submissionEvent(form);
+    const submission = decodeEvent(Topics.ingestSubmission, event.value).data;
+    // What a crashed instance leaves: the submission kept, the delivery planned, attempt 1 claimed (and perhaps sent),
+    // no outcome recorded.
+    await store.saveSubmission(submission);
+    const key = { orgId, formId: form.id, submissionId: submission.submissionId, channel: 'email' as const };
+    const target = { ...key, purpose: 'notification', target: 'crash@example.com', resendOf: null };
+    const clock = { now: () => new Date(now) };
+    const [planned] = await store.planDeliveries([
+      newDelivery({ clock }, { ...target, id: plannedDeliveryId(systemIds, target) }),
+    ]);
+    const id = planned?.id as string;
+    const startedAt = new Date(now).toISOString();
+    expect(
+      await store.claimAttempt(id, 1, { startedAt, leaseUntil: new Date(now + ATTEMPT_LEASE_MS).toISOString() }),
+    ).toEqual({ claimed: true });
+
+    // Within the lease nobody else sends.
+    now += ATTEMPT_LEASE_MS - 1_000;
+    await service.runDueAttempts();
+    expect(mailsOf(submission.submissionId)).toEqual([]);
+    expect(await store.getDelivery(id)).toMatchObject({ status: 'pending', lastClaimed: 1, attempts: 0 });
+
+    now += 2_000;
+    await service.runDueAttempts();
+    expect(mailsOf(submission.submissionId).map((m) => m.to)).toEqual([['crash@example.com']]);
+    expect(await store.getDelivery(id)).toMatchObject({ status: 'succeeded', attempts: 2, lastClaimed: 2 });
+    expect((await store.listAttempts(id)).map((a) => [a.attempt, a.outcome?.status ?? null])).toEqual([
+      [1, null],
+      [2, 'succeeded'],
+    ]);
+    await service.runDueAttempts();
+    expect(mailsOf(submission.submissionId)).toHaveLength(1);
   });
 });

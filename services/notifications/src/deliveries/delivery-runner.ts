@@ -91,14 +91,17 @@ export function createDeliveryRunner(deps: DeliveryRunnerDeps) {
   }
 
   /** A claim held by someone else: finish what a crash left half-written, or move past an abandoned attempt. */
-  async function recover(delivery: Delivery, n: number, held: { startedAt: string; finished: boolean }) {
+  async function recover(
+    delivery: Delivery,
+    n: number,
+    held: { startedAt: string; finished: boolean },
+  ): Promise<Delivery | null> {
     if (held.finished) {
       // The outcome reached the attempt record but not the delivery: write it there again (idempotent).
       const outcome = (await store.listAttempts(delivery.id)).find((a) => a.attempt === n)?.outcome;
-      if (outcome) await store.recordOutcome(delivery.id, n, outcome);
-      return;
+      return outcome ? store.recordOutcome(delivery.id, n, outcome) : null;
     }
-    if (clock.now().getTime() - Date.parse(held.startedAt) < ATTEMPT_LEASE_MS) return;
+    if (clock.now().getTime() - Date.parse(held.startedAt) < ATTEMPT_LEASE_MS) return null;
     logger.warn(
       { deliveryId: delivery.id, attempt: n },
       'attempt abandoned (its instance stopped mid-send?); trying again',
@@ -107,21 +110,22 @@ export function createDeliveryRunner(deps: DeliveryRunnerDeps) {
       const at = clock.now().toISOString();
       const response = { code: 'ABANDONED', text: 'the last attempt did not finish' };
       // The abandoned attempt's own record takes the outcome: nobody else can claim it any more.
-      await store.recordOutcome(delivery.id, n, {
+      return store.recordOutcome(delivery.id, n, {
         status: 'failed',
         response,
         messageId: null,
         nextAttemptAt: null,
         at,
       });
-      return;
     }
     await store.skipAttempt(delivery.id, n);
+    return attempt({ ...delivery, lastClaimed: n });
   }
 
   /**
-   * Makes the next attempt of `delivery` if this instance wins its claim. Resolves with the delivery as it stands
-   * afterwards, or null when another instance holds the attempt. Throws only when the store does.
+   * Makes the next attempt of `delivery` if this instance wins its claim (after moving past an abandoned one).
+   * Resolves with the delivery as it stands afterwards, or null when another instance holds the attempt within its
+   * lease. Throws only when the store does.
    */
   async function attempt(delivery: Delivery): Promise<Delivery | null> {
     if (isFinal(delivery.status)) return delivery;
@@ -131,10 +135,7 @@ export function createDeliveryRunner(deps: DeliveryRunnerDeps) {
       startedAt: iso(started),
       leaseUntil: iso(started + ATTEMPT_LEASE_MS),
     });
-    if (!claim.claimed) {
-      await recover(delivery, n, claim);
-      return null;
-    }
+    if (!claim.claimed) return recover(delivery, n, claim);
     const result = await send(delivery);
     const now = clock.now().getTime();
     const delay = result.ok || !result.retryable ? null : retryDelayMs(n, random);
