@@ -161,7 +161,16 @@ describe('two notifications instances on the real broker and FerretDB', () => {
         }),
       })),
     );
-    const ids = await submit(60);
+    // Until both members have joined the group and hold partitions, one instance may take everything: keep
+    // submitting a few each second until both have sent something (at most 60 s).
+    const ids: string[] = [];
+    const deadline = Date.now() + 60_000;
+    while (!instances.every((i) => i.windows.length > 0) && Date.now() < deadline) {
+      ids.push(...(await submit(6)));
+      await new Promise((r) => setTimeout(r, 1_000));
+    }
+    expect(instances.map((i) => i.windows.length > 0)).toEqual([true, true]);
+    ids.push(...(await submit(60)));
     await eventually(() => expect(mailsOf(ids)).toHaveLength(ids.length * RECIPIENTS.length), 90_000);
     const keys = mailsOf(ids).map((m) => `${m.to.join()} ${m.subject}`);
     expect(new Set(keys).size).toBe(keys.length);
@@ -175,8 +184,9 @@ describe('two notifications instances on the real broker and FerretDB', () => {
     }
     const windows = instances.flatMap((i) => i.windows).sort((a, b) => a - b);
     const pct = (p: number) => windows[Math.min(windows.length - 1, Math.floor(windows.length * p))]?.toFixed(1);
-    console.info(
-      `send→record window on FerretDB (ms): n=${windows.length} p50=${pct(0.5)} p99=${pct(0.99)} max=${pct(1)}`,
+    // A measurement, not an assertion: docs/notifications.md quotes it.
+    process.stdout.write(
+      `send→record window on FerretDB (ms): n=${windows.length} (per instance ${instances.map((x) => x.windows.length).join('/')}) p50=${pct(0.5)} p99=${pct(0.99)} max=${pct(1)}\n`,
     );
   }, 120_000);
 
