@@ -58,14 +58,9 @@ export function createNotificationsService(deps: NotificationsServiceDeps): Noti
   const runner = createDeliveryRunner(deps);
   const worker = createRetryWorker({ ...deps, runner, intervalMs: deps.retryIntervalMs });
 
+  const api = deliveriesRoutes({ ...deps, runner });
   const app = createServiceApp();
-  app.use(
-    '/api/v1/forms',
-    requireIdentity(deps.identity),
-    requireJson,
-    express.json({ limit: '16kb' }),
-    deliveriesRoutes({ ...deps, runner }),
-  );
+  app.use('/api/v1/forms', requireIdentity(deps.identity), requireJson, express.json({ limit: '16kb' }), api.router);
   app.use((_req, _res, next) => next(new AppError('NOT_FOUND')));
   app.use(errorHandler(deps.logger));
 
@@ -93,6 +88,7 @@ export function createNotificationsService(deps: NotificationsServiceDeps): Noti
     },
     async stop() {
       await worker.stop();
+      await api.drain();
       await consumers.stop();
     },
     runDueAttempts: worker.kick,

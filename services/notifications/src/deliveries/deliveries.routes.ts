@@ -47,6 +47,8 @@ export interface DeliveriesRoutesDeps {
 export function deliveriesRoutes(deps: DeliveriesRoutesDeps) {
   const { store, runner, logger } = deps;
   const router = Router();
+  /** Resend attempts still running after their request was answered; `drain` waits for them on shutdown. */
+  const inFlight = new Set<Promise<void>>();
 
   const loadForm = async (req: Request): Promise<FormView> => {
     const form = await store.getForm(String(req.params.formId));
@@ -74,9 +76,12 @@ export function deliveriesRoutes(deps: DeliveriesRoutesDeps) {
             if (after) await runner.publishOutcomes([after]).catch((err) => logger.warn({ err }, 'publishing later'));
             return after;
           });
-    attempted.catch((err: unknown) =>
-      logger.warn({ err, deliveryId: id }, 'resend attempt failed; the worker retries'),
+    const settled = attempted.then(
+      () => {},
+      (err: unknown) => logger.warn({ err, deliveryId: id }, 'resend attempt failed; the worker retries'),
     );
+    inFlight.add(settled);
+    void settled.finally(() => inFlight.delete(settled));
     return { planned, attempted };
   };
 
@@ -128,5 +133,10 @@ export function deliveriesRoutes(deps: DeliveriesRoutesDeps) {
     res.status(202).json({ replayed, skipped, more: failed.length === REPLAY_MAX });
   });
 
-  return router;
+  return {
+    router,
+    drain: async () => {
+      while (inFlight.size > 0) await Promise.all(inFlight);
+    },
+  };
 }
