@@ -33,6 +33,8 @@ export const GatewayEnvSchema = z.object({
   INGEST_URL: urlList,
   BILLING_URL: urlList,
   ORGS_URL: urlList,
+  /** Optional: without it the notification routes (delivery log, resend, replay) answer 503. */
+  NOTIFICATIONS_URL: urlList.optional(),
   /** Deadline for an API service's response headers; past it the gateway answers 504 UPSTREAM_TIMEOUT. */
   UPSTREAM_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(10_000),
   /** The same for ingest, longer: its answer is sent only after the log acknowledged the submission. */

@@ -54,6 +54,11 @@ export const ROUTES: readonly RouteSpec[] = [
   org('DELETE', '/api/v1/forms/:formId/submissions/:submissionId', 'forms', { permission: { form: ['update'] } }),
   org('GET', '/api/v1/forms/:formId/submissions/:submissionId/files/:fileId/link', 'forms'),
   { method: 'GET', path: '/api/v1/files/:token', service: 'forms', auth: 'public' },
+  org('GET', '/api/v1/forms/:formId/submissions/:submissionId/deliveries', 'notifications'),
+  org('POST', '/api/v1/forms/:formId/submissions/:submissionId/deliveries/:deliveryId/resend', 'notifications', {
+    permission: { form: ['update'] },
+  }),
+  org('POST', '/api/v1/forms/:formId/deliveries/replay', 'notifications', { permission: { form: ['update'] } }),
   org('GET', '/api/v1/billing/usage', 'billing'),
   org('GET', '/api/v1/billing/email-quota', 'billing'),
   org('GET', '/api/v1/orgs/settings', 'orgs'),

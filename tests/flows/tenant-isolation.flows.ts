@@ -19,6 +19,8 @@ interface Fixture {
   newFormId(): Promise<string>;
   /** A submission of the fixture's form made for one call (one that deletes it). */
   newSubmissionId(): Promise<string>;
+  /** A delivery of organization A (an autoresponse of a submission of its own form), made once. */
+  delivery(): Promise<{ formId: string; submissionId: string; deliveryId: string }>;
 }
 interface Case {
   params?: (fx: Fixture) => Promise<Record<string, string>> | Record<string, string>;
@@ -63,6 +65,20 @@ const CASES: Record<string, Case> = {
   'GET /api/v1/forms/:formId/submissions/:submissionId/files/:fileId/link': {
     params: (fx) => ({ formId: fx.form.id, submissionId: fx.submissionId, fileId: fx.fileId }),
     secret: (fx) => fx.fileId,
+  },
+  'GET /api/v1/forms/:formId/submissions/:submissionId/deliveries': {
+    params: (fx) => ({ formId: fx.form.id, submissionId: fx.submissionId }),
+  },
+  'POST /api/v1/forms/:formId/submissions/:submissionId/deliveries/:deliveryId/resend': {
+    params: (fx) => fx.delivery(),
+    body: {},
+    success: 202,
+    secret: () => 'visitor-',
+  },
+  'POST /api/v1/forms/:formId/deliveries/replay': {
+    params: (fx) => ({ formId: fx.form.id }),
+    body: { from: '2026-01-01T00:00:00Z', to: '2026-01-02T00:00:00Z' },
+    success: 202,
   },
   'GET /api/v1/billing/usage': {},
   'GET /api/v1/billing/email-quota': {},
@@ -154,7 +170,41 @@ export function describeTenantIsolation(target: TargetRef) {
         }, target().patienceMs);
         return id;
       };
+      // Notification addresses need verification; an autoresponse goes to the submitter and needs none.
+      let delivery: Promise<{ formId: string; submissionId: string; deliveryId: string }> | undefined;
+      const makeDelivery = async () => {
+        const { id: formId, key } = (
+          await sessions.owner.call('POST', '/api/v1/forms', {
+            name: 'Autoresponder',
+            settings: { notifications: { autoresponse: { enabled: true, text: 'Thanks' } } },
+          })
+        ).body;
+        await target().waitForForm(key);
+        // The notifications service learns of the form from `forms.form`: submit again until it has.
+        for (let attempt = 0; ; attempt++) {
+          const reply = await fetch(`${target().baseUrl}/f/${key}`, {
+            method: 'POST',
+            headers: { accept: 'application/json' },
+            body: new URLSearchParams({ email: `visitor-${attempt}@example.com` }),
+          });
+          const { id: submissionId } = (await reply.json()) as { id: string };
+          try {
+            return await eventually(async () => {
+              const path = `/api/v1/forms/${formId}/submissions/${submissionId}/deliveries`;
+              const [first] = (await sessions.owner.call('GET', path)).body.data;
+              expect(first).toBeDefined();
+              return { formId, submissionId, deliveryId: first.id as string };
+            }, 3_000);
+          } catch (err) {
+            if (attempt >= 10) throw err;
+          }
+        }
+      };
       fixture = {
+        delivery: () => {
+          delivery ??= makeDelivery();
+          return delivery;
+        },
         form,
         submissionId,
         newFormId: async () => (await sessions.owner.call('POST', '/api/v1/forms', { name: 'Doomed' })).body.id,

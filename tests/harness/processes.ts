@@ -115,6 +115,7 @@ export async function startDistributed(opts: {
       start('forms-2', 'services/forms/src/main.ts', { FILE_LINK_SECRET: secret }),
       start('billing', 'services/billing/src/main.ts'),
       start('orgs', 'services/orgs/src/main.ts'),
+      start('notifications', 'services/notifications/src/main.ts', { SMTP_URL: smtp.url, PUBLIC_URL: publicUrl }),
       start('ingest-1', 'services/ingest/src/main.ts', { PUBLIC_URL: publicUrl }),
       start('ingest-2', 'services/ingest/src/main.ts', { PUBLIC_URL: publicUrl }),
     ]);
@@ -130,6 +131,7 @@ export async function startDistributed(opts: {
     INGEST_URL: [processes['ingest-1']?.url, processes['ingest-2']?.url].join(','),
     BILLING_URL: processes.billing?.url ?? '',
     ORGS_URL: processes.orgs?.url ?? '',
+    NOTIFICATIONS_URL: processes.notifications?.url ?? '',
     ...opts.gatewayEnv,
   });
   const startGateway = () =>

@@ -94,6 +94,7 @@ describe('docker-compose.yml, resolved by compose-go and checked against the cod
       ['INGEST_URL', 'ingest'],
       ['BILLING_URL', 'billing'],
       ['ORGS_URL', 'orgs'],
+      ['NOTIFICATIONS_URL', 'notifications'],
     ] as const) {
       const port = envOf(services[name] as ComposeService).PORT;
       expect(String(urls[variable]), variable).toBe(`http://${name}:${port}`);

@@ -17,7 +17,12 @@ import {
   systemClock,
   systemIds,
 } from '@formgate/kit';
-import { createNotificationsService } from '@formgate/notifications';
+import {
+  createNotificationsService,
+  createSqliteDeliveryStore,
+  plainComposer,
+  type Recipients,
+} from '@formgate/notifications';
 import { createOrgsService, createSqliteOrgsStore } from '@formgate/orgs';
 import { createFallbackBlobStore, createFsBlobStore } from '@formgate/store';
 import { createSqliteBlobStore, openSqlite } from '@formgate/store/sqlite';
@@ -30,6 +35,8 @@ const WEB_DIST = fileURLToPath(new URL('../../../web/dist', import.meta.url));
 export interface EmbeddedSeams {
   /** Wraps the accounts database adapter (`createAdapterFaults` from `@formgate/accounts/testing`). */
   wrapAccountsAdapter?: AdapterWrapper;
+  /** The organization's verified notification addresses, until the recipients module is wired (TODO(merge)). */
+  recipients?: Recipients;
 }
 
 /**
@@ -57,6 +64,7 @@ export async function startEmbedded(config: EmbeddedConfig, seams: EmbeddedSeams
     forms: sqlite('forms.db'),
     billing: sqlite('billing.db'),
     orgs: sqlite('orgs.db'),
+    notifications: sqlite('notifications.db'),
     blobs: sqlite('blobs.db'),
     auth: openSqlite(join(config.DATA_DIR, 'auth.db')),
   };
@@ -94,12 +102,23 @@ export async function startEmbedded(config: EmbeddedConfig, seams: EmbeddedSeams
     logger: logger.child({ service: 'orgs' }),
     store: createSqliteOrgsStore(dbs.orgs),
   });
-  // Consumers first, ingest last: it starts answering once its views have replayed.
-  const services = [forms, billing, orgs, createNotificationsService({ logger }), ingest];
-  for (const s of services) await s.start();
-
   const settings = accountSettings(config);
   const mailer = createMailer({ ...settings, mailDir: join(config.DATA_DIR, 'mail'), logger, logLinks: true });
+  const notifications = createNotificationsService({
+    ...common,
+    logger: logger.child({ service: 'notifications' }),
+    store: createSqliteDeliveryStore(dbs.notifications),
+    mailer,
+    // TODO(merge): the React Email composer of `src/email`.
+    compose: plainComposer,
+    // TODO(merge): `src/recipients` (verified addresses). Until then nobody is verified, so nothing is sent.
+    recipients: seams.recipients ?? { listVerified: async () => [] },
+    publicUrl,
+  });
+  // Consumers first, ingest last: it starts answering once its views have replayed.
+  const services = [forms, billing, orgs, notifications, ingest];
+  for (const s of services) await s.start();
+
   const accounts = createAccounts({
     ...common,
     ...settings,
@@ -131,6 +150,7 @@ export async function startEmbedded(config: EmbeddedConfig, seams: EmbeddedSeams
       forms: { kind: 'in-process', app: forms.app },
       billing: { kind: 'in-process', app: billing.app },
       orgs: { kind: 'in-process', app: orgs.app },
+      notifications: { kind: 'in-process', app: notifications.app },
     },
     accounts,
     signer: codec,

@@ -99,6 +99,19 @@ const NOTIFICATION_EMAILS = define({
   },
 });
 
+/** Deliveries of notifications (`…/deliveries`). */
+const NOTIFICATIONS = define({
+  NOTIFICATIONS_DELIVERY_NOT_FOUND: { status: 404, message: 'Delivery not found' },
+  NOTIFICATIONS_SUBMISSION_GONE: {
+    status: 410,
+    message: 'The submission was deleted: its notifications cannot be sent again',
+  },
+  NOTIFICATIONS_RECIPIENT_NOT_VERIFIED: {
+    status: 409,
+    message: 'The address is no longer a verified notification address of the organization',
+  },
+});
+
 /** The public endpoint, in Formspree's format `{ error, errors: [{ code, message, field? }] }` (`docs/ingest.md`). */
 const INGEST = define({
   FORM_NOT_FOUND: { status: 404, message: 'Form not found' },
@@ -135,7 +148,16 @@ const EVENTS = define({
   EVENT_INVALID: { status: 422, message: 'The event does not match its schema' },
 });
 
-export const ERROR_CODES = { ...COMMON, ...ACCOUNTS, ...FORMS, ...ORGS, ...NOTIFICATION_EMAILS, ...INGEST, ...EVENTS };
+export const ERROR_CODES = {
+  ...COMMON,
+  ...ACCOUNTS,
+  ...FORMS,
+  ...ORGS,
+  ...NOTIFICATION_EMAILS,
+  ...NOTIFICATIONS,
+  ...INGEST,
+  ...EVENTS,
+};
 export type ErrorCode = keyof typeof ERROR_CODES;
 
 export const isErrorCode = (code: string): code is ErrorCode => Object.hasOwn(ERROR_CODES, code);

@@ -1,14 +1,96 @@
-import { createServiceApp, type Logger, type Service } from '@formgate/kit';
+import { createConsumers, type EventBus } from '@formgate/bus';
+import { TOPIC_SPECS, Topics } from '@formgate/contracts';
+import {
+  AppError,
+  type Clock,
+  createServiceApp,
+  errorHandler,
+  type IdentityVerifier,
+  type Ids,
+  type Logger,
+  requireIdentity,
+  requireJson,
+  type Service,
+} from '@formgate/kit';
+import type { Mailer } from '@formgate/mail';
+import express from 'express';
+import { deliveriesRoutes } from './deliveries/deliveries.routes.ts';
+import { createDeliveryRunner } from './deliveries/delivery-runner.ts';
+import type { DeliveryStore } from './deliveries/delivery-store.ts';
+import {
+  createFormsViewHandler,
+  createSubmissionChangesHandler,
+  createSubmissionReceivedHandler,
+} from './deliveries/handlers.ts';
+import type { Composer, Recipients } from './deliveries/ports.ts';
+import { createRetryWorker } from './deliveries/retry-worker.ts';
 
 export interface NotificationsServiceDeps {
+  store: DeliveryStore;
+  bus: EventBus;
+  mailer: Mailer;
+  clock: Clock;
+  ids: Ids;
   logger: Logger;
+  identity: IdentityVerifier;
+  compose: Composer;
+  recipients: Recipients;
+  /** The dashboard's base URL, for links in mails. */
+  publicUrl: string;
+  /** How often the retry worker looks for due attempts (default 1 s). */
+  retryIntervalMs?: number;
+  /** Jitter source of the retry schedule (tests pin it). */
+  random?: () => number;
 }
 
+export type NotificationsService = Service & {
+  /** Runs a pass of the retry worker now; resolves when it is over (tests, after moving their clock). */
+  runDueAttempts(): Promise<void>;
+};
+
 /**
- * The notifications service. It owns no routes or consumers yet: its capabilities arrive with their own issues, and the
- * gateway's route table has no entry for it until then.
+ * Notifications: the delivery pipeline (effect records, first attempt in the consumer, retries, outcome events)
+ * and the delivery log API. Consumers: `forms.form` (the view, first), `forms.submission` (deletions),
+ * `ingest.submission` (from the log end on a first start: submissions from before the service existed are not
+ * notified).
  */
-export function createNotificationsService(_deps: NotificationsServiceDeps): Service {
+export function createNotificationsService(deps: NotificationsServiceDeps): NotificationsService {
+  const runner = createDeliveryRunner(deps);
+  const worker = createRetryWorker({ ...deps, runner, intervalMs: deps.retryIntervalMs });
+
+  const api = deliveriesRoutes({ ...deps, runner });
   const app = createServiceApp();
-  return { name: 'notifications', app, start: async () => {}, stop: async () => {} };
+  app.use('/api/v1/forms', requireIdentity(deps.identity), requireJson, express.json({ limit: '16kb' }), api.router);
+  app.use((_req, _res, next) => next(new AppError('NOT_FOUND')));
+  app.use(errorHandler(deps.logger));
+
+  const consumers = createConsumers(deps.bus, TOPIC_SPECS, [
+    { group: 'notifications.forms-view', topic: Topics.formsForm, handler: createFormsViewHandler(deps) },
+    {
+      group: 'notifications.submission-changes',
+      topic: Topics.formsSubmission,
+      handler: createSubmissionChangesHandler(deps),
+    },
+    {
+      group: 'notifications.deliveries',
+      topic: Topics.ingestSubmission,
+      handler: createSubmissionReceivedHandler({ ...deps, runner }),
+      fromBeginning: false,
+      maxBatchSize: 100,
+    },
+  ]);
+  return {
+    name: 'notifications',
+    app,
+    async start() {
+      await consumers.start();
+      void worker.start();
+    },
+    async stop() {
+      await worker.stop();
+      await api.drain();
+      await consumers.stop();
+    },
+    runDueAttempts: worker.kick,
+  };
 }

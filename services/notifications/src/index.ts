@@ -1,1 +1,6 @@
 export * from './create-service.ts';
+export * from './deliveries/delivery-store.ts';
+export * from './deliveries/mongo-delivery-store.ts';
+export * from './deliveries/plain-composer.ts';
+export * from './deliveries/ports.ts';
+export * from './deliveries/sqlite-delivery-store.ts';

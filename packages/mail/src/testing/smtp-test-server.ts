@@ -23,8 +23,11 @@ export interface SmtpTestServer {
 }
 
 export interface SmtpTestServerOptions {
-  /** Recipients answered with `550` at `RCPT TO`, to test refusals. */
-  refuseRecipient?: (address: string) => boolean;
+  /**
+   * Recipients refused at `RCPT TO`, to test refusals: `true` answers `550` (permanent), a number answers that reply
+   * code (e.g. `421` or `450`, temporary). Asked again for every message, so a test can refuse and then accept.
+   */
+  refuseRecipient?: (address: string) => boolean | number;
 }
 
 interface Waiter {
@@ -55,8 +58,11 @@ export async function startSmtpTestServer(options: SmtpTestServerOptions = {}): 
       callback(null, { user: auth.username ?? 'anonymous' });
     },
     onRcptTo(address, _session, callback) {
-      if (!options.refuseRecipient?.(address.address)) return callback();
-      callback(Object.assign(new Error('mailbox unavailable'), { responseCode: 550 }));
+      const refusal = options.refuseRecipient?.(address.address);
+      if (!refusal) return callback();
+      const responseCode = refusal === true ? 550 : refusal;
+      const text = responseCode < 500 ? 'try again later' : 'mailbox unavailable';
+      callback(Object.assign(new Error(text), { responseCode }));
     },
     onData(stream, session, callback) {
       buffer(stream)

@@ -1,0 +1,142 @@
+import type { DeliveryDto } from '@formgate/contracts';
+import { AppError, type Clock, type Ids, identityOf, type Logger, requirePermission } from '@formgate/kit';
+import { type Request, Router } from 'express';
+import { z } from 'zod';
+import type { DeliveryRunner } from './delivery-runner.ts';
+import type { Delivery, DeliveryStore, FormView } from './delivery-store.ts';
+import { newDelivery } from './plan-deliveries.ts';
+import type { Recipients } from './ports.ts';
+
+export function toDeliveryDto(d: Delivery): DeliveryDto {
+  const { orgId: _org, lastClaimed: _claimed, ...dto } = d;
+  return dto;
+}
+
+/** How long a resend's request waits for its first attempt before answering with the delivery as it stands. */
+const RESEND_WAIT_MS = 3_000;
+/** Failed deliveries one replay request re-attempts at most (`more: true` says there are others in the range). */
+const REPLAY_MAX = 500;
+const MAX_RANGE_MS = 31 * 86_400_000;
+
+const ReplayRequestSchema = z
+  .object({
+    from: z.iso.datetime({ offset: true }),
+    to: z.iso.datetime({ offset: true }),
+    status: z.literal('failed').default('failed'),
+  })
+  .strict()
+  .transform((r) => ({ ...r, from: new Date(r.from).toISOString(), to: new Date(r.to).toISOString() }))
+  .refine((r) => r.from < r.to && Date.parse(r.to) - Date.parse(r.from) <= MAX_RANGE_MS, {
+    message: '`from` must be before `to`, at most 31 days apart',
+    path: ['to'],
+  });
+
+export interface DeliveriesRoutesDeps {
+  store: DeliveryStore;
+  runner: DeliveryRunner;
+  recipients: Recipients;
+  clock: Clock;
+  ids: Ids;
+  logger: Logger;
+}
+
+/**
+ * The delivery log: `GET …/submissions/{id}/deliveries` for every member; resend and replay for owners and admins
+ * (`form: update`). A form of another organization (or unknown) is `FORMS_FORM_NOT_FOUND`.
+ */
+export function deliveriesRoutes(deps: DeliveriesRoutesDeps) {
+  const { store, runner, logger } = deps;
+  const router = Router();
+  /** Resend attempts still running after their request was answered; `drain` waits for them on shutdown. */
+  const inFlight = new Set<Promise<void>>();
+
+  const loadForm = async (req: Request): Promise<FormView> => {
+    const form = await store.getForm(String(req.params.formId));
+    if (!form || form === 'deleted' || form.orgId !== identityOf(req).orgId) throw new AppError('FORMS_FORM_NOT_FOUND');
+    return form;
+  };
+
+  /** Plans a new delivery repeating `original` (same channel, purpose and target) and starts its first attempt. */
+  const resend = async (original: Delivery, id: string) => {
+    if (!(await store.getSubmission(original.submissionId))) throw new AppError('NOTIFICATIONS_SUBMISSION_GONE');
+    if (original.purpose === 'notification') {
+      const verified = (await deps.recipients.listVerified(original.orgId)).map((a) => a.trim().toLowerCase());
+      if (!verified.includes(original.target)) throw new AppError('NOTIFICATIONS_RECIPIENT_NOT_VERIFIED');
+    }
+    const { orgId, formId, submissionId, channel, purpose, target } = original;
+    const [planned] = await store.planDeliveries([
+      newDelivery(deps, { id, orgId, formId, submissionId, channel, purpose, target, resendOf: original.id }),
+    ]);
+    if (!planned) throw new Error('planDeliveries returned nothing');
+    const attempted =
+      planned.lastClaimed > 0
+        ? Promise.resolve(planned)
+        : runner.attempt(planned).then(async (after) => {
+            // A bus outage here leaves the outcome marked unpublished: the retry worker publishes it.
+            if (after) await runner.publishOutcomes([after]).catch((err) => logger.warn({ err }, 'publishing later'));
+            return after;
+          });
+    const settled = attempted.then(
+      () => {},
+      (err: unknown) => logger.warn({ err, deliveryId: id }, 'resend attempt failed; the worker retries'),
+    );
+    inFlight.add(settled);
+    void settled.finally(() => inFlight.delete(settled));
+    return { planned, attempted };
+  };
+
+  router.get('/:formId/submissions/:submissionId/deliveries', async (req, res) => {
+    const form = await loadForm(req);
+    const deliveries = await store.listBySubmission(String(req.params.submissionId));
+    res.json({ data: deliveries.filter((d) => d.formId === form.id && d.orgId === form.orgId).map(toDeliveryDto) });
+  });
+
+  router.post('/:formId/submissions/:submissionId/deliveries/:deliveryId/resend', async (req, res) => {
+    requirePermission(identityOf(req), { form: ['update'] });
+    z.object({})
+      .strict()
+      .parse(req.body ?? {});
+    const form = await loadForm(req);
+    const original = await store.getDelivery(String(req.params.deliveryId));
+    if (!original || original.formId !== form.id || original.submissionId !== String(req.params.submissionId)) {
+      throw new AppError('NOTIFICATIONS_DELIVERY_NOT_FOUND');
+    }
+    const { planned, attempted } = await resend(original, deps.ids.next());
+    let timer: NodeJS.Timeout | undefined;
+    const waited = await Promise.race([
+      attempted.catch(() => null),
+      new Promise<null>((r) => {
+        timer = setTimeout(() => r(null), RESEND_WAIT_MS);
+      }),
+    ]);
+    clearTimeout(timer);
+    res.status(202).json(toDeliveryDto(waited ?? (await store.getDelivery(planned.id)) ?? planned));
+  });
+
+  router.post('/:formId/deliveries/replay', async (req, res) => {
+    requirePermission(identityOf(req), { form: ['update'] });
+    const form = await loadForm(req);
+    const range = ReplayRequestSchema.parse(req.body ?? {});
+    const failed = await store.listFailed(form.id, range, REPLAY_MAX);
+    let replayed = 0;
+    let skipped = 0;
+    for (const original of failed) {
+      try {
+        // One replay per failed delivery: replaying the same range again re-plans the same ids, sending nothing new.
+        const { planned } = await resend(original, deps.ids.derived('replay', original.id));
+        if (planned.lastClaimed === 0) replayed++;
+      } catch (err) {
+        if (!(err instanceof AppError) || err.status >= 500) throw err;
+        skipped++;
+      }
+    }
+    res.status(202).json({ replayed, skipped, more: failed.length === REPLAY_MAX });
+  });
+
+  return {
+    router,
+    drain: async () => {
+      while (inFlight.size > 0) await Promise.all(inFlight);
+    },
+  };
+}

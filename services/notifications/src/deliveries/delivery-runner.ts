@@ -1,0 +1,189 @@
+import type { EventPublisher } from '@formgate/bus';
+import { encodeEvent, Topics } from '@formgate/contracts';
+import type { Clock, Ids, Logger } from '@formgate/kit';
+import { type Mailer, MailSendError } from '@formgate/mail';
+import { type AttemptOutcome, type Delivery, type DeliveryStore, isFinal } from './delivery-store.ts';
+import type { Composer } from './ports.ts';
+import { MAX_ATTEMPTS, retryDelayMs } from './retry-schedule.ts';
+
+/**
+ * How long a claimed attempt may take before another instance considers it abandoned (its claimer crashed between
+ * claiming and recording) and makes the next one. Longer than any send: nodemailer's connection and greeting
+ * timeouts are 2 min and 30 s; an SMTP send that outlives this lease may be duplicated.
+ */
+export const ATTEMPT_LEASE_MS = 180_000;
+
+export interface DeliveryRunnerDeps {
+  store: DeliveryStore;
+  bus: EventPublisher;
+  mailer: Mailer;
+  compose: Composer;
+  clock: Clock;
+  ids: Ids;
+  logger: Logger;
+  publicUrl: string;
+  random?: () => number;
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** A short, header-free description of why a send failed: the SMTP reply code and text, never message content. */
+function responseOf(err: unknown): { code: string; text: string } {
+  const cause = (err instanceof MailSendError ? err.cause : err) as
+    | { responseCode?: number; code?: string; response?: string; message?: string }
+    | undefined;
+  const code = cause?.responseCode !== undefined ? String(cause.responseCode) : (cause?.code ?? 'ERROR');
+  const text = (cause?.response ?? (err as Error)?.message ?? 'unknown error').replace(/\s+/g, ' ').slice(0, 200);
+  return { code, text };
+}
+
+/**
+ * Makes attempts and publishes outcomes. One attempt of one delivery: claim attempt n (a unique insert — the effect
+ * record, written before anything is sent), compose, send, record the outcome. Only the claim's holder sends, so
+ * two instances never send the same attempt; a claimer that crashes after sending and before recording leaves a
+ * claim without outcome, and after `ATTEMPT_LEASE_MS` the next attempt is made: that is the one possible duplicate.
+ */
+export function createDeliveryRunner(deps: DeliveryRunnerDeps) {
+  const { store, clock, logger } = deps;
+  const random = deps.random ?? Math.random;
+
+  /** Sends one attempt; resolves with the outcome (a failed send is an outcome, not an exception). */
+  async function send(
+    delivery: Delivery,
+  ): Promise<Omit<AttemptOutcome, 'status' | 'nextAttemptAt' | 'at'> & { ok: boolean; retryable: boolean }> {
+    if (delivery.channel !== 'email') {
+      return {
+        ok: false,
+        retryable: false,
+        response: { code: 'UNSUPPORTED_CHANNEL', text: delivery.channel },
+        messageId: null,
+      };
+    }
+    const [form, submission] = await Promise.all([
+      store.getForm(delivery.formId),
+      store.getSubmission(delivery.submissionId),
+    ]);
+    if (!submission || !form || form === 'deleted') {
+      const text = !submission ? 'the submission was deleted' : 'the form was deleted';
+      return { ok: false, retryable: false, response: { code: 'GONE', text }, messageId: null };
+    }
+    const input = { form, submission, to: delivery.target, publicUrl: deps.publicUrl };
+    let message: ReturnType<Composer['notification']>;
+    try {
+      message =
+        delivery.purpose === 'autoresponse' ? deps.compose.autoresponse(input) : deps.compose.notification(input);
+    } catch (err) {
+      logger.error({ err: { name: (err as Error).name }, deliveryId: delivery.id }, 'composing a mail failed');
+      return {
+        ok: false,
+        retryable: false,
+        response: { code: 'COMPOSE_FAILED', text: 'the mail could not be composed' },
+        messageId: null,
+      };
+    }
+    try {
+      const { messageId } = await deps.mailer.send(message);
+      return { ok: true, retryable: false, response: { code: '250', text: 'accepted' }, messageId };
+    } catch (err) {
+      const retryable = err instanceof MailSendError ? err.retryable : true;
+      return { ok: false, retryable, response: responseOf(err), messageId: null };
+    }
+  }
+
+  /** A claim held by someone else: finish what a crash left half-written, or move past an abandoned attempt. */
+  async function recover(
+    delivery: Delivery,
+    n: number,
+    held: { startedAt: string; finished: boolean },
+  ): Promise<Delivery | null> {
+    if (held.finished) {
+      // The outcome reached the attempt record but not the delivery: write it there again (idempotent).
+      const outcome = (await store.listAttempts(delivery.id)).find((a) => a.attempt === n)?.outcome;
+      return outcome ? store.recordOutcome(delivery.id, n, outcome) : null;
+    }
+    if (clock.now().getTime() - Date.parse(held.startedAt) < ATTEMPT_LEASE_MS) return null;
+    logger.warn(
+      { deliveryId: delivery.id, attempt: n },
+      'attempt abandoned (its instance stopped mid-send?); trying again',
+    );
+    if (n >= MAX_ATTEMPTS) {
+      const at = clock.now().toISOString();
+      const response = { code: 'ABANDONED', text: 'the last attempt did not finish' };
+      // The abandoned attempt's own record takes the outcome: nobody else can claim it any more.
+      return store.recordOutcome(delivery.id, n, {
+        status: 'failed',
+        response,
+        messageId: null,
+        nextAttemptAt: null,
+        at,
+      });
+    }
+    await store.skipAttempt(delivery.id, n);
+    return attempt({ ...delivery, lastClaimed: n });
+  }
+
+  /**
+   * Makes the next attempt of `delivery` if this instance wins its claim (after moving past an abandoned one).
+   * Resolves with the delivery as it stands afterwards, or null when another instance holds the attempt within its
+   * lease. Throws only when the store does.
+   */
+  async function attempt(delivery: Delivery): Promise<Delivery | null> {
+    if (isFinal(delivery.status)) return delivery;
+    const n = delivery.lastClaimed + 1;
+    const started = clock.now().getTime();
+    const claim = await store.claimAttempt(delivery.id, n, {
+      startedAt: iso(started),
+      leaseUntil: iso(started + ATTEMPT_LEASE_MS),
+    });
+    if (!claim.claimed) return recover(delivery, n, claim);
+    const result = await send(delivery);
+    const now = clock.now().getTime();
+    const delay = result.ok || !result.retryable ? null : retryDelayMs(n, random);
+    const outcome: AttemptOutcome = {
+      status: result.ok ? 'succeeded' : delay === null ? 'failed' : 'retrying',
+      response: result.response,
+      messageId: result.messageId,
+      nextAttemptAt: delay === null ? null : iso(now + delay),
+      at: iso(now),
+    };
+    logger.info(
+      { deliveryId: delivery.id, attempt: n, status: outcome.status, code: outcome.response?.code },
+      'delivery attempt',
+    );
+    return store.recordOutcome(delivery.id, n, outcome);
+  }
+
+  /** Publishes `delivery.succeeded` / `delivery.failed` for final deliveries, then clears their pending mark. */
+  async function publishOutcomes(deliveries: Delivery[]) {
+    const final = deliveries.filter((d) => isFinal(d.status));
+    if (final.length === 0) return;
+    const messages = final.map((d) => ({
+      key: d.orgId,
+      value: encodeEvent(Topics.notificationsDelivery, {
+        // One id per delivery outcome: a re-publication carries the same id, so consumers deduplicate on it.
+        id: deps.ids.derived('delivery-outcome', d.id, d.status),
+        type: d.status === 'succeeded' ? 'delivery.succeeded' : 'delivery.failed',
+        version: 1,
+        occurredAt: d.updatedAt,
+        data: {
+          deliveryId: d.id,
+          orgId: d.orgId,
+          formId: d.formId,
+          submissionId: d.submissionId,
+          channel: d.channel,
+          purpose: d.purpose,
+          target: d.target,
+          attempt: Math.max(d.attempts, 1),
+          final: true,
+          at: d.updatedAt,
+        },
+      }),
+    }));
+    await deps.bus.publish(Topics.notificationsDelivery, messages);
+    await store.markPublished(final.map((d) => d.id));
+  }
+
+  return { attempt, publishOutcomes };
+}
+
+export type DeliveryRunner = ReturnType<typeof createDeliveryRunner>;

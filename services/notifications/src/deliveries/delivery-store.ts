@@ -1,0 +1,129 @@
+import type { DeliveryChannel, DeliveryStatus, FormNotifications, SubmissionReceived } from '@formgate/contracts';
+
+/** What notifications keeps of a form (from `forms.form`): enough to decide who hears about a submission. */
+export interface FormView {
+  id: string;
+  orgId: string;
+  name: string;
+  slug: string;
+  notifications: FormNotifications;
+  version: number;
+}
+
+/** The submission as `submission.received` carried it: kept so that retries and resends can compose again. */
+export type StoredSubmission = SubmissionReceived['data'];
+
+/** One effect: a message to one target for one purpose of one submission. */
+export interface Delivery {
+  /** Deterministic for a planned delivery (submission, channel, purpose, target); new for a resend. */
+  id: string;
+  orgId: string;
+  formId: string;
+  submissionId: string;
+  channel: DeliveryChannel;
+  /** `notification` / `autoresponse` for email; the endpoint kind for webhooks. */
+  purpose: string;
+  /** The address (lower case), or the webhook endpoint's URL. */
+  target: string;
+  targetId: string | null;
+  status: DeliveryStatus;
+  /** Attempts whose outcome is recorded. */
+  attempts: number;
+  /** The highest attempt number claimed so far (≥ `attempts`: one more while an attempt is in flight). */
+  lastClaimed: number;
+  lastResponse: { code: string; text: string } | null;
+  messageId: string | null;
+  /** When the next attempt is due: set while `pending` or `retrying`, null once final. */
+  nextAttemptAt: string | null;
+  resendOf: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** What an attempt ended with. */
+export interface AttemptOutcome {
+  status: DeliveryStatus;
+  response: { code: string; text: string } | null;
+  messageId: string | null;
+  /** For `retrying`: when the next attempt is due. */
+  nextAttemptAt: string | null;
+  at: string;
+}
+
+/** One line of a delivery's attempt log. */
+export interface AttemptRecord {
+  deliveryId: string;
+  attempt: number;
+  startedAt: string;
+  /** Absent while the attempt is in flight (or was abandoned by a crash). */
+  outcome: AttemptOutcome | null;
+}
+
+export type ClaimResult =
+  | { claimed: true }
+  /** Another instance holds attempt `attempt`; `startedAt` says since when, `finished` whether it recorded an outcome. */
+  | { claimed: false; startedAt: string; finished: boolean };
+
+/**
+ * The notifications service's state. Guarantees every adapter keeps (checked by `delivery-store.contract.ts`):
+ *
+ * Forms view
+ * - `applyForm` keeps, per form, the highest version it was given; an older or equal version changes nothing.
+ * - `deleteForm` forgets the form: `getForm` answers `'deleted'` from then on (null: never seen), and an upsert of a
+ *   version not above the deleted one does not bring it back.
+ *
+ * Submissions
+ * - `saveSubmission` keeps the first copy of a submission (a redelivery changes nothing); `deleteSubmission`
+ *   forgets it (its deliveries stay, as the log of what was sent).
+ *
+ * Deliveries
+ * - `planDeliveries` inserts each delivery whose id is new and leaves an existing one as it is; it returns the
+ *   stored records, in the order given (a redelivered submission gets the deliveries planned the first time).
+ * - `claimAttempt(id, n)` succeeds for exactly one caller per (delivery, n), however many instances call it at once:
+ *   it is a unique insert (the effect record, written BEFORE sending). A successful claim also moves the delivery's
+ *   `lastClaimed` to n and its `nextAttemptAt` to `leaseUntil`, so that another instance sees it due again only
+ *   when the claimer may have crashed.
+ * - `recordOutcome(id, n, outcome)` writes the attempt's outcome into its attempt record, and into the delivery
+ *   unless an attempt numbered above n already recorded one there; a final status (`succeeded`, `failed`) clears
+ *   `nextAttemptAt` and marks the delivery's event as pending publication.
+ * - `skipAttempt(id, n)` moves `lastClaimed` to at least n (an abandoned claim: the next claim takes n + 1).
+ * - `listDue(now, limit)` returns deliveries that are `pending` or `retrying` with `nextAttemptAt ≤ now`, earliest
+ *   first (index-backed).
+ * - `listBySubmission`, `listFailed(formId, from, to)` (final `failed`, `createdAt` in `[from, to)`), `countSince`
+ *   (autoresponse rate limits) and `listUnpublished` are index-backed; `markPublished` clears the pending event.
+ */
+export interface DeliveryStore {
+  applyForm(form: FormView): Promise<void>;
+  deleteForm(formId: string, version: number): Promise<void>;
+  getForm(formId: string): Promise<FormView | 'deleted' | null>;
+
+  saveSubmission(submission: StoredSubmission): Promise<void>;
+  getSubmission(submissionId: string): Promise<StoredSubmission | null>;
+  deleteSubmission(submissionId: string): Promise<void>;
+
+  planDeliveries(deliveries: Delivery[]): Promise<Delivery[]>;
+  getDelivery(id: string): Promise<Delivery | null>;
+  listBySubmission(submissionId: string): Promise<Delivery[]>;
+  listFailed(formId: string, range: { from: string; to: string }, limit: number): Promise<Delivery[]>;
+  /** Deliveries of a form and purpose created at or after `since`, optionally to one target. */
+  countSince(q: { formId: string; purpose: string; target?: string; since: string }): Promise<number>;
+
+  claimAttempt(
+    deliveryId: string,
+    attempt: number,
+    at: { startedAt: string; leaseUntil: string },
+  ): Promise<ClaimResult>;
+  recordOutcome(deliveryId: string, attempt: number, outcome: AttemptOutcome): Promise<Delivery | null>;
+  skipAttempt(deliveryId: string, attempt: number): Promise<void>;
+  listAttempts(deliveryId: string): Promise<AttemptRecord[]>;
+  listDue(now: string, limit: number): Promise<Delivery[]>;
+
+  listUnpublished(limit: number): Promise<Delivery[]>;
+  markPublished(ids: string[]): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** The attempt record's key: unique per (delivery, attempt number). */
+export const attemptKey = (deliveryId: string, attempt: number) => `${deliveryId}#${attempt}`;
+
+export const isFinal = (status: DeliveryStatus) => status === 'succeeded' || status === 'failed';

@@ -1,0 +1,200 @@
+import { isDuplicateKeyError, type MongoConnection } from '@formgate/store/mongo';
+import {
+  type AttemptOutcome,
+  type AttemptRecord,
+  attemptKey,
+  type Delivery,
+  type DeliveryStore,
+  type FormView,
+  isFinal,
+  type StoredSubmission,
+} from './delivery-store.ts';
+
+interface FormDoc {
+  _id: string;
+  version: number;
+  deleted: boolean;
+  form: FormView | null;
+}
+interface SubmissionDoc {
+  _id: string;
+  submission: StoredSubmission;
+}
+type DeliveryDoc = Omit<Delivery, 'id'> & { _id: string; eventPending?: true };
+interface AttemptDoc {
+  _id: string;
+  deliveryId: string;
+  attempt: number;
+  startedAt: string;
+  outcome: AttemptOutcome | null;
+}
+
+const toDelivery = ({ _id, eventPending: _e, ...rest }: DeliveryDoc): Delivery => ({ id: _id, ...rest });
+
+const ignoreDuplicate = (err: unknown) => {
+  if (!isDuplicateKeyError(err)) throw err;
+};
+
+/**
+ * `DeliveryStore` on MongoDB 7+ or FerretDB 1.24. FerretDB has no transactions and runs an update as a read then a
+ * write, so nothing here relies on a conditional update being atomic under concurrency: who may make attempt n of a
+ * delivery is decided by inserting the attempt record `_id = <deliveryId>#<n>` (a unique insert is atomic), and
+ * every later write to the delivery is made by that claim's holder only. Conditional updates (`version`,
+ * `attempts`) only guard against stale writers (an older form snapshot, an attempt that outlived its lease).
+ */
+export async function createMongoDeliveryStore(conn: MongoConnection): Promise<DeliveryStore> {
+  const db = conn.db;
+  if (!db) throw new Error('createMongoDeliveryStore: the connection is not open');
+  const forms = db.collection<FormDoc>('forms_view');
+  const submissions = db.collection<SubmissionDoc>('submissions');
+  const deliveries = db.collection<DeliveryDoc>('deliveries');
+  const attempts = db.collection<AttemptDoc>('delivery_attempts');
+  await Promise.all([
+    deliveries.createIndex({ submissionId: 1, createdAt: 1 }, { name: 'submission' }),
+    deliveries.createIndex({ nextAttemptAt: 1 }, { name: 'due' }),
+    deliveries.createIndex({ formId: 1, status: 1, createdAt: 1 }, { name: 'form_status' }),
+    deliveries.createIndex({ formId: 1, purpose: 1, target: 1, createdAt: 1 }, { name: 'form_target' }),
+    deliveries.createIndex({ eventPending: 1 }, { name: 'unpublished' }),
+    attempts.createIndex({ deliveryId: 1, attempt: 1 }, { name: 'delivery' }),
+  ]);
+
+  return {
+    async applyForm(form) {
+      // Matches only an older snapshot; when a newer (or equal) one is there the upsert's insert is a duplicate.
+      await forms
+        .updateOne(
+          { _id: form.id, version: { $lt: form.version } },
+          { $set: { version: form.version, deleted: false, form } },
+          { upsert: true },
+        )
+        .catch(ignoreDuplicate);
+    },
+    async deleteForm(formId, version) {
+      await forms
+        .updateOne(
+          { _id: formId, version: { $lte: version } },
+          { $set: { version, deleted: true, form: null } },
+          { upsert: true },
+        )
+        .catch(ignoreDuplicate);
+    },
+    async getForm(formId) {
+      const doc = await forms.findOne({ _id: formId });
+      if (!doc) return null;
+      return doc.deleted || !doc.form ? 'deleted' : doc.form;
+    },
+
+    async saveSubmission(submission) {
+      await submissions.insertOne({ _id: submission.submissionId, submission }).catch(ignoreDuplicate);
+    },
+    async getSubmission(submissionId) {
+      return (await submissions.findOne({ _id: submissionId }))?.submission ?? null;
+    },
+    async deleteSubmission(submissionId) {
+      await submissions.deleteOne({ _id: submissionId });
+    },
+
+    async planDeliveries(planned) {
+      if (planned.length === 0) return [];
+      await deliveries
+        .insertMany(
+          planned.map(({ id, ...rest }) => ({ _id: id, ...rest })),
+          { ordered: false },
+        )
+        .catch(ignoreDuplicate);
+      const stored = new Map(
+        (await deliveries.find({ _id: { $in: planned.map((d) => d.id) } }).toArray()).map((d) => [d._id, d]),
+      );
+      return planned.map((d) => {
+        const doc = stored.get(d.id);
+        if (!doc) throw new Error(`delivery ${d.id} was not stored`);
+        return toDelivery(doc);
+      });
+    },
+    async getDelivery(id) {
+      const doc = await deliveries.findOne({ _id: id });
+      return doc ? toDelivery(doc) : null;
+    },
+    async listBySubmission(submissionId) {
+      const docs = await deliveries.find({ submissionId }).sort({ submissionId: 1, createdAt: 1 }).toArray();
+      return docs.map(toDelivery).sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+    },
+    async listFailed(formId, range, limit) {
+      const docs = await deliveries
+        .find({ formId, status: 'failed', createdAt: { $gte: range.from, $lt: range.to } })
+        .sort({ formId: 1, status: 1, createdAt: 1 })
+        .limit(limit)
+        .toArray();
+      return docs.map(toDelivery);
+    },
+    countSince(q) {
+      return deliveries.countDocuments({
+        formId: q.formId,
+        purpose: q.purpose,
+        ...(q.target === undefined ? {} : { target: q.target }),
+        createdAt: { $gte: q.since },
+      });
+    },
+
+    async claimAttempt(deliveryId, attempt, at) {
+      const _id = attemptKey(deliveryId, attempt);
+      try {
+        await attempts.insertOne({ _id, deliveryId, attempt, startedAt: at.startedAt, outcome: null });
+      } catch (err) {
+        ignoreDuplicate(err);
+        const held = await attempts.findOne({ _id });
+        if (!held) throw new Error(`attempt ${_id} is neither new nor stored`);
+        return { claimed: false, startedAt: held.startedAt, finished: held.outcome !== null };
+      }
+      await deliveries.updateOne(
+        { _id: deliveryId, lastClaimed: { $lt: attempt } },
+        { $set: { lastClaimed: attempt, nextAttemptAt: at.leaseUntil, updatedAt: at.startedAt } },
+      );
+      return { claimed: true };
+    },
+    async recordOutcome(deliveryId, attempt, outcome) {
+      await attempts.updateOne({ _id: attemptKey(deliveryId, attempt) }, { $set: { outcome } });
+      const final = isFinal(outcome.status);
+      const set = {
+        status: outcome.status,
+        attempts: attempt,
+        lastResponse: outcome.response,
+        nextAttemptAt: final ? null : outcome.nextAttemptAt,
+        updatedAt: outcome.at,
+        ...(outcome.messageId === null ? {} : { messageId: outcome.messageId }),
+      };
+      await deliveries.updateOne(
+        { _id: deliveryId, attempts: { $lt: attempt } },
+        final ? { $set: { ...set, eventPending: true as const } } : { $set: set, $unset: { eventPending: '' } },
+      );
+      const doc = await deliveries.findOne({ _id: deliveryId });
+      return doc ? toDelivery(doc) : null;
+    },
+    async skipAttempt(deliveryId, attempt) {
+      await deliveries.updateOne(
+        { _id: deliveryId, lastClaimed: { $lt: attempt } },
+        { $set: { lastClaimed: attempt } },
+      );
+    },
+    async listAttempts(deliveryId) {
+      const docs = await attempts.find({ deliveryId }).sort({ deliveryId: 1, attempt: 1 }).toArray();
+      return docs.map(({ _id: _k, ...rest }): AttemptRecord => rest);
+    },
+    async listDue(now, limit) {
+      const docs = await deliveries
+        .find({ nextAttemptAt: { $type: 'string', $lte: now } })
+        .sort({ nextAttemptAt: 1 })
+        .limit(limit)
+        .toArray();
+      return docs.map(toDelivery);
+    },
+
+    async listUnpublished(limit) {
+      return (await deliveries.find({ eventPending: true }).limit(limit).toArray()).map(toDelivery);
+    },
+    async markPublished(ids) {
+      if (ids.length > 0) await deliveries.updateMany({ _id: { $in: ids } }, { $unset: { eventPending: '' } });
+    },
+    async close() {},
+  };
+}

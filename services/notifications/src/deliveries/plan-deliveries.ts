@@ -1,0 +1,99 @@
+import type { Clock, Ids } from '@formgate/kit';
+import { z } from 'zod';
+import { ATTEMPT_LEASE_MS } from './delivery-runner.ts';
+import type { Delivery, DeliveryStore, FormView, StoredSubmission } from './delivery-store.ts';
+import type { Recipients } from './ports.ts';
+
+/**
+ * Autoresponse limits, counted over the deliveries already planned (a window count, not a token bucket): at most
+ * `perAddress` autoresponses to one address from one form per `addressWindowMs`, and `perForm` from one form per
+ * `formWindowMs`. Two instances planning at once may each pass the check: the limit is approximate by one or two.
+ */
+export const AUTORESPONSE_LIMITS = {
+  perAddress: 2,
+  addressWindowMs: 86_400_000,
+  perForm: 100,
+  formWindowMs: 3_600_000,
+};
+
+const emailSchema = z.email().max(320);
+const validEmail = (value: string | undefined) => {
+  const candidate = value?.trim().toLowerCase();
+  return candidate && emailSchema.safeParse(candidate).success ? candidate : undefined;
+};
+
+/** The submitter's address: `_replyto`, else a field named `email`, when it is a valid address. */
+export function submitterAddress(submission: StoredSubmission): string | undefined {
+  return (
+    validEmail(submission.meta.replyTo) ??
+    validEmail(submission.fields.find((f) => f.name.toLowerCase() === 'email')?.value)
+  );
+}
+
+export interface PlanDeps {
+  store: DeliveryStore;
+  recipients: Recipients;
+  clock: Clock;
+  ids: Ids;
+}
+
+/** The deterministic id of a planned delivery: a redelivered submission plans the same ones. */
+export const plannedDeliveryId = (ids: Ids, d: Pick<Delivery, 'submissionId' | 'channel' | 'purpose' | 'target'>) =>
+  ids.derived('delivery', d.submissionId, d.channel, d.purpose, d.target);
+
+export function newDelivery(
+  deps: Pick<PlanDeps, 'clock'>,
+  fields: Pick<Delivery, 'id' | 'orgId' | 'formId' | 'submissionId' | 'channel' | 'purpose' | 'target' | 'resendOf'>,
+): Delivery {
+  const now = deps.clock.now();
+  return {
+    targetId: null,
+    status: 'pending',
+    attempts: 0,
+    lastClaimed: 0,
+    lastResponse: null,
+    messageId: null,
+    // Whoever plans makes the first attempt at once; the workers look at it only if that did not happen in time.
+    nextAttemptAt: new Date(now.getTime() + ATTEMPT_LEASE_MS).toISOString(),
+    createdAt: now.toISOString(),
+    updatedAt: now.toISOString(),
+    ...fields,
+  };
+}
+
+/**
+ * The email deliveries a submission calls for: one notification per address the form lists (plus `_cc`) that is
+ * verified, and an autoresponse to the submitter's valid address when the form enables it and the limits allow.
+ * The caller has already ruled out spam, held submissions and forms with notifications off.
+ */
+export async function deliveriesFor(deps: PlanDeps, form: FormView, submission: StoredSubmission): Promise<Delivery[]> {
+  const verified = new Set((await deps.recipients.listVerified(form.orgId)).map((a) => a.trim().toLowerCase()));
+  const wanted = [...form.notifications.emails, ...(submission.meta.cc ?? [])].map((a) => a.trim().toLowerCase());
+  const common = { orgId: form.orgId, formId: form.id, submissionId: submission.submissionId, resendOf: null };
+  const planned: Delivery[] = [];
+  for (const target of new Set(wanted.filter((a) => verified.has(a)))) {
+    const key = { ...common, channel: 'email' as const, purpose: 'notification', target };
+    planned.push(newDelivery(deps, { ...key, id: plannedDeliveryId(deps.ids, key) }));
+  }
+  const submitter = form.notifications.autoresponse.enabled ? submitterAddress(submission) : undefined;
+  if (submitter) {
+    const key = { ...common, channel: 'email' as const, purpose: 'autoresponse', target: submitter };
+    const id = plannedDeliveryId(deps.ids, key);
+    // A redelivery keeps an autoresponse planned the first time, whatever the limits say now.
+    if ((await deps.store.getDelivery(id)) || (await autoresponseAllowed(deps, form.id, submitter))) {
+      planned.push(newDelivery(deps, { ...key, id }));
+    }
+  }
+  return planned;
+}
+
+async function autoresponseAllowed(deps: PlanDeps, formId: string, target: string) {
+  const now = deps.clock.now().getTime();
+  const since = (ms: number) => new Date(now - ms).toISOString();
+  const L = AUTORESPONSE_LIMITS;
+  const [toAddress, fromForm] = await Promise.all([
+    deps.store.countSince({ formId, purpose: 'autoresponse', target, since: since(L.addressWindowMs) }),
+    deps.store.countSince({ formId, purpose: 'autoresponse', since: since(L.formWindowMs) }),
+  ]);
+  return toAddress < L.perAddress && fromForm < L.perForm;
+}

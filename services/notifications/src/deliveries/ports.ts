@@ -1,0 +1,26 @@
+import type { MailMessage } from '@formgate/mail';
+import type { FormView, StoredSubmission } from './delivery-store.ts';
+
+/** What composing a mail needs: the form, the submission as received, the recipient and where the app lives. */
+export interface ComposeInput {
+  form: FormView;
+  submission: StoredSubmission;
+  /** The recipient's address. */
+  to: string;
+  /** The dashboard's base URL (links to the submission). */
+  publicUrl: string;
+}
+
+/**
+ * Builds the mails (the `src/email` module provides the real one). Must escape every submission value, keep header
+ * values free of line breaks, and may set a deterministic `Message-ID` in `headers`.
+ */
+export interface Composer {
+  notification(input: ComposeInput): MailMessage;
+  autoresponse(input: ComposeInput): MailMessage;
+}
+
+/** The organization's verified notification addresses (the `src/recipients` module provides the real one). */
+export interface Recipients {
+  listVerified(orgId: string): Promise<string[]>;
+}

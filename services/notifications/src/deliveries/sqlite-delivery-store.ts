@@ -1,0 +1,231 @@
+import type { SqliteDb } from '@formgate/store/sqlite';
+import {
+  type AttemptRecord,
+  attemptKey,
+  type Delivery,
+  type DeliveryStore,
+  type FormView,
+  isFinal,
+  type StoredSubmission,
+} from './delivery-store.ts';
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS forms_view (
+  id TEXT PRIMARY KEY, version INTEGER NOT NULL, deleted INTEGER NOT NULL DEFAULT 0, doc TEXT
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS submissions (id TEXT PRIMARY KEY, doc TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS deliveries (
+  id TEXT PRIMARY KEY,
+  org_id TEXT NOT NULL, form_id TEXT NOT NULL, submission_id TEXT NOT NULL,
+  channel TEXT NOT NULL, purpose TEXT NOT NULL, target TEXT NOT NULL, target_id TEXT,
+  status TEXT NOT NULL, attempts INTEGER NOT NULL, last_claimed INTEGER NOT NULL,
+  last_response TEXT, message_id TEXT, next_attempt_at TEXT, resend_of TEXT,
+  created_at TEXT NOT NULL, updated_at TEXT NOT NULL, event_pending INTEGER NOT NULL DEFAULT 0
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS deliveries_submission ON deliveries (submission_id, created_at);
+CREATE INDEX IF NOT EXISTS deliveries_due ON deliveries (next_attempt_at) WHERE next_attempt_at IS NOT NULL;
+CREATE INDEX IF NOT EXISTS deliveries_form_status ON deliveries (form_id, status, created_at);
+CREATE INDEX IF NOT EXISTS deliveries_form_target ON deliveries (form_id, purpose, target, created_at);
+CREATE INDEX IF NOT EXISTS deliveries_unpublished ON deliveries (event_pending) WHERE event_pending = 1;
+CREATE TABLE IF NOT EXISTS delivery_attempts (
+  id TEXT PRIMARY KEY, delivery_id TEXT NOT NULL, attempt INTEGER NOT NULL, started_at TEXT NOT NULL, outcome TEXT
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS delivery_attempts_delivery ON delivery_attempts (delivery_id, attempt);
+`;
+
+interface DeliveryRow {
+  id: string;
+  org_id: string;
+  form_id: string;
+  submission_id: string;
+  channel: Delivery['channel'];
+  purpose: string;
+  target: string;
+  target_id: string | null;
+  status: Delivery['status'];
+  attempts: number;
+  last_claimed: number;
+  last_response: string | null;
+  message_id: string | null;
+  next_attempt_at: string | null;
+  resend_of: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+const toDelivery = (r: DeliveryRow): Delivery => ({
+  id: r.id,
+  orgId: r.org_id,
+  formId: r.form_id,
+  submissionId: r.submission_id,
+  channel: r.channel,
+  purpose: r.purpose,
+  target: r.target,
+  targetId: r.target_id,
+  status: r.status,
+  attempts: r.attempts,
+  lastClaimed: r.last_claimed,
+  lastResponse: r.last_response ? JSON.parse(r.last_response) : null,
+  messageId: r.message_id,
+  nextAttemptAt: r.next_attempt_at,
+  resendOf: r.resend_of,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+});
+
+/** `DeliveryStore` on SQLite (embedded mode): one file, each change one statement or one transaction. */
+export function createSqliteDeliveryStore(db: SqliteDb): DeliveryStore {
+  db.exec(SCHEMA);
+  const s = {
+    upsertForm: db.prepare(
+      `INSERT INTO forms_view (id, version, deleted, doc) VALUES (@id, @version, 0, @doc)
+       ON CONFLICT (id) DO UPDATE SET version = excluded.version, deleted = 0, doc = excluded.doc
+       WHERE excluded.version > forms_view.version`,
+    ),
+    deleteForm: db.prepare(
+      `INSERT INTO forms_view (id, version, deleted, doc) VALUES (?, ?, 1, NULL)
+       ON CONFLICT (id) DO UPDATE SET version = excluded.version, deleted = 1, doc = NULL
+       WHERE excluded.version >= forms_view.version`,
+    ),
+    getForm: db.prepare('SELECT deleted, doc FROM forms_view WHERE id = ?'),
+    saveSubmission: db.prepare('INSERT OR IGNORE INTO submissions (id, doc) VALUES (?, ?)'),
+    getSubmission: db.prepare('SELECT doc FROM submissions WHERE id = ?').pluck(),
+    deleteSubmission: db.prepare('DELETE FROM submissions WHERE id = ?'),
+    insertDelivery: db.prepare(
+      `INSERT OR IGNORE INTO deliveries (id, org_id, form_id, submission_id, channel, purpose, target, target_id,
+         status, attempts, last_claimed, last_response, message_id, next_attempt_at, resend_of, created_at, updated_at)
+       VALUES (@id, @orgId, @formId, @submissionId, @channel, @purpose, @target, @targetId, @status, @attempts,
+         @lastClaimed, NULL, @messageId, @nextAttemptAt, @resendOf, @createdAt, @updatedAt)`,
+    ),
+    getDelivery: db.prepare('SELECT * FROM deliveries WHERE id = ?'),
+    bySubmission: db.prepare('SELECT * FROM deliveries WHERE submission_id = ? ORDER BY created_at, id'),
+    failed: db.prepare(
+      `SELECT * FROM deliveries WHERE form_id = ? AND status = 'failed' AND created_at >= ? AND created_at < ?
+       ORDER BY created_at, id LIMIT ?`,
+    ),
+    countForm: db
+      .prepare('SELECT count(*) FROM deliveries WHERE form_id = ? AND purpose = ? AND created_at >= ?')
+      .pluck(),
+    countTarget: db
+      .prepare('SELECT count(*) FROM deliveries WHERE form_id = ? AND purpose = ? AND target = ? AND created_at >= ?')
+      .pluck(),
+    claim: db.prepare(
+      'INSERT OR IGNORE INTO delivery_attempts (id, delivery_id, attempt, started_at) VALUES (?, ?, ?, ?)',
+    ),
+    getAttempt: db.prepare('SELECT * FROM delivery_attempts WHERE id = ?'),
+    afterClaim: db.prepare(
+      'UPDATE deliveries SET last_claimed = max(last_claimed, ?), next_attempt_at = ?, updated_at = ? WHERE id = ?',
+    ),
+    outcomeOfAttempt: db.prepare('UPDATE delivery_attempts SET outcome = ? WHERE id = ?'),
+    outcomeOfDelivery: db.prepare(
+      `UPDATE deliveries SET status = @status, attempts = @attempt, last_claimed = max(last_claimed, @attempt),
+         last_response = @response, message_id = coalesce(@messageId, message_id), next_attempt_at = @nextAttemptAt,
+         updated_at = @at, event_pending = @eventPending
+       WHERE id = @id AND attempts < @attempt`,
+    ),
+    skip: db.prepare('UPDATE deliveries SET last_claimed = max(last_claimed, ?) WHERE id = ?'),
+    attempts: db.prepare('SELECT * FROM delivery_attempts WHERE delivery_id = ? ORDER BY attempt'),
+    due: db.prepare(
+      'SELECT * FROM deliveries WHERE next_attempt_at IS NOT NULL AND next_attempt_at <= ? ORDER BY next_attempt_at LIMIT ?',
+    ),
+    unpublished: db.prepare('SELECT * FROM deliveries WHERE event_pending = 1 LIMIT ?'),
+    published: db.prepare('UPDATE deliveries SET event_pending = 0 WHERE id = ?'),
+  };
+
+  const plan = db.transaction((deliveries: Delivery[]) =>
+    deliveries.map((d) => {
+      s.insertDelivery.run({ ...d, lastClaimed: d.lastClaimed });
+      return toDelivery(s.getDelivery.get(d.id) as DeliveryRow);
+    }),
+  );
+  const claim = db.transaction((deliveryId: string, attempt: number, startedAt: string, leaseUntil: string) => {
+    const key = attemptKey(deliveryId, attempt);
+    if (s.claim.run(key, deliveryId, attempt, startedAt).changes === 1) {
+      s.afterClaim.run(attempt, leaseUntil, startedAt, deliveryId);
+      return { claimed: true as const };
+    }
+    const row = s.getAttempt.get(key) as { started_at: string; outcome: string | null };
+    return { claimed: false as const, startedAt: row.started_at, finished: row.outcome !== null };
+  });
+  const record = db.transaction(
+    (deliveryId: string, attempt: number, outcome: Parameters<DeliveryStore['recordOutcome']>[2]) => {
+      s.outcomeOfAttempt.run(JSON.stringify(outcome), attemptKey(deliveryId, attempt));
+      s.outcomeOfDelivery.run({
+        id: deliveryId,
+        attempt,
+        status: outcome.status,
+        response: outcome.response ? JSON.stringify(outcome.response) : null,
+        messageId: outcome.messageId,
+        nextAttemptAt: isFinal(outcome.status) ? null : outcome.nextAttemptAt,
+        at: outcome.at,
+        eventPending: isFinal(outcome.status) ? 1 : 0,
+      });
+      const row = s.getDelivery.get(deliveryId) as DeliveryRow | undefined;
+      return row ? toDelivery(row) : null;
+    },
+  );
+  const markPublished = db.transaction((ids: string[]) => {
+    for (const id of ids) s.published.run(id);
+  });
+
+  return {
+    async applyForm(form: FormView) {
+      s.upsertForm.run({ id: form.id, version: form.version, doc: JSON.stringify(form) });
+    },
+    async deleteForm(formId, version) {
+      s.deleteForm.run(formId, version);
+    },
+    async getForm(formId) {
+      const row = s.getForm.get(formId) as { deleted: number; doc: string | null } | undefined;
+      if (!row) return null;
+      return row.deleted || !row.doc ? 'deleted' : (JSON.parse(row.doc) as FormView);
+    },
+    async saveSubmission(submission: StoredSubmission) {
+      s.saveSubmission.run(submission.submissionId, JSON.stringify(submission));
+    },
+    async getSubmission(submissionId) {
+      const doc = s.getSubmission.get(submissionId) as string | undefined;
+      return doc ? (JSON.parse(doc) as StoredSubmission) : null;
+    },
+    async deleteSubmission(submissionId) {
+      s.deleteSubmission.run(submissionId);
+    },
+    planDeliveries: async (deliveries) => plan(deliveries),
+    async getDelivery(id) {
+      const row = s.getDelivery.get(id) as DeliveryRow | undefined;
+      return row ? toDelivery(row) : null;
+    },
+    listBySubmission: async (submissionId) => (s.bySubmission.all(submissionId) as DeliveryRow[]).map(toDelivery),
+    listFailed: async (formId, range, limit) =>
+      (s.failed.all(formId, range.from, range.to, limit) as DeliveryRow[]).map(toDelivery),
+    countSince: async (q) =>
+      (q.target === undefined
+        ? s.countForm.get(q.formId, q.purpose, q.since)
+        : s.countTarget.get(q.formId, q.purpose, q.target, q.since)) as number,
+    claimAttempt: async (deliveryId, attempt, at) => claim(deliveryId, attempt, at.startedAt, at.leaseUntil),
+    recordOutcome: async (deliveryId, attempt, outcome) => record(deliveryId, attempt, outcome),
+    async skipAttempt(deliveryId, attempt) {
+      s.skip.run(attempt, deliveryId);
+    },
+    listAttempts: async (deliveryId) =>
+      (
+        s.attempts.all(deliveryId) as {
+          delivery_id: string;
+          attempt: number;
+          started_at: string;
+          outcome: string | null;
+        }[]
+      ).map(
+        (r): AttemptRecord => ({
+          deliveryId: r.delivery_id,
+          attempt: r.attempt,
+          startedAt: r.started_at,
+          outcome: r.outcome ? JSON.parse(r.outcome) : null,
+        }),
+      ),
+    listDue: async (now, limit) => (s.due.all(now, limit) as DeliveryRow[]).map(toDelivery),
+    listUnpublished: async (limit) => (s.unpublished.all(limit) as DeliveryRow[]).map(toDelivery),
+    markPublished: async (ids) => markPublished(ids),
+    async close() {},
+  };
+}

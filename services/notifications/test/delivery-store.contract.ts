@@ -1,0 +1,242 @@
+import { randomUUID } from 'node:crypto';
+import { DEFAULT_FORM_NOTIFICATIONS } from '@formgate/contracts';
+import { type ContractSkip, describeContract } from '@formgate/kit/testing';
+import { afterAll, beforeAll, expect } from 'vitest';
+import type { Delivery, DeliveryStore, FormView, StoredSubmission } from '../src/deliveries/delivery-store.ts';
+
+export interface DeliveryStoreTarget {
+  skip?: ContractSkip[];
+  name: string;
+  create: () => Promise<DeliveryStore>;
+}
+
+const T0 = '2026-11-20T10:00:00.000Z';
+const at = (seconds: number) => new Date(Date.parse(T0) + seconds * 1000).toISOString();
+
+const form = (over: Partial<FormView> = {}): FormView => ({
+  id: `form_${randomUUID()}`,
+  orgId: `org_${randomUUID()}`,
+  name: 'Contact',
+  slug: 'contact',
+  notifications: { ...DEFAULT_FORM_NOTIFICATIONS, emails: ['a@example.com'] },
+  version: 1,
+  ...over,
+});
+
+const submission = (over: Partial<StoredSubmission> = {}): StoredSubmission => ({
+  submissionId: randomUUID(),
+  formId: 'form-1',
+  orgId: 'org-1',
+  receivedAt: T0,
+  fields: [{ name: 'message', value: '<script>alert(1)</script>' }],
+  files: [],
+  meta: {},
+  spam: { isSpam: false, reasons: [] },
+  held: false,
+  ...over,
+});
+
+const delivery = (over: Partial<Delivery> = {}): Delivery => ({
+  id: randomUUID(),
+  orgId: 'org-1',
+  formId: `form_${randomUUID()}`,
+  submissionId: randomUUID(),
+  channel: 'email',
+  purpose: 'notification',
+  target: 'a@example.com',
+  targetId: null,
+  status: 'pending',
+  attempts: 0,
+  lastClaimed: 0,
+  lastResponse: null,
+  messageId: null,
+  nextAttemptAt: at(60),
+  resendOf: null,
+  createdAt: T0,
+  updatedAt: T0,
+  ...over,
+});
+
+/** The guarantees of `DeliveryStore` (see its JSDoc), checked against one adapter. */
+export function runDeliveryStoreContract(target: DeliveryStoreTarget) {
+  describeContract(`DeliveryStore contract: ${target.name}`, target.skip, (it) => {
+    let store: DeliveryStore;
+    beforeAll(async () => {
+      store = await target.create();
+    });
+    afterAll(async () => {
+      await store.close();
+    });
+
+    it('keeps the highest version of a form and forgets a deleted one for good', async () => {
+      const f = form({ version: 2 });
+      await store.applyForm(f);
+      await store.applyForm({ ...f, name: 'Older', version: 1 });
+      await store.applyForm({ ...f, name: 'Same', version: 2 });
+      expect(await store.getForm(f.id)).toEqual(f);
+      const newer = { ...f, name: 'Newer', version: 3 };
+      await store.applyForm(newer);
+      expect(await store.getForm(f.id)).toEqual(newer);
+
+      await store.deleteForm(f.id, 4);
+      expect(await store.getForm(f.id)).toBe('deleted');
+      await store.applyForm({ ...f, version: 3 });
+      expect(await store.getForm(f.id)).toBe('deleted');
+      expect(await store.getForm(`form_${randomUUID()}`)).toBeNull();
+    });
+
+    it('keeps the first copy of a submission and forgets a deleted one', async () => {
+      const s = submission();
+      await store.saveSubmission(s);
+      await store.saveSubmission({ ...s, fields: [] });
+      expect(await store.getSubmission(s.submissionId)).toEqual(s);
+      await store.deleteSubmission(s.submissionId);
+      expect(await store.getSubmission(s.submissionId)).toBeNull();
+    });
+
+    it('plans each delivery once and answers what was planned first, in the order given', async () => {
+      const a = delivery();
+      const b = delivery({ submissionId: a.submissionId, target: 'b@example.com', createdAt: at(1) });
+      expect(await store.planDeliveries([a])).toEqual([a]);
+      const again = await store.planDeliveries([{ ...b }, { ...a, status: 'failed', createdAt: at(9) }]);
+      expect(again).toEqual([b, a]);
+      expect(await store.getDelivery(a.id)).toEqual(a);
+      expect(await store.listBySubmission(a.submissionId)).toEqual([a, b]);
+      expect(await store.planDeliveries([])).toEqual([]);
+      expect(await store.getDelivery(randomUUID())).toBeNull();
+    });
+
+    it('lets exactly one of many concurrent callers claim an attempt, and leases the delivery to it', async () => {
+      const d = delivery();
+      await store.planDeliveries([d]);
+      const results = await Promise.all(
+        Array.from({ length: 8 }, () => store.claimAttempt(d.id, 1, { startedAt: at(1), leaseUntil: at(121) })),
+      );
+      expect(results.filter((r) => r.claimed)).toHaveLength(1);
+      for (const r of results.filter((x) => !x.claimed))
+        expect(r).toEqual({ claimed: false, startedAt: at(1), finished: false });
+      const leased = await store.getDelivery(d.id);
+      expect(leased).toMatchObject({ lastClaimed: 1, attempts: 0, nextAttemptAt: at(121), status: 'pending' });
+      expect(await store.listAttempts(d.id)).toEqual([
+        { deliveryId: d.id, attempt: 1, startedAt: at(1), outcome: null },
+      ]);
+      // Attempt 2 is a different claim.
+      expect(await store.claimAttempt(d.id, 2, { startedAt: at(200), leaseUntil: at(320) })).toEqual({ claimed: true });
+    });
+
+    it('records outcomes: a retry stays due, a final one clears the due time and waits for publication', async () => {
+      const d = delivery();
+      await store.planDeliveries([d]);
+      await store.claimAttempt(d.id, 1, { startedAt: at(1), leaseUntil: at(121) });
+      const retry = { code: '421', text: 'try later' };
+      const afterFirst = await store.recordOutcome(d.id, 1, {
+        status: 'retrying',
+        response: retry,
+        messageId: null,
+        nextAttemptAt: at(6),
+        at: at(2),
+      });
+      expect(afterFirst).toMatchObject({ status: 'retrying', attempts: 1, lastResponse: retry, nextAttemptAt: at(6) });
+      expect((await store.listUnpublished(1000)).map((x) => x.id)).not.toContain(d.id);
+
+      expect(await store.claimAttempt(d.id, 2, { startedAt: at(6), leaseUntil: at(126) })).toEqual({ claimed: true });
+      const ok = { code: '250', text: 'accepted' };
+      const final = await store.recordOutcome(d.id, 2, {
+        status: 'succeeded',
+        response: ok,
+        messageId: '<m1@formgate>',
+        nextAttemptAt: null,
+        at: at(7),
+      });
+      expect(final).toMatchObject({
+        status: 'succeeded',
+        attempts: 2,
+        lastClaimed: 2,
+        lastResponse: ok,
+        messageId: '<m1@formgate>',
+        nextAttemptAt: null,
+        updatedAt: at(7),
+      });
+      const log = await store.listAttempts(d.id);
+      expect(log.map((a) => [a.attempt, a.outcome?.status])).toEqual([
+        [1, 'retrying'],
+        [2, 'succeeded'],
+      ]);
+      // A stale attempt (one that outlived its lease) does not overwrite a later one.
+      await store.recordOutcome(d.id, 1, {
+        status: 'failed',
+        response: null,
+        messageId: null,
+        nextAttemptAt: null,
+        at: at(8),
+      });
+      expect(await store.getDelivery(d.id)).toMatchObject({ status: 'succeeded', attempts: 2 });
+
+      expect((await store.listUnpublished(1000)).map((x) => x.id)).toContain(d.id);
+      await store.markPublished([d.id]);
+      expect((await store.listUnpublished(1000)).map((x) => x.id)).not.toContain(d.id);
+      expect(await store.claimAttempt(d.id, 2, { startedAt: at(9), leaseUntil: at(99) })).toEqual({
+        claimed: false,
+        startedAt: at(6),
+        finished: true,
+      });
+    });
+
+    it('lists due deliveries, earliest first, and never final ones', async () => {
+      // Far in the past, so that deliveries other tests left due do not come first.
+      const base = '2001-01-01T00:00:';
+      const late = delivery({ nextAttemptAt: `${base}30.000Z` });
+      const early = delivery({ nextAttemptAt: `${base}10.000Z` });
+      const future = delivery({ nextAttemptAt: '2001-01-02T00:00:00.000Z' });
+      const done = delivery({ nextAttemptAt: `${base}05.000Z` });
+      await store.planDeliveries([late, early, future, done]);
+      await store.claimAttempt(done.id, 1, { startedAt: `${base}05.000Z`, leaseUntil: `${base}06.000Z` });
+      await store.recordOutcome(done.id, 1, {
+        status: 'failed',
+        response: { code: '550', text: 'no' },
+        messageId: null,
+        nextAttemptAt: null,
+        at: `${base}06.000Z`,
+      });
+      const due = await store.listDue(`${base}59.000Z`, 10);
+      expect(due.map((d) => d.id)).toEqual([early.id, late.id]);
+      expect((await store.listDue(`${base}59.000Z`, 1)).map((d) => d.id)).toEqual([early.id]);
+    });
+
+    it('moves past an abandoned claim', async () => {
+      const d = delivery();
+      await store.planDeliveries([d]);
+      await store.skipAttempt(d.id, 1);
+      expect(await store.getDelivery(d.id)).toMatchObject({ lastClaimed: 1, attempts: 0 });
+      await store.skipAttempt(d.id, 1);
+      expect(await store.getDelivery(d.id)).toMatchObject({ lastClaimed: 1 });
+    });
+
+    it('lists a form’s failed deliveries in a time range and counts deliveries for rate limits', async () => {
+      const formId = `form_${randomUUID()}`;
+      const mk = (seconds: number, status: Delivery['status'], over: Partial<Delivery> = {}) =>
+        delivery({ formId, createdAt: at(seconds), status, nextAttemptAt: null, ...over });
+      const before = mk(0, 'failed');
+      const inside = mk(10, 'failed');
+      const inside2 = mk(20, 'failed');
+      const ok = mk(15, 'succeeded');
+      const after = mk(30, 'failed');
+      const other = delivery({ createdAt: at(10), status: 'failed', nextAttemptAt: null });
+      await store.planDeliveries([before, inside, inside2, ok, after, other]);
+      const range = { from: at(10), to: at(30) };
+      expect((await store.listFailed(formId, range, 100)).map((d) => d.id)).toEqual([inside.id, inside2.id]);
+      expect(await store.listFailed(formId, range, 1)).toHaveLength(1);
+
+      const auto = (seconds: number, target: string) => mk(seconds, 'succeeded', { purpose: 'autoresponse', target });
+      await store.planDeliveries([auto(5, 'x@example.com'), auto(25, 'x@example.com'), auto(26, 'y@example.com')]);
+      expect(await store.countSince({ formId, purpose: 'autoresponse', since: at(10) })).toBe(2);
+      expect(await store.countSince({ formId, purpose: 'autoresponse', target: 'x@example.com', since: at(0) })).toBe(
+        2,
+      );
+      expect(await store.countSince({ formId, purpose: 'autoresponse', target: 'x@example.com', since: at(6) })).toBe(
+        1,
+      );
+      expect(await store.countSince({ formId, purpose: 'notification', since: at(0) })).toBe(5);
+    });
+  });
+}

@@ -1,0 +1,221 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { EventBus } from '@formgate/bus';
+import { createKafkaBus } from '@formgate/bus/kafka';
+import { DEFAULT_FORM_SETTINGS, encodeEvent, type Form, Topics } from '@formgate/contracts';
+import { createIdentityCodec, createLogger, systemIds } from '@formgate/kit';
+import { eventually } from '@formgate/kit/testing';
+import { createSmtpMailer, type Mailer } from '@formgate/mail';
+import { type SmtpTestServer, startSmtpTestServer } from '@formgate/mail/testing';
+import { useTestMongo } from '@formgate/store/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createNotificationsService, type NotificationsService } from '../src/create-service.ts';
+import type { DeliveryStore } from '../src/deliveries/delivery-store.ts';
+import { createMongoDeliveryStore } from '../src/deliveries/mongo-delivery-store.ts';
+import type { Composer } from '../src/deliveries/ports.ts';
+
+const brokers = (process.env.KAFKA_BROKERS ?? '').split(',').filter(Boolean);
+if (brokers.length === 0) throw new Error('KAFKA_BROKERS must be set (the e2e global setup provides it)');
+
+// biome-ignore lint/correctness/useHookAtTopLevel: a vitest lifecycle helper, not a React hook (react is a dependency here)
+const mongo = useTestMongo();
+
+const composer: Composer = {
+  notification: ({ submission, to }) => ({ to, subject: `n ${submission.submissionId}`, text: 'x' }),
+  autoresponse: ({ submission, to }) => ({ to, subject: `a ${submission.submissionId}`, text: 'x' }),
+};
+
+const RECIPIENTS = ['one@example.com', 'two@example.com'];
+
+interface Instance {
+  bus: EventBus;
+  store: DeliveryStore;
+  mailer: Mailer;
+  service: NotificationsService;
+  /** SMTP acceptance → outcome recorded, per attempt (ms): the window in which a crash duplicates a mail. */
+  windows: number[];
+}
+
+describe('two notifications instances on the real broker and FerretDB', () => {
+  let smtp: SmtpTestServer;
+  let publisher: EventBus;
+  const instances: Instance[] = [];
+  let now = Date.now();
+  const refusals = new Map<string, number>();
+  const orgId = `org_${randomUUID()}`;
+
+  const startInstance = async (name: string): Promise<Instance> => {
+    const bus = createKafkaBus({ brokers, clientId: `notify-e2e-${name}` });
+    const inner = await createMongoDeliveryStore(mongo());
+    const smtpMailer = createSmtpMailer({ url: smtp.url, from: 'Formgate <no-reply@formgate.test>' });
+    const accepted = new Map<string, number>();
+    const windows: number[] = [];
+    const mailer: Mailer = {
+      async send(message) {
+        const result = await smtpMailer.send(message);
+        accepted.set(`${message.to} ${message.subject}`, performance.now());
+        return result;
+      },
+      close: () => smtpMailer.close(),
+    };
+    const store: DeliveryStore = {
+      ...inner,
+      async recordOutcome(id, attempt, outcome) {
+        const after = await inner.recordOutcome(id, attempt, outcome);
+        const recordedAt = performance.now();
+        const sentAt = after && accepted.get(`${after.target} n ${after.submissionId}`);
+        if (outcome.status === 'succeeded' && sentAt) windows.push(recordedAt - sentAt);
+        return after;
+      },
+    };
+    const service = createNotificationsService({
+      store,
+      bus,
+      mailer,
+      clock: { now: () => new Date(now) },
+      ids: systemIds,
+      logger: createLogger({ level: 'silent', name }),
+      identity: createIdentityCodec(randomBytes(32).toString('base64url')),
+      compose: composer,
+      recipients: { listVerified: async () => RECIPIENTS },
+      publicUrl: 'http://formgate.test',
+      retryIntervalMs: 3_600_000,
+      random: () => 0.5,
+    });
+    await service.start();
+    return { bus, store, mailer, service, windows };
+  };
+
+  beforeAll(async () => {
+    smtp = await startSmtpTestServer({ refuseRecipient: (a) => refusals.get(a) ?? false });
+    publisher = createKafkaBus({ brokers, clientId: 'notify-e2e-publisher' });
+    instances.push(await startInstance('a'), await startInstance('b'));
+  }, 120_000);
+  afterAll(async () => {
+    for (const i of instances) {
+      await i.service.stop();
+      await i.mailer.close();
+      await i.bus.close();
+    }
+    await publisher?.close();
+    await smtp?.stop();
+  }, 120_000);
+
+  const forms: Form[] = Array.from({ length: 6 }, (_, i) => ({
+    id: `form_${randomUUID()}`,
+    orgId,
+    name: `Form ${i}`,
+    slug: `form-${i}-${randomUUID()}`,
+    key: randomUUID(),
+    settings: {
+      ...DEFAULT_FORM_SETTINGS,
+      notifications: { ...DEFAULT_FORM_SETTINGS.notifications, emails: RECIPIENTS },
+    },
+    createdAt: new Date(now).toISOString(),
+    updatedAt: new Date(now).toISOString(),
+    version: 1,
+  }));
+
+  const submit = async (count: number) => {
+    const ids: string[] = [];
+    const messages = Array.from({ length: count }, (_, i) => {
+      const form = forms[i % forms.length] as Form;
+      const submissionId = randomUUID();
+      ids.push(submissionId);
+      return {
+        key: form.id,
+        value: encodeEvent(Topics.ingestSubmission, {
+          id: randomUUID(),
+          type: 'submission.received',
+          version: 1,
+          occurredAt: new Date(now).toISOString(),
+          data: {
+            submissionId,
+            formId: form.id,
+            orgId,
+            receivedAt: new Date(now).toISOString(),
+            fields: [{ name: 'message', value: 'hi' }],
+            files: [],
+            meta: {},
+            spam: { isSpam: false, reasons: [] },
+            held: false,
+          },
+        }),
+      };
+    });
+    await publisher.publish(Topics.ingestSubmission, messages);
+    return ids;
+  };
+  const mailsOf = (ids: string[]) => smtp.messages.filter((m) => ids.some((id) => m.subject.endsWith(id)));
+
+  it('shares the submissions: every recipient of every submission gets exactly one mail', async () => {
+    await publisher.publish(
+      Topics.formsForm,
+      forms.map((form) => ({
+        key: form.id,
+        value: encodeEvent(Topics.formsForm, {
+          id: randomUUID(),
+          type: 'form.upserted',
+          version: 1,
+          occurredAt: form.updatedAt,
+          data: form,
+        }),
+      })),
+    );
+    // Until both members have joined the group and hold partitions, one instance may take everything: keep
+    // submitting a few each second until both have sent something (at most 60 s).
+    const ids: string[] = [];
+    const deadline = Date.now() + 60_000;
+    while (!instances.every((i) => i.windows.length > 0) && Date.now() < deadline) {
+      ids.push(...(await submit(6)));
+      await new Promise((r) => setTimeout(r, 1_000));
+    }
+    expect(instances.map((i) => i.windows.length > 0)).toEqual([true, true]);
+    ids.push(...(await submit(60)));
+    await eventually(() => expect(mailsOf(ids)).toHaveLength(ids.length * RECIPIENTS.length), 90_000);
+    const keys = mailsOf(ids).map((m) => `${m.to.join()} ${m.subject}`);
+    expect(new Set(keys).size).toBe(keys.length);
+    const store = instances[0]?.store as DeliveryStore;
+    for (const id of ids) {
+      const log = await store.listBySubmission(id);
+      expect(log.map((d) => [d.status, d.attempts])).toEqual([
+        ['succeeded', 1],
+        ['succeeded', 1],
+      ]);
+    }
+    const windows = instances.flatMap((i) => i.windows).sort((a, b) => a - b);
+    const pct = (p: number) => windows[Math.min(windows.length - 1, Math.floor(windows.length * p))]?.toFixed(1);
+    // A measurement, not an assertion: docs/notifications.md quotes it.
+    process.stdout.write(
+      `send→record window on FerretDB (ms): n=${windows.length} (per instance ${instances.map((x) => x.windows.length).join('/')}) p50=${pct(0.5)} p99=${pct(0.99)} max=${pct(1)}\n`,
+    );
+  }, 120_000);
+
+  it('retries due deliveries from both workers at once: each retried mail goes out once', async () => {
+    refusals.set('two@example.com', 421);
+    const ids = await submit(24);
+    const store = instances[0]?.store as DeliveryStore;
+    await eventually(async () => {
+      for (const id of ids) {
+        const log = await store.listBySubmission(id);
+        expect(log.map((d) => `${d.target} ${d.status}`).sort()).toEqual([
+          'one@example.com succeeded',
+          'two@example.com retrying',
+        ]);
+      }
+    }, 90_000);
+    refusals.delete('two@example.com');
+    now += 10_000;
+    await Promise.all(instances.map((i) => i.service.runDueAttempts()));
+    await Promise.all(instances.map((i) => i.service.runDueAttempts()));
+    for (const id of ids) {
+      const log = await store.listBySubmission(id);
+      expect(log.map((d) => `${d.target} ${d.status} ${d.attempts}`).sort()).toEqual([
+        'one@example.com succeeded 1',
+        'two@example.com succeeded 2',
+      ]);
+    }
+    const mails = mailsOf(ids);
+    expect(mails).toHaveLength(ids.length * 2);
+    expect(new Set(mails.map((m) => `${m.to.join()} ${m.subject}`)).size).toBe(mails.length);
+  }, 120_000);
+});
