@@ -115,7 +115,12 @@ export async function startDistributed(opts: {
       start('forms-2', 'services/forms/src/main.ts', { FILE_LINK_SECRET: secret }),
       start('billing', 'services/billing/src/main.ts'),
       start('orgs', 'services/orgs/src/main.ts'),
-      start('notifications', 'services/notifications/src/main.ts', { SMTP_URL: smtp.url, PUBLIC_URL: publicUrl }),
+      start('notifications', 'services/notifications/src/main.ts', {
+        SMTP_URL: smtp.url,
+        PUBLIC_URL: publicUrl,
+        FILE_LINK_SECRET: secret,
+        NOTIFICATIONS_LINK_SECRET: secret,
+      }),
       start('ingest-1', 'services/ingest/src/main.ts', { PUBLIC_URL: publicUrl }),
       start('ingest-2', 'services/ingest/src/main.ts', { PUBLIC_URL: publicUrl }),
     ]);

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { DeliveryDto } from '@formgate/contracts';
 import type { MailFileSummary } from '@formgate/mail';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitForMailLink } from '../harness/browser-session.ts';
 import { eventually, startTestApp, type TestApp } from '../harness/embedded-app.ts';
 
 const RECIPIENTS = ['one@example.com', 'two@example.com'];
@@ -11,8 +12,22 @@ const RECIPIENTS = ['one@example.com', 'two@example.com'];
 describe('embedded mode: notifications of a submission', () => {
   let app: TestApp;
   beforeAll(async () => {
-    // TODO(merge): verified addresses come from the recipients module; until then the host takes them as a seam.
-    app = await startTestApp({}, { recipients: { listVerified: async () => RECIPIENTS } });
+    app = await startTestApp();
+    // Double opt-in, as an owner does it: add each address, open the link the mail carries.
+    for (const email of RECIPIENTS) {
+      const added = await app.api('POST', '/api/v1/notification-emails', { email });
+      expect([added.status, added.body.verified]).toEqual([201, false]);
+      const link = await waitForMailLink(app.dataDir, email, /^Confirm /);
+      const opened = await fetch(link.replace('//localhost:', '//127.0.0.1:'), { redirect: 'manual' });
+      expect(opened.status).toBe(303);
+      expect(new URL(opened.headers.get('location') ?? '', app.baseUrl).pathname).toBe(
+        `/dashboard/emails/verification-success/${encodeURIComponent(email)}`,
+      );
+    }
+    const listed = await app.api('GET', '/api/v1/notification-emails');
+    expect((listed.body.data as { email: string; verified: boolean }[]).map((r) => [r.email, r.verified])).toEqual(
+      RECIPIENTS.map((email) => [email, true]),
+    );
   });
   afterAll(async () => {
     await app.stop();
@@ -23,7 +38,7 @@ describe('embedded mode: notifications of a submission', () => {
     return readdirSync(dir)
       .filter((f) => f.endsWith('.json'))
       .map((f) => JSON.parse(readFileSync(join(dir, f), 'utf8')) as MailFileSummary)
-      .filter((m) => m.to === address);
+      .filter((m) => m.to === address && !m.subject.startsWith('Confirm '));
   };
 
   it('mails each verified recipient once, logs both deliveries, and a resend makes a third', async () => {
@@ -47,7 +62,12 @@ describe('embedded mode: notifications of a submission', () => {
       expect(data.map((d) => `${d.target} ${d.status}`).sort()).toEqual(RECIPIENTS.map((r) => `${r} succeeded`));
       return data;
     });
-    for (const r of RECIPIENTS) expect(mailsTo(r).filter((m) => m.text.includes('alert(1)'))).toHaveLength(1);
+    for (const r of RECIPIENTS) {
+      // The React Email composer: its subject, and a link to the submission in the dashboard.
+      expect(mailsTo(r).map((m) => m.subject)).toEqual(['New submission to Contact']);
+      expect(mailsTo(r)[0]?.text).toContain('<script>alert(1)</script>');
+      expect(mailsTo(r)[0]?.links.some((l) => l.endsWith(`/submissions/${id}`))).toBe(true);
+    }
     expect(mailsTo('unverified@example.com')).toEqual([]);
 
     const resent = await app.api('POST', `${path}/${log[0]?.id}/resend`, {});

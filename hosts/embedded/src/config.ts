@@ -24,6 +24,8 @@ export const EmbeddedEnvSchema = z.object({
   OPERATOR_TOKEN: secretEnv.optional(),
   /** Signs links to uploaded files; otherwise one is generated into `DATA_DIR/file-link-secret`. */
   FILE_LINK_SECRET: secretEnv.optional(),
+  /** Signs the verification links of notification addresses; otherwise generated into `DATA_DIR`. */
+  NOTIFICATIONS_LINK_SECRET: secretEnv.optional(),
   BILLING_SUBMISSIONS_PER_MONTH: z.coerce.number().int().positive().default(50_000),
   BILLING_EMAILS_PER_MONTH: z.coerce.number().int().nonnegative().default(1_000),
   /** The built dashboard (`pnpm --filter @formgate/web build`); default `web/dist` of this checkout. */

@@ -10,6 +10,7 @@ import { createGateway, formsCaller, ROUTES, siteConfigFrom, startSiteProvisioni
 import { createIngestService } from '@formgate/ingest';
 import {
   closeServer,
+  createFileLinks,
   createHttpServer,
   createIdentityCodec,
   createLogger,
@@ -18,10 +19,10 @@ import {
   systemIds,
 } from '@formgate/kit';
 import {
+  createEmailComposer,
   createNotificationsService,
   createSqliteDeliveryStore,
-  plainComposer,
-  type Recipients,
+  createSqliteRecipientStore,
 } from '@formgate/notifications';
 import { createOrgsService, createSqliteOrgsStore } from '@formgate/orgs';
 import { createFallbackBlobStore, createFsBlobStore } from '@formgate/store';
@@ -35,8 +36,6 @@ const WEB_DIST = fileURLToPath(new URL('../../../web/dist', import.meta.url));
 export interface EmbeddedSeams {
   /** Wraps the accounts database adapter (`createAdapterFaults` from `@formgate/accounts/testing`). */
   wrapAccountsAdapter?: AdapterWrapper;
-  /** The organization's verified notification addresses, until the recipients module is wired (TODO(merge)). */
-  recipients?: Recipients;
 }
 
 /**
@@ -74,6 +73,7 @@ export async function startEmbedded(config: EmbeddedConfig, seams: EmbeddedSeams
     createFsBlobStore(join(config.DATA_DIR, 'blobs')),
   );
 
+  const fileLinkSecret = ensureSecretFile(config.DATA_DIR, 'file-link-secret', config.FILE_LINK_SECRET);
   const ingest = createIngestService({
     ...common,
     logger: logger.child({ service: 'ingest' }),
@@ -85,7 +85,7 @@ export async function startEmbedded(config: EmbeddedConfig, seams: EmbeddedSeams
     logger: logger.child({ service: 'forms' }),
     store: createSqliteFormsStore(dbs.forms),
     blobs,
-    fileLinkSecret: ensureSecretFile(config.DATA_DIR, 'file-link-secret', config.FILE_LINK_SECRET),
+    fileLinkSecret,
   });
   const billing = createBillingService({
     ...common,
@@ -109,10 +109,9 @@ export async function startEmbedded(config: EmbeddedConfig, seams: EmbeddedSeams
     logger: logger.child({ service: 'notifications' }),
     store: createSqliteDeliveryStore(dbs.notifications),
     mailer,
-    // TODO(merge): the React Email composer of `src/email`.
-    compose: plainComposer,
-    // TODO(merge): `src/recipients` (verified addresses). Until then nobody is verified, so nothing is sent.
-    recipients: seams.recipients ?? { listVerified: async () => [] },
+    compose: createEmailComposer({ fileLinks: createFileLinks(fileLinkSecret), clock: systemClock }),
+    recipients: createSqliteRecipientStore(dbs.notifications),
+    linkSecret: ensureSecretFile(config.DATA_DIR, 'notifications-link-secret', config.NOTIFICATIONS_LINK_SECRET),
     publicUrl,
   });
   // Consumers first, ingest last: it starts answering once its views have replayed.

@@ -2,6 +2,7 @@ export * from './clock.ts';
 export * from './config.ts';
 export * from './distributed-config.ts';
 export * from './errors.ts';
+export * from './file-links.ts';
 export * from './http.ts';
 export * from './identity.ts';
 export * from './logger.ts';

@@ -22,8 +22,12 @@ import {
   createSubmissionChangesHandler,
   createSubmissionReceivedHandler,
 } from './deliveries/handlers.ts';
-import type { Composer, Recipients } from './deliveries/ports.ts';
+import type { Composer } from './deliveries/ports.ts';
 import { createRetryWorker } from './deliveries/retry-worker.ts';
+import { composeRecipientVerification } from './email/recipient-verification.tsx';
+import { createRecipientsOrgHandler } from './recipients/org-events.handler.ts';
+import type { RecipientStore } from './recipients/recipient-store.ts';
+import { createRecipientRoutes } from './recipients/recipients.routes.ts';
 
 export interface NotificationsServiceDeps {
   store: DeliveryStore;
@@ -34,7 +38,10 @@ export interface NotificationsServiceDeps {
   logger: Logger;
   identity: IdentityVerifier;
   compose: Composer;
-  recipients: Recipients;
+  /** The organizations' notification addresses (double opt-in): only verified ones are ever mailed. */
+  recipients: RecipientStore;
+  /** Signs the verification links of notification addresses; the same on every instance, ≥ 32 characters. */
+  linkSecret: string;
   /** The dashboard's base URL, for links in mails. */
   publicUrl: string;
   /** How often the retry worker looks for due attempts (default 1 s). */
@@ -50,7 +57,8 @@ export type NotificationsService = Service & {
 
 /**
  * Notifications: the delivery pipeline (effect records, first attempt in the consumer, retries, outcome events)
- * and the delivery log API. Consumers: `forms.form` (the view, first), `forms.submission` (deletions),
+ * and the delivery log API; the organizations' notification addresses (double opt-in, `/api/v1/notification-emails`).
+ * Consumers: `orgs.organization` (names for the verification mail, purges), `forms.form` (the view, first), `forms.submission` (deletions),
  * `ingest.submission` (from the log end on a first start: submissions from before the service existed are not
  * notified).
  */
@@ -60,11 +68,23 @@ export function createNotificationsService(deps: NotificationsServiceDeps): Noti
 
   const api = deliveriesRoutes({ ...deps, runner });
   const app = createServiceApp();
+  app.use(
+    createRecipientRoutes({
+      ...deps,
+      store: deps.recipients,
+      composeVerification: composeRecipientVerification,
+    }),
+  );
   app.use('/api/v1/forms', requireIdentity(deps.identity), requireJson, express.json({ limit: '16kb' }), api.router);
   app.use((_req, _res, next) => next(new AppError('NOT_FOUND')));
   app.use(errorHandler(deps.logger));
 
   const consumers = createConsumers(deps.bus, TOPIC_SPECS, [
+    {
+      group: 'notifications.recipients-org',
+      topic: Topics.orgsOrganization,
+      handler: createRecipientsOrgHandler({ store: deps.recipients }),
+    },
     { group: 'notifications.forms-view', topic: Topics.formsForm, handler: createFormsViewHandler(deps) },
     {
       group: 'notifications.submission-changes',

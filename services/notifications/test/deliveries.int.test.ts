@@ -36,6 +36,7 @@ import type { DeliveryStore } from '../src/deliveries/delivery-store.ts';
 import { newDelivery, plannedDeliveryId } from '../src/deliveries/plan-deliveries.ts';
 import type { Composer } from '../src/deliveries/ports.ts';
 import { createSqliteDeliveryStore } from '../src/deliveries/sqlite-delivery-store.ts';
+import { createSqliteRecipientStore } from '../src/recipients/sqlite-recipient-store.ts';
 
 /** A test composer: plain text, the submission id in the subject so each mail can be traced to its submission. */
 const composer: Composer = {
@@ -66,7 +67,19 @@ describe('notifications deliveries on the embedded log with a real SMTP server',
   let now = Date.parse('2026-11-20T10:00:00.000Z');
   /** Addresses the SMTP server refuses, with the reply code. */
   const refusals = new Map<string, number>();
-  const verified = new Map<string, string[]>();
+  const recipients = createSqliteRecipientStore(openSqlite(':memory:'));
+  /** Makes exactly `emails` the organization's verified notification addresses (the real recipient store). */
+  const setVerified = async (orgId: string, emails: string[]) => {
+    for (const r of await recipients.list({ orgId })) await recipients.remove({ orgId }, r.id);
+    for (const email of emails) {
+      const at = new Date();
+      await recipients.add(
+        { orgId },
+        { id: randomUUID(), email: email.toLowerCase(), createdAt: at, verifiedAt: at },
+        { limit: 50 },
+      );
+    }
+  };
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'fg-notify-'));
@@ -83,7 +96,8 @@ describe('notifications deliveries on the embedded log with a real SMTP server',
       logger: createLogger({ level: 'silent', name: 'notifications' }),
       identity: codec,
       compose: composer,
-      recipients: { listVerified: async (orgId) => verified.get(orgId) ?? [] },
+      recipients,
+      linkSecret: randomBytes(32).toString('base64url'),
       publicUrl: 'http://formgate.test',
       random: () => 0.5,
       retryIntervalMs: 60_000,
@@ -194,7 +208,7 @@ describe('notifications deliveries on the embedded log with a real SMTP server',
 
   it('sends one email per listed verified address, logs two succeeded deliveries and publishes their outcomes', async () => {
     const orgId = `org_${randomUUID()}`;
-    verified.set(orgId, ['one@example.com', 'Two@Example.com', 'not-listed@example.com']);
+    await setVerified(orgId, ['one@example.com', 'Two@Example.com', 'not-listed@example.com']);
     const form = await publishForm({ emails: ['one@example.com', 'two@example.com', 'unverified@example.com'] }, orgId);
     const { submissionId } = await submit(form);
 
@@ -224,7 +238,7 @@ describe('notifications deliveries on the embedded log with a real SMTP server',
 
   it('notifies nobody of a spam or a held submission', async () => {
     const orgId = `org_${randomUUID()}`;
-    verified.set(orgId, ['one@example.com']);
+    await setVerified(orgId, ['one@example.com']);
     const form = await publishForm({ emails: ['one@example.com'] }, orgId);
     const spam = await submit(form, { spam: { isSpam: true, reasons: ['honeypot'] } });
     const held = await submit(form, { held: true });
@@ -239,7 +253,7 @@ describe('notifications deliveries on the embedded log with a real SMTP server',
 
   it('retries a 421 on schedule and succeeds; fails a 550 for good without retrying', async () => {
     const orgId = `org_${randomUUID()}`;
-    verified.set(orgId, ['later@example.com', 'never@example.com']);
+    await setVerified(orgId, ['later@example.com', 'never@example.com']);
     refusals.set('later@example.com', 421);
     refusals.set('never@example.com', 550);
     const form = await publishForm({ emails: ['later@example.com', 'never@example.com'] }, orgId);
@@ -284,7 +298,7 @@ describe('notifications deliveries on the embedded log with a real SMTP server',
 
   it('sends nothing twice when the same submission is delivered twice, and publishes its outcomes again', async () => {
     const orgId = `org_${randomUUID()}`;
-    verified.set(orgId, ['one@example.com', 'two@example.com']);
+    await setVerified(orgId, ['one@example.com', 'two@example.com']);
     const form = await publishForm({ emails: ['one@example.com', 'two@example.com'] }, orgId);
     const event = submissionEvent(form);
     await bus.publish(Topics.ingestSubmission, [{ key: event.key, value: event.value }]);
@@ -317,7 +331,7 @@ describe('notifications deliveries on the embedded log with a real SMTP server',
 
   it('resends one delivery and replays a form’s failed ones once; members read, only owners and admins act', async () => {
     const orgId = `org_${randomUUID()}`;
-    verified.set(orgId, ['ok@example.com', 'bounce@example.com']);
+    await setVerified(orgId, ['ok@example.com', 'bounce@example.com']);
     refusals.set('bounce@example.com', 550);
     const form = await publishForm({ emails: ['ok@example.com', 'bounce@example.com'] }, orgId);
     const { submissionId } = await submit(form);
@@ -369,7 +383,7 @@ describe('notifications deliveries on the embedded log with a real SMTP server',
     expect((bad.body.error as { code: string }).code).toBe('VALIDATION_FAILED');
 
     // An address no longer verified is not resent to.
-    verified.set(orgId, ['bounce@example.com']);
+    await setVerified(orgId, ['bounce@example.com']);
     const unverified = await api('POST', `${base}/${okDelivery.id}/resend`, { orgId });
     expect(unverified.status).toBe(409);
     expect((unverified.body.error as { code: string }).code).toBe('NOTIFICATIONS_RECIPIENT_NOT_VERIFIED');

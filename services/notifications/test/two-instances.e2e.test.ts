@@ -12,6 +12,7 @@ import { createNotificationsService, type NotificationsService } from '../src/cr
 import type { DeliveryStore } from '../src/deliveries/delivery-store.ts';
 import { createMongoDeliveryStore } from '../src/deliveries/mongo-delivery-store.ts';
 import type { Composer } from '../src/deliveries/ports.ts';
+import { createMongoRecipientStore } from '../src/recipients/mongo-recipient-store.ts';
 
 const brokers = (process.env.KAFKA_BROKERS ?? '').split(',').filter(Boolean);
 if (brokers.length === 0) throw new Error('KAFKA_BROKERS must be set (the e2e global setup provides it)');
@@ -42,6 +43,7 @@ describe('two notifications instances on the real broker and FerretDB', () => {
   let now = Date.now();
   const refusals = new Map<string, number>();
   const orgId = `org_${randomUUID()}`;
+  const linkSecret = randomBytes(32).toString('base64url');
 
   const startInstance = async (name: string): Promise<Instance> => {
     const bus = createKafkaBus({ brokers, clientId: `notify-e2e-${name}` });
@@ -76,7 +78,8 @@ describe('two notifications instances on the real broker and FerretDB', () => {
       logger: createLogger({ level: 'silent', name }),
       identity: createIdentityCodec(randomBytes(32).toString('base64url')),
       compose: composer,
-      recipients: { listVerified: async () => RECIPIENTS },
+      recipients: await createMongoRecipientStore(mongo()),
+      linkSecret,
       publicUrl: 'http://formgate.test',
       retryIntervalMs: 3_600_000,
       random: () => 0.5,
@@ -86,6 +89,12 @@ describe('two notifications instances on the real broker and FerretDB', () => {
   };
 
   beforeAll(async () => {
+    // The organization's verified addresses, in the store both instances read.
+    const recipients = await createMongoRecipientStore(mongo());
+    for (const email of RECIPIENTS) {
+      const at = new Date();
+      await recipients.add({ orgId }, { id: randomUUID(), email, createdAt: at, verifiedAt: at }, { limit: 50 });
+    }
     smtp = await startSmtpTestServer({ refuseRecipient: (a) => refusals.get(a) ?? false });
     publisher = createKafkaBus({ brokers, clientId: 'notify-e2e-publisher' });
     instances.push(await startInstance('a'), await startInstance('b'));

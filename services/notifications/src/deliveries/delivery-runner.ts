@@ -68,10 +68,11 @@ export function createDeliveryRunner(deps: DeliveryRunnerDeps) {
       return { ok: false, retryable: false, response: { code: 'GONE', text }, messageId: null };
     }
     const input = { form, submission, to: delivery.target, publicUrl: deps.publicUrl };
-    let message: ReturnType<Composer['notification']>;
+    let message: Awaited<ReturnType<Composer['notification']>>;
     try {
-      message =
-        delivery.purpose === 'autoresponse' ? deps.compose.autoresponse(input) : deps.compose.notification(input);
+      message = await (delivery.purpose === 'autoresponse'
+        ? deps.compose.autoresponse(input)
+        : deps.compose.notification(input));
     } catch (err) {
       logger.error({ err: { name: (err as Error).name }, deliveryId: delivery.id }, 'composing a mail failed');
       return {

@@ -12,12 +12,12 @@ export interface ComposeInput {
 }
 
 /**
- * Builds the mails (the `src/email` module provides the real one). Must escape every submission value, keep header
+ * Builds the mails (`createEmailComposer` of `src/email` in both hosts). Must escape every submission value, keep header
  * values free of line breaks, and may set a deterministic `Message-ID` in `headers`.
  */
 export interface Composer {
-  notification(input: ComposeInput): MailMessage;
-  autoresponse(input: ComposeInput): MailMessage;
+  notification(input: ComposeInput): MailMessage | Promise<MailMessage>;
+  autoresponse(input: ComposeInput): MailMessage | Promise<MailMessage>;
 }
 
 /** The organization's verified notification addresses (the `src/recipients` module provides the real one). */

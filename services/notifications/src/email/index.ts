@@ -1,4 +1,5 @@
 export * from './autoresponse.tsx';
+export * from './composer.ts';
 export type { SubmissionMailPurpose } from './headers.ts';
 export { DEFAULT_SUBJECT_TEMPLATE, renderSubject, submissionMessageId, submitterAddress } from './headers.ts';
 export * from './recipient-verification.tsx';

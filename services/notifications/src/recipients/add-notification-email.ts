@@ -2,7 +2,7 @@ import { AppError, type NotificationEmailDto } from '@formgate/contracts';
 import type { Clock, Identity, Ids, Logger } from '@formgate/kit';
 import type { Mailer, MailMessage } from '@formgate/mail';
 import type { MailPolicy, Recipient, RecipientStore } from './recipient-store.ts';
-import type { VerificationTokens } from './verification-token.ts';
+import { VERIFICATION_TTL_SECONDS, type VerificationTokens } from './verification-token.ts';
 
 /** The most notification addresses one organization may have. */
 export const MAX_NOTIFICATION_EMAILS = 50;
@@ -15,7 +15,13 @@ export const VERIFICATION_MAIL_POLICY: MailPolicy = {
 };
 
 /** Builds the verification mail (the template lives with the other email templates). */
-export type ComposeVerification = (input: { email: string; link: string; orgName: string }) => MailMessage;
+export type ComposeVerification = (input: {
+  email: string;
+  link: string;
+  /** When the link stops working (ISO 8601). */
+  expiresAt: string;
+  orgName: string;
+}) => MailMessage | Promise<MailMessage>;
 
 export interface AddNotificationEmailDeps {
   store: RecipientStore;
@@ -89,9 +95,10 @@ async function sendVerification(deps: AddNotificationEmailDeps, recipient: Recip
   );
   const link = `${deps.publicUrl}/api/v1/notification-emails/verify?token=${encodeURIComponent(token)}`;
   const orgName = (await deps.store.getOrgName(recipient.orgId)) ?? 'your organization';
+  const expiresAt = new Date(now.getTime() + VERIFICATION_TTL_SECONDS * 1000).toISOString();
   try {
     await deps.mailer.send({
-      ...deps.composeVerification({ email: recipient.email, link, orgName }),
+      ...(await deps.composeVerification({ email: recipient.email, link, expiresAt, orgName })),
       to: recipient.email,
     });
   } catch (err) {
