@@ -1,4 +1,10 @@
-export { createFileLinks, FILE_LINK_TTL_SECONDS, type FileGrant, type FileLinks, MAX_TOKEN_LENGTH } from '@formgate/kit';
+export {
+  createFileLinks,
+  FILE_LINK_TTL_SECONDS,
+  type FileGrant,
+  type FileLinks,
+  MAX_TOKEN_LENGTH,
+} from '@formgate/kit';
 
 /** Types a browser shows inline without running anything; every other type is served as `application/octet-stream`. */
 const INERT_TYPES = new Set([
