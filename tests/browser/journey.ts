@@ -211,6 +211,73 @@ export function describeBrowserJourney(suite: string, target: () => JourneyTarge
       expect(left).toEqual([]);
     });
 
+    it('notifies two verified addresses of a submission by email, logs both deliveries, and resends one', async () => {
+      // Email management is the organization's feature flag (spec §3): the Emails screens appear with it.
+      await page.goto(`${app.url}/dashboard/organization`);
+      await page.getByRole('checkbox', { name: /Email management/ }).check();
+      await page.getByRole('navigation').getByRole('link', { name: 'Emails' }).first().waitFor();
+      // The user's own sign-in address is verified at once; another one by the link mailed to it.
+      const team = `team.${Date.now()}@example.com`;
+      for (const [address, toast] of [
+        [email, 'Email verified'],
+        [team, 'Verification email sent'],
+      ] as const) {
+        await page.goto(`${app.url}/dashboard/emails/create`);
+        await page.getByLabel('Email address').fill(address);
+        await page.getByRole('button', { name: 'Add email' }).click();
+        await page.getByText(toast).first().waitFor();
+        await page.waitForURL(/\/dashboard\/emails$/);
+      }
+      await screen('emails');
+      await page.goto(await app.mailLink(team, /^Confirm /));
+      await page.waitForURL(/\/dashboard\/emails\/verification-success\//);
+      await page.getByRole('heading', { name: team }).waitFor();
+      await screen('email-verification-success');
+
+      // This form's recipients, in its settings.
+      await page.goto(`${app.url}/dashboard/forms/${form.slug}/settings`);
+      const panel = page.getByRole('region', { name: 'Notifications' });
+      await panel.getByRole('checkbox', { name: email }).check();
+      await panel.getByRole('checkbox', { name: team }).check();
+      await panel.getByRole('button', { name: 'Save notifications' }).click();
+      await page.getByText('Notification settings saved').first().waitFor();
+
+      const status = await page.evaluate(async (key) => {
+        const body = JSON.stringify({ message: 'Hello <b>team</b>', email: 'visitor@example.com' });
+        const headers = { accept: 'application/json', 'content-type': 'application/json' };
+        return (await fetch(`/f/${key}`, { method: 'POST', headers, body })).status;
+      }, form.key);
+      expect(status).toBe(200);
+      await page.goto(`${app.url}/dashboard/forms/${form.slug}/submissions/`);
+      await page.waitForURL(/\/submissions\/[^/]+$/);
+      const log = page.getByRole('list', { name: 'Deliveries' });
+      for (let i = 0; (await log.getByText('Delivered', { exact: true }).count()) < 2; i++) {
+        if (i === 30) throw new Error('the two notification emails were not delivered within 15 s');
+        await page.waitForTimeout(500);
+        if (i % 4 === 3) await page.reload();
+      }
+      expect(await log.getByRole('listitem').count()).toBe(2);
+      const mailed = await app.mailLink(team, /^New submission to Contact$/);
+      expect(new URL(mailed).pathname).toMatch(/\/submissions\/[^/]+$/);
+
+      await log.getByRole('button', { name: `Resend the notification email to ${team}` }).click();
+      await page
+        .getByText(/^(Sent again|Sending again)$/)
+        .first()
+        .waitFor();
+      for (let i = 0; (await log.getByRole('listitem').count()) < 3; i++) {
+        if (i === 30) throw new Error('the resend never reached the delivery log');
+        await page.waitForTimeout(500);
+      }
+      await screen('submission-deliveries');
+      // The sidebar's meter counts the three emails sent this period (billing meters them from delivery events).
+      for (let i = 0; (await page.getByText(/^3 \/ [\d,]+$/).count()) === 0; i++) {
+        if (i === 30) throw new Error('the emails meter never showed 3 sent');
+        await page.waitForTimeout(500);
+        if (i % 4 === 3) await page.reload();
+      }
+    });
+
     it('takes feedback from the dashboard (a form of the instance itself)', async () => {
       await page.goto(`${app.url}/dashboard/forms`);
       await page.getByRole('button', { name: 'Share Feedback' }).first().click();
