@@ -21,9 +21,12 @@ interface Fixture {
   newSubmissionId(): Promise<string>;
   /** A delivery of organization A (an autoresponse of a submission of its own form), made once. */
   delivery(): Promise<{ formId: string; submissionId: string; deliveryId: string }>;
+  /** A notification address of organization A made for one call (one that deletes it). */
+  newNotificationEmailId(): Promise<string>;
 }
 interface Case {
   params?: (fx: Fixture) => Promise<Record<string, string>> | Record<string, string>;
+  /** The request body, or a function making a new one for each call. */
   body?: unknown;
   /** What must never appear in another organization's answer. */
   secret?: (fx: Fixture) => string;
@@ -80,6 +83,13 @@ const CASES: Record<string, Case> = {
     body: { from: '2026-01-01T00:00:00Z', to: '2026-01-02T00:00:00Z' },
     success: 202,
   },
+  'GET /api/v1/notification-emails': { secret: () => 'notify@owner-a.example' },
+  'POST /api/v1/notification-emails': {
+    body: () => ({ email: `matrix-${Math.random().toString(36).slice(2)}@example.com` }),
+  },
+  'DELETE /api/v1/notification-emails/:emailId': {
+    params: async (fx) => ({ emailId: await fx.newNotificationEmailId() }),
+  },
   'GET /api/v1/billing/usage': {},
   'GET /api/v1/billing/email-quota': {},
   'GET /api/v1/orgs/settings': { secret: () => 'team@owner-a.example' },
@@ -94,7 +104,7 @@ const SUCCESS: Record<string, number> = { GET: 200, POST: 201, PATCH: 200, DELET
 
 const idOf = (r: RouteSpec) => `${r.method} ${r.path}`;
 const scopedRoutes = ROUTES.filter((r) => r.auth === 'org');
-const hasResourceParam = (r: RouteSpec) => /:(formId|submissionId|keyId|fileId)/.test(r.path);
+const hasResourceParam = (r: RouteSpec) => /:(formId|submissionId|keyId|fileId|emailId)/.test(r.path);
 
 /** The status the route table says this caller must get, and the message when it is a permission denial. */
 function expected(route: RouteSpec, caller: Caller): { status: number; message?: string } {
@@ -158,6 +168,12 @@ export function describeTenantIsolation(target: TargetRef) {
       await sessions.owner.call('PATCH', '/api/v1/orgs/settings', {
         submission_notification_email: 'team@owner-a.example',
       });
+      const addNotificationEmail = async (email: string) => {
+        const reply = await sessions.owner.call('POST', '/api/v1/notification-emails', { email });
+        if (reply.status !== 201) throw new Error(`notification email: ${reply.status} ${JSON.stringify(reply.body)}`);
+        return reply.body.id as string;
+      };
+      await addNotificationEmail('notify@owner-a.example');
       const submitAndWait = async () => {
         const reply = await fetch(`${target().baseUrl}/f/${form.key}`, {
           method: 'POST',
@@ -210,6 +226,7 @@ export function describeTenantIsolation(target: TargetRef) {
         newFormId: async () => (await sessions.owner.call('POST', '/api/v1/forms', { name: 'Doomed' })).body.id,
         newSubmissionId: submitAndWait,
         fileId,
+        newNotificationEmailId: () => addNotificationEmail(`doomed-${Math.random().toString(36).slice(2)}@example.com`),
         newKeyId: async () =>
           (await sessions.owner.call('POST', '/api/v1/api-keys', { name: 'doomed', scope: 'read' })).body.id,
       };
@@ -241,7 +258,8 @@ export function describeTenantIsolation(target: TargetRef) {
           const spec = CASES[idOf(route)] as Case;
           const params = spec.params ? await spec.params(fixture) : {};
           const path = route.path.replace(/:(\w+)/g, (_, name: string) => encodeURIComponent(params[name] as string));
-          const reply = await callAs(caller, route.method, path, spec.body);
+          const body = typeof spec.body === 'function' ? spec.body() : spec.body;
+          const reply = await callAs(caller, route.method, path, body);
           expect(reply.status, JSON.stringify(reply.body)).toBe(want.status);
           if (want.message) expect(reply.body.error.message).toBe(want.message);
           if (want.status >= 400) expect(reply.body.error.code).toEqual(expect.any(String));
