@@ -10,3 +10,4 @@ export * from './paging.ts';
 export * from './relay-loop.ts';
 export * from './serve.ts';
 export * from './service.ts';
+export * from './signed-tokens.ts';
