@@ -214,7 +214,11 @@ export function describeBrowserJourney(suite: string, target: () => JourneyTarge
     it('notifies two verified addresses of a submission by email, logs both deliveries, and resends one', async () => {
       // Email management is the organization's feature flag (spec §3): the Emails screens appear with it.
       await page.goto(`${app.url}/dashboard/organization`);
-      await page.getByRole('checkbox', { name: /Email management/ }).check();
+      // The box follows the saved setting: it turns checked once the server has it.
+      const flag = page.getByRole('checkbox', { name: /Email management/ });
+      await flag.waitFor();
+      if (!(await flag.isChecked())) await flag.click();
+      await page.getByRole('checkbox', { name: /Email management/, checked: true }).waitFor();
       await page.getByRole('navigation').getByRole('link', { name: 'Emails' }).first().waitFor();
       // The user's own sign-in address is verified at once; another one by the link mailed to it.
       const team = `team.${Date.now()}@example.com`;
