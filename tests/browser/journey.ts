@@ -261,8 +261,8 @@ export function describeBrowserJourney(suite: string, target: () => JourneyTarge
         if (i % 4 === 3) await page.reload();
       }
       expect(await log.getByRole('listitem').count()).toBe(2);
-      const mailed = await app.mailLink(team, /^New submission to Contact$/);
-      expect(new URL(mailed).pathname).toMatch(/\/submissions\/[^/]+$/);
+      // The mail itself reached the team's mailbox; its links point back at this instance.
+      expect(new URL(await app.mailLink(team, /^New submission to Contact$/)).port).toBe(new URL(app.url).port);
 
       await log.getByRole('button', { name: `Resend the notification email to ${team}` }).click();
       await page
