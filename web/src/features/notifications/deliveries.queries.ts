@@ -31,6 +31,8 @@ export const deliveriesQuery = (formId: string, submissionId: string) =>
 export const resendDelivery = (formId: string, submissionId: string, deliveryId: string) =>
   apiFetch<DeliveryDto>(`${ofSubmission(formId, submissionId)}/${encodeURIComponent(deliveryId)}/resend`, {
     method: 'POST',
+    // Every mutation of the API is JSON, even one without fields.
+    json: {},
   });
 
 export interface ReplayRequest {
