@@ -73,6 +73,9 @@ describe('embedded mode: notifications of a submission', () => {
     const resent = await app.api('POST', `${path}/${log[0]?.id}/resend`, {});
     expect(resent.status).toBe(202);
     expect(resent.body).toMatchObject({ resendOf: log[0]?.id, status: 'succeeded' });
+    // A new message, not a retry: mail clients must not drop it as a duplicate of the first.
+    expect(resent.body.messageId).toEqual(expect.stringMatching(/^<[0-9a-f]{32}@/));
+    expect(resent.body.messageId).not.toBe(log[0]?.messageId);
     expect(mailsTo(log[0]?.target as string)).toHaveLength(2);
     expect(((await app.api('GET', path)).body.data as DeliveryDto[]).map((d) => d.resendOf)).toEqual(
       expect.arrayContaining([null, null, log[0]?.id]),

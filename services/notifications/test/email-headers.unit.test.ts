@@ -74,8 +74,12 @@ describe('submissionMessageId', () => {
       submissionMessageId({ ...base, recipient: 'b@acme.test' }),
       // No ambiguity between the parts: "s_1" + "x" vs "s_1x" + "".
       submissionMessageId({ ...base, submissionId: 's_1","notification', recipient: 'a@acme.test' }),
+      // A resend is a message of its own; each resend another one.
+      submissionMessageId({ ...base, resendId: 'd_2' }),
+      submissionMessageId({ ...base, resendId: 'd_3' }),
     ];
-    expect(new Set([id, ...others]).size).toBe(5);
+    expect(new Set([id, ...others]).size).toBe(7);
+    expect(submissionMessageId({ ...base, resendId: 'd_2' })).toBe(others[4]);
   });
 
   it('refuses a domain that is not a host name', () => {

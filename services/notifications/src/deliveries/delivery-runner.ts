@@ -67,7 +67,13 @@ export function createDeliveryRunner(deps: DeliveryRunnerDeps) {
       const text = !submission ? 'the submission was deleted' : 'the form was deleted';
       return { ok: false, retryable: false, response: { code: 'GONE', text }, messageId: null };
     }
-    const input = { form, submission, to: delivery.target, publicUrl: deps.publicUrl };
+    const input = {
+      form,
+      submission,
+      to: delivery.target,
+      publicUrl: deps.publicUrl,
+      ...(delivery.resendOf ? { resendId: delivery.id } : {}),
+    };
     let message: Awaited<ReturnType<Composer['notification']>>;
     try {
       message = await (delivery.purpose === 'autoresponse'

@@ -9,6 +9,8 @@ export interface ComposeInput {
   to: string;
   /** The dashboard's base URL (links to the submission). */
   publicUrl: string;
+  /** For a resend, its delivery id: the mail is a new message (its own `Message-ID`), not a retry. */
+  resendId?: string;
 }
 
 /**

@@ -14,6 +14,8 @@ export interface AutoresponseInput {
   text: string;
   /** The host in the `Message-ID` (the sender's domain or the public host). */
   messageIdDomain: string;
+  /** Set for a resend (its delivery id): it gets a `Message-ID` of its own. */
+  resendId?: string;
 }
 
 const paragraphsOf = (text: string) =>
@@ -59,6 +61,7 @@ export async function composeAutoresponse(input: AutoresponseInput): Promise<Mai
       purpose: 'autoresponse',
       recipient: to,
       domain: input.messageIdDomain,
+      ...(input.resendId === undefined ? {} : { resendId: input.resendId }),
     }),
     headers: { 'Auto-Submitted': 'auto-replied', 'X-Auto-Response-Suppress': 'All' },
   };

@@ -18,7 +18,7 @@ export interface EmailComposerDeps {
 export function createEmailComposer(deps: EmailComposerDeps): Composer {
   const domainOf = (publicUrl: string) => deps.messageIdDomain ?? new URL(publicUrl).hostname;
   return {
-    notification({ form, submission, to, publicUrl }) {
+    notification({ form, submission, to, publicUrl, resendId }) {
       const base = publicUrl.replace(/\/+$/, '');
       return composeSubmissionNotification({
         form,
@@ -27,6 +27,7 @@ export function createEmailComposer(deps: EmailComposerDeps): Composer {
         subjectTemplate: form.notifications.subject,
         dashboardUrl: base,
         messageIdDomain: domainOf(publicUrl),
+        ...(resendId === undefined ? {} : { resendId }),
         fileLink: (file) => {
           const grant = {
             orgId: form.orgId,
@@ -39,13 +40,14 @@ export function createEmailComposer(deps: EmailComposerDeps): Composer {
         },
       });
     },
-    autoresponse({ form, submission, to, publicUrl }) {
+    autoresponse({ form, submission, to, publicUrl, resendId }) {
       return composeAutoresponse({
         form,
         submission,
         to,
         text: form.notifications.autoresponse.text,
         messageIdDomain: domainOf(publicUrl),
+        ...(resendId === undefined ? {} : { resendId }),
       });
     },
   };

@@ -51,8 +51,11 @@ export function submissionMessageId(input: {
   purpose: SubmissionMailPurpose;
   recipient: string;
   domain: string;
+  /** A resend's delivery id: a resent mail is a new message, which mail clients must not drop as a duplicate. */
+  resendId?: string;
 }): string {
-  const key = JSON.stringify([input.submissionId, input.purpose, input.recipient.trim().toLowerCase()]);
+  const parts = [input.submissionId, input.purpose, input.recipient.trim().toLowerCase()];
+  const key = JSON.stringify(input.resendId === undefined ? parts : [...parts, input.resendId]);
   const hash = createHash('sha256').update(key).digest('hex').slice(0, 32);
   return `<${hash}@${messageIdDomain(input.domain)}>`;
 }

@@ -12,6 +12,8 @@ export interface SubmissionNotificationInput extends SubmissionViewInput {
   subjectTemplate: string | null;
   /** The host in the `Message-ID`; the dashboard's host by default. */
   messageIdDomain?: string;
+  /** Set for a resend (its delivery id): it gets a `Message-ID` of its own. */
+  resendId?: string;
 }
 
 function SubmissionNotification({ view }: { view: SubmissionView }) {
@@ -102,6 +104,7 @@ export async function composeSubmissionNotification(input: SubmissionNotificatio
       purpose: 'notification',
       recipient,
       domain: input.messageIdDomain ?? new URL(view.submissionUrl).hostname,
+      ...(input.resendId === undefined ? {} : { resendId: input.resendId }),
     }),
     headers: { 'Auto-Submitted': 'auto-generated', 'X-Auto-Response-Suppress': 'All' },
   };
