@@ -67,7 +67,8 @@ function readOptions() {
   const p12: P12Settings = {
     rate: Number(values['p12-rate'] ?? 100),
     seconds: Number(values['p12-seconds'] ?? (values.quick ? 10 : 60)),
-    drainTimeoutMs: 60_000,
+    quietMs: 30_000,
+    drainCapMs: 60_000,
   };
   const positive = {
     rounds: settings.rounds,
@@ -150,8 +151,7 @@ function p12Modes(options: Options, workDir: string, distributed: DistributedSta
           smtp: { url: sink.url, links: (to, subject) => sink.waitForLink(to, subject) },
         });
         return {
-          target: { url: target.server.url, api: target.api },
-          pids: [target.server.pid],
+          target: { url: target.server.url, api: target.api, pids: [target.server.pid] },
           stop: target.server.stop,
         };
       },
@@ -163,8 +163,11 @@ function p12Modes(options: Options, workDir: string, distributed: DistributedSta
           ? async (sink) => {
               const extra = await distributed.startNotifications(sink.url);
               return {
-                target: { url: extra.target.server.url, api: extra.target.api },
-                pids: [...distributed.pids, ...extra.pids],
+                target: {
+                  url: extra.target.server.url,
+                  api: extra.target.api,
+                  pids: [...distributed.pids, ...extra.pids],
+                },
                 stop: extra.stop,
               };
             }

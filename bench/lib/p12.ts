@@ -1,6 +1,7 @@
 import type { BenchForm, FormgateApi } from './formgate-api.ts';
 import { PAYLOADS } from './payloads.ts';
 import { sleep } from './processes.ts';
+import { cpuSeconds } from './quiesce.ts';
 import type { SmtpSink, SunkMail } from './smtp-sink.ts';
 
 /**
@@ -17,14 +18,24 @@ export interface P12Settings {
   /** Submissions per second, offered at a fixed schedule. */
   rate: number;
   seconds: number;
-  /** How long after the last answer the bench waits for missing emails before counting them lost. */
-  drainTimeoutMs: number;
+  /**
+   * Missing emails are counted lost once none has arrived for this long (ms): a backlog that still moves is waited
+   * for, so a slow pipeline shows as latency, not as loss...
+   */
+  quietMs: number;
+  /**
+   * ...up to this long after the last answer (ms): then the emails still missing are `pending` (neither lost nor
+   * delivered), and the latency quantiles are lower bounds (`censored`).
+   */
+  drainCapMs: number;
 }
 
 /** The deployment P12 measures in one mode: where to post and an API key of its organization. */
 export interface P12Target {
   url: string;
   api: FormgateApi;
+  /** The deployment's processes (CPU use is reported). */
+  pids: number[];
 }
 
 export interface P12Setup {
@@ -44,8 +55,12 @@ export interface P12Round {
   sendLagMs: number;
   expected: number;
   received: number;
-  /** (submission, recipient) pairs with no email after the drain timeout. */
+  /** (submission, recipient) pairs with no email once the sink went quiet for `quietMs`. */
   lost: number;
+  /** (submission, recipient) pairs with no email yet when the bench stopped waiting at `drainCapMs`. */
+  pending: number;
+  /** True when `pending` > 0: each pending email counts as "at least until the cutoff" in p50/p99/max. */
+  censored: boolean;
   /** Emails beyond the first for one (submission, recipient). */
   duplicates: number;
   /** Emails for an unknown submission (no 2xx seen) or to another address. */
@@ -55,6 +70,8 @@ export interface P12Round {
   maxMs: number;
   /** From the last 2xx to the last expected email (ms). */
   drainMs: number;
+  /** CPU used by the deployment's processes from the first request to the last email, in cores (1 = one full core). */
+  cores: number | null;
 }
 
 const SUBMISSION_LINK = /\/submissions\/([^/?#]+)$/;
@@ -160,14 +177,18 @@ export async function measureP12(
     return t;
   };
   let unexpected = 0;
+  let lastMailSeen = 0;
   // An email may beat its own 2xx to the bench: it is kept under its id until the answer arrives.
   sink.onMail((mail) => {
+    // The other mode's late emails (each mode has its own addresses) and this form's earlier submissions.
+    if (!mail.to.some((to) => setup.recipients.includes(to))) return;
     const id = submissionIdOf(mail);
     if (id !== null && setup.earlier.has(id)) return;
     if (id === null) {
       unexpected++;
       return;
     }
+    lastMailSeen = mail.acceptedAt;
     const t = track(id);
     for (const to of mail.to) {
       const list = t.mails.get(to) ?? [];
@@ -180,6 +201,8 @@ export async function measureP12(
   const failures: Record<string, number> = {};
   const pending: Promise<void>[] = [];
   const interval = 1000 / settings.rate;
+  const cpu = () => target.pids.reduce((sum, pid) => sum + (cpuSeconds(pid) ?? Number.NaN), 0);
+  const cpuBefore = cpu();
   const start = performance.now();
   let sendLagMs = 0;
   let lastOkAt = start;
@@ -209,15 +232,19 @@ export async function measureP12(
 
   const acknowledged = [...tracked.values()].filter((t) => t.okAt !== null);
   const complete = () => acknowledged.every((t) => setup.recipients.every((r) => (t.mails.get(r)?.length ?? 0) > 0));
-  const drainDeadline = performance.now() + settings.drainTimeoutMs;
-  while (!complete() && performance.now() < drainDeadline) await sleep(20);
+  const quiet = () => performance.now() - Math.max(lastMailSeen, lastOkAt) >= settings.quietMs;
+  const capped = () => performance.now() - lastOkAt >= settings.drainCapMs;
+  while (!complete() && !quiet() && !capped()) await sleep(20);
+  const cutoffAt = performance.now();
+  const cutByCap = !complete() && !quiet();
+  const busy = (cpu() - cpuBefore) / ((performance.now() - start) / 1000);
   // A moment more, so a duplicate sent right after the first copy is seen too.
   await sleep(1_000);
   sink.onMail(null);
   for (const id of tracked.keys()) setup.earlier.add(id);
 
   const latencies: number[] = [];
-  let lost = 0;
+  let missing = 0;
   let duplicates = 0;
   let received = 0;
   let lastMailAt = lastOkAt;
@@ -233,7 +260,12 @@ export async function measureP12(
       latencies.push(first - t.okAt);
       lastMailAt = Math.max(lastMailAt, first);
     }
-    if (t.okAt !== null) lost += setup.recipients.filter((r) => !t.mails.has(r)).length;
+    const okAt = t.okAt;
+    if (okAt === null) continue;
+    const absent = setup.recipients.filter((r) => !t.mails.has(r)).length;
+    missing += absent;
+    // Not arrived yet: its latency is at least the time until the bench stopped waiting.
+    if (cutByCap) for (let i = 0; i < absent; i++) latencies.push(cutoffAt - okAt);
   }
   latencies.sort((a, b) => a - b);
   return {
@@ -243,12 +275,15 @@ export async function measureP12(
     sendLagMs,
     expected: acknowledged.length * setup.recipients.length,
     received,
-    lost,
+    lost: cutByCap ? 0 : missing,
+    pending: cutByCap ? missing : 0,
+    censored: cutByCap && missing > 0,
     duplicates,
     unexpected,
     p50Ms: quantile(latencies, 0.5),
     p99Ms: quantile(latencies, 0.99),
     maxMs: latencies.at(-1) ?? Number.NaN,
     drainMs: lastMailAt - lastOkAt,
+    cores: Number.isFinite(busy) ? busy : null,
   };
 }
