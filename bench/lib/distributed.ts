@@ -114,6 +114,8 @@ async function startProcesses(opts: { logDir: string; kafka: string; mongo: stri
         env: {
           ...common,
           INSTANCE_ID: 'bench-notifications',
+          // `BENCH_P12_LOG_LEVEL=info` to see what the notifications process does (its log is in logs/).
+          LOG_LEVEL: process.env.BENCH_P12_LOG_LEVEL ?? 'silent',
           SMTP_URL: smtpUrl,
           PUBLIC_URL: `http://127.0.0.1:${p12Port}`,
           NOTIFICATIONS_LINK_SECRET: randomBytes(32).toString('base64url'),

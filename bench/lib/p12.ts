@@ -149,7 +149,19 @@ export async function setUpP12(target: P12Target, sink: SmtpSink, mode: string):
     while (Date.now() < until && !recipients.every((r) => seen.has(r))) await sleep(20);
     sink.onMail(null);
     if (recipients.every((r) => seen.has(r))) break;
-    if (Date.now() > deadline) throw new Error(`P12 ${mode}: no warm-up submission was mailed to both addresses`);
+    if (Date.now() > deadline) {
+      const log = id
+        ? await target.api
+            .get<{ data: { target: string; status: string; lastResponse: unknown }[] }>(
+              `/api/v1/forms/${form.id}/submissions/${id}/deliveries`,
+            )
+            .then(
+              (r) => JSON.stringify(r.data).slice(0, 400),
+              (err: Error) => err.message.slice(0, 200),
+            )
+        : 'no submission id';
+      throw new Error(`P12 ${mode}: no warm-up submission was mailed to both addresses; delivery log: ${log}`);
+    }
   }
   return { form, recipients, setupMs: performance.now() - started, earlier };
 }
