@@ -1,4 +1,4 @@
-// `pnpm bench [P8] [--quick] [--rounds N] [--seconds S] [--sync FULL|NORMAL] [--no-p2] [--p8-submissions N]`:
+// `pnpm bench [P8] [P9] [P12] [--quick] [--rounds N] [--seconds S] [--sync FULL|NORMAL] [--no-p2] [--p8-submissions N]`:
 // see bench/README.md.
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,10 +12,14 @@ import type { P8Settings } from './lib/p8.ts';
 import { p8Goals } from './lib/p8-goals.ts';
 import { type P8Mode, runP8 } from './lib/p8-run.ts';
 import { queryGoals, runQueryGoals } from './lib/p9-p10.ts';
+import type { P12Settings } from './lib/p12.ts';
+import { p12Goals } from './lib/p12-goals.ts';
+import { type P12Mode, runP12 } from './lib/p12-run.ts';
 import { PAYLOADS } from './lib/payloads.ts';
 import { stopAllServers } from './lib/processes.ts';
 import { describeMachine, loadAverage, passed, writeReport } from './lib/report.ts';
 import { type BenchSettings, type RoundContext, type RoundResult, runRound, warmUp } from './lib/rounds.ts';
+import { startSmtpSink } from './lib/smtp-sink.ts';
 import { type FormgateTarget, startBaseline, startEmbeddedFormgate } from './lib/targets.ts';
 import { ensureWrk, prepareWrk } from './lib/wrk.ts';
 
@@ -36,10 +40,12 @@ function readOptions() {
       'keep-data': { type: 'boolean', default: false },
       'p8-submissions': { type: 'string' },
       'p9-submissions': { type: 'string' },
+      'p12-seconds': { type: 'string' },
+      'p12-rate': { type: 'string' },
     },
   });
-  const alone = ['P8', 'P9', 'P10'];
-  if (positionals.some((p) => !alone.includes(p))) throw new Error('only P8, P9 and P10 can be run alone');
+  const alone = ['P8', 'P9', 'P10', 'P12'];
+  if (positionals.some((p) => !alone.includes(p))) throw new Error('only P8, P9, P10 and P12 can be run alone');
   if (values.sync !== 'FULL' && values.sync !== 'NORMAL') throw new Error('--sync must be FULL or NORMAL');
   const settings: BenchSettings = {
     rounds: Number(values.rounds ?? (values.quick ? 1 : 3)),
@@ -58,11 +64,19 @@ function readOptions() {
     submissions: Number(values['p9-submissions'] ?? process.env.BENCH_P9_SUBMISSIONS ?? p8.submissions),
     samples: values.quick ? 10 : 20,
   };
+  const p12: P12Settings = {
+    rate: Number(values['p12-rate'] ?? 100),
+    seconds: Number(values['p12-seconds'] ?? (values.quick ? 10 : 60)),
+    quietMs: 30_000,
+    drainCapMs: 60_000,
+  };
   const positive = {
     rounds: settings.rounds,
     seconds: settings.seconds,
     'p8-submissions': p8.submissions,
     'p9-submissions': query.submissions,
+    'p12-seconds': p12.seconds,
+    'p12-rate': p12.rate,
   };
   for (const [k, v] of Object.entries(positive)) {
     if (!Number.isInteger(v) || v < 1) throw new Error(`--${k} must be a positive integer`);
@@ -75,10 +89,12 @@ function readOptions() {
     keepData: values['keep-data'],
     p8,
     query,
+    p12,
     /** `pnpm bench P8 P9`: only those (no throughput rounds); P9 and P10 run together. */
     only: positionals.length > 0,
     runP8: positionals.length === 0 || positionals.includes('P8'),
     runQuery: positionals.length === 0 || positionals.includes('P9') || positionals.includes('P10'),
+    runP12: positionals.length === 0 || positionals.includes('P12'),
   };
 }
 
@@ -116,9 +132,54 @@ function p8Modes(formgate: FormgateTarget, distributed: DistributedStart): P8Mod
   ];
 }
 
+/**
+ * P12's two deployments, started by P12 itself with their mail going to its SMTP sink: a second embedded Formgate
+ * (its own data directory), and on the distributed deployment a notifications process behind a second gateway.
+ */
+function p12Modes(options: Options, workDir: string, distributed: DistributedStart): P12Mode[] {
+  const logDir = join(workDir, 'logs');
+  const unavailable = p2Unavailable(distributed);
+  return [
+    {
+      mode: 'embedded',
+      start: async (sink) => {
+        const target = await startEmbeddedFormgate({
+          dataDir: join(workDir, 'p12-embedded-data'),
+          logDir,
+          synchronous: options.synchronous,
+          name: 'p12-embedded',
+          smtp: { url: sink.url, links: (to, subject) => sink.waitForLink(to, subject) },
+        });
+        return {
+          target: { url: target.server.url, api: target.api, pids: [target.server.pid] },
+          stop: target.server.stop,
+        };
+      },
+    },
+    {
+      mode: 'distributed',
+      start:
+        'startNotifications' in distributed
+          ? async (sink) => {
+              const extra = await distributed.startNotifications(sink.url);
+              return {
+                target: {
+                  url: extra.target.server.url,
+                  api: extra.target.api,
+                  pids: [...distributed.pids, ...extra.pids],
+                },
+                stop: extra.stop,
+              };
+            }
+          : null,
+      ...(unavailable ? { unavailable } : {}),
+    },
+  ];
+}
+
 async function main(): Promise<boolean> {
   const options = readOptions();
-  const wrkVersion = options.only ? 'wrk not used (P8–P10 only)' : ensureWrk();
+  const wrkVersion = options.only ? 'wrk not used (P8–P12 only)' : ensureWrk();
   const workDir = mkdtempSync(join(tmpdir(), 'formgate-bench-'));
   const logDir = join(workDir, 'logs');
   mkdirSync(logDir);
@@ -150,6 +211,24 @@ async function main(): Promise<boolean> {
     const query = options.runQuery
       ? await runQueryGoals({ ...p8Settings, modes: queryModes, settings: options.query })
       : [];
+    let p12: Awaited<ReturnType<typeof runP12>> = [];
+    if (options.runP12) {
+      const sink = await startSmtpSink();
+      try {
+        const modes = p12Modes(options, workDir, distributed);
+        p12 = await runP12({
+          modes,
+          sink,
+          settings: options.p12,
+          rounds: options.settings.rounds,
+          problems,
+          warnings,
+          log,
+        });
+      } finally {
+        await sink.stop();
+      }
+    }
     machine.loadAverageAtEnd = loadAverage();
     if ((machine.loadAverageAtStart[0] ?? 0) > machine.cpus / 2) {
       warnings.push(`1-minute load average ${machine.loadAverageAtStart[0]} at start: other work shared the machine`);
@@ -158,22 +237,30 @@ async function main(): Promise<boolean> {
       machine,
       settings: {
         mode: options.quick ? 'quick' : 'full',
-        goals: options.only ? [options.runP8 ? 'P8' : '', options.runQuery ? 'P9 P10' : ''].join(' ').trim() : 'all',
+        goals: options.only
+          ? [options.runP8 ? 'P8' : '', options.runQuery ? 'P9 P10' : '', options.runP12 ? 'P12' : '']
+              .join(' ')
+              .replace(/\s+/g, ' ')
+              .trim()
+          : 'all',
         ...options.settings,
         sqliteSynchronous: options.synchronous,
         p8Submissions: options.p8.submissions,
         p9Submissions: options.query.submissions,
-        loadGenerator: 'wrk -t1 (throughput), autocannon in a child process (P7), fetch (P8)',
+        p12Rate: options.p12.rate,
+        p12Seconds: options.p12.seconds,
+        loadGenerator: 'wrk -t1 (throughput), autocannon in a child process (P7), fetch (P8–P10, P12 open loop)',
       },
       goals: [
         ...(options.only ? [] : evaluate(rounds, problems, p2Unavailable(distributed))),
         ...p8.flatMap((r) => p8Goals(r, problems)),
         ...query.flatMap((r) => queryGoals(r, problems)),
+        ...p12.flatMap((r) => p12Goals(r, options.p12, problems)),
       ],
       absolute: absolutes(rounds),
       problems,
       warnings,
-      rounds: [...rounds, { P8: p8 }, { P9P10: query }],
+      rounds: [...rounds, { P8: p8 }, { P9P10: query }, { P12: p12 }],
     };
     const md = writeReport(BENCH_DIR, report);
     process.stdout.write(`\n${md}\n`);

@@ -16,7 +16,7 @@ import type { FormgateTarget } from './targets.ts';
  * the deployment did not come up: P2 fails).
  */
 export type DistributedStart =
-  | { target: FormgateTarget; pids: number[]; stop: () => Promise<void> }
+  | { target: FormgateTarget; pids: number[]; stop: () => Promise<void>; startNotifications: StartNotifications }
   | { skipped: string }
   | { failed: string };
 
@@ -29,8 +29,23 @@ export const DISTRIBUTED_ENTRYPOINTS = {
   orgs: 'services/orgs/src/main.ts',
 };
 
-export const KAFKA_PORT = 39092;
-export const FERRETDB_PORT = 39017;
+/** P12's extra process: started only when P12 runs, so P2–P10 measure the deployment without it. */
+export const NOTIFICATIONS_ENTRYPOINT = 'services/notifications/src/main.ts';
+
+/**
+ * P12 in distributed mode: a notifications process sending to `smtpUrl`, and a second gateway that routes to it
+ * (the first one was started without `NOTIFICATIONS_URL`), with its own API key. Both are stopped with the
+ * deployment, or earlier with `stop`.
+ */
+export type StartNotifications = (smtpUrl: string) => Promise<{
+  target: Pick<FormgateTarget, 'server' | 'api'>;
+  pids: number[];
+  stop: () => Promise<void>;
+}>;
+
+/** The ports of the bench's own Kafka and FerretDB (`BENCH_KAFKA_PORT`, `BENCH_FERRETDB_PORT` when two benches share a machine). */
+export const KAFKA_PORT = Number(process.env.BENCH_KAFKA_PORT ?? 39092);
+export const FERRETDB_PORT = Number(process.env.BENCH_FERRETDB_PORT ?? 39017);
 
 async function startProcesses(opts: { logDir: string; kafka: string; mongo: string; dbPrefix: string }) {
   const common = {
@@ -40,12 +55,12 @@ async function startProcesses(opts: { logDir: string; kafka: string; mongo: stri
     MONGO_URL: opts.mongo,
     MONGO_DB_PREFIX: opts.dbPrefix,
     IDENTITY_SECRET: randomBytes(32).toString('base64url'),
-    // Only forms reads it; the other services ignore it.
+    // Forms and notifications (P12) read it; the other services ignore it.
     FILE_LINK_SECRET: randomBytes(32).toString('base64url'),
   };
   const gatewayPort = await freePort();
   const publicUrl = `http://127.0.0.1:${gatewayPort}`;
-  const mailRoot = mkdtempSync(join(tmpdir(), 'fg-bench-mail-'));
+  const authSecret = randomBytes(32).toString('base64url');
   const started: ServerProcess[] = [];
   const service = async (name: keyof typeof DISTRIBUTED_ENTRYPOINTS, env: Record<string, string> = {}) => {
     const p = await startServer({
@@ -60,31 +75,66 @@ async function startProcesses(opts: { logDir: string; kafka: string; mongo: stri
     started.push(p);
     return p;
   };
-  try {
-    const [forms, billing, ingest, orgs] = await Promise.all([
-      service('forms'),
-      service('billing', { BILLING_SUBMISSIONS_PER_MONTH: '1000000000' }),
-      service('ingest', { PUBLIC_URL: publicUrl }),
-      service('orgs'),
-    ]);
+  const startGateway = async (name: string, port: number, env: Record<string, string>) => {
+    const url = `http://127.0.0.1:${port}`;
+    const mailDir = mkdtempSync(join(tmpdir(), 'fg-bench-mail-'));
     const gateway = await startServer({
-      name: 'p2-gateway',
+      name,
       script: DISTRIBUTED_ENTRYPOINTS.gateway,
-      port: gatewayPort,
+      port,
       logDir: opts.logDir,
       env: {
         ...common,
-        PUBLIC_URL: publicUrl,
-        AUTH_SECRET: randomBytes(32).toString('base64url'),
-        MAIL_DIR: join(mailRoot, 'mail'),
-        FORMS_URL: forms.url,
-        INGEST_URL: ingest.url,
-        BILLING_URL: billing.url,
-        ORGS_URL: orgs.url,
+        PUBLIC_URL: url,
+        AUTH_SECRET: authSecret,
+        MAIL_DIR: join(mailDir, 'mail'),
+        ...env,
       },
     });
     started.push(gateway);
-    return { gateway, started, api: createFormgateApi(gateway.url, await mintApiKey(gateway.url, mailRoot)) };
+    return { gateway, api: createFormgateApi(gateway.url, await mintApiKey(gateway.url, mailDir)) };
+  };
+  try {
+    const [forms, billing, ingest, orgs] = await Promise.all([
+      service('forms'),
+      service('billing', { BILLING_SUBMISSIONS_PER_MONTH: '1000000000', BILLING_EMAILS_PER_MONTH: '1000000000' }),
+      service('ingest', { PUBLIC_URL: publicUrl }),
+      service('orgs'),
+    ]);
+    const upstreams = { FORMS_URL: forms.url, INGEST_URL: ingest.url, BILLING_URL: billing.url, ORGS_URL: orgs.url };
+    const { gateway, api } = await startGateway('p2-gateway', gatewayPort, upstreams);
+    const startNotifications: StartNotifications = async (smtpUrl) => {
+      const before = started.length;
+      const p12Port = await freePort();
+      const notifications = await startServer({
+        name: 'p12-notifications',
+        script: NOTIFICATIONS_ENTRYPOINT,
+        port: await freePort(),
+        logDir: opts.logDir,
+        env: {
+          ...common,
+          INSTANCE_ID: 'bench-notifications',
+          // `BENCH_P12_LOG_LEVEL=info` to see what the notifications process does (its log is in logs/).
+          LOG_LEVEL: process.env.BENCH_P12_LOG_LEVEL ?? 'silent',
+          SMTP_URL: smtpUrl,
+          PUBLIC_URL: `http://127.0.0.1:${p12Port}`,
+          NOTIFICATIONS_LINK_SECRET: randomBytes(32).toString('base64url'),
+        },
+        bootTimeoutMs: 90_000,
+        readyPath: '/healthz',
+      });
+      started.push(notifications);
+      const p12 = await startGateway('p12-gateway', p12Port, { ...upstreams, NOTIFICATIONS_URL: notifications.url });
+      const mine = started.slice(before);
+      return {
+        target: { server: p12.gateway, api: p12.api },
+        pids: mine.map((p) => p.pid),
+        stop: async () => {
+          await Promise.allSettled(mine.map((p) => p.stop()));
+        },
+      };
+    };
+    return { gateway, started, api, startNotifications };
   } catch (err) {
     await Promise.allSettled(started.map((p) => p.stop()));
     throw err;
@@ -111,7 +161,12 @@ export async function startDistributedFormgate(opts: { workDir: string; logDir: 
     backends.push(await startBackend('ferretdb.sh', FERRETDB_PORT, runBase));
     const [kafka, mongo] = backends.map((b) => b.value) as [string, string];
     const dbPrefix = `fg_bench_${randomBytes(4).toString('hex')}`;
-    const { gateway, started, api } = await startProcesses({ logDir: opts.logDir, kafka, mongo, dbPrefix });
+    const { gateway, started, api, startNotifications } = await startProcesses({
+      logDir: opts.logDir,
+      kafka,
+      mongo,
+      dbPrefix,
+    });
     const openFormsStore = async () => {
       const conn = await connectMongo(mongo, `${dbPrefix}_forms`);
       return { store: await createMongoFormsStore(conn), close: () => conn.close() };
@@ -133,6 +188,7 @@ export async function startDistributedFormgate(opts: { workDir: string; logDir: 
     return {
       target: { server: gateway, api, openFormsStore, countRawRows },
       pids: started.map((p) => p.pid),
+      startNotifications,
       stop: async () => {
         await Promise.allSettled(started.map((p) => p.stop()));
         await stopBackends();

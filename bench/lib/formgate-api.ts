@@ -2,13 +2,18 @@ import { createAccounts } from '../../tests/harness/accounts.ts';
 import { waitForMailLink } from '../../tests/harness/browser-session.ts';
 import { sleep } from './processes.ts';
 
+/** Where the bench reads the link of an account mail: a directory of mail files, or an SMTP sink. */
+export type MailLinks = string | ((to: string, subject: RegExp) => Promise<string>);
+
 /**
- * Signs up an owner (verification link read from `dataDir/mail`, where a Formgate without SMTP writes it), creates
- * an organization and returns a write API key for it (the credential the bench calls the API with) and its id.
+ * Signs up an owner (verification link read from `dataDir/mail`, where a Formgate without SMTP writes it, or from
+ * the SMTP sink the app sends to), creates an organization and returns a write API key for it (the credential the
+ * bench calls the API with) and its id.
  */
-export async function mintApiKey(baseUrl: string, dataDir: string): Promise<Credential> {
+export async function mintApiKey(baseUrl: string, mail: MailLinks): Promise<Credential> {
+  const readLink = typeof mail === 'string' ? (to: string, s: RegExp) => waitForMailLink(mail, to, s) : mail;
   const accounts = createAccounts(baseUrl, async (email, subject) => {
-    const link = new URL(await waitForMailLink(dataDir, email, subject));
+    const link = new URL(await readLink(email, subject));
     return `${baseUrl}${link.pathname}${link.search}`;
   });
   const owner = await accounts.signUp(`bench-${Date.now()}@example.test`);
@@ -41,10 +46,13 @@ export function createFormgateApi(baseUrl: string, { token, orgId }: Credential)
   }
 
   const api = {
+    baseUrl,
     token,
     orgId,
     /** GET `path` with the API key, expecting 200; resolves to the parsed body. */
     get: <T>(path: string) => call<T>('GET', path),
+    /** Any JSON call with the API key, expecting 2xx; resolves to the parsed body. */
+    call,
     createForm: (name: string) => call<BenchForm>('POST', '/api/v1/forms', { name }),
 
     /** The dashboard's count (`GET /api/v1/forms/:id` → `submissionCount`). */

@@ -3,7 +3,8 @@ import { sleep } from './processes.ts';
 
 const TICKS_PER_SECOND = 100; // USER_HZ on Linux
 
-function cpuSeconds(pid: number): number | null {
+/** CPU time (user + system, seconds) a process has used so far; null without /proc or once it is gone. */
+export function cpuSeconds(pid: number): number | null {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');

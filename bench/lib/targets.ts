@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { createSqliteFormsStore, type FormsStore } from '@formgate/forms';
 import { openSqlite } from '@formgate/store/sqlite';
-import { createFormgateApi, type FormgateApi, mintApiKey } from './formgate-api.ts';
+import { createFormgateApi, type FormgateApi, type MailLinks, mintApiKey } from './formgate-api.ts';
 import { freePort, type ServerProcess, startServer } from './processes.ts';
 
 export const B0_SCRIPT = 'bench/baselines/b0-server.ts';
@@ -25,16 +25,19 @@ export interface FormgateTarget {
 
 /**
  * Formgate in embedded mode (`hosts/embedded/src/main.ts`) with a fresh `dataDir`, silent logs and a quota
- * high enough that no bench submission is held back.
+ * high enough that no bench submission is held back. With `smtp`, its mail (account and notification mails alike)
+ * goes to that SMTP server, and the sign-up link is read from it; otherwise mails are files under `dataDir/mail`.
  */
 export async function startEmbeddedFormgate(opts: {
   dataDir: string;
   logDir: string;
   synchronous: 'FULL' | 'NORMAL';
+  name?: string;
+  smtp?: { url: string; links: Exclude<MailLinks, string> };
 }): Promise<FormgateTarget> {
   const port = await freePort();
   const server = await startServer({
-    name: 'formgate-embedded',
+    name: opts.name ?? 'formgate-embedded',
     script: EMBEDDED_SCRIPT,
     port,
     logDir: opts.logDir,
@@ -46,11 +49,13 @@ export async function startEmbeddedFormgate(opts: {
       SQLITE_SYNCHRONOUS: opts.synchronous,
       PUBLIC_URL: `http://127.0.0.1:${port}`,
       BILLING_SUBMISSIONS_PER_MONTH: '1000000000',
+      BILLING_EMAILS_PER_MONTH: '1000000000',
+      ...(opts.smtp ? { SMTP_URL: opts.smtp.url } : {}),
     },
   });
   return {
     server,
-    api: createFormgateApi(server.url, await mintApiKey(server.url, opts.dataDir)),
+    api: createFormgateApi(server.url, await mintApiKey(server.url, opts.smtp?.links ?? opts.dataDir)),
     // forms.db is not held exclusively: WAL lets the bench write while the server reads.
     async openFormsStore() {
       const db = openSqlite(join(opts.dataDir, 'forms.db'), { synchronous: opts.synchronous });
