@@ -97,5 +97,13 @@ export function runWebhookEndpointStoreContract(target: WebhookEndpointStoreTarg
       expect(await store.create(endpoint({ orgId: base.orgId, formId: base.formId }), { limit: 3 })).toBe('created');
       expect(await store.listByForm({ orgId: base.orgId }, base.formId)).toHaveLength(3);
     });
+
+    it('answers true to exactly one of many concurrent claims of a notice', async () => {
+      const key = `disabled:${randomUUID()}`;
+      const results = await Promise.all(Array.from({ length: 8 }, () => store.claimNotice(key)));
+      expect(results.filter(Boolean)).toHaveLength(1);
+      expect(await store.claimNotice(key)).toBe(false);
+      expect(await store.claimNotice(`disabled:${randomUUID()}`)).toBe(true);
+    });
   });
 }

@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,7 +24,7 @@ import {
   systemIds,
 } from '@formgate/kit';
 import { eventually } from '@formgate/kit/testing';
-import { createFileMailer } from '@formgate/mail';
+import { createFileMailer, type MailFileSummary } from '@formgate/mail';
 import { openSqlite } from '@formgate/store/sqlite';
 import { expect } from 'vitest';
 import { createNotificationsService, type NotificationsService } from '../src/create-service.ts';
@@ -53,6 +53,7 @@ export async function startWebhookService(options: { allowPrivateTargets: boolea
   const store: DeliveryStore = createSqliteDeliveryStore(db);
   const endpoints: WebhookEndpointStore = createSqliteWebhookEndpointStore(db);
   const mailer = createFileMailer({ dir: join(dir, 'mail'), from: 'Formgate <no-reply@formgate.test>' });
+  const recipients = createSqliteRecipientStore(db);
   const codec = createIdentityCodec(randomBytes(32).toString('base64url'));
   const clock = { now: Date.parse('2026-11-20T10:00:00.000Z') };
   const service: NotificationsService = createNotificationsService({
@@ -64,7 +65,7 @@ export async function startWebhookService(options: { allowPrivateTargets: boolea
     logger: createLogger({ level: 'silent', name: 'notifications' }),
     identity: codec,
     compose: composer,
-    recipients: createSqliteRecipientStore(db),
+    recipients,
     endpoints,
     allowPrivateTargets: options.allowPrivateTargets,
     webhookTimeoutMs: 2_000,
@@ -174,8 +175,21 @@ export async function startWebhookService(options: { allowPrivateTargets: boolea
     return res.body.data as DeliveryDto[];
   };
 
+  /** Makes `email` a verified notification address of the organization. */
+  const verify = async (orgId: string, email: string) => {
+    const at = new Date();
+    await recipients.add({ orgId }, { id: randomUUID(), email, createdAt: at, verifiedAt: at }, { limit: 50 });
+  };
+  /** The mails the file mailer wrote (no SMTP here). */
+  const mails = () =>
+    readdirSync(join(dir, 'mail'), { withFileTypes: true })
+      .filter((f) => f.name.endsWith('.json'))
+      .map((f) => JSON.parse(readFileSync(join(dir, 'mail', f.name), 'utf8')) as MailFileSummary);
+
   return {
     clock,
+    verify,
+    mails,
     bus,
     store,
     endpoints,

@@ -178,8 +178,9 @@ describe('webhook deliveries to real HTTP receivers (embedded log and stores, WE
     receiver.handler = (_request, response) => response.end('ok');
   });
 
-  it('disables an endpoint that answers 410 Gone, says why, and sends it nothing more', async () => {
+  it('disables an endpoint that answers 410 Gone, says why, tells the organization, and sends it nothing more', async () => {
     const form = await svc.publishForm();
+    await svc.verify(form.orgId, `owner-${form.id}@example.com`);
     const p = path();
     const hook = await svc.addWebhook(form, { url: `${receiver.url}${p}` });
     receiver.handler = (request, response) => {
@@ -200,6 +201,14 @@ describe('webhook deliveries to real HTTP receivers (embedded log and stores, WE
       expect(listed).toMatchObject({ id: hook.id, enabled: false, disabledReason: 'The endpoint answered 410 Gone' });
       expect(listed?.stats).toEqual({ recent: 1, succeeded: 0, failed: 1, successRate: 0 });
     });
+    const notices = await eventually(() => {
+      const mails = svc.mails().filter((m) => m.to === `owner-${form.id}@example.com`);
+      expect(mails.map((m) => m.subject)).toEqual(['A webhook of Contact <b>us</b> was disabled']);
+      return mails;
+    });
+    expect(notices[0]?.text).toContain('The endpoint answered 410 Gone');
+    expect(notices[0]?.text).toContain(`${receiver.url}${p}`);
+    expect(notices[0]?.links).toContain(`http://formgate.test/dashboard/forms/${form.slug}/settings`);
     const [delivery] = await svc.deliveriesOf(form, first);
     const resend = await svc.api(
       'POST',
@@ -284,6 +293,7 @@ describe('webhook deliveries with private targets refused (WEBHOOKS_ALLOW_PRIVAT
 
   it('fails a delivery to 127.0.0.1 for good at connect time, and disables the endpoint after 5 in a row', async () => {
     const form = await svc.publishForm();
+    await svc.verify(form.orgId, 'ops@example.com');
     // Stored directly: the API refuses a literal loopback URL with the switch off; a DNS name could still resolve there.
     const id = randomUUID();
     const now = new Date(svc.clock.now).toISOString();
@@ -325,6 +335,14 @@ describe('webhook deliveries with private targets refused (WEBHOOKS_ALLOW_PRIVAT
       enabled: false,
       disabledReason: '5 deliveries in a row failed (last: WEBHOOK_TARGET_FORBIDDEN)',
     });
+    await eventually(() =>
+      expect(
+        svc
+          .mails()
+          .filter((m) => m.to === 'ops@example.com')
+          .map((m) => m.subject),
+      ).toEqual(['A webhook of Contact <b>us</b> was disabled']),
+    );
     // Re-enabled by a person: the failures before count no more.
     await svc.api('PATCH', `/api/v1/forms/${form.id}/webhooks/${id}`, form, { enabled: true });
     svc.clock.now += 1_000;

@@ -14,6 +14,7 @@ export async function createMongoWebhookEndpointStore(conn: MongoConnection): Pr
   const db = conn.db;
   if (!db) throw new Error('createMongoWebhookEndpointStore: the connection is not open');
   const endpoints = db.collection<EndpointDoc>('webhook_endpoints');
+  const notices = db.collection<{ _id: string }>('webhook_notices');
   await endpoints.createIndex({ formId: 1, slot: 1 }, { name: 'form_slot', unique: true });
 
   const get = async (orgId: string, id: string) => {
@@ -49,6 +50,15 @@ export async function createMongoWebhookEndpointStore(conn: MongoConnection): Pr
     },
     async remove(scope, id) {
       return (await endpoints.deleteOne({ _id: id, orgId: scope.orgId })).deletedCount === 1;
+    },
+    async claimNotice(key) {
+      try {
+        await notices.insertOne({ _id: key });
+        return true;
+      } catch (err) {
+        if (isDuplicateKeyError(err)) return false;
+        throw err;
+      }
     },
   };
 }

@@ -6,6 +6,7 @@ CREATE TABLE IF NOT EXISTS webhook_endpoints (
   id TEXT PRIMARY KEY, org_id TEXT NOT NULL, form_id TEXT NOT NULL, created_at TEXT NOT NULL, doc TEXT NOT NULL
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS webhook_endpoints_form ON webhook_endpoints (form_id, created_at);
+CREATE TABLE IF NOT EXISTS webhook_notices (key TEXT PRIMARY KEY) WITHOUT ROWID;
 `;
 
 /** `WebhookEndpointStore` on SQLite (embedded mode): the limit is a count and an insert in one transaction. */
@@ -22,6 +23,7 @@ export function createSqliteWebhookEndpointStore(db: SqliteDb): WebhookEndpointS
       .pluck(),
     save: db.prepare('UPDATE webhook_endpoints SET doc = ? WHERE id = ? AND org_id = ?'),
     remove: db.prepare('DELETE FROM webhook_endpoints WHERE id = ? AND org_id = ?'),
+    notice: db.prepare('INSERT OR IGNORE INTO webhook_notices (key) VALUES (?)'),
   };
   const parse = (doc: unknown) => JSON.parse(doc as string) as WebhookEndpoint;
   const create = db.transaction((endpoint: WebhookEndpoint, limit: number) => {
@@ -45,5 +47,6 @@ export function createSqliteWebhookEndpointStore(db: SqliteDb): WebhookEndpointS
     listByForm: async (scope, formId) => s.byForm.all(formId, scope.orgId).map(parse),
     update: async (scope, id, changes) => update(scope.orgId, id, definedChanges(changes)),
     remove: async (scope, id) => s.remove.run(id, scope.orgId).changes === 1,
+    claimNotice: async (key) => s.notice.run(key).changes === 1,
   };
 }

@@ -1,9 +1,12 @@
 import type { SubmissionDto } from '@formgate/contracts';
 import type { Clock, Logger } from '@formgate/kit';
+import type { Mailer } from '@formgate/mail';
 import type { Delivery, DeliveryStore, FormView, StoredSubmission } from '../deliveries/delivery-store.ts';
+import type { Recipients } from '../deliveries/ports.ts';
 import { submissionUrl } from '../email/submission-view.ts';
+import { composeWebhookDisabled } from '../email/webhook-disabled.tsx';
 import { buildWebhookRequest, sendWebhook, type WebhookEvent, type WebhookOutcome } from '../webhooks/index.ts';
-import type { WebhookEndpointStore } from './webhook-endpoint-store.ts';
+import type { WebhookEndpoint, WebhookEndpointStore } from './webhook-endpoint-store.ts';
 
 /** One attempt's deadline: DNS, connect, TLS, request and the response's status. */
 export const WEBHOOK_ATTEMPT_TIMEOUT_MS = 10_000;
@@ -15,6 +18,9 @@ const NOT_THE_ENDPOINTS_FAULT = new Set(['GONE', 'WEBHOOK_ENDPOINT_DISABLED', 'A
 export interface WebhookChannelDeps {
   store: DeliveryStore;
   endpoints: WebhookEndpointStore;
+  /** Tells the organization's verified addresses that an endpoint was disabled. */
+  mailer: Mailer;
+  recipients: Recipients;
   clock: Clock;
   logger: Logger;
   publicUrl: string;
@@ -61,7 +67,8 @@ const failed = (code: string, text: string): AttemptResult => ({
 /**
  * The webhook channel of the delivery runner: builds and signs the body of one attempt (`webhook-id` = the
  * delivery's id, the same on every attempt), POSTs it with the SSRF guard, and after a delivery's final failure
- * disables its endpoint when it answered 410 Gone or when `FAILURES_BEFORE_DISABLING` deliveries in a row failed.
+ * disables its endpoint when it answered 410 Gone or when `FAILURES_BEFORE_DISABLING` deliveries in a row failed,
+ * and mails the organization's verified notification addresses about it once.
  */
 export function createWebhookChannel(deps: WebhookChannelDeps) {
   const { store, endpoints, clock } = deps;
@@ -140,6 +147,30 @@ export function createWebhookChannel(deps: WebhookChannelDeps) {
       updatedAt: clock.now().toISOString(),
     });
     deps.logger.warn({ endpointId: endpoint.id, formId: endpoint.formId, reason }, 'webhook endpoint disabled');
+    // Once per disabling (per time it was enabled), whichever instance disabled it.
+    if (await endpoints.claimNotice(`disabled:${endpoint.id}:${endpoint.enabledAt}`)) {
+      await tellOrganization({ ...endpoint, disabledReason: reason });
+    }
+  }
+
+  /** Mails each verified notification address of the organization; best effort, one try (the dashboard shows it too). */
+  async function tellOrganization(endpoint: WebhookEndpoint) {
+    const form = await store.getForm(endpoint.formId);
+    if (!form || form === 'deleted') return;
+    const settingsUrl = `${deps.publicUrl}/dashboard/forms/${encodeURIComponent(form.slug)}/settings`;
+    for (const to of await deps.recipients.listVerified(endpoint.orgId)) {
+      try {
+        const reason = endpoint.disabledReason ?? 'it kept failing';
+        await deps.mailer.send(
+          await composeWebhookDisabled({ to, formName: form.name, url: endpoint.url, reason, settingsUrl }),
+        );
+      } catch (err) {
+        deps.logger.warn(
+          { err: { name: (err as Error).name }, endpointId: endpoint.id },
+          'disabled-webhook notice not sent',
+        );
+      }
+    }
   }
 
   return { send, afterFinal };

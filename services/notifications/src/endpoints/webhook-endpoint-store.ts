@@ -42,6 +42,8 @@ export interface OrgScope {
  * - `update` sets the given fields and returns the endpoint as it is afterwards (null: none in scope). Concurrent
  *   updates of one endpoint: the last one wins per field (no conditional update: FerretDB's are not atomic).
  * - `remove` frees the endpoint's slot: another can be created in its place.
+ * - `claimNotice(key)` answers true to exactly one caller per key, however many instances call it at once (a
+ *   unique insert): who tells the organization that an endpoint was disabled.
  */
 export interface WebhookEndpointStore {
   create(endpoint: WebhookEndpoint, options: { limit: number }): Promise<'created' | 'limit-reached'>;
@@ -49,6 +51,7 @@ export interface WebhookEndpointStore {
   listByForm(scope: OrgScope, formId: string): Promise<WebhookEndpoint[]>;
   update(scope: OrgScope, id: string, changes: WebhookEndpointChanges): Promise<WebhookEndpoint | null>;
   remove(scope: OrgScope, id: string): Promise<boolean>;
+  claimNotice(key: string): Promise<boolean>;
 }
 
 /** The changes without the keys that are present but undefined (they change nothing). */
