@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { WebhookEndpointDto } from '@formgate/contracts';
+import type { BusMessage, Subscription } from '@formgate/bus';
+import { decodeEvent, Topics, type WebhookEndpointDto } from '@formgate/contracts';
 import { eventually } from '@formgate/kit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateWebhookSecret } from '../src/webhooks/index.ts';
@@ -14,12 +15,16 @@ describe('webhook deliveries to real HTTP receivers (embedded log and stores, WE
   let svc: WebhookService;
   let receiver: WebhookReceiver;
   let other: WebhookReceiver;
+  let follower: Subscription;
+  const outcomes: BusMessage[] = [];
   beforeAll(async () => {
     svc = await startWebhookService({ allowPrivateTargets: true });
     receiver = await startReceiver();
     other = await startReceiver();
+    follower = await svc.bus.replay(Topics.notificationsDelivery, (m) => void outcomes.push(m));
   });
   afterAll(async () => {
+    await follower.stop();
     await receiver.close();
     await other.close();
     await svc.stop();
@@ -65,6 +70,15 @@ describe('webhook deliveries to real HTTP receivers (embedded log and stores, WE
         lastResponse: { code: '200' },
       });
       expect(d?.messageId).toBe(request.headers['webhook-id']);
+    });
+    // The outcome event names the endpoint by its id: a Slack or Discord URL is a credential.
+    await eventually(() => {
+      const events = outcomes
+        .map((m) => decodeEvent(Topics.notificationsDelivery, m.value))
+        .filter((e) => e.data.submissionId === submissionId);
+      expect(events.map((e) => [e.type, e.data.channel, e.data.purpose, e.data.target])).toEqual([
+        ['delivery.succeeded', 'webhook', 'standard', hook.id],
+      ]);
     });
     const [listed] = (await svc.api('GET', `/api/v1/forms/${form.id}/webhooks`, form)).body
       .data as WebhookEndpointDto[];

@@ -186,7 +186,8 @@ export function createDeliveryRunner(deps: DeliveryRunnerDeps) {
           submissionId: d.submissionId,
           channel: d.channel,
           purpose: d.purpose,
-          target: d.target,
+          // A webhook's URL can be its credential (Slack, Discord): the events name the endpoint by its id.
+          target: d.channel === 'webhook' ? (d.targetId ?? '') : d.target,
           attempt: Math.max(d.attempts, 1),
           final: true,
           at: d.updatedAt,
