@@ -34,11 +34,16 @@ export function createFormsViewHandler(deps: { store: DeliveryStore }) {
 
 type HandlerDeps = PlanDeps & { runner: DeliveryRunner; endpoints: WebhookEndpointStore; logger: Logger };
 
-/** Plans `wanted` (insert-if-absent), makes the first attempt of those never claimed, publishes final outcomes. */
+/**
+ * Plans `wanted` (insert-if-absent), makes the first attempt of those never claimed, and publishes the final
+ * outcomes of these deliveries (again, with the same event ids, when the event is redelivered).
+ */
 async function planAndAttempt(deps: HandlerDeps, submissionId: string, wanted: Delivery[]) {
   const planned = await deps.store.planDeliveries(wanted);
   await Promise.all(planned.filter((d) => d.lastClaimed === 0).map((d) => deps.runner.attempt(d)));
-  await deps.runner.publishOutcomes(await deps.store.listBySubmission(submissionId));
+  const ids = new Set(wanted.map((d) => d.id));
+  const after = await deps.store.listBySubmission(submissionId);
+  await deps.runner.publishOutcomes(after.filter((d) => ids.has(d.id)));
 }
 
 /**
