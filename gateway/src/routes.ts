@@ -59,6 +59,13 @@ export const ROUTES: readonly RouteSpec[] = [
     permission: { form: ['update'] },
   }),
   org('POST', '/api/v1/forms/:formId/deliveries/replay', 'notifications', { permission: { form: ['update'] } }),
+  org('GET', '/api/v1/forms/:formId/webhooks', 'notifications'),
+  org('POST', '/api/v1/forms/:formId/webhooks', 'notifications', { permission: { form: ['update'] } }),
+  org('PATCH', '/api/v1/forms/:formId/webhooks/:webhookId', 'notifications', { permission: { form: ['update'] } }),
+  org('DELETE', '/api/v1/forms/:formId/webhooks/:webhookId', 'notifications', { permission: { form: ['update'] } }),
+  org('POST', '/api/v1/forms/:formId/webhooks/:webhookId/rotate-secret', 'notifications', {
+    permission: { form: ['update'] },
+  }),
   org('GET', '/api/v1/billing/usage', 'billing'),
   org('GET', '/api/v1/billing/email-quota', 'billing'),
   org('GET', '/api/v1/orgs/settings', 'orgs'),

@@ -23,6 +23,10 @@ interface Fixture {
   delivery(): Promise<{ formId: string; submissionId: string; deliveryId: string }>;
   /** A notification address of organization A made for one call (one that deletes it). */
   newNotificationEmailId(): Promise<string>;
+  /** A webhook endpoint of organization A, on a form of its own that gets no submissions, made once. */
+  webhook(): Promise<{ formId: string; webhookId: string }>;
+  /** Another endpoint on that form, made for one call (one that deletes it). */
+  newWebhook(): Promise<{ formId: string; webhookId: string }>;
 }
 interface Case {
   params?: (fx: Fixture) => Promise<Record<string, string>> | Record<string, string>;
@@ -90,6 +94,22 @@ const CASES: Record<string, Case> = {
   'DELETE /api/v1/notification-emails/:emailId': {
     params: async (fx) => ({ emailId: await fx.newNotificationEmailId() }),
   },
+  'GET /api/v1/forms/:formId/webhooks': {
+    params: async (fx) => ({ formId: (await fx.webhook()).formId }),
+    secret: () => 'hooks.example/matrix',
+  },
+  'POST /api/v1/forms/:formId/webhooks': {
+    params: async (fx) => ({ formId: (await fx.webhook()).formId }),
+    body: { url: 'https://hooks.example/matrix-new' },
+  },
+  'PATCH /api/v1/forms/:formId/webhooks/:webhookId': { params: (fx) => fx.webhook(), body: { enabled: true } },
+  'DELETE /api/v1/forms/:formId/webhooks/:webhookId': { params: (fx) => fx.newWebhook() },
+  'POST /api/v1/forms/:formId/webhooks/:webhookId/rotate-secret': {
+    params: (fx) => fx.webhook(),
+    body: {},
+    success: 200,
+    secret: () => 'whsec_',
+  },
   'GET /api/v1/billing/usage': {},
   'GET /api/v1/billing/email-quota': {},
   'GET /api/v1/orgs/settings': { secret: () => 'team@owner-a.example' },
@@ -104,7 +124,7 @@ const SUCCESS: Record<string, number> = { GET: 200, POST: 201, PATCH: 200, DELET
 
 const idOf = (r: RouteSpec) => `${r.method} ${r.path}`;
 const scopedRoutes = ROUTES.filter((r) => r.auth === 'org');
-const hasResourceParam = (r: RouteSpec) => /:(formId|submissionId|keyId|fileId|emailId)/.test(r.path);
+const hasResourceParam = (r: RouteSpec) => /:(formId|submissionId|keyId|fileId|emailId|webhookId)/.test(r.path);
 
 /** The status the route table says this caller must get, and the message when it is a permission denial. */
 function expected(route: RouteSpec, caller: Caller): { status: number; message?: string } {
@@ -216,7 +236,27 @@ export function describeTenantIsolation(target: TargetRef) {
           }
         }
       };
+      // The notifications service learns of the form from `forms.form`: the first creation may be early.
+      let hookForm: Promise<string> | undefined;
+      const newWebhook = async () => {
+        hookForm ??= sessions.owner.call('POST', '/api/v1/forms', { name: 'Hooked' }).then((r) => r.body.id as string);
+        const formId = await hookForm;
+        const webhookId = await eventually(async () => {
+          const reply = await sessions.owner.call('POST', `/api/v1/forms/${formId}/webhooks`, {
+            url: 'https://hooks.example/matrix',
+          });
+          expect(reply.status).toBe(201);
+          return reply.body.id as string;
+        }, target().patienceMs);
+        return { formId, webhookId };
+      };
+      let webhook: ReturnType<typeof newWebhook> | undefined;
       fixture = {
+        webhook: () => {
+          webhook ??= newWebhook();
+          return webhook;
+        },
+        newWebhook,
         delivery: () => {
           delivery ??= makeDelivery();
           return delivery;

@@ -1,5 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { DEFAULT_FORM_SETTINGS, type DeliveryDto, type NotificationEmailDto } from '@formgate/contracts';
+import {
+  DEFAULT_FORM_SETTINGS,
+  type DeliveryDto,
+  type NotificationEmailDto,
+  type WebhookEndpointDto,
+} from '@formgate/contracts';
 import type { DailyCount, FormDto } from '../src/features/forms/forms.queries.ts';
 import type { Submission } from '../src/features/forms/submissions.queries.ts';
 import { startServer } from './render-app.tsx';
@@ -45,6 +50,22 @@ export const aDelivery = (id: string, over: Partial<DeliveryDto> = {}): Delivery
   ...over,
 });
 
+export const aWebhook = (id: string, over: Partial<WebhookEndpointDto> = {}): WebhookEndpointDto => ({
+  id,
+  formId: 'f1',
+  url: `https://hooks.example/${id}`,
+  kind: 'standard',
+  events: ['submission.created'],
+  enabled: true,
+  disabledReason: null,
+  secretHint: 'AbC=',
+  previousSecretExpiresAt: null,
+  createdAt: '2026-07-01T10:00:00.000Z',
+  updatedAt: '2026-07-01T10:00:00.000Z',
+  stats: { recent: 0, succeeded: 0, failed: 0, successRate: null },
+  ...over,
+});
+
 export const aSubmission = (id: string, over: Partial<Submission> = {}): Submission => ({
   id,
   formId: 'f1',
@@ -73,11 +94,15 @@ export async function startFormsApi(init: {
   missing?: (method: string, path: string) => boolean;
   /** Answered by `GET /api/v1/notification-emails` (the form settings' recipients). */
   notificationEmails?: NotificationEmailDto[];
+  /** Every form's webhook endpoints (the notifications API); secrets are `whsec_test<n>`. */
+  webhooks?: WebhookEndpointDto[];
 }) {
   const state = {
     forms: [...(init.forms ?? [])],
     submissions: [...(init.submissions ?? [])],
     deliveries: [...(init.deliveries ?? [])],
+    webhooks: [...(init.webhooks ?? [])],
+    secrets: 0,
   };
   const requests: RecordedRequest[] = [];
   const json = (res: ServerResponse, status: number, body?: unknown) => {
@@ -122,6 +147,7 @@ export async function startFormsApi(init: {
       });
       return json(res, 200, form);
     }
+    if (parts[4] === 'webhooks') return webhooks(res, form, method, parts, body);
     if (parts[4] === 'stats') {
       return json(res, 200, { days: 30, from: '', to: init.statsTo ?? '2026-07-30', data: init.stats ?? [] });
     }
@@ -178,6 +204,46 @@ export async function startFormsApi(init: {
     }
     if (parts[6] === 'files' && parts[8] === 'link') {
       return json(res, 200, { url: `/api/v1/files/token-${parts[7]}`, expiresAt: '2026-07-30T00:05:00.000Z' });
+    }
+    return notFound(res);
+  };
+
+  /** `…/webhooks[/{id}[/rotate-secret]]`, as the notifications service answers them. */
+  const webhooks = (
+    res: ServerResponse,
+    form: FormDto,
+    method: string,
+    parts: string[],
+    body: Partial<WebhookEndpointDto>,
+  ) => {
+    const secret = () => `whsec_test${++state.secrets}`;
+    if (parts.length === 5 && method === 'GET') {
+      return json(res, 200, { data: state.webhooks.filter((w) => w.formId === form.id) });
+    }
+    if (parts.length === 5 && method === 'POST') {
+      if (new URL(String(body.url)).hostname === '127.0.0.1') {
+        const message = 'Webhooks cannot be sent to localhost, loopback or private addresses';
+        return json(res, 422, { error: { code: 'NOTIFICATIONS_WEBHOOK_TARGET_FORBIDDEN', message, requestId: 'r1' } });
+      }
+      const created = { ...aWebhook(`w${state.webhooks.length + 1}`, { formId: form.id, ...body }), secret: secret() };
+      const { secret: shown, ...stored } = created;
+      state.webhooks.push({ ...stored, secretHint: shown.slice(-4) });
+      return json(res, 201, created);
+    }
+    const hook = state.webhooks.find((w) => w.id === parts[5] && w.formId === form.id);
+    if (!hook) return notFound(res, 'NOTIFICATIONS_WEBHOOK_NOT_FOUND', 'Webhook endpoint not found');
+    if (parts.length === 6 && method === 'PATCH') {
+      Object.assign(hook, body, body.enabled === undefined ? {} : { disabledReason: null });
+      return json(res, 200, hook);
+    }
+    if (parts.length === 6 && method === 'DELETE') {
+      state.webhooks = state.webhooks.filter((w) => w !== hook);
+      return json(res, 204);
+    }
+    if (parts[6] === 'rotate-secret' && method === 'POST') {
+      const shown = secret();
+      Object.assign(hook, { secretHint: shown.slice(-4), previousSecretExpiresAt: '2026-07-31T10:00:00.000Z' });
+      return json(res, 200, { ...hook, secret: shown });
     }
     return notFound(res);
   };

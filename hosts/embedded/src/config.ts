@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { accountEnv } from '@formgate/accounts';
 import { siteEnv } from '@formgate/gateway';
 import { commonEnv, defineConfig, secretEnv } from '@formgate/kit';
+import { webhooksAllowPrivateTargetsEnv } from '@formgate/notifications';
 import { z } from 'zod';
 
 export const EmbeddedEnvSchema = z.object({
@@ -26,6 +27,8 @@ export const EmbeddedEnvSchema = z.object({
   FILE_LINK_SECRET: secretEnv.optional(),
   /** Signs the verification links of notification addresses; otherwise generated into `DATA_DIR`. */
   NOTIFICATIONS_LINK_SECRET: secretEnv.optional(),
+  /** `true`: webhooks may go to loopback and private addresses (tests, receivers on the same network). */
+  WEBHOOKS_ALLOW_PRIVATE_TARGETS: webhooksAllowPrivateTargetsEnv,
   BILLING_SUBMISSIONS_PER_MONTH: z.coerce.number().int().positive().default(50_000),
   BILLING_EMAILS_PER_MONTH: z.coerce.number().int().nonnegative().default(1_000),
   /** The built dashboard (`pnpm --filter @formgate/web build`); default `web/dist` of this checkout. */

@@ -23,6 +23,7 @@ import {
   createNotificationsService,
   createSqliteDeliveryStore,
   createSqliteRecipientStore,
+  createSqliteWebhookEndpointStore,
 } from '@formgate/notifications';
 import { createOrgsService, createSqliteOrgsStore } from '@formgate/orgs';
 import { createFallbackBlobStore, createFsBlobStore } from '@formgate/store';
@@ -111,6 +112,8 @@ export async function startEmbedded(config: EmbeddedConfig, seams: EmbeddedSeams
     mailer,
     compose: createEmailComposer({ fileLinks: createFileLinks(fileLinkSecret), clock: systemClock }),
     recipients: createSqliteRecipientStore(dbs.notifications),
+    endpoints: createSqliteWebhookEndpointStore(dbs.notifications),
+    allowPrivateTargets: config.WEBHOOKS_ALLOW_PRIVATE_TARGETS,
     linkSecret: ensureSecretFile(config.DATA_DIR, 'notifications-link-secret', config.NOTIFICATIONS_LINK_SECRET),
     publicUrl,
   });

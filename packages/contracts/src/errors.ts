@@ -112,6 +112,27 @@ const NOTIFICATIONS = define({
   },
 });
 
+/** Webhook endpoints of a form (`…/webhooks`). */
+const WEBHOOKS = define({
+  NOTIFICATIONS_WEBHOOK_NOT_FOUND: { status: 404, message: 'Webhook endpoint not found' },
+  NOTIFICATIONS_WEBHOOK_LIMIT_REACHED: {
+    status: 409,
+    message: 'The form has the most webhook endpoints allowed (10); remove one first',
+  },
+  NOTIFICATIONS_WEBHOOK_URL_INVALID: {
+    status: 422,
+    message: 'The URL must be an http(s) URL of at most 2,000 characters',
+  },
+  NOTIFICATIONS_WEBHOOK_TARGET_FORBIDDEN: {
+    status: 422,
+    message: 'Webhooks cannot be sent to localhost, loopback or private addresses',
+  },
+  NOTIFICATIONS_WEBHOOK_DISABLED: {
+    status: 409,
+    message: 'The webhook endpoint is disabled; enable it first',
+  },
+});
+
 /** The public endpoint, in Formspree's format `{ error, errors: [{ code, message, field? }] }` (`docs/ingest.md`). */
 const INGEST = define({
   FORM_NOT_FOUND: { status: 404, message: 'Form not found' },
@@ -155,6 +176,7 @@ export const ERROR_CODES = {
   ...ORGS,
   ...NOTIFICATION_EMAILS,
   ...NOTIFICATIONS,
+  ...WEBHOOKS,
   ...INGEST,
   ...EVENTS,
 };

@@ -11,3 +11,4 @@ export * from './notifications.ts';
 export * from './orgs.ts';
 export * from './site.ts';
 export * from './topics.ts';
+export * from './webhooks.ts';

@@ -20,7 +20,7 @@ export const DeliveryEventDataSchema = z.object({
   channel: DeliveryChannelSchema,
   /** `email` → `autoresponse` or `notification`; `webhook` → the endpoint's kind. */
   purpose: z.string(),
-  /** The recipient address, or the webhook endpoint's id. */
+  /** The recipient address, or the webhook endpoint's id (never its URL: a Slack or Discord URL is a credential). */
   target: z.string(),
   /** 1 for the first attempt. */
   attempt: z.number().int().positive(),

@@ -1,6 +1,12 @@
 import { defineConfig, secretEnv, serviceEnv } from '@formgate/kit';
 import { z } from 'zod';
 
+/** `WEBHOOKS_ALLOW_PRIVATE_TARGETS`: `true` or `false` (default). Shared with the embedded host's config. */
+export const webhooksAllowPrivateTargetsEnv = z
+  .enum(['true', 'false'])
+  .default('false')
+  .transform((v) => v === 'true');
+
 export const loadNotificationsConfig = defineConfig(
   z.object({
     ...serviceEnv,
@@ -16,6 +22,11 @@ export const loadNotificationsConfig = defineConfig(
     FILE_LINK_SECRET: secretEnv,
     /** Signs the verification links of notification addresses; ≥ 32 characters, the same on every instance. */
     NOTIFICATIONS_LINK_SECRET: secretEnv,
+    /**
+     * `true` lets webhooks go to loopback and private addresses (tests, self-hosted receivers on the same network);
+     * off by default: such targets are refused at creation and at connect time.
+     */
+    WEBHOOKS_ALLOW_PRIVATE_TARGETS: webhooksAllowPrivateTargetsEnv,
     /** The dashboard's base URL, for links in notification mails. */
     PUBLIC_URL: z.url().transform((u) => u.replace(/\/$/, '')),
   }),

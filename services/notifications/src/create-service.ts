@@ -25,6 +25,9 @@ import {
 import type { Composer } from './deliveries/ports.ts';
 import { createRetryWorker } from './deliveries/retry-worker.ts';
 import { composeRecipientVerification } from './email/recipient-verification.tsx';
+import { createWebhookChannel } from './endpoints/webhook-channel.ts';
+import type { WebhookEndpointStore } from './endpoints/webhook-endpoint-store.ts';
+import { webhooksRoutes } from './endpoints/webhooks.routes.ts';
 import { createRecipientsOrgHandler } from './recipients/org-events.handler.ts';
 import type { RecipientStore } from './recipients/recipient-store.ts';
 import { createRecipientRoutes } from './recipients/recipients.routes.ts';
@@ -44,6 +47,12 @@ export interface NotificationsServiceDeps {
   linkSecret: string;
   /** The dashboard's base URL, for links in mails. */
   publicUrl: string;
+  /** The forms' webhook endpoints. */
+  endpoints: WebhookEndpointStore;
+  /** `WEBHOOKS_ALLOW_PRIVATE_TARGETS`: webhooks may go to loopback and private addresses (tests, self-hosting). */
+  allowPrivateTargets: boolean;
+  /** One webhook attempt's deadline (default 10 s). */
+  webhookTimeoutMs?: number;
   /** How often the retry worker looks for due attempts (default 1 s). */
   retryIntervalMs?: number;
   /** Jitter source of the retry schedule (tests pin it). */
@@ -57,13 +66,14 @@ export type NotificationsService = Service & {
 
 /**
  * Notifications: the delivery pipeline (effect records, first attempt in the consumer, retries, outcome events)
- * and the delivery log API; the organizations' notification addresses (double opt-in, `/api/v1/notification-emails`).
+ * and the delivery log API; webhook endpoints per form (`/api/v1/forms/{id}/webhooks`); the organizations' notification addresses (double opt-in, `/api/v1/notification-emails`).
  * Consumers: `orgs.organization` (names for the verification mail, purges), `forms.form` (the view, first), `forms.submission` (deletions),
  * `ingest.submission` (from the log end on a first start: submissions from before the service existed are not
  * notified).
  */
 export function createNotificationsService(deps: NotificationsServiceDeps): NotificationsService {
-  const runner = createDeliveryRunner(deps);
+  const webhooks = createWebhookChannel({ ...deps, timeoutMs: deps.webhookTimeoutMs });
+  const runner = createDeliveryRunner({ ...deps, webhooks });
   const worker = createRetryWorker({ ...deps, runner, intervalMs: deps.retryIntervalMs });
 
   const api = deliveriesRoutes({ ...deps, runner });
@@ -75,7 +85,14 @@ export function createNotificationsService(deps: NotificationsServiceDeps): Noti
       composeVerification: composeRecipientVerification,
     }),
   );
-  app.use('/api/v1/forms', requireIdentity(deps.identity), requireJson, express.json({ limit: '16kb' }), api.router);
+  app.use(
+    '/api/v1/forms',
+    requireIdentity(deps.identity),
+    requireJson,
+    express.json({ limit: '16kb' }),
+    api.router,
+    webhooksRoutes(deps),
+  );
   app.use((_req, _res, next) => next(new AppError('NOT_FOUND')));
   app.use(errorHandler(deps.logger));
 
@@ -89,7 +106,7 @@ export function createNotificationsService(deps: NotificationsServiceDeps): Noti
     {
       group: 'notifications.submission-changes',
       topic: Topics.formsSubmission,
-      handler: createSubmissionChangesHandler(deps),
+      handler: createSubmissionChangesHandler({ ...deps, runner }),
     },
     {
       group: 'notifications.deliveries',

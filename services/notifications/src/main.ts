@@ -5,6 +5,7 @@ import { loadNotificationsConfig } from './config.ts';
 import { createNotificationsService } from './create-service.ts';
 import { createMongoDeliveryStore } from './deliveries/mongo-delivery-store.ts';
 import { createEmailComposer } from './email/composer.ts';
+import { createMongoWebhookEndpointStore } from './endpoints/mongo-webhook-endpoint-store.ts';
 import { createMongoRecipientStore } from './recipients/mongo-recipient-store.ts';
 
 await runDistributed('notifications', loadNotificationsConfig, async ({ config, logger, bus, mongo }) => {
@@ -22,6 +23,8 @@ await runDistributed('notifications', loadNotificationsConfig, async ({ config, 
     identity: createIdentityCodec(config.IDENTITY_SECRET),
     compose: createEmailComposer({ fileLinks: createFileLinks(config.FILE_LINK_SECRET), clock: systemClock }),
     recipients: await createMongoRecipientStore(db),
+    endpoints: await createMongoWebhookEndpointStore(db),
+    allowPrivateTargets: config.WEBHOOKS_ALLOW_PRIVATE_TARGETS,
     linkSecret: config.NOTIFICATIONS_LINK_SECRET,
     publicUrl: config.PUBLIC_URL,
   });

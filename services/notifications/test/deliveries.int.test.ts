@@ -36,6 +36,7 @@ import type { DeliveryStore } from '../src/deliveries/delivery-store.ts';
 import { newDelivery, plannedDeliveryId } from '../src/deliveries/plan-deliveries.ts';
 import type { Composer } from '../src/deliveries/ports.ts';
 import { createSqliteDeliveryStore } from '../src/deliveries/sqlite-delivery-store.ts';
+import { createSqliteWebhookEndpointStore } from '../src/endpoints/sqlite-webhook-endpoint-store.ts';
 import { createSqliteRecipientStore } from '../src/recipients/sqlite-recipient-store.ts';
 
 /** A test composer: plain text, the submission id in the subject so each mail can be traced to its submission. */
@@ -97,6 +98,8 @@ describe('notifications deliveries on the embedded log with a real SMTP server',
       identity: codec,
       compose: composer,
       recipients,
+      endpoints: createSqliteWebhookEndpointStore(openSqlite(':memory:')),
+      allowPrivateTargets: false,
       linkSecret: randomBytes(32).toString('base64url'),
       publicUrl: 'http://formgate.test',
       random: () => 0.5,

@@ -106,6 +106,27 @@ export function runDeliveryStoreContract(target: DeliveryStoreTarget) {
       expect(await store.getDelivery(randomUUID())).toBeNull();
     });
 
+    it('keeps a webhook delivery’s event and lists an endpoint’s deliveries newest first', async () => {
+      const targetId = randomUUID();
+      const webhookEvent = { type: 'submission.deleted' as const, occurredAt: at(3), receivedAt: at(-60) };
+      const hook = (createdAt: string) =>
+        delivery({
+          channel: 'webhook',
+          purpose: 'slack',
+          target: 'https://hooks.example/x',
+          targetId,
+          createdAt,
+          webhookEvent,
+        });
+      const [older, newer, newest] = [hook(at(1)), hook(at(2)), hook(at(3))];
+      const email = delivery({ submissionId: older.submissionId });
+      await store.planDeliveries([newer, older, newest, email]);
+      expect(await store.getDelivery(older.id)).toEqual(older);
+      expect(await store.getDelivery(email.id)).not.toHaveProperty('webhookEvent');
+      expect(await store.listByTarget(targetId, 2)).toEqual([newest, newer]);
+      expect(await store.listByTarget(randomUUID(), 5)).toEqual([]);
+    });
+
     it('lets exactly one of many concurrent callers claim an attempt, and leases the delivery to it', async () => {
       const d = delivery();
       await store.planDeliveries([d]);

@@ -12,6 +12,7 @@ import { createNotificationsService, type NotificationsService } from '../src/cr
 import type { DeliveryStore } from '../src/deliveries/delivery-store.ts';
 import { createMongoDeliveryStore } from '../src/deliveries/mongo-delivery-store.ts';
 import type { Composer } from '../src/deliveries/ports.ts';
+import { createMongoWebhookEndpointStore } from '../src/endpoints/mongo-webhook-endpoint-store.ts';
 import { createMongoRecipientStore } from '../src/recipients/mongo-recipient-store.ts';
 
 const brokers = (process.env.KAFKA_BROKERS ?? '').split(',').filter(Boolean);
@@ -79,6 +80,8 @@ describe('two notifications instances on the real broker and FerretDB', () => {
       identity: createIdentityCodec(randomBytes(32).toString('base64url')),
       compose: composer,
       recipients: await createMongoRecipientStore(mongo()),
+      endpoints: await createMongoWebhookEndpointStore(mongo()),
+      allowPrivateTargets: false,
       linkSecret,
       publicUrl: 'http://formgate.test',
       retryIntervalMs: 3_600_000,

@@ -2,13 +2,14 @@ import type { DeliveryDto } from '@formgate/contracts';
 import { AppError, type Clock, type Ids, identityOf, type Logger, requirePermission } from '@formgate/kit';
 import { type Request, Router } from 'express';
 import { z } from 'zod';
+import type { WebhookEndpointStore } from '../endpoints/webhook-endpoint-store.ts';
 import type { DeliveryRunner } from './delivery-runner.ts';
 import type { Delivery, DeliveryStore, FormView } from './delivery-store.ts';
 import { newDelivery } from './plan-deliveries.ts';
 import type { Recipients } from './ports.ts';
 
 export function toDeliveryDto(d: Delivery): DeliveryDto {
-  const { orgId: _org, lastClaimed: _claimed, ...dto } = d;
+  const { orgId: _org, lastClaimed: _claimed, webhookEvent: _event, ...dto } = d;
   return dto;
 }
 
@@ -35,6 +36,7 @@ export interface DeliveriesRoutesDeps {
   store: DeliveryStore;
   runner: DeliveryRunner;
   recipients: Recipients;
+  endpoints: WebhookEndpointStore;
   clock: Clock;
   ids: Ids;
   logger: Logger;
@@ -56,16 +58,34 @@ export function deliveriesRoutes(deps: DeliveriesRoutesDeps) {
     return form;
   };
 
+  /**
+   * What a resend of a webhook delivery sends: the same event, to the endpoint as it is now (its URL may have been
+   * corrected since), which must still exist and be enabled.
+   */
+  const webhookTarget = async (original: Delivery) => {
+    const endpoint = original.targetId ? await deps.endpoints.get({ orgId: original.orgId }, original.targetId) : null;
+    if (!endpoint) throw new AppError('NOTIFICATIONS_WEBHOOK_NOT_FOUND');
+    if (!endpoint.enabled) throw new AppError('NOTIFICATIONS_WEBHOOK_DISABLED');
+    return { purpose: endpoint.kind, target: endpoint.url, targetId: endpoint.id, webhookEvent: original.webhookEvent };
+  };
+
   /** Plans a new delivery repeating `original` (same channel, purpose and target) and starts its first attempt. */
   const resend = async (original: Delivery, id: string) => {
-    if (!(await store.getSubmission(original.submissionId))) throw new AppError('NOTIFICATIONS_SUBMISSION_GONE');
-    if (original.purpose === 'notification') {
+    const needsCopy = original.webhookEvent?.type !== 'submission.deleted';
+    if (needsCopy && !(await store.getSubmission(original.submissionId))) {
+      throw new AppError('NOTIFICATIONS_SUBMISSION_GONE');
+    }
+    if (original.channel === 'email' && original.purpose === 'notification') {
       const verified = (await deps.recipients.listVerified(original.orgId)).map((a) => a.trim().toLowerCase());
       if (!verified.includes(original.target)) throw new AppError('NOTIFICATIONS_RECIPIENT_NOT_VERIFIED');
     }
     const { orgId, formId, submissionId, channel, purpose, target } = original;
+    const webhook = channel === 'webhook' ? await webhookTarget(original) : {};
     const [planned] = await store.planDeliveries([
-      newDelivery(deps, { id, orgId, formId, submissionId, channel, purpose, target, resendOf: original.id }),
+      {
+        ...newDelivery(deps, { id, orgId, formId, submissionId, channel, purpose, target, resendOf: original.id }),
+        ...webhook,
+      },
     ]);
     if (!planned) throw new Error('planDeliveries returned nothing');
     const attempted =

@@ -2,6 +2,8 @@ import type { EventPublisher } from '@formgate/bus';
 import { encodeEvent, Topics } from '@formgate/contracts';
 import type { Clock, Ids, Logger } from '@formgate/kit';
 import { type Mailer, MailSendError } from '@formgate/mail';
+import type { WebhookChannel } from '../endpoints/webhook-channel.ts';
+import { nextRetryDelayMs } from '../webhooks/retry-schedule.ts';
 import { type AttemptOutcome, type Delivery, type DeliveryStore, isFinal } from './delivery-store.ts';
 import type { Composer } from './ports.ts';
 import { MAX_ATTEMPTS, retryDelayMs } from './retry-schedule.ts';
@@ -18,6 +20,8 @@ export interface DeliveryRunnerDeps {
   bus: EventPublisher;
   mailer: Mailer;
   compose: Composer;
+  /** Sends `webhook` deliveries; without it they fail (`UNSUPPORTED_CHANNEL`). */
+  webhooks?: WebhookChannel;
   clock: Clock;
   ids: Ids;
   logger: Logger;
@@ -51,6 +55,7 @@ export function createDeliveryRunner(deps: DeliveryRunnerDeps) {
   async function send(
     delivery: Delivery,
   ): Promise<Omit<AttemptOutcome, 'status' | 'nextAttemptAt' | 'at'> & { ok: boolean; retryable: boolean }> {
+    if (delivery.channel === 'webhook' && deps.webhooks) return deps.webhooks.send(delivery);
     if (delivery.channel !== 'email') {
       return {
         ok: false,
@@ -145,7 +150,8 @@ export function createDeliveryRunner(deps: DeliveryRunnerDeps) {
     if (!claim.claimed) return recover(delivery, n, claim);
     const result = await send(delivery);
     const now = clock.now().getTime();
-    const delay = result.ok || !result.retryable ? null : retryDelayMs(n, random);
+    const schedule = delivery.channel === 'webhook' ? nextRetryDelayMs : retryDelayMs;
+    const delay = result.ok || !result.retryable ? null : schedule(n, random);
     const outcome: AttemptOutcome = {
       status: result.ok ? 'succeeded' : delay === null ? 'failed' : 'retrying',
       response: result.response,
@@ -157,7 +163,14 @@ export function createDeliveryRunner(deps: DeliveryRunnerDeps) {
       { deliveryId: delivery.id, attempt: n, status: outcome.status, code: outcome.response?.code },
       'delivery attempt',
     );
-    return store.recordOutcome(delivery.id, n, outcome);
+    const recorded = await store.recordOutcome(delivery.id, n, outcome);
+    if (recorded?.channel === 'webhook' && isFinal(recorded.status) && deps.webhooks) {
+      // The endpoint's health is a consequence, not part of the delivery: a store hiccup here must not redo the send.
+      await deps.webhooks
+        .afterFinal(recorded)
+        .catch((err: unknown) => logger.warn({ err, deliveryId: delivery.id }, 'checking the endpoint failed'));
+    }
+    return recorded;
   }
 
   /** Publishes `delivery.succeeded` / `delivery.failed` for final deliveries, then clears their pending mark. */
@@ -179,7 +192,8 @@ export function createDeliveryRunner(deps: DeliveryRunnerDeps) {
           submissionId: d.submissionId,
           channel: d.channel,
           purpose: d.purpose,
-          target: d.target,
+          // A webhook's URL can be its credential (Slack, Discord): the events name the endpoint by its id.
+          target: d.channel === 'webhook' ? (d.targetId ?? '') : d.target,
           attempt: Math.max(d.attempts, 1),
           final: true,
           at: d.updatedAt,

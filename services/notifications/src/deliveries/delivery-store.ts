@@ -1,4 +1,10 @@
-import type { DeliveryChannel, DeliveryStatus, FormNotifications, SubmissionReceived } from '@formgate/contracts';
+import type {
+  DeliveryChannel,
+  DeliveryStatus,
+  FormNotifications,
+  SubmissionReceived,
+  WebhookEventType,
+} from '@formgate/contracts';
 
 /** What notifications keeps of a form (from `forms.form`): enough to decide who hears about a submission. */
 export interface FormView {
@@ -12,6 +18,15 @@ export interface FormView {
 
 /** The submission as `submission.received` carried it: kept so that retries and resends can compose again. */
 export type StoredSubmission = SubmissionReceived['data'];
+
+/** What a webhook delivery tells: kept on the delivery so that retries and resends build the same event. */
+export interface WebhookEventRef {
+  type: WebhookEventType;
+  /** When it happened: the body's `timestamp`. */
+  occurredAt: string;
+  /** When the submission was received (a deleted submission's `createdAt`: its copy is gone by then). */
+  receivedAt: string;
+}
 
 /** One effect: a message to one target for one purpose of one submission. */
 export interface Delivery {
@@ -36,6 +51,8 @@ export interface Delivery {
   /** When the next attempt is due: set while `pending` or `retrying`, null once final. */
   nextAttemptAt: string | null;
   resendOf: string | null;
+  /** Webhook deliveries only: the event sent (absent on email deliveries). */
+  webhookEvent?: WebhookEventRef;
   createdAt: string;
   updatedAt: string;
 }
@@ -89,6 +106,7 @@ export type ClaimResult =
  * - `skipAttempt(id, n)` moves `lastClaimed` to at least n (an abandoned claim: the next claim takes n + 1).
  * - `listDue(now, limit)` returns deliveries that are `pending` or `retrying` with `nextAttemptAt ≤ now`, earliest
  *   first (index-backed).
+ * - `listByTarget(targetId, limit)` returns a webhook endpoint's most recent deliveries, newest first.
  * - `listBySubmission`, `listFailed(formId, from, to)` (final `failed`, `createdAt` in `[from, to)`), `countSince`
  *   (autoresponse rate limits) and `listUnpublished` are index-backed; `markPublished` clears the pending event.
  */
@@ -104,6 +122,7 @@ export interface DeliveryStore {
   planDeliveries(deliveries: Delivery[]): Promise<Delivery[]>;
   getDelivery(id: string): Promise<Delivery | null>;
   listBySubmission(submissionId: string): Promise<Delivery[]>;
+  listByTarget(targetId: string, limit: number): Promise<Delivery[]>;
   listFailed(formId: string, range: { from: string; to: string }, limit: number): Promise<Delivery[]>;
   /** Deliveries of a form and purpose created at or after `since`, optionally to one target. */
   countSince(q: { formId: string; purpose: string; target?: string; since: string }): Promise<number>;

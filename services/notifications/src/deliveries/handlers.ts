@@ -1,8 +1,10 @@
 import type { BusMessage } from '@formgate/bus';
 import { decodeEvent, Topics } from '@formgate/contracts';
 import type { Logger } from '@formgate/kit';
+import { subscribers, webhookDeliveriesFor } from '../endpoints/plan-webhook-deliveries.ts';
+import type { WebhookEndpointStore } from '../endpoints/webhook-endpoint-store.ts';
 import type { DeliveryRunner } from './delivery-runner.ts';
-import type { DeliveryStore } from './delivery-store.ts';
+import type { Delivery, DeliveryStore } from './delivery-store.ts';
 import { mapLimit } from './map-limit.ts';
 import { deliveriesFor, type PlanDeps } from './plan-deliveries.ts';
 
@@ -30,12 +32,60 @@ export function createFormsViewHandler(deps: { store: DeliveryStore }) {
   };
 }
 
-/** `forms.submission` → a submission deleted through the API is forgotten here too (its delivery log stays). */
-export function createSubmissionChangesHandler(deps: { store: DeliveryStore }) {
+type HandlerDeps = PlanDeps & { runner: DeliveryRunner; endpoints: WebhookEndpointStore; logger: Logger };
+
+/**
+ * Plans `wanted` (insert-if-absent), makes the first attempt of those never claimed, and publishes the final
+ * outcomes of these deliveries (again, with the same event ids, when the event is redelivered).
+ */
+async function planAndAttempt(deps: HandlerDeps, submissionId: string, wanted: Delivery[]) {
+  const planned = await deps.store.planDeliveries(wanted);
+  await Promise.all(planned.filter((d) => d.lastClaimed === 0).map((d) => deps.runner.attempt(d)));
+  const ids = new Set(wanted.map((d) => d.id));
+  const after = await deps.store.listBySubmission(submissionId);
+  await deps.runner.publishOutcomes(after.filter((d) => ids.has(d.id)));
+}
+
+/**
+ * `forms.submission` → a deletion is sent to the endpoints subscribed to `submission.deleted`, then the submission
+ * is forgotten here too (its delivery log stays); a mark as spam (`spam: true`, not spam before) is sent to those
+ * subscribed to `submission.spam`, when the submission's copy is here (kept when the form had such an endpoint at
+ * its receipt). Idempotent: the deliveries' ids derive from the submission (deletion) or the event (spam mark).
+ */
+export function createSubmissionChangesHandler(deps: HandlerDeps) {
+  const { store } = deps;
+  const viewOf = async (formId: string, orgId: string) => {
+    const form = await store.getForm(formId);
+    return form && form !== 'deleted' && form.orgId === orgId ? form : null;
+  };
   return async (batch: BusMessage[]) => {
     for (const m of batch) {
       const event = decodeEvent(Topics.formsSubmission, m.value);
-      if (event.type === 'submission.deleted') await deps.store.deleteSubmission(event.data.submissionId);
+      const { submissionId, formId, orgId, receivedAt } = event.data;
+      const form = await viewOf(formId, orgId);
+      if (event.type === 'submission.deleted') {
+        if (form) {
+          const wanted = webhookDeliveriesFor(deps, {
+            form,
+            submissionId,
+            cause: submissionId,
+            event: { type: 'submission.deleted', occurredAt: event.occurredAt, receivedAt },
+            endpoints: await deps.endpoints.listByForm({ orgId }, formId),
+          });
+          if (wanted.length > 0) await planAndAttempt(deps, submissionId, wanted);
+        }
+        await store.deleteSubmission(submissionId);
+        continue;
+      }
+      if (!form || !event.data.spam || event.data.wasSpam || !(await store.getSubmission(submissionId))) continue;
+      const wanted = webhookDeliveriesFor(deps, {
+        form,
+        submissionId,
+        cause: event.id,
+        event: { type: 'submission.spam', occurredAt: event.occurredAt, receivedAt },
+        endpoints: await deps.endpoints.listByForm({ orgId }, formId),
+      });
+      if (wanted.length > 0) await planAndAttempt(deps, submissionId, wanted);
     }
   };
 }
@@ -47,26 +97,33 @@ export function createSubmissionChangesHandler(deps: { store: DeliveryStore }) {
 const CONCURRENCY = 8;
 
 /**
- * `ingest.submission` → plans the deliveries of each submission that is neither spam nor held, of a form with
- * notifications on, and makes their first attempt right away. Idempotent: a redelivered submission finds the
- * deliveries it planned (deterministic ids), attempts only those never claimed, and publishes again the outcome
- * of every final one. A temporary send failure is an outcome (`retrying`), never an exception: only a store or
- * bus outage throws, and the bus retries that without limit.
+ * `ingest.submission` → plans the deliveries of each submission that is not held: emails when it is not spam and
+ * the form has notifications on; a webhook to each enabled endpoint subscribed to `submission.created` (or
+ * `submission.spam` for spam). Makes their first attempt right away. Idempotent: a redelivered submission finds
+ * the deliveries it planned (deterministic ids), attempts only those never claimed, and publishes again the
+ * outcome of every final one. A temporary send failure is an outcome (`retrying`), never an exception: only a
+ * store or bus outage throws, and the bus retries that without limit.
  */
-export function createSubmissionReceivedHandler(deps: PlanDeps & { runner: DeliveryRunner; logger: Logger }) {
-  const { store, runner } = deps;
+export function createSubmissionReceivedHandler(deps: HandlerDeps) {
+  const { store } = deps;
   const handle = async (m: BusMessage) => {
-    const { data } = decodeEvent(Topics.ingestSubmission, m.value);
-    if (data.spam.isSpam || data.held) return;
+    const { data, occurredAt } = decodeEvent(Topics.ingestSubmission, m.value);
+    if (data.held) return;
     const form = await store.getForm(data.formId);
     if (form === null) throw new FormNotYetKnownError(data.formId);
-    if (form === 'deleted' || form.orgId !== data.orgId || !form.notifications.enabled) return;
-    const wanted = await deliveriesFor(deps, form, data);
-    if (wanted.length === 0) return;
+    if (form === 'deleted' || form.orgId !== data.orgId) return;
+    const spam = data.spam.isSpam;
+    const emails = !spam && form.notifications.enabled ? await deliveriesFor(deps, form, data) : [];
+    const endpoints = await deps.endpoints.listByForm({ orgId: form.orgId }, form.id);
+    const type = spam ? 'submission.spam' : 'submission.created';
+    const event = { type, occurredAt, receivedAt: data.receivedAt } as const;
+    const cause = data.submissionId;
+    const hooks = webhookDeliveriesFor(deps, { form, submissionId: cause, cause, event, endpoints });
+    // A later mark as spam is sent from this copy: keep it when an endpoint may want one.
+    const spamLater = !spam && subscribers(endpoints, 'submission.spam').length > 0;
+    if (emails.length + hooks.length === 0 && !spamLater) return;
     await store.saveSubmission(data);
-    const planned = await store.planDeliveries(wanted);
-    await Promise.all(planned.filter((d) => d.lastClaimed === 0).map((d) => runner.attempt(d)));
-    await runner.publishOutcomes(await store.listBySubmission(data.submissionId));
+    if (emails.length + hooks.length > 0) await planAndAttempt(deps, data.submissionId, [...emails, ...hooks]);
   };
   return async (batch: BusMessage[]) => {
     const byForm = new Map<string, BusMessage[]>();

@@ -29,7 +29,11 @@ interface AttemptDoc {
   outcome: AttemptOutcome | null;
 }
 
-const toDelivery = ({ _id, eventPending: _e, ...rest }: DeliveryDoc): Delivery => ({ id: _id, ...rest });
+const toDelivery = ({ _id, eventPending: _e, webhookEvent, ...rest }: DeliveryDoc): Delivery => ({
+  id: _id,
+  ...rest,
+  ...(webhookEvent ? { webhookEvent } : {}),
+});
 
 const ignoreDuplicate = (err: unknown) => {
   if (!isDuplicateKeyError(err)) throw err;
@@ -55,6 +59,7 @@ export async function createMongoDeliveryStore(conn: MongoConnection): Promise<D
     deliveries.createIndex({ formId: 1, status: 1, createdAt: 1 }, { name: 'form_status' }),
     deliveries.createIndex({ formId: 1, purpose: 1, target: 1, createdAt: 1 }, { name: 'form_target' }),
     deliveries.createIndex({ eventPending: 1 }, { name: 'unpublished' }),
+    deliveries.createIndex({ targetId: 1, createdAt: 1 }, { name: 'target' }),
     attempts.createIndex({ deliveryId: 1, attempt: 1 }, { name: 'delivery' }),
   ]);
 
@@ -118,6 +123,10 @@ export async function createMongoDeliveryStore(conn: MongoConnection): Promise<D
     async listBySubmission(submissionId) {
       const docs = await deliveries.find({ submissionId }).sort({ submissionId: 1, createdAt: 1 }).toArray();
       return docs.map(toDelivery).sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+    },
+    async listByTarget(targetId, limit) {
+      const docs = await deliveries.find({ targetId }).sort({ targetId: -1, createdAt: -1 }).limit(limit).toArray();
+      return docs.map(toDelivery);
     },
     async listFailed(formId, range, limit) {
       const docs = await deliveries

@@ -33,6 +33,12 @@ CREATE TABLE IF NOT EXISTS delivery_attempts (
 CREATE INDEX IF NOT EXISTS delivery_attempts_delivery ON delivery_attempts (delivery_id, attempt);
 `;
 
+// Webhook deliveries: the event each one sends, and an endpoint's recent deliveries.
+const WEBHOOKS = `
+ALTER TABLE deliveries ADD COLUMN webhook_event TEXT;
+CREATE INDEX IF NOT EXISTS deliveries_target ON deliveries (target_id, created_at) WHERE target_id IS NOT NULL;
+`;
+
 interface DeliveryRow {
   id: string;
   org_id: string;
@@ -51,6 +57,7 @@ interface DeliveryRow {
   resend_of: string | null;
   created_at: string;
   updated_at: string;
+  webhook_event: string | null;
 }
 
 const toDelivery = (r: DeliveryRow): Delivery => ({
@@ -69,6 +76,7 @@ const toDelivery = (r: DeliveryRow): Delivery => ({
   messageId: r.message_id,
   nextAttemptAt: r.next_attempt_at,
   resendOf: r.resend_of,
+  ...(r.webhook_event ? { webhookEvent: JSON.parse(r.webhook_event) } : {}),
   createdAt: r.created_at,
   updatedAt: r.updated_at,
 });
@@ -76,6 +84,9 @@ const toDelivery = (r: DeliveryRow): Delivery => ({
 /** `DeliveryStore` on SQLite (embedded mode): one file, each change one statement or one transaction. */
 export function createSqliteDeliveryStore(db: SqliteDb): DeliveryStore {
   db.exec(SCHEMA);
+  if (!db.prepare(`SELECT 1 FROM pragma_table_info('deliveries') WHERE name = 'webhook_event'`).get()) {
+    db.transaction(() => db.exec(WEBHOOKS))();
+  }
   const s = {
     upsertForm: db.prepare(
       `INSERT INTO forms_view (id, version, deleted, doc) VALUES (@id, @version, 0, @doc)
@@ -93,12 +104,14 @@ export function createSqliteDeliveryStore(db: SqliteDb): DeliveryStore {
     deleteSubmission: db.prepare('DELETE FROM submissions WHERE id = ?'),
     insertDelivery: db.prepare(
       `INSERT OR IGNORE INTO deliveries (id, org_id, form_id, submission_id, channel, purpose, target, target_id,
-         status, attempts, last_claimed, last_response, message_id, next_attempt_at, resend_of, created_at, updated_at)
+         status, attempts, last_claimed, last_response, message_id, next_attempt_at, resend_of, created_at, updated_at,
+         webhook_event)
        VALUES (@id, @orgId, @formId, @submissionId, @channel, @purpose, @target, @targetId, @status, @attempts,
-         @lastClaimed, NULL, @messageId, @nextAttemptAt, @resendOf, @createdAt, @updatedAt)`,
+         @lastClaimed, NULL, @messageId, @nextAttemptAt, @resendOf, @createdAt, @updatedAt, @webhookEvent)`,
     ),
     getDelivery: db.prepare('SELECT * FROM deliveries WHERE id = ?'),
     bySubmission: db.prepare('SELECT * FROM deliveries WHERE submission_id = ? ORDER BY created_at, id'),
+    byTarget: db.prepare('SELECT * FROM deliveries WHERE target_id = ? ORDER BY created_at DESC, id DESC LIMIT ?'),
     failed: db.prepare(
       `SELECT * FROM deliveries WHERE form_id = ? AND status = 'failed' AND created_at >= ? AND created_at < ?
        ORDER BY created_at, id LIMIT ?`,
@@ -134,7 +147,7 @@ export function createSqliteDeliveryStore(db: SqliteDb): DeliveryStore {
 
   const plan = db.transaction((deliveries: Delivery[]) =>
     deliveries.map((d) => {
-      s.insertDelivery.run({ ...d, lastClaimed: d.lastClaimed });
+      s.insertDelivery.run({ ...d, webhookEvent: d.webhookEvent ? JSON.stringify(d.webhookEvent) : null });
       return toDelivery(s.getDelivery.get(d.id) as DeliveryRow);
     }),
   );
@@ -196,6 +209,7 @@ export function createSqliteDeliveryStore(db: SqliteDb): DeliveryStore {
       return row ? toDelivery(row) : null;
     },
     listBySubmission: async (submissionId) => (s.bySubmission.all(submissionId) as DeliveryRow[]).map(toDelivery),
+    listByTarget: async (targetId, limit) => (s.byTarget.all(targetId, limit) as DeliveryRow[]).map(toDelivery),
     listFailed: async (formId, range, limit) =>
       (s.failed.all(formId, range.from, range.to, limit) as DeliveryRow[]).map(toDelivery),
     countSince: async (q) =>

@@ -1,12 +1,12 @@
-import type { SubmissionDto } from '@formgate/contracts';
+import { type SubmissionDto, WebhookEventTypeSchema, WebhookKindSchema } from '@formgate/contracts';
+
+export type { WebhookEventType, WebhookKind } from '@formgate/contracts';
 
 /** The events an endpoint can subscribe to. */
-export const WEBHOOK_EVENT_TYPES = ['submission.created', 'submission.spam', 'submission.deleted'] as const;
-export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+export const WEBHOOK_EVENT_TYPES = WebhookEventTypeSchema.options;
 
 /** How the body is shaped: Standard Webhooks JSON, a Slack incoming webhook, or a Discord webhook. */
-export const WEBHOOK_KINDS = ['standard', 'slack', 'discord'] as const;
-export type WebhookKind = (typeof WEBHOOK_KINDS)[number];
+export const WEBHOOK_KINDS = WebhookKindSchema.options;
 
 export interface WebhookFormRef {
   id: string;

@@ -11,6 +11,7 @@ import { deleteForm, type FormDto, formsKeys, updateForm } from '../../features/
 import { useCan } from '../../features/organization/use-can.ts';
 import { useForm } from './form-layout.tsx';
 import { FormNotificationsPanel } from './form-notifications-panel.tsx';
+import { FormWebhooksPanel } from './form-webhooks-panel.tsx';
 
 const originsOf = (text: string) =>
   text
@@ -57,7 +58,7 @@ export const requestOf = (values: SettingsFormValues): UpdateFormRequest => ({
   },
 });
 
-/** `/dashboard/forms/{formSlug}/settings`: name, redirect, origins, honeypot, enabled; deleting the form. */
+/** `/dashboard/forms/{formSlug}/settings`: name, redirect, origins, honeypot, enabled; notifications; webhooks; deleting the form. */
 export function Component() {
   const form = useForm();
   const queryClient = useQueryClient();
@@ -158,6 +159,8 @@ export function Component() {
       </form>
 
       <FormNotificationsPanel form={form} canUpdate={canUpdate} />
+
+      <FormWebhooksPanel form={form} canUpdate={canUpdate} />
 
       {canDelete ? (
         <section

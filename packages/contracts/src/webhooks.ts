@@ -1,0 +1,69 @@
+import { z } from 'zod';
+
+/** The events a webhook endpoint can subscribe to. */
+export const WebhookEventTypeSchema = z.enum(['submission.created', 'submission.spam', 'submission.deleted']);
+export type WebhookEventType = z.infer<typeof WebhookEventTypeSchema>;
+
+/** How an endpoint's bodies are shaped: Standard Webhooks JSON, a Slack incoming webhook, or a Discord webhook. */
+export const WebhookKindSchema = z.enum(['standard', 'slack', 'discord']);
+export type WebhookKind = z.infer<typeof WebhookKindSchema>;
+
+/** Longest endpoint URL accepted. */
+export const MAX_WEBHOOK_URL_LENGTH = 2000;
+/** Most endpoints one form may have. */
+export const MAX_WEBHOOKS_PER_FORM = 10;
+
+const events = z
+  .array(WebhookEventTypeSchema)
+  .min(1, 'choose at least one event')
+  .max(3)
+  .transform((list) => [...new Set(list)]);
+
+/**
+ * `POST /api/v1/forms/{formId}/webhooks`. The URL is checked by the service (`NOTIFICATIONS_WEBHOOK_URL_INVALID`,
+ * `NOTIFICATIONS_WEBHOOK_TARGET_FORBIDDEN`), so that each problem has its own code.
+ */
+export const CreateWebhookRequestSchema = z
+  .object({
+    url: z.string(),
+    kind: WebhookKindSchema.default('standard'),
+    events: events.default(['submission.created']),
+  })
+  .strict();
+export type CreateWebhookRequest = z.infer<typeof CreateWebhookRequestSchema>;
+
+/** `PATCH …/webhooks/{id}`: any of these; `enabled: true` re-enables an endpoint disabled after failures. */
+export const UpdateWebhookRequestSchema = z
+  .object({
+    url: z.string().optional(),
+    kind: WebhookKindSchema.optional(),
+    events: events.optional(),
+    enabled: z.boolean().optional(),
+  })
+  .strict();
+export type UpdateWebhookRequest = z.infer<typeof UpdateWebhookRequestSchema>;
+
+/** An endpoint as the API shows it: never its secret, only the secret's last 4 characters. */
+export interface WebhookEndpointDto {
+  id: string;
+  formId: string;
+  url: string;
+  kind: WebhookKind;
+  events: WebhookEventType[];
+  enabled: boolean;
+  /** Why the service disabled it (410 Gone, failing deliveries); null when enabled or disabled by a person. */
+  disabledReason: string | null;
+  /** The last 4 characters of the signing secret. */
+  secretHint: string;
+  /** After a rotation: until when the previous secret still signs too (24 h); null otherwise. */
+  previousSecretExpiresAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+  /** The endpoint's most recent deliveries (`recent`, at most 50): final outcomes and their success rate. */
+  stats: { recent: number; succeeded: number; failed: number; successRate: number | null };
+}
+
+/** The answer to a creation or a rotation: the only time the secret (`whsec_…`) is shown. */
+export interface WebhookEndpointWithSecretDto extends WebhookEndpointDto {
+  secret: string;
+}

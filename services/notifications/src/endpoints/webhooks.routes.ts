@@ -1,0 +1,158 @@
+import {
+  CreateWebhookRequestSchema,
+  MAX_WEBHOOKS_PER_FORM,
+  UpdateWebhookRequestSchema,
+  type WebhookEndpointDto,
+  type WebhookEndpointWithSecretDto,
+} from '@formgate/contracts';
+import { AppError, type Clock, type Ids, identityOf, requirePermission } from '@formgate/kit';
+import { type Request, Router } from 'express';
+import type { DeliveryStore, FormView } from '../deliveries/delivery-store.ts';
+import { generateWebhookSecret } from '../webhooks/index.ts';
+import type { WebhookEndpoint, WebhookEndpointStore } from './webhook-endpoint-store.ts';
+import { checkWebhookUrl } from './webhook-url.ts';
+
+/** How long a rotated-out secret keeps signing. */
+export const PREVIOUS_SECRET_VALID_MS = 86_400_000;
+/** The deliveries an endpoint's stats look at: its most recent ones. */
+const STATS_WINDOW = 50;
+
+export interface WebhooksRoutesDeps {
+  store: DeliveryStore;
+  endpoints: WebhookEndpointStore;
+  clock: Clock;
+  ids: Ids;
+  allowPrivateTargets: boolean;
+}
+
+/**
+ * `/:formId/webhooks`: members list; owners and admins (`form: update`) create, change, delete and rotate. A form
+ * of another organization (or not in the view yet) is `FORMS_FORM_NOT_FOUND`; an endpoint of another form
+ * `NOTIFICATIONS_WEBHOOK_NOT_FOUND`. The secret is in the answers of creation and rotation only.
+ */
+export function webhooksRoutes(deps: WebhooksRoutesDeps) {
+  const { store, endpoints, clock } = deps;
+  const router = Router();
+
+  const loadForm = async (req: Request): Promise<FormView> => {
+    const form = await store.getForm(String(req.params.formId));
+    if (!form || form === 'deleted' || form.orgId !== identityOf(req).orgId) throw new AppError('FORMS_FORM_NOT_FOUND');
+    return form;
+  };
+  const loadEndpoint = async (req: Request, form: FormView) => {
+    const endpoint = await endpoints.get({ orgId: form.orgId }, String(req.params.webhookId));
+    if (!endpoint || endpoint.formId !== form.id) throw new AppError('NOTIFICATIONS_WEBHOOK_NOT_FOUND');
+    return endpoint;
+  };
+  const manage = async (req: Request) => {
+    requirePermission(identityOf(req), { form: ['update'] });
+    return loadForm(req);
+  };
+
+  const toDto = async (e: WebhookEndpoint): Promise<WebhookEndpointDto> => {
+    const recent = await store.listByTarget(e.id, STATS_WINDOW);
+    const succeeded = recent.filter((d) => d.status === 'succeeded').length;
+    const failed = recent.filter((d) => d.status === 'failed').length;
+    const expires = e.previousSecret?.expiresAt;
+    return {
+      id: e.id,
+      formId: e.formId,
+      url: e.url,
+      kind: e.kind,
+      events: e.events,
+      enabled: e.enabled,
+      disabledReason: e.disabledReason,
+      secretHint: e.secret.slice(-4),
+      previousSecretExpiresAt: expires && expires > clock.now().toISOString() ? expires : null,
+      createdAt: e.createdAt,
+      updatedAt: e.updatedAt,
+      stats: {
+        recent: recent.length,
+        succeeded,
+        failed,
+        successRate: succeeded + failed === 0 ? null : succeeded / (succeeded + failed),
+      },
+    };
+  };
+  const withSecret = async (e: WebhookEndpoint): Promise<WebhookEndpointWithSecretDto> => ({
+    ...(await toDto(e)),
+    secret: e.secret,
+  });
+
+  router.get('/:formId/webhooks', async (req, res) => {
+    const form = await loadForm(req);
+    const list = await endpoints.listByForm({ orgId: form.orgId }, form.id);
+    res.json({ data: await Promise.all(list.map(toDto)) });
+  });
+
+  router.post('/:formId/webhooks', async (req, res) => {
+    const form = await manage(req);
+    const body = CreateWebhookRequestSchema.parse(req.body ?? {});
+    const now = clock.now().toISOString();
+    const endpoint: WebhookEndpoint = {
+      id: deps.ids.next(),
+      orgId: form.orgId,
+      formId: form.id,
+      url: checkWebhookUrl(body.url, deps),
+      kind: body.kind,
+      events: body.events,
+      enabled: true,
+      disabledReason: null,
+      enabledAt: now,
+      secret: generateWebhookSecret(),
+      previousSecret: null,
+      createdAt: now,
+      updatedAt: now,
+    };
+    const created = await endpoints.create(endpoint, { limit: MAX_WEBHOOKS_PER_FORM });
+    if (created === 'limit-reached') throw new AppError('NOTIFICATIONS_WEBHOOK_LIMIT_REACHED');
+    res.status(201).json(await withSecret(endpoint));
+  });
+
+  router.patch('/:formId/webhooks/:webhookId', async (req, res) => {
+    const form = await manage(req);
+    const body = UpdateWebhookRequestSchema.parse(req.body ?? {});
+    const current = await loadEndpoint(req, form);
+    const now = clock.now().toISOString();
+    const reenabled = body.enabled === true && !current.enabled;
+    const updated = await endpoints.update({ orgId: form.orgId }, current.id, {
+      url: body.url === undefined ? undefined : checkWebhookUrl(body.url, deps),
+      kind: body.kind,
+      events: body.events,
+      enabled: body.enabled,
+      // Disabled by a person: no reason to show; re-enabled: failures before now no longer count.
+      ...(body.enabled === undefined ? {} : { disabledReason: null }),
+      ...(reenabled ? { enabledAt: now } : {}),
+      updatedAt: now,
+    });
+    if (!updated) throw new AppError('NOTIFICATIONS_WEBHOOK_NOT_FOUND');
+    res.json(await toDto(updated));
+  });
+
+  router.delete('/:formId/webhooks/:webhookId', async (req, res) => {
+    const form = await manage(req);
+    const current = await loadEndpoint(req, form);
+    if (!(await endpoints.remove({ orgId: form.orgId }, current.id))) {
+      throw new AppError('NOTIFICATIONS_WEBHOOK_NOT_FOUND');
+    }
+    res.status(204).end();
+  });
+
+  router.post('/:formId/webhooks/:webhookId/rotate-secret', async (req, res) => {
+    const form = await manage(req);
+    const current = await loadEndpoint(req, form);
+    const now = clock.now();
+    const updated = await endpoints.update({ orgId: form.orgId }, current.id, {
+      secret: generateWebhookSecret(),
+      previousSecret: {
+        secret: current.secret,
+        expiresAt: new Date(now.getTime() + PREVIOUS_SECRET_VALID_MS).toISOString(),
+      },
+      updatedAt: now.toISOString(),
+    });
+    if (!updated) throw new AppError('NOTIFICATIONS_WEBHOOK_NOT_FOUND');
+    res.json(await withSecret(updated));
+  });
+
+  return router;
+}
