@@ -1,5 +1,5 @@
 import type { BusMessage } from '@formgate/bus';
-import { decodeEvent, Topics } from '@formgate/contracts';
+import { decodeEvent, type SubmissionReceived, Topics } from '@formgate/contracts';
 import type { Logger } from '@formgate/kit';
 import { subscribers, webhookDeliveriesFor } from '../endpoints/plan-webhook-deliveries.ts';
 import type { WebhookEndpointStore } from '../endpoints/webhook-endpoint-store.ts';
@@ -90,11 +90,9 @@ export function createSubmissionChangesHandler(deps: HandlerDeps) {
   };
 }
 
-/**
- * Forms of one batch handled at once. A form's submissions go one after the other, in log order: the autoresponse
- * limits count what was planned before.
- */
-const CONCURRENCY = 8;
+/** Forms of one batch planned at once; first attempts (mails, webhooks) made at once across the batch. */
+const FORM_CONCURRENCY = 8;
+const ATTEMPT_CONCURRENCY = 16;
 
 /**
  * `ingest.submission` → plans the deliveries of each submission that is not held: emails when it is not spam and
@@ -103,33 +101,71 @@ const CONCURRENCY = 8;
  * the deliveries it planned (deterministic ids), attempts only those never claimed, and publishes again the
  * outcome of every final one. A temporary send failure is an outcome (`retrying`), never an exception: only a
  * store or bus outage throws, and the bus retries that without limit.
+ *
+ * Throughput (P12): a batch is planned first, then every first attempt of it is made concurrently. A form's view,
+ * its endpoints and its organization's verified addresses are read once per batch; its submissions are planned
+ * in log order only when its autoresponse is on (the limits count what was planned before), at once otherwise.
  */
 export function createSubmissionReceivedHandler(deps: HandlerDeps) {
-  const { store } = deps;
-  const handle = async (m: BusMessage) => {
-    const { data, occurredAt } = decodeEvent(Topics.ingestSubmission, m.value);
-    if (data.held) return;
-    const form = await store.getForm(data.formId);
-    if (form === null) throw new FormNotYetKnownError(data.formId);
-    if (form === 'deleted' || form.orgId !== data.orgId) return;
-    const spam = data.spam.isSpam;
-    const emails = !spam && form.notifications.enabled ? await deliveriesFor(deps, form, data) : [];
-    const endpoints = await deps.endpoints.listByForm({ orgId: form.orgId }, form.id);
-    const type = spam ? 'submission.spam' : 'submission.created';
-    const event = { type, occurredAt, receivedAt: data.receivedAt } as const;
-    const cause = data.submissionId;
-    const hooks = webhookDeliveriesFor(deps, { form, submissionId: cause, cause, event, endpoints });
-    // A later mark as spam is sent from this copy: keep it when an endpoint may want one.
-    const spamLater = !spam && subscribers(endpoints, 'submission.spam').length > 0;
-    if (emails.length + hooks.length === 0 && !spamLater) return;
-    await store.saveSubmission(data);
-    if (emails.length + hooks.length > 0) await planAndAttempt(deps, data.submissionId, [...emails, ...hooks]);
-  };
+  const { store, runner } = deps;
   return async (batch: BusMessage[]) => {
-    const byForm = new Map<string, BusMessage[]>();
-    for (const m of batch) byForm.set(m.key, [...(byForm.get(m.key) ?? []), m]);
-    await mapLimit([...byForm.values()], CONCURRENCY, async (messages) => {
-      for (const m of messages) await handle(m);
+    const byForm = new Map<string, { data: SubmissionReceived['data']; occurredAt: string }[]>();
+    for (const m of batch) {
+      const { data, occurredAt } = decodeEvent(Topics.ingestSubmission, m.value);
+      if (data.held) continue;
+      byForm.set(data.formId, [...(byForm.get(data.formId) ?? []), { data, occurredAt }]);
+    }
+    if (byForm.size === 0) return;
+    // Read once per batch: an address verified meanwhile counts from the next batch on.
+    const verified = new Map<string, Promise<string[]>>();
+    const planDeps: HandlerDeps = {
+      ...deps,
+      recipients: {
+        listVerified: (orgId) => {
+          if (!verified.has(orgId)) verified.set(orgId, deps.recipients.listVerified(orgId));
+          return verified.get(orgId) as Promise<string[]>;
+        },
+      },
+    };
+    const planned: { submissionId: string; ids: Set<string>; fresh: Delivery[] }[] = [];
+    await mapLimit([...byForm.entries()], FORM_CONCURRENCY, async ([formId, received]) => {
+      const form = await store.getForm(formId);
+      if (form === null) throw new FormNotYetKnownError(formId);
+      if (form === 'deleted') return;
+      const endpoints = await deps.endpoints.listByForm({ orgId: form.orgId }, form.id);
+      const plan = async ({ data, occurredAt }: { data: SubmissionReceived['data']; occurredAt: string }) => {
+        if (form.orgId !== data.orgId) return;
+        const spam = data.spam.isSpam;
+        const emails = !spam && form.notifications.enabled ? await deliveriesFor(planDeps, form, data) : [];
+        const type = spam ? 'submission.spam' : 'submission.created';
+        const event = { type, occurredAt, receivedAt: data.receivedAt } as const;
+        const cause = data.submissionId;
+        const hooks = webhookDeliveriesFor(deps, { form, submissionId: cause, cause, event, endpoints });
+        // A later mark as spam is sent from this copy: keep it when an endpoint may want one.
+        const spamLater = !spam && subscribers(endpoints, 'submission.spam').length > 0;
+        const wanted = [...emails, ...hooks];
+        if (wanted.length === 0 && !spamLater) return;
+        await store.saveSubmission(data);
+        if (wanted.length === 0) return;
+        const stored = await store.planDeliveries(wanted);
+        planned.push({
+          submissionId: data.submissionId,
+          ids: new Set(wanted.map((d) => d.id)),
+          fresh: stored.filter((d) => d.lastClaimed === 0),
+        });
+      };
+      if (form.notifications.enabled && form.notifications.autoresponse.enabled) {
+        for (const item of received) await plan(item);
+      } else await mapLimit(received, ATTEMPT_CONCURRENCY, plan);
+    });
+    await mapLimit(
+      planned.flatMap((p) => p.fresh),
+      ATTEMPT_CONCURRENCY,
+      (d) => runner.attempt(d),
+    );
+    await mapLimit(planned, ATTEMPT_CONCURRENCY, async ({ submissionId, ids }) => {
+      const after = await store.listBySubmission(submissionId);
+      await runner.publishOutcomes(after.filter((d) => ids.has(d.id)));
     });
   };
 }
