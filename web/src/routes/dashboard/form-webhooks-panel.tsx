@@ -251,7 +251,7 @@ function AddWebhook({ formId, onCreated }: { formId: string; onCreated: (e: Webh
         {WebhookEventTypeSchema.options.map((t) => (
           <label key={t} className="flex items-center gap-3 text-sm">
             <input type="checkbox" className="size-4" value={t} {...fields.register('events')} />
-            {EVENT_LABELS[t]} <code className="text-xs text-zinc-500">{t}</code>
+            {EVENT_LABELS[t]} <code className="text-xs text-zinc-600 dark:text-zinc-400">{t}</code>
           </label>
         ))}
         {errors.events ? (
