@@ -1,5 +1,5 @@
 import type { Clock, Ids } from '@formgate/kit';
-import { z } from 'zod';
+import { submitterAddress } from '../email/headers.ts';
 import { ATTEMPT_LEASE_MS } from './delivery-runner.ts';
 import type { Delivery, DeliveryStore, FormView, StoredSubmission } from './delivery-store.ts';
 import type { Recipients } from './ports.ts';
@@ -16,19 +16,11 @@ export const AUTORESPONSE_LIMITS = {
   formWindowMs: 3_600_000,
 };
 
-const emailSchema = z.email().max(320);
-const validEmail = (value: string | undefined) => {
-  const candidate = value?.trim().toLowerCase();
-  return candidate && emailSchema.safeParse(candidate).success ? candidate : undefined;
-};
-
-/** The submitter's address: `_replyto`, else a field named `email`, when it is a valid address. */
-export function submitterAddress(submission: StoredSubmission): string | undefined {
-  return (
-    validEmail(submission.meta.replyTo) ??
-    validEmail(submission.fields.find((f) => f.name.toLowerCase() === 'email')?.value)
-  );
-}
+/**
+ * The autoresponse's address: the submitter's (`submitterAddress` of the mail module, the same rule as `Reply-To`),
+ * lower-cased so a redelivery and the limits see one target.
+ */
+const autoresponseTarget = (submission: StoredSubmission) => submitterAddress(submission)?.toLowerCase();
 
 export interface PlanDeps {
   store: DeliveryStore;
@@ -75,7 +67,7 @@ export async function deliveriesFor(deps: PlanDeps, form: FormView, submission: 
     const key = { ...common, channel: 'email' as const, purpose: 'notification', target };
     planned.push(newDelivery(deps, { ...key, id: plannedDeliveryId(deps.ids, key) }));
   }
-  const submitter = form.notifications.autoresponse.enabled ? submitterAddress(submission) : undefined;
+  const submitter = form.notifications.autoresponse.enabled ? autoresponseTarget(submission) : undefined;
   if (submitter) {
     const key = { ...common, channel: 'email' as const, purpose: 'autoresponse', target: submitter };
     const id = plannedDeliveryId(deps.ids, key);
