@@ -115,7 +115,7 @@ describe('embedded mode: a submission’s whole journey', () => {
     await post(form.key, 'i=spam&_honey=x');
     await eventually(async () => {
       const usage = await app.api('GET', '/api/v1/billing/usage', undefined, org);
-      expect(usage.body.submissions).toEqual({ used: 3, max: 50_000 });
+      expect(usage.body.submissions).toEqual({ used: 3, max: 50_000, held: 0 });
     });
   });
 

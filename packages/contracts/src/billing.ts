@@ -6,10 +6,26 @@ export function billingPeriodOf(at: Date | string): string {
   return (typeof at === 'string' ? at : at.toISOString()).slice(0, 7);
 }
 
-/** `GET /api/v1/billing/usage`: the organization's submissions this period against its plan. */
+/** The organization's subscription as the billing screen shows it; `null` on the default plan without one. */
+export interface SubscriptionDto {
+  status: string;
+  interval: 'month' | 'year' | null;
+  periodStart: string | null;
+  periodEnd: string | null;
+  cancelAtPeriodEnd: boolean;
+  trialEnd: string | null;
+}
+
+/**
+ * `GET /api/v1/billing/usage`: the organization's usage this period against its plan. `held`: submissions accepted
+ * over quota, waiting for an upgrade or the next period; `deferred`: notification emails waiting the same way.
+ */
 export interface BillingUsageDto {
   period: string;
-  submissions: { used: number; max: number };
+  plan: { id: string; name: string };
+  subscription: SubscriptionDto | null;
+  submissions: { used: number; max: number; held: number };
+  emails: { used: number; max: number; deferred: number };
 }
 
 /** The first and last day (UTC, `YYYY-MM-DD`) of a `YYYY-MM` billing period. */

@@ -73,15 +73,73 @@ export const SubmissionSpamMarkedSchema = envelope(
   z.object({ ...submissionChange, spam: z.boolean() }),
 );
 
+/**
+ * A held submission was released (its organization upgraded, or a new period began): it is now visible, and is
+ * notified and billed as if it had just arrived. Carries the whole submission, so consumers need no call.
+ */
+export const SubmissionReleasedSchema = envelope(
+  'submission.released',
+  SubmissionReceivedSchema.shape.data.extend({ held: z.literal(false), releasedAt: z.string() }),
+);
+
+const count = z.number().int().nonnegative();
+
+/**
+ * An organization's quota view, compacted by orgId. The fields after `overQuota` came with plans (issue 13); records
+ * from before carry none of them, hence the defaults.
+ */
 export const QuotaUpdatedSchema = envelope(
   'quota.updated',
   z.object({
     orgId: z.string(),
     /** Calendar month, `YYYY-MM` (UTC). */
     period: z.string().regex(/^\d{4}-\d{2}$/),
-    submissionsUsed: z.number().int().nonnegative(),
-    submissionsMax: z.number().int().nonnegative(),
+    submissionsUsed: count,
+    submissionsMax: count,
+    /** New submissions are held (stored, not shown, not notified, not billed). */
     overQuota: z.boolean(),
+    /** The plan in effect. */
+    planId: z.string().optional(),
+    /** Held submissions waiting for an upgrade or the next period. */
+    submissionsHeld: count.default(0),
+    emailsUsed: count.default(0),
+    emailsMax: count.optional(),
+    /** New notification emails are deferred (kept, sent when the quota allows), never dropped. */
+    emailsOverQuota: z.boolean().default(false),
+  }),
+);
+
+export const SUBSCRIPTION_STATUSES = [
+  'active',
+  'trialing',
+  'past_due',
+  'canceled',
+  'incomplete',
+  'incomplete_expired',
+  'unpaid',
+  'paused',
+] as const;
+
+/**
+ * An organization's Stripe subscription changed (from the gateway's stripe plugin, one event per applied Stripe
+ * event). Billing keeps the newest by `changedAt`, so a delivery out of order never rolls a plan back.
+ */
+export const SubscriptionChangedSchema = envelope(
+  'subscription.changed',
+  z.object({
+    orgId: z.string(),
+    /** The plan subscribed to; whether it is in effect depends on `status`. */
+    planId: z.string(),
+    /** `null`: the organization has no subscription (any more). */
+    status: z.enum(SUBSCRIPTION_STATUSES).nullable(),
+    interval: z.enum(['month', 'year']).nullable(),
+    periodStart: z.string().nullable(),
+    periodEnd: z.string().nullable(),
+    cancelAtPeriodEnd: z.boolean(),
+    trialEnd: z.string().nullable(),
+    stripeSubscriptionId: z.string().nullable(),
+    /** When Stripe made the change (its event's `created`, ISO 8601). */
+    changedAt: z.string(),
   }),
 );
 
@@ -92,6 +150,8 @@ export type FormUpserted = z.infer<typeof FormUpsertedSchema>;
 export type FormDeleted = z.infer<typeof FormDeletedSchema>;
 export type SubmissionReceived = z.infer<typeof SubmissionReceivedSchema>;
 export type QuotaUpdated = z.infer<typeof QuotaUpdatedSchema>;
+export type SubmissionReleased = z.infer<typeof SubmissionReleasedSchema>;
+export type SubscriptionChanged = z.infer<typeof SubscriptionChangedSchema>;
 export type SubmissionDeleted = z.infer<typeof SubmissionDeletedSchema>;
 export type SubmissionSpamMarked = z.infer<typeof SubmissionSpamMarkedSchema>;
 export type DeliveryEvent = z.infer<typeof DeliverySucceededSchema> | z.infer<typeof DeliveryFailedSchema>;
@@ -102,13 +162,21 @@ export const TopicEventSchemas = {
   [Topics.ingestSubmission]: SubmissionReceivedSchema,
   [Topics.billingQuota]: QuotaUpdatedSchema,
   [Topics.orgsOrganization]: OrganizationEventSchema,
-  [Topics.formsSubmission]: z.discriminatedUnion('type', [SubmissionDeletedSchema, SubmissionSpamMarkedSchema]),
+  [Topics.formsSubmission]: z.discriminatedUnion('type', [
+    SubmissionDeletedSchema,
+    SubmissionSpamMarkedSchema,
+    SubmissionReleasedSchema,
+  ]),
+  [Topics.billingSubscription]: SubscriptionChangedSchema,
   [Topics.notificationsDelivery]: z.discriminatedUnion('type', [DeliverySucceededSchema, DeliveryFailedSchema]),
 } as const;
 
 export type TopicEvent<T extends keyof typeof TopicEventSchemas> = z.infer<(typeof TopicEventSchemas)[T]>;
 
-export function encodeEvent<T extends keyof typeof TopicEventSchemas>(topic: T, event: TopicEvent<T>): string {
+/** What may be passed to `encodeEvent`: fields with defaults may be left out. */
+export type TopicEventInput<T extends keyof typeof TopicEventSchemas> = z.input<(typeof TopicEventSchemas)[T]>;
+
+export function encodeEvent<T extends keyof typeof TopicEventSchemas>(topic: T, event: TopicEventInput<T>): string {
   return JSON.stringify(TopicEventSchemas[topic].parse(event));
 }
 

@@ -9,6 +9,7 @@ export * from './failure.ts';
 export * from './forms.ts';
 export * from './notifications.ts';
 export * from './orgs.ts';
+export * from './plans.ts';
 export * from './site.ts';
 export * from './topics.ts';
 export * from './webhooks.ts';

@@ -10,6 +10,8 @@ export const Topics = {
   formsForm: 'forms.form',
   ingestSubmission: 'ingest.submission',
   billingQuota: 'billing.quota',
+  /** `subscription.changed` from the gateway's stripe plugin, keyed by orgId. */
+  billingSubscription: 'billing.subscription',
   orgsOrganization: 'orgs.organization',
   /** Changes made to stored submissions through the API (deleted, marked spam / not spam), keyed by form id. */
   formsSubmission: 'forms.submission',
@@ -23,6 +25,7 @@ export const TOPIC_SPECS: readonly TopicSpec[] = [
   { name: Topics.formsForm, compacted: true, partitions: 3 },
   { name: Topics.ingestSubmission, compacted: false, partitions: 6 },
   { name: Topics.billingQuota, compacted: true, partitions: 3 },
+  { name: Topics.billingSubscription, compacted: false, partitions: 3 },
   { name: Topics.orgsOrganization, compacted: false, partitions: 3 },
   { name: Topics.formsSubmission, compacted: false, partitions: 6 },
   { name: Topics.notificationsDelivery, compacted: false, partitions: 3 },

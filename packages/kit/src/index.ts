@@ -7,6 +7,7 @@ export * from './http.ts';
 export * from './identity.ts';
 export * from './logger.ts';
 export * from './paging.ts';
+export * from './plans.ts';
 export * from './relay-loop.ts';
 export * from './serve.ts';
 export * from './service.ts';

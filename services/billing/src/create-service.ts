@@ -35,7 +35,15 @@ export function createBillingService(deps: BillingServiceDeps): Service {
     const { orgId } = identityOf(req);
     const period = billingPeriodOf(deps.clock.now());
     const used = await deps.store.getUsage({ orgId }, period);
-    const usage: BillingUsageDto = { period, submissions: { used, max: deps.plans.submissionsPerMonth(orgId) } };
+    const emailsUsed = await deps.emails.getUsage({ orgId }, period);
+    // Interim until plans land (issue 13): the configured limits, nothing held or deferred yet.
+    const usage: BillingUsageDto = {
+      period,
+      plan: { id: 'configured', name: 'Configured limits' },
+      subscription: null,
+      submissions: { used, max: deps.plans.submissionsPerMonth(orgId), held: 0 },
+      emails: { used: emailsUsed, max: deps.plans.emailsPerMonth(orgId), deferred: 0 },
+    };
     res.json(usage);
   });
   // Emails sent this period: metered from notifications' delivery events.

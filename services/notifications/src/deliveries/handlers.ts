@@ -61,6 +61,8 @@ export function createSubmissionChangesHandler(deps: HandlerDeps) {
   return async (batch: BusMessage[]) => {
     for (const m of batch) {
       const event = decodeEvent(Topics.formsSubmission, m.value);
+      // TODO(issue 13): a released submission is notified like a new one.
+      if (event.type === 'submission.released') continue;
       const { submissionId, formId, orgId, receivedAt } = event.data;
       const form = await viewOf(formId, orgId);
       if (event.type === 'submission.deleted') {
