@@ -168,7 +168,7 @@ describe('/pricing', () => {
     fireEvent.click(screen.getByLabelText('Yearly'));
     expect(await within(pro).findByText('$150')).toBeTruthy();
     expect(within(pro).getByText('/ year')).toBeTruthy();
-    expect(within(pro).getByText('save 17 %')).toBeTruthy();
+    expect(within(pro).getByText('save 17%')).toBeTruthy();
     expect(within(business).getByText('$750')).toBeTruthy();
 
     // Signed out: every call to action signs up first.
@@ -269,10 +269,19 @@ describe('/dashboard/billing', () => {
     });
     // On its way to Stripe, nothing can be clicked twice.
     expect((upgrade.getByRole('button', { name: 'Upgrade to Business' }) as HTMLButtonElement).disabled).toBe(true);
+    // Back with the browser's back button (the page restored from the back-forward cache): usable again.
+    window.dispatchEvent(new PageTransitionEvent('pageshow', { persisted: true }));
+    await waitFor(() =>
+      expect((upgrade.getByRole('button', { name: 'Upgrade to Business' }) as HTMLButtonElement).disabled).toBe(false),
+    );
   });
 
   it('a member sees the plan and usage, no action, and a note saying who can act', async () => {
-    const api = await billingApi({ usage: proUsage() });
+    const usage = proUsage();
+    const api = await billingApi({
+      usage: { ...usage, submissions: { ...usage.submissions, held: 1 } },
+      forms: Array.from({ length: 7 }, (_, i) => aForm(`f${i}`, `Form ${i}`)),
+    });
     open('/dashboard/billing', api.url, 'member');
     const main = within(await screen.findByRole('main'));
     expect(await main.findByText(/Pro · \$15 \/ month/)).toBeTruthy();
@@ -283,6 +292,10 @@ describe('/dashboard/billing', () => {
     expect(main.getByText('1,200 / 5,000')).toBeTruthy();
     expect(main.queryByRole('button')).toBeNull();
     expect(main.queryByRole('region', { name: /Change plan|Upgrade/ })).toBeNull();
+    // Held work is visible to every member; five forms by name, then the forms list.
+    expect(main.getByText(/1 submission is held until you upgrade/)).toBeTruthy();
+    expect(await main.findAllByRole('link', { name: /^Held submissions of / })).toHaveLength(5);
+    expect(main.getByRole('link', { name: '2 other forms' }).getAttribute('href')).toBe('/dashboard/forms');
   });
 
   it('an admin with a cancelled subscription restores it; the portal opens for payment and invoices', async () => {

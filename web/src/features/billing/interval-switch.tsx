@@ -13,7 +13,7 @@ const OPTIONS: { value: Interval; label: string }[] = [
 export function IntervalSwitch(props: {
   value: Interval;
   onChange: (value: Interval) => void;
-  /** Shown beside "Yearly", e.g. "save up to 17 %". */
+  /** Shown beside "Yearly", e.g. "save up to 17%". */
   yearlyNote?: string | undefined;
   legend?: string;
 }) {

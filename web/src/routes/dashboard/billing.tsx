@@ -42,6 +42,8 @@ const plural = (count: number, one: string, many: string) => `${n(count)} ${coun
 /** How long, after Stripe sends the person back, the screen keeps asking whether the subscription arrived. */
 const CONFIRM_WINDOW_MS = 30_000;
 const CONFIRM_EVERY_MS = 2_000;
+/** Forms linked by name from the held notice; more are one link to the forms list. */
+const HELD_FORM_LINKS = 5;
 
 /**
  * `/dashboard/billing`: the organization's plan, subscription and usage this period; owners and admins change the
@@ -73,6 +75,14 @@ export function Component() {
 
   // One Stripe action at a time; once the browser is on its way to Stripe the buttons stay disabled.
   const [leaving, setLeaving] = useState(false);
+  useEffect(() => {
+    // Back from Stripe with the browser's back button, the page may come out of the back-forward cache as it was.
+    const onShow = (event: PageTransitionEvent) => {
+      if (event.persisted) setLeaving(false);
+    };
+    window.addEventListener('pageshow', onShow);
+    return () => window.removeEventListener('pageshow', onShow);
+  }, []);
   const goTo = ({ url }: { url: string }) => {
     const safe = safeLink(url);
     if (!safe) {
@@ -312,7 +322,7 @@ function ChangePlan(props: {
       <IntervalSwitch
         value={interval}
         onChange={setInterval}
-        yearlyNote={saving > 0 ? `Save up to ${saving} % yearly` : undefined}
+        yearlyNote={saving > 0 ? `Save up to ${saving}% yearly` : undefined}
       />
       <ul aria-label="Plans" className="flex flex-col divide-y divide-zinc-200 dark:divide-zinc-800">
         {props.catalog.data.map((plan) => {
@@ -411,7 +421,7 @@ function UsagePanel({ usage }: { usage: UseQueryResult<BillingUsage> }) {
               {forms.data && forms.data.length > 0 ? (
                 <p className="mt-1">
                   See them in:{' '}
-                  {forms.data.map((form, i) => (
+                  {forms.data.slice(0, HELD_FORM_LINKS).map((form, i) => (
                     <span key={form.id}>
                       {i > 0 ? ', ' : ''}
                       <Link
@@ -423,6 +433,14 @@ function UsagePanel({ usage }: { usage: UseQueryResult<BillingUsage> }) {
                       </Link>
                     </span>
                   ))}
+                  {forms.data.length > HELD_FORM_LINKS ? (
+                    <>
+                      {' and '}
+                      <Link to="/dashboard/forms" className="font-medium underline">
+                        {plural(forms.data.length - HELD_FORM_LINKS, 'other form', 'other forms')}
+                      </Link>
+                    </>
+                  ) : null}
                 </p>
               ) : null}
             </Notice>

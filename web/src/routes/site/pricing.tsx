@@ -39,7 +39,7 @@ export function Component() {
           value={interval}
           onChange={setInterval}
           legend="Show prices"
-          yearlyNote={bestSaving > 0 ? `Save up to ${bestSaving} % yearly` : undefined}
+          yearlyNote={bestSaving > 0 ? `Save up to ${bestSaving}% yearly` : undefined}
         />
       </div>
       {plans.data && !plans.data.billingEnabled ? (
@@ -104,7 +104,7 @@ function PlanCard(props: { plan: Plan; interval: Interval; billingEnabled: boole
             <span className="text-3xl font-bold">{formatPrice(price, plan.prices.currency)}</span>
             <span className="text-base">{interval === 'year' ? '/ year' : '/ month'}</span>
             {saving > 0 ? (
-              <span className="text-sm font-medium text-green-700 dark:text-green-400">save {saving} %</span>
+              <span className="text-sm font-medium text-green-700 dark:text-green-400">save {saving}%</span>
             ) : null}
           </>
         ) : (
