@@ -1,7 +1,5 @@
 import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
-import { emailQuotaQuery } from '../src/features/billing/billing.queries.ts';
-import { siteQuery } from '../src/features/site/site.queries.ts';
 import { startApi } from './api-server.ts';
 import { renderApp, signedIn } from './render-app.tsx';
 
@@ -74,28 +72,5 @@ describe('My profile', () => {
       ),
     );
     expect(within(screen.getByRole('main')).getByText('ada@example.com', { exact: false })).toBeTruthy();
-  });
-});
-
-describe('Billing', () => {
-  it('draws each quota as used / max and names the period', async () => {
-    const { queryClient } = renderApp('/dashboard/billing', { session: signedIn('org1') });
-    queryClient.setQueryData(['billing', 'usage'], { period: '2026-11', submissions: { used: 250, max: 1000 } });
-    queryClient.setQueryData(emailQuotaQuery().queryKey, { used: 450, max: 500 });
-    queryClient.setQueryData(siteQuery().queryKey, {
-      productName: 'Formgate',
-      plans: [{ id: 'free', name: 'Free', price: null, submissionsPerMonth: 1000, emailsPerMonth: 500 }],
-      forms: { feedback: null, waitlist: null, example: null },
-    });
-    const main = within(await screen.findByRole('main'));
-    await main.findByText('Submissions');
-    const fills = main.getAllByTestId('usage-bar-fill');
-    expect(fills.map((f) => f.style.width)).toEqual(['25%', '90%']);
-    expect(main.getByText('250 / 1,000')).toBeTruthy();
-    expect(main.getByText('450 / 500')).toBeTruthy();
-    expect(main.getByText(/1 November 2026 – 30 November 2026/)).toBeTruthy();
-    expect(main.getByText('Free')).toBeTruthy();
-    // No plan-changing buttons until Stripe arrives.
-    expect(main.queryByRole('button')).toBeNull();
   });
 });
