@@ -9,6 +9,7 @@ import {
   createSqliteSubscriptionStore,
   createSqliteUsageStore,
 } from '@formgate/billing';
+import type { EventBus } from '@formgate/bus';
 import { createSqliteBus } from '@formgate/bus/sqlite';
 import { createFormsService, createSqliteFormsStore } from '@formgate/forms';
 import { createGateway, formsCaller, ROUTES, siteConfigFrom, startSiteProvisioning } from '@formgate/gateway';
@@ -43,6 +44,8 @@ const WEB_DIST = fileURLToPath(new URL('../../../web/dist', import.meta.url));
 export interface EmbeddedSeams {
   /** Wraps the accounts database adapter (`createAdapterFaults` from `@formgate/accounts/testing`). */
   wrapAccountsAdapter?: AdapterWrapper;
+  /** Receives the embedded log once it is open: a test publishes what another component would (a Stripe change). */
+  exposeBus?: (bus: EventBus) => void;
 }
 
 /**
@@ -66,6 +69,7 @@ export async function startEmbedded(config: EmbeddedConfig, seams: EmbeddedSeams
     openSqlite(join(config.DATA_DIR, name), { synchronous: config.SQLITE_SYNCHRONOUS, exclusive });
   const busDb = sqlite('bus.db', true);
   const bus = createSqliteBus(busDb, { onError: (err, context) => logger.warn({ err, context }, 'event log') });
+  seams.exposeBus?.(bus);
   const codec = createIdentityCodec(randomBytes(32).toString('base64url'));
   const common = { bus, clock: systemClock, ids: systemIds, identity: codec };
   const dbs = {
