@@ -6,7 +6,7 @@ import { createMongoFormsStore } from '@formgate/forms';
 import { connectMongo } from '@formgate/store/mongo';
 import { type Backend, startBackend } from './backends.ts';
 import { createFormgateApi, mintApiKey } from './formgate-api.ts';
-import { freePort, REPO_ROOT, type ServerProcess, startServer } from './processes.ts';
+import { BENCH_PLANS_FILE, freePort, REPO_ROOT, type ServerProcess, startServer } from './processes.ts';
 import type { FormgateTarget } from './targets.ts';
 
 /**
@@ -97,7 +97,7 @@ async function startProcesses(opts: { logDir: string; kafka: string; mongo: stri
   try {
     const [forms, billing, ingest, orgs] = await Promise.all([
       service('forms'),
-      service('billing', { BILLING_SUBMISSIONS_PER_MONTH: '1000000000', BILLING_EMAILS_PER_MONTH: '1000000000' }),
+      service('billing', { PLANS_FILE: BENCH_PLANS_FILE }),
       service('ingest', { PUBLIC_URL: publicUrl }),
       service('orgs'),
     ]);

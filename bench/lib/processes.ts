@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+/** Plans whose default no benchmark reaches: nothing is held. */
+export const BENCH_PLANS_FILE = join(REPO_ROOT, 'bench/lib/plans.json');
 
 export interface ServerProcess {
   name: string;

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { createSqliteFormsStore, type FormsStore } from '@formgate/forms';
 import { openSqlite } from '@formgate/store/sqlite';
 import { createFormgateApi, type FormgateApi, type MailLinks, mintApiKey } from './formgate-api.ts';
-import { freePort, type ServerProcess, startServer } from './processes.ts';
+import { BENCH_PLANS_FILE, freePort, type ServerProcess, startServer } from './processes.ts';
 
 export const B0_SCRIPT = 'bench/baselines/b0-server.ts';
 export const B1_SCRIPT = 'bench/baselines/b1-server.ts';
@@ -48,8 +48,7 @@ export async function startEmbeddedFormgate(opts: {
       LOG_LEVEL: 'silent',
       SQLITE_SYNCHRONOUS: opts.synchronous,
       PUBLIC_URL: `http://127.0.0.1:${port}`,
-      BILLING_SUBMISSIONS_PER_MONTH: '1000000000',
-      BILLING_EMAILS_PER_MONTH: '1000000000',
+      PLANS_FILE: BENCH_PLANS_FILE,
       ...(opts.smtp ? { SMTP_URL: opts.smtp.url } : {}),
     },
   });

@@ -13,9 +13,8 @@ export const GatewayEnvSchema = z.object({
   ...serviceEnv,
   ...accountEnv,
   ...siteEnv,
-  /** The plan limits `/pricing` shows: the same values as the billing service's. */
-  BILLING_SUBMISSIONS_PER_MONTH: z.coerce.number().int().positive().default(50_000),
-  BILLING_EMAILS_PER_MONTH: z.coerce.number().int().nonnegative().default(1_000),
+  /** The plans file the billing service reads (`/api/v1/site` shows its default plan's limits). */
+  PLANS_FILE: z.string().min(1).optional(),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   PUBLIC_URL: z.url().transform((u) => u.replace(/\/$/, '')),
   AUTH_SECRET: secretEnv,

@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { accountSettings, createAccounts, createMailer } from '@formgate/accounts';
 import { runDistributed } from '@formgate/host-distributed';
-import { createIdentityCodec, systemClock, systemIds } from '@formgate/kit';
+import { createIdentityCodec, loadPlans, systemClock, systemIds } from '@formgate/kit';
 import type { Db } from 'mongodb';
 import { loadGatewayConfig } from './config.ts';
 import { createGateway } from './create-gateway.ts';
@@ -27,10 +27,9 @@ await runDistributed('gateway', loadGatewayConfig, async ({ config, logger, bus,
   });
   const signer = createIdentityCodec(config.IDENTITY_SECRET);
   const formsTarget = { kind: 'http', urls: config.FORMS_URL } as const;
-  const limits = {
-    submissionsPerMonth: config.BILLING_SUBMISSIONS_PER_MONTH,
-    emailsPerMonth: config.BILLING_EMAILS_PER_MONTH,
-  };
+  // `/api/v1/site` shows the default plan's limits; a bad PLANS_FILE stops the boot listing every problem.
+  const { submissionsPerMonth, emailsPerMonth } = loadPlans(config.PLANS_FILE).resolve(undefined).limits;
+  const limits = { submissionsPerMonth, emailsPerMonth };
   let provisioning: ReturnType<typeof startSiteProvisioning> | undefined;
   const gateway = createGateway({
     routes: ROUTES,

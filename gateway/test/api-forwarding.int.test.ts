@@ -86,6 +86,18 @@ describe('API calls through the upstream pools', () => {
     });
   });
 
+  it('forward the public plans to billing without any identity, whatever the client sends', async () => {
+    const seen: IncomingHttpHeaders[] = [];
+    const url = await gatewayFor({ forms: [await deadUrl()], billing: [await service(seen)] });
+    const res = await fetch(`${url}/api/v1/plans`, {
+      headers: { cookie: 'formgate.session_token=secret', [IDENTITY_HEADER]: 'eyForged', 'x-api-key': 'fg_forged' },
+    });
+    expect(res.status).toBe(200);
+    expect(seen).toHaveLength(1);
+    expect(seen[0]?.cookie).toBeUndefined();
+    expect(seen[0]?.[IDENTITY_HEADER]).toBeUndefined();
+  });
+
   it('answer 503 in the API envelope when no instance is left, and 504 when the only one does not answer', async () => {
     const seen: IncomingHttpHeaders[] = [];
     const url = await gatewayFor({ forms: [await deadUrl()], billing: [await service(seen, true)] });

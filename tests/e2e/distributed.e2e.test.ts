@@ -194,8 +194,17 @@ describe('distributed mode: separate processes on Kafka and a Mongo-wire server'
     expect((await api('GET', `/api/v1/forms/${form.id}`, undefined, org)).body.submissionCount).toBe(n);
     await eventually(async () => {
       const usage = await api('GET', '/api/v1/billing/usage', undefined, org);
-      expect((usage.body.submissions as { used: number }).used).toBe(n);
+      expect(usage.body.submissions).toEqual({ used: n, max: 50_000, held: 0 });
+      expect(usage.body.plan).toEqual({ id: 'free', name: 'Free (tests)' });
     }, 30_000);
+    // The plans in force (the harness's PLANS_FILE), public.
+    const plans = await fetch(`${cluster.baseUrl}/api/v1/plans`);
+    expect(plans.status).toBe(200);
+    expect(await plans.json()).toMatchObject({
+      defaultPlan: 'free',
+      billingEnabled: false,
+      data: [{ id: 'free' }, { id: 'pro' }],
+    });
   });
 
   it('a client retry with the same Idempotency-Key stays one submission', async () => {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { type EmbeddedSeams, loadEmbeddedConfig, startEmbedded } from '@formgate/host-embedded';
 import { createAccounts, createOrgKeys } from './accounts.ts';
 import { waitForMailLink } from './browser-session.ts';
+import { ROOMY_PLANS_FILE } from './processes.ts';
 
 export { eventually } from '@formgate/kit/testing';
 
@@ -31,6 +32,7 @@ export async function startTestApp(env: Record<string, string> = {}, seams: Embe
         LOG_LEVEL: 'silent',
         AUTH_SIGN_IN_PER_MINUTE: '10000',
         USER_LOOKUPS_PER_MINUTE: '10000',
+        PLANS_FILE: ROOMY_PLANS_FILE,
         ...env,
       }),
       seams,

@@ -8,6 +8,8 @@ import { startSmtpTestServer } from '@formgate/mail/testing';
 import { createAccounts, createOrgKeys } from './accounts.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
+/** The plans of test deployments: the defaults' shape, with a free plan of the interim limits (50,000 / 1,000). */
+export const ROOMY_PLANS_FILE = resolve(import.meta.dirname, 'plans/roomy.json');
 /** Every process's output is kept here, for reading after a failed run. */
 export const PROCESS_LOG_DIR = resolve(ROOT, '.run/test/logs');
 
@@ -103,6 +105,8 @@ export async function startDistributed(opts: {
     MONGO_URL: opts.mongoUrl,
     MONGO_DB_PREFIX: `fg_e2e_${randomBytes(4).toString('hex')}`,
     IDENTITY_SECRET: secret,
+    // Billing and the gateway: a default plan no test reaches unless it means to.
+    PLANS_FILE: ROOMY_PLANS_FILE,
   };
   const processes: Record<string, RunningProcess> = {};
   const start = async (name: string, entry: string, env: Record<string, string> = {}) => {

@@ -2,8 +2,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createBillingService, createSqliteUsageStore } from '@formgate/billing';
+import {
+  createBillingService,
+  createSqliteHeldStore,
+  createSqliteSubscriptionStore,
+  createSqliteUsageStore,
+} from '@formgate/billing';
 import { createSqliteBus } from '@formgate/bus/sqlite';
+import { DEFAULT_PLANS } from '@formgate/contracts';
 import { createFormsService, createSqliteFormsStore } from '@formgate/forms';
 import {
   closeServer,
@@ -13,6 +19,7 @@ import {
   IDENTITY_HEADER,
   type Identity,
   listen,
+  planCatalog,
   systemClock,
   systemIds,
 } from '@formgate/kit';
@@ -57,7 +64,10 @@ beforeAll(async () => {
         ...common,
         store: createSqliteUsageStore(openSqlite(join(dir, 'b.db'))),
         emails: createSqliteUsageStore(openSqlite(join(dir, 'b.db')), { meter: 'emails' }),
-        plans: { submissionsPerMonth: () => 10, emailsPerMonth: () => 10 },
+        held: createSqliteHeldStore(openSqlite(join(dir, 'b.db'))),
+        subscriptions: createSqliteSubscriptionStore(openSqlite(join(dir, 'b.db'))),
+        catalog: planCatalog(DEFAULT_PLANS),
+        billingEnabled: false,
       }).app,
     },
     {

@@ -1,13 +1,24 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, startTestApp, type TestApp } from '../harness/embedded-app.ts';
 
 describe('embedded mode: over the plan’s monthly quota a submission is held, not lost', () => {
   let app: TestApp;
+  const dir = mkdtempSync(join(tmpdir(), 'fg-quota-'));
   beforeAll(async () => {
-    app = await startTestApp({ BILLING_SUBMISSIONS_PER_MONTH: '3' });
+    // Every organization starts on the default plan: here a small one.
+    const plans = {
+      defaultPlan: 'small',
+      plans: [{ id: 'small', name: 'Small', limits: { submissionsPerMonth: 3, emailsPerMonth: 10 } }],
+    };
+    writeFileSync(join(dir, 'plans.json'), JSON.stringify(plans));
+    app = await startTestApp({ PLANS_FILE: join(dir, 'plans.json') });
   });
   afterAll(async () => {
     await app.stop();
+    rmSync(dir, { recursive: true, force: true });
   });
 
   const post = async (key: string, body: string) => {
@@ -38,7 +49,8 @@ describe('embedded mode: over the plan’s monthly quota a submission is held, n
     });
     expect(list.data.filter((s) => s.held).map((s) => s.id)).toEqual([...over].reverse());
     const usage = await app.api('GET', '/api/v1/billing/usage', undefined, org);
-    expect(usage.body.submissions).toMatchObject({ used: 3, max: 3 });
+    expect(usage.body.submissions).toEqual({ used: 3, max: 3, held: 2 });
+    expect(usage.body.plan).toEqual({ id: 'small', name: 'Small' });
   });
 
   it('does not hold another organization’s submissions', async () => {

@@ -72,7 +72,7 @@ describe('the embedded app serves the dashboard', () => {
     // SITE_FEEDBACK_FORM wins; the other two are the forms provisioned in the site organization (ADR 23).
     expect(await res.json()).toEqual({
       productName: 'Formgate',
-      plans: [{ id: 'standard', name: 'Standard', price: '$9', submissionsPerMonth: 50_000, emailsPerMonth: 1_000 }],
+      plans: [{ id: 'standard', name: 'Standard', price: '$9', submissionsPerMonth: 100, emailsPerMonth: 100 }],
       forms: {
         feedback: '/f/fbk123',
         waitlist: expect.stringMatching(/^\/f\//),

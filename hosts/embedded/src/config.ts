@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { accountEnv } from '@formgate/accounts';
+import { billingEnv } from '@formgate/billing';
 import { siteEnv } from '@formgate/gateway';
 import { commonEnv, defineConfig, secretEnv } from '@formgate/kit';
 import { webhooksAllowPrivateTargetsEnv } from '@formgate/notifications';
@@ -9,6 +10,7 @@ export const EmbeddedEnvSchema = z.object({
   ...commonEnv,
   ...accountEnv,
   ...siteEnv,
+  ...billingEnv,
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().default('0.0.0.0'),
   DATA_DIR: z
@@ -29,8 +31,8 @@ export const EmbeddedEnvSchema = z.object({
   NOTIFICATIONS_LINK_SECRET: secretEnv.optional(),
   /** `true`: webhooks may go to loopback and private addresses (tests, receivers on the same network). */
   WEBHOOKS_ALLOW_PRIVATE_TARGETS: webhooksAllowPrivateTargetsEnv,
-  BILLING_SUBMISSIONS_PER_MONTH: z.coerce.number().int().positive().default(50_000),
-  BILLING_EMAILS_PER_MONTH: z.coerce.number().int().nonnegative().default(1_000),
+  /** Takes payments through Stripe; without it billing is off and every organization is on the default plan. */
+  STRIPE_SECRET_KEY: z.string().min(1).optional(),
   /** The built dashboard (`pnpm --filter @formgate/web build`); default `web/dist` of this checkout. */
   WEB_DIR: z
     .string()

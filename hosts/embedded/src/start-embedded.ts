@@ -3,7 +3,13 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type AdapterWrapper, accountSettings, createAccounts, createMailer } from '@formgate/accounts';
-import { createBillingService, createSqliteUsageStore } from '@formgate/billing';
+import {
+  createBillingService,
+  createSqliteHeldStore,
+  createSqliteSubscriptionStore,
+  createSqliteUsageStore,
+} from '@formgate/billing';
+import type { EventBus } from '@formgate/bus';
 import { createSqliteBus } from '@formgate/bus/sqlite';
 import { createFormsService, createSqliteFormsStore } from '@formgate/forms';
 import { createGateway, formsCaller, ROUTES, siteConfigFrom, startSiteProvisioning } from '@formgate/gateway';
@@ -15,6 +21,7 @@ import {
   createIdentityCodec,
   createLogger,
   listen,
+  loadPlans,
   systemClock,
   systemIds,
 } from '@formgate/kit';
@@ -37,6 +44,8 @@ const WEB_DIST = fileURLToPath(new URL('../../../web/dist', import.meta.url));
 export interface EmbeddedSeams {
   /** Wraps the accounts database adapter (`createAdapterFaults` from `@formgate/accounts/testing`). */
   wrapAccountsAdapter?: AdapterWrapper;
+  /** Receives the embedded log once it is open: a test publishes what another component would (a Stripe change). */
+  exposeBus?: (bus: EventBus) => void;
 }
 
 /**
@@ -45,6 +54,8 @@ export interface EmbeddedSeams {
  */
 export async function startEmbedded(config: EmbeddedConfig, seams: EmbeddedSeams = {}) {
   const logger = createLogger({ level: config.LOG_LEVEL, name: 'formgate' });
+  // Before anything listens or opens: a bad PLANS_FILE stops the boot listing every problem.
+  const catalog = loadPlans(config.PLANS_FILE);
   // Listen first: with PORT=0 the public URL (cookies, links in emails) is known only then.
   let handler: (req: IncomingMessage, res: ServerResponse) => void = (_req, res) => {
     res.writeHead(503, { 'retry-after': '1' }).end();
@@ -58,6 +69,7 @@ export async function startEmbedded(config: EmbeddedConfig, seams: EmbeddedSeams
     openSqlite(join(config.DATA_DIR, name), { synchronous: config.SQLITE_SYNCHRONOUS, exclusive });
   const busDb = sqlite('bus.db', true);
   const bus = createSqliteBus(busDb, { onError: (err, context) => logger.warn({ err, context }, 'event log') });
+  seams.exposeBus?.(bus);
   const codec = createIdentityCodec(randomBytes(32).toString('base64url'));
   const common = { bus, clock: systemClock, ids: systemIds, identity: codec };
   const dbs = {
@@ -93,10 +105,10 @@ export async function startEmbedded(config: EmbeddedConfig, seams: EmbeddedSeams
     logger: logger.child({ service: 'billing' }),
     store: createSqliteUsageStore(dbs.billing),
     emails: createSqliteUsageStore(dbs.billing, { meter: 'emails' }),
-    plans: {
-      submissionsPerMonth: () => config.BILLING_SUBMISSIONS_PER_MONTH,
-      emailsPerMonth: () => config.BILLING_EMAILS_PER_MONTH,
-    },
+    held: createSqliteHeldStore(dbs.billing),
+    subscriptions: createSqliteSubscriptionStore(dbs.billing),
+    catalog,
+    billingEnabled: config.STRIPE_SECRET_KEY !== undefined,
   });
   const orgs = createOrgsService({
     ...common,
@@ -133,10 +145,9 @@ export async function startEmbedded(config: EmbeddedConfig, seams: EmbeddedSeams
     wrapAdapter: seams.wrapAccountsAdapter,
   });
   await accounts.start();
-  const limits = {
-    submissionsPerMonth: config.BILLING_SUBMISSIONS_PER_MONTH,
-    emailsPerMonth: config.BILLING_EMAILS_PER_MONTH,
-  };
+  // `/api/v1/site` shows the default plan's limits (the plans themselves: `/api/v1/plans`).
+  const { submissionsPerMonth, emailsPerMonth } = catalog.resolve(undefined).limits;
+  const limits = { submissionsPerMonth, emailsPerMonth };
   // The site organization and its forms (ADR 23): every service already runs, so this is done before listening.
   const provisioning = startSiteProvisioning({
     site: accounts.site,

@@ -100,6 +100,11 @@ export const QuotaUpdatedSchema = envelope(
     overQuota: z.boolean(),
     /** The plan in effect. */
     planId: z.string().optional(),
+    /**
+     * The `changedAt` of the subscription state the view was computed from (`null`: none). Within a period a view
+     * computed from an older subscription state is stale, whatever its counts.
+     */
+    subscriptionChangedAt: z.string().nullable().optional(),
     /** Held submissions waiting for an upgrade or the next period. */
     submissionsHeld: count.default(0),
     emailsUsed: count.default(0),

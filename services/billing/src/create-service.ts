@@ -1,5 +1,12 @@
 import { createConsumers, type EventBus } from '@formgate/bus';
-import { type BillingUsageDto, billingPeriodOf, TOPIC_SPECS, Topics } from '@formgate/contracts';
+import {
+  type BillingUsageDto,
+  billingPeriodOf,
+  type PlansResponseDto,
+  type SubscriptionDto,
+  TOPIC_SPECS,
+  Topics,
+} from '@formgate/contracts';
 import {
   AppError,
   type Clock,
@@ -8,12 +15,19 @@ import {
   type IdentityVerifier,
   identityOf,
   type Logger,
+  type PlanCatalog,
   requireIdentity,
   type Service,
 } from '@formgate/kit';
 import { createEmailUsageHandler } from './handlers/delivery.handler.ts';
 import { createOrgPurgeHandler } from './handlers/org-purge.handler.ts';
-import { createUsageHandler, type PlanLimits } from './handlers/submission-received.handler.ts';
+import { createSubmissionChangedHandler } from './handlers/submission-changed.handler.ts';
+import { createUsageHandler } from './handlers/submission-received.handler.ts';
+import { createSubscriptionChangedHandler } from './handlers/subscription-changed.handler.ts';
+import { startPeriodWatch } from './period-watch.ts';
+import { createQuota } from './quota.ts';
+import type { HeldStore } from './store/held-store.ts';
+import type { SubscriptionState, SubscriptionStore } from './store/subscription-store.ts';
 import type { UsageStore } from './store/usage-store.ts';
 
 export interface BillingServiceDeps {
@@ -21,49 +35,107 @@ export interface BillingServiceDeps {
   store: UsageStore;
   /** The notification emails meter (`createSqliteUsageStore(db, { meter: 'emails' })`). */
   emails: UsageStore;
+  /** Submissions accepted over quota, waiting for an upgrade or the next period. */
+  held: HeldStore;
+  subscriptions: SubscriptionStore;
+  /** The plans in force (`loadPlans(config.PLANS_FILE)`). */
+  catalog: PlanCatalog;
+  /** The instance takes payments (it has Stripe keys); without, every organization is on the default plan. */
+  billingEnabled: boolean;
   bus: EventBus;
   clock: Clock;
   logger: Logger;
   identity: IdentityVerifier;
-  plans: PlanLimits;
+  /** How often the turn of a period is looked for (default a minute). */
+  periodCheckMs?: number;
 }
 
-/** Billing: the usage meter and the quota view other services read from `billing.quota`. */
+const subscriptionDto = (s: SubscriptionState | null): SubscriptionDto | null =>
+  s?.status
+    ? {
+        status: s.status,
+        interval: s.interval,
+        periodStart: s.periodStart,
+        periodEnd: s.periodEnd,
+        cancelAtPeriodEnd: s.cancelAtPeriodEnd,
+        trialEnd: s.trialEnd,
+      }
+    : null;
+
+/** Billing: plans in force, subscriptions, the usage and held ledgers, and the quota view on `billing.quota`. */
 export function createBillingService(deps: BillingServiceDeps): Service {
+  const quota = createQuota(deps);
   const app = createServiceApp();
+  app.get('/api/v1/plans', (_req, res) => {
+    const plans: PlansResponseDto = {
+      data: deps.catalog.plans,
+      defaultPlan: deps.catalog.defaultPlan,
+      billingEnabled: deps.billingEnabled,
+    };
+    res.json(plans);
+  });
   app.get('/api/v1/billing/usage', requireIdentity(deps.identity), async (req, res) => {
     const { orgId } = identityOf(req);
-    const period = billingPeriodOf(deps.clock.now());
-    const used = await deps.store.getUsage({ orgId }, period);
-    const emailsUsed = await deps.emails.getUsage({ orgId }, period);
-    // Interim until plans land (issue 13): the configured limits, nothing held or deferred yet.
+    const { view, plan, subscription } = await quota.quotaOf(orgId, billingPeriodOf(deps.clock.now()));
     const usage: BillingUsageDto = {
-      period,
-      plan: { id: 'configured', name: 'Configured limits' },
-      subscription: null,
-      submissions: { used, max: deps.plans.submissionsPerMonth(orgId), held: 0 },
-      emails: { used: emailsUsed, max: deps.plans.emailsPerMonth(orgId), deferred: 0 },
+      period: view.period,
+      plan: { id: plan.id, name: plan.name },
+      subscription: subscriptionDto(subscription),
+      submissions: { used: view.submissionsUsed, max: view.submissionsMax, held: view.submissionsHeld },
+      // Deferral is notifications' to report; until it publishes it, nothing shows as deferred.
+      emails: { used: view.emailsUsed, max: view.emailsMax ?? plan.limits.emailsPerMonth, deferred: 0 },
     };
     res.json(usage);
   });
   // Emails sent this period: metered from notifications' delivery events.
   app.get('/api/v1/billing/email-quota', requireIdentity(deps.identity), async (req, res) => {
     const { orgId } = identityOf(req);
-    const used = await deps.emails.getUsage({ orgId }, billingPeriodOf(deps.clock.now()));
-    res.json({ used, max: deps.plans.emailsPerMonth(orgId) });
+    const { view, plan } = await quota.quotaOf(orgId, billingPeriodOf(deps.clock.now()));
+    res.json({ used: view.emailsUsed, max: plan.limits.emailsPerMonth });
   });
   app.use((_req, _res, next) => next(new AppError('NOT_FOUND')));
   app.use(errorHandler(deps.logger));
 
+  const handlerDeps = { ...deps, quota };
   const consumers = createConsumers(deps.bus, TOPIC_SPECS, [
-    { group: 'billing.usage', topic: Topics.ingestSubmission, handler: createUsageHandler(deps), maxBatchSize: 1_000 },
-    { group: 'billing.org-purge', topic: Topics.orgsOrganization, handler: createOrgPurgeHandler(deps) },
+    {
+      group: 'billing.usage',
+      topic: Topics.ingestSubmission,
+      handler: createUsageHandler(handlerDeps),
+      maxBatchSize: 1_000,
+    },
+    {
+      group: 'billing.releases',
+      topic: Topics.formsSubmission,
+      handler: createSubmissionChangedHandler(handlerDeps),
+      maxBatchSize: 1_000,
+    },
+    {
+      group: 'billing.subscriptions',
+      topic: Topics.billingSubscription,
+      handler: createSubscriptionChangedHandler(handlerDeps),
+    },
+    { group: 'billing.org-purge', topic: Topics.orgsOrganization, handler: createOrgPurgeHandler(handlerDeps) },
     {
       group: 'billing.emails',
       topic: Topics.notificationsDelivery,
-      handler: createEmailUsageHandler(deps),
+      handler: createEmailUsageHandler(handlerDeps),
       maxBatchSize: 1_000,
     },
   ]);
-  return { name: 'billing', app, start: consumers.start, stop: consumers.stop };
+  let watch: ReturnType<typeof startPeriodWatch> | undefined;
+  return {
+    name: 'billing',
+    app,
+    async start() {
+      if (!deps.billingEnabled)
+        deps.logger.info('billing off (no Stripe keys): every organization is on the default plan');
+      await consumers.start();
+      watch = startPeriodWatch({ ...handlerDeps, intervalMs: deps.periodCheckMs ?? 60_000 });
+    },
+    async stop() {
+      await watch?.stop();
+      await consumers.stop();
+    },
+  };
 }

@@ -1,22 +1,25 @@
 import { runDistributed } from '@formgate/host-distributed';
-import { createIdentityCodec, systemClock } from '@formgate/kit';
+import { createIdentityCodec, loadPlans, systemClock } from '@formgate/kit';
 import { loadBillingConfig } from './config.ts';
 import { createBillingService } from './create-service.ts';
+import { createMongoHeldStore } from './store/mongo-held-store.ts';
+import { createMongoSubscriptionStore } from './store/mongo-subscription-store.ts';
 import { createMongoUsageStore } from './store/mongo-usage-store.ts';
 
 await runDistributed('billing', loadBillingConfig, async ({ config, logger, bus, mongo }) => {
+  const catalog = loadPlans(config.PLANS_FILE);
   const db = await mongo('billing');
   const service = createBillingService({
     store: await createMongoUsageStore(db),
     emails: await createMongoUsageStore(db, { meter: 'emails' }),
+    held: await createMongoHeldStore(db),
+    subscriptions: await createMongoSubscriptionStore(db),
+    catalog,
+    billingEnabled: config.BILLING_ENABLED,
     bus,
     clock: systemClock,
     logger,
     identity: createIdentityCodec(config.IDENTITY_SECRET),
-    plans: {
-      submissionsPerMonth: () => config.BILLING_SUBMISSIONS_PER_MONTH,
-      emailsPerMonth: () => config.BILLING_EMAILS_PER_MONTH,
-    },
   });
   return { ...service, handler: service.app };
 });

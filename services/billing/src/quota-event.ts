@@ -1,23 +1,22 @@
+import { createHash } from 'node:crypto';
 import type { OutgoingMessage } from '@formgate/bus';
-import { encodeEvent, Topics } from '@formgate/contracts';
+import { encodeEvent, type QuotaUpdated, Topics } from '@formgate/contracts';
 
 /**
- * The `billing.quota` record of an organization's usage in a period, keyed by organization. The id names the
- * count, so republishing the same count is the same event.
+ * The `billing.quota` record of an organization's quota view in a period, keyed by organization. The id names the
+ * content (a digest of it), so republishing the same view is the same event, and any change (a count, the plan, the
+ * held submissions, the emails) is a new one.
  */
-export function quotaUpdatedMessage(
-  quota: { orgId: string; period: string; used: number; max: number },
-  occurredAt: string,
-): OutgoingMessage {
-  const { orgId, period, used, max } = quota;
+export function quotaUpdatedMessage(view: QuotaUpdated['data'], occurredAt: string): OutgoingMessage {
+  const digest = createHash('sha256').update(JSON.stringify(view)).digest('base64url').slice(0, 16);
   return {
-    key: orgId,
+    key: view.orgId,
     value: encodeEvent(Topics.billingQuota, {
-      id: `${orgId}:${period}:${used}`,
+      id: `${view.orgId}:${view.period}:${digest}`,
       type: 'quota.updated',
       version: 1,
       occurredAt,
-      data: { orgId, period, submissionsUsed: used, submissionsMax: max, overQuota: used >= max },
+      data: view,
     }),
   };
 }

@@ -15,7 +15,7 @@ import { eventually } from '@formgate/kit/testing';
 import { openSqlite } from '@formgate/store/sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBillingService } from '../src/create-service.ts';
-import { createSqliteUsageStore } from '../src/store/sqlite-usage-store.ts';
+import { onePlan, sqliteBillingDeps } from './sqlite-billing.ts';
 
 const NOW = new Date('2026-05-14T12:00:00.000Z');
 
@@ -61,13 +61,11 @@ describe('billing: emails sent, metered from delivery events', () => {
 
   beforeAll(async () => {
     service = createBillingService({
-      store: createSqliteUsageStore(db),
-      emails: createSqliteUsageStore(db, { meter: 'emails' }),
+      ...sqliteBillingDeps(db, onePlan(100, 50)),
       bus,
       clock: { now: () => NOW },
       logger: createLogger({ level: 'silent', name: 'billing' }),
       identity: codec,
-      plans: { submissionsPerMonth: () => 100, emailsPerMonth: () => 50 },
     });
     await service.start();
     server = createHttpServer(service.app);

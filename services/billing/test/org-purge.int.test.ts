@@ -10,8 +10,8 @@ import { eventually } from '@formgate/kit/testing';
 import { openSqlite } from '@formgate/store/sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBillingService } from '../src/create-service.ts';
-import { createSqliteUsageStore } from '../src/store/sqlite-usage-store.ts';
 import type { UsageStore } from '../src/store/usage-store.ts';
+import { onePlan, sqliteBillingDeps } from './sqlite-billing.ts';
 
 const NOW = new Date('2026-05-14T12:00:00.000Z');
 
@@ -57,15 +57,14 @@ describe('billing.org-purge consumer on the embedded log', () => {
     dir = mkdtempSync(join(tmpdir(), 'fg-billing-purge-'));
     bus = createSqliteBus(openSqlite(join(dir, 'bus.db')));
     const db = openSqlite(':memory:');
-    store = createSqliteUsageStore(db);
+    const deps = sqliteBillingDeps(db, onePlan(2, 0));
+    store = deps.store;
     service = createBillingService({
-      store,
-      emails: createSqliteUsageStore(db, { meter: 'emails' }),
+      ...deps,
       bus,
       clock: { now: () => NOW },
       logger: createLogger({ level: 'silent', name: 'billing' }),
       identity: createIdentityCodec(randomBytes(32).toString('base64url')),
-      plans: { submissionsPerMonth: () => 2, emailsPerMonth: () => 0 },
     });
     await service.start();
     follower = await bus.replay(Topics.billingQuota, (m) => void quotaEvents.push(m));
@@ -89,7 +88,19 @@ describe('billing.org-purge consumer on the embedded log', () => {
       { key: orgId, value: message },
     ]);
 
-    const zero = { orgId, period: '2026-05', submissionsUsed: 0, submissionsMax: 2, overQuota: false };
+    const zero = {
+      orgId,
+      period: '2026-05',
+      planId: 'small',
+      subscriptionChangedAt: null,
+      submissionsUsed: 0,
+      submissionsMax: 2,
+      overQuota: false,
+      submissionsHeld: 0,
+      emailsUsed: 0,
+      emailsMax: 0,
+      emailsOverQuota: true,
+    };
     await eventually(() => expect(quotasOf(orgId)).toEqual([zero, zero]));
     expect(await store.getUsage({ orgId }, '2026-05')).toBe(0);
     expect(await store.getUsage({ orgId }, '2026-04')).toBe(0);

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createQuotaView } from '../src/views/quota-view.ts';
 
 let offset = 0;
-const quota = (period: string, used: number, max = 3) => ({
+const quota = (period: string, used: number, max = 3, subscriptionChangedAt: string | null = null) => ({
   topic: Topics.billingQuota,
   partition: 0,
   offset: String(offset++),
@@ -11,11 +11,18 @@ const quota = (period: string, used: number, max = 3) => ({
   headers: {},
   timestamp: 0,
   value: encodeEvent(Topics.billingQuota, {
-    id: `org_1:${period}:${used}`,
+    id: `org_1:${period}:${used}:${max}:${subscriptionChangedAt}`,
     type: 'quota.updated',
     version: 1,
     occurredAt: '2026-05-01T00:00:00.000Z',
-    data: { orgId: 'org_1', period, submissionsUsed: used, submissionsMax: max, overQuota: used >= max },
+    data: {
+      orgId: 'org_1',
+      period,
+      submissionsUsed: used,
+      submissionsMax: max,
+      overQuota: used >= max,
+      subscriptionChangedAt,
+    },
   }),
 });
 
@@ -35,5 +42,32 @@ describe('quota view', () => {
     expect(view.isOverQuota('org_1', '2026-05')).toBe(false);
     view.apply(quota('2026-05', 1));
     expect(view.isOverQuota('org_1', '2026-05')).toBe(false);
+  });
+
+  it('applies a plan change at the same count, and never a view computed from an older subscription', () => {
+    const view = createQuotaView();
+    view.apply(quota('2026-05', 3, 3));
+    expect(view.isOverQuota('org_1', '2026-05')).toBe(true);
+    // The upgrade: the same count, a higher maximum, a newer subscription state.
+    view.apply(quota('2026-05', 3, 5_000, '2026-05-10T00:00:00.000Z'));
+    expect(view.isOverQuota('org_1', '2026-05')).toBe(false);
+    // A count computed before the upgrade, published after it: higher, but stale.
+    view.apply(quota('2026-05', 4, 3));
+    expect(view.isOverQuota('org_1', '2026-05')).toBe(false);
+    // The cancellation: a newer state, back on the small plan.
+    view.apply(quota('2026-05', 3, 3, '2026-05-12T00:00:00.000Z'));
+    expect(view.isOverQuota('org_1', '2026-05')).toBe(true);
+  });
+
+  it('lets a new period’s view (nothing used yet) end the holding, and ignores the old period’s after it', () => {
+    const view = createQuotaView();
+    view.apply(quota('2026-05', 3));
+    view.apply(quota('2026-06', 0));
+    expect(view.isOverQuota('org_1', '2026-06')).toBe(false);
+    view.apply(quota('2026-05', 4));
+    expect(view.isOverQuota('org_1', '2026-06')).toBe(false);
+    view.apply(quota('2026-06', 1));
+    view.apply(quota('2026-05', 5));
+    expect(view.isOverQuota('org_1', '2026-06')).toBe(false);
   });
 });

@@ -1,25 +1,35 @@
 import type { BusMessage } from '@formgate/bus';
 import { decodeEvent, type QuotaUpdated, Topics } from '@formgate/contracts';
 
+type Quota = QuotaUpdated['data'];
+
+/**
+ * Views arrive out of order (several billing consumers publish them): an older period is stale; within a period, one
+ * computed from an older subscription state is stale (an upgrade is never undone by a count computed before it), and
+ * from the same state, a lower count is. A view equal on all three (a plan change at the same count, new emails)
+ * applies.
+ */
+function isStale(incoming: Quota, current: Quota): boolean {
+  if (incoming.period !== current.period) return incoming.period < current.period;
+  const since = incoming.subscriptionChangedAt ?? '';
+  const currentSince = current.subscriptionChangedAt ?? '';
+  if (since !== currentSince) return since < currentSince;
+  return incoming.submissionsUsed < current.submissionsUsed;
+}
+
 /** Ingest's in-memory view of `billing.quota`: which organizations are over their plan this period. */
 export function createQuotaView() {
-  const byOrg = new Map<string, QuotaUpdated['data']>();
+  const byOrg = new Map<string, Quota>();
   return {
     apply(message: BusMessage) {
       const { data } = decodeEvent(Topics.billingQuota, message.value);
-      // Billing counts only what it recorded, so never 0, except after it purged a deleted organization's ledger.
+      // Nothing used: its ledger was purged (a deleted organization) or the period just began; never over quota.
       if (data.submissionsUsed === 0) {
         byOrg.delete(data.orgId);
         return;
       }
       const current = byOrg.get(data.orgId);
-      if (
-        current &&
-        (current.period > data.period ||
-          (current.period === data.period && current.submissionsUsed > data.submissionsUsed))
-      ) {
-        return;
-      }
+      if (current && isStale(data, current)) return;
       byOrg.set(data.orgId, data);
     },
     isOverQuota(orgId: string, period: string): boolean {

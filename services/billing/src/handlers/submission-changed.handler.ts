@@ -1,0 +1,32 @@
+import type { BusMessage } from '@formgate/bus';
+import { billingPeriodOf, decodeEvent, Topics } from '@formgate/contracts';
+import type { Quota } from '../quota.ts';
+import type { HeldEntry, HeldStore } from '../store/held-store.ts';
+import type { UsageEntry, UsageStore } from '../store/usage-store.ts';
+
+/**
+ * `billing.releases` on `forms.submission`: a `submission.released` leaves the held ledger and is metered in the
+ * period of its release; a `submission.deleted` leaves the held ledger (it waited for nothing). Idempotent by
+ * submission id: the usage ledger counts a submission once, whether released twice or received un-held before.
+ * Spam marks change nothing here.
+ */
+export function createSubmissionChangedHandler(deps: { store: UsageStore; held: HeldStore; quota: Quota }) {
+  return async (batch: BusMessage[]) => {
+    const released: UsageEntry[] = [];
+    const settled: HeldEntry[] = [];
+    for (const m of batch) {
+      const event = decodeEvent(Topics.formsSubmission, m.value);
+      const { submissionId: id, orgId } = event.data;
+      if (event.type === 'submission.released') {
+        released.push({ id, orgId, period: billingPeriodOf(event.data.releasedAt) });
+      } else if (event.type === 'submission.deleted') {
+        settled.push({ id, orgId });
+      }
+    }
+    if (released.length === 0 && settled.length === 0) return;
+    // Counted before it stops being held: a failure in between leaves it both, which the retry settles.
+    const counts = released.length > 0 ? await deps.store.recordUsage(released) : [];
+    await deps.held.release([...released, ...settled]);
+    await deps.quota.publish([...counts, ...settled]);
+  };
+}

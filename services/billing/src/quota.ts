@@ -1,0 +1,85 @@
+import type { EventPublisher } from '@formgate/bus';
+import { billingPeriodOf, type Plan, type QuotaUpdated, Topics } from '@formgate/contracts';
+import type { Clock, PlanCatalog } from '@formgate/kit';
+import { quotaUpdatedMessage } from './quota-event.ts';
+import type { HeldStore } from './store/held-store.ts';
+import type { SubscriptionState, SubscriptionStore } from './store/subscription-store.ts';
+import type { UsageStore } from './store/usage-store.ts';
+
+/** Statuses whose plan is in effect: Stripe keeps serving a `past_due` subscription while it retries the payment. */
+const IN_EFFECT = new Set<string>(['active', 'trialing', 'past_due']);
+
+/** The plan an organization is on: its subscription's, while in effect and still in the catalog; else the default. */
+export function effectivePlan(catalog: PlanCatalog, subscription: SubscriptionState | null): Plan {
+  const subscribed =
+    subscription?.status && IN_EFFECT.has(subscription.status) ? catalog.byId(subscription.planId) : undefined;
+  return subscribed ?? catalog.resolve(undefined);
+}
+
+export interface QuotaDeps {
+  store: UsageStore;
+  emails: UsageStore;
+  held: HeldStore;
+  subscriptions: SubscriptionStore;
+  catalog: PlanCatalog;
+  bus: EventPublisher;
+  clock: Clock;
+}
+
+export interface OrgQuota {
+  view: QuotaUpdated['data'];
+  plan: Plan;
+  subscription: SubscriptionState | null;
+}
+
+/** Reads an organization's quota view for a period from the ledgers, and publishes it to `billing.quota`. */
+export function createQuota(deps: QuotaDeps) {
+  async function quotaOf(orgId: string, period: string): Promise<OrgQuota> {
+    const [subscription, used, held, emailsUsed] = await Promise.all([
+      deps.subscriptions.get({ orgId }),
+      deps.store.getUsage({ orgId }, period),
+      deps.held.countHeld({ orgId }),
+      deps.emails.getUsage({ orgId }, period),
+    ]);
+    const plan = effectivePlan(deps.catalog, subscription);
+    const { submissionsPerMonth: max, emailsPerMonth: emailsMax } = plan.limits;
+    const view = {
+      orgId,
+      period,
+      planId: plan.id,
+      subscriptionChangedAt: subscription?.changedAt ?? null,
+      submissionsUsed: used,
+      submissionsMax: max,
+      overQuota: used >= max,
+      submissionsHeld: held,
+      emailsUsed,
+      emailsMax,
+      emailsOverQuota: emailsUsed >= emailsMax,
+    };
+    return { view, plan, subscription };
+  }
+
+  /** Publishes the view of every (organization, period) given; the current period when none is named. */
+  async function publish(targets: Iterable<{ orgId: string; period?: string }>) {
+    const now = deps.clock.now();
+    const seen = new Set<string>();
+    const views: QuotaUpdated['data'][] = [];
+    for (const t of targets) {
+      const period = t.period ?? billingPeriodOf(now);
+      const slot = `${t.orgId}\u0000${period}`;
+      if (seen.has(slot)) continue;
+      seen.add(slot);
+      views.push((await quotaOf(t.orgId, period)).view);
+    }
+    if (views.length === 0) return;
+    const occurredAt = now.toISOString();
+    await deps.bus.publish(
+      Topics.billingQuota,
+      views.map((v) => quotaUpdatedMessage(v, occurredAt)),
+    );
+  }
+
+  return { quotaOf, publish };
+}
+
+export type Quota = ReturnType<typeof createQuota>;

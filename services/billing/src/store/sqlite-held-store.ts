@@ -1,0 +1,47 @@
+import type { SqliteDb } from '@formgate/store/sqlite';
+import type { HeldEntry, HeldStore } from './held-store.ts';
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS held_submissions (
+  submission_id TEXT PRIMARY KEY, org_id TEXT NOT NULL, held INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS held_by_org ON held_submissions (org_id) WHERE held = 1;
+CREATE TABLE IF NOT EXISTS purged_orgs (org_id TEXT PRIMARY KEY) WITHOUT ROWID;
+`;
+
+/** `HeldStore` on SQLite: one row per submission ever held or released (`held` 1 or 0), in transactions. */
+export function createSqliteHeldStore(db: SqliteDb): HeldStore {
+  db.exec(SCHEMA);
+  const isPurged = db.prepare('SELECT 1 FROM purged_orgs WHERE org_id = ?').pluck();
+  const insertHeld = db.prepare(
+    'INSERT OR IGNORE INTO held_submissions (submission_id, org_id, held) VALUES (?, ?, 1)',
+  );
+  const markReleased = db.prepare(
+    `INSERT INTO held_submissions (submission_id, org_id, held) VALUES (?, ?, 0)
+     ON CONFLICT (submission_id) DO UPDATE SET held = 0`,
+  );
+  const count = db.prepare('SELECT COUNT(*) FROM held_submissions WHERE org_id = ? AND held = 1').pluck();
+  const orgs = db.prepare('SELECT DISTINCT org_id FROM held_submissions WHERE held = 1').pluck();
+  const tombstone = db.prepare('INSERT OR IGNORE INTO purged_orgs (org_id) VALUES (?)');
+  const remove = db.prepare('DELETE FROM held_submissions WHERE org_id = ?');
+
+  const write = (statement: typeof insertHeld) =>
+    db.transaction((entries: HeldEntry[]) => {
+      for (const e of entries) if (isPurged.get(e.orgId) === undefined) statement.run(e.id, e.orgId);
+    });
+  const hold = write(insertHeld);
+  const release = write(markReleased);
+  const purge = db.transaction((orgId: string) => {
+    tombstone.run(orgId);
+    remove.run(orgId);
+  });
+
+  return {
+    hold: async (entries) => hold(entries),
+    release: async (entries) => release(entries),
+    countHeld: async (scope) => count.get(scope.orgId) as number,
+    orgsWithHeld: async () => orgs.all() as string[],
+    purgeOrganization: async (scope) => purge(scope.orgId),
+    async close() {},
+  };
+}
