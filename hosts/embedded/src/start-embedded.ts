@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type AdapterWrapper, accountSettings, createAccounts, createMailer } from '@formgate/accounts';
 import { createBillingService, createSqliteUsageStore } from '@formgate/billing';
+import type { EventBus } from '@formgate/bus';
 import { createSqliteBus } from '@formgate/bus/sqlite';
 import { createFormsService, createSqliteFormsStore } from '@formgate/forms';
 import { createGateway, formsCaller, ROUTES, siteConfigFrom, startSiteProvisioning } from '@formgate/gateway';
@@ -37,6 +38,8 @@ const WEB_DIST = fileURLToPath(new URL('../../../web/dist', import.meta.url));
 export interface EmbeddedSeams {
   /** Wraps the accounts database adapter (`createAdapterFaults` from `@formgate/accounts/testing`). */
   wrapAccountsAdapter?: AdapterWrapper;
+  /** Sees the embedded log once it is open (a test reads topics nothing in-process consumes yet). */
+  observeBus?: (bus: EventBus) => void;
 }
 
 /**
@@ -58,6 +61,7 @@ export async function startEmbedded(config: EmbeddedConfig, seams: EmbeddedSeams
     openSqlite(join(config.DATA_DIR, name), { synchronous: config.SQLITE_SYNCHRONOUS, exclusive });
   const busDb = sqlite('bus.db', true);
   const bus = createSqliteBus(busDb, { onError: (err, context) => logger.warn({ err, context }, 'event log') });
+  seams.observeBus?.(bus);
   const codec = createIdentityCodec(randomBytes(32).toString('base64url'));
   const common = { bus, clock: systemClock, ids: systemIds, identity: codec };
   const dbs = {

@@ -116,3 +116,36 @@ export async function dedicatedFerretDb(port: number, runDir: string) {
     stop: async () => void (await script('stop')),
   };
 }
+
+async function freePort(): Promise<number> {
+  const { createServer } = await import('node:net');
+  return new Promise((ok, fail) => {
+    const server = createServer();
+    server.once('error', fail);
+    server.listen(0, '127.0.0.1', () => {
+      const port = (server.address() as { port: number }).port;
+      server.close(() => ok(port));
+    });
+  });
+}
+
+/**
+ * A stripe-mock (Stripe's API mock, `infra/local/stripe-mock.sh`) for a test file: `STRIPE_API_URL` from the
+ * environment if set, else one of its own on `TEST_STRIPE_MOCK_PORT` or a free port, stopped by `stop()`. stripe-mock
+ * is stateless, so files never share one by accident. Throws — never skips — when it cannot be had.
+ */
+export async function startStripeMock(runDir: string): Promise<Backend> {
+  const fromEnv = process.env.STRIPE_API_URL;
+  if (fromEnv) return { value: fromEnv, source: 'environment', stop: async () => {} };
+  const port = Number(process.env.TEST_STRIPE_MOCK_PORT ?? (await freePort()));
+  try {
+    return await localScript('stripe-mock.sh', port, runDir);
+  } catch (err) {
+    const e = err as { message: string; stderr?: string };
+    throw new Error(
+      'Could not start stripe-mock for the Stripe tests. Set STRIPE_API_URL, or fix local provisioning ' +
+        `(infra/local/stripe-mock.sh install needs Go and the Go module proxy).\n` +
+        (e.stderr?.trim().split('\n').slice(-8).join('\n') || e.message),
+    );
+  }
+}
