@@ -144,6 +144,7 @@ describe('Stripe billing (stripe plugin, organization subscriptions)', () => {
 
     const unknown = await owner.call('POST', '/api/auth/subscription/upgrade', { plan: 'free', referenceId: org.id });
     expect(unknown.status).toBe(400);
+    expect(unknown.body.code).toBe('SUBSCRIPTION_PLAN_NOT_FOUND');
   });
 
   it('only owners and admins may act; members may list; another organization is denied', async () => {

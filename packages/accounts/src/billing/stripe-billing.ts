@@ -57,7 +57,7 @@ export const billingReturnUrls = (publicUrl: string) => ({
 /**
  * better-auth's stripe plugin as Formgate configures it: subscriptions of organizations (the reference is the
  * organization id), plans from the plans catalog, only owners and admins may act, return URLs fixed to the billing
- * screen, and every subscription change it applies from a webhook leaves as one `subscription.changed` (ADR 30,
+ * screen, and every subscription change it applies from a webhook leaves as one `subscription.changed` (ADR 31,
  * `docs/billing-stripe.md`).
  */
 export function stripeBillingPlugins(deps: StripeBillingDeps): BetterAuthPlugin[] {
