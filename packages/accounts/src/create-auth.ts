@@ -112,6 +112,9 @@ export function authOptions(s: AuthSettings) {
         '/sign-up/email': minute(s.signInPerMinute),
         '/request-password-reset': minute(s.signInPerMinute),
         '/send-verification-email': minute(s.signInPerMinute),
+        // Stripe's webhook (when billing is on): signed, so a flood costs a signature check each; limiting it would
+        // only make Stripe retry real events later (and write a rate-limit row per delivery).
+        '/stripe/webhook': false,
       },
     },
     advanced: {
