@@ -1,4 +1,6 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { EventBus } from '@formgate/bus';
@@ -27,12 +29,33 @@ interface Changed {
 }
 
 let mock: Backend;
+/** What the gateway asked Stripe (a recording proxy in front of stripe-mock, which echoes only some parameters). */
+const stripeCalls: { method: string; path: string; body: URLSearchParams }[] = [];
+let proxy: Server;
 let app: TestApp;
 let bus: EventBus | undefined;
 const changes: Changed[] = [];
 
 beforeAll(async () => {
   mock = await startStripeMock(resolve(import.meta.dirname, '../../.run/test'));
+  proxy = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const body = Buffer.concat(chunks);
+    stripeCalls.push({ method: req.method ?? '', path: req.url ?? '', body: new URLSearchParams(body.toString()) });
+    const headers = Object.fromEntries(
+      Object.entries(req.headers).filter(([k]) => !['host', 'connection', 'content-length'].includes(k)),
+    ) as Record<string, string>;
+    const answer = await fetch(`${mock.value}${req.url}`, {
+      method: req.method,
+      headers,
+      ...(body.length ? { body } : {}),
+    });
+    res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' });
+    res.end(Buffer.from(await answer.arrayBuffer()));
+  });
+  await new Promise<void>((ok) => proxy.listen(0, '127.0.0.1', ok));
+  const proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
   const dir = mkdtempSync(join(tmpdir(), 'fg-plans-'));
   const plansFile = join(dir, 'plans.json');
   writeFileSync(
@@ -61,7 +84,7 @@ beforeAll(async () => {
     {
       STRIPE_SECRET_KEY: 'sk_test_formgate',
       STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
-      STRIPE_API_URL: mock.value,
+      STRIPE_API_URL: proxyUrl,
       PLANS_FILE: plansFile,
     },
     {
@@ -75,6 +98,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await app?.stop();
+  await new Promise((ok) => proxy?.close(ok));
   await mock?.stop();
 });
 
@@ -141,6 +165,27 @@ describe('Stripe billing (stripe plugin, organization subscriptions)', () => {
     expect(reply.body.cancel_url).toMatch(/\/dashboard\/billing\?checkout=cancel$/);
     expect(reply.body.client_reference_id).toBe(org.id);
     expect(reply.body.line_items?.data?.[0]?.price?.id ?? FIXTURE_PRICE).toBe(FIXTURE_PRICE);
+
+    // What reached Stripe: the organization's customer, pro's monthly price, the 14-day trial of a first subscription.
+    const created = stripeCalls.filter((c) => c.method === 'POST' && c.path === '/v1/checkout/sessions').at(-1);
+    expect(created?.body.get('line_items[0][price]')).toBe(FIXTURE_PRICE);
+    expect(created?.body.get('subscription_data[trial_period_days]')).toBe('14');
+    expect(created?.body.get('client_reference_id')).toBe(org.id);
+    expect(created?.body.get('cancel_url')).toMatch(/\/dashboard\/billing\?checkout=cancel$/);
+    // The organization's Stripe customer is looked up by its id in the metadata (stripe-mock's search always answers
+    // with its fixture customer, so no customer is created here).
+    const search = stripeCalls.find((c) => c.path.startsWith('/v1/customers/search'));
+    expect(decodeURIComponent(search?.path ?? '')).toContain(`metadata["organizationId"]:"${org.id}"`);
+    expect(created?.body.get('customer')).toMatch(/^cus_/);
+
+    const yearly = await owner.call('POST', '/api/auth/subscription/upgrade', {
+      plan: 'pro',
+      annual: true,
+      referenceId: org.id,
+    });
+    expect(yearly.status, JSON.stringify(yearly.body)).toBe(200);
+    const annual = stripeCalls.filter((c) => c.method === 'POST' && c.path === '/v1/checkout/sessions').at(-1);
+    expect(annual?.body.get('line_items[0][price]')).toBe('price_pro_yearly');
 
     const unknown = await owner.call('POST', '/api/auth/subscription/upgrade', { plan: 'free', referenceId: org.id });
     expect(unknown.status).toBe(400);

@@ -173,6 +173,8 @@ export function createAccounts(deps: AccountsDeps) {
     routes: accountRoutes(auth, { lookupsPerMinute: deps.lookupsPerMinute }),
     /** The instance's own organization (the public site's forms), ADR 23. */
     site,
+    /** Whether organizations can buy plans here (Stripe keys set): `/api/auth/subscription/*` exists. */
+    billingEnabled: deps.stripe !== undefined,
     async start() {
       if (deps.store.kind === 'sqlite') await (await getMigrations(authOptions(settings))).runMigrations();
       else await ensureMongoIndexes(deps.store.db);
