@@ -67,6 +67,7 @@ export function runStripeWebhookContract(target: StripeWebhookTarget) {
     let db: Awaited<ReturnType<StripeWebhookTarget['open']>>;
     let accounts: ReturnType<typeof createAccounts>;
     let published: { key: string; event: SubscriptionChanged }[];
+    let mails: { to: string; text: string }[];
 
     beforeAll(async () => {
       mock = await startStripeMock(resolve(import.meta.dirname, '../../../.run/test'));
@@ -76,6 +77,7 @@ export function runStripeWebhookContract(target: StripeWebhookTarget) {
     beforeEach(async () => {
       db = await target.open();
       published = [];
+      mails = [];
       const bus: EventPublisher = {
         async publish(topic, messages) {
           if (topic !== Topics.billingSubscription) return;
@@ -89,7 +91,13 @@ export function runStripeWebhookContract(target: StripeWebhookTarget) {
         clock: systemClock,
         ids: systemIds,
         logger: createLogger({ level: 'silent', name: 'stripe-contract' }),
-        mailer: { send: async () => ({ messageId: 'none' }), close: async () => {} },
+        mailer: {
+          send: async (m) => {
+            mails.push({ to: m.to, text: m.text ?? '' });
+            return { messageId: randomUUID() };
+          },
+          close: async () => {},
+        },
         publicUrl: 'http://127.0.0.1:3999',
         secret: randomBytes(32).toString('hex'),
         trustedOrigins: ['http://127.0.0.1:3999'],
@@ -149,6 +157,61 @@ export function runStripeWebhookContract(target: StripeWebhookTarget) {
         model: 'subscription',
         where: [{ field: 'id', value: id }],
       });
+
+    /** A browser-like call to better-auth (the product's origin, cookies kept in `jar`). */
+    const call = async (jar: Map<string, string>, method: string, path: string, body?: unknown) => {
+      const headers: Record<string, string> = { origin: 'http://127.0.0.1:3999', 'x-formgate-client-ip': '10.0.0.1' };
+      if (jar.size) headers.cookie = [...jar].map(([k, v]) => `${k}=${v}`).join('; ');
+      if (body !== undefined) headers['content-type'] = 'application/json';
+      const res = await accounts.authHandler(
+        new Request(new URL(path, 'http://127.0.0.1:3999'), {
+          method,
+          headers,
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        }),
+      );
+      for (const line of res.headers.getSetCookie()) {
+        const [pair = ''] = line.split(';');
+        const eq = pair.indexOf('=');
+        jar.set(pair.slice(0, eq).trim(), pair.slice(eq + 1).trim());
+      }
+      const text = await res.text();
+      return { status: res.status, body: text ? JSON.parse(text) : null };
+    };
+
+    it('lets an owner start a checkout for the organization (the plugin’s queries on this database)', async () => {
+      const jar = new Map<string, string>();
+      const email = `owner-${randomUUID()}@example.test`;
+      const up = await call(jar, 'POST', '/api/auth/sign-up/email', {
+        email,
+        password: 'correct horse battery',
+        name: 'O',
+      });
+      expect(up.status, JSON.stringify(up.body)).toBe(200);
+      const link = mails.find((m) => m.to === email)?.text.match(/https?:\/\/\S+/)?.[0];
+      expect((await call(jar, 'GET', link as string)).status).toBe(302);
+      const org = await call(jar, 'POST', '/api/auth/organization/create', {
+        name: 'Acme',
+        slug: `acme-${randomUUID()}`,
+      });
+      expect(org.status, JSON.stringify(org.body)).toBe(200);
+
+      const upgrade = await call(jar, 'POST', '/api/auth/subscription/upgrade', {
+        plan: 'pro',
+        referenceId: org.body.id,
+      });
+      expect(upgrade.status, JSON.stringify(upgrade.body)).toBe(200);
+      expect(upgrade.body.url).toMatch(/^https:\/\/checkout\.stripe\.com\//);
+      const a = await adapter();
+      expect(
+        await a.findOne({ model: 'subscription', where: [{ field: 'referenceId', value: org.body.id }] }),
+      ).toMatchObject({ plan: 'pro', status: 'incomplete', stripeCustomerId: expect.stringMatching(/^cus_/) });
+      expect(await a.findOne({ model: 'organization', where: [{ field: 'id', value: org.body.id }] })).toMatchObject({
+        stripeCustomerId: expect.stringMatching(/^cus_/),
+      });
+      const listed = await call(jar, 'GET', `/api/auth/subscription/list?referenceId=${org.body.id}`);
+      expect(listed).toEqual({ status: 200, body: [] });
+    });
 
     it('applies each event once, in Stripe order, and publishes one subscription.changed per applied event', async () => {
       const a = await adapter();

@@ -131,15 +131,18 @@ async function freePort(): Promise<number> {
 
 /**
  * A stripe-mock (Stripe's API mock, `infra/local/stripe-mock.sh`) for a test file: `STRIPE_API_URL` from the
- * environment if set, else one of its own on `TEST_STRIPE_MOCK_PORT` or a free port, stopped by `stop()`. stripe-mock
- * is stateless, so files never share one by accident. Throws — never skips — when it cannot be had.
+ * environment if set; else one of its own on a free port, stopped by `stop()`; or, with `TEST_STRIPE_MOCK_PORT`, the
+ * one on that port (started if needed, shared by the files running at once, so left running: `stripe-mock.sh stop
+ * <port>`). stripe-mock is stateless, so sharing one is harmless. Throws — never skips — when it cannot be had.
  */
 export async function startStripeMock(runDir: string): Promise<Backend> {
   const fromEnv = process.env.STRIPE_API_URL;
   if (fromEnv) return { value: fromEnv, source: 'environment', stop: async () => {} };
-  const port = Number(process.env.TEST_STRIPE_MOCK_PORT ?? (await freePort()));
+  const fixed = process.env.TEST_STRIPE_MOCK_PORT;
+  const port = Number(fixed ?? (await freePort()));
   try {
-    return await localScript('stripe-mock.sh', port, runDir);
+    const backend = await localScript('stripe-mock.sh', port, runDir);
+    return fixed ? { ...backend, stop: async () => {} } : backend;
   } catch (err) {
     const e = err as { message: string; stderr?: string };
     throw new Error(
