@@ -31,8 +31,6 @@ export const EmbeddedEnvSchema = z.object({
   NOTIFICATIONS_LINK_SECRET: secretEnv.optional(),
   /** `true`: webhooks may go to loopback and private addresses (tests, receivers on the same network). */
   WEBHOOKS_ALLOW_PRIVATE_TARGETS: webhooksAllowPrivateTargetsEnv,
-  /** Takes payments through Stripe; without it billing is off and every organization is on the default plan. */
-  STRIPE_SECRET_KEY: z.string().min(1).optional(),
   /** The built dashboard (`pnpm --filter @formgate/web build`); default `web/dist` of this checkout. */
   WEB_DIR: z
     .string()

@@ -44,7 +44,7 @@ const WEB_DIST = fileURLToPath(new URL('../../../web/dist', import.meta.url));
 export interface EmbeddedSeams {
   /** Wraps the accounts database adapter (`createAdapterFaults` from `@formgate/accounts/testing`). */
   wrapAccountsAdapter?: AdapterWrapper;
-  /** Receives the embedded log once it is open: a test publishes what another component would (a Stripe change). */
+  /** Receives the embedded log once it is open: a test publishes or reads what another component would. */
   exposeBus?: (bus: EventBus) => void;
 }
 

@@ -1,4 +1,6 @@
+import { loadPlans } from '@formgate/kit';
 import { z } from 'zod';
+import type { StripeSettings } from './billing/stripe-billing.ts';
 
 const list = z
   .string()
@@ -9,6 +11,10 @@ const list = z
       .map((v) => v.trim())
       .filter(Boolean),
   );
+
+/** An optional setting where an empty value (`FOO=` in a compose file) means unset. */
+const unsetWhenEmpty = <T extends z.ZodType>(schema: T) =>
+  z.preprocess((v) => (v === '' ? undefined : v), schema.optional());
 
 /** What every gateway (embedded or distributed) reads for accounts, mail and the edge's limits. */
 export const accountEnv = {
@@ -34,9 +40,28 @@ export const accountEnv = {
   /** Past the TTL, how long a cached key is still accepted while the database does not answer (0: never). */
   API_KEY_CACHE_MAX_STALE_MS: z.coerce.number().int().min(0).max(3_600_000).default(300_000),
   API_KEY_CACHE_SIZE: z.coerce.number().int().min(0).max(1_000_000).default(10_000),
+  /** Stripe's secret API key; without it billing is off (every organization on the default plan). */
+  STRIPE_SECRET_KEY: unsetWhenEmpty(z.string()),
+  /** The signing secret of the webhook endpoint `${PUBLIC_URL}/api/auth/stripe/webhook`; required with the key. */
+  STRIPE_WEBHOOK_SECRET: unsetWhenEmpty(z.string()),
+  /** The Stripe API's base URL (default Stripe's own); tests and local runs point it at stripe-mock. */
+  STRIPE_API_URL: unsetWhenEmpty(z.url()),
+  /** A JSON file that replaces the default plans (`@formgate/contracts` plans.ts). */
+  PLANS_FILE: unsetWhenEmpty(z.string()),
 };
 
 export type AccountEnv = z.infer<z.ZodObject<typeof accountEnv>>;
+
+/** Stripe settings from the environment: none without a key; a key without a webhook secret stops the boot. */
+export function stripeSettings(c: AccountEnv): StripeSettings | undefined {
+  if (!c.STRIPE_SECRET_KEY) return undefined;
+  if (!c.STRIPE_WEBHOOK_SECRET)
+    throw new Error(
+      'STRIPE_SECRET_KEY is set but STRIPE_WEBHOOK_SECRET is not: set the signing secret of the webhook endpoint ' +
+        '(…/api/auth/stripe/webhook), or unset STRIPE_SECRET_KEY to run with billing off',
+    );
+  return { secretKey: c.STRIPE_SECRET_KEY, webhookSecret: c.STRIPE_WEBHOOK_SECRET, apiUrl: c.STRIPE_API_URL };
+}
 
 /** The parts of `createAccounts`' deps (and the gateway's limits) that come from the environment. */
 export const accountSettings = (c: AccountEnv) => ({
@@ -48,4 +73,6 @@ export const accountSettings = (c: AccountEnv) => ({
   trustedProxies: c.TRUSTED_PROXIES,
   authTimeoutMs: c.AUTH_TIMEOUT_MS,
   apiKeyCache: { ttlMs: c.API_KEY_CACHE_TTL_MS, maxStaleMs: c.API_KEY_CACHE_MAX_STALE_MS, size: c.API_KEY_CACHE_SIZE },
+  stripe: stripeSettings(c),
+  plans: loadPlans(c.PLANS_FILE),
 });

@@ -1,5 +1,5 @@
 import type { EventPublisher } from '@formgate/bus';
-import type { Clock, Ids } from '@formgate/kit';
+import { type Clock, type Ids, loadPlans, type PlanCatalog } from '@formgate/kit';
 import type { SqliteDb } from '@formgate/store/sqlite';
 import { mongodbAdapter } from 'better-auth/adapters/mongodb';
 import { getMigrations } from 'better-auth/db/migration';
@@ -8,6 +8,7 @@ import { accountRoutes } from './accounts.routes.ts';
 import { type AdapterWrapper, guardAuthHandler } from './adapter-guard.ts';
 import { type ApiKeyCacheOptions, createApiKeyCache } from './api-key-cache.ts';
 import { createAuthenticator } from './authenticate.ts';
+import { type StripeSettings, stripeBillingPlugins } from './billing/stripe-billing.ts';
 import { type AuthSettings, authOptions, createAuth } from './create-auth.ts';
 import { createOrgEventOutbox } from './org-events/outbox.ts';
 import type { OutboxAdapter } from './org-events/schema.ts';
@@ -18,7 +19,10 @@ import { createApiKeyVerifier } from './verify-api-key.ts';
 export type AccountsStore = { kind: 'sqlite'; db: SqliteDb } | { kind: 'mongo'; db: Db };
 
 export interface AccountsDeps
-  extends Omit<AuthSettings, 'database' | 'recordOrgEvent' | 'revokeApiKeys' | 'adapterGuard' | 'onVerifiedUser'> {
+  extends Omit<
+    AuthSettings,
+    'database' | 'recordOrgEvent' | 'revokeApiKeys' | 'adapterGuard' | 'onVerifiedUser' | 'billingPlugins'
+  > {
   store: AccountsStore;
   bus: EventPublisher;
   clock: Clock;
@@ -34,6 +38,10 @@ export interface AccountsDeps
    * accounts database fail or hang (`createAdapterFaults`, `@formgate/accounts/testing`).
    */
   wrapAdapter?: AdapterWrapper;
+  /** Stripe keys: without them billing is off and every organization is on the default plan. */
+  stripe?: StripeSettings;
+  /** The plans (`loadPlans(PLANS_FILE)`); default: the built-in plans. */
+  plans?: PlanCatalog;
 }
 
 const DEFAULT_KEY_CACHE: ApiKeyCacheOptions = { ttlMs: 30_000, maxStaleMs: 300_000, size: 10_000 };
@@ -53,7 +61,7 @@ const INDEX_OPTIONS_CONFLICT = 85;
  * here: FerretDB has none to offer). Idempotent; run at every boot.
  */
 async function ensureMongoIndexes(db: Db) {
-  const specs: [string, Record<string, 1>, { unique?: boolean }?][] = [
+  const specs: [string, Record<string, 1 | -1>, { unique?: boolean }?][] = [
     ['user', { email: 1 }, { unique: true }],
     ['session', { token: 1 }, { unique: true }],
     ['session', { userId: 1 }],
@@ -71,6 +79,13 @@ async function ensureMongoIndexes(db: Db) {
     ['apikey', { referenceId: 1 }],
     ['rateLimit', { key: 1 }, { unique: true }],
     ['orgEventOutbox', { eventId: 1 }],
+    // The stripe plugin's (present only when Stripe is configured; indexes on absent collections are harmless).
+    ['subscription', { referenceId: 1 }],
+    ['subscription', { stripeSubscriptionId: 1 }],
+    ['subscription', { stripeCustomerId: 1 }],
+    ['organization', { stripeCustomerId: 1 }],
+    ['stripeEvent', { stripeEventId: 1 }],
+    ['stripeEvent', { stripeSubscriptionId: 1, outcome: 1, created: -1 }],
   ];
   for (const [collection, keys, options] of specs) {
     // better-auth (1.7.25+) creates some of the same indexes itself under its own names: an equal index is enough.
@@ -117,8 +132,23 @@ export function createAccounts(deps: AccountsDeps) {
     record: outbox.record,
     clock: deps.clock,
   });
+  const plans = deps.plans ?? loadPlans(undefined);
+  const requireAdapter = () => {
+    if (!adapter) throw new Error('accounts used before accounts.start()');
+    return adapter;
+  };
   const settings: AuthSettings = {
     ...deps,
+    billingPlugins: deps.stripe
+      ? stripeBillingPlugins({
+          stripe: deps.stripe,
+          plans,
+          publicUrl: deps.publicUrl,
+          logger: deps.logger,
+          record: outbox.recordSubscription,
+          adapter: requireAdapter,
+        })
+      : undefined,
     database,
     adapterGuard: { timeoutMs: deps.authTimeoutMs ?? 3_000, onWrite: keyCache.observeWrite, wrap: deps.wrapAdapter },
     recordOrgEvent: outbox.record,
@@ -143,11 +173,19 @@ export function createAccounts(deps: AccountsDeps) {
     routes: accountRoutes(auth, { lookupsPerMinute: deps.lookupsPerMinute }),
     /** The instance's own organization (the public site's forms), ADR 23. */
     site,
+    /** Whether organizations can buy plans here (Stripe keys set): `/api/auth/subscription/*` exists. */
+    billingEnabled: deps.stripe !== undefined,
     async start() {
       if (deps.store.kind === 'sqlite') await (await getMigrations(authOptions(settings))).runMigrations();
       else await ensureMongoIndexes(deps.store.db);
       adapter = (await auth.$context).adapter as unknown as OutboxAdapter;
       outbox.start(adapter, deps.bus);
+      if (!deps.stripe)
+        deps.logger.info(
+          { defaultPlan: plans.defaultPlan },
+          `billing is off (no STRIPE_SECRET_KEY): every organization is on the default plan "${plans.defaultPlan}"`,
+        );
+      else deps.logger.info({ apiUrl: deps.stripe.apiUrl ?? 'https://api.stripe.com' }, 'billing through Stripe');
     },
     stop: () => outbox.stop(),
   };

@@ -2,7 +2,7 @@ import { apiKey } from '@better-auth/api-key';
 import { accessControl, authorize, ORG_ROLES, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '@formgate/contracts';
 import type { Logger } from '@formgate/kit';
 import type { Mailer } from '@formgate/mail';
-import { type BetterAuthOptions, betterAuth } from 'better-auth';
+import { type BetterAuthOptions, type BetterAuthPlugin, betterAuth } from 'better-auth';
 import { organization } from 'better-auth/plugins/organization';
 import { type AdapterGuardOptions, adapterGuardPlugin } from './adapter-guard.ts';
 import { specDenialMessagesPlugin } from './denial-messages.ts';
@@ -36,6 +36,8 @@ export interface AuthSettings {
   adapterGuard: AdapterGuardOptions;
   /** Called after a user's row changes while their email is verified (the site organization's first owner). */
   onVerifiedUser?: (user: { id: string; email: string }) => Promise<void>;
+  /** Billing through Stripe (`stripeBillingPlugins`), only when the instance has Stripe keys. */
+  billingPlugins?: BetterAuthPlugin[];
 }
 
 const minute = (max: number) => ({ window: 60, max });
@@ -110,6 +112,9 @@ export function authOptions(s: AuthSettings) {
         '/sign-up/email': minute(s.signInPerMinute),
         '/request-password-reset': minute(s.signInPerMinute),
         '/send-verification-email': minute(s.signInPerMinute),
+        // Stripe's webhook (when billing is on): signed, so a flood costs a signature check each; limiting it would
+        // only make Stripe retry real events later (and write a rate-limit row per delivery).
+        '/stripe/webhook': false,
       },
     },
     advanced: {
@@ -164,6 +169,7 @@ export function authOptions(s: AuthSettings) {
       }),
       orgEventOutboxPlugin(),
       specDenialMessagesPlugin(),
+      ...(s.billingPlugins ?? []),
     ],
   } satisfies BetterAuthOptions;
 }

@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { EventPublisher } from '@formgate/bus';
-import { decodeEvent, type OrganizationEvent, Topics } from '@formgate/contracts';
+import { decodeEvent, type OrganizationEvent, type SubscriptionChanged, Topics } from '@formgate/contracts';
 import { createLogger, systemIds } from '@formgate/kit';
 import { type ContractSkip, describeContract } from '@formgate/kit/testing';
 import { type BetterAuthOptions, betterAuth } from 'better-auth';
@@ -55,12 +55,14 @@ export function runOrgEventOutboxContract(target: OutboxTarget) {
     let t: number;
     const clock = { now: () => new Date(t) };
     let log: Published[];
+    let subscriptions: { by: string; key: string; event: SubscriptionChanged }[];
     let relays: ReturnType<typeof createOrgEventOutbox>[];
 
     beforeEach(async () => {
       db = await target.open();
       t = Date.parse('2026-05-14T12:00:00.000Z');
       log = [];
+      subscriptions = [];
       relays = [];
     });
     afterEach(async () => {
@@ -72,6 +74,10 @@ export function runOrgEventOutboxContract(target: OutboxTarget) {
       async publish(topic, messages) {
         await during?.();
         for (const m of messages) {
+          if (topic === Topics.billingSubscription) {
+            subscriptions.push({ by, key: m.key, event: decodeEvent(Topics.billingSubscription, m.value) });
+            continue;
+          }
           const event = decodeEvent(Topics.orgsOrganization, m.value);
           expect([topic, m.key]).toEqual([Topics.orgsOrganization, event.data.orgId]);
           log.push({ by, event });
@@ -133,6 +139,34 @@ export function runOrgEventOutboxContract(target: OutboxTarget) {
       expect(
         log.filter((p) => p.event.data.orgId === x).map((p) => (p.event.data as { memberId?: string }).memberId),
       ).toEqual([undefined, 'm1', 'm2', 'm4', 'm5', undefined]);
+      expect(await pending()).toEqual([]);
+    });
+
+    it('relays subscription changes to billing.subscription, keyed by orgId, with the id they were recorded with', async () => {
+      const a = await relay('A');
+      const x = randomUUID();
+      const change = {
+        orgId: x,
+        planId: 'pro',
+        status: 'active' as const,
+        interval: 'month' as const,
+        periodStart: '2026-05-01T00:00:00.000Z',
+        periodEnd: '2026-06-01T00:00:00.000Z',
+        cancelAtPeriodEnd: false,
+        trialEnd: null,
+        stripeSubscriptionId: 'sub_1',
+        changedAt: '2026-05-14T11:59:00.000Z',
+      };
+      await a.record('member.added', memberAdded(x, 1));
+      await a.recordSubscription('stripe:evt_1', change);
+      await a.recordSubscription('stripe:evt_2', { ...change, cancelAtPeriodEnd: true });
+      await flush(a);
+      expect(typesOf(x)).toEqual(['member.added:A']);
+      expect(subscriptions.map((p) => [p.key, p.event.id, p.event.data.cancelAtPeriodEnd])).toEqual([
+        [x, 'stripe:evt_1', false],
+        [x, 'stripe:evt_2', true],
+      ]);
+      expect(subscriptions[0]?.event.data).toEqual(change);
       expect(await pending()).toEqual([]);
     });
 

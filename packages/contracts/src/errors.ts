@@ -51,6 +51,8 @@ const COMMON = define({
 const ACCOUNTS = define({
   INVALID_EMAIL: { status: 400, message: 'Not an email address' },
   API_KEY_NOT_FOUND: { status: 404, message: 'API key not found' },
+  /** `/api/auth/subscription/*` (the stripe plugin): a member who is not an owner or admin, or not a member at all. */
+  BILLING_NOT_ALLOWED: { status: 403, message: 'Only owners and admins of the organization can manage its billing' },
   AUTH_UNAVAILABLE: {
     status: 503,
     message: 'Credentials cannot be checked right now; retry shortly',

@@ -1,5 +1,5 @@
 import type { EventPublisher } from '@formgate/bus';
-import { encodeEvent, type OrganizationEvent, Topics } from '@formgate/contracts';
+import { encodeEvent, type OrganizationEvent, type SubscriptionChanged, Topics } from '@formgate/contracts';
 import { type Clock, createRelayLoop, type Ids, type Logger } from '@formgate/kit';
 import { createRelayLease, type RelayLease } from './lease.ts';
 import type { OrgEventData, OrgEventRecorder } from './recorder.ts';
@@ -23,12 +23,16 @@ export interface OrgEventOutboxDeps {
 }
 
 const isIntent = (r: OutboxRow) => r.state === 'intent';
+/** The topics the outbox publishes to; a row without one is an organization event. */
+const OUTBOX_TOPICS = [Topics.orgsOrganization, Topics.billingSubscription] as const;
+const topicOf = (r: OutboxRow) => r.topic ?? Topics.orgsOrganization;
 
 /**
- * The organization event outbox: hooks write each event to better-auth's database right after the change it
+ * The accounts event outbox: hooks write each event to better-auth's database right after the change it
  * describes (a deletion also right before it, as an intent); a relay publishes pending rows to
  * `orgs.organization` (keyed by orgId, in order) and deletes them once the log acknowledged. Of several gateways
- * only the holder of the relay lease publishes, so one organization's events reach the log in order.
+ * only the holder of the relay lease publishes, so one organization's events reach the log in order. The stripe
+ * plugin's subscription changes go the same way to `billing.subscription` (`recordSubscription`).
  */
 export function createOrgEventOutbox(deps: OrgEventOutboxDeps) {
   const batchSize = deps.batchSize ?? 200;
@@ -78,10 +82,14 @@ export function createOrgEventOutbox(deps: OrgEventOutboxDeps) {
     const out = [...ready, ...settled.publish];
     if (out.length > 0) {
       if (!l.valid()) return false;
-      await b.publish(
-        Topics.orgsOrganization,
-        out.map((r) => ({ key: r.orgId, value: r.payload })),
-      );
+      for (const topic of OUTBOX_TOPICS) {
+        const batch = out.filter((r) => topicOf(r) === topic);
+        if (batch.length > 0)
+          await b.publish(
+            topic,
+            batch.map((r) => ({ key: r.orgId, value: r.payload })),
+          );
+      }
       if (!l.valid()) deps.logger.warn('organization event relay lease lapsed during a publish; expect duplicates');
     }
     // Published rows go even if the lease lapsed meanwhile: they are in the log, and the fewer rows the next
@@ -103,10 +111,16 @@ export function createOrgEventOutbox(deps: OrgEventOutboxDeps) {
       if (!stopped) void loop.kick();
     });
 
-  const write = async (a: OutboxAdapter, orgId: string, payload: string, state: 'ready' | 'intent') => {
+  const write = async (
+    a: OutboxAdapter,
+    orgId: string,
+    payload: string,
+    state: 'ready' | 'intent',
+    topic?: (typeof OUTBOX_TOPICS)[number],
+  ) => {
     await a.create({
       model: MODEL,
-      data: { eventId: deps.ids.next(), orgId, payload, state, recordedAt: now() },
+      data: { eventId: deps.ids.next(), orgId, payload, state, recordedAt: now(), ...(topic ? { topic } : {}) },
     });
   };
   const encode = (type: OrganizationEvent['type'], data: OrganizationEvent['data']) => {
@@ -145,8 +159,25 @@ export function createOrgEventOutbox(deps: OrgEventOutboxDeps) {
     },
   );
 
+  /**
+   * Records one `subscription.changed` for `billing.subscription` with the given envelope id (derived from the Stripe
+   * event's, so recording a redelivered Stripe event again publishes the same id, which consumers deduplicate).
+   */
+  const recordSubscription = async (id: string, data: SubscriptionChanged['data']) => {
+    const event = {
+      id,
+      type: 'subscription.changed' as const,
+      version: 1 as const,
+      occurredAt: deps.clock.now().toISOString(),
+      data,
+    };
+    await write(db(), data.orgId, encodeEvent(Topics.billingSubscription, event), 'ready', Topics.billingSubscription);
+    nudge();
+  };
+
   return {
     record,
+    recordSubscription,
     /** Runs a relay pass now (or joins the one running). */
     relay: loop.kick,
     start(a: OutboxAdapter, b: EventPublisher) {

@@ -27,6 +27,8 @@ export function orgEventOutboxPlugin() {
           state: { type: 'string', required: false },
           /** When the row was written (epoch ms, the writer's clock): an intent's age. */
           recordedAt: { type: 'number', required: false },
+          /** The topic to publish to: absent (older rows) is `orgs.organization`; also `billing.subscription`. */
+          topic: { type: 'string', required: false },
         },
       },
       [LEASE_MODEL]: {
@@ -71,4 +73,5 @@ export interface OutboxRow {
   payload: string;
   state?: string | null;
   recordedAt?: number | null;
+  topic?: string | null;
 }

@@ -116,3 +116,39 @@ export async function dedicatedFerretDb(port: number, runDir: string) {
     stop: async () => void (await script('stop')),
   };
 }
+
+async function freePort(): Promise<number> {
+  const { createServer } = await import('node:net');
+  return new Promise((ok, fail) => {
+    const server = createServer();
+    server.once('error', fail);
+    server.listen(0, '127.0.0.1', () => {
+      const port = (server.address() as { port: number }).port;
+      server.close(() => ok(port));
+    });
+  });
+}
+
+/**
+ * A stripe-mock (Stripe's API mock, `infra/local/stripe-mock.sh`) for a test file: `STRIPE_API_URL` from the
+ * environment if set; else one of its own on a free port, stopped by `stop()`; or, with `TEST_STRIPE_MOCK_PORT`, the
+ * one on that port (started if needed, shared by the files running at once, so left running: `stripe-mock.sh stop
+ * <port>`). stripe-mock is stateless, so sharing one is harmless. Throws — never skips — when it cannot be had.
+ */
+export async function startStripeMock(runDir: string): Promise<Backend> {
+  const fromEnv = process.env.STRIPE_API_URL;
+  if (fromEnv) return { value: fromEnv, source: 'environment', stop: async () => {} };
+  const fixed = process.env.TEST_STRIPE_MOCK_PORT;
+  const port = Number(fixed ?? (await freePort()));
+  try {
+    const backend = await localScript('stripe-mock.sh', port, runDir);
+    return fixed ? { ...backend, stop: async () => {} } : backend;
+  } catch (err) {
+    const e = err as { message: string; stderr?: string };
+    throw new Error(
+      'Could not start stripe-mock for the Stripe tests. Set STRIPE_API_URL, or fix local provisioning ' +
+        `(infra/local/stripe-mock.sh install needs Go and the Go module proxy).\n` +
+        (e.stderr?.trim().split('\n').slice(-8).join('\n') || e.message),
+    );
+  }
+}

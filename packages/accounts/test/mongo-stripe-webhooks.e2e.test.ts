@@ -1,0 +1,26 @@
+import { randomBytes } from 'node:crypto';
+import { MongoClient } from 'mongodb';
+import { afterAll, beforeAll } from 'vitest';
+import { runStripeWebhookContract } from './stripe-webhooks.contract.ts';
+
+const url = process.env.MONGO_URL;
+if (!url) {
+  throw new Error('MONGO_URL is not set: the e2e globalSetup must start FerretDB (or point at MongoDB) and export it');
+}
+
+let client: MongoClient;
+beforeAll(async () => {
+  client = await new MongoClient(url).connect();
+});
+afterAll(async () => {
+  await client?.close();
+});
+
+// As the distributed gateway runs it: the accounts database on MongoDB (FerretDB here), indexed at start.
+runStripeWebhookContract({
+  name: 'mongo',
+  async open() {
+    const db = client.db(`fg_test_${randomBytes(6).toString('hex')}`);
+    return { store: { kind: 'mongo', db }, close: async () => void (await db.dropDatabase()) };
+  },
+});

@@ -1,0 +1,20 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openSqlite } from '@formgate/store/sqlite';
+import { runStripeWebhookContract } from './stripe-webhooks.contract.ts';
+
+runStripeWebhookContract({
+  name: 'sqlite',
+  async open() {
+    const dir = mkdtempSync(join(tmpdir(), 'fg-stripe-'));
+    const db = openSqlite(join(dir, 'auth.db'));
+    return {
+      store: { kind: 'sqlite', db },
+      async close() {
+        db.close();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  },
+});
