@@ -50,7 +50,8 @@ export async function startEmbeddedFormgate(opts: {
       PUBLIC_URL: `http://127.0.0.1:${port}`,
       BILLING_SUBMISSIONS_PER_MONTH: '1000000000',
       BILLING_EMAILS_PER_MONTH: '1000000000',
-      ...(opts.smtp ? { SMTP_URL: opts.smtp.url } : {}),
+      // P12 (with `smtp`) also delivers webhooks to the bench's receiver on loopback.
+      ...(opts.smtp ? { SMTP_URL: opts.smtp.url, WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true' } : {}),
     },
   });
   return {
