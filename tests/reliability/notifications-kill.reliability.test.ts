@@ -69,8 +69,9 @@ describe('reliability: a notifications instance killed mid-send (distributed mod
       // Paced load; each submission retried with its idempotency key until it is acknowledged.
       const count = scale(240);
       const acked = new Set<string>();
+      const formOf = new Map<string, string>();
       const send = async (i: number) => {
-        const form = forms[i % FORMS] as { key: string };
+        const form = forms[i % FORMS] as { id: string; key: string };
         const key = randomUUID();
         for (let attempt = 0; attempt < 60; attempt++) {
           try {
@@ -80,7 +81,9 @@ describe('reliability: a notifications instance killed mid-send (distributed mod
               body: JSON.stringify({ email: 'sender@example.com', message: `kill test ${i}` }),
             });
             if (res.status < 300) {
-              acked.add(((await res.json()) as { id: string }).id);
+              const { id } = (await res.json()) as { id: string };
+              acked.add(id);
+              formOf.set(id, form.id);
               return;
             }
             await res.arrayBuffer();
@@ -148,6 +151,20 @@ describe('reliability: a notifications instance killed mid-send (distributed mod
           `mails=${notifications().length} expected=${count * RECIPIENTS.length} missing=${missing().length} ` +
           `duplicates=${duplicates} allDeliveredAfterKillS=${recoveredS.toFixed(1)}\n`,
       );
+      // What the service knows of a few missing ones (stored? held? planned?), to tell a loss from a late one.
+      for (const pair of missing()
+        .slice(0, 6)
+        .filter((_, i) => i % 2 === 0)) {
+        const id = pair.split(' ')[0] ?? '';
+        const base = `/api/v1/forms/${formOf.get(id)}/submissions/${id}`;
+        const stored = await api('GET', base);
+        const log = await api('GET', `${base}/deliveries`);
+        process.stderr.write(
+          `[reliability] notifications-kill: missing ${id}: submission ${stored.status} ` +
+            `${JSON.stringify({ held: stored.body.held, spam: stored.body.spam, createdAt: stored.body.createdAt })}, ` +
+            `deliveries ${JSON.stringify(log.body.data)}\n`,
+        );
+      }
       expect(killed).not.toBe('');
       expect(missing()).toEqual([]);
       expect(unexpected).toEqual([]);
