@@ -21,6 +21,7 @@ import { describeMachine, loadAverage, passed, writeReport } from './lib/report.
 import { type BenchSettings, type RoundContext, type RoundResult, runRound, warmUp } from './lib/rounds.ts';
 import { startSmtpSink } from './lib/smtp-sink.ts';
 import { type FormgateTarget, startBaseline, startEmbeddedFormgate } from './lib/targets.ts';
+import { startWebhookReceiver } from './lib/webhook-receiver.ts';
 import { ensureWrk, prepareWrk } from './lib/wrk.ts';
 
 const BENCH_DIR = fileURLToPath(new URL('.', import.meta.url));
@@ -214,11 +215,13 @@ async function main(): Promise<boolean> {
     let p12: Awaited<ReturnType<typeof runP12>> = [];
     if (options.runP12) {
       const sink = await startSmtpSink();
+      const hooks = await startWebhookReceiver();
       try {
         const modes = p12Modes(options, workDir, distributed);
         p12 = await runP12({
           modes,
           sink,
+          hooks,
           settings: options.p12,
           rounds: options.settings.rounds,
           problems,
@@ -227,6 +230,7 @@ async function main(): Promise<boolean> {
         });
       } finally {
         await sink.stop();
+        await hooks.stop();
       }
     }
     machine.loadAverageAtEnd = loadAverage();

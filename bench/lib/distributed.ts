@@ -117,6 +117,8 @@ async function startProcesses(opts: { logDir: string; kafka: string; mongo: stri
           // `BENCH_P12_LOG_LEVEL=info` to see what the notifications process does (its log is in logs/).
           LOG_LEVEL: process.env.BENCH_P12_LOG_LEVEL ?? 'silent',
           SMTP_URL: smtpUrl,
+          // The webhook half of P12 delivers to the bench's receiver on loopback.
+          WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true',
           PUBLIC_URL: `http://127.0.0.1:${p12Port}`,
           NOTIFICATIONS_LINK_SECRET: randomBytes(32).toString('base64url'),
         },

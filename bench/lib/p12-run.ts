@@ -2,6 +2,7 @@ import { measureP12, type P12Round, type P12Settings, type P12Setup, type P12Tar
 import { type P12Result, p12Label } from './p12-goals.ts';
 import { waitForIdle } from './quiesce.ts';
 import type { SmtpSink } from './smtp-sink.ts';
+import type { WebhookReceiver } from './webhook-receiver.ts';
 
 /** A running deployment for P12 in one mode, and the processes to wait for before each measurement. */
 export interface P12Deployment {
@@ -31,6 +32,15 @@ function check(label: string, round: number, r: P12Round, problems: string[], wa
     );
   }
   if (r.duplicates) problems.push(`${where}: ${r.duplicates} emails arrived twice`);
+  if (r.hooks.lost)
+    problems.push(`${where}: ${r.hooks.lost} of ${r.hooks.expected} webhooks never reached the receiver`);
+  if (r.hooks.duplicates) problems.push(`${where}: ${r.hooks.duplicates} webhooks arrived twice`);
+  if (r.hooks.unexpected) problems.push(`${where}: ${r.hooks.unexpected} webhooks for no acknowledged submission`);
+  if (r.hooks.pending) {
+    warnings.push(
+      `${where}: ${r.hooks.pending} of ${r.hooks.expected} webhooks were still pending when the bench stopped waiting`,
+    );
+  }
   if (r.unexpected) problems.push(`${where}: ${r.unexpected} emails for no acknowledged submission or recipient`);
   if (r.sendLagMs > 100) {
     warnings.push(`${where}: the load generator sent up to ${Math.round(r.sendLagMs)} ms behind its schedule`);
@@ -44,6 +54,7 @@ function check(label: string, round: number, r: P12Round, problems: string[], wa
 export async function runP12(opts: {
   modes: P12Mode[];
   sink: SmtpSink;
+  hooks: WebhookReceiver;
   settings: P12Settings;
   rounds: number;
   problems: string[];
@@ -62,9 +73,9 @@ export async function runP12(opts: {
       let deployment: P12Deployment | null = null;
       try {
         deployment = await m.start(opts.sink);
-        const setup = await setUpP12(deployment.target, opts.sink, m.mode);
+        const setup = await setUpP12(deployment.target, opts.sink, opts.hooks, m.mode);
         opts.log(
-          `P12 ${m.mode}: set up in ${(setup.setupMs / 1000).toFixed(1)} s (addresses verified, form notifying)`,
+          `P12 ${m.mode}: set up in ${(setup.setupMs / 1000).toFixed(1)} s (addresses verified, form notifying, webhook endpoint)`,
         );
         ready.push({ mode: m.mode, deployment, setup, rounds: [] });
       } catch (err) {
@@ -77,13 +88,15 @@ export async function runP12(opts: {
     for (let round = 1; round <= opts.rounds; round++) {
       for (const s of ready) {
         await waitForIdle(s.deployment.target.pids);
-        const r = await measureP12(s.deployment.target, s.setup, opts.sink, opts.settings);
+        const r = await measureP12(s.deployment.target, s.setup, opts.sink, opts.hooks, opts.settings);
         check(p12Label(s.mode), round, r, opts.problems, opts.warnings);
         s.rounds.push(r);
         opts.log(
           `round ${round} P12 ${s.mode}: ${r.acknowledged}/${r.offered} acknowledged, ${r.received}/${r.expected} ` +
             `emails (${r.pending} pending at the cutoff, ${r.lost} lost), ${r.censored ? 'at least ' : ''}2xx → SMTP p50 ${r.p50Ms.toFixed(0)} ms, p99 ${r.p99Ms.toFixed(0)} ms, max ${r.maxMs.toFixed(0)} ms, ` +
-            `last email ${(r.drainMs / 1000).toFixed(1)} s after the last 2xx, CPU ${r.cores?.toFixed(2) ?? '?'} cores`,
+            `last email ${(r.drainMs / 1000).toFixed(1)} s after the last 2xx, CPU ${r.cores?.toFixed(2) ?? '?'} cores; ` +
+            `webhooks ${r.hooks.received}/${r.hooks.expected} (${r.hooks.pending} pending, ${r.hooks.lost} lost), ` +
+            `2xx → first attempt p50 ${r.hooks.p50Ms.toFixed(0)} ms, p99 ${r.hooks.p99Ms.toFixed(0)} ms, max ${r.hooks.maxMs.toFixed(0)} ms`,
         );
       }
     }

@@ -3,6 +3,7 @@ import { PAYLOADS } from './payloads.ts';
 import { sleep } from './processes.ts';
 import { cpuSeconds } from './quiesce.ts';
 import type { SmtpSink, SunkMail } from './smtp-sink.ts';
+import type { WebhookReceiver } from './webhook-receiver.ts';
 
 /**
  * P12: the asynchronous path from the ingest answer to the email accepted by SMTP. A form notifies two verified
@@ -10,9 +11,9 @@ import type { SmtpSink, SunkMail } from './smtp-sink.ts';
  * earlier ones are doing); the bench records when each 2xx arrived and when the SMTP sink accepted each email,
  * matched by the submission id at the end of the link the notification carries (`…/submissions/{id}`).
  *
- * TODO(P12 webhooks): the second half of P12, "2xx → first webhook attempt" (target p99 ≤ 500 ms, floor ≤ 2 s),
- * needs webhook endpoints (`POST /api/v1/forms/{formId}/webhooks`, being built): add a local HTTP receiver here,
- * register it on the P12 form, and record each attempt's arrival the same way.
+ * The webhook half, "2xx → first webhook attempt": the same form has a Standard Webhooks endpoint
+ * (`POST /api/v1/forms/{formId}/webhooks`, `submission.created`) pointing at a receiver in the bench process; each
+ * request is matched by the submission id of its body (`data.id`), waited for like the emails.
  */
 export interface P12Settings {
   /** Submissions per second, offered at a fixed schedule. */
@@ -72,6 +73,20 @@ export interface P12Round {
   drainMs: number;
   /** CPU used by the deployment's processes from the first request to the last email, in cores (1 = one full core). */
   cores: number | null;
+  /** The webhook half: one request expected per acknowledged submission. */
+  hooks: {
+    expected: number;
+    received: number;
+    lost: number;
+    pending: number;
+    /** Requests beyond the first for one submission (the receiver answers 204, so none is a retry). */
+    duplicates: number;
+    /** Requests for no acknowledged submission. */
+    unexpected: number;
+    p50Ms: number;
+    p99Ms: number;
+    maxMs: number;
+  };
 }
 
 const SUBMISSION_LINK = /\/submissions\/([^/?#]+)$/;
@@ -111,7 +126,12 @@ async function postSubmission(url: string, key: string): Promise<{ status: numbe
  * notifications to those addresses on (`PATCH /api/v1/forms/{id}`), then posts warm-up submissions until one
  * is mailed to both (the notifications service learns about the form from the log, so the first ones may not be).
  */
-export async function setUpP12(target: P12Target, sink: SmtpSink, mode: string): Promise<P12Setup> {
+export async function setUpP12(
+  target: P12Target,
+  sink: SmtpSink,
+  hooks: WebhookReceiver,
+  mode: string,
+): Promise<P12Setup> {
   const started = performance.now();
   const recipients = ['a', 'b'].map((x) => `p12-${mode}-${x}@example.com`);
   for (const email of recipients) {
@@ -133,13 +153,22 @@ export async function setUpP12(target: P12Target, sink: SmtpSink, mode: string):
   await target.api.call('PATCH', `/api/v1/forms/${form.id}`, {
     settings: { notifications: { enabled: true, emails: recipients } },
   });
+  await target.api.call('POST', `/api/v1/forms/${form.id}/webhooks`, {
+    url: hooks.url,
+    kind: 'standard',
+    events: ['submission.created'],
+  });
   await target.api.waitUntilIngestKnows(form.key);
 
   // Any warm-up submission mailed to both will do: the first ones may wait in the bus (retried) until the
   // notifications service's view of the form catches up, and then arrive after later ones.
   const earlier = new Set<string>();
   const seen = new Map<string, Set<string>>();
-  const mailedToBoth = () => [...earlier].some((id) => recipients.every((r) => seen.get(id)?.has(r)));
+  const hooked = new Set<string>();
+  const mailedToBoth = () => [...earlier].some((id) => recipients.every((r) => seen.get(id)?.has(r)) && hooked.has(id));
+  hooks.onWebhook((hook) => {
+    if (hook.submissionId) hooked.add(hook.submissionId);
+  });
   sink.onMail((mail) => {
     const id = submissionIdOf(mail);
     if (id === null) return;
@@ -166,10 +195,14 @@ export async function setUpP12(target: P12Target, sink: SmtpSink, mode: string):
             )
         : 'no submission id';
       sink.onMail(null);
-      throw new Error(`P12 ${mode}: no warm-up submission was mailed to both addresses; delivery log: ${log}`);
+      hooks.onWebhook(null);
+      throw new Error(
+        `P12 ${mode}: no warm-up submission was mailed to both addresses and sent to the webhook; delivery log: ${log}`,
+      );
     }
   }
   sink.onMail(null);
+  hooks.onWebhook(null);
   return { form, recipients, setupMs: performance.now() - started, earlier };
 }
 
@@ -177,6 +210,8 @@ interface Tracked {
   okAt: number | null;
   /** acceptedAt of each email, per recipient. */
   mails: Map<string, number[]>;
+  /** Arrival of each webhook request. */
+  hooks: number[];
 }
 
 /** One P12 measurement: `rate × seconds` submissions on the fixed schedule, then the emails they cause. */
@@ -184,13 +219,14 @@ export async function measureP12(
   target: P12Target,
   setup: P12Setup,
   sink: SmtpSink,
+  hooks: WebhookReceiver,
   settings: P12Settings,
 ): Promise<P12Round> {
   const tracked = new Map<string, Tracked>();
   const track = (id: string) => {
     let t = tracked.get(id);
     if (!t) {
-      t = { okAt: null, mails: new Map() };
+      t = { okAt: null, mails: new Map(), hooks: [] };
       tracked.set(id, t);
     }
     return t;
@@ -214,6 +250,17 @@ export async function measureP12(
       list.push(mail.acceptedAt);
       t.mails.set(to, list);
     }
+  });
+
+  let unexpectedHooks = 0;
+  hooks.onWebhook((hook) => {
+    if (hook.submissionId !== null && setup.earlier.has(hook.submissionId)) return;
+    if (hook.submissionId === null) {
+      unexpectedHooks++;
+      return;
+    }
+    lastMailSeen = hook.at;
+    track(hook.submissionId).hooks.push(hook.at);
   });
 
   const offered = settings.rate * settings.seconds;
@@ -250,7 +297,8 @@ export async function measureP12(
   await Promise.all(pending);
 
   const acknowledged = [...tracked.values()].filter((t) => t.okAt !== null);
-  const complete = () => acknowledged.every((t) => setup.recipients.every((r) => (t.mails.get(r)?.length ?? 0) > 0));
+  const complete = () =>
+    acknowledged.every((t) => t.hooks.length > 0 && setup.recipients.every((r) => (t.mails.get(r)?.length ?? 0) > 0));
   const quiet = () => performance.now() - Math.max(lastMailSeen, lastOkAt) >= settings.quietMs;
   const capped = () => performance.now() - lastOkAt >= settings.drainCapMs;
   while (!complete() && !quiet() && !capped()) await sleep(20);
@@ -260,6 +308,7 @@ export async function measureP12(
   // A moment more, so a duplicate sent right after the first copy is seen too.
   await sleep(1_000);
   sink.onMail(null);
+  hooks.onWebhook(null);
   for (const id of tracked.keys()) setup.earlier.add(id);
 
   const latencies: number[] = [];
@@ -287,6 +336,26 @@ export async function measureP12(
     if (cutByCap) for (let i = 0; i < absent; i++) latencies.push(cutoffAt - okAt);
   }
   latencies.sort((a, b) => a - b);
+
+  const hookLatencies: number[] = [];
+  let hooksMissing = 0;
+  let hooksReceived = 0;
+  let hookDuplicates = 0;
+  for (const t of tracked.values()) {
+    if (t.okAt === null) {
+      unexpectedHooks += t.hooks.length;
+      continue;
+    }
+    hooksReceived += t.hooks.length;
+    if (t.hooks.length === 0) {
+      hooksMissing++;
+      if (cutByCap) hookLatencies.push(cutoffAt - t.okAt);
+      continue;
+    }
+    hookDuplicates += t.hooks.length - 1;
+    hookLatencies.push(Math.min(...t.hooks) - t.okAt);
+  }
+  hookLatencies.sort((a, b) => a - b);
   return {
     offered,
     acknowledged: acknowledged.length,
@@ -304,5 +373,16 @@ export async function measureP12(
     maxMs: latencies.at(-1) ?? Number.NaN,
     drainMs: lastMailAt - lastOkAt,
     cores: Number.isFinite(busy) ? busy : null,
+    hooks: {
+      expected: acknowledged.length,
+      received: hooksReceived,
+      lost: cutByCap ? 0 : hooksMissing,
+      pending: cutByCap ? hooksMissing : 0,
+      duplicates: hookDuplicates,
+      unexpected: unexpectedHooks,
+      p50Ms: quantile(hookLatencies, 0.5),
+      p99Ms: quantile(hookLatencies, 0.99),
+      maxMs: hookLatencies.at(-1) ?? Number.NaN,
+    },
   };
 }

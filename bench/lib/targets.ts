@@ -49,7 +49,8 @@ export async function startEmbeddedFormgate(opts: {
       SQLITE_SYNCHRONOUS: opts.synchronous,
       PUBLIC_URL: `http://127.0.0.1:${port}`,
       PLANS_FILE: BENCH_PLANS_FILE,
-      ...(opts.smtp ? { SMTP_URL: opts.smtp.url } : {}),
+      // P12 (with `smtp`) also delivers webhooks to the bench's receiver on loopback.
+      ...(opts.smtp ? { SMTP_URL: opts.smtp.url, WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true' } : {}),
     },
   });
   return {

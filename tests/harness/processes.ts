@@ -95,6 +95,10 @@ export async function startDistributed(opts: {
   mongoUrl: string;
   /** More settings of the gateway (e.g. `WEB_DIR`). */
   gatewayEnv?: Record<string, string>;
+  /** More settings of the notifications instances (e.g. `WEBHOOKS_ALLOW_PRIVATE_TARGETS`). */
+  notificationsEnv?: Record<string, string>;
+  /** Notifications instances: `notifications`, then `notifications-2`… (default 1). */
+  notificationsInstances?: number;
 }) {
   const secret = randomBytes(32).toString('base64url');
   const smtp = await startSmtpTestServer();
@@ -109,6 +113,9 @@ export async function startDistributed(opts: {
     PLANS_FILE: ROOMY_PLANS_FILE,
   };
   const processes: Record<string, RunningProcess> = {};
+  const notificationsNames = Array.from({ length: opts.notificationsInstances ?? 1 }, (_, i) =>
+    i === 0 ? 'notifications' : `notifications-${i + 1}`,
+  );
   const start = async (name: string, entry: string, env: Record<string, string> = {}) => {
     processes[name] = await startProcess(name, entry, { ...shared, INSTANCE_ID: name, ...env });
     return processes[name];
@@ -119,12 +126,15 @@ export async function startDistributed(opts: {
       start('forms-2', 'services/forms/src/main.ts', { FILE_LINK_SECRET: secret }),
       start('billing', 'services/billing/src/main.ts'),
       start('orgs', 'services/orgs/src/main.ts'),
-      start('notifications', 'services/notifications/src/main.ts', {
-        SMTP_URL: smtp.url,
-        PUBLIC_URL: publicUrl,
-        FILE_LINK_SECRET: secret,
-        NOTIFICATIONS_LINK_SECRET: secret,
-      }),
+      ...notificationsNames.map((name) =>
+        start(name, 'services/notifications/src/main.ts', {
+          SMTP_URL: smtp.url,
+          PUBLIC_URL: publicUrl,
+          FILE_LINK_SECRET: secret,
+          NOTIFICATIONS_LINK_SECRET: secret,
+          ...opts.notificationsEnv,
+        }),
+      ),
       start('ingest-1', 'services/ingest/src/main.ts', { PUBLIC_URL: publicUrl }),
       start('ingest-2', 'services/ingest/src/main.ts', { PUBLIC_URL: publicUrl }),
     ]);
@@ -140,7 +150,7 @@ export async function startDistributed(opts: {
     INGEST_URL: [processes['ingest-1']?.url, processes['ingest-2']?.url].join(','),
     BILLING_URL: processes.billing?.url ?? '',
     ORGS_URL: processes.orgs?.url ?? '',
-    NOTIFICATIONS_URL: processes.notifications?.url ?? '',
+    NOTIFICATIONS_URL: notificationsNames.map((name) => processes[name]?.url ?? '').join(','),
     ...opts.gatewayEnv,
   });
   const startGateway = () =>

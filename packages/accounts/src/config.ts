@@ -24,6 +24,10 @@ export const accountEnv = {
     .regex(/^smtps?:\/\//, 'expected smtp:// or smtps://')
     .optional(),
   MAIL_FROM: z.string().min(3).default('Formgate <no-reply@formgate.local>'),
+  /** SMTP connections kept open at most: the mails in flight at once (the provider's limit bounds it). */
+  SMTP_MAX_CONNECTIONS: z.coerce.number().int().min(1).max(100).default(10),
+  /** Messages per SMTP connection before it is replaced. */
+  SMTP_MAX_MESSAGES: z.coerce.number().int().min(1).max(100_000).default(1000),
   AUTH_SIGN_IN_PER_MINUTE: z.coerce.number().int().positive().default(10),
   USER_LOOKUPS_PER_MINUTE: z.coerce.number().int().positive().default(30),
   INVITATION_TTL_HOURS: z.coerce
@@ -67,6 +71,7 @@ export function stripeSettings(c: AccountEnv): StripeSettings | undefined {
 export const accountSettings = (c: AccountEnv) => ({
   smtpUrl: c.SMTP_URL,
   mailFrom: c.MAIL_FROM,
+  smtpPool: { maxConnections: c.SMTP_MAX_CONNECTIONS, maxMessages: c.SMTP_MAX_MESSAGES },
   signInPerMinute: c.AUTH_SIGN_IN_PER_MINUTE,
   lookupsPerMinute: c.USER_LOOKUPS_PER_MINUTE,
   invitationTtlSeconds: Math.round(c.INVITATION_TTL_HOURS * 3600),

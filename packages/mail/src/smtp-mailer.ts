@@ -10,7 +10,17 @@ export interface SmtpMailerOptions {
   /** The sender, `Formgate <no-reply@example.com>`. */
   from: string;
   logger?: MailLogger;
+  /**
+   * Connections the pool keeps open at most (`SMTP_MAX_CONNECTIONS`, default 10; nodemailer's own default is 5). Mails
+   * beyond it wait for a free connection, so this bounds how many sends are in flight: the notifications consumer
+   * sends a batch's mails concurrently. Keep it within the provider's limit on concurrent connections.
+   */
+  maxConnections?: number;
+  /** Messages sent over one connection before it is replaced (`SMTP_MAX_MESSAGES`, default 1000; nodemailer's 100). */
+  maxMessages?: number;
 }
+
+export const SMTP_POOL_DEFAULTS = { maxConnections: 10, maxMessages: 1000 };
 
 interface SmtpError {
   code?: string;
@@ -31,7 +41,14 @@ export function createSmtpMailer(options: SmtpMailerOptions): Mailer {
   // `createTransport({ url, pool })` would drop every option but the url, so the pool is built explicitly.
   // nodemailer's own logger stays off: at debug level it writes message contents.
   const transport = nodemailer.createTransport(
-    new SMTPPool({ pool: true, url: options.url, logger: false, debug: false }),
+    new SMTPPool({
+      pool: true,
+      url: options.url,
+      maxConnections: options.maxConnections ?? SMTP_POOL_DEFAULTS.maxConnections,
+      maxMessages: options.maxMessages ?? SMTP_POOL_DEFAULTS.maxMessages,
+      logger: false,
+      debug: false,
+    }),
   );
   const tracker = createSendTracker();
   const logger = options.logger;

@@ -17,6 +17,10 @@ export const loadNotificationsConfig = defineConfig(
       .regex(/^smtps?:\/\//, 'expected smtp:// or smtps://')
       .optional(),
     MAIL_FROM: z.string().min(3).default('Formgate <no-reply@formgate.local>'),
+    /** SMTP connections kept open at most: the mails in flight at once (the provider's limit bounds it). */
+    SMTP_MAX_CONNECTIONS: z.coerce.number().int().min(1).max(100).default(10),
+    /** Messages per SMTP connection before it is replaced. */
+    SMTP_MAX_MESSAGES: z.coerce.number().int().min(1).max(100_000).default(1000),
     MAIL_DIR: z.string().default('./data/mail'),
     /** The forms service's file link secret: mails link to a submission's files (`/api/v1/files/{token}`). */
     FILE_LINK_SECRET: secretEnv,

@@ -10,7 +10,13 @@ import { createMongoRecipientStore } from './recipients/mongo-recipient-store.ts
 
 await runDistributed('notifications', loadNotificationsConfig, async ({ config, logger, bus, mongo }) => {
   const mailer = config.SMTP_URL
-    ? createSmtpMailer({ url: config.SMTP_URL, from: config.MAIL_FROM, logger })
+    ? createSmtpMailer({
+        url: config.SMTP_URL,
+        from: config.MAIL_FROM,
+        logger,
+        maxConnections: config.SMTP_MAX_CONNECTIONS,
+        maxMessages: config.SMTP_MAX_MESSAGES,
+      })
     : createFileMailer({ dir: config.MAIL_DIR, from: config.MAIL_FROM, logger });
   const db = await mongo('notifications');
   const service = createNotificationsService({

@@ -94,6 +94,37 @@ export function runDeliveryStoreContract(target: DeliveryStoreTarget) {
       expect(await store.getSubmission(s.submissionId)).toBeNull();
     });
 
+    it('keeps the first copy of many submissions saved at once, whichever were there already', async () => {
+      const old = submission();
+      await store.saveSubmission(old);
+      const fresh = [submission(), submission()];
+      await store.saveSubmissions([
+        { ...old, fields: [] },
+        fresh[0] as StoredSubmission,
+        { ...(fresh[0] as StoredSubmission), fields: [] },
+        fresh[1] as StoredSubmission,
+      ]);
+      expect(await store.getSubmission(old.submissionId)).toEqual(old);
+      expect(await store.getSubmission(fresh[0]?.submissionId ?? '')).toEqual(fresh[0]);
+      expect(await store.getSubmission(fresh[1]?.submissionId ?? '')).toEqual(fresh[1]);
+      await store.saveSubmissions([]);
+    });
+
+    it('plans the deliveries of many submissions in one call and lists them per submission, in the order asked', async () => {
+      const s1 = randomUUID();
+      const s2 = randomUUID();
+      const a = delivery({ submissionId: s1, createdAt: at(2) });
+      const b = delivery({ submissionId: s1, target: 'b@example.com', createdAt: at(1) });
+      const c = delivery({ submissionId: s2, createdAt: at(0) });
+      expect(await store.planDeliveries([a])).toEqual([a]);
+      // One already planned (kept as it was), two new, across two submissions.
+      expect(await store.planDeliveries([c, { ...a, status: 'failed' }, b])).toEqual([c, a, b]);
+      expect(await store.listBySubmissions([s2, s1])).toEqual([c, b, a]);
+      expect(await store.listBySubmissions([s1, s2, s1])).toEqual([b, a, c]);
+      expect(await store.listBySubmissions([randomUUID()])).toEqual([]);
+      expect(await store.listBySubmissions([])).toEqual([]);
+    });
+
     it('plans each delivery once and answers what was planned first, in the order given', async () => {
       const a = delivery();
       const b = delivery({ submissionId: a.submissionId, target: 'b@example.com', createdAt: at(1) });

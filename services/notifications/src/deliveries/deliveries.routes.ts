@@ -1,8 +1,9 @@
-import type { DeliveryDto } from '@formgate/contracts';
+import { authorize, type DeliveryDto } from '@formgate/contracts';
 import { AppError, type Clock, type Ids, identityOf, type Logger, requirePermission } from '@formgate/kit';
 import { type Request, Router } from 'express';
 import { z } from 'zod';
 import type { WebhookEndpointStore } from '../endpoints/webhook-endpoint-store.ts';
+import { redactWebhookUrl } from '../endpoints/webhook-url.ts';
 import type { DeliveryRunner } from './delivery-runner.ts';
 import type { Delivery, DeliveryStore, FormView } from './delivery-store.ts';
 import { newDelivery } from './plan-deliveries.ts';
@@ -44,7 +45,8 @@ export interface DeliveriesRoutesDeps {
 
 /**
  * The delivery log: `GET …/submissions/{id}/deliveries` for every member; resend and replay for owners and admins
- * (`form: update`). A form of another organization (or unknown) is `FORMS_FORM_NOT_FOUND`.
+ * (`form: update`). A form of another organization (or unknown) is `FORMS_FORM_NOT_FOUND`. A webhook's URL can be
+ * its credential (Slack, Discord): members who do not manage endpoints read it redacted (`redactWebhookUrl`).
  */
 export function deliveriesRoutes(deps: DeliveriesRoutesDeps) {
   const { store, runner, logger } = deps;
@@ -108,7 +110,12 @@ export function deliveriesRoutes(deps: DeliveriesRoutesDeps) {
   router.get('/:formId/submissions/:submissionId/deliveries', async (req, res) => {
     const form = await loadForm(req);
     const deliveries = await store.listBySubmission(String(req.params.submissionId));
-    res.json({ data: deliveries.filter((d) => d.formId === form.id && d.orgId === form.orgId).map(toDeliveryDto) });
+    const manages = authorize(identityOf(req).roles, { form: ['update'] }).success;
+    const shown = (d: Delivery) =>
+      manages || d.channel !== 'webhook'
+        ? toDeliveryDto(d)
+        : { ...toDeliveryDto(d), target: redactWebhookUrl(d.target) };
+    res.json({ data: deliveries.filter((d) => d.formId === form.id && d.orgId === form.orgId).map(shown) });
   });
 
   router.post('/:formId/submissions/:submissionId/deliveries/:deliveryId/resend', async (req, res) => {

@@ -91,11 +91,14 @@ export type ClaimResult =
  *
  * Submissions
  * - `saveSubmission` keeps the first copy of a submission (a redelivery changes nothing); `deleteSubmission`
- *   forgets it (its deliveries stay, as the log of what was sent).
+ *   forgets it (its deliveries stay, as the log of what was sent). `saveSubmissions` does the same for many at once
+ *   (one round trip, one transaction where the adapter has them): a copy already stored, or a second copy of the
+ *   same submission in the list, changes nothing.
  *
  * Deliveries
  * - `planDeliveries` inserts each delivery whose id is new and leaves an existing one as it is; it returns the
- *   stored records, in the order given (a redelivered submission gets the deliveries planned the first time).
+ *   stored records, in the order given (a redelivered submission gets the deliveries planned the first time). The
+ *   list may span many submissions (the consumer plans a whole batch in one call).
  * - `claimAttempt(id, n)` succeeds for exactly one caller per (delivery, n), however many instances call it at once:
  *   it is a unique insert (the effect record, written BEFORE sending). A successful claim also moves the delivery's
  *   `lastClaimed` to n and its `nextAttemptAt` to `leaseUntil`, so that another instance sees it due again only
@@ -107,6 +110,8 @@ export type ClaimResult =
  * - `listDue(now, limit)` returns deliveries that are `pending` or `retrying` with `nextAttemptAt ≤ now`, earliest
  *   first (index-backed).
  * - `listByTarget(targetId, limit)` returns a webhook endpoint's most recent deliveries, newest first.
+ * - `listBySubmissions(ids)` is `listBySubmission` of each id, concatenated in the order of `ids` (one call per
+ *   consumer batch).
  * - `listBySubmission`, `listFailed(formId, from, to)` (final `failed`, `createdAt` in `[from, to)`), `countSince`
  *   (autoresponse rate limits) and `listUnpublished` are index-backed; `markPublished` clears the pending event.
  */
@@ -116,12 +121,14 @@ export interface DeliveryStore {
   getForm(formId: string): Promise<FormView | 'deleted' | null>;
 
   saveSubmission(submission: StoredSubmission): Promise<void>;
+  saveSubmissions(submissions: StoredSubmission[]): Promise<void>;
   getSubmission(submissionId: string): Promise<StoredSubmission | null>;
   deleteSubmission(submissionId: string): Promise<void>;
 
   planDeliveries(deliveries: Delivery[]): Promise<Delivery[]>;
   getDelivery(id: string): Promise<Delivery | null>;
   listBySubmission(submissionId: string): Promise<Delivery[]>;
+  listBySubmissions(submissionIds: string[]): Promise<Delivery[]>;
   listByTarget(targetId: string, limit: number): Promise<Delivery[]>;
   listFailed(formId: string, range: { from: string; to: string }, limit: number): Promise<Delivery[]>;
   /** Deliveries of a form and purpose created at or after `since`, optionally to one target. */

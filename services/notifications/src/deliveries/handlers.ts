@@ -2,9 +2,9 @@ import type { BusMessage } from '@formgate/bus';
 import { decodeEvent, type SubmissionReceived, Topics } from '@formgate/contracts';
 import type { Logger } from '@formgate/kit';
 import { subscribers, webhookDeliveriesFor } from '../endpoints/plan-webhook-deliveries.ts';
-import type { WebhookEndpointStore } from '../endpoints/webhook-endpoint-store.ts';
+import type { WebhookEndpoint, WebhookEndpointStore } from '../endpoints/webhook-endpoint-store.ts';
 import type { DeliveryRunner } from './delivery-runner.ts';
-import type { Delivery, DeliveryStore } from './delivery-store.ts';
+import type { Delivery, DeliveryStore, FormView } from './delivery-store.ts';
 import { mapLimit } from './map-limit.ts';
 import { deliveriesFor, type PlanDeps } from './plan-deliveries.ts';
 
@@ -94,7 +94,10 @@ export function createSubmissionChangesHandler(deps: HandlerDeps) {
 
 /** Forms of one batch planned at once; first attempts (mails, webhooks) made at once across the batch. */
 const FORM_CONCURRENCY = 8;
-const ATTEMPT_CONCURRENCY = 16;
+/** First attempts in flight at once: above the SMTP pool's default size (10), so that no connection idles. */
+const ATTEMPT_CONCURRENCY = 24;
+
+type Received = { data: SubmissionReceived['data']; occurredAt: string };
 
 /**
  * `ingest.submission` → plans the deliveries of each submission that is not held: emails when it is not spam and
@@ -104,14 +107,16 @@ const ATTEMPT_CONCURRENCY = 16;
  * outcome of every final one. A temporary send failure is an outcome (`retrying`), never an exception: only a
  * store or bus outage throws, and the bus retries that without limit.
  *
- * Throughput (P12): a batch is planned first, then every first attempt of it is made concurrently. A form's view,
- * its endpoints and its organization's verified addresses are read once per batch; its submissions are planned
- * in log order only when its autoresponse is on (the limits count what was planned before), at once otherwise.
+ * Throughput (P12): the store is called once per batch, not once per submission: one `saveSubmissions`, one
+ * `planDeliveries` (forms without autoresponse), then every first attempt of the batch concurrently, then one
+ * `listBySubmissions` and one publication of the outcomes. A form's view, its endpoints and its organization's
+ * verified addresses are read once per batch. A form with autoresponse on is planned one submission after the other
+ * in log order (the limits count what was planned before).
  */
 export function createSubmissionReceivedHandler(deps: HandlerDeps) {
   const { store, runner } = deps;
   return async (batch: BusMessage[]) => {
-    const byForm = new Map<string, { data: SubmissionReceived['data']; occurredAt: string }[]>();
+    const byForm = new Map<string, Received[]>();
     for (const m of batch) {
       const { data, occurredAt } = decodeEvent(Topics.ingestSubmission, m.value);
       if (data.held) continue;
@@ -129,45 +134,59 @@ export function createSubmissionReceivedHandler(deps: HandlerDeps) {
         },
       },
     };
-    const planned: { submissionId: string; ids: Set<string>; fresh: Delivery[] }[] = [];
+    /** Per submission: what it wants planned, whether its copy is kept, and whether it plans on its own. */
+    type Wanted = { data: SubmissionReceived['data']; wanted: Delivery[]; keep: boolean };
+    const together: Wanted[] = [];
+    const inOrder: { form: FormView; endpoints: WebhookEndpoint[]; received: Received[] }[] = [];
+    const want = async (form: FormView, endpoints: WebhookEndpoint[], { data, occurredAt }: Received) => {
+      if (form.orgId !== data.orgId) return null;
+      const spam = data.spam.isSpam;
+      const emails = !spam && form.notifications.enabled ? await deliveriesFor(planDeps, form, data) : [];
+      const type = spam ? 'submission.spam' : 'submission.created';
+      const event = { type, occurredAt, receivedAt: data.receivedAt } as const;
+      const cause = data.submissionId;
+      const hooks = webhookDeliveriesFor(deps, { form, submissionId: cause, cause, event, endpoints });
+      // A later mark as spam is sent from this copy: keep it when an endpoint may want one.
+      const spamLater = !spam && subscribers(endpoints, 'submission.spam').length > 0;
+      const wanted = [...emails, ...hooks];
+      return { data, wanted, keep: wanted.length > 0 || spamLater };
+    };
     await mapLimit([...byForm.entries()], FORM_CONCURRENCY, async ([formId, received]) => {
       const form = await store.getForm(formId);
       if (form === null) throw new FormNotYetKnownError(formId);
       if (form === 'deleted') return;
       const endpoints = await deps.endpoints.listByForm({ orgId: form.orgId }, form.id);
-      const plan = async ({ data, occurredAt }: { data: SubmissionReceived['data']; occurredAt: string }) => {
-        if (form.orgId !== data.orgId) return;
-        const spam = data.spam.isSpam;
-        const emails = !spam && form.notifications.enabled ? await deliveriesFor(planDeps, form, data) : [];
-        const type = spam ? 'submission.spam' : 'submission.created';
-        const event = { type, occurredAt, receivedAt: data.receivedAt } as const;
-        const cause = data.submissionId;
-        const hooks = webhookDeliveriesFor(deps, { form, submissionId: cause, cause, event, endpoints });
-        // A later mark as spam is sent from this copy: keep it when an endpoint may want one.
-        const spamLater = !spam && subscribers(endpoints, 'submission.spam').length > 0;
-        const wanted = [...emails, ...hooks];
-        if (wanted.length === 0 && !spamLater) return;
-        await store.saveSubmission(data);
-        if (wanted.length === 0) return;
-        const stored = await store.planDeliveries(wanted);
-        planned.push({
-          submissionId: data.submissionId,
-          ids: new Set(wanted.map((d) => d.id)),
-          fresh: stored.filter((d) => d.lastClaimed === 0),
-        });
-      };
       if (form.notifications.enabled && form.notifications.autoresponse.enabled) {
-        for (const item of received) await plan(item);
-      } else await mapLimit(received, ATTEMPT_CONCURRENCY, plan);
+        inOrder.push({ form, endpoints, received });
+        return;
+      }
+      for (const item of received) {
+        const w = await want(form, endpoints, item);
+        if (w) together.push(w);
+      }
     });
-    await mapLimit(
-      planned.flatMap((p) => p.fresh),
-      ATTEMPT_CONCURRENCY,
-      (d) => runner.attempt(d),
-    );
-    await mapLimit(planned, ATTEMPT_CONCURRENCY, async ({ submissionId, ids }) => {
-      const after = await store.listBySubmission(submissionId);
-      await runner.publishOutcomes(after.filter((d) => ids.has(d.id)));
+    // The copies first (a retry composes from them), in one call; then the deliveries of every form without
+    // autoresponse in one call.
+    await store.saveSubmissions(together.filter((w) => w.keep).map((w) => w.data));
+    const stored = await store.planDeliveries(together.flatMap((w) => w.wanted));
+    const planned = together.filter((w) => w.wanted.length > 0);
+    const fresh = stored.filter((d) => d.lastClaimed === 0);
+    // Autoresponse forms: each submission planned after the one before it, as the limits require.
+    await mapLimit(inOrder, FORM_CONCURRENCY, async ({ form, endpoints, received }) => {
+      for (const item of received) {
+        const w = await want(form, endpoints, item);
+        if (!w?.keep) continue;
+        await store.saveSubmission(w.data);
+        if (w.wanted.length === 0) continue;
+        const mine = await store.planDeliveries(w.wanted);
+        planned.push(w);
+        fresh.push(...mine.filter((d) => d.lastClaimed === 0));
+      }
     });
+    if (planned.length === 0) return;
+    await mapLimit(fresh, ATTEMPT_CONCURRENCY, (d) => runner.attempt(d));
+    const ids = new Set(planned.flatMap((w) => w.wanted.map((d) => d.id)));
+    const after = await store.listBySubmissions(planned.map((w) => w.data.submissionId));
+    await runner.publishOutcomes(after.filter((d) => ids.has(d.id)));
   };
 }

@@ -92,6 +92,19 @@ export async function createMongoDeliveryStore(conn: MongoConnection): Promise<D
     async saveSubmission(submission) {
       await submissions.insertOne({ _id: submission.submissionId, submission }).catch(ignoreDuplicate);
     },
+    async saveSubmissions(list) {
+      const first = new Map<string, StoredSubmission>();
+      for (const submission of list)
+        if (!first.has(submission.submissionId)) first.set(submission.submissionId, submission);
+      if (first.size === 0) return;
+      // Unordered: every new one is inserted even when some are there already (their duplicate key is ignored).
+      await submissions
+        .insertMany(
+          [...first.values()].map((submission) => ({ _id: submission.submissionId, submission })),
+          { ordered: false },
+        )
+        .catch(ignoreDuplicate);
+    },
     async getSubmission(submissionId) {
       return (await submissions.findOne({ _id: submissionId }))?.submission ?? null;
     },
@@ -123,6 +136,20 @@ export async function createMongoDeliveryStore(conn: MongoConnection): Promise<D
     async listBySubmission(submissionId) {
       const docs = await deliveries.find({ submissionId }).sort({ submissionId: 1, createdAt: 1 }).toArray();
       return docs.map(toDelivery).sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+    },
+    async listBySubmissions(submissionIds) {
+      const ids = [...new Set(submissionIds)];
+      if (ids.length === 0) return [];
+      const docs = await deliveries.find({ submissionId: { $in: ids } }).toArray();
+      const order = new Map(ids.map((id, i) => [id, i]));
+      return docs
+        .map(toDelivery)
+        .sort(
+          (a, b) =>
+            (order.get(a.submissionId) ?? 0) - (order.get(b.submissionId) ?? 0) ||
+            a.createdAt.localeCompare(b.createdAt) ||
+            a.id.localeCompare(b.id),
+        );
     },
     async listByTarget(targetId, limit) {
       const docs = await deliveries.find({ targetId }).sort({ targetId: -1, createdAt: -1 }).limit(limit).toArray();

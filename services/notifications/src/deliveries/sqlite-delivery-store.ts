@@ -177,6 +177,12 @@ export function createSqliteDeliveryStore(db: SqliteDb): DeliveryStore {
       return row ? toDelivery(row) : null;
     },
   );
+  const saveSubmissions = db.transaction((submissions: StoredSubmission[]) => {
+    for (const sub of submissions) s.saveSubmission.run(sub.submissionId, JSON.stringify(sub));
+  });
+  const bySubmissions = db.transaction((ids: string[]) =>
+    [...new Set(ids)].flatMap((id) => (s.bySubmission.all(id) as DeliveryRow[]).map(toDelivery)),
+  );
   const markPublished = db.transaction((ids: string[]) => {
     for (const id of ids) s.published.run(id);
   });
@@ -196,6 +202,7 @@ export function createSqliteDeliveryStore(db: SqliteDb): DeliveryStore {
     async saveSubmission(submission: StoredSubmission) {
       s.saveSubmission.run(submission.submissionId, JSON.stringify(submission));
     },
+    saveSubmissions: async (submissions) => saveSubmissions(submissions),
     async getSubmission(submissionId) {
       const doc = s.getSubmission.get(submissionId) as string | undefined;
       return doc ? (JSON.parse(doc) as StoredSubmission) : null;
@@ -209,6 +216,7 @@ export function createSqliteDeliveryStore(db: SqliteDb): DeliveryStore {
       return row ? toDelivery(row) : null;
     },
     listBySubmission: async (submissionId) => (s.bySubmission.all(submissionId) as DeliveryRow[]).map(toDelivery),
+    listBySubmissions: async (submissionIds) => bySubmissions(submissionIds),
     listByTarget: async (targetId, limit) => (s.byTarget.all(targetId, limit) as DeliveryRow[]).map(toDelivery),
     listFailed: async (formId, range, limit) =>
       (s.failed.all(formId, range.from, range.to, limit) as DeliveryRow[]).map(toDelivery),

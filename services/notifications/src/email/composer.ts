@@ -1,7 +1,17 @@
 import type { FileLinks } from '@formgate/kit';
 import type { Composer } from '../deliveries/ports.ts';
 import { composeAutoresponse } from './autoresponse.tsx';
-import { composeSubmissionNotification } from './submission-notification.tsx';
+import {
+  addressSubmissionNotification,
+  composeSubmissionNotificationBody,
+  type SubmissionNotificationBody,
+} from './submission-notification.tsx';
+
+/**
+ * Notification bodies kept for the other recipients of the same submission (sent at about the same time): at most
+ * this many, for at most this long (their file links were signed when they were rendered).
+ */
+const BODY_CACHE = { size: 256, ttlMs: 60_000 };
 
 /** Files in a notification mail stay downloadable this long (the dashboard's own links last 5 minutes). */
 export const MAIL_FILE_LINK_TTL_SECONDS = 7 * 24 * 60 * 60;
@@ -17,27 +27,47 @@ export interface EmailComposerDeps {
 /** The delivery pipeline's `Composer` over the React Email templates of this directory. */
 export function createEmailComposer(deps: EmailComposerDeps): Composer {
   const domainOf = (publicUrl: string) => deps.messageIdDomain ?? new URL(publicUrl).hostname;
+  // The body does not depend on the recipient: a submission's notifications render it once (P12: rendering is most
+  // of the CPU a mail costs). Keyed by everything it is made of: the submission, the form's version, the base URL.
+  const bodies = new Map<string, { at: number; body: Promise<SubmissionNotificationBody> }>();
+  const cachedBody = (key: string, make: () => Promise<SubmissionNotificationBody>) => {
+    const now = deps.clock.now().getTime();
+    const hit = bodies.get(key);
+    if (hit && now - hit.at < BODY_CACHE.ttlMs) return hit.body;
+    const body = make();
+    bodies.delete(key);
+    bodies.set(key, { at: now, body });
+    body.catch(() => bodies.delete(key));
+    if (bodies.size > BODY_CACHE.size) bodies.delete(bodies.keys().next().value as string);
+    return body;
+  };
   return {
-    notification({ form, submission, to, publicUrl, resendId }) {
+    async notification({ form, submission, to, publicUrl, resendId }) {
       const base = publicUrl.replace(/\/+$/, '');
-      return composeSubmissionNotification({
-        form,
+      const key = JSON.stringify([submission.submissionId, form.id, form.version, base]);
+      const body = await cachedBody(key, () =>
+        composeSubmissionNotificationBody({
+          form,
+          submission,
+          subjectTemplate: form.notifications.subject,
+          dashboardUrl: base,
+          fileLink: (file) => {
+            const grant = {
+              orgId: form.orgId,
+              formId: form.id,
+              submissionId: submission.submissionId,
+              blobKey: file.blobKey,
+            };
+            const { token } = deps.fileLinks.sign(grant, deps.clock.now().getTime(), MAIL_FILE_LINK_TTL_SECONDS);
+            return `${base}/api/v1/files/${token}`;
+          },
+        }),
+      );
+      return addressSubmissionNotification(body, {
         submission,
         recipient: to,
-        subjectTemplate: form.notifications.subject,
-        dashboardUrl: base,
         messageIdDomain: domainOf(publicUrl),
         ...(resendId === undefined ? {} : { resendId }),
-        fileLink: (file) => {
-          const grant = {
-            orgId: form.orgId,
-            formId: form.id,
-            submissionId: submission.submissionId,
-            blobKey: file.blobKey,
-          };
-          const { token } = deps.fileLinks.sign(grant, deps.clock.now().getTime(), MAIL_FILE_LINK_TTL_SECONDS);
-          return `${base}/api/v1/files/${token}`;
-        },
       });
     },
     autoresponse({ form, submission, to, publicUrl, resendId }) {

@@ -80,6 +80,54 @@ function SubmissionNotification({ view }: { view: SubmissionView }) {
   );
 }
 
+/** What a submission's notification says, the same for every recipient: composed once, sent to each. */
+export type SubmissionNotificationBody = Pick<MailMessage, 'subject' | 'text' | 'html' | 'replyTo' | 'headers'> & {
+  /** The default host of the `Message-ID` (the dashboard's). */
+  host: string;
+};
+
+/**
+ * The recipient-independent part of the notification (the costly part: the React render). Throws a `TypeError` when
+ * `dashboardUrl` or a file link is not an http(s) URL.
+ */
+export async function composeSubmissionNotificationBody(
+  input: Omit<SubmissionNotificationInput, 'recipient' | 'resendId' | 'messageIdDomain'>,
+): Promise<SubmissionNotificationBody> {
+  const view = toSubmissionView(input);
+  const { submission } = input;
+  const replyTo = submitterAddress(submission);
+  return {
+    subject: renderSubject(input.subjectTemplate, { form: input.form.name, subject: submission.meta.subject }),
+    text: submissionText(view),
+    html: await render(<SubmissionNotification view={view} />),
+    ...(replyTo === undefined ? {} : { replyTo }),
+    headers: { 'Auto-Submitted': 'auto-generated', 'X-Auto-Response-Suppress': 'All' },
+    host: new URL(view.submissionUrl).hostname,
+  };
+}
+
+/** The notification of `body` addressed to one recipient, with its deterministic `Message-ID`. */
+export function addressSubmissionNotification(
+  body: SubmissionNotificationBody,
+  input: Pick<SubmissionNotificationInput, 'submission' | 'recipient' | 'messageIdDomain' | 'resendId'>,
+): MailMessage {
+  const recipient = singleAddress(input.recipient);
+  if (recipient === undefined) throw new TypeError('a notification goes to exactly one valid address');
+  const { host: _host, headers, ...rest } = body;
+  return {
+    to: recipient,
+    ...rest,
+    messageId: submissionMessageId({
+      submissionId: input.submission.submissionId,
+      purpose: 'notification',
+      recipient,
+      domain: input.messageIdDomain ?? body.host,
+      ...(input.resendId === undefined ? {} : { resendId: input.resendId }),
+    }),
+    headers: { ...headers },
+  };
+}
+
 /**
  * The mail telling one recipient about one submission: every field in order (values over 2,000 characters and fields
  * past the 100th behind a link to the submission), time, origin and referer, files as expiring links. `Reply-To` is
@@ -88,24 +136,8 @@ function SubmissionNotification({ view }: { view: SubmissionView }) {
  * not an http(s) URL.
  */
 export async function composeSubmissionNotification(input: SubmissionNotificationInput): Promise<MailMessage> {
-  const recipient = singleAddress(input.recipient);
-  if (recipient === undefined) throw new TypeError('a notification goes to exactly one valid address');
-  const view = toSubmissionView(input);
-  const { submission } = input;
-  const replyTo = submitterAddress(submission);
-  return {
-    to: recipient,
-    subject: renderSubject(input.subjectTemplate, { form: input.form.name, subject: submission.meta.subject }),
-    text: submissionText(view),
-    html: await render(<SubmissionNotification view={view} />),
-    ...(replyTo === undefined ? {} : { replyTo }),
-    messageId: submissionMessageId({
-      submissionId: submission.submissionId,
-      purpose: 'notification',
-      recipient,
-      domain: input.messageIdDomain ?? new URL(view.submissionUrl).hostname,
-      ...(input.resendId === undefined ? {} : { resendId: input.resendId }),
-    }),
-    headers: { 'Auto-Submitted': 'auto-generated', 'X-Auto-Response-Suppress': 'All' },
-  };
+  if (singleAddress(input.recipient) === undefined) {
+    throw new TypeError('a notification goes to exactly one valid address');
+  }
+  return addressSubmissionNotification(await composeSubmissionNotificationBody(input), input);
 }

@@ -44,3 +44,19 @@ export function checkWebhookUrl(raw: string, options: { allowPrivateTargets: boo
   }
   return url;
 }
+
+/**
+ * A webhook URL as members (who do not manage endpoints) see it: `scheme://host/…` and the last 4 characters of the
+ * rest. Slack and Discord incoming-webhook URLs are credentials (whoever has one can post); the host says where
+ * deliveries go, the last characters tell endpoints apart. Credentials in the URL (`user:pass@`) never show.
+ */
+export function redactWebhookUrl(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return '…';
+  }
+  const rest = `${parsed.pathname}${parsed.search}${parsed.hash}`.replace(/^\//, '');
+  return `${parsed.protocol}//${parsed.host}/${rest.length === 0 ? '' : `…${rest.slice(-4)}`}`;
+}

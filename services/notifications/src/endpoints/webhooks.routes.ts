@@ -1,4 +1,5 @@
 import {
+  authorize,
   CreateWebhookRequestSchema,
   MAX_WEBHOOKS_PER_FORM,
   UpdateWebhookRequestSchema,
@@ -10,7 +11,7 @@ import { type Request, Router } from 'express';
 import type { DeliveryStore, FormView } from '../deliveries/delivery-store.ts';
 import { generateWebhookSecret } from '../webhooks/index.ts';
 import type { WebhookEndpoint, WebhookEndpointStore } from './webhook-endpoint-store.ts';
-import { checkWebhookUrl } from './webhook-url.ts';
+import { checkWebhookUrl, redactWebhookUrl } from './webhook-url.ts';
 
 /** How long a rotated-out secret keeps signing. */
 export const PREVIOUS_SECRET_VALID_MS = 86_400_000;
@@ -82,7 +83,10 @@ export function webhooksRoutes(deps: WebhooksRoutesDeps) {
   router.get('/:formId/webhooks', async (req, res) => {
     const form = await loadForm(req);
     const list = await endpoints.listByForm({ orgId: form.orgId }, form.id);
-    res.json({ data: await Promise.all(list.map(toDto)) });
+    const dtos = await Promise.all(list.map(toDto));
+    // The URL can be the endpoint's credential (Slack, Discord): in full only to those who manage endpoints.
+    const manages = authorize(identityOf(req).roles, { form: ['update'] }).success;
+    res.json({ data: manages ? dtos : dtos.map((d) => ({ ...d, url: redactWebhookUrl(d.url) })) });
   });
 
   router.post('/:formId/webhooks', async (req, res) => {
