@@ -401,6 +401,31 @@ export function runBusContract(target: BusContractTarget) {
       await eventually(() => expect(seen).toEqual(['new']), wait);
     });
 
+    it('keeps a new group’s start for every member: one subscribing later gets what the first never consumed', async () => {
+      const spec = topicSpec(1);
+      await bus.ensureTopics([spec]);
+      await bus.publish(spec.name, [msg('k', 'before the group')]);
+      const first: string[] = [];
+      const early = await bus.subscribe({
+        group: 'late-member',
+        topic: spec.name,
+        fromBeginning: false,
+        handler: async (b) => void first.push(...b.map((m) => m.value)),
+      });
+      // The first member goes away before it consumed (and so committed) anything; records keep arriving.
+      await early.stop();
+      await bus.publish(spec.name, [msg('k', 'a'), msg('k', 'b')]);
+      const second: string[] = [];
+      await subscribe({
+        group: 'late-member',
+        topic: spec.name,
+        fromBeginning: false,
+        handler: async (b) => void second.push(...b.map((m) => m.value)),
+      });
+      await bus.publish(spec.name, [msg('k', 'c')]);
+      await eventually(() => expect([...first, ...second]).toEqual(['a', 'b', 'c']), wait);
+    });
+
     it('replay() has passed every existing record when it resolves, keeps the latest per key, and follows new ones', async () => {
       const spec = topicSpec(3, true);
       await bus.ensureTopics([spec]);

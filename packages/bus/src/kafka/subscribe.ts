@@ -124,8 +124,11 @@ function deliveryContext(deps: SubscribeDeps, { group, topic }: SubscribeOptions
 /**
  * Subscribes without waiting for the group join: a restarted instance would otherwise wait out its dead
  * predecessor's session. For `fromBeginning: false`, the log end of every partition the group has no offset for is
- * read now, and records before it are skipped, so every record published after `subscribe()` resolved is delivered
- * however late the join completes.
+ * read now and committed as the group's start, so every record published after `subscribe()` resolved is delivered
+ * however late the join completes, and whichever member the partition goes to (a start kept per instance let a
+ * second instance, subscribing later, skip what the first had not consumed yet when a rebalance moved a partition).
+ * Only if Kafka refuses that commit (the group has running members, from before starts were committed) does the
+ * instance skip records before its own start.
  */
 export function createSubscribe(deps: SubscribeDeps) {
   return async (options: SubscribeOptions): Promise<Subscription> => {
@@ -133,7 +136,8 @@ export function createSubscribe(deps: SubscribeDeps) {
     await deps.topics.require(topic);
     // Also the check that Kafka answers: the consumer's own connection retries without limit.
     const ends = await deps.topics.uncommittedEnds(group, topic);
-    const startAt = fromBeginning ? new Map<number, bigint>() : ends;
+    const shared = !fromBeginning && ends.size > 0 && (await deps.topics.commitStarts(group, topic, ends));
+    const startAt = fromBeginning || shared ? new Map<number, bigint>() : ends;
     const state: MemberState = { crashes: 0, stopping: false, revoked: false, deliveries: new Set() };
     const consumer = deps.newConsumer(group, state);
     const context = deliveryContext(deps, options, retry ?? DEFAULT_RETRY);
