@@ -1,4 +1,5 @@
-import type { EventPublisher } from '@formgate/bus';
+import { createConsumers, type EventBus, type EventPublisher } from '@formgate/bus';
+import { TOPIC_SPECS, Topics } from '@formgate/contracts';
 import { type Clock, type Ids, loadPlans, type PlanCatalog } from '@formgate/kit';
 import type { SqliteDb } from '@formgate/store/sqlite';
 import { mongodbAdapter } from 'better-auth/adapters/mongodb';
@@ -12,6 +13,7 @@ import { type StripeSettings, stripeBillingPlugins } from './billing/stripe-bill
 import { type AuthSettings, authOptions, createAuth } from './create-auth.ts';
 import { createOrgEventOutbox } from './org-events/outbox.ts';
 import type { OutboxAdapter } from './org-events/schema.ts';
+import { createQuotaWarningHandler } from './quota-warnings.ts';
 import { createSiteOrganization } from './site-org.ts';
 import { createApiKeyVerifier } from './verify-api-key.ts';
 
@@ -24,7 +26,8 @@ export interface AccountsDeps
     'database' | 'recordOrgEvent' | 'revokeApiKeys' | 'adapterGuard' | 'onVerifiedUser' | 'billingPlugins'
   > {
   store: AccountsStore;
-  bus: EventPublisher;
+  /** The log: organization and subscription events go out through it; with `subscribe`, quota warnings come in. */
+  bus: EventPublisher | EventBus;
   clock: Clock;
   ids: Ids;
   /** `GET /api/v1/users/by-email/:email` lookups allowed per client IP per minute. */
@@ -159,6 +162,22 @@ export function createAccounts(deps: AccountsDeps) {
     },
   };
   const auth = createAuth(settings);
+  const quotaWarnings =
+    'subscribe' in deps.bus
+      ? createConsumers(deps.bus, TOPIC_SPECS, [
+          {
+            group: 'accounts.quota-warnings',
+            topic: Topics.billingQuota,
+            handler: createQuotaWarningHandler({
+              adapter: () => adapter as OutboxAdapter,
+              mailer: deps.mailer,
+              clock: deps.clock,
+              logger: deps.logger,
+              publicUrl: deps.publicUrl,
+            }),
+          },
+        ])
+      : undefined;
   const verifyKey = createApiKeyVerifier({
     adapter: async () => (await auth.$context).adapter,
     cache: keyCache,
@@ -180,6 +199,7 @@ export function createAccounts(deps: AccountsDeps) {
       else await ensureMongoIndexes(deps.store.db);
       adapter = (await auth.$context).adapter as unknown as OutboxAdapter;
       outbox.start(adapter, deps.bus);
+      await quotaWarnings?.start();
       if (!deps.stripe)
         deps.logger.info(
           { defaultPlan: plans.defaultPlan },
@@ -187,7 +207,10 @@ export function createAccounts(deps: AccountsDeps) {
         );
       else deps.logger.info({ apiUrl: deps.stripe.apiUrl ?? 'https://api.stripe.com' }, 'billing through Stripe');
     },
-    stop: () => outbox.stop(),
+    async stop() {
+      await quotaWarnings?.stop();
+      await outbox.stop();
+    },
   };
 }
 

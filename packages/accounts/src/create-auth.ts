@@ -10,6 +10,7 @@ import { LAST_ACTIVE_ORG_FIELD, lastActiveOrganizationHooks } from './last-activ
 import { orgEventHooks } from './org-events/hooks.ts';
 import type { OrgEventRecorder } from './org-events/recorder.ts';
 import { orgEventOutboxPlugin } from './org-events/schema.ts';
+import { quotaWarningsPlugin } from './quota-warnings.ts';
 
 export const CLIENT_IP_HEADER = 'x-formgate-client-ip';
 export const API_KEY_PREFIX = 'fg_';
@@ -168,6 +169,7 @@ export function authOptions(s: AuthSettings) {
         keyExpiration: { defaultExpiresIn: null },
       }),
       orgEventOutboxPlugin(),
+      quotaWarningsPlugin(),
       specDenialMessagesPlugin(),
       ...(s.billingPlugins ?? []),
     ],
