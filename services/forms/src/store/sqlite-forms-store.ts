@@ -9,10 +9,11 @@ import {
   type SubmissionRecord,
 } from './forms-store.ts';
 import { prepareFormsSchema } from './sqlite-forms-schema.ts';
+import { createSqliteHeldSubmissions } from './sqlite-held-submissions.ts';
 import { createSqliteInsertCounters, createSqliteSubmissionChanges } from './sqlite-submission-changes.ts';
 import { createSqliteSubmissionQuery, prepareSubmissionQuerySchema } from './sqlite-submission-query.ts';
 
-type SubmissionBody = Pick<SubmissionRecord, 'fields' | 'files' | 'spam' | 'held' | 'origin' | 'referer'>;
+type SubmissionBody = Pick<SubmissionRecord, 'fields' | 'files' | 'spam' | 'held' | 'origin' | 'referer' | 'meta'>;
 
 interface SubmissionRow {
   id: string;
@@ -99,13 +100,14 @@ export function createSqliteFormsStore(db: SqliteDb): FormsStore {
       let next = (q.nextSeq.get(formId) as { next_seq: number } | undefined)?.next_seq ?? 0;
       const stored: SubmissionRecord[] = [];
       for (const r of rs) {
-        const { id, orgId, createdAt, fields, files, spam, held, origin, referer } = r;
-        const doc = JSON.stringify({ fields, files, spam, held, origin, referer });
+        const { id, orgId, createdAt, fields, files, spam, held, origin, referer, meta } = r;
+        // A held submission keeps its reserved fields for its release (`meta`); a visible one has no use for them.
+        const doc = JSON.stringify({ fields, files, spam, held, origin, referer, ...(held ? { meta } : {}) });
         if (q.insertSubmission.run(id, formId, orgId, createdAt, doc, next).changes === 0) continue;
         next += 1;
         stored.push(r);
       }
-      if (stored.length > 0) q.bumpCounter.run(formId, stored.length, next);
+      if (stored.length > 0) q.bumpCounter.run(formId, stored.filter((r) => !r.held).length, next);
       countInserted(formId, stored);
       total += stored.length;
     }
@@ -168,6 +170,7 @@ export function createSqliteFormsStore(db: SqliteDb): FormsStore {
       q.forgetDeletion.run(formId);
     },
     ...changes,
+    ...createSqliteHeldSubmissions(db, toRecord),
     async close() {},
   };
 }
