@@ -133,7 +133,12 @@ export function heldSubmissionsContract(it: ContractIt, store: () => FormsStore)
       submission: { ...spam, held: false },
     });
     const listed = await store().findSubmissions(scope, f.id, { filter: { held: false }, limit: 10 });
-    expect(listed.map((s) => s.id).slice(0, 2).sort()).toEqual([latest.id, spam.id].sort());
+    expect(
+      listed
+        .map((s) => s.id)
+        .slice(0, 2)
+        .sort(),
+    ).toEqual([latest.id, spam.id].sort());
     expect((await store().listOldestHeld(scope, 10)).map((s) => s.id)).not.toContain(spam.id);
   });
 
@@ -168,7 +173,13 @@ export function heldSubmissionsContract(it: ContractIt, store: () => FormsStore)
     expect(await store().getReleaseLedger(a)).toBeNull();
     await store().saveReleaseLedger({ orgId: a.orgId, period: '2026-03', level: 5, owed: 2, done: 0 });
     await store().saveReleaseLedger({ orgId: a.orgId, period: '2026-03', level: 5, owed: 2, done: 2 });
-    expect(await store().getReleaseLedger(a)).toEqual({ orgId: a.orgId, period: '2026-03', level: 5, owed: 2, done: 2 });
+    expect(await store().getReleaseLedger(a)).toEqual({
+      orgId: a.orgId,
+      period: '2026-03',
+      level: 5,
+      owed: 2,
+      done: 2,
+    });
     expect(await store().getReleaseLedger(b)).toBeNull();
   });
 }

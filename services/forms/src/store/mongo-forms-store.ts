@@ -2,8 +2,8 @@ import { type Form, withDefaultSettings } from '@formgate/contracts';
 import { isDuplicateKeyError, type MongoConnection } from '@formgate/store/mongo';
 import { type FormsStore, SlugTakenError } from './forms-store.ts';
 import { createMongoFormDeletions } from './mongo-form-deletions.ts';
-import { migrateLegacySubmissions } from './mongo-legacy-submissions.ts';
 import { createHeldSubmissionIndexes, createMongoHeldSubmissions } from './mongo-held-submissions.ts';
+import { migrateLegacySubmissions } from './mongo-legacy-submissions.ts';
 import { createMongoSubmissionChanges } from './mongo-submission-changes.ts';
 import {
   backfillSubmissionSearch,

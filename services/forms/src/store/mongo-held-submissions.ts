@@ -1,6 +1,13 @@
 import type { MongoConnection } from '@formgate/store/mongo';
 import type { HeldSubmissionMethods, ReleaseLedger } from './held-submissions.ts';
-import { COUNTERS, type CounterDoc, PROJECTION, SUBMISSIONS, type SubmissionDoc, toStored } from './mongo-submissions.ts';
+import {
+  COUNTERS,
+  type CounterDoc,
+  PROJECTION,
+  SUBMISSIONS,
+  type SubmissionDoc,
+  toStored,
+} from './mongo-submissions.ts';
 
 type MongoDb = NonNullable<MongoConnection['db']>;
 

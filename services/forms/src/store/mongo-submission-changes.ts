@@ -1,9 +1,9 @@
 import type { DailyCount, FormCounts } from '@formgate/contracts';
 import { AppError } from '@formgate/kit';
 import { isDuplicateKeyError, type MongoDb } from '@formgate/store/mongo';
+import type { SubmissionRecord } from './forms-store.ts';
 import { FIELD_NAMES } from './mongo-field-names.ts';
 import { ignoreDuplicates } from './mongo-form-deletions.ts';
-import type { SubmissionRecord } from './forms-store.ts';
 import {
   COUNTED_PROJECTION,
   COUNTERS,

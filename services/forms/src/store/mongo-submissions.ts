@@ -229,7 +229,10 @@ export function createMongoSubmissions(db: MongoDb, width: number): SubmissionMe
       return page;
     },
     async getSubmission(scope, formId, id) {
-      const doc = await submissions.findOne({ _id: id }, { projection: { buckets: 0, receivedSpam: 0, v: 0, meta: 0, releasedAt: 0 } });
+      const doc = await submissions.findOne(
+        { _id: id },
+        { projection: { buckets: 0, receivedSpam: 0, v: 0, meta: 0, releasedAt: 0 } },
+      );
       if (!doc || doc.deleted || doc.orgId !== scope.orgId || doc.formId !== formId) return null;
       const { deleted: _d, ...rest } = doc;
       return toStored(rest);

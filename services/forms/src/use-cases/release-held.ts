@@ -13,11 +13,7 @@ export type ReleaseDeps = { store: FormsStore; clock: Clock; ids: Ids };
  * so the ledger's `level` (what the releases planned so far fill the period up to) stands for it until billing's
  * count passes it. Returns the ledger with the new releases owed.
  */
-export function planRelease(
-  ledger: ReleaseLedger | null,
-  quota: QuotaUpdated['data'],
-  held: number,
-): ReleaseLedger {
+export function planRelease(ledger: ReleaseLedger | null, quota: QuotaUpdated['data'], held: number): ReleaseLedger {
   const current =
     ledger && ledger.period === quota.period
       ? { ...ledger }
