@@ -91,7 +91,7 @@ describe('embedded mode: held submissions are released when the quota allows, th
     expect(created.status).toBe(201);
     const form = created.body as { id: string; key: string };
     await app.waitForForm(form.key);
-    const visible = [];
+    const visible: string[] = [];
     for (const i of [1, 2, 3]) visible.push(await post(form.key, `i=${i}`));
     await eventually(async () => {
       const usage = await api('GET', '/api/v1/billing/usage');
@@ -99,7 +99,7 @@ describe('embedded mode: held submissions are released when the quota allows, th
     });
     await eventually(() => expect(visible.map((id) => mailsOf(id).length)).toEqual([1, 1, 1]));
     await settle(300); // ingest's quota view sees the organization go over
-    const held = [];
+    const held: string[] = [];
     for (const i of [4, 5, 6, 7]) held.push(await post(form.key, `i=${i}`));
     const spam = await post(form.key, 'i=spam&_honey=x');
     await eventually(async () => expect(await list(form.id, '?held=true')).toHaveLength(4));
@@ -115,7 +115,7 @@ describe('embedded mode: held submissions are released when the quota allows, th
     const shown = await list(form.id);
     expect(shown.map((s) => s.id)).toEqual([spam, held[1], held[0], ...[...visible].reverse()]);
     expect(shown.every((s) => !s.held)).toBe(true);
-    await eventually(() => expect(held.map((id) => mailsOf(id as string).length)).toEqual([1, 1, 0, 0]), 5_000);
+    await eventually(() => expect(held.map((id) => mailsOf(id).length)).toEqual([1, 1, 0, 0]), 5_000);
     await eventually(async () =>
       expect((await api('GET', `/api/v1/forms/${form.id}`)).body).toMatchObject({ submissionCount: 6, heldCount: 2 }),
     );
@@ -129,14 +129,14 @@ describe('embedded mode: held submissions are released when the quota allows, th
     await app.restart();
     await settle();
     expect(await list(form.id, '?held=true')).toHaveLength(2);
-    expect(held.map((id) => mailsOf(id as string).length)).toEqual([1, 1, 0, 0]);
+    expect(held.map((id) => mailsOf(id).length)).toEqual([1, 1, 0, 0]);
 
     // A larger plan: the rest are released too, once each.
     await quota(5, 50);
     await eventually(async () => expect(await list(form.id, '?held=true')).toEqual([]));
-    await eventually(() => expect(held.map((id) => mailsOf(id as string).length)).toEqual([1, 1, 1, 1]), 5_000);
+    await eventually(() => expect(held.map((id) => mailsOf(id).length)).toEqual([1, 1, 1, 1]), 5_000);
     await settle();
-    expect([...visible, ...held].map((id) => mailsOf(id as string).length)).toEqual([1, 1, 1, 1, 1, 1, 1]);
+    expect([...visible, ...held].map((id) => mailsOf(id).length)).toEqual([1, 1, 1, 1, 1, 1, 1]);
     expect(mailsOf(spam)).toEqual([]);
     expect((await api('GET', `/api/v1/forms/${form.id}`)).body).toMatchObject({ submissionCount: 8, heldCount: 0 });
   });
