@@ -1,4 +1,4 @@
-import type { MongoConnection } from '@formgate/store/mongo';
+import { isDuplicateKeyError, type MongoConnection } from '@formgate/store/mongo';
 import type { HeldSubmissionMethods, ReleaseLedger } from './held-submissions.ts';
 import {
   COUNTERS,
@@ -54,7 +54,13 @@ export function createMongoHeldSubmissions(db: MongoDb): HeldSubmissionMethods {
       return { orgId: _id, ...rest };
     },
     async saveReleaseLedger({ orgId, ...rest }) {
-      await ledgers.replaceOne({ _id: orgId }, rest, { upsert: true });
+      try {
+        await ledgers.replaceOne({ _id: orgId }, rest, { upsert: true });
+      } catch (err) {
+        // Two upserts of a new ledger raced (a rebalance overlap): the document exists now, replace it.
+        if (!isDuplicateKeyError(err)) throw err;
+        await ledgers.replaceOne({ _id: orgId }, rest);
+      }
     },
   };
 }
