@@ -168,7 +168,7 @@ export function heldSubmissionsContract(it: ContractIt, store: () => FormsStore)
     expect(await counts(scope, f)).toMatchObject({ submissionCount: 3, spamCount: 2, heldCount: 2 });
   });
 
-  it('keeps one release ledger per organization, replaced whole', async () => {
+  it('keeps one release ledger per organization, replaced whole, gone with the organization', async () => {
     const [a, b] = [org(), org()];
     expect(await store().getReleaseLedger(a)).toBeNull();
     await store().saveReleaseLedger({ orgId: a.orgId, period: '2026-03', level: 5, owed: 2, done: 0 });
@@ -181,5 +181,9 @@ export function heldSubmissionsContract(it: ContractIt, store: () => FormsStore)
       done: 2,
     });
     expect(await store().getReleaseLedger(b)).toBeNull();
+    await store().saveReleaseLedger({ orgId: b.orgId, period: '2026-03', level: 1, owed: 1, done: 1 });
+    await store().purgeOrganization(a);
+    expect(await store().getReleaseLedger(a)).toBeNull();
+    expect(await store().getReleaseLedger(b)).not.toBeNull();
   });
 }

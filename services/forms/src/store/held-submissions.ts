@@ -23,7 +23,7 @@ export interface ReleaseLedger {
  *   (`createdAt`, `id`); never another organization's.
  * - `countHeld` is the number of them (the sum of the forms' `heldCount`).
  * - The ledger is one record per organization, replaced whole; it is written only by the consumer of
- *   `billing.quota` (keyed by organization: one writer per organization).
+ *   `billing.quota` (keyed by organization: one writer per organization); `purgeOrganization` deletes it.
  * Releasing one is `changeSubmission(…, 'release', …)` (`submission-changes.ts`).
  */
 export interface HeldSubmissionMethods {

@@ -50,6 +50,7 @@ export function createSqliteFormsStore(db: SqliteDb): FormsStore {
   // Before the changes' one-time backfill, whose document updates the search triggers index.
   prepareSubmissionQuerySchema(db);
   const changes = createSqliteSubmissionChanges(db);
+  const held = createSqliteHeldSubmissions(db, toRecord);
   const countInserted = createSqliteInsertCounters(db);
   const q = {
     insertForm: db.prepare(
@@ -88,6 +89,7 @@ export function createSqliteFormsStore(db: SqliteDb): FormsStore {
     purgeChanges: db.prepare('DELETE FROM submission_changes WHERE form_id IN (SELECT id FROM forms WHERE org_id = ?)'),
     purgeSubmissions: db.prepare('DELETE FROM submissions WHERE org_id = ?'),
     purgeForms: db.prepare('DELETE FROM forms WHERE org_id = ?'),
+    purgeLedger: db.prepare('DELETE FROM release_ledgers WHERE org_id = ?'),
     deletions: db.prepare('SELECT form_id, org_id, key, version FROM form_deletions LIMIT ?'),
     forgetDeletion: db.prepare('DELETE FROM form_deletions WHERE form_id = ?'),
   };
@@ -120,6 +122,7 @@ export function createSqliteFormsStore(db: SqliteDb): FormsStore {
     q.purgeDays.run(orgId);
     q.purgeChanges.run(orgId);
     q.purgeSubmissions.run(orgId);
+    q.purgeLedger.run(orgId);
     return q.purgeForms.run(orgId).changes;
   });
 
@@ -170,7 +173,7 @@ export function createSqliteFormsStore(db: SqliteDb): FormsStore {
       q.forgetDeletion.run(formId);
     },
     ...changes,
-    ...createSqliteHeldSubmissions(db, toRecord),
+    ...held,
     async close() {},
   };
 }

@@ -7,7 +7,7 @@ type Row = { id: string; form_id: string; org_id: string; created_at: string; se
 /**
  * Held submissions on SQLite: the organization's oldest held ones by a partial index on (`org_id`, `created_at`,
  * `id`) of the live held rows; their count from the forms' counters; the ledger as one JSON row per organization.
- * Run after the other schemas (it indexes their columns).
+ * Run after the other schemas (it indexes their columns); `purgeOrganization` deletes the ledger.
  */
 export function createSqliteHeldSubmissions(
   db: SqliteDb,
@@ -28,7 +28,6 @@ export function createSqliteHeldSubmissions(
     ),
     ledger: db.prepare('SELECT doc FROM release_ledgers WHERE org_id = ?'),
     save: db.prepare('INSERT OR REPLACE INTO release_ledgers (org_id, doc) VALUES (?, ?)'),
-    purge: db.prepare('DELETE FROM release_ledgers WHERE org_id = ?'),
   };
   return {
     async listOldestHeld(scope, limit) {
