@@ -1,4 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { billingPeriodOf, type DeliveryDto, encodeEvent, Topics } from '@formgate/contracts';
 import { type SmtpTestServer, startSmtpTestServer } from '@formgate/mail/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,6 +20,7 @@ describe('embedded mode: held submissions are released when the quota allows, th
   let app: TestApp;
   let key: string;
   let orgId: string;
+  const dir = mkdtempSync(join(tmpdir(), 'fg-release-'));
   const linkIn = (text: string) => text.match(/https?:\/\/[^\s<>"]+/)?.[0];
   beforeAll(async () => {
     smtp = await startSmtpTestServer();
@@ -27,7 +31,14 @@ describe('embedded mode: held submissions are released when the quota allows, th
         if (!link) throw new Error(`no "${subject}" mail for ${to} yet`);
         return link;
       });
-    app = await startTestApp({ BILLING_SUBMISSIONS_PER_MONTH: '3', SMTP_URL: smtp.url }, {}, mailLink);
+    // A small plan: as a plans file (billing with plans) and as the configured limit (billing before them).
+    const plans = {
+      defaultPlan: 'small',
+      plans: [{ id: 'small', name: 'Small', limits: { submissionsPerMonth: 3, emailsPerMonth: 100 } }],
+    };
+    writeFileSync(join(dir, 'plans.json'), JSON.stringify(plans));
+    const env = { PLANS_FILE: join(dir, 'plans.json'), BILLING_SUBMISSIONS_PER_MONTH: '3', SMTP_URL: smtp.url };
+    app = await startTestApp(env, {}, mailLink);
     const owner = await app.accounts.signUp();
     orgId = (await app.accounts.createOrg(owner, 'Small plan')).id;
     key = await app.accounts.createApiKey(owner);
@@ -39,6 +50,7 @@ describe('embedded mode: held submissions are released when the quota allows, th
   afterAll(async () => {
     await app?.stop();
     await smtp?.stop();
+    rmSync(dir, { recursive: true, force: true });
   });
 
   async function api(method: string, path: string, body?: unknown) {
