@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type EmbeddedSeams, loadEmbeddedConfig, startEmbedded } from '@formgate/host-embedded';
-import { createAccounts, createOrgKeys } from './accounts.ts';
+import { createAccounts, createOrgKeys, type MailLinkReader } from './accounts.ts';
 import { waitForMailLink } from './browser-session.ts';
 import { ROOMY_PLANS_FILE } from './processes.ts';
 
@@ -19,7 +19,12 @@ export interface TestForm {
  * Formgate in embedded mode on a random port and a temporary data dir, with helpers to drive its API. `api(…, org)`
  * calls as the owner of organization `org` (created on first use, by sign-up, verification and an API key).
  */
-export async function startTestApp(env: Record<string, string> = {}, seams: EmbeddedSeams = {}) {
+export async function startTestApp(
+  env: Record<string, string> = {},
+  seams: EmbeddedSeams = {},
+  /** Where sign-up links are read (the mail files under the data dir unless `SMTP_URL` sends them elsewhere). */
+  mailLink?: MailLinkReader,
+) {
   const dataDir = mkdtempSync(join(tmpdir(), 'fg-it-'));
   // A restart keeps the port: sessions, links and keys of the first boot stay valid.
   let port = '0';
@@ -41,7 +46,10 @@ export async function startTestApp(env: Record<string, string> = {}, seams: Embe
   port = String(app.port);
   const baseUrl = () => `http://127.0.0.1:${app.port}`;
   const accounts = createAccounts(baseUrl(), async (email, subject) =>
-    (await waitForMailLink(dataDir, email, subject)).replace('//localhost:', '//127.0.0.1:'),
+    (await (mailLink ?? ((e, s) => waitForMailLink(dataDir, e, s)))(email, subject)).replace(
+      '//localhost:',
+      '//127.0.0.1:',
+    ),
   );
   const keyFor = createOrgKeys(accounts);
 
@@ -50,6 +58,10 @@ export async function startTestApp(env: Record<string, string> = {}, seams: Embe
     accounts,
     get baseUrl() {
       return baseUrl();
+    },
+    /** The running app's embedded log. */
+    get bus() {
+      return app.bus;
     },
     /** The write API key of organization `org` (its owner signs up on first use). */
     apiKey: keyFor,

@@ -184,6 +184,8 @@ export async function startEmbedded(config: EmbeddedConfig, seams: EmbeddedSeams
   return {
     port,
     publicUrl,
+    /** The embedded log (for tests: to publish what another service's work would, e.g. a quota view). */
+    bus,
     async stop() {
       provisioning.stop();
       await closeServer(server);

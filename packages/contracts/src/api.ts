@@ -92,4 +92,9 @@ export interface FormCounts {
   spamCount: number;
   /** When the newest submission was received (deleted or not); null before the first. */
   lastSubmissionAt: string | null;
+  /**
+   * Submissions held over the organization's quota, waiting for an upgrade or the next period (issue 13). They are
+   * in none of the counts above (nor in the daily stats) until released.
+   */
+  heldCount: number;
 }

@@ -16,6 +16,7 @@ import express from 'express';
 import { createFileLinks } from './files/file-links.ts';
 import { createFormPublisher } from './form-publisher.ts';
 import { createOrgPurgeHandler } from './handlers/org-purge.handler.ts';
+import { createQuotaReleaseHandler } from './handlers/quota-release.handler.ts';
 import { createSubmissionChangedHandler } from './handlers/submission-changed.handler.ts';
 import { createSubmissionReceivedHandler } from './handlers/submission-received.handler.ts';
 import { type FileLinkDeps, fileDownloadRoutes, fileLinkRoutes } from './routes/file-links.routes.ts';
@@ -72,6 +73,12 @@ export function createFormsService(deps: FormsServiceDeps): Service {
       group: 'forms.submission-counts',
       topic: Topics.formsSubmission,
       handler: createSubmissionChangedHandler(deps.store),
+      maxBatchSize: 500,
+    },
+    {
+      group: 'forms.quota-release',
+      topic: Topics.billingQuota,
+      handler: createQuotaReleaseHandler({ ...deps, onReleased: () => void publisher.kick() }),
       maxBatchSize: 500,
     },
     {

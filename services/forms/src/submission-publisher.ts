@@ -16,6 +16,28 @@ function eventOf(change: SubmissionChange): TopicEvent<typeof Topics.formsSubmis
     wasSpam: change.wasSpam,
   };
   const base = { id: change.id, version: 1 as const, occurredAt: change.occurredAt };
+  if (change.action === 'release') {
+    const s = change.submission;
+    if (!s) throw new Error(`release ${change.id} has no submission`);
+    return {
+      ...base,
+      type: 'submission.released',
+      data: {
+        submissionId: s.id,
+        formId: s.formId,
+        orgId: s.orgId,
+        receivedAt: s.createdAt,
+        fields: s.fields,
+        files: s.files,
+        meta: s.meta ?? {},
+        spam: s.spam,
+        held: false,
+        ...(s.origin !== undefined ? { origin: s.origin } : {}),
+        ...(s.referer !== undefined ? { referer: s.referer } : {}),
+        releasedAt: change.occurredAt,
+      },
+    };
+  }
   return change.action === 'delete'
     ? { ...base, type: 'submission.deleted', data }
     : { ...base, type: 'submission.spam-marked', data: { ...data, spam: change.action === 'spam' } };

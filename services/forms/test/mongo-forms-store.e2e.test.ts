@@ -245,6 +245,7 @@ describe('mongo FormsStore: batches, positions and counters', () => {
       submissionCount: 3,
       spamCount: 1,
       lastSubmissionAt: submission(f, 2).createdAt,
+      heldCount: 0,
     });
     expect(await upgraded.getDailyCounts(scope, f.id, '2026-01-01', '2026-01-01')).toEqual([
       { day: '2026-01-01', total: 3, spam: 1 },

@@ -82,6 +82,27 @@ describe('sqlite FormsStore on a database from before positions', () => {
     createSqliteFormsStore(db);
     expect(db.prepare('SELECT SUM(total) AS n FROM form_days').get()).toEqual({ n: 3 });
   });
+
+  it('counts the held submissions it already had as held only (issue 13), once', async () => {
+    const db = openSqlite(':memory:');
+    db.exec(OLD_SCHEMA);
+    const doc = (isSpam: boolean, held: boolean) =>
+      JSON.stringify({ fields: [], files: [], spam: { isSpam, reasons: [] }, held });
+    const insert = db.prepare('INSERT INTO submissions VALUES (?, ?, ?, ?, ?)');
+    insert.run('a', 'f', 'org-a', '2026-01-01T23:00:00.000Z', doc(true, false));
+    insert.run('b', 'f', 'org-a', '2026-01-02T01:00:00.000Z', doc(false, true));
+    insert.run('c', 'f', 'org-a', '2026-01-02T02:00:00.000Z', doc(false, false));
+    db.prepare('INSERT INTO form_counters VALUES (?, ?)').run('f', 3);
+    createSqliteFormsStore(db);
+    const counters = () => db.prepare('SELECT submissions, spam, held FROM form_counters').get();
+    expect(counters()).toEqual({ submissions: 2, spam: 1, held: 1 });
+    expect(db.prepare('SELECT day, total, spam FROM form_days ORDER BY day').all()).toEqual([
+      { day: '2026-01-01', total: 1, spam: 1 },
+      { day: '2026-01-02', total: 1, spam: 0 },
+    ]);
+    createSqliteFormsStore(db);
+    expect(counters()).toEqual({ submissions: 2, spam: 1, held: 1 });
+  });
 });
 
 describe('sqlite FormsStore: filters and search', () => {

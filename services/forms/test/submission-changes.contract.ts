@@ -70,7 +70,7 @@ export function submissionChangesContract(it: ContractIt, store: () => FormsStor
 
   it('counts stored submissions, spam by its verdict, per UTC day, and the newest one', async () => {
     const { scope, f } = await setUp([false, true, false]);
-    expect(await counts(scope, f)).toEqual({ submissionCount: 3, spamCount: 1, lastSubmissionAt: DAY2 });
+    expect(await counts(scope, f)).toEqual({ submissionCount: 3, spamCount: 1, lastSubmissionAt: DAY2, heldCount: 0 });
     expect(await days(scope, f)).toEqual([
       { day: '2026-03-01', total: 1, spam: 0 },
       { day: '2026-03-02', total: 2, spam: 1 },

@@ -90,7 +90,7 @@ export async function startWebhookService(options: { allowPrivateTargets: boolea
     return { status: res.status, body: (text ? JSON.parse(text) : {}) as Record<string, unknown> };
   };
 
-  const publishForm = async (orgId = `org_${randomUUID()}`) => {
+  const publishForm = async (orgId = `org_${randomUUID()}`, settings: Partial<Form['settings']> = {}) => {
     const now = new Date(clock.now).toISOString();
     const form: Form = {
       id: `form_${randomUUID()}`,
@@ -98,7 +98,7 @@ export async function startWebhookService(options: { allowPrivateTargets: boolea
       name: 'Contact <b>us</b>',
       slug: `contact-${randomUUID()}`,
       key: randomUUID(),
-      settings: DEFAULT_FORM_SETTINGS,
+      settings: { ...DEFAULT_FORM_SETTINGS, ...settings },
       createdAt: now,
       updatedAt: now,
       version: 1,
@@ -115,29 +115,54 @@ export async function startWebhookService(options: { allowPrivateTargets: boolea
     return form;
   };
 
+  const received = (form: Form, over: Partial<SubmissionReceived['data']> = {}): SubmissionReceived['data'] => {
+    const now = new Date(clock.now).toISOString();
+    return {
+      submissionId: randomUUID(),
+      formId: form.id,
+      orgId: form.orgId,
+      receivedAt: now,
+      fields: [{ name: 'message', value: 'Hello <script>alert(1)</script>' }],
+      files: [],
+      meta: {},
+      spam: { isSpam: false, reasons: [] },
+      held: false,
+      ...over,
+    };
+  };
+
   const submit = async (form: Form, over: Partial<SubmissionReceived['data']> = {}) => {
-    const submissionId = randomUUID();
+    const data = received(form, over);
     const now = new Date(clock.now).toISOString();
     const value = encodeEvent(Topics.ingestSubmission, {
       id: randomUUID(),
       type: 'submission.received',
       version: 1,
       occurredAt: now,
-      data: {
-        submissionId,
-        formId: form.id,
-        orgId: form.orgId,
-        receivedAt: now,
-        fields: [{ name: 'message', value: 'Hello <script>alert(1)</script>' }],
-        files: [],
-        meta: {},
-        spam: { isSpam: false, reasons: [] },
-        held: false,
-        ...over,
-      },
+      data,
     });
     await bus.publish(Topics.ingestSubmission, [{ key: form.id, value }]);
-    return submissionId;
+    return data.submissionId;
+  };
+
+  /** The forms service released a held submission (issue 13): `submission.released` under the event id `id`. */
+  const release = async (
+    form: Form,
+    submissionId: string,
+    over: Partial<SubmissionReceived['data']> = {},
+    id = randomUUID(),
+  ) => {
+    const now = new Date(clock.now).toISOString();
+    const data = { ...received(form, over), submissionId, held: false as const, releasedAt: now };
+    const value = encodeEvent(Topics.formsSubmission, {
+      id,
+      type: 'submission.released',
+      version: 1,
+      occurredAt: now,
+      data,
+    });
+    await bus.publish(Topics.formsSubmission, [{ key: form.id, value }]);
+    return id;
   };
 
   /** A change made through the forms API: `submission.deleted`, or `submission.spam-marked` with `spam`. */
@@ -198,6 +223,7 @@ export async function startWebhookService(options: { allowPrivateTargets: boolea
     publishForm,
     submit,
     change,
+    release,
     addWebhook,
     deliveriesOf,
     async stop() {

@@ -13,8 +13,12 @@ export function createSubmissionChangedHandler(store: FormsStore) {
     const changes: CountedChange[] = [];
     for (const m of batch) {
       const event = decodeEvent(Topics.formsSubmission, m.value);
-      // TODO(issue 13): a release makes a held submission count as received.
-      if (event.type === 'submission.released') continue;
+      if (event.type === 'submission.released') {
+        // A release makes a held submission count as received (by its verdict, on its day).
+        const { formId, orgId, receivedAt, spam } = event.data;
+        changes.push({ id: event.id, formId, orgId, wasSpam: spam.isSpam, receivedAt, action: 'release' });
+        continue;
+      }
       const { formId, orgId, wasSpam, receivedAt } = event.data;
       const action =
         event.type === 'submission.deleted' ? 'delete' : event.data.spam ? ('spam' as const) : ('not-spam' as const);

@@ -24,6 +24,8 @@ export function createSubmissionReceivedHandler(store: FormsStore, blobs: BlobSt
         files: data.files,
         spam: data.spam,
         held: data.held,
+        // Kept for the release of a held submission, which notifications read them from.
+        ...(data.held ? { meta: data.meta } : {}),
         ...(data.origin !== undefined ? { origin: data.origin } : {}),
         ...(data.referer !== undefined ? { referer: data.referer } : {}),
       };

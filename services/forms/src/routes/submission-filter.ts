@@ -49,6 +49,9 @@ export function parseFilter(query: unknown): SubmissionFilter {
 
 export const isFiltered = (f: SubmissionFilter) => Object.keys(f).length > 0;
 
+/** Held submissions (issue 13) are left out unless `held` asks for them: `held=true` lists only them. */
+export const withoutHeldByDefault = (f: SubmissionFilter): SubmissionFilter => ({ held: false, ...f });
+
 /** A short digest of a filter, carried in its cursors so a cursor is only accepted with the filter it was made for. */
 export function filterTag(f: SubmissionFilter): string {
   const canonical = JSON.stringify([f.spam ?? null, f.held ?? null, f.from ?? null, f.to ?? null, f.terms ?? []]);

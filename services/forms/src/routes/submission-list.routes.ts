@@ -5,7 +5,7 @@ import { z } from 'zod';
 import type { FormsStore, StoredSubmission, SubmissionRecord } from '../store/forms-store.ts';
 import { encodeCursor, resolveCursor, resolveFilteredCursor } from './submission-cursor.ts';
 import { sendExport } from './submission-export.ts';
-import { filterTag, isFiltered, parseFilter } from './submission-filter.ts';
+import { filterTag, isFiltered, parseFilter, withoutHeldByDefault } from './submission-filter.ts';
 
 export function toSubmissionDto(r: SubmissionRecord): SubmissionDto {
   return {
@@ -43,22 +43,29 @@ export function submissionListRoutes(deps: { store: FormsStore; logger: Logger }
     const form = await loadForm(req);
     const scope = scopeOf(req);
     if (!isFiltered(filter)) {
+      // The form's list without held submissions: the plain list while it has none (its cheapest read), else the
+      // same order filtered; either way a cursor is a position, so paging goes on across the switch.
       const after = cursor ? await resolveCursor(store, scope, form.id, cursor) : undefined;
+      const held = (await store.getFormCounts(scope, [form.id])).get(form.id)?.heldCount ?? 0;
+      const page = { ...(after ? { after } : {}) };
       const read = (rows: number) =>
-        store.listSubmissions(scope, form.id, { limit: rows, ...(after ? { after } : {}) });
-      res.json(await readPage(limit, read, toSubmissionDto, encodeCursor));
+        held > 0
+          ? store.findSubmissions(scope, form.id, { filter: { held: false }, limit: rows, ...page })
+          : store.listSubmissions(scope, form.id, { limit: rows, ...page });
+      res.json(await readPage(limit, read, toSubmissionDto, (s: StoredSubmission) => encodeCursor(s)));
       return;
     }
-    const tag = filterTag(filter);
+    const filtered = withoutHeldByDefault(filter);
+    const tag = filterTag(filtered);
     const after = cursor ? resolveFilteredCursor(cursor, tag) : undefined;
     const read = (rows: number) =>
-      store.findSubmissions(scope, form.id, { filter, limit: rows, ...(after ? { after } : {}) });
+      store.findSubmissions(scope, form.id, { filter: filtered, limit: rows, ...(after ? { after } : {}) });
     res.json(await readPage(limit, read, toSubmissionDto, (s: StoredSubmission) => encodeCursor(s, tag)));
   });
 
   router.get('/:formId/submissions/export', async (req, res) => {
     const { format } = ExportQuerySchema.parse({ format: req.query.format });
-    const filter = parseFilter({ ...req.query, format: undefined });
+    const filter = withoutHeldByDefault(parseFilter({ ...req.query, format: undefined }));
     const form = await loadForm(req);
     await sendExport(deps, res, form, filter, format);
   });

@@ -1,4 +1,12 @@
-import type { Form, OrgScope, SpamVerdict, SubmissionField, SubmissionFile } from '@formgate/contracts';
+import type {
+  Form,
+  OrgScope,
+  SpamVerdict,
+  SubmissionField,
+  SubmissionFile,
+  SubmissionReceived,
+} from '@formgate/contracts';
+import type { HeldSubmissionMethods } from './held-submissions.ts';
 import type { SubmissionChangeMethods } from './submission-changes.ts';
 
 export interface SubmissionRecord {
@@ -14,7 +22,15 @@ export interface SubmissionRecord {
   /** The submitting page's `Origin` and `Referer` as ingest recorded them; absent when unknown. Not searchable. */
   origin?: string;
   referer?: string;
+  /**
+   * A held submission's reserved fields (`_subject`, `_replyto`, `_cc`, … as ingest normalised them), kept until
+   * its release carries them to notifications; absent otherwise. Never shown.
+   */
+  meta?: SubmissionMeta;
 }
+
+/** `submission.received`'s `meta`. */
+export type SubmissionMeta = SubmissionReceived['data']['meta'];
 
 /** A submission as stored, with its place in its form's list. */
 export interface StoredSubmission extends SubmissionRecord {
@@ -73,7 +89,7 @@ export class SlugTakenError extends Error {
  * - `purgeOrganization` is idempotent, touches no other organization, and leaves a `FormDeletion` for every form
  *   it deleted before it deletes the form, so the deletion is published even if it fails half-way and is retried.
  */
-export interface FormsStore extends SubmissionChangeMethods {
+export interface FormsStore extends SubmissionChangeMethods, HeldSubmissionMethods {
   /** Inserts a new form; throws `SlugTakenError` when the organization already has the slug. */
   insertForm(form: Form): Promise<void>;
   getForm(scope: OrgScope, formId: string): Promise<Form | null>;
@@ -109,6 +125,7 @@ export interface FormsStore extends SubmissionChangeMethods {
   exportSubmissions(scope: OrgScope, formId: string, filter: SubmissionFilter): AsyncIterable<StoredSubmission[]>;
   /** Every field name stored for the form, in the order first seen (what an export's columns are). */
   listFieldNames(scope: OrgScope, formId: string): Promise<string[]>;
+  /** The form's `submissionCount` (held submissions left out). */
   countSubmissions(scope: OrgScope, formId: string): Promise<number>;
   /**
    * Deletes the organization's forms, submissions and counters; each deleted form goes to the outbox as a

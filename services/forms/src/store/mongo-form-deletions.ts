@@ -44,6 +44,7 @@ export function createMongoFormDeletions(db: MongoDb): DeletionMethods {
       await db.collection('submission_changes').deleteMany({ orgId: scope.orgId });
       await db.collection<{ _id: string; orgId: string }>('form_change_counters').deleteMany({ orgId: scope.orgId });
       await db.collection(FIELD_NAMES).deleteMany({ orgId: scope.orgId });
+      await db.collection<{ _id: string }>('release_ledgers').deleteOne({ _id: scope.orgId });
       // Only the forms that have their deletion written: one created meanwhile is not deleted unannounced.
       if (doomed.length === 0) return 0;
       const { deletedCount } = await forms.deleteMany({ _id: { $in: doomed.map((f) => f._id) } });

@@ -2,6 +2,7 @@ import { type Form, withDefaultSettings } from '@formgate/contracts';
 import { isDuplicateKeyError, type MongoConnection } from '@formgate/store/mongo';
 import { type FormsStore, SlugTakenError } from './forms-store.ts';
 import { createMongoFormDeletions } from './mongo-form-deletions.ts';
+import { createHeldSubmissionIndexes, createMongoHeldSubmissions } from './mongo-held-submissions.ts';
 import { migrateLegacySubmissions } from './mongo-legacy-submissions.ts';
 import { createMongoSubmissionChanges } from './mongo-submission-changes.ts';
 import {
@@ -51,6 +52,7 @@ export async function createMongoFormsStore(
     forms.createIndex({ pending: 1 }, { name: 'pending' }),
     createSubmissionIndexes(db),
     createSubmissionQueryIndexes(db),
+    createHeldSubmissionIndexes(db),
   ]);
   await migrateLegacySubmissions(db, width);
   await backfillSubmissionSearch(db);
@@ -120,6 +122,7 @@ export async function createMongoFormsStore(
     ...createMongoSubmissionQuery(db, { strategy: findStrategy, width }),
     ...deletions,
     ...changes,
+    ...createMongoHeldSubmissions(db),
     async close() {},
   };
 }

@@ -1,9 +1,17 @@
 import type { DailyCount, FormCounts } from '@formgate/contracts';
 import { AppError } from '@formgate/kit';
 import { isDuplicateKeyError, type MongoDb } from '@formgate/store/mongo';
+import type { SubmissionRecord } from './forms-store.ts';
 import { FIELD_NAMES } from './mongo-field-names.ts';
 import { ignoreDuplicates } from './mongo-form-deletions.ts';
-import { COUNTERS, type CounterDoc, insertIncrements, SUBMISSIONS, type SubmissionDoc } from './mongo-submissions.ts';
+import {
+  COUNTED_PROJECTION,
+  COUNTERS,
+  type CounterDoc,
+  insertIncrements,
+  SUBMISSIONS,
+  type SubmissionDoc,
+} from './mongo-submissions.ts';
 import {
   type CountedChange,
   changeIncrements,
@@ -39,6 +47,10 @@ interface ChangeCounterDoc {
   orgId: string;
   count: number;
   spam: number;
+  /** Releases counted (negative: held submissions that left the held count). */
+  held?: number;
+  /** `createdAt` of the newest submission released. */
+  lastAt?: string;
   days: Record<string, { total?: number; spam?: number }>;
   /** The ids of the changes counted last, so a redelivered batch is not counted twice. */
   recent: string[];
@@ -82,10 +94,18 @@ export function createMongoSubmissionChanges(db: MongoDb): SubmissionChangeMetho
     const state =
       change.action === 'delete'
         ? { deleted: true as const, fields: [], files: [] }
-        : { 'spam.isSpam': change.action === 'spam', receivedSpam: change.receivedSpam };
+        : change.action === 'release'
+          ? { held: false, releasedAt: change.occurredAt }
+          : { 'spam.isSpam': change.action === 'spam', receivedSpam: change.receivedSpam };
     const version = change.v === 0 ? { $exists: false } : change.v;
     // A deleted submission keeps nothing of what the submitter sent: its origin and referer go with its fields.
-    const erase = change.action === 'delete' ? { $unset: { origin: true as const, referer: true as const } } : {};
+    const gone: Record<string, true> =
+      change.action === 'delete'
+        ? { origin: true, referer: true, meta: true }
+        : change.action === 'release'
+          ? { meta: true }
+          : {};
+    const erase = Object.keys(gone).length > 0 ? { $unset: gone } : {};
     await submissions.updateOne(
       { _id: change.submissionId, v: version },
       { $set: { ...state, v: change.v + 1 }, ...erase },
@@ -103,17 +123,31 @@ export function createMongoSubmissionChanges(db: MongoDb): SubmissionChangeMetho
     receivedAt: d.receivedAt,
     occurredAt: d.occurredAt,
     blobKeys: d.blobKeys,
+    ...(d.submission ? { submission: d.submission } : {}),
   });
 
   return {
     async changeSubmission(scope, formId, submissionId, action, meta) {
       for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
         if (attempt > 0) await pause(attempt);
-        const doc = await submissions.findOne({ _id: submissionId }, { projection: { fields: 0 } });
+        const release = action === 'release';
+        const doc = await submissions.findOne(
+          { _id: submissionId },
+          { projection: release ? { buckets: 0, terms: 0 } : { fields: 0 } },
+        );
         if (!doc || doc.deleted || doc.orgId !== scope.orgId || doc.formId !== formId) return 'not_found';
         const wasSpam = doc.spam.isSpam;
-        if (!changes(action, wasSpam)) return 'unchanged';
+        const effect = changes(action, wasSpam, doc.held === true);
+        if (effect !== true) return effect;
         const v = doc.v ?? 0;
+        let submission: SubmissionRecord | undefined;
+        if (release) {
+          const { _id, fields, files, spam, meta, origin, referer, createdAt } = doc;
+          submission = { id: _id, formId, orgId: scope.orgId, createdAt, fields, files, spam, held: false };
+          if (meta !== undefined) submission.meta = meta;
+          if (origin !== undefined) submission.origin = origin;
+          if (referer !== undefined) submission.referer = referer;
+        }
         const change: ChangeDoc = {
           _id: `${submissionId}#${v + 1}`,
           eventId: meta.id,
@@ -128,6 +162,7 @@ export function createMongoSubmissionChanges(db: MongoDb): SubmissionChangeMetho
           receivedAt: doc.createdAt,
           occurredAt: meta.occurredAt,
           blobKeys: action === 'delete' ? doc.files.map((f) => f.blobKey) : [],
+          ...(submission ? { submission } : {}),
           at: Date.now(),
         };
         try {
@@ -174,18 +209,22 @@ export function createMongoSubmissionChanges(db: MongoDb): SubmissionChangeMetho
         const add = (path: string, n: number) => {
           if (n !== 0) $inc[path] = ($inc[path] ?? 0) + n;
         };
+        let lastAt = '';
         for (const c of fresh) {
-          const { total, spam } = changeIncrements(c);
+          const { total, spam, held } = changeIncrements(c);
           const day = dayOf(c.receivedAt);
           add('count', total);
           add('spam', spam);
+          add('held', held);
           add(`days.${day}.total`, total);
           add(`days.${day}.spam`, spam);
+          if (c.action === 'release' && c.receivedAt > lastAt) lastAt = c.receivedAt;
         }
         await changeCounters.updateOne(
           { _id: formId },
           {
             $inc,
+            ...(lastAt ? { $max: { lastAt } } : {}),
             $push: { recent: { $each: fresh.map((c) => c.id), $slice: -RECENT } },
             $setOnInsert: { orgId: fresh[0]?.orgId as string },
           },
@@ -200,17 +239,23 @@ export function createMongoSubmissionChanges(db: MongoDb): SubmissionChangeMetho
       const byId = async <T>(find: (id: string) => Promise<T | null>): Promise<T[]> =>
         (await Promise.all(formIds.map(find))).filter((d): d is Awaited<T> & {} => d !== null) as T[];
       const [docs, deltas] = await Promise.all([
-        byId((id) => counters.findOne({ _id: id }, { projection: { orgId: 1, count: 1, spam: 1, lastAt: 1 } })),
-        byId((id) => changeCounters.findOne({ _id: id }, { projection: { orgId: 1, count: 1, spam: 1 } })),
+        byId((id) =>
+          counters.findOne({ _id: id }, { projection: { orgId: 1, count: 1, spam: 1, lastAt: 1, held: 1 } }),
+        ),
+        byId((id) =>
+          changeCounters.findOne({ _id: id }, { projection: { orgId: 1, count: 1, spam: 1, held: 1, lastAt: 1 } }),
+        ),
       ]);
       const deltaOf = new Map(deltas.filter((d) => d.orgId === scope.orgId).map((d) => [d._id, d]));
       for (const d of docs) {
         if (d.orgId !== scope.orgId) continue;
         const delta = deltaOf.get(d._id);
+        const lastAt = [d.lastAt, delta?.lastAt].filter((t): t is string => !!t).sort();
         result.set(d._id, {
           submissionCount: d.count + (delta?.count ?? 0),
           spamCount: (d.spam ?? 0) + (delta?.spam ?? 0),
-          lastSubmissionAt: d.lastAt ?? null,
+          lastSubmissionAt: lastAt.at(-1) ?? null,
+          heldCount: (d.held ?? 0) + (delta?.held ?? 0),
         });
       }
       return result;
@@ -264,10 +309,12 @@ export function createMongoSubmissionChanges(db: MongoDb): SubmissionChangeMetho
       let done = 0;
       for (const counter of stale) {
         const docs = await submissions
-          .find({ formId: counter._id }, { projection: { seq: 1, createdAt: 1, spam: 1, deleted: 1 } })
+          .find({ formId: counter._id }, { projection: { seq: 1, deleted: 1, ...COUNTED_PROJECTION } })
           .toArray();
         const live = docs.filter((d) => !d.deleted && d.seq < (counter.seq ?? 0));
-        const { $inc, $max } = insertIncrements(live.map((d) => ({ createdAt: d.createdAt, spam: d.spam })));
+        const { $inc, $max } = insertIncrements(
+          live.map((d) => ({ createdAt: d.createdAt, spam: d.spam, held: d.held, releasedAt: d.releasedAt })),
+        );
         const days: Record<string, { total: number; spam: number }> = {};
         for (const [path, n] of Object.entries($inc)) {
           const [, day, field] = path.split('.');

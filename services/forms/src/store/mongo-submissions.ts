@@ -20,6 +20,8 @@ export interface SubmissionDoc extends Omit<SubmissionRecord, 'id'> {
   v?: number;
   /** The searchable words of the field values (search-terms.ts); absent on documents not backfilled yet. */
   terms?: string[];
+  /** When a held submission was released (issue 13): it was received held, and is counted by its release. */
+  releasedAt?: string;
 }
 
 /**
@@ -39,23 +41,41 @@ export interface CounterDoc {
   lastAt?: string;
   /** Per UTC day of `createdAt` (`YYYY-MM-DD`): live submissions and, of them, spam. */
   days?: Record<string, { total?: number; spam?: number }>;
+  /** Submissions stored held (in none of the counts above); their releases are counted in the change counters. */
+  held?: number;
 }
 
 export const SUBMISSIONS = 'form_submissions';
 export const COUNTERS = 'form_counters';
-export const PROJECTION = { buckets: 0, deleted: 0, receivedSpam: 0, v: 0, terms: 0 } as const;
+export const PROJECTION = {
+  buckets: 0,
+  deleted: 0,
+  receivedSpam: 0,
+  v: 0,
+  terms: 0,
+  meta: 0,
+  releasedAt: 0,
+} as const;
 
-type Counted = Pick<SubmissionDoc, 'createdAt' | 'spam' | 'receivedSpam'>;
+type Counted = Pick<SubmissionDoc, 'createdAt' | 'spam' | 'receivedSpam'> &
+  Partial<Pick<SubmissionDoc, 'held' | 'releasedAt'>>;
+/** What `insertIncrements` reads of a document. */
+export const COUNTED_PROJECTION = { createdAt: 1, spam: 1, receivedSpam: 1, held: 1, releasedAt: 1 } as const;
 
 /**
- * The counter increments for stored documents: each as ingest received it (spam by its verdict), so a document a
- * batch cut short stored, then changed, is counted the same as if the batch had not been cut short.
+ * The counter increments for stored documents: each as ingest received it (spam by its verdict, held if it was,
+ * counted only as held), so a document a batch cut short stored, then changed or released, is counted the same as
+ * if the batch had not been cut short.
  */
 export function insertIncrements(docs: Counted[]): { $inc: Record<string, number>; $max?: { lastAt: string } } {
-  const $inc: Record<string, number> = { count: docs.length };
+  const receivedHeld = (d: Counted) => d.held === true || d.releasedAt !== undefined;
+  const held = docs.filter(receivedHeld).length;
+  const $inc: Record<string, number> = { count: docs.length - held };
+  if (held > 0) $inc.held = held;
   let spam = 0;
   let last = '';
   for (const d of docs) {
+    if (receivedHeld(d)) continue;
     const isSpam = d.receivedSpam ?? d.spam.isSpam;
     const day = d.createdAt.slice(0, 10);
     $inc[`days.${day}.total`] = ($inc[`days.${day}.total`] ?? 0) + 1;
@@ -84,6 +104,8 @@ export function submissionDoc(r: SubmissionRecord, seq: number, width: number): 
     held: r.held,
     ...(r.origin !== undefined ? { origin: r.origin } : {}),
     ...(r.referer !== undefined ? { referer: r.referer } : {}),
+    // A held submission keeps its reserved fields for its release; a visible one has no use for them.
+    ...(r.held && r.meta !== undefined ? { meta: r.meta } : {}),
     terms: searchTerms(r.fields),
   };
 }
@@ -128,7 +150,7 @@ export function createMongoSubmissions(db: MongoDb, width: number): SubmissionMe
       const docs = await submissions
         .find(
           { formId, buckets: key, seq: { $gte: from, $lt: from + n } },
-          { projection: { seq: 1, createdAt: 1, spam: 1, receivedSpam: 1 } },
+          { projection: { seq: 1, ...COUNTED_PROJECTION } },
         )
         .toArray();
       found.push(...docs);
@@ -207,7 +229,10 @@ export function createMongoSubmissions(db: MongoDb, width: number): SubmissionMe
       return page;
     },
     async getSubmission(scope, formId, id) {
-      const doc = await submissions.findOne({ _id: id }, { projection: { buckets: 0, receivedSpam: 0, v: 0 } });
+      const doc = await submissions.findOne(
+        { _id: id },
+        { projection: { buckets: 0, receivedSpam: 0, v: 0, meta: 0, releasedAt: 0 } },
+      );
       if (!doc || doc.deleted || doc.orgId !== scope.orgId || doc.formId !== formId) return null;
       const { deleted: _d, ...rest } = doc;
       return toStored(rest);

@@ -9,10 +9,11 @@ import {
   type SubmissionRecord,
 } from './forms-store.ts';
 import { prepareFormsSchema } from './sqlite-forms-schema.ts';
+import { createSqliteHeldSubmissions } from './sqlite-held-submissions.ts';
 import { createSqliteInsertCounters, createSqliteSubmissionChanges } from './sqlite-submission-changes.ts';
 import { createSqliteSubmissionQuery, prepareSubmissionQuerySchema } from './sqlite-submission-query.ts';
 
-type SubmissionBody = Pick<SubmissionRecord, 'fields' | 'files' | 'spam' | 'held' | 'origin' | 'referer'>;
+type SubmissionBody = Pick<SubmissionRecord, 'fields' | 'files' | 'spam' | 'held' | 'origin' | 'referer' | 'meta'>;
 
 interface SubmissionRow {
   id: string;
@@ -49,6 +50,7 @@ export function createSqliteFormsStore(db: SqliteDb): FormsStore {
   // Before the changes' one-time backfill, whose document updates the search triggers index.
   prepareSubmissionQuerySchema(db);
   const changes = createSqliteSubmissionChanges(db);
+  const held = createSqliteHeldSubmissions(db, toRecord);
   const countInserted = createSqliteInsertCounters(db);
   const q = {
     insertForm: db.prepare(
@@ -87,6 +89,7 @@ export function createSqliteFormsStore(db: SqliteDb): FormsStore {
     purgeChanges: db.prepare('DELETE FROM submission_changes WHERE form_id IN (SELECT id FROM forms WHERE org_id = ?)'),
     purgeSubmissions: db.prepare('DELETE FROM submissions WHERE org_id = ?'),
     purgeForms: db.prepare('DELETE FROM forms WHERE org_id = ?'),
+    purgeLedger: db.prepare('DELETE FROM release_ledgers WHERE org_id = ?'),
     deletions: db.prepare('SELECT form_id, org_id, key, version FROM form_deletions LIMIT ?'),
     forgetDeletion: db.prepare('DELETE FROM form_deletions WHERE form_id = ?'),
   };
@@ -99,13 +102,14 @@ export function createSqliteFormsStore(db: SqliteDb): FormsStore {
       let next = (q.nextSeq.get(formId) as { next_seq: number } | undefined)?.next_seq ?? 0;
       const stored: SubmissionRecord[] = [];
       for (const r of rs) {
-        const { id, orgId, createdAt, fields, files, spam, held, origin, referer } = r;
-        const doc = JSON.stringify({ fields, files, spam, held, origin, referer });
+        const { id, orgId, createdAt, fields, files, spam, held, origin, referer, meta } = r;
+        // A held submission keeps its reserved fields for its release (`meta`); a visible one has no use for them.
+        const doc = JSON.stringify({ fields, files, spam, held, origin, referer, ...(held ? { meta } : {}) });
         if (q.insertSubmission.run(id, formId, orgId, createdAt, doc, next).changes === 0) continue;
         next += 1;
         stored.push(r);
       }
-      if (stored.length > 0) q.bumpCounter.run(formId, stored.length, next);
+      if (stored.length > 0) q.bumpCounter.run(formId, stored.filter((r) => !r.held).length, next);
       countInserted(formId, stored);
       total += stored.length;
     }
@@ -118,6 +122,7 @@ export function createSqliteFormsStore(db: SqliteDb): FormsStore {
     q.purgeDays.run(orgId);
     q.purgeChanges.run(orgId);
     q.purgeSubmissions.run(orgId);
+    q.purgeLedger.run(orgId);
     return q.purgeForms.run(orgId).changes;
   });
 
@@ -168,6 +173,7 @@ export function createSqliteFormsStore(db: SqliteDb): FormsStore {
       q.forgetDeletion.run(formId);
     },
     ...changes,
+    ...held,
     async close() {},
   };
 }

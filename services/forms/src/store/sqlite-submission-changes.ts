@@ -27,17 +27,40 @@ INSERT OR REPLACE INTO form_days (form_id, day, total, spam)
   FROM submissions GROUP BY form_id, substr(created_at, 1, 10);
 `;
 
+// Held submissions (issue 13) leave every counter but `held` until released; those counted before are moved.
+const HELD_OF = (extra: string) =>
+  `SELECT COUNT(*) FROM submissions s WHERE s.form_id = form_counters.form_id AND s.deleted = 0
+   AND json_extract(s.doc, '$.held') IS 1 ${extra}`;
+const HELD = `
+ALTER TABLE form_counters ADD COLUMN held INTEGER NOT NULL DEFAULT 0;
+UPDATE form_counters SET held = (${HELD_OF('')}),
+  submissions = submissions - (${HELD_OF('')}),
+  spam = spam - (${HELD_OF(`AND json_extract(s.doc, '$.spam.isSpam') IS 1`)});
+UPDATE form_days SET
+  total = total - (SELECT COUNT(*) FROM submissions s WHERE s.form_id = form_days.form_id AND s.deleted = 0
+    AND substr(s.created_at, 1, 10) = form_days.day AND json_extract(s.doc, '$.held') IS 1),
+  spam = spam - (SELECT COUNT(*) FROM submissions s WHERE s.form_id = form_days.form_id AND s.deleted = 0
+    AND substr(s.created_at, 1, 10) = form_days.day AND json_extract(s.doc, '$.held') IS 1
+    AND json_extract(s.doc, '$.spam.isSpam') IS 1);
+`;
+
 /** Adds the tables and columns of submission changes and stats; run after `prepareFormsSchema`. */
 export function prepareSubmissionChangesSchema(db: SqliteDb): void {
   db.exec(TABLES);
   const upgraded = db.prepare(`SELECT 1 FROM pragma_table_info('submissions') WHERE name = 'deleted'`).get();
   if (!upgraded) db.transaction(() => db.exec(COUNTERS))();
+  const heldCounted = db.prepare(`SELECT 1 FROM pragma_table_info('form_counters') WHERE name = 'held'`).get();
+  if (!heldCounted) db.transaction(() => db.exec(HELD))();
 }
 
-/** Counts what `insertSubmissions` stored, inside its transaction: spam, last submission and days. */
+/**
+ * Counts what `insertSubmissions` stored, inside its transaction: spam, last submission and days of the visible
+ * ones (the total is counted with the positions), held ones only as held.
+ */
 export function createSqliteInsertCounters(db: SqliteDb) {
   const counter = db.prepare(
-    `UPDATE form_counters SET spam = spam + ?, last_at = MAX(COALESCE(last_at, ''), ?) WHERE form_id = ?`,
+    `UPDATE form_counters SET spam = spam + ?, held = held + ?, last_at = MAX(COALESCE(last_at, ''), ?)
+     WHERE form_id = ?`,
   );
   const day = db.prepare(
     `INSERT INTO form_days (form_id, day, total, spam) VALUES (?, ?, ?, ?)
@@ -46,9 +69,14 @@ export function createSqliteInsertCounters(db: SqliteDb) {
   return (formId: string, stored: SubmissionRecord[]) => {
     if (stored.length === 0) return;
     let spam = 0;
+    let held = 0;
     let last = '';
     const days = new Map<string, { total: number; spam: number }>();
     for (const r of stored) {
+      if (r.held) {
+        held += 1;
+        continue;
+      }
       const isSpam = r.spam.isSpam ? 1 : 0;
       spam += isSpam;
       if (r.createdAt > last) last = r.createdAt;
@@ -56,7 +84,7 @@ export function createSqliteInsertCounters(db: SqliteDb) {
       days.set(dayOf(r.createdAt), { total: d.total + 1, spam: d.spam + isSpam });
     }
     for (const [key, d] of days) day.run(formId, key, d.total, d.spam);
-    counter.run(spam, last, formId);
+    counter.run(spam, held, last, formId);
   };
 }
 
@@ -81,13 +109,23 @@ export function createSqliteSubmissionChanges(db: SqliteDb): Methods {
     live: db.prepare('SELECT * FROM submissions WHERE org_id = ? AND form_id = ? AND id = ? AND deleted = 0'),
     tombstone: db.prepare('UPDATE submissions SET deleted = 1, doc = ? WHERE id = ?'),
     mark: db.prepare(`UPDATE submissions SET doc = json_set(doc, '$.spam.isSpam', json(?)) WHERE id = ?`),
+    release: db.prepare(`UPDATE submissions SET doc = json_remove(json_set(doc, '$.held', json('false')), '$.meta')
+      WHERE id = ?`),
     counter: db.prepare('UPDATE form_counters SET submissions = submissions + ?, spam = spam + ? WHERE form_id = ?'),
+    released: db.prepare(
+      `UPDATE form_counters SET submissions = submissions + 1, spam = spam + ?, held = held - 1,
+       last_at = MAX(COALESCE(last_at, ''), ?) WHERE form_id = ?`,
+    ),
     day: db.prepare('UPDATE form_days SET total = total + ?, spam = spam + ? WHERE form_id = ? AND day = ?'),
+    releasedDay: db.prepare(
+      `INSERT INTO form_days (form_id, day, total, spam) VALUES (?, ?, 1, ?)
+       ON CONFLICT DO UPDATE SET total = total + 1, spam = spam + excluded.spam`,
+    ),
     outbox: db.prepare('INSERT INTO submission_changes (id, form_id, doc) VALUES (?, ?, ?)'),
     unpublished: db.prepare('SELECT doc FROM submission_changes ORDER BY n LIMIT ?'),
     forget: db.prepare('DELETE FROM submission_changes WHERE id = ?'),
     counts: db.prepare(
-      `SELECT c.form_id, c.submissions, c.spam, c.last_at FROM form_counters c JOIN forms f ON f.id = c.form_id
+      `SELECT c.form_id, c.submissions, c.spam, c.last_at, c.held FROM form_counters c JOIN forms f ON f.id = c.form_id
        WHERE f.org_id = ? AND c.form_id IN (SELECT value FROM json_each(?))`,
     ),
     days: db.prepare(
@@ -119,11 +157,22 @@ export function createSqliteSubmissionChanges(db: SqliteDb): Methods {
     ) => {
       const row = q.live.get(orgId, formId, submissionId) as Row | undefined;
       if (!row) return 'not_found' as const;
-      const doc = JSON.parse(row.doc) as Pick<SubmissionRecord, 'spam' | 'held' | 'files'>;
+      const doc = JSON.parse(row.doc) as Omit<SubmissionRecord, 'id' | 'formId' | 'orgId' | 'createdAt'>;
       const wasSpam = doc.spam.isSpam;
-      if (!changes(action, wasSpam)) return 'unchanged' as const;
+      const effect = changes(action, wasSpam, doc.held === true);
+      if (effect !== true) return effect;
       const day = dayOf(row.created_at);
-      if (action === 'delete') {
+      let submission: SubmissionRecord | undefined;
+      if (action === 'release') {
+        const { fields, files, spam, meta, origin, referer } = doc;
+        submission = { id: submissionId, formId, orgId, createdAt: row.created_at, fields, files, spam, held: false };
+        if (meta !== undefined) submission.meta = meta;
+        if (origin !== undefined) submission.origin = origin;
+        if (referer !== undefined) submission.referer = referer;
+        q.release.run(submissionId);
+        q.released.run(wasSpam ? 1 : 0, row.created_at, formId);
+        q.releasedDay.run(formId, day, wasSpam ? 1 : 0);
+      } else if (action === 'delete') {
         q.tombstone.run(JSON.stringify({ fields: [], files: [], spam: doc.spam, held: doc.held }), submissionId);
         q.counter.run(-1, wasSpam ? -1 : 0, formId);
         q.day.run(-1, wasSpam ? -1 : 0, formId, day);
@@ -143,6 +192,7 @@ export function createSqliteSubmissionChanges(db: SqliteDb): Methods {
         receivedAt: row.created_at,
         occurredAt: meta.occurredAt,
         blobKeys: action === 'delete' ? doc.files.map((f) => f.blobKey) : [],
+        ...(submission ? { submission } : {}),
       };
       q.outbox.run(meta.id, formId, JSON.stringify(event));
       return 'changed' as const;
@@ -179,11 +229,12 @@ export function createSqliteSubmissionChanges(db: SqliteDb): Methods {
         submissions: number;
         spam: number;
         last_at: string | null;
+        held: number;
       }[];
       return new Map(
         rows.map((r): [string, FormCounts] => [
           r.form_id,
-          { submissionCount: r.submissions, spamCount: r.spam, lastSubmissionAt: r.last_at || null },
+          { submissionCount: r.submissions, spamCount: r.spam, lastSubmissionAt: r.last_at || null, heldCount: r.held },
         ]),
       );
     },

@@ -1,4 +1,11 @@
 import type { DailyCount, FormCounts, OrgScope, SubmissionAction, SubmissionChangeResult } from '@formgate/contracts';
+import type { SubmissionRecord } from './forms-store.ts';
+
+/**
+ * What a change does: the API's actions, and `release` (a held submission becomes visible, made by the release of
+ * held submissions, `use-cases/release-held.ts`, never through the API).
+ */
+export type SubmissionChangeAction = SubmissionAction | 'release';
 
 /**
  * A change made to a stored submission through the API, waiting in the outbox until its event reached
@@ -9,7 +16,7 @@ export interface SubmissionChange {
   formId: string;
   orgId: string;
   submissionId: string;
-  action: SubmissionAction;
+  action: SubmissionChangeAction;
   /** Whether the submission counted as spam just before the change. */
   wasSpam: boolean;
   /** The submission's `createdAt` (when ingest received it). */
@@ -17,15 +24,21 @@ export interface SubmissionChange {
   occurredAt: string;
   /** The blobs of a deleted submission, deleted by the relay before the event is published. */
   blobKeys: string[];
+  /** A release's submission as released (what `submission.released` carries), without its position. */
+  submission?: SubmissionRecord;
 }
 
 /** What counting a change needs: its event's data. */
 export type CountedChange = Pick<SubmissionChange, 'id' | 'formId' | 'orgId' | 'action' | 'wasSpam' | 'receivedAt'>;
 
-/** The counter increments of a change: a deletion leaves the total (and spam if it was), a mark moves spam. */
-export function changeIncrements(c: CountedChange): { total: number; spam: number } {
-  if (c.action === 'delete') return { total: -1, spam: c.wasSpam ? -1 : 0 };
-  return { total: 0, spam: c.action === 'spam' ? 1 : -1 };
+/**
+ * The counter increments of a change: a deletion leaves the total (and spam if it was), a mark moves spam, a
+ * release moves a held submission into the total (and spam if it is) — on its day — out of the held count.
+ */
+export function changeIncrements(c: CountedChange): { total: number; spam: number; held: number } {
+  if (c.action === 'release') return { total: 1, spam: c.wasSpam ? 1 : 0, held: -1 };
+  if (c.action === 'delete') return { total: -1, spam: c.wasSpam ? -1 : 0, held: 0 };
+  return { total: 0, spam: c.action === 'spam' ? 1 : -1, held: 0 };
 }
 
 /**
@@ -41,6 +54,9 @@ export function changeIncrements(c: CountedChange): { total: number; spam: numbe
  *   the daily counts likewise per UTC day of `createdAt`, whatever order submissions are stored, changed and
  *   redelivered in.
  * - Concurrent changes of one submission apply one at a time: each sees the state the previous one left.
+ * - Held submissions (issue 13) are in no counter but `heldCount` until released. The API's actions do not see
+ *   them (`not_found`); `release` changes only a held one (`unchanged` otherwise), and its change carries the
+ *   submission as released (`submission`), so of two releases racing for one submission exactly one is `changed`.
  * - `deleteForm` removes the form at once (reads answer `null`) and leaves a `FormDeletion` in the outbox;
  *   `purgeDeletedForm` then removes what the form had stored, idempotently, also what was stored for it after.
  */
@@ -49,7 +65,7 @@ export interface SubmissionChangeMethods {
     scope: OrgScope,
     formId: string,
     submissionId: string,
-    action: SubmissionAction,
+    action: SubmissionChangeAction,
     change: { id: string; occurredAt: string },
   ): Promise<SubmissionChangeResult>;
   /** Changes applied but not yet confirmed published to `forms.submission`, oldest first (the outbox). */
@@ -77,13 +93,15 @@ export interface SubmissionChangeMethods {
   purgeDeletedForm(formId: string): Promise<void>;
 }
 
-export const NO_COUNTS: FormCounts = { submissionCount: 0, spamCount: 0, lastSubmissionAt: null };
+export const NO_COUNTS: FormCounts = { submissionCount: 0, spamCount: 0, lastSubmissionAt: null, heldCount: 0 };
 
 /** The UTC day of an ISO-8601 timestamp. */
 export const dayOf = (iso: string) => iso.slice(0, 10);
 
-/** Whether `action` changes a submission whose state is (`deleted`, `spam`). */
-export function changes(action: SubmissionAction, spam: boolean): boolean {
+/** What `action` does to a live submission whose state is (`spam`, `held`). */
+export function changes(action: SubmissionChangeAction, spam: boolean, held = false): SubmissionChangeResult | true {
+  if (action === 'release') return held ? true : 'unchanged';
+  if (held) return 'not_found';
   if (action === 'delete') return true;
-  return spam !== (action === 'spam');
+  return spam !== (action === 'spam') ? true : 'unchanged';
 }

@@ -1,5 +1,11 @@
 import type { BusMessage } from '@formgate/bus';
-import { decodeEvent, type SubmissionReceived, Topics } from '@formgate/contracts';
+import {
+  decodeEvent,
+  encodeEvent,
+  type SubmissionReceived,
+  type SubmissionReleased,
+  Topics,
+} from '@formgate/contracts';
 import type { Logger } from '@formgate/kit';
 import { subscribers, webhookDeliveriesFor } from '../endpoints/plan-webhook-deliveries.ts';
 import type { WebhookEndpoint, WebhookEndpointStore } from '../endpoints/webhook-endpoint-store.ts';
@@ -47,13 +53,31 @@ async function planAndAttempt(deps: HandlerDeps, submissionId: string, wanted: D
 }
 
 /**
- * `forms.submission` → a deletion is sent to the endpoints subscribed to `submission.deleted`, then the submission
+ * A released submission (issue 13) as the `submission.received` it would have been had it not been held: same
+ * submission, so the same delivery ids, hence a redelivered release plans nothing new.
+ */
+function asReceived(m: BusMessage, event: SubmissionReleased): BusMessage {
+  const { releasedAt: _r, ...data } = event.data;
+  const value = encodeEvent(Topics.ingestSubmission, {
+    id: event.id,
+    type: 'submission.received',
+    version: 1,
+    occurredAt: event.occurredAt,
+    data,
+  });
+  return { ...m, value };
+}
+
+/**
+ * `forms.submission` → a release is notified as a received submission that is not held (emails unless spam,
+ * webhooks `submission.created` / `submission.spam`, by `createSubmissionReceivedHandler`); a deletion is sent to the endpoints subscribed to `submission.deleted`, then the submission
  * is forgotten here too (its delivery log stays); a mark as spam (`spam: true`, not spam before) is sent to those
  * subscribed to `submission.spam`, when the submission's copy is here (kept when the form had such an endpoint at
  * its receipt). Idempotent: the deliveries' ids derive from the submission (deletion) or the event (spam mark).
  */
 export function createSubmissionChangesHandler(deps: HandlerDeps) {
   const { store } = deps;
+  const received = createSubmissionReceivedHandler(deps);
   const viewOf = async (formId: string, orgId: string) => {
     const form = await store.getForm(formId);
     return form && form !== 'deleted' && form.orgId === orgId ? form : null;
@@ -61,8 +85,10 @@ export function createSubmissionChangesHandler(deps: HandlerDeps) {
   return async (batch: BusMessage[]) => {
     for (const m of batch) {
       const event = decodeEvent(Topics.formsSubmission, m.value);
-      // TODO(issue 13): a released submission is notified like a new one.
-      if (event.type === 'submission.released') continue;
+      if (event.type === 'submission.released') {
+        await received([asReceived(m, event)]);
+        continue;
+      }
       const { submissionId, formId, orgId, receivedAt } = event.data;
       const form = await viewOf(formId, orgId);
       if (event.type === 'submission.deleted') {
