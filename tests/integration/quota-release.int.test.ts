@@ -31,13 +31,13 @@ describe('embedded mode: held submissions are released when the quota allows, th
         if (!link) throw new Error(`no "${subject}" mail for ${to} yet`);
         return link;
       });
-    // A small plan: as a plans file (billing with plans) and as the configured limit (billing before them).
+    // A small plan: 3 submissions a month.
     const plans = {
       defaultPlan: 'small',
       plans: [{ id: 'small', name: 'Small', limits: { submissionsPerMonth: 3, emailsPerMonth: 100 } }],
     };
     writeFileSync(join(dir, 'plans.json'), JSON.stringify(plans));
-    const env = { PLANS_FILE: join(dir, 'plans.json'), BILLING_SUBMISSIONS_PER_MONTH: '3', SMTP_URL: smtp.url };
+    const env = { PLANS_FILE: join(dir, 'plans.json'), SMTP_URL: smtp.url };
     app = await startTestApp(env, {}, mailLink);
     const owner = await app.accounts.signUp();
     orgId = (await app.accounts.createOrg(owner, 'Small plan')).id;
