@@ -258,36 +258,41 @@ function PlanSummary(props: {
   const interval: Interval = subscription?.interval === 'year' ? 'year' : 'month';
   const price = plan ? priceOf(plan, interval) : 0;
   return (
-    <dl className="grid min-h-16 grid-cols-1 gap-3 text-sm sm:grid-cols-3">
-      <Item term="Plan">
-        {usage.plan.name}
-        {plan && price > 0
-          ? ` · ${formatPrice(price, plan.prices.currency)} / ${interval === 'year' ? 'year' : 'month'}`
-          : ''}
-      </Item>
-      {subscription ? (
-        <>
-          <Item term="Status">
-            {subscription.status === 'trialing' && subscription.trialEnd
-              ? `Trial until ${longDay(subscription.trialEnd)}`
-              : (STATUS_LABELS[subscription.status] ?? subscription.status)}
-          </Item>
-          {subscription.periodEnd ? (
-            <Item term={subscription.cancelAtPeriodEnd ? 'Ends on' : 'Renews on'}>
-              {longDay(subscription.periodEnd)}
+    <div className="flex flex-col gap-3 text-sm">
+      <dl className="grid min-h-16 grid-cols-1 gap-3 sm:grid-cols-3">
+        <Item term="Plan">
+          {usage.plan.name}
+          {plan && price > 0
+            ? ` · ${formatPrice(price, plan.prices.currency)} / ${interval === 'year' ? 'year' : 'month'}`
+            : ''}
+        </Item>
+        {subscription ? (
+          <>
+            <Item term="Status">
+              {subscription.status === 'trialing' && subscription.trialEnd
+                ? `Trial until ${longDay(subscription.trialEnd)}`
+                : (STATUS_LABELS[subscription.status] ?? subscription.status)}
             </Item>
-          ) : null}
-          {subscription.cancelAtPeriodEnd && subscription.periodEnd ? (
-            <p className="text-zinc-700 sm:col-span-3 dark:text-zinc-300">
-              The subscription is cancelled and ends on {longDay(subscription.periodEnd)}; the organization then returns
-              to the free plan. Restore it to keep {usage.plan.name}.
-            </p>
-          ) : null}
-        </>
-      ) : (
-        <Item term="Subscription">{props.billingOff ? 'Not needed on this instance' : 'None: this plan is free'}</Item>
-      )}
-    </dl>
+            {subscription.periodEnd ? (
+              <Item term={subscription.cancelAtPeriodEnd ? 'Ends on' : 'Renews on'}>
+                {longDay(subscription.periodEnd)}
+              </Item>
+            ) : null}
+          </>
+        ) : (
+          <Item term="Subscription">
+            {props.billingOff ? 'Not needed on this instance' : 'None: this plan is free'}
+          </Item>
+        )}
+      </dl>
+      {/* Outside the list: a <dl> may hold only term and description groups. */}
+      {subscription?.cancelAtPeriodEnd && subscription.periodEnd ? (
+        <p className="text-zinc-700 dark:text-zinc-300">
+          The subscription is cancelled and ends on {longDay(subscription.periodEnd)}; the organization then returns to
+          the free plan. Restore it to keep {usage.plan.name}.
+        </p>
+      ) : null}
+    </div>
   );
 }
 
