@@ -99,6 +99,10 @@ export async function startDistributed(opts: {
   notificationsEnv?: Record<string, string>;
   /** Notifications instances: `notifications`, then `notifications-2`… (default 1). */
   notificationsInstances?: number;
+  /** The plans of every process (default: the roomy plans no test reaches unless it means to). */
+  plansFile?: string;
+  /** More settings of billing (e.g. `BILLING_ENABLED`). */
+  billingEnv?: Record<string, string>;
 }) {
   const secret = randomBytes(32).toString('base64url');
   const smtp = await startSmtpTestServer();
@@ -110,7 +114,7 @@ export async function startDistributed(opts: {
     MONGO_DB_PREFIX: `fg_e2e_${randomBytes(4).toString('hex')}`,
     IDENTITY_SECRET: secret,
     // Billing and the gateway: a default plan no test reaches unless it means to.
-    PLANS_FILE: ROOMY_PLANS_FILE,
+    PLANS_FILE: opts.plansFile ?? ROOMY_PLANS_FILE,
   };
   const processes: Record<string, RunningProcess> = {};
   const notificationsNames = Array.from({ length: opts.notificationsInstances ?? 1 }, (_, i) =>
@@ -124,7 +128,7 @@ export async function startDistributed(opts: {
     await Promise.all([
       start('forms-1', 'services/forms/src/main.ts', { FILE_LINK_SECRET: secret }),
       start('forms-2', 'services/forms/src/main.ts', { FILE_LINK_SECRET: secret }),
-      start('billing', 'services/billing/src/main.ts'),
+      start('billing', 'services/billing/src/main.ts', opts.billingEnv),
       start('orgs', 'services/orgs/src/main.ts'),
       ...notificationsNames.map((name) =>
         start(name, 'services/notifications/src/main.ts', {
