@@ -30,7 +30,10 @@ export function describeBillingJourney(suite: string, target: () => BillingJourn
     await screenshotBoth(page, `${suite}-billing`, name);
     expect(await seriousA11yViolations(page), `axe on ${name}`).toEqual([]);
   }
-  const post = async (i: number) => {
+  let numbered = 0;
+  /** Posts "Lead number N", N counting up across the journey. */
+  const post = async () => {
+    const i = ++numbered;
     const res = await fetch(`${app.url}/f/${form.key}`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
@@ -47,6 +50,12 @@ export function describeBillingJourney(suite: string, target: () => BillingJourn
       },
       [form.id, query] as const,
     );
+
+  const usage = () =>
+    page.evaluate(async () => {
+      const res = await fetch('/api/v1/billing/usage');
+      return ((await res.json()) as { submissions: { used: number; held: number } }).submissions;
+    });
 
   describe.sequential(`a free organization over its plan upgrades through Stripe (${suite}, Chromium)`, () => {
     beforeAll(async () => {
@@ -98,25 +107,37 @@ export function describeBillingJourney(suite: string, target: () => BillingJourn
     });
 
     it('goes over the plan: every submission is accepted, those over it are held and waiting', async () => {
-      for (const i of [1, 2, 3]) await post(i);
+      for (const _ of [1, 2, 3]) await post();
       await eventually(async () => expect(await listed()).toHaveLength(3), 20_000);
       // Ingest learns of the full quota from billing's view (a moment later); from then on each submission is held,
       // none refused.
       for (;;) {
-        await post(posted.length + 1);
+        await post();
         if ((await listed('?held=true')).length > 0) break;
         expect(posted.length, 'ingest never held a submission over the plan').toBeLessThan(40);
         await new Promise((r) => setTimeout(r, 250));
       }
-      await post(posted.length + 1);
+      await post();
       const held = await eventually(async () => {
         const now = await listed('?held=true');
         expect(now.length).toBeGreaterThanOrEqual(2);
         return now;
       }, 20_000);
+      // A burst more, at once (through both ingest instances where there are two): all held, none refused.
+      await Promise.all([0, 1, 2, 3].map(() => post()));
+      const allHeld = await eventually(async () => {
+        const now = await listed('?held=true');
+        expect(now).toHaveLength(held.length + 4);
+        return now;
+      }, 20_000);
       const visible = await listed();
-      // Every accepted submission is either shown or held: nothing lost.
-      expect([...visible, ...held].sort()).toEqual([...posted].sort());
+      // Every accepted submission is either shown or held: nothing lost; billing counts exactly those shown.
+      expect([...visible, ...allHeld].sort()).toEqual([...posted].sort());
+      await eventually(
+        async () => expect(await usage()).toMatchObject({ used: visible.length, held: allHeld.length }),
+        20_000,
+      );
+      held.splice(0, held.length, ...allHeld);
       await page.goto(`${app.url}/dashboard/billing`);
       await page
         .getByText(new RegExp(`${held.length} submissions are held until you upgrade`))
@@ -138,11 +159,12 @@ export function describeBillingJourney(suite: string, target: () => BillingJourn
       await page.getByText('Pro', { exact: true }).first().waitFor({ timeout: 30_000 });
       await eventually(async () => expect(await listed('?held=true')).toEqual([]), 30_000);
       expect((await listed()).sort()).toEqual([...posted].sort());
+      await eventually(async () => expect(await usage()).toMatchObject({ used: posted.length, held: 0 }), 20_000);
       await page.reload();
       await expect(page.getByText(/submissions? (is|are) held/).count()).resolves.toBe(0);
       await screen('upgraded');
       await page.goto(`${app.url}/dashboard/forms/${encodeURIComponent(form.slug)}/submissions`);
-      await page.getByText(`Lead number ${posted.length}`).first().waitFor();
+      await page.getByText(`Lead number ${numbered}`).first().waitFor();
     });
   });
 }
