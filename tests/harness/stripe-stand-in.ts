@@ -56,18 +56,29 @@ export async function startStripeStandIn() {
     };
   }
 
+  /** Posts a Stripe event to Formgate's webhook endpoint, signed with `secret` as Stripe signs it. */
+  function sendEvent(appUrl: string, event: Record<string, unknown>, secret = WEBHOOK_SECRET) {
+    const payload = JSON.stringify({ object: 'event', api_version: '2025-10-29.clover', livemode: false, ...event });
+    const signature = stripe.webhooks.generateTestHeaderString({ payload, secret });
+    return fetch(`${appUrl}/api/auth/stripe/webhook`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'stripe-signature': signature },
+      body: payload,
+    });
+  }
+
   return {
     env: { STRIPE_SECRET_KEY: SECRET_KEY, STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET, STRIPE_API_URL: apiUrl },
+    /** Every call Formgate made to Stripe, in order (stripe-mock echoes only some parameters back). */
+    calls,
+    sendEvent,
     lastCheckout,
     /** Sends `checkout.session.completed` for the last checkout, as Stripe does once the customer paid. */
     async completeCheckout(appUrl: string) {
       const checkout = lastCheckout();
       const sub = `sub_${checkout.subscriptionId.replace(/[^A-Za-z0-9]/g, '')}`;
-      const payload = JSON.stringify({
+      const res = await sendEvent(appUrl, {
         id: `evt_checkout_${sub}`,
-        object: 'event',
-        api_version: '2025-10-29.clover',
-        livemode: false,
         type: 'checkout.session.completed',
         created: Math.floor(Date.now() / 1000),
         data: {
@@ -80,12 +91,6 @@ export async function startStripeStandIn() {
             metadata: { subscriptionId: checkout.subscriptionId, referenceId: checkout.referenceId },
           },
         },
-      });
-      const signature = stripe.webhooks.generateTestHeaderString({ payload, secret: WEBHOOK_SECRET });
-      const res = await fetch(`${appUrl}/api/auth/stripe/webhook`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'stripe-signature': signature },
-        body: payload,
       });
       if (res.status !== 200) throw new Error(`webhook answered ${res.status}: ${await res.text()}`);
     },

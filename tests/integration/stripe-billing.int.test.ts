@@ -1,17 +1,14 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import type { EventBus } from '@formgate/bus';
 import { Topics } from '@formgate/contracts';
-import { type Backend, startStripeMock } from '@formgate/kit/testing/backends';
 import { openSqlite } from '@formgate/store/sqlite';
-import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Org } from '../harness/accounts.ts';
 import type { BrowserSession } from '../harness/browser-session.ts';
 import { eventually, startTestApp, type TestApp } from '../harness/embedded-app.ts';
+import { STRIPE_MOCK_FIXTURE_PRICE, type StripeStandIn, startStripeStandIn } from '../harness/stripe-stand-in.ts';
 
 /**
  * Billing through better-auth's stripe plugin against a real stripe-mock (every Stripe API call) and webhook events
@@ -19,43 +16,20 @@ import { eventually, startTestApp, type TestApp } from '../harness/embedded-app.
  * subscription the plugin retrieves after a checkout is stripe-mock's fixture, whose price id is the one below — the
  * test's plans file sells "pro" at that price.
  */
-const FIXTURE_PRICE = 'price_1PgafmB7WZ01zgkW6dKueIc5';
-const WEBHOOK_SECRET = 'whsec_formgate_test';
-const stripe = new Stripe('sk_test_formgate');
+const FIXTURE_PRICE = STRIPE_MOCK_FIXTURE_PRICE;
 
 interface Changed {
   id: string;
   data: { orgId: string; planId: string; status: string | null; cancelAtPeriodEnd: boolean; changedAt: string };
 }
 
-let mock: Backend;
-/** What the gateway asked Stripe (a recording proxy in front of stripe-mock, which echoes only some parameters). */
-const stripeCalls: { method: string; path: string; body: URLSearchParams }[] = [];
-let proxy: Server;
+let stand: StripeStandIn;
 let app: TestApp;
 let bus: EventBus | undefined;
 const changes: Changed[] = [];
 
 beforeAll(async () => {
-  mock = await startStripeMock(resolve(import.meta.dirname, '../../.run/test'));
-  proxy = createServer(async (req, res) => {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    const body = Buffer.concat(chunks);
-    stripeCalls.push({ method: req.method ?? '', path: req.url ?? '', body: new URLSearchParams(body.toString()) });
-    const headers = Object.fromEntries(
-      Object.entries(req.headers).filter(([k]) => !['host', 'connection', 'content-length'].includes(k)),
-    ) as Record<string, string>;
-    const answer = await fetch(`${mock.value}${req.url}`, {
-      method: req.method,
-      headers,
-      ...(body.length ? { body } : {}),
-    });
-    res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' });
-    res.end(Buffer.from(await answer.arrayBuffer()));
-  });
-  await new Promise<void>((ok) => proxy.listen(0, '127.0.0.1', ok));
-  const proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+  stand = await startStripeStandIn();
   const dir = mkdtempSync(join(tmpdir(), 'fg-plans-'));
   const plansFile = join(dir, 'plans.json');
   writeFileSync(
@@ -82,9 +56,7 @@ beforeAll(async () => {
   );
   app = await startTestApp(
     {
-      STRIPE_SECRET_KEY: 'sk_test_formgate',
-      STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
-      STRIPE_API_URL: proxyUrl,
+      ...stand.env,
       PLANS_FILE: plansFile,
     },
     {
@@ -98,8 +70,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await app?.stop();
-  await new Promise((ok) => proxy?.close(ok));
-  await mock?.stop();
+  await stand?.stop();
 });
 
 async function ownerWithOrg(): Promise<{ owner: BrowserSession; org: Org }> {
@@ -108,14 +79,8 @@ async function ownerWithOrg(): Promise<{ owner: BrowserSession; org: Org }> {
   return { owner, org };
 }
 
-function sendWebhook(event: Record<string, unknown>, secret = WEBHOOK_SECRET) {
-  const payload = JSON.stringify({ object: 'event', api_version: '2025-10-29.clover', livemode: false, ...event });
-  const signature = stripe.webhooks.generateTestHeaderString({ payload, secret });
-  return fetch(`${app.baseUrl}/api/auth/stripe/webhook`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'stripe-signature': signature },
-    body: payload,
-  });
+function sendWebhook(event: Record<string, unknown>, secret?: string) {
+  return stand.sendEvent(app.baseUrl, event, secret);
 }
 
 const subscriptionObject = (
@@ -167,14 +132,14 @@ describe('Stripe billing (stripe plugin, organization subscriptions)', () => {
     expect(reply.body.line_items?.data?.[0]?.price?.id ?? FIXTURE_PRICE).toBe(FIXTURE_PRICE);
 
     // What reached Stripe: the organization's customer, pro's monthly price, the 14-day trial of a first subscription.
-    const created = stripeCalls.filter((c) => c.method === 'POST' && c.path === '/v1/checkout/sessions').at(-1);
+    const created = stand.calls.filter((c) => c.method === 'POST' && c.path === '/v1/checkout/sessions').at(-1);
     expect(created?.body.get('line_items[0][price]')).toBe(FIXTURE_PRICE);
     expect(created?.body.get('subscription_data[trial_period_days]')).toBe('14');
     expect(created?.body.get('client_reference_id')).toBe(org.id);
     expect(created?.body.get('cancel_url')).toMatch(/\/dashboard\/billing\?checkout=cancel$/);
     // The organization's Stripe customer is looked up by its id in the metadata (stripe-mock's search always answers
     // with its fixture customer, so no customer is created here).
-    const search = stripeCalls.find((c) => c.path.startsWith('/v1/customers/search'));
+    const search = stand.calls.find((c) => c.path.startsWith('/v1/customers/search'));
     expect(decodeURIComponent(search?.path ?? '')).toContain(`metadata["organizationId"]:"${org.id}"`);
     expect(created?.body.get('customer')).toMatch(/^cus_/);
 
@@ -184,7 +149,7 @@ describe('Stripe billing (stripe plugin, organization subscriptions)', () => {
       referenceId: org.id,
     });
     expect(yearly.status, JSON.stringify(yearly.body)).toBe(200);
-    const annual = stripeCalls.filter((c) => c.method === 'POST' && c.path === '/v1/checkout/sessions').at(-1);
+    const annual = stand.calls.filter((c) => c.method === 'POST' && c.path === '/v1/checkout/sessions').at(-1);
     expect(annual?.body.get('line_items[0][price]')).toBe('price_pro_yearly');
 
     const unknown = await owner.call('POST', '/api/auth/subscription/upgrade', { plan: 'free', referenceId: org.id });
