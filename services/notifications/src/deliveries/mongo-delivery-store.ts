@@ -31,7 +31,7 @@ type DeliveryDoc = Omit<Delivery, 'id'> & {
   deferralPending?: true;
 };
 
-const NOT_FINAL = { $in: ['pending', 'retrying'] };
+const NOT_FINAL = { $in: ['pending', 'retrying'] as Delivery['status'][] };
 interface AttemptDoc {
   _id: string;
   deliveryId: string;
