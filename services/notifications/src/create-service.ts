@@ -14,16 +14,16 @@ import {
 } from '@formgate/kit';
 import type { Mailer } from '@formgate/mail';
 import express from 'express';
-import { deliveriesRoutes } from './deliveries/deliveries.routes.ts';
 import { createDeferredReleaser } from './deliveries/deferred-releaser.ts';
+import { deliveriesRoutes } from './deliveries/deliveries.routes.ts';
 import { createDeliveryRunner } from './deliveries/delivery-runner.ts';
 import type { DeliveryStore } from './deliveries/delivery-store.ts';
+import { createEmailQuota } from './deliveries/email-quota.ts';
 import {
   createFormsViewHandler,
   createSubmissionChangesHandler,
   createSubmissionReceivedHandler,
 } from './deliveries/handlers.ts';
-import { createEmailQuota } from './deliveries/email-quota.ts';
 import type { Composer } from './deliveries/ports.ts';
 import { createRetryWorker } from './deliveries/retry-worker.ts';
 import { composeRecipientVerification } from './email/recipient-verification.tsx';

@@ -271,7 +271,10 @@ export function runDeliveryStoreContract(target: DeliveryStoreTarget) {
       // Deferring again changes nothing; nor does a deferral by someone who read it before an attempt was claimed.
       expect(await store.deferDelivery(d1.id, 0, at(12))).toEqual(deferred);
       await store.claimAttempt(busy.id, 1, { startedAt: at(5), leaseUntil: at(125) });
-      expect(await store.deferDelivery(busy.id, 0, at(13))).toMatchObject({ status: 'pending', nextAttemptAt: at(125) });
+      expect(await store.deferDelivery(busy.id, 0, at(13))).toMatchObject({
+        status: 'pending',
+        nextAttemptAt: at(125),
+      });
       expect(await store.deferDelivery(randomUUID(), 0, at(13))).toBeNull();
 
       expect(await store.getDelivery(d1.id)).toEqual(deferred);
@@ -298,7 +301,11 @@ export function runDeliveryStoreContract(target: DeliveryStoreTarget) {
 
       // Released: the claim ends the deferral (and its unpublished deferral), the outcome is recorded as usual.
       expect(await store.claimAttempt(d1.id, 1, { startedAt: at(20), leaseUntil: at(140) })).toEqual({ claimed: true });
-      expect(await store.getDelivery(d1.id)).toMatchObject({ status: 'pending', lastClaimed: 1, nextAttemptAt: at(140) });
+      expect(await store.getDelivery(d1.id)).toMatchObject({
+        status: 'pending',
+        lastClaimed: 1,
+        nextAttemptAt: at(140),
+      });
       await store.recordOutcome(d1.id, 1, {
         status: 'succeeded',
         response: { code: '250', text: 'accepted' },
