@@ -65,6 +65,7 @@ beforeAll(async () => {
         store: createSqliteUsageStore(openSqlite(join(dir, 'b.db'))),
         emails: createSqliteUsageStore(openSqlite(join(dir, 'b.db')), { meter: 'emails' }),
         held: createSqliteHeldStore(openSqlite(join(dir, 'b.db'))),
+        deferredEmails: createSqliteHeldStore(openSqlite(join(dir, 'b.db')), { ledger: 'emails' }),
         subscriptions: createSqliteSubscriptionStore(openSqlite(join(dir, 'b.db'))),
         catalog: planCatalog(DEFAULT_PLANS),
         billingEnabled: false,

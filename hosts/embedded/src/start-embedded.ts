@@ -106,6 +106,7 @@ export async function startEmbedded(config: EmbeddedConfig, seams: EmbeddedSeams
     store: createSqliteUsageStore(dbs.billing),
     emails: createSqliteUsageStore(dbs.billing, { meter: 'emails' }),
     held: createSqliteHeldStore(dbs.billing),
+    deferredEmails: createSqliteHeldStore(dbs.billing, { ledger: 'emails' }),
     subscriptions: createSqliteSubscriptionStore(dbs.billing),
     catalog,
     billingEnabled: config.STRIPE_SECRET_KEY !== undefined,

@@ -150,6 +150,8 @@ export const SubscriptionChangedSchema = envelope(
 
 export const DeliverySucceededSchema = envelope('delivery.succeeded', DeliveryEventDataSchema);
 export const DeliveryFailedSchema = envelope('delivery.failed', DeliveryEventDataSchema);
+/** An email over its organization's emails quota: kept, not attempted, sent when the quota allows (`final: false`). */
+export const DeliveryDeferredSchema = envelope('delivery.deferred', DeliveryEventDataSchema);
 
 export type FormUpserted = z.infer<typeof FormUpsertedSchema>;
 export type FormDeleted = z.infer<typeof FormDeletedSchema>;
@@ -159,7 +161,10 @@ export type SubmissionReleased = z.infer<typeof SubmissionReleasedSchema>;
 export type SubscriptionChanged = z.infer<typeof SubscriptionChangedSchema>;
 export type SubmissionDeleted = z.infer<typeof SubmissionDeletedSchema>;
 export type SubmissionSpamMarked = z.infer<typeof SubmissionSpamMarkedSchema>;
-export type DeliveryEvent = z.infer<typeof DeliverySucceededSchema> | z.infer<typeof DeliveryFailedSchema>;
+export type DeliveryEvent =
+  | z.infer<typeof DeliverySucceededSchema>
+  | z.infer<typeof DeliveryFailedSchema>
+  | z.infer<typeof DeliveryDeferredSchema>;
 
 /** What may be published on each topic; checked when published and when consumed. */
 export const TopicEventSchemas = {
@@ -173,7 +178,11 @@ export const TopicEventSchemas = {
     SubmissionReleasedSchema,
   ]),
   [Topics.billingSubscription]: SubscriptionChangedSchema,
-  [Topics.notificationsDelivery]: z.discriminatedUnion('type', [DeliverySucceededSchema, DeliveryFailedSchema]),
+  [Topics.notificationsDelivery]: z.discriminatedUnion('type', [
+    DeliverySucceededSchema,
+    DeliveryFailedSchema,
+    DeliveryDeferredSchema,
+  ]),
 } as const;
 
 export type TopicEvent<T extends keyof typeof TopicEventSchemas> = z.infer<(typeof TopicEventSchemas)[T]>;

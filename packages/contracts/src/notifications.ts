@@ -6,12 +6,16 @@ export type DeliveryChannel = z.infer<typeof DeliveryChannelSchema>;
 
 /**
  * A delivery's state: `pending` (planned or being sent), `retrying` (a temporary failure; `nextAttemptAt` says
- * when), `succeeded`, `failed` (permanent failure, or the retry schedule ran out).
+ * when), `deferred` (an email over the organization's emails quota: kept, no attempt made, sent when the quota
+ * allows), `succeeded`, `failed` (permanent failure, or the retry schedule ran out).
  */
-export const DeliveryStatusSchema = z.enum(['pending', 'retrying', 'succeeded', 'failed']);
+export const DeliveryStatusSchema = z.enum(['pending', 'retrying', 'deferred', 'succeeded', 'failed']);
 export type DeliveryStatus = z.infer<typeof DeliveryStatusSchema>;
 
-/** What `delivery.succeeded` / `delivery.failed` on `notifications.delivery` carry (keyed by orgId). */
+/**
+ * What `delivery.succeeded` / `delivery.failed` / `delivery.deferred` on `notifications.delivery` carry (keyed by
+ * orgId).
+ */
 export const DeliveryEventDataSchema = z.object({
   deliveryId: z.string(),
   orgId: z.string(),
@@ -22,7 +26,7 @@ export const DeliveryEventDataSchema = z.object({
   purpose: z.string(),
   /** The recipient address, or the webhook endpoint's id (never its URL: a Slack or Discord URL is a credential). */
   target: z.string(),
-  /** 1 for the first attempt. */
+  /** 1 for the first attempt (`delivery.deferred`: the attempt that will follow). */
   attempt: z.number().int().positive(),
   /** For `delivery.failed`: true when no attempt will follow. */
   final: z.boolean(),

@@ -15,7 +15,7 @@ export const Topics = {
   orgsOrganization: 'orgs.organization',
   /** Changes made to stored submissions through the API (deleted, marked spam / not spam), keyed by form id. */
   formsSubmission: 'forms.submission',
-  /** Outcomes of email and webhook deliveries (`delivery.succeeded` / `delivery.failed`), keyed by orgId. */
+  /** Outcomes of email and webhook deliveries (`delivery.succeeded` / `delivery.failed`) and deferrals (`delivery.deferred`), keyed by orgId. */
   notificationsDelivery: 'notifications.delivery',
 } as const;
 

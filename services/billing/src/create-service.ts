@@ -37,6 +37,8 @@ export interface BillingServiceDeps {
   emails: UsageStore;
   /** Submissions accepted over quota, waiting for an upgrade or the next period. */
   held: HeldStore;
+  /** Notification emails deferred over quota (`createSqliteHeldStore(db, { ledger: 'emails' })`): `emails.deferred`. */
+  deferredEmails: HeldStore;
   subscriptions: SubscriptionStore;
   /** The plans in force (`loadPlans(config.PLANS_FILE)`). */
   catalog: PlanCatalog;
@@ -76,14 +78,17 @@ export function createBillingService(deps: BillingServiceDeps): Service {
   });
   app.get('/api/v1/billing/usage', requireIdentity(deps.identity), async (req, res) => {
     const { orgId } = identityOf(req);
-    const { view, plan, subscription } = await quota.quotaOf(orgId, billingPeriodOf(deps.clock.now()));
+    const [{ view, plan, subscription }, deferred] = await Promise.all([
+      quota.quotaOf(orgId, billingPeriodOf(deps.clock.now())),
+      deps.deferredEmails.countHeld({ orgId }),
+    ]);
     const usage: BillingUsageDto = {
       period: view.period,
       plan: { id: plan.id, name: plan.name },
       subscription: subscriptionDto(subscription),
       submissions: { used: view.submissionsUsed, max: view.submissionsMax, held: view.submissionsHeld },
-      // Deferral is notifications' to report; until it publishes it, nothing shows as deferred.
-      emails: { used: view.emailsUsed, max: view.emailsMax ?? plan.limits.emailsPerMonth, deferred: 0 },
+      // Deferred: from notifications' `delivery.deferred`, until the delivery's outcome.
+      emails: { used: view.emailsUsed, max: view.emailsMax ?? plan.limits.emailsPerMonth, deferred },
     };
     res.json(usage);
   });

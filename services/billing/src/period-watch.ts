@@ -5,12 +5,14 @@ import type { HeldStore } from './store/held-store.ts';
 
 /**
  * At the start of each period, publishes the new period's view (nothing used yet) of every organization with held
- * submissions, so forms releases them and ingest stops holding. Checks the injected clock every `intervalMs`, and
+ * submissions or deferred notification emails, so forms releases the submissions, ingest stops holding and
+ * notifications sends the emails. Checks the injected clock every `intervalMs`, and
  * once at start (a restart across the turn of a month). Failures are logged and retried at the next check.
  */
 export function startPeriodWatch(deps: {
   clock: Clock;
   held: HeldStore;
+  deferredEmails: HeldStore;
   quota: Quota;
   logger: Logger;
   intervalMs: number;
@@ -24,7 +26,8 @@ export function startPeriodWatch(deps: {
     const period = billingPeriodOf(deps.clock.now());
     if (period === published) return;
     try {
-      const orgs = await deps.held.orgsWithHeld();
+      const orgs = [...(await deps.held.orgsWithHeld()), ...(await deps.deferredEmails.orgsWithHeld())];
+      // `publish` publishes each organization once.
       await deps.quota.publish(orgs.map((orgId) => ({ orgId, period })));
       published = period;
     } catch (err) {

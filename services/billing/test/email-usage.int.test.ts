@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import { createSqliteBus } from '@formgate/bus/sqlite';
-import { type DeliveryEventData, encodeEvent, Topics } from '@formgate/contracts';
+import { type BillingUsageDto, type DeliveryEventData, encodeEvent, Topics } from '@formgate/contracts';
 import {
   closeServer,
   createHttpServer,
@@ -34,8 +34,14 @@ describe('billing: emails sent, metered from delivery events', () => {
     expect(res.status).toBe(200);
     return (await res.json()) as { used: number; max: number };
   };
+  const usage = async (orgId: string) => {
+    const token = await codec.sign({ userId: 'u1', email: null, orgId, roles: ['member'], via: 'session' });
+    const res = await fetch(`${baseUrl}/api/v1/billing/usage`, { headers: { [IDENTITY_HEADER]: token } });
+    expect(res.status).toBe(200);
+    return ((await res.json()) as BillingUsageDto).emails;
+  };
   const delivery = (
-    type: 'delivery.succeeded' | 'delivery.failed',
+    type: 'delivery.succeeded' | 'delivery.failed' | 'delivery.deferred',
     data: Partial<DeliveryEventData> & { orgId: string },
   ) => ({
     key: data.orgId,
@@ -94,5 +100,35 @@ describe('billing: emails sent, metered from delivery events', () => {
     ]);
     await eventually(async () => expect(await quota(other)).toEqual({ used: 1, max: 50 }));
     expect(await quota(orgId)).toEqual({ used: 2, max: 50 });
+  });
+
+  it('counts deferred emails until their outcome, once each, whatever the order and the redeliveries', async () => {
+    const orgId = `org_${randomUUID()}`;
+    const [a, b, c] = [randomUUID(), randomUUID(), randomUUID()];
+    const deferred = (deliveryId: string) => delivery('delivery.deferred', { orgId, deliveryId });
+    await bus.publish(Topics.notificationsDelivery, [
+      deferred(a),
+      deferred(a),
+      deferred(b),
+      deferred(c),
+      // Webhooks are never deferred; one that said so would not count.
+      delivery('delivery.deferred', { orgId, channel: 'webhook', purpose: 'standard', target: 'wh_1' }),
+    ]);
+    await eventually(async () => expect(await usage(orgId)).toEqual({ used: 0, max: 50, deferred: 3 }));
+    // a is sent, b fails for good: they leave the ledger; a deferral of a republished late stays out of it.
+    await bus.publish(Topics.notificationsDelivery, [
+      delivery('delivery.succeeded', { orgId, deliveryId: a }),
+      delivery('delivery.failed', { orgId, deliveryId: b }),
+      deferred(a),
+    ]);
+    await eventually(async () => expect(await usage(orgId)).toEqual({ used: 1, max: 50, deferred: 1 }));
+    // An outcome before its deferral (published late by another instance) leaves nothing deferred either.
+    const d = randomUUID();
+    await bus.publish(Topics.notificationsDelivery, [
+      delivery('delivery.succeeded', { orgId, deliveryId: d }),
+      deferred(d),
+      delivery('delivery.succeeded', { orgId, deliveryId: c }),
+    ]);
+    await eventually(async () => expect(await usage(orgId)).toEqual({ used: 3, max: 50, deferred: 0 }));
   });
 });

@@ -5,3 +5,7 @@ import { runHeldStoreContract } from './held-store.contract.ts';
 const mongo = useTestMongo();
 
 runHeldStoreContract({ name: 'mongo', create: () => createMongoHeldStore(mongo()) });
+runHeldStoreContract({
+  name: 'mongo, deferred emails',
+  create: () => createMongoHeldStore(mongo(), { ledger: 'emails' }),
+});

@@ -18,6 +18,7 @@ export function sqliteBillingDeps(db: SqliteDb, plans: PlansFile) {
     store: createSqliteUsageStore(db),
     emails: createSqliteUsageStore(db, { meter: 'emails' }),
     held: createSqliteHeldStore(db),
+    deferredEmails: createSqliteHeldStore(db, { ledger: 'emails' }),
     subscriptions: createSqliteSubscriptionStore(db),
     catalog: planCatalog(plans),
     billingEnabled: false,

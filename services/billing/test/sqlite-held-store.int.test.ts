@@ -4,3 +4,7 @@ import { runHeldStoreContract } from './held-store.contract.ts';
 
 const db = openSqlite(':memory:');
 runHeldStoreContract({ name: 'sqlite', create: async () => createSqliteHeldStore(db) });
+runHeldStoreContract({
+  name: 'sqlite, deferred emails',
+  create: async () => createSqliteHeldStore(db, { ledger: 'emails' }),
+});

@@ -1,4 +1,4 @@
-import { createConsumers, type EventBus } from '@formgate/bus';
+import { createConsumers, type EventBus, type Subscription } from '@formgate/bus';
 import { TOPIC_SPECS, Topics } from '@formgate/contracts';
 import {
   AppError,
@@ -14,9 +14,11 @@ import {
 } from '@formgate/kit';
 import type { Mailer } from '@formgate/mail';
 import express from 'express';
+import { createDeferredReleaser } from './deliveries/deferred-releaser.ts';
 import { deliveriesRoutes } from './deliveries/deliveries.routes.ts';
 import { createDeliveryRunner } from './deliveries/delivery-runner.ts';
 import type { DeliveryStore } from './deliveries/delivery-store.ts';
+import { createEmailQuota } from './deliveries/email-quota.ts';
 import {
   createFormsViewHandler,
   createSubmissionChangesHandler,
@@ -73,8 +75,12 @@ export type NotificationsService = Service & {
  */
 export function createNotificationsService(deps: NotificationsServiceDeps): NotificationsService {
   const webhooks = createWebhookChannel({ ...deps, timeoutMs: deps.webhookTimeoutMs });
-  const runner = createDeliveryRunner({ ...deps, webhooks });
-  const worker = createRetryWorker({ ...deps, runner, intervalMs: deps.retryIntervalMs });
+  // The emails quota (`billing.quota`, replayed at start): emails over it are deferred, released when it allows.
+  const quota = createEmailQuota();
+  const runner = createDeliveryRunner({ ...deps, webhooks, quota });
+  const release = createDeferredReleaser({ ...deps, runner, quota });
+  const worker = createRetryWorker({ ...deps, runner, release, intervalMs: deps.retryIntervalMs });
+  const views: Subscription[] = [];
 
   const api = deliveriesRoutes({ ...deps, runner });
   const app = createServiceApp();
@@ -120,6 +126,9 @@ export function createNotificationsService(deps: NotificationsServiceDeps): Noti
     name: 'notifications',
     app,
     async start() {
+      // The quota view first: the first submissions handled must see the organizations over their emails quota.
+      await deps.bus.ensureTopics(TOPIC_SPECS);
+      views.push(await deps.bus.replay(Topics.billingQuota, (m) => quota.apply(m)));
       await consumers.start();
       void worker.start();
     },
@@ -127,6 +136,7 @@ export function createNotificationsService(deps: NotificationsServiceDeps): Noti
       await worker.stop();
       await api.drain();
       await consumers.stop();
+      await Promise.all(views.splice(0).map((v) => v.stop()));
     },
     runDueAttempts: worker.kick,
   };

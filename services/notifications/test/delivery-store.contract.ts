@@ -255,6 +255,87 @@ export function runDeliveryStoreContract(target: DeliveryStoreTarget) {
       expect((await store.listDue(`${base}59.000Z`, 1)).map((d) => d.id)).toEqual([early.id]);
     });
 
+    it('defers an email: no longer due, listed per organization in order, until an attempt is claimed', async () => {
+      const orgId = `org_${randomUUID()}`;
+      const past = '2001-01-01T00:00:00.000Z';
+      const [d1, d2, busy] = [0, 1, 2].map((i) => delivery({ orgId, nextAttemptAt: past, createdAt: at(i) })) as [
+        Delivery,
+        Delivery,
+        Delivery,
+      ];
+      const elsewhere = delivery({ nextAttemptAt: past });
+      await store.planDeliveries([d1, d2, busy, elsewhere]);
+      const deferred = await store.deferDelivery(d1.id, 0, at(10));
+      expect(deferred).toEqual({ ...d1, status: 'deferred', nextAttemptAt: null, updatedAt: at(10) });
+      await store.deferDelivery(d2.id, 0, at(11));
+      // Deferring again changes nothing; nor does a deferral by someone who read it before an attempt was claimed.
+      expect(await store.deferDelivery(d1.id, 0, at(12))).toEqual(deferred);
+      await store.claimAttempt(busy.id, 1, { startedAt: at(5), leaseUntil: at(125) });
+      expect(await store.deferDelivery(busy.id, 0, at(13))).toMatchObject({
+        status: 'pending',
+        nextAttemptAt: at(125),
+      });
+      expect(await store.deferDelivery(randomUUID(), 0, at(13))).toBeNull();
+
+      expect(await store.getDelivery(d1.id)).toEqual(deferred);
+      expect((await store.listBySubmission(d1.submissionId)).map((d) => d.status)).toEqual(['deferred']);
+      const due = (await store.listDue(at(100_000), 10_000)).map((d) => d.id);
+      expect(due).not.toContain(d1.id);
+      expect(due).not.toContain(d2.id);
+      expect(due).toContain(elsewhere.id);
+      expect((await store.listDeferred(orgId, 10)).map((d) => [d.id, d.status])).toEqual([
+        [d1.id, 'deferred'],
+        [d2.id, 'deferred'],
+      ]);
+      expect((await store.listDeferred(orgId, 1)).map((d) => d.id)).toEqual([d1.id]);
+      expect(await store.listDeferred(`org_${randomUUID()}`, 10)).toEqual([]);
+      expect(await store.deferredOrgs()).toContain(orgId);
+      expect(await store.deferredOrgs()).not.toContain(elsewhere.orgId);
+
+      // Each deferral awaits publication once.
+      const unpublished = async () => (await store.listUnpublished(10_000)).map((d) => d.id);
+      expect(await unpublished()).toEqual(expect.arrayContaining([d1.id, d2.id]));
+      await store.markDeferralPublished([d1.id]);
+      expect(await unpublished()).not.toContain(d1.id);
+      expect(await unpublished()).toContain(d2.id);
+
+      // Released: the claim ends the deferral (and its unpublished deferral), the outcome is recorded as usual.
+      expect(await store.claimAttempt(d1.id, 1, { startedAt: at(20), leaseUntil: at(140) })).toEqual({ claimed: true });
+      expect(await store.getDelivery(d1.id)).toMatchObject({
+        status: 'pending',
+        lastClaimed: 1,
+        nextAttemptAt: at(140),
+      });
+      await store.recordOutcome(d1.id, 1, {
+        status: 'succeeded',
+        response: { code: '250', text: 'accepted' },
+        messageId: '<d1@formgate>',
+        nextAttemptAt: null,
+        at: at(21),
+      });
+      await store.claimAttempt(d2.id, 1, { startedAt: at(20), leaseUntil: at(140) });
+      expect(await unpublished()).not.toContain(d2.id);
+      await store.recordOutcome(d2.id, 1, {
+        status: 'retrying',
+        response: { code: '421', text: 'later' },
+        messageId: null,
+        nextAttemptAt: at(30),
+        at: at(21),
+      });
+      expect(await store.getDelivery(d2.id)).toMatchObject({ status: 'retrying', nextAttemptAt: at(30) });
+      expect(await store.listDeferred(orgId, 10)).toEqual([]);
+      expect(await store.deferredOrgs()).not.toContain(orgId);
+      // A deferral never touches a final delivery, and marking deferrals published leaves its outcome pending.
+      expect(await store.deferDelivery(d1.id, 1, at(22))).toMatchObject({ status: 'succeeded', nextAttemptAt: null });
+      await store.markDeferralPublished([d1.id]);
+      expect(await unpublished()).toContain(d1.id);
+      await store.markPublished([d1.id]);
+      expect(await unpublished()).not.toContain(d1.id);
+      // A retrying delivery may be deferred again (its retry came while the quota was over).
+      expect(await store.deferDelivery(d2.id, 1, at(30))).toMatchObject({ status: 'deferred', attempts: 1 });
+      expect((await store.listDeferred(orgId, 10)).map((d) => d.id)).toEqual([d2.id]);
+    });
+
     it('moves past an abandoned claim', async () => {
       const d = delivery();
       await store.planDeliveries([d]);

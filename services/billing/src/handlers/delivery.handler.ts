@@ -1,6 +1,7 @@
 import type { BusMessage } from '@formgate/bus';
 import { billingPeriodOf, decodeEvent, Topics } from '@formgate/contracts';
 import type { Quota } from '../quota.ts';
+import type { HeldEntry, HeldStore } from '../store/held-store.ts';
 import type { UsageEntry, UsageStore } from '../store/usage-store.ts';
 
 /**
@@ -8,16 +9,31 @@ import type { UsageEntry, UsageStore } from '../store/usage-store.ts';
  * resend is a delivery of its own) counts once, by delivery id, in the period it was accepted by the mail server,
  * and the organization's quota view (`emailsUsed`, `emailsOverQuota`) is published. Redelivered or republished
  * events are not counted again. Webhooks and failed deliveries are not metered.
+ *
+ * Keeps the deferred emails' ledger too (`emails.deferred` of the usage API): a `delivery.deferred` enters it, the
+ * delivery's `delivery.succeeded` / `delivery.failed` leaves it for good (a deferral republished after the outcome,
+ * or redelivered, does not enter it again). Idempotent by delivery id.
  */
-export function createEmailUsageHandler(deps: { emails: UsageStore; quota: Quota }) {
+export function createEmailUsageHandler(deps: { emails: UsageStore; deferredEmails: HeldStore; quota: Quota }) {
   return async (batch: BusMessage[]) => {
     const entries: UsageEntry[] = [];
+    const deferred: HeldEntry[] = [];
+    const settled: HeldEntry[] = [];
     for (const m of batch) {
       const event = decodeEvent(Topics.notificationsDelivery, m.value);
-      if (event.type !== 'delivery.succeeded' || event.data.channel !== 'email') continue;
-      entries.push({ id: event.data.deliveryId, orgId: event.data.orgId, period: billingPeriodOf(event.data.at) });
+      if (event.data.channel !== 'email') continue;
+      const entry = { id: event.data.deliveryId, orgId: event.data.orgId };
+      if (event.type === 'delivery.deferred') {
+        deferred.push(entry);
+        continue;
+      }
+      settled.push(entry);
+      if (event.type === 'delivery.succeeded') entries.push({ ...entry, period: billingPeriodOf(event.data.at) });
     }
-    if (entries.length === 0) return;
-    await deps.quota.publish(await deps.emails.recordUsage(entries));
+    // Deferrals before outcomes: an outcome in the same batch settles its deferral.
+    if (deferred.length > 0) await deps.deferredEmails.hold(deferred);
+    const counts = entries.length > 0 ? await deps.emails.recordUsage(entries) : [];
+    if (settled.length > 0) await deps.deferredEmails.release(settled);
+    if (counts.length > 0) await deps.quota.publish(counts);
   };
 }

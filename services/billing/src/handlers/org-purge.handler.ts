@@ -7,7 +7,7 @@ import type { UsageStore } from '../store/usage-store.ts';
 
 /**
  * `billing.org-purge` on `orgs.organization`: on `organization.deleted`, deletes the organization's usage ledger,
- * held ledger and subscription (leaving a tombstone, so late submissions are not metered) and publishes its view
+ * held and deferred emails ledgers and subscription (leaving a tombstone, so late submissions are not metered) and publishes its view
  * for the current period (nothing used, nothing held, the default plan), so the compacted `billing.quota` (and the
  * views built from it, such as ingest's) no longer holds the organization over quota. Idempotent: purging again and
  * republishing the same view change nothing.
@@ -15,6 +15,7 @@ import type { UsageStore } from '../store/usage-store.ts';
 export function createOrgPurgeHandler(deps: {
   store: UsageStore;
   held: HeldStore;
+  deferredEmails: HeldStore;
   subscriptions: SubscriptionStore;
   quota: Quota;
 }) {
@@ -25,6 +26,7 @@ export function createOrgPurgeHandler(deps: {
       const scope = { orgId: event.data.orgId };
       await deps.store.purgeOrganization(scope);
       await deps.held.purgeOrganization(scope);
+      await deps.deferredEmails.purgeOrganization(scope);
       await deps.subscriptions.purgeOrganization(scope);
       await deps.quota.publish([scope]);
     }

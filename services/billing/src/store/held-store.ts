@@ -1,6 +1,9 @@
-/** A submission accepted over quota: stored and counted nowhere until released. */
+/**
+ * A submission accepted over quota: stored and counted nowhere until released. The same ledger, on its own table,
+ * keeps the notification emails deferred over quota (the delivery's id; released when its outcome arrives).
+ */
 export interface HeldEntry {
-  /** The submission's id. */
+  /** The submission's id (the deferred emails' ledger: the delivery's id). */
   id: string;
   orgId: string;
 }

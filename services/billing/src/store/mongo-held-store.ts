@@ -11,16 +11,23 @@ const ignoreDuplicates = (err: unknown) => {
   if (!isDuplicateKeyError(err)) throw err;
 };
 
+/** The held submissions' ledger's collection, or the deferred emails' (the same guarantees, another collection). */
+const COLLECTIONS = { submissions: 'held_submissions', emails: 'deferred_emails' } as const;
+
 /**
- * `HeldStore` on MongoDB 7+ or FerretDB 1.24: one document per submission ever held or released in
- * `held_submissions` (`_id` = submission id, `held` true or false). Holding inserts (a duplicate, held or released,
+ * `HeldStore` on MongoDB 7+ or FerretDB 1.24: one document per entry ever held or released in `held_submissions`
+ * (`ledger: 'submissions'`, the default; `_id` = submission id) or `deferred_emails` (`ledger: 'emails'`; `_id` =
+ * delivery id), `held` true or false. Holding inserts (a duplicate, held or released,
  * is left alone); releasing upserts `held: false`. Purges tombstone `purged_orgs` first; `hold` and `release` look
  * for the tombstone again after writing and delete what they wrote for a purged organization.
  */
-export async function createMongoHeldStore(conn: MongoConnection): Promise<HeldStore> {
+export async function createMongoHeldStore(
+  conn: MongoConnection,
+  options: { ledger?: keyof typeof COLLECTIONS } = {},
+): Promise<HeldStore> {
   const db = conn.db;
   if (!db) throw new Error('createMongoHeldStore: the connection is not open');
-  const held = db.collection<HeldDoc>('held_submissions');
+  const held = db.collection<HeldDoc>(COLLECTIONS[options.ledger ?? 'submissions']);
   const purged = db.collection<{ _id: string }>('purged_orgs');
   await held.createIndex({ orgId: 1, held: 1 }, { name: 'org_held' });
   const purgedAmong = async (orgIds: Iterable<string>) =>

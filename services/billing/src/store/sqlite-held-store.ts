@@ -1,29 +1,35 @@
 import type { SqliteDb } from '@formgate/store/sqlite';
 import type { HeldEntry, HeldStore } from './held-store.ts';
 
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS held_submissions (
+/** The held submissions' ledger's table, or the deferred emails' (the same guarantees, another table). */
+const TABLES = { submissions: 'held_submissions', emails: 'deferred_emails' } as const;
+
+const schema = (table: string) => `
+CREATE TABLE IF NOT EXISTS ${table} (
   submission_id TEXT PRIMARY KEY, org_id TEXT NOT NULL, held INTEGER NOT NULL
 ) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS held_by_org ON held_submissions (org_id) WHERE held = 1;
+CREATE INDEX IF NOT EXISTS ${table === 'held_submissions' ? 'held_by_org' : `${table}_by_org`} ON ${table} (org_id) WHERE held = 1;
 CREATE TABLE IF NOT EXISTS purged_orgs (org_id TEXT PRIMARY KEY) WITHOUT ROWID;
 `;
 
-/** `HeldStore` on SQLite: one row per submission ever held or released (`held` 1 or 0), in transactions. */
-export function createSqliteHeldStore(db: SqliteDb): HeldStore {
-  db.exec(SCHEMA);
+/**
+ * `HeldStore` on SQLite: one row per entry ever held or released (`held` 1 or 0), in transactions. The ledger is
+ * held submissions (`submissions`, the default) or deferred email deliveries (`emails`: ids are delivery ids); the
+ * purge tombstones are shared with the usage ledgers.
+ */
+export function createSqliteHeldStore(db: SqliteDb, options: { ledger?: keyof typeof TABLES } = {}): HeldStore {
+  const table = TABLES[options.ledger ?? 'submissions'];
+  db.exec(schema(table));
   const isPurged = db.prepare('SELECT 1 FROM purged_orgs WHERE org_id = ?').pluck();
-  const insertHeld = db.prepare(
-    'INSERT OR IGNORE INTO held_submissions (submission_id, org_id, held) VALUES (?, ?, 1)',
-  );
+  const insertHeld = db.prepare(`INSERT OR IGNORE INTO ${table} (submission_id, org_id, held) VALUES (?, ?, 1)`);
   const markReleased = db.prepare(
-    `INSERT INTO held_submissions (submission_id, org_id, held) VALUES (?, ?, 0)
+    `INSERT INTO ${table} (submission_id, org_id, held) VALUES (?, ?, 0)
      ON CONFLICT (submission_id) DO UPDATE SET held = 0`,
   );
-  const count = db.prepare('SELECT COUNT(*) FROM held_submissions WHERE org_id = ? AND held = 1').pluck();
-  const orgs = db.prepare('SELECT DISTINCT org_id FROM held_submissions WHERE held = 1').pluck();
+  const count = db.prepare(`SELECT COUNT(*) FROM ${table} WHERE org_id = ? AND held = 1`).pluck();
+  const orgs = db.prepare(`SELECT DISTINCT org_id FROM ${table} WHERE held = 1`).pluck();
   const tombstone = db.prepare('INSERT OR IGNORE INTO purged_orgs (org_id) VALUES (?)');
-  const remove = db.prepare('DELETE FROM held_submissions WHERE org_id = ?');
+  const remove = db.prepare(`DELETE FROM ${table} WHERE org_id = ?`);
 
   const write = (statement: typeof insertHeld) =>
     db.transaction((entries: HeldEntry[]) => {

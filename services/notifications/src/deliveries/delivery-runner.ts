@@ -5,6 +5,7 @@ import { type Mailer, MailSendError } from '@formgate/mail';
 import type { WebhookChannel } from '../endpoints/webhook-channel.ts';
 import { nextRetryDelayMs } from '../webhooks/retry-schedule.ts';
 import { type AttemptOutcome, type Delivery, type DeliveryStore, isFinal } from './delivery-store.ts';
+import type { EmailQuota } from './email-quota.ts';
 import type { Composer } from './ports.ts';
 import { MAX_ATTEMPTS, retryDelayMs } from './retry-schedule.ts';
 
@@ -22,6 +23,8 @@ export interface DeliveryRunnerDeps {
   compose: Composer;
   /** Sends `webhook` deliveries; without it they fail (`UNSUPPORTED_CHANNEL`). */
   webhooks?: WebhookChannel;
+  /** The organizations' emails quota (`billing.quota`): an email over it is deferred. Without it, none is. */
+  quota?: EmailQuota;
   clock: Clock;
   ids: Ids;
   logger: Logger;
@@ -131,16 +134,39 @@ export function createDeliveryRunner(deps: DeliveryRunnerDeps) {
       });
     }
     await store.skipAttempt(delivery.id, n);
-    return attempt({ ...delivery, lastClaimed: n });
+    return attemptNow({ ...delivery, lastClaimed: n });
   }
 
   /**
-   * Makes the next attempt of `delivery` if this instance wins its claim (after moving past an abandoned one).
-   * Resolves with the delivery as it stands afterwards, or null when another instance holds the attempt within its
-   * lease. Throws only when the store does.
+   * Makes the next attempt of `delivery` if this instance wins its claim (after moving past an abandoned one), or,
+   * for an email while its organization is over its emails quota, defers it: no claim, no send; it stays `deferred`
+   * (no `nextAttemptAt`) until the releaser attempts it again once the quota allows. Resolves with the delivery as
+   * it stands afterwards, or null when another instance holds the attempt within its lease. Throws only when the
+   * store does.
    */
   async function attempt(delivery: Delivery): Promise<Delivery | null> {
     if (isFinal(delivery.status)) return delivery;
+    if (delivery.channel !== 'email' || !deps.quota) return attemptNow(delivery);
+    const now = clock.now();
+    const ticket = deps.quota.take(delivery.orgId, now);
+    if (!ticket) {
+      if (delivery.status === 'deferred') return delivery;
+      const deferred = await store.deferDelivery(delivery.id, delivery.lastClaimed, now.toISOString());
+      if (deferred?.status === 'deferred') {
+        logger.info({ deliveryId: delivery.id, orgId: delivery.orgId }, 'email deferred: over the emails quota');
+      }
+      return deferred;
+    }
+    let after: Delivery | null = null;
+    try {
+      after = await attemptNow(delivery);
+      return after;
+    } finally {
+      ticket.settle(after?.status === 'succeeded' && after.attempts > delivery.attempts);
+    }
+  }
+
+  async function attemptNow(delivery: Delivery): Promise<Delivery | null> {
     const n = delivery.lastClaimed + 1;
     const started = clock.now().getTime();
     const claim = await store.claimAttempt(delivery.id, n, {
@@ -173,16 +199,23 @@ export function createDeliveryRunner(deps: DeliveryRunnerDeps) {
     return recorded;
   }
 
-  /** Publishes `delivery.succeeded` / `delivery.failed` for final deliveries, then clears their pending mark. */
+  /**
+   * Publishes `delivery.succeeded` / `delivery.failed` for final deliveries and `delivery.deferred` for deferred
+   * ones, then clears their pending marks (each its own: a deferral published while the delivery was released and
+   * finished leaves the outcome pending).
+   */
   async function publishOutcomes(deliveries: Delivery[]) {
     const final = deliveries.filter((d) => isFinal(d.status));
-    if (final.length === 0) return;
-    const messages = final.map((d) => ({
+    const deferred = deliveries.filter((d) => d.status === 'deferred');
+    if (final.length === 0 && deferred.length === 0) return;
+    const type = (d: Delivery) =>
+      d.status === 'succeeded' ? 'delivery.succeeded' : d.status === 'failed' ? 'delivery.failed' : 'delivery.deferred';
+    const messages = [...final, ...deferred].map((d) => ({
       key: d.orgId,
       value: encodeEvent(Topics.notificationsDelivery, {
         // One id per delivery outcome: a re-publication carries the same id, so consumers deduplicate on it.
         id: deps.ids.derived('delivery-outcome', d.id, d.status),
-        type: d.status === 'succeeded' ? 'delivery.succeeded' : 'delivery.failed',
+        type: type(d),
         version: 1,
         occurredAt: d.updatedAt,
         data: {
@@ -194,14 +227,16 @@ export function createDeliveryRunner(deps: DeliveryRunnerDeps) {
           purpose: d.purpose,
           // A webhook's URL can be its credential (Slack, Discord): the events name the endpoint by its id.
           target: d.channel === 'webhook' ? (d.targetId ?? '') : d.target,
-          attempt: Math.max(d.attempts, 1),
-          final: true,
+          // A deferral names the attempt that will follow it.
+          attempt: d.status === 'deferred' ? d.lastClaimed + 1 : Math.max(d.attempts, 1),
+          final: isFinal(d.status),
           at: d.updatedAt,
         },
       }),
     }));
     await deps.bus.publish(Topics.notificationsDelivery, messages);
-    await store.markPublished(final.map((d) => d.id));
+    if (final.length > 0) await store.markPublished(final.map((d) => d.id));
+    if (deferred.length > 0) await store.markDeferralPublished(deferred.map((d) => d.id));
   }
 
   return { attempt, publishOutcomes };

@@ -41,6 +41,7 @@ export interface Delivery {
   /** The address (lower case), or the webhook endpoint's URL. */
   target: string;
   targetId: string | null;
+  /** `deferred`: an email held back by the organization's emails quota (`deferDelivery`), no attempt in flight. */
   status: DeliveryStatus;
   /** Attempts whose outcome is recorded. */
   attempts: number;
@@ -48,7 +49,7 @@ export interface Delivery {
   lastClaimed: number;
   lastResponse: { code: string; text: string } | null;
   messageId: string | null;
-  /** When the next attempt is due: set while `pending` or `retrying`, null once final. */
+  /** When the next attempt is due: set while `pending` or `retrying`, null once final or while `deferred`. */
   nextAttemptAt: string | null;
   resendOf: string | null;
   /** Webhook deliveries only: the event sent (absent on email deliveries). */
@@ -59,7 +60,7 @@ export interface Delivery {
 
 /** What an attempt ended with. */
 export interface AttemptOutcome {
-  status: DeliveryStatus;
+  status: Exclude<DeliveryStatus, 'deferred'>;
   response: { code: string; text: string } | null;
   messageId: string | null;
   /** For `retrying`: when the next attempt is due. */
@@ -108,12 +109,24 @@ export type ClaimResult =
  *   `nextAttemptAt` and marks the delivery's event as pending publication.
  * - `skipAttempt(id, n)` moves `lastClaimed` to at least n (an abandoned claim: the next claim takes n + 1).
  * - `listDue(now, limit)` returns deliveries that are `pending` or `retrying` with `nextAttemptAt ≤ now`, earliest
- *   first (index-backed).
+ *   first (index-backed); never a `deferred` one.
+ * - `deferDelivery(id, lastClaimed, at)` marks a delivery that is not final, and whose `lastClaimed` is still the one
+ *   given (nobody claimed an attempt since the caller read it), `deferred`: no `nextAttemptAt` (no worker picks it
+ *   up), its deferral pending publication; it answers the delivery as stored (unchanged when the condition failed),
+ *   null when there is none. The next successful `claimAttempt` ends the deferral (the delivery is `pending` again,
+ *   leased to its claimer) and drops the deferral's pending publication; `recordOutcome` too. A deferral written late
+ *   over a final delivery (a stale writer: FerretDB runs a conditional update as a read then a write) never hides
+ *   its final status: a final delivery is never answered `deferred`, nor listed by `listDeferred`/`deferredOrgs`.
+ * - `listDeferred(orgId, limit)` returns the organization's `deferred` deliveries, oldest (`createdAt`) first;
+ *   `deferredOrgs()` the organizations that have any (both index-backed).
  * - `listByTarget(targetId, limit)` returns a webhook endpoint's most recent deliveries, newest first.
  * - `listBySubmissions(ids)` is `listBySubmission` of each id, concatenated in the order of `ids` (one call per
  *   consumer batch).
  * - `listBySubmission`, `listFailed(formId, from, to)` (final `failed`, `createdAt` in `[from, to)`), `countSince`
- *   (autoresponse rate limits) and `listUnpublished` are index-backed; `markPublished` clears the pending event.
+ *   (autoresponse rate limits) and `listUnpublished` (final outcomes and deferrals pending publication) are
+ *   index-backed; `markPublished` clears the pending final outcome, `markDeferralPublished` the pending deferral
+ *   (each leaves the other alone: a delivery released and finished while its deferral was being published keeps
+ *   its outcome pending).
  */
 export interface DeliveryStore {
   applyForm(form: FormView): Promise<void>;
@@ -144,8 +157,13 @@ export interface DeliveryStore {
   listAttempts(deliveryId: string): Promise<AttemptRecord[]>;
   listDue(now: string, limit: number): Promise<Delivery[]>;
 
+  deferDelivery(deliveryId: string, lastClaimed: number, at: string): Promise<Delivery | null>;
+  listDeferred(orgId: string, limit: number): Promise<Delivery[]>;
+  deferredOrgs(): Promise<string[]>;
+
   listUnpublished(limit: number): Promise<Delivery[]>;
   markPublished(ids: string[]): Promise<void>;
+  markDeferralPublished(ids: string[]): Promise<void>;
   close(): Promise<void>;
 }
 

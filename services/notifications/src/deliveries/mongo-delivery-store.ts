@@ -20,7 +20,18 @@ interface SubmissionDoc {
   _id: string;
   submission: StoredSubmission;
 }
-type DeliveryDoc = Omit<Delivery, 'id'> & { _id: string; eventPending?: true };
+/**
+ * `status` as recorded by attempts (never `deferred`); `deferredAt` set while the email is deferred (the delivery is
+ * then answered `deferred` unless final), `deferralPending` while its `delivery.deferred` awaits publication.
+ */
+type DeliveryDoc = Omit<Delivery, 'id'> & {
+  _id: string;
+  eventPending?: true;
+  deferredAt?: string;
+  deferralPending?: true;
+};
+
+const NOT_FINAL = { $in: ['pending', 'retrying'] as Delivery['status'][] };
 interface AttemptDoc {
   _id: string;
   deliveryId: string;
@@ -29,9 +40,18 @@ interface AttemptDoc {
   outcome: AttemptOutcome | null;
 }
 
-const toDelivery = ({ _id, eventPending: _e, webhookEvent, ...rest }: DeliveryDoc): Delivery => ({
+const toDelivery = ({
+  _id,
+  eventPending: _e,
+  deferralPending: _d,
+  deferredAt,
+  webhookEvent,
+  ...rest
+}: DeliveryDoc): Delivery => ({
   id: _id,
   ...rest,
+  // A deferral written late over a final delivery never hides its outcome.
+  status: deferredAt !== undefined && !isFinal(rest.status) ? 'deferred' : rest.status,
   ...(webhookEvent ? { webhookEvent } : {}),
 });
 
@@ -60,6 +80,8 @@ export async function createMongoDeliveryStore(conn: MongoConnection): Promise<D
     deliveries.createIndex({ formId: 1, purpose: 1, target: 1, createdAt: 1 }, { name: 'form_target' }),
     deliveries.createIndex({ eventPending: 1 }, { name: 'unpublished' }),
     deliveries.createIndex({ targetId: 1, createdAt: 1 }, { name: 'target' }),
+    deliveries.createIndex({ orgId: 1, deferredAt: 1 }, { name: 'deferred', sparse: true }),
+    deliveries.createIndex({ deferralPending: 1 }, { name: 'deferral_unpublished', sparse: true }),
     attempts.createIndex({ deliveryId: 1, attempt: 1 }, { name: 'delivery' }),
   ]);
 
@@ -184,7 +206,10 @@ export async function createMongoDeliveryStore(conn: MongoConnection): Promise<D
       }
       await deliveries.updateOne(
         { _id: deliveryId, lastClaimed: { $lt: attempt } },
-        { $set: { lastClaimed: attempt, nextAttemptAt: at.leaseUntil, updatedAt: at.startedAt } },
+        {
+          $set: { lastClaimed: attempt, nextAttemptAt: at.leaseUntil, updatedAt: at.startedAt },
+          $unset: { deferredAt: '', deferralPending: '' },
+        },
       );
       return { claimed: true };
     },
@@ -201,7 +226,9 @@ export async function createMongoDeliveryStore(conn: MongoConnection): Promise<D
       };
       await deliveries.updateOne(
         { _id: deliveryId, attempts: { $lt: attempt } },
-        final ? { $set: { ...set, eventPending: true as const } } : { $set: set, $unset: { eventPending: '' } },
+        final
+          ? { $set: { ...set, eventPending: true as const }, $unset: { deferredAt: '', deferralPending: '' } }
+          : { $set: set, $unset: { eventPending: '', deferredAt: '', deferralPending: '' } },
       );
       const doc = await deliveries.findOne({ _id: deliveryId });
       return doc ? toDelivery(doc) : null;
@@ -225,11 +252,38 @@ export async function createMongoDeliveryStore(conn: MongoConnection): Promise<D
       return docs.map(toDelivery);
     },
 
+    async deferDelivery(deliveryId, lastClaimed, at) {
+      await deliveries.updateOne(
+        { _id: deliveryId, lastClaimed, deferredAt: { $exists: false }, status: NOT_FINAL },
+        { $set: { deferredAt: at, updatedAt: at, nextAttemptAt: null, deferralPending: true as const } },
+      );
+      const doc = await deliveries.findOne({ _id: deliveryId });
+      return doc ? toDelivery(doc) : null;
+    },
+    async listDeferred(orgId, limit) {
+      const docs = await deliveries
+        .find({ orgId, deferredAt: { $type: 'string' }, status: NOT_FINAL })
+        .sort({ orgId: 1, deferredAt: 1, _id: 1 })
+        .limit(limit)
+        .toArray();
+      return docs.map(toDelivery);
+    },
+    async deferredOrgs() {
+      return (await deliveries.distinct('orgId', { deferredAt: { $type: 'string' }, status: NOT_FINAL })) as string[];
+    },
+
     async listUnpublished(limit) {
-      return (await deliveries.find({ eventPending: true }).limit(limit).toArray()).map(toDelivery);
+      const docs = await deliveries
+        .find({ $or: [{ eventPending: true }, { deferralPending: true }] })
+        .limit(limit)
+        .toArray();
+      return docs.map(toDelivery);
     },
     async markPublished(ids) {
       if (ids.length > 0) await deliveries.updateMany({ _id: { $in: ids } }, { $unset: { eventPending: '' } });
+    },
+    async markDeferralPublished(ids) {
+      if (ids.length > 0) await deliveries.updateMany({ _id: { $in: ids } }, { $unset: { deferralPending: '' } });
     },
     async close() {},
   };

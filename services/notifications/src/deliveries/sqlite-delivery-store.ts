@@ -39,6 +39,16 @@ ALTER TABLE deliveries ADD COLUMN webhook_event TEXT;
 CREATE INDEX IF NOT EXISTS deliveries_target ON deliveries (target_id, created_at) WHERE target_id IS NOT NULL;
 `;
 
+// Emails deferred by the organization's emails quota (issue 13): when, and whether the deferral awaits publication.
+const DEFERRALS = `
+ALTER TABLE deliveries ADD COLUMN deferred_at TEXT;
+ALTER TABLE deliveries ADD COLUMN deferral_pending INTEGER NOT NULL DEFAULT 0;
+CREATE INDEX IF NOT EXISTS deliveries_deferred ON deliveries (org_id, deferred_at) WHERE deferred_at IS NOT NULL;
+CREATE INDEX IF NOT EXISTS deliveries_deferral_unpublished ON deliveries (deferral_pending) WHERE deferral_pending = 1;
+`;
+
+const NOT_FINAL = `status NOT IN ('succeeded', 'failed')`;
+
 interface DeliveryRow {
   id: string;
   org_id: string;
@@ -58,6 +68,7 @@ interface DeliveryRow {
   created_at: string;
   updated_at: string;
   webhook_event: string | null;
+  deferred_at: string | null;
 }
 
 const toDelivery = (r: DeliveryRow): Delivery => ({
@@ -69,7 +80,8 @@ const toDelivery = (r: DeliveryRow): Delivery => ({
   purpose: r.purpose,
   target: r.target,
   targetId: r.target_id,
-  status: r.status,
+  // A deferral written late over a final delivery never hides its outcome.
+  status: r.deferred_at !== null && !isFinal(r.status) ? 'deferred' : r.status,
   attempts: r.attempts,
   lastClaimed: r.last_claimed,
   lastResponse: r.last_response ? JSON.parse(r.last_response) : null,
@@ -86,6 +98,9 @@ export function createSqliteDeliveryStore(db: SqliteDb): DeliveryStore {
   db.exec(SCHEMA);
   if (!db.prepare(`SELECT 1 FROM pragma_table_info('deliveries') WHERE name = 'webhook_event'`).get()) {
     db.transaction(() => db.exec(WEBHOOKS))();
+  }
+  if (!db.prepare(`SELECT 1 FROM pragma_table_info('deliveries') WHERE name = 'deferred_at'`).get()) {
+    db.transaction(() => db.exec(DEFERRALS))();
   }
   const s = {
     upsertForm: db.prepare(
@@ -127,13 +142,14 @@ export function createSqliteDeliveryStore(db: SqliteDb): DeliveryStore {
     ),
     getAttempt: db.prepare('SELECT * FROM delivery_attempts WHERE id = ?'),
     afterClaim: db.prepare(
-      'UPDATE deliveries SET last_claimed = max(last_claimed, ?), next_attempt_at = ?, updated_at = ? WHERE id = ?',
+      `UPDATE deliveries SET last_claimed = max(last_claimed, ?), next_attempt_at = ?, updated_at = ?, deferred_at = NULL,
+         deferral_pending = 0 WHERE id = ?`,
     ),
     outcomeOfAttempt: db.prepare('UPDATE delivery_attempts SET outcome = ? WHERE id = ?'),
     outcomeOfDelivery: db.prepare(
       `UPDATE deliveries SET status = @status, attempts = @attempt, last_claimed = max(last_claimed, @attempt),
          last_response = @response, message_id = coalesce(@messageId, message_id), next_attempt_at = @nextAttemptAt,
-         updated_at = @at, event_pending = @eventPending
+         updated_at = @at, event_pending = @eventPending, deferred_at = NULL, deferral_pending = 0
        WHERE id = @id AND attempts < @attempt`,
     ),
     skip: db.prepare('UPDATE deliveries SET last_claimed = max(last_claimed, ?) WHERE id = ?'),
@@ -141,8 +157,20 @@ export function createSqliteDeliveryStore(db: SqliteDb): DeliveryStore {
     due: db.prepare(
       'SELECT * FROM deliveries WHERE next_attempt_at IS NOT NULL AND next_attempt_at <= ? ORDER BY next_attempt_at LIMIT ?',
     ),
-    unpublished: db.prepare('SELECT * FROM deliveries WHERE event_pending = 1 LIMIT ?'),
+    defer: db.prepare(
+      `UPDATE deliveries SET deferred_at = @at, next_attempt_at = NULL, updated_at = @at, deferral_pending = 1
+       WHERE id = @id AND last_claimed = @lastClaimed AND deferred_at IS NULL AND ${NOT_FINAL}`,
+    ),
+    deferred: db.prepare(
+      `SELECT * FROM deliveries WHERE org_id = ? AND deferred_at IS NOT NULL AND ${NOT_FINAL}
+       ORDER BY deferred_at, id LIMIT ?`,
+    ),
+    deferredOrgs: db
+      .prepare(`SELECT DISTINCT org_id FROM deliveries WHERE deferred_at IS NOT NULL AND ${NOT_FINAL}`)
+      .pluck(),
+    unpublished: db.prepare('SELECT * FROM deliveries WHERE event_pending = 1 OR deferral_pending = 1 LIMIT ?'),
     published: db.prepare('UPDATE deliveries SET event_pending = 0 WHERE id = ?'),
+    deferralPublished: db.prepare('UPDATE deliveries SET deferral_pending = 0 WHERE id = ?'),
   };
 
   const plan = db.transaction((deliveries: Delivery[]) =>
@@ -185,6 +213,14 @@ export function createSqliteDeliveryStore(db: SqliteDb): DeliveryStore {
   );
   const markPublished = db.transaction((ids: string[]) => {
     for (const id of ids) s.published.run(id);
+  });
+  const markDeferralPublished = db.transaction((ids: string[]) => {
+    for (const id of ids) s.deferralPublished.run(id);
+  });
+  const defer = db.transaction((id: string, lastClaimed: number, at: string) => {
+    s.defer.run({ id, lastClaimed, at });
+    const row = s.getDelivery.get(id) as DeliveryRow | undefined;
+    return row ? toDelivery(row) : null;
   });
 
   return {
@@ -246,8 +282,12 @@ export function createSqliteDeliveryStore(db: SqliteDb): DeliveryStore {
         }),
       ),
     listDue: async (now, limit) => (s.due.all(now, limit) as DeliveryRow[]).map(toDelivery),
+    deferDelivery: async (id, lastClaimed, at) => defer(id, lastClaimed, at),
+    listDeferred: async (orgId, limit) => (s.deferred.all(orgId, limit) as DeliveryRow[]).map(toDelivery),
+    deferredOrgs: async () => s.deferredOrgs.all() as string[],
     listUnpublished: async (limit) => (s.unpublished.all(limit) as DeliveryRow[]).map(toDelivery),
     markPublished: async (ids) => markPublished(ids),
+    markDeferralPublished: async (ids) => markDeferralPublished(ids),
     async close() {},
   };
 }

@@ -15,12 +15,14 @@ import { formatDateTime } from '../../lib/format.ts';
 const STATUS_LABEL: Record<DeliveryDto['status'], string> = {
   pending: 'Sending',
   retrying: 'Retrying',
+  deferred: 'Deferred (emails quota)',
   succeeded: 'Delivered',
   failed: 'Failed',
 };
 const STATUS_TONE: Record<DeliveryDto['status'], string> = {
   pending: 'bg-zinc-100 text-zinc-800 dark:bg-zinc-800 dark:text-zinc-200',
   retrying: 'bg-amber-100 text-amber-900 dark:bg-amber-950 dark:text-amber-200',
+  deferred: 'bg-sky-100 text-sky-900 dark:bg-sky-950 dark:text-sky-200',
   succeeded: 'bg-emerald-100 text-emerald-900 dark:bg-emerald-950 dark:text-emerald-200',
   failed: 'bg-red-100 text-red-900 dark:bg-red-950 dark:text-red-200',
 };
