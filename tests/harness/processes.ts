@@ -40,7 +40,15 @@ export async function startProcess(name: string, entry: string, env: Record<stri
   const port = Number(env.PORT ?? (await freePort()));
   const child = spawn(process.execPath, ['--import', 'tsx', resolve(ROOT, entry)], {
     cwd: ROOT,
-    env: { ...process.env, LOG_LEVEL: 'info', ...env, PORT: String(port), HOST: '127.0.0.1' },
+    // The roomy plans unless the test names its own: a test holds submissions over a quota only when it means to.
+    env: {
+      ...process.env,
+      LOG_LEVEL: 'info',
+      PLANS_FILE: ROOMY_PLANS_FILE,
+      ...env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
