@@ -99,6 +99,7 @@ export async function startEmbedded(config: EmbeddedConfig, seams: EmbeddedSeams
     store: createSqliteFormsStore(dbs.forms),
     blobs,
     fileLinkSecret,
+    catalog,
   });
   const billing = createBillingService({
     ...common,

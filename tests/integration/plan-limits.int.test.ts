@@ -1,0 +1,106 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { encodeEvent, Topics } from '@formgate/contracts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Org } from '../harness/accounts.ts';
+import type { BrowserSession } from '../harness/browser-session.ts';
+import { eventually, startTestApp, type TestApp } from '../harness/embedded-app.ts';
+
+/** The default plan allows 2 forms and 2 members; `big` has no such limits. */
+const PLANS = {
+  defaultPlan: 'small',
+  plans: [
+    {
+      id: 'small',
+      name: 'Small',
+      limits: { submissionsPerMonth: 1000, emailsPerMonth: 100, forms: 2, members: 2, fileStorageMb: 1 },
+    },
+    { id: 'big', name: 'Big', prices: { monthly: 1500 }, limits: { submissionsPerMonth: 1000, emailsPerMonth: 100 } },
+  ],
+};
+
+const subscribed = (orgId: string, planId: string) => {
+  const changedAt = new Date().toISOString();
+  return {
+    key: orgId,
+    value: encodeEvent(Topics.billingSubscription, {
+      id: randomUUID(),
+      type: 'subscription.changed',
+      version: 1,
+      occurredAt: changedAt,
+      data: {
+        orgId,
+        planId,
+        status: 'active',
+        interval: 'month',
+        periodStart: changedAt,
+        periodEnd: null,
+        cancelAtPeriodEnd: false,
+        trialEnd: null,
+        stripeSubscriptionId: 'sub_test',
+        changedAt,
+      },
+    }),
+  };
+};
+
+describe('embedded mode: the plan’s other limits (forms, members, file storage)', () => {
+  let app: TestApp;
+  let owner: BrowserSession;
+  let org: Org;
+  let key: string;
+  const dir = mkdtempSync(join(tmpdir(), 'fg-limits-'));
+  beforeAll(async () => {
+    writeFileSync(join(dir, 'plans.json'), JSON.stringify(PLANS));
+    app = await startTestApp({ PLANS_FILE: join(dir, 'plans.json') });
+    owner = await app.accounts.signUp();
+    org = await app.accounts.createOrg(owner, 'Small plan');
+    key = await app.accounts.createApiKey(owner);
+  });
+  afterAll(async () => {
+    await app?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function api(method: string, path: string, body?: unknown) {
+    const res = await fetch(`${app.baseUrl}${path}`, {
+      method,
+      headers: { 'x-api-key': key, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    return { status: res.status, body: (await res.json().catch(() => null)) as Record<string, any> };
+  }
+
+  it('forms: a third form is refused with PLAN_LIMIT_REACHED, deleting one frees a slot, an upgrade lifts it', async () => {
+    const first = await api('POST', '/api/v1/forms', { name: 'One' });
+    const second = await api('POST', '/api/v1/forms', { name: 'Two' });
+    expect([first.status, second.status]).toEqual([201, 201]);
+    const third = await api('POST', '/api/v1/forms', { name: 'Three' });
+    expect(third.status).toBe(403);
+    expect(third.body.error).toMatchObject({
+      code: 'PLAN_LIMIT_REACHED',
+      message: expect.stringMatching(/allows 2 forms/),
+      details: { limit: 'forms', max: 2 },
+    });
+    // Nothing was created.
+    expect((await api('GET', '/api/v1/forms')).body.data.map((f: { name: string }) => f.name)).toEqual(['One', 'Two']);
+    // Another organization has its own count.
+    expect((await app.api('POST', '/api/v1/forms', { name: 'Elsewhere' }, 'other-org')).status).toBe(201);
+
+    expect((await api('DELETE', `/api/v1/forms/${first.body.id}`)).status).toBe(204);
+    expect((await api('POST', '/api/v1/forms', { name: 'Three' })).status).toBe(201);
+    expect((await api('POST', '/api/v1/forms', { name: 'Four' })).status).toBe(403);
+
+    // An upgrade (billing's quota view now names `big`): no forms limit.
+    await app.bus.publish(Topics.billingSubscription, [subscribed(org.id, 'big')]);
+    await eventually(async () => expect((await api('POST', '/api/v1/forms', { name: 'Four' })).status).toBe(201));
+    expect((await api('POST', '/api/v1/forms', { name: 'Five' })).status).toBe(201);
+
+    // A downgrade keeps the forms over the limit; only creating is refused again.
+    await app.bus.publish(Topics.billingSubscription, [subscribed(org.id, 'small')]);
+    await eventually(async () => expect((await api('POST', '/api/v1/forms', { name: 'Six' })).status).toBe(403));
+    expect((await api('GET', '/api/v1/forms')).body.data).toHaveLength(4);
+  });
+});
