@@ -103,4 +103,34 @@ describe('embedded mode: the plan’s other limits (forms, members, file storage
     await eventually(async () => expect((await api('POST', '/api/v1/forms', { name: 'Six' })).status).toBe(403));
     expect((await api('GET', '/api/v1/forms')).body.data).toHaveLength(4);
   });
+
+  it('members: the owner and one invitation fill a plan of 2; the second invitation is refused with PLAN_LIMIT_REACHED', async () => {
+    const invite = (email: string) =>
+      owner.call('POST', '/api/auth/organization/invite-member', { email, role: 'member', organizationId: org.id });
+    const first = await app.accounts.signUp();
+    const invited = await invite(first.email);
+    expect(invited.status).toBe(200);
+    const refused = await invite(`second-${randomUUID()}@example.test`);
+    expect(refused.status).toBe(403);
+    expect(refused.body).toMatchObject({
+      code: 'PLAN_LIMIT_REACHED',
+      message: "The organization's plan allows 2 members, pending invitations included; remove one or upgrade the plan",
+    });
+    // Inviting the same address again replaces its pending invitation: allowed.
+    const again = await invite(first.email);
+    expect(again.status).toBe(200);
+    // The invitation is accepted: 2 members, still full.
+    const accepted = await first.call('POST', '/api/auth/organization/accept-invitation', {
+      invitationId: again.body.id,
+    });
+    expect(accepted.status).toBe(200);
+    expect((await invite(`third-${randomUUID()}@example.test`)).status).toBe(403);
+    // Removing the member frees the seat.
+    const removed = await owner.call('POST', '/api/auth/organization/remove-member', {
+      memberIdOrEmail: first.email,
+      organizationId: org.id,
+    });
+    expect(removed.status).toBe(200);
+    expect((await invite(`fourth-${randomUUID()}@example.test`)).status).toBe(200);
+  });
 });
