@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import {
   createBillingService,
   createSqliteHeldStore,
+  createSqliteStorageStore,
   createSqliteSubscriptionStore,
   createSqliteUsageStore,
 } from '@formgate/billing';
@@ -66,6 +67,7 @@ beforeAll(async () => {
         emails: createSqliteUsageStore(openSqlite(join(dir, 'b.db')), { meter: 'emails' }),
         held: createSqliteHeldStore(openSqlite(join(dir, 'b.db'))),
         subscriptions: createSqliteSubscriptionStore(openSqlite(join(dir, 'b.db'))),
+        storage: createSqliteStorageStore(openSqlite(join(dir, 'b.db'))),
         catalog: planCatalog(DEFAULT_PLANS),
         billingEnabled: false,
       }).app,

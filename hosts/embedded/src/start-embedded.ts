@@ -6,6 +6,7 @@ import { type AdapterWrapper, accountSettings, createAccounts, createMailer } fr
 import {
   createBillingService,
   createSqliteHeldStore,
+  createSqliteStorageStore,
   createSqliteSubscriptionStore,
   createSqliteUsageStore,
 } from '@formgate/billing';
@@ -108,6 +109,7 @@ export async function startEmbedded(config: EmbeddedConfig, seams: EmbeddedSeams
     emails: createSqliteUsageStore(dbs.billing, { meter: 'emails' }),
     held: createSqliteHeldStore(dbs.billing),
     subscriptions: createSqliteSubscriptionStore(dbs.billing),
+    storage: createSqliteStorageStore(dbs.billing),
     catalog,
     billingEnabled: config.STRIPE_SECRET_KEY !== undefined,
   });

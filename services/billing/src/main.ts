@@ -3,6 +3,7 @@ import { createIdentityCodec, loadPlans, systemClock } from '@formgate/kit';
 import { loadBillingConfig } from './config.ts';
 import { createBillingService } from './create-service.ts';
 import { createMongoHeldStore } from './store/mongo-held-store.ts';
+import { createMongoStorageStore } from './store/mongo-storage-store.ts';
 import { createMongoSubscriptionStore } from './store/mongo-subscription-store.ts';
 import { createMongoUsageStore } from './store/mongo-usage-store.ts';
 
@@ -14,6 +15,7 @@ await runDistributed('billing', loadBillingConfig, async ({ config, logger, bus,
     emails: await createMongoUsageStore(db, { meter: 'emails' }),
     held: await createMongoHeldStore(db),
     subscriptions: await createMongoSubscriptionStore(db),
+    storage: await createMongoStorageStore(db),
     catalog,
     billingEnabled: config.BILLING_ENABLED,
     bus,
