@@ -46,6 +46,8 @@ const subscribed = (orgId: string, planId: string) => {
   };
 };
 
+type Reply = { id?: string; error?: Record<string, unknown>; data?: { name: string }[]; storage?: unknown };
+
 describe('embedded mode: the plan’s other limits (forms, members, file storage)', () => {
   let app: TestApp;
   let owner: BrowserSession;
@@ -70,7 +72,7 @@ describe('embedded mode: the plan’s other limits (forms, members, file storage
       headers: { 'x-api-key': key, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
-    return { status: res.status, body: (await res.json().catch(() => null)) as Record<string, any> };
+    return { status: res.status, body: (await res.json().catch(() => null)) as Reply };
   }
 
   it('forms: a third form is refused with PLAN_LIMIT_REACHED, deleting one frees a slot, an upgrade lifts it', async () => {
@@ -85,7 +87,7 @@ describe('embedded mode: the plan’s other limits (forms, members, file storage
       details: { limit: 'forms', max: 2 },
     });
     // Nothing was created.
-    expect((await api('GET', '/api/v1/forms')).body.data.map((f: { name: string }) => f.name)).toEqual(['One', 'Two']);
+    expect((await api('GET', '/api/v1/forms')).body.data?.map((f) => f.name)).toEqual(['One', 'Two']);
     // Another organization has its own count.
     expect((await app.api('POST', '/api/v1/forms', { name: 'Elsewhere' }, 'other-org')).status).toBe(201);
 
@@ -132,5 +134,56 @@ describe('embedded mode: the plan’s other limits (forms, members, file storage
     });
     expect(removed.status).toBe(200);
     expect((await invite(`fourth-${randomUUID()}@example.test`)).status).toBe(200);
+  });
+
+  it('storage: uploaded files show in MB on the usage, over the limit uploads are still accepted, deleting frees them', async () => {
+    // An organization of its own: the first one is over its forms limit by now.
+    const mine = 'storage-org';
+    const other = 'storage-other-org';
+    const call = async (method: string, path: string) => {
+      const res = await fetch(`${app.baseUrl}${path}`, { method, headers: { 'x-api-key': await app.apiKey(mine) } });
+      return { status: res.status, body: (await res.json().catch(() => null)) as Reply };
+    };
+    const created = await app.api('POST', '/api/v1/forms', { name: 'Uploads' }, mine);
+    expect(created.status).toBe(201);
+    const form = created.body as { id: string; key: string };
+    await app.waitForForm(form.key);
+    const upload = async (sizes: number[]) => {
+      const body = new FormData();
+      body.set('name', 'files');
+      for (const [i, size] of sizes.entries()) {
+        body.append(`file${i}`, new Blob([new Uint8Array(size).fill(65)]), `f${i}.bin`);
+      }
+      const res = await fetch(`${app.baseUrl}/f/${form.key}`, {
+        method: 'POST',
+        headers: { accept: 'application/json' },
+        body,
+      });
+      expect(res.status).toBe(200);
+      return ((await res.json()) as { id: string }).id;
+    };
+    const storage = async () => (await call('GET', '/api/v1/billing/usage')).body.storage;
+
+    expect(await storage()).toEqual({ usedMb: 0, maxMb: 1 });
+    const half = await upload([256 * 1024, 256 * 1024]); // 0.5 MiB
+    await eventually(async () => expect(await storage()).toEqual({ usedMb: 0.5, maxMb: 1 }));
+    // Over the plan's 1 MiB: still accepted and kept (never lose a submission), shown over the limit.
+    const big = await upload([768 * 1024]);
+    await eventually(async () => expect(await storage()).toEqual({ usedMb: 1.25, maxMb: 1 }));
+    await eventually(async () =>
+      expect((await app.listSubmissions(form.id, '', mine)).data.map((s) => s.id)).toContain(big),
+    );
+    // Another organization's usage is its own.
+    expect((await app.api('GET', '/api/v1/billing/usage', undefined, other)).body.storage).toEqual({
+      usedMb: 0,
+      maxMb: 1,
+    });
+
+    expect((await call('DELETE', `/api/v1/forms/${form.id}/submissions/${big}`)).status).toBe(204);
+    await eventually(async () => expect(await storage()).toEqual({ usedMb: 0.5, maxMb: 1 }));
+    expect(half).toBeTruthy();
+    // Deleting the form frees the rest.
+    expect((await call('DELETE', `/api/v1/forms/${form.id}`)).status).toBe(204);
+    await eventually(async () => expect(await storage()).toEqual({ usedMb: 0, maxMb: 1 }));
   });
 });
