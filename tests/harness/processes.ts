@@ -121,7 +121,7 @@ export async function startDistributed(opts: {
     MONGO_URL: opts.mongoUrl,
     MONGO_DB_PREFIX: `fg_e2e_${randomBytes(4).toString('hex')}`,
     IDENTITY_SECRET: secret,
-    // Billing and the gateway: a default plan no test reaches unless it means to.
+    // Billing, forms (its forms limit) and the gateway: a default plan no test reaches unless it means to.
     PLANS_FILE: opts.plansFile ?? ROOMY_PLANS_FILE,
   };
   const processes: Record<string, RunningProcess> = {};

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import {
   createBillingService,
   createSqliteHeldStore,
+  createSqliteStorageStore,
   createSqliteSubscriptionStore,
   createSqliteUsageStore,
 } from '@formgate/billing';
@@ -67,6 +68,7 @@ beforeAll(async () => {
         held: createSqliteHeldStore(openSqlite(join(dir, 'b.db'))),
         deferredEmails: createSqliteHeldStore(openSqlite(join(dir, 'b.db')), { ledger: 'emails' }),
         subscriptions: createSqliteSubscriptionStore(openSqlite(join(dir, 'b.db'))),
+        storage: createSqliteStorageStore(openSqlite(join(dir, 'b.db'))),
         catalog: planCatalog(DEFAULT_PLANS),
         billingEnabled: false,
       }).app,

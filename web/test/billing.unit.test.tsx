@@ -44,6 +44,7 @@ const freeUsage = (over: Partial<BillingUsageDto> = {}): BillingUsageDto => ({
   subscription: null,
   submissions: { used: 40, max: 100, held: 0 },
   emails: { used: 10, max: 100, deferred: 0 },
+  storage: { usedMb: 1.5, maxMb: 100 },
   ...over,
 });
 
@@ -241,7 +242,7 @@ describe('/dashboard/billing', () => {
 
     const usage = within(main.getByRole('region', { name: 'Usage this period' }));
     expect(usage.getByText(/1 November 2026 – 30 November 2026/)).toBeTruthy();
-    expect(usage.getAllByTestId('usage-bar-fill').map((f) => f.style.width)).toEqual(['100%', '100%']);
+    expect(usage.getAllByTestId('usage-bar-fill').map((f) => f.style.width)).toEqual(['100%', '100%', '1.5%']); // submissions, emails, storage (1.5 of 100 MB);
     expect(usage.getByText(/7 submissions are held until you upgrade or the period ends/)).toBeTruthy();
     expect(usage.getByText(/3 notification emails are deferred/)).toBeTruthy();
     const held = await usage.findByRole('link', { name: 'Held submissions of Contact <b>us</b>' });

@@ -6,6 +6,7 @@ import { type AdapterWrapper, accountSettings, createAccounts, createMailer } fr
 import {
   createBillingService,
   createSqliteHeldStore,
+  createSqliteStorageStore,
   createSqliteSubscriptionStore,
   createSqliteUsageStore,
 } from '@formgate/billing';
@@ -99,6 +100,7 @@ export async function startEmbedded(config: EmbeddedConfig, seams: EmbeddedSeams
     store: createSqliteFormsStore(dbs.forms),
     blobs,
     fileLinkSecret,
+    catalog,
   });
   const billing = createBillingService({
     ...common,
@@ -108,6 +110,7 @@ export async function startEmbedded(config: EmbeddedConfig, seams: EmbeddedSeams
     held: createSqliteHeldStore(dbs.billing),
     deferredEmails: createSqliteHeldStore(dbs.billing, { ledger: 'emails' }),
     subscriptions: createSqliteSubscriptionStore(dbs.billing),
+    storage: createSqliteStorageStore(dbs.billing),
     catalog,
     billingEnabled: config.STRIPE_SECRET_KEY !== undefined,
   });

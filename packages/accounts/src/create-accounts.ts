@@ -11,6 +11,7 @@ import { type ApiKeyCacheOptions, createApiKeyCache } from './api-key-cache.ts';
 import { createAuthenticator } from './authenticate.ts';
 import { type StripeSettings, stripeBillingPlugins } from './billing/stripe-billing.ts';
 import { type AuthSettings, authOptions, createAuth } from './create-auth.ts';
+import { createMemberLimits, type MemberLimitAdapter } from './member-limits.ts';
 import { createOrgEventOutbox } from './org-events/outbox.ts';
 import type { OutboxAdapter } from './org-events/schema.ts';
 import { createQuotaWarningHandler } from './quota-warnings.ts';
@@ -152,6 +153,12 @@ export function createAccounts(deps: AccountsDeps) {
           adapter: requireAdapter,
         })
       : undefined,
+    memberLimits: createMemberLimits({
+      plans,
+      billingEnabled: deps.stripe !== undefined,
+      adapter: () => requireAdapter() as unknown as MemberLimitAdapter,
+      now: () => deps.clock.now(),
+    }),
     database,
     adapterGuard: { timeoutMs: deps.authTimeoutMs ?? 3_000, onWrite: keyCache.observeWrite, wrap: deps.wrapAdapter },
     recordOrgEvent: outbox.record,

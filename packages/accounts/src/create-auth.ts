@@ -7,6 +7,7 @@ import { organization } from 'better-auth/plugins/organization';
 import { type AdapterGuardOptions, adapterGuardPlugin } from './adapter-guard.ts';
 import { specDenialMessagesPlugin } from './denial-messages.ts';
 import { LAST_ACTIVE_ORG_FIELD, lastActiveOrganizationHooks } from './last-active-org.ts';
+import { type MemberLimits, planLimitMessagesPlugin } from './member-limits.ts';
 import { orgEventHooks } from './org-events/hooks.ts';
 import type { OrgEventRecorder } from './org-events/recorder.ts';
 import { orgEventOutboxPlugin } from './org-events/schema.ts';
@@ -39,6 +40,8 @@ export interface AuthSettings {
   onVerifiedUser?: (user: { id: string; email: string }) => Promise<void>;
   /** Billing through Stripe (`stripeBillingPlugins`), only when the instance has Stripe keys. */
   billingPlugins?: BetterAuthPlugin[];
+  /** The plan's `members` limit on invitations and memberships (`createMemberLimits`); absent: better-auth's 100. */
+  memberLimits?: MemberLimits;
 }
 
 const minute = (max: number) => ({ window: 60, max });
@@ -135,6 +138,7 @@ export function authOptions(s: AuthSettings) {
         teams: { enabled: true },
         invitationExpiresIn: s.invitationTtlSeconds,
         cancelPendingInvitationsOnReInvite: true,
+        ...(s.memberLimits ? { membershipLimit: s.memberLimits.membershipLimit } : {}),
         sendInvitationEmail: ({ email, organization: org, inviter, id }) =>
           send(
             email,
@@ -143,6 +147,8 @@ export function authOptions(s: AuthSettings) {
           ),
         organizationHooks: {
           ...hooks,
+          // The plan's members limit: pending invitations count (ADR 37).
+          ...(s.memberLimits ? { beforeCreateInvitation: s.memberLimits.beforeCreateInvitation } : {}),
           // Keys are revoked first: if recording the event fails, the organization's keys are already dead.
           afterDeleteOrganization: async (data) => {
             await s.revokeApiKeys(data.organization.id);
@@ -171,6 +177,7 @@ export function authOptions(s: AuthSettings) {
       orgEventOutboxPlugin(),
       quotaWarningsPlugin(),
       specDenialMessagesPlugin(),
+      ...(s.memberLimits ? [planLimitMessagesPlugin(s.memberLimits)] : []),
       ...(s.billingPlugins ?? []),
     ],
   } satisfies BetterAuthOptions;

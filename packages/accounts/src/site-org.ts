@@ -1,9 +1,10 @@
+import { SITE_ORG_ID } from '@formgate/contracts';
 import type { Clock } from '@formgate/kit';
 import type { OrgEventRecorder } from './org-events/recorder.ts';
 import type { OutboxAdapter } from './org-events/schema.ts';
 
 /** The instance's own organization: it holds the forms of the public site (example, waitlist, feedback). */
-export const SITE_ORG = { id: 'formgate-site', name: 'Formgate site', slug: 'formgate-site' } as const;
+export const SITE_ORG = { id: SITE_ORG_ID, name: 'Formgate site', slug: 'formgate-site' } as const;
 /** The member row the first verified user takes: a fixed id, so of two concurrent claims one insert wins. */
 const FIRST_OWNER_MEMBER_ID = 'formgate-site-first-owner';
 

@@ -26,6 +26,11 @@ export interface BillingUsageDto {
   subscription: SubscriptionDto | null;
   submissions: { used: number; max: number; held: number };
   emails: { used: number; max: number; deferred: number };
+  /**
+   * Uploaded files kept (held and spam submissions included), in MiB with two decimals; `maxMb` is the plan's
+   * `fileStorageMb`, `null`: no limit. Over it, uploads are still accepted (ADR 37).
+   */
+  storage: { usedMb: number; maxMb: number | null };
 }
 
 /** The first and last day (UTC, `YYYY-MM-DD`) of a `YYYY-MM` billing period. */

@@ -26,6 +26,8 @@ const COMMON = define({
   FORBIDDEN: { status: 403, message: 'Not authorized' },
   CSRF_REJECTED: { status: 403, message: 'Cross-site request refused' },
   NO_ACTIVE_ORGANIZATION: { status: 403, message: 'Create or choose an organization first' },
+  /** Raised by forms (creating a form) and accounts (inviting a member): `details: {limit, max}` (issue 13). */
+  PLAN_LIMIT_REACHED: { status: 403, message: "The organization's plan allows no more of these; upgrade the plan" },
   NOT_FOUND: { status: 404, message: 'Not found' },
   METHOD_NOT_ALLOWED: { status: 405, message: 'Method not allowed' },
   PAYLOAD_TOO_LARGE: { status: 413, message: 'Request body too large' },

@@ -5,6 +5,9 @@ import { z } from 'zod';
  * The defaults below apply unless the operator names a `PLANS_FILE` (see `parsePlansFile`).
  */
 
+/** The site organization (ADR 23): Formgate's own forms (example, waitlist, feedback), under no plan's limits. */
+export const SITE_ORG_ID = 'formgate-site';
+
 /** What a plan may enable beyond its limits. */
 export const PLAN_FEATURES = ['webhooks', 'file-uploads', 'custom-smtp', 'autoresponse', 'priority-support'] as const;
 export type PlanFeature = (typeof PLAN_FEATURES)[number];

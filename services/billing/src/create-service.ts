@@ -21,12 +21,14 @@ import {
 } from '@formgate/kit';
 import { createEmailUsageHandler } from './handlers/delivery.handler.ts';
 import { createOrgPurgeHandler } from './handlers/org-purge.handler.ts';
+import { createStorageHandlers } from './handlers/storage.handler.ts';
 import { createSubmissionChangedHandler } from './handlers/submission-changed.handler.ts';
 import { createUsageHandler } from './handlers/submission-received.handler.ts';
 import { createSubscriptionChangedHandler } from './handlers/subscription-changed.handler.ts';
 import { startPeriodWatch } from './period-watch.ts';
 import { createQuota } from './quota.ts';
 import type { HeldStore } from './store/held-store.ts';
+import type { StorageStore } from './store/storage-store.ts';
 import type { SubscriptionState, SubscriptionStore } from './store/subscription-store.ts';
 import type { UsageStore } from './store/usage-store.ts';
 
@@ -40,6 +42,8 @@ export interface BillingServiceDeps {
   /** Notification emails deferred over quota (`createSqliteHeldStore(db, { ledger: 'emails' })`): `emails.deferred`. */
   deferredEmails: HeldStore;
   subscriptions: SubscriptionStore;
+  /** The file storage meter: bytes of uploaded files kept per organization. */
+  storage: StorageStore;
   /** The plans in force (`loadPlans(config.PLANS_FILE)`). */
   catalog: PlanCatalog;
   /** The instance takes payments (it has Stripe keys); without, every organization is on the default plan. */
@@ -63,6 +67,10 @@ const subscriptionDto = (s: SubscriptionState | null): SubscriptionDto | null =>
         trialEnd: s.trialEnd,
       }
     : null;
+
+const MIB = 1024 * 1024;
+/** MiB with two decimals, rounded up: a few bytes show as 0.01, never as nothing. */
+const toMb = (bytes: number) => Math.ceil((bytes / MIB) * 100) / 100;
 
 /** Billing: plans in force, subscriptions, the usage and held ledgers, and the quota view on `billing.quota`. */
 export function createBillingService(deps: BillingServiceDeps): Service {
@@ -89,6 +97,7 @@ export function createBillingService(deps: BillingServiceDeps): Service {
       submissions: { used: view.submissionsUsed, max: view.submissionsMax, held: view.submissionsHeld },
       // Deferred: from notifications' `delivery.deferred`, until the delivery's outcome.
       emails: { used: view.emailsUsed, max: view.emailsMax ?? plan.limits.emailsPerMonth, deferred },
+      storage: { usedMb: toMb(await deps.storage.usedBytes({ orgId })), maxMb: plan.limits.fileStorageMb },
     };
     res.json(usage);
   });
@@ -102,6 +111,7 @@ export function createBillingService(deps: BillingServiceDeps): Service {
   app.use(errorHandler(deps.logger));
 
   const handlerDeps = { ...deps, quota };
+  const storage = createStorageHandlers(deps);
   const consumers = createConsumers(deps.bus, TOPIC_SPECS, [
     {
       group: 'billing.usage',
@@ -121,6 +131,14 @@ export function createBillingService(deps: BillingServiceDeps): Service {
       handler: createSubscriptionChangedHandler(handlerDeps),
     },
     { group: 'billing.org-purge', topic: Topics.orgsOrganization, handler: createOrgPurgeHandler(handlerDeps) },
+    { group: 'billing.storage', topic: Topics.ingestSubmission, handler: storage.received, maxBatchSize: 1_000 },
+    {
+      group: 'billing.storage-deletions',
+      topic: Topics.formsSubmission,
+      handler: storage.deleted,
+      maxBatchSize: 1_000,
+    },
+    { group: 'billing.storage-forms', topic: Topics.formsForm, handler: storage.formDeleted, maxBatchSize: 500 },
     {
       group: 'billing.emails',
       topic: Topics.notificationsDelivery,

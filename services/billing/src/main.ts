@@ -3,6 +3,7 @@ import { createIdentityCodec, loadPlans, systemClock } from '@formgate/kit';
 import { loadBillingConfig } from './config.ts';
 import { createBillingService } from './create-service.ts';
 import { createMongoHeldStore } from './store/mongo-held-store.ts';
+import { createMongoStorageStore } from './store/mongo-storage-store.ts';
 import { createMongoSubscriptionStore } from './store/mongo-subscription-store.ts';
 import { createMongoUsageStore } from './store/mongo-usage-store.ts';
 
@@ -15,6 +16,7 @@ await runDistributed('billing', loadBillingConfig, async ({ config, logger, bus,
     held: await createMongoHeldStore(db),
     deferredEmails: await createMongoHeldStore(db, { ledger: 'emails' }),
     subscriptions: await createMongoSubscriptionStore(db),
+    storage: await createMongoStorageStore(db),
     catalog,
     billingEnabled: config.BILLING_ENABLED,
     bus,

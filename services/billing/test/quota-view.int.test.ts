@@ -87,6 +87,7 @@ describe('billing: the quota view follows usage, held submissions, subscriptions
       subscription: null,
       submissions: { used: 3, max: 3, held: 2 },
       emails: { used: 0, max: 2, deferred: 0 },
+      storage: { usedMb: 0, maxMb: null },
     });
 
     const upgrade = subscriptionChanged(orgId, '2026-05-14T11:30:00.000Z');

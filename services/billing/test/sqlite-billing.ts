@@ -2,6 +2,7 @@ import { type PlansFile, PlansFileSchema } from '@formgate/contracts';
 import { planCatalog } from '@formgate/kit';
 import type { SqliteDb } from '@formgate/store/sqlite';
 import { createSqliteHeldStore } from '../src/store/sqlite-held-store.ts';
+import { createSqliteStorageStore } from '../src/store/sqlite-storage-store.ts';
 import { createSqliteSubscriptionStore } from '../src/store/sqlite-subscription-store.ts';
 import { createSqliteUsageStore } from '../src/store/sqlite-usage-store.ts';
 
@@ -20,6 +21,7 @@ export function sqliteBillingDeps(db: SqliteDb, plans: PlansFile) {
     held: createSqliteHeldStore(db),
     deferredEmails: createSqliteHeldStore(db, { ledger: 'emails' }),
     subscriptions: createSqliteSubscriptionStore(db),
+    storage: createSqliteStorageStore(db),
     catalog: planCatalog(plans),
     billingEnabled: false,
   };

@@ -7,5 +7,7 @@ export const loadFormsConfig = defineConfig(
     PORT: serviceEnv.PORT.default(4001),
     /** Signs the links to uploaded files (`GET /api/v1/files/{token}`); ≥ 32 characters, the same on every instance. */
     FILE_LINK_SECRET: secretEnv,
+    /** The plans file (the same as billing's and the gateway's): each plan's `forms` limit. Unset: the built-in plans. */
+    PLANS_FILE: z.string().min(1).optional(),
   }),
 );

@@ -1,5 +1,5 @@
-import { createConsumers, type EventBus } from '@formgate/bus';
-import { TOPIC_SPECS, Topics } from '@formgate/contracts';
+import { createConsumers, type EventBus, type Subscription } from '@formgate/bus';
+import { SITE_ORG_ID, TOPIC_SPECS, Topics } from '@formgate/contracts';
 import {
   type Clock,
   createServiceApp,
@@ -7,6 +7,7 @@ import {
   type IdentityVerifier,
   type Ids,
   type Logger,
+  type PlanCatalog,
   requireIdentity,
   requireJson,
   type Service,
@@ -22,6 +23,7 @@ import { createSubmissionReceivedHandler } from './handlers/submission-received.
 import { type FileLinkDeps, fileDownloadRoutes, fileLinkRoutes } from './routes/file-links.routes.ts';
 import { formsRoutes } from './routes/forms.routes.ts';
 import type { FormsStore } from './store/forms-store.ts';
+import { createPlanView } from './views/plan-view.ts';
 
 export interface FormsServiceDeps {
   store: FormsStore;
@@ -34,11 +36,19 @@ export interface FormsServiceDeps {
   identity: IdentityVerifier;
   /** The secret (≥ 32 characters) that signs links to files (`FILE_LINK_SECRET`); without it those routes answer 404. */
   fileLinkSecret?: string;
+  /** The plans in force (`loadPlans(PLANS_FILE)`): an organization's `forms` limit. Absent: no limit (tests of other things). */
+  catalog?: PlanCatalog;
 }
 
 /** The forms service: forms and their settings, and the submissions read model. */
 export function createFormsService(deps: FormsServiceDeps): Service {
   const publisher = createFormPublisher(deps);
+  // Each organization's plan, from billing's quota view; the default plan for one billing has not published.
+  const plans = createPlanView();
+  const { catalog } = deps;
+  const formsLimit = catalog
+    ? (orgId: string) => (orgId === SITE_ORG_ID ? null : catalog.resolve(plans.planOf(orgId)).limits.forms)
+    : undefined;
   const app = createServiceApp();
   const fileDeps: FileLinkDeps = {
     store: deps.store,
@@ -53,6 +63,7 @@ export function createFormsService(deps: FormsServiceDeps): Service {
     express.json({ limit: '64kb' }),
     formsRoutes({
       ...deps,
+      ...(formsLimit ? { formsLimit } : {}),
       onFormChanged: () => void publisher.kick(),
       onSubmissionChanged: () => void publisher.kick(),
     }),
@@ -91,14 +102,17 @@ export function createFormsService(deps: FormsServiceDeps): Service {
       }),
     },
   ]);
+  let planView: Subscription | undefined;
   return {
     name: 'forms',
     app,
     async start() {
-      await consumers.start();
+      await consumers.start(); // creates the topics the view reads
+      planView = await deps.bus.replay(Topics.billingQuota, (m) => plans.apply(m));
       await publisher.start();
     },
     async stop() {
+      await planView?.stop();
       await consumers.stop();
       await publisher.stop();
     },

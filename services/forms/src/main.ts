@@ -1,11 +1,13 @@
 import { runDistributed } from '@formgate/host-distributed';
-import { createIdentityCodec, systemClock, systemIds } from '@formgate/kit';
+import { createIdentityCodec, loadPlans, systemClock, systemIds } from '@formgate/kit';
 import { createGridFsBlobStore } from '@formgate/store/mongo';
 import { loadFormsConfig } from './config.ts';
 import { createFormsService } from './create-service.ts';
 import { createMongoFormsStore } from './store/mongo-forms-store.ts';
 
 await runDistributed('forms', loadFormsConfig, async ({ config, logger, bus, mongo }) => {
+  // A bad PLANS_FILE stops the boot listing every problem.
+  const catalog = loadPlans(config.PLANS_FILE);
   const service = createFormsService({
     store: await createMongoFormsStore(await mongo('forms')),
     blobs: createGridFsBlobStore(await mongo('files')),
@@ -15,6 +17,7 @@ await runDistributed('forms', loadFormsConfig, async ({ config, logger, bus, mon
     logger,
     identity: createIdentityCodec(config.IDENTITY_SECRET),
     fileLinkSecret: config.FILE_LINK_SECRET,
+    catalog,
   });
   return { ...service, handler: service.app };
 });

@@ -10,6 +10,26 @@ export interface FormWriteDeps {
   ids: Ids;
   /** Called after a form version is stored, so the outbox relay publishes it promptly. */
   onFormChanged: () => void;
+  /** The most forms the organization's plan allows (`null`: no limit); absent: no limit. */
+  formsLimit?: (orgId: string) => number | null;
+}
+
+/**
+ * Refuses a new form when the organization already has as many as its plan allows (issue 13). Forms kept over a
+ * lowered limit stay; deleting one frees a slot. Two creations at the same instant may both pass (a soft limit,
+ * checked against the store, not reserved): the limit is a product rule, not a safety one.
+ */
+async function checkFormsLimit(deps: FormWriteDeps, scope: OrgScope): Promise<void> {
+  const max = deps.formsLimit?.(scope.orgId) ?? null;
+  if (max === null) return;
+  const count = (await deps.store.listForms(scope)).length;
+  if (count >= max) {
+    throw new AppError(
+      'PLAN_LIMIT_REACHED',
+      `The organization's plan allows ${max} form${max === 1 ? '' : 's'}; delete one or upgrade the plan`,
+      { details: { limit: 'forms', max } },
+    );
+  }
 }
 
 export function slugify(name: string): string {
@@ -25,6 +45,7 @@ export function slugify(name: string): string {
 }
 
 export async function createForm(deps: FormWriteDeps, scope: OrgScope, request: CreateFormRequest): Promise<Form> {
+  await checkFormsLimit(deps, scope);
   const now = deps.clock.now().toISOString();
   const base = request.slug ?? slugify(request.name);
   const candidates = request.slug ? [base] : [base, ...Array.from({ length: 8 }, (_, i) => `${base}-${i + 2}`)];

@@ -27,19 +27,11 @@ export const emailQuotaQuery = () =>
     queryFn: () => apiFetch<EmailQuota>('/api/v1/billing/email-quota'),
   });
 
-/**
- * Storage used against the plan (pending API: `BillingUsageDto` has no storage yet). Shown on the billing screen
- * only when the server answers it.
- */
-export interface StorageUsage {
-  /** MiB used. */
-  usedMb: number;
-  /** MiB allowed; null: no limit. */
-  maxMb: number | null;
-}
+/** Storage used against the plan: MiB used, and MiB allowed (`null`: no limit). */
+export type StorageUsage = BillingUsageDto['storage'];
 
-/** The usage answer, with the storage a later server may add. */
-export type BillingUsage = BillingUsageDto & { storage?: StorageUsage };
+/** The usage answer. */
+export type BillingUsage = BillingUsageDto;
 
 /** The organization's plan, subscription and usage this period (`GET /api/v1/billing/usage`). */
 export const billingUsageQuery = () =>

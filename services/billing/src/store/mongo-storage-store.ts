@@ -1,0 +1,101 @@
+import { isDuplicateKeyError, type MongoConnection } from '@formgate/store/mongo';
+import type { StorageStore } from './storage-store.ts';
+
+interface StoredFilesDoc {
+  /** The submission's id. */
+  _id: string;
+  orgId: string;
+  formId: string | null;
+  bytes: number;
+  freed: boolean;
+}
+
+const ignoreDuplicates = (err: unknown) => {
+  if (!isDuplicateKeyError(err)) throw err;
+};
+
+/**
+ * `StorageStore` on MongoDB 7+ or FerretDB 1.24: one document per submission with files recorded or freed in
+ * `stored_files` (a freed one stays, `freed: true`, as the tombstone), deleted forms in `freed_forms`, purged
+ * organizations in `purged_orgs` (shared with the other ledgers). Recording inserts (a duplicate is left alone), then
+ * looks for a form or organization tombstone again and frees what it wrote under one (a deletion at the same
+ * moment). The sum is an aggregation over the organization's live documents.
+ */
+export async function createMongoStorageStore(conn: MongoConnection): Promise<StorageStore> {
+  const db = conn.db;
+  if (!db) throw new Error('createMongoStorageStore: the connection is not open');
+  const files = db.collection<StoredFilesDoc>('stored_files');
+  const forms = db.collection<{ _id: string; orgId: string }>('freed_forms');
+  const purged = db.collection<{ _id: string }>('purged_orgs');
+  await files.createIndex({ orgId: 1, freed: 1 }, { name: 'org_freed' });
+  await files.createIndex({ formId: 1 }, { name: 'form' });
+
+  const goneAmong = async (orgIds: string[], formIds: string[]) => ({
+    orgs: new Set((await purged.find({ _id: { $in: [...new Set(orgIds)] } }).toArray()).map((d) => d._id)),
+    forms: new Set((await forms.find({ _id: { $in: [...new Set(formIds)] } }).toArray()).map((d) => d._id)),
+  });
+
+  return {
+    async record(entries) {
+      const withBytes = entries.filter((e) => e.bytes > 0);
+      if (withBytes.length === 0) return;
+      const before = await goneAmong(
+        withBytes.map((e) => e.orgId),
+        withBytes.map((e) => e.formId),
+      );
+      const live = withBytes.filter((e) => !before.orgs.has(e.orgId) && !before.forms.has(e.formId));
+      if (live.length === 0) return;
+      await files
+        .insertMany(
+          live.map((e) => ({ _id: e.id, orgId: e.orgId, formId: e.formId, bytes: e.bytes, freed: false })),
+          { ordered: false },
+        )
+        .catch(ignoreDuplicates);
+      const since = await goneAmong(
+        live.map((e) => e.orgId),
+        live.map((e) => e.formId),
+      );
+      if (since.orgs.size > 0) await files.deleteMany({ orgId: { $in: [...since.orgs] } });
+      if (since.forms.size > 0)
+        await files.updateMany({ formId: { $in: [...since.forms] } }, { $set: { freed: true } });
+    },
+    async free(entries) {
+      if (entries.length === 0) return;
+      const write = () =>
+        files.bulkWrite(
+          entries.map((e) => ({
+            updateOne: {
+              filter: { _id: e.id },
+              update: { $set: { freed: true }, $setOnInsert: { orgId: e.orgId, formId: null, bytes: 0 } },
+              upsert: true,
+            },
+          })),
+          { ordered: false },
+        );
+      // An upsert racing `record`'s insert of the same id loses with a duplicate key; again, it updates.
+      await write().catch((err: unknown) => {
+        if (!isDuplicateKeyError(err)) throw err;
+        return write();
+      });
+    },
+    async freeForm(scope, formId) {
+      await forms.insertOne({ _id: formId, orgId: scope.orgId }).catch(ignoreDuplicates);
+      await files.updateMany({ orgId: scope.orgId, formId, freed: false }, { $set: { freed: true } });
+    },
+    async usedBytes(scope) {
+      const [total] = await files
+        .aggregate<{ bytes: number }>([
+          { $match: { orgId: scope.orgId, freed: false } },
+          { $group: { _id: null, bytes: { $sum: '$bytes' } } },
+        ])
+        .toArray();
+      return total?.bytes ?? 0;
+    },
+    async purgeOrganization(scope) {
+      await purged.insertOne({ _id: scope.orgId }).catch(ignoreDuplicates);
+      await files.deleteMany({ orgId: scope.orgId });
+      await forms.deleteMany({ orgId: scope.orgId });
+    },
+    async close() {},
+  };
+}
