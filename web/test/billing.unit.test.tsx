@@ -164,7 +164,7 @@ describe('/pricing', () => {
     expect(within(business).getByText('Unlimited forms')).toBeTruthy();
     expect(within(business).getByText('Unlimited team members')).toBeTruthy();
     expect(within(business).getByText('100 GB file storage')).toBeTruthy();
-    expect(within(business).getByText('Your own SMTP server')).toBeTruthy();
+    expect(within(business).getByText('Priority support')).toBeTruthy();
 
     fireEvent.click(screen.getByLabelText('Yearly'));
     expect(await within(pro).findByText('$150')).toBeTruthy();

@@ -8,7 +8,10 @@ import { z } from 'zod';
 /** The site organization (ADR 23): Formgate's own forms (example, waitlist, feedback), under no plan's limits. */
 export const SITE_ORG_ID = 'formgate-site';
 
-/** What a plan may enable beyond its limits. */
+/**
+ * What a plan lists beyond its limits, for the pricing page. Descriptive: no feature is gated yet, so the defaults
+ * list only what every plan really has (plans differ by their limits), and an operator's plans file should too.
+ */
 export const PLAN_FEATURES = ['webhooks', 'file-uploads', 'custom-smtp', 'autoresponse', 'priority-support'] as const;
 export type PlanFeature = (typeof PLAN_FEATURES)[number];
 
@@ -83,7 +86,7 @@ export const DEFAULT_PLANS: PlansFile = PlansFileSchema.parse({
       name: 'Free',
       description: 'For side projects and trying Formgate out.',
       limits: { submissionsPerMonth: 100, emailsPerMonth: 100, forms: 3, members: 2, fileStorageMb: 100 },
-      features: ['webhooks'],
+      features: ['webhooks', 'file-uploads', 'autoresponse'],
     },
     {
       id: 'pro',
@@ -97,7 +100,7 @@ export const DEFAULT_PLANS: PlansFile = PlansFileSchema.parse({
     {
       id: 'business',
       name: 'Business',
-      description: 'For volume, many teams and your own mail server.',
+      description: 'For volume and many teams.',
       prices: { monthly: 7500, yearly: 75000 },
       limits: {
         submissionsPerMonth: 50_000,
@@ -106,7 +109,7 @@ export const DEFAULT_PLANS: PlansFile = PlansFileSchema.parse({
         members: null,
         fileStorageMb: 102_400,
       },
-      features: ['webhooks', 'file-uploads', 'autoresponse', 'custom-smtp', 'priority-support'],
+      features: ['webhooks', 'file-uploads', 'autoresponse', 'priority-support'],
     },
   ],
 });
