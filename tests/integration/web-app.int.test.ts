@@ -21,6 +21,8 @@ describe('the embedded app serves the dashboard', () => {
       WEB_DIR: webDir,
       SITE_FEEDBACK_FORM: 'fbk123',
       SITE_PLAN_PRICE: '$9',
+      // The built-in plans, not the harness's roomy ones: /api/v1/site shows the default plan's limits.
+      PLANS_FILE: '',
     });
   }, 120_000);
   afterAll(async () => {
