@@ -15,11 +15,6 @@ export interface Topics {
   offsets(topic: string): Promise<{ partition: number; low: string; high: string }[]>;
   /** The high watermark of each partition of `topic` that `groupId` has committed no offset for. */
   uncommittedEnds(groupId: string, topic: string): Promise<Map<number, bigint>>;
-  /**
-   * Commits `starts` as the group's offsets, so every member that is later assigned those partitions starts there.
-   * Resolves false when Kafka refuses because the group has running members (they hold the partitions).
-   */
-  commitStarts(groupId: string, topic: string, starts: Map<number, bigint>): Promise<boolean>;
 }
 
 /** How long a subscribe keeps asking for a group's offsets before it gives up (and its process with it). */
@@ -135,17 +130,5 @@ export function createTopics(admin: Connected<Admin>, replicationFactor: number)
       return retrying(() => client.fetchTopicOffsets(topic));
     },
     uncommittedEnds: async (groupId, topic) => uncommittedEnds(await admin.get(), groupId, topic),
-    async commitStarts(groupId, topic, starts) {
-      const partitions = [...starts].map(([partition, offset]) => ({ partition, offset: String(offset) }));
-      try {
-        await (await admin.get()).setOffsets({ groupId, topic, partitions });
-        return true;
-      } catch (err) {
-        // Kafka takes offsets from outside the group only while it has no running member.
-        if (/running instances|REBALANCE|UNKNOWN_MEMBER|ILLEGAL_GENERATION/i.test(String((err as Error)?.message)))
-          return false;
-        throw new BusUnavailableError(`cannot commit the start offsets of ${groupId} on ${topic}`, { cause: err });
-      }
-    },
   };
 }

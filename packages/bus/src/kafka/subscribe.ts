@@ -42,6 +42,8 @@ interface BatchLoop {
   context: (signal: AbortSignal) => DeliveryContext;
   /** Per partition, the first offset to deliver (`fromBeginning: false` on a new group); earlier ones are skipped. */
   startAt: Map<number, bigint>;
+  /** Resolves once the current assignment's starts are settled with the group (`shareStarts`). */
+  startsSettled: () => Promise<void>;
 }
 
 /** Heartbeats every `HEARTBEAT_MS` while a chunk is delivered; a revoked assignment aborts the delivery. */
@@ -69,8 +71,9 @@ function keepAlive(heartbeat: () => Promise<void>, state: MemberState) {
  * Delivers a fetched batch in chunks of `maxBatchSize`, heartbeating while a chunk is handled, and commits each
  * chunk once `deliver()` handled or dead-lettered it. A revoked assignment or a stop leaves the rest uncommitted.
  */
-function eachBatchOf({ handler, maxBatchSize, state, context, startAt }: BatchLoop) {
+function eachBatchOf({ handler, maxBatchSize, state, context, startAt, startsSettled }: BatchLoop) {
   return async ({ batch, heartbeat, isRunning, isStale, ...payload }: EachBatchPayload) => {
+    await startsSettled();
     const commitThrough = async (last: string) => {
       const partitions = [{ partition: batch.partition, offset: String(BigInt(last) + 1n) }];
       await payload.commitOffsetsIfNecessary({ topics: [{ topic: batch.topic, partitions }] });
@@ -122,13 +125,55 @@ function deliveryContext(deps: SubscribeDeps, { group, topic }: SubscribeOptions
 }
 
 /**
+ * Makes a new group's start the group's, not this instance's (`fromBeginning: false`): when a member is assigned a
+ * partition, it reads the group's committed offsets; where one exists it drops its own start (another member's
+ * start, or progress, rules), where none does it commits its start at once. So a member that subscribed later (with
+ * a later start) never skips what an earlier one had not consumed when a rebalance hands it the partition. Deliveries
+ * wait until this is settled. Two members joining a brand-new group in the same generation may still start at their
+ * own (different) ends: the one window, at a group's very first start.
+ */
+function shareStarts(
+  consumer: Consumer,
+  deps: SubscribeDeps,
+  { group, topic }: SubscribeOptions,
+  startAt: Map<number, bigint>,
+  report: (err: unknown) => void,
+) {
+  let settled: Promise<void> = Promise.resolve();
+  let joined: () => void = () => {};
+  const firstJoin = new Promise<void>((resolve) => {
+    joined = resolve;
+  });
+  consumer.on(consumer.events.GROUP_JOIN, (event) => {
+    const assigned = (event.payload.memberAssignment[topic] ?? []).filter((p) => startAt.has(p));
+    if (assigned.length === 0) {
+      joined();
+      return;
+    }
+    settled = (async () => {
+      const uncommitted = await deps.topics.uncommittedEnds(group, topic);
+      const mine: { topic: string; partition: number; offset: string }[] = [];
+      for (const partition of assigned) {
+        if (!uncommitted.has(partition)) startAt.delete(partition);
+        else mine.push({ topic, partition, offset: String(startAt.get(partition)) });
+      }
+      if (mine.length > 0) await consumer.commitOffsets(mine);
+    })()
+      .catch(report)
+      .finally(joined);
+  });
+  return { settled: () => settled, firstJoin };
+}
+
+/** How long a subscribe of a new group waits for its first join, so its start is the group's before it resolves. */
+const FIRST_JOIN_WAIT_MS = 15_000;
+
+/**
  * Subscribes without waiting for the group join: a restarted instance would otherwise wait out its dead
  * predecessor's session. For `fromBeginning: false`, the log end of every partition the group has no offset for is
- * read now and committed as the group's start, so every record published after `subscribe()` resolved is delivered
- * however late the join completes, and whichever member the partition goes to (a start kept per instance let a
- * second instance, subscribing later, skip what the first had not consumed yet when a rebalance moved a partition).
- * Only if Kafka refuses that commit (the group has running members, from before starts were committed) does the
- * instance skip records before its own start.
+ * read now, and records before it are skipped, so every record published after `subscribe()` resolved is delivered
+ * however late the join completes; `shareStarts` makes that start the group's once a member is assigned the
+ * partition.
  */
 export function createSubscribe(deps: SubscribeDeps) {
   return async (options: SubscribeOptions): Promise<Subscription> => {
@@ -136,12 +181,12 @@ export function createSubscribe(deps: SubscribeDeps) {
     await deps.topics.require(topic);
     // Also the check that Kafka answers: the consumer's own connection retries without limit.
     const ends = await deps.topics.uncommittedEnds(group, topic);
-    const shared = !fromBeginning && ends.size > 0 && (await deps.topics.commitStarts(group, topic, ends));
-    const startAt = fromBeginning || shared ? new Map<number, bigint>() : ends;
+    const startAt = fromBeginning ? new Map<number, bigint>() : ends;
     const state: MemberState = { crashes: 0, stopping: false, revoked: false, deliveries: new Set() };
     const consumer = deps.newConsumer(group, state);
     const context = deliveryContext(deps, options, retry ?? DEFAULT_RETRY);
     const report = (err: unknown) => deps.onError(err, `consumer ${group} on ${topic}`);
+    const starts = shareStarts(consumer, deps, options, startAt, report);
     await startConsumer(consumer, topic, true);
     const stopWatching = watchJoin(consumer, state, report);
     consumer
@@ -149,9 +194,16 @@ export function createSubscribe(deps: SubscribeDeps) {
         autoCommit: false,
         eachBatchAutoResolve: false,
         partitionsConsumedConcurrently: 4,
-        eachBatch: eachBatchOf({ handler, maxBatchSize, state, context, startAt }),
+        eachBatch: eachBatchOf({ handler, maxBatchSize, state, context, startAt, startsSettled: starts.settled }),
       })
       .catch(report);
+    // A new group (no offsets yet): its start becomes the group's at the first join; wait for it (bounded), so what
+    // is published once subscribe() resolved reaches the group even if this instance stops before consuming it.
+    if (startAt.size > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([starts.firstJoin, new Promise((r) => (timer = setTimeout(r, FIRST_JOIN_WAIT_MS)))]);
+      clearTimeout(timer);
+    }
     return deps.registry.track(async () => {
       stopWatching();
       state.stopping = true;
