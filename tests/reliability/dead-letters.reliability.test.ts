@@ -28,7 +28,7 @@ import {
 } from './scenario.ts';
 
 /** The consumer groups of `ingest.submission`: each dead-letters a poison pill on its own. */
-const GROUPS = ['billing.usage', 'forms.submission-received', 'notifications.deliveries'];
+const GROUPS = ['billing.storage', 'billing.usage', 'forms.submission-received', 'notifications.deliveries'];
 const TOPIC = Topics.ingestSubmission;
 const DLQ = dlqTopic(TOPIC);
 /**

@@ -273,11 +273,15 @@ export async function createMongoDeliveryStore(conn: MongoConnection): Promise<D
     },
 
     async listUnpublished(limit) {
-      const docs = await deliveries
-        .find({ $or: [{ eventPending: true }, { deferralPending: true }] })
-        .limit(limit)
-        .toArray();
-      return docs.map(toDelivery);
+      // Two equality reads, not one `$or`: FerretDB pushes equality down to its indexes but scans every delivery
+      // for an `$or`, and the retry worker asks this on every pass.
+      const outcomes = await deliveries.find({ eventPending: true }).limit(limit).toArray();
+      const seen = new Set(outcomes.map((d) => d._id));
+      const deferrals =
+        outcomes.length < limit
+          ? await deliveries.find({ deferralPending: true }).limit(limit - outcomes.length).toArray()
+          : [];
+      return [...outcomes, ...deferrals.filter((d) => !seen.has(d._id))].map(toDelivery);
     },
     async markPublished(ids) {
       if (ids.length > 0) await deliveries.updateMany({ _id: { $in: ids } }, { $unset: { eventPending: '' } });
