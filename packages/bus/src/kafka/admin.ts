@@ -17,22 +17,13 @@ export interface Topics {
   uncommittedEnds(groupId: string, topic: string): Promise<Map<number, bigint>>;
 }
 
-/** How long a subscribe keeps asking for a group's offsets before it gives up (and its process with it). */
-const SUBSCRIBE_BUDGET_MS = 30_000;
-
-/**
- * Retries a metadata call through leader elections, coordinators still loading and stale metadata (a few seconds by
- * default; 30 s for what a subscribe needs). Any error is retried: kafkajs reports its own retries running out (a
- * busy broker at boot) as not retriable, and a process that gave up on its first subscribe would exit for what a
- * moment later works.
- */
-async function retrying<T>(call: () => Promise<T>, budgetMs = 10_000): Promise<T> {
-  const deadline = Date.now() + budgetMs;
+/** Retries a metadata call through leader elections and stale metadata (a few seconds at most). */
+async function retrying<T>(call: () => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await call();
     } catch (err) {
-      if (Date.now() >= deadline) throw err;
+      if (attempt >= 15 || (err as { retriable?: boolean }).retriable === false) throw err;
       await sleep(200 * Math.min(attempt, 5));
     }
   }
@@ -87,11 +78,9 @@ async function createMissing(client: Admin, specs: readonly TopicSpec[], replica
 
 async function uncommittedEnds(client: Admin, groupId: string, topic: string) {
   try {
-    const [committed] = await retrying(() => client.fetchOffsets({ groupId, topics: [topic] }), SUBSCRIBE_BUDGET_MS);
+    const [committed] = await retrying(() => client.fetchOffsets({ groupId, topics: [topic] }));
     const unset = new Set(committed?.partitions.filter((p) => BigInt(p.offset) < 0n).map((p) => p.partition));
-    const ends = (await retrying(() => client.fetchTopicOffsets(topic), SUBSCRIBE_BUDGET_MS)).filter((o) =>
-      unset.has(o.partition),
-    );
+    const ends = (await retrying(() => client.fetchTopicOffsets(topic))).filter((o) => unset.has(o.partition));
     return new Map(ends.map((o) => [o.partition, BigInt(o.high)]));
   } catch (err) {
     throw new BusUnavailableError(`cannot read the offsets of ${groupId} on ${topic}`, { cause: err });

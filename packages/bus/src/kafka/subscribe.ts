@@ -42,8 +42,6 @@ interface BatchLoop {
   context: (signal: AbortSignal) => DeliveryContext;
   /** Per partition, the first offset to deliver (`fromBeginning: false` on a new group); earlier ones are skipped. */
   startAt: Map<number, bigint>;
-  /** Resolves once the current assignment's starts are settled with the group (`shareStarts`). */
-  startsSettled: () => Promise<void>;
 }
 
 /** Heartbeats every `HEARTBEAT_MS` while a chunk is delivered; a revoked assignment aborts the delivery. */
@@ -71,9 +69,8 @@ function keepAlive(heartbeat: () => Promise<void>, state: MemberState) {
  * Delivers a fetched batch in chunks of `maxBatchSize`, heartbeating while a chunk is handled, and commits each
  * chunk once `deliver()` handled or dead-lettered it. A revoked assignment or a stop leaves the rest uncommitted.
  */
-function eachBatchOf({ handler, maxBatchSize, state, context, startAt, startsSettled }: BatchLoop) {
+function eachBatchOf({ handler, maxBatchSize, state, context, startAt }: BatchLoop) {
   return async ({ batch, heartbeat, isRunning, isStale, ...payload }: EachBatchPayload) => {
-    await startsSettled();
     const commitThrough = async (last: string) => {
       const partitions = [{ partition: batch.partition, offset: String(BigInt(last) + 1n) }];
       await payload.commitOffsetsIfNecessary({ topics: [{ topic: batch.topic, partitions }] });
@@ -125,55 +122,10 @@ function deliveryContext(deps: SubscribeDeps, { group, topic }: SubscribeOptions
 }
 
 /**
- * Makes a new group's start the group's, not this instance's (`fromBeginning: false`): when a member is assigned a
- * partition, it reads the group's committed offsets; where one exists it drops its own start (another member's
- * start, or progress, rules), where none does it commits its start at once. So a member that subscribed later (with
- * a later start) never skips what an earlier one had not consumed when a rebalance hands it the partition. Deliveries
- * wait until this is settled. Two members joining a brand-new group in the same generation may still start at their
- * own (different) ends: the one window, at a group's very first start.
- */
-function shareStarts(
-  consumer: Consumer,
-  deps: SubscribeDeps,
-  { group, topic }: SubscribeOptions,
-  startAt: Map<number, bigint>,
-  report: (err: unknown) => void,
-) {
-  let settled: Promise<void> = Promise.resolve();
-  let joined: () => void = () => {};
-  const firstJoin = new Promise<void>((resolve) => {
-    joined = resolve;
-  });
-  consumer.on(consumer.events.GROUP_JOIN, (event) => {
-    const assigned = (event.payload.memberAssignment[topic] ?? []).filter((p) => startAt.has(p));
-    if (assigned.length === 0) {
-      joined();
-      return;
-    }
-    settled = (async () => {
-      const uncommitted = await deps.topics.uncommittedEnds(group, topic);
-      const mine: { topic: string; partition: number; offset: string }[] = [];
-      for (const partition of assigned) {
-        if (!uncommitted.has(partition)) startAt.delete(partition);
-        else mine.push({ topic, partition, offset: String(startAt.get(partition)) });
-      }
-      if (mine.length > 0) await consumer.commitOffsets(mine);
-    })()
-      .catch(report)
-      .finally(joined);
-  });
-  return { settled: () => settled, firstJoin };
-}
-
-/** How long a subscribe of a new group waits for its first join, so its start is the group's before it resolves. */
-const FIRST_JOIN_WAIT_MS = 15_000;
-
-/**
  * Subscribes without waiting for the group join: a restarted instance would otherwise wait out its dead
  * predecessor's session. For `fromBeginning: false`, the log end of every partition the group has no offset for is
  * read now, and records before it are skipped, so every record published after `subscribe()` resolved is delivered
- * however late the join completes; `shareStarts` makes that start the group's once a member is assigned the
- * partition.
+ * however late the join completes.
  */
 export function createSubscribe(deps: SubscribeDeps) {
   return async (options: SubscribeOptions): Promise<Subscription> => {
@@ -186,7 +138,6 @@ export function createSubscribe(deps: SubscribeDeps) {
     const consumer = deps.newConsumer(group, state);
     const context = deliveryContext(deps, options, retry ?? DEFAULT_RETRY);
     const report = (err: unknown) => deps.onError(err, `consumer ${group} on ${topic}`);
-    const starts = shareStarts(consumer, deps, options, startAt, report);
     await startConsumer(consumer, topic, true);
     const stopWatching = watchJoin(consumer, state, report);
     consumer
@@ -194,16 +145,9 @@ export function createSubscribe(deps: SubscribeDeps) {
         autoCommit: false,
         eachBatchAutoResolve: false,
         partitionsConsumedConcurrently: 4,
-        eachBatch: eachBatchOf({ handler, maxBatchSize, state, context, startAt, startsSettled: starts.settled }),
+        eachBatch: eachBatchOf({ handler, maxBatchSize, state, context, startAt }),
       })
       .catch(report);
-    // A new group (no offsets yet): its start becomes the group's at the first join; wait for it (bounded), so what
-    // is published once subscribe() resolved reaches the group even if this instance stops before consuming it.
-    if (startAt.size > 0) {
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([starts.firstJoin, new Promise((r) => (timer = setTimeout(r, FIRST_JOIN_WAIT_MS)))]);
-      clearTimeout(timer);
-    }
     return deps.registry.track(async () => {
       stopWatching();
       state.stopping = true;
