@@ -279,7 +279,10 @@ export async function createMongoDeliveryStore(conn: MongoConnection): Promise<D
       const seen = new Set(outcomes.map((d) => d._id));
       const deferrals =
         outcomes.length < limit
-          ? await deliveries.find({ deferralPending: true }).limit(limit - outcomes.length).toArray()
+          ? await deliveries
+              .find({ deferralPending: true })
+              .limit(limit - outcomes.length)
+              .toArray()
           : [];
       return [...outcomes, ...deferrals.filter((d) => !seen.has(d._id))].map(toDelivery);
     },
