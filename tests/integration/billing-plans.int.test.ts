@@ -6,6 +6,7 @@ import type { EventBus } from '@formgate/bus';
 import { type BillingUsageDto, encodeEvent, type PlansResponseDto, Topics } from '@formgate/contracts';
 import { loadEmbeddedConfig, startEmbedded } from '@formgate/host-embedded';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { subscriptionChanged as subscriptionChangedMessage } from '../../services/billing/test/events.ts';
 import { eventually, startTestApp, type TestApp } from '../harness/embedded-app.ts';
 
 const PLANS = {
@@ -16,27 +17,8 @@ const PLANS = {
   ],
 };
 
-const subscriptionChanged = (orgId: string, id: string, changedAt: string, status: 'active' | 'canceled') => ({
-  key: orgId,
-  value: encodeEvent(Topics.billingSubscription, {
-    id,
-    type: 'subscription.changed',
-    version: 1,
-    occurredAt: changedAt,
-    data: {
-      orgId,
-      planId: 'pro',
-      status,
-      interval: 'month',
-      periodStart: changedAt,
-      periodEnd: null,
-      cancelAtPeriodEnd: false,
-      trialEnd: null,
-      stripeSubscriptionId: 'sub_test',
-      changedAt,
-    },
-  }),
-});
+const subscriptionChanged = (orgId: string, id: string, changedAt: string, status: 'active' | 'canceled') =>
+  subscriptionChangedMessage(orgId, changedAt, { status }, id);
 
 describe('embedded mode: plans in force, subscriptions and the usage they allow', () => {
   const dir = mkdtempSync(join(tmpdir(), 'fg-plans-'));

@@ -1,40 +1,17 @@
-import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type BillingUsageDto, type DeliveryDto, encodeEvent, Topics } from '@formgate/contracts';
+import { type BillingUsageDto, type DeliveryDto, Topics } from '@formgate/contracts';
 import { type SmtpTestServer, startSmtpTestServer } from '@formgate/mail/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { subscriptionChanged } from '../../services/billing/test/events.ts';
 import { eventually, startTestApp, type TestApp } from '../harness/embedded-app.ts';
 
 const RECIPIENT = 'owner-inbox@example.com';
 const settle = (ms = 800) => new Promise((r) => setTimeout(r, ms));
 
 /** What the gateway's Stripe plugin publishes when the organization subscribes to `pro`. */
-const upgrade = (orgId: string) => {
-  const changedAt = new Date().toISOString();
-  return {
-    key: orgId,
-    value: encodeEvent(Topics.billingSubscription, {
-      id: randomUUID(),
-      type: 'subscription.changed',
-      version: 1,
-      occurredAt: changedAt,
-      data: {
-        orgId,
-        planId: 'pro',
-        status: 'active',
-        interval: 'month',
-        periodStart: changedAt,
-        periodEnd: null,
-        cancelAtPeriodEnd: false,
-        trialEnd: null,
-        stripeSubscriptionId: 'sub_test',
-        changedAt,
-      },
-    }),
-  };
-};
+const upgrade = (orgId: string) => subscriptionChanged(orgId, new Date().toISOString());
 
 /**
  * Embedded mode, over real SMTP (issue 13 with 12): an organization on a plan of 2 emails a month gets its first two

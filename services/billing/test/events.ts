@@ -42,7 +42,7 @@ export const subscriptionChanged = (
   orgId: string,
   changedAt: string,
   data: Partial<SubscriptionChanged['data']> = {},
-  id = randomUUID(),
+  id: string = randomUUID(),
 ) => ({
   key: orgId,
   value: encodeEvent(Topics.billingSubscription, {
