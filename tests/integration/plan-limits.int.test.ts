@@ -102,8 +102,14 @@ describe('embedded mode: the plan’s other limits (forms, members, file storage
 
     // A downgrade keeps the forms over the limit; only creating is refused again.
     await app.bus.publish(Topics.billingSubscription, [subscribed(org.id, 'small')]);
-    await eventually(async () => expect((await api('POST', '/api/v1/forms', { name: 'Six' })).status).toBe(403));
-    expect((await api('GET', '/api/v1/forms')).body.data).toHaveLength(4);
+    // Until forms has read the new view, a create may still pass: count those.
+    let createdBeforeDowngrade = 0;
+    await eventually(async () => {
+      const six = await api('POST', '/api/v1/forms', { name: 'Six' });
+      if (six.status === 201) createdBeforeDowngrade += 1;
+      expect(six.status).toBe(403);
+    });
+    expect((await api('GET', '/api/v1/forms')).body.data).toHaveLength(4 + createdBeforeDowngrade);
   });
 
   it('members: the owner and one invitation fill a plan of 2; the second invitation is refused with PLAN_LIMIT_REACHED', async () => {
