@@ -73,6 +73,7 @@ export const aSubmission = (id: string, over: Partial<Submission> = {}): Submiss
   fields: [{ name: 'email', value: `${id}@example.com` }],
   files: [],
   spam: false,
+  spamReasons: [],
   held: false,
   origin: null,
   referer: null,

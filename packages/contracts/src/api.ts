@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { ErrorCode } from './errors.ts';
 import { FormSettingsPatchSchema, SubmissionFieldSchema, SubmissionFileSchema } from './forms.ts';
+import { SpamReasonSchema } from './spam.ts';
 
 export const CreateFormRequestSchema = z.object({
   name: z.string().trim().min(1).max(200),
@@ -26,6 +27,8 @@ export const SubmissionDtoSchema = z.object({
   fields: z.array(SubmissionFieldSchema),
   files: z.array(SubmissionFileSchema),
   spam: z.boolean(),
+  /** Ingest's reasons (issue 14), shadow ones included (`shadow: true`); empty for a clean submission. */
+  spamReasons: z.array(SpamReasonSchema),
   held: z.boolean(),
   /** The submitting page's `Origin` / `Referer` as ingest recorded them; null when unknown. Untrusted text. */
   origin: z.string().nullable(),
@@ -82,6 +85,8 @@ export interface DailyCount {
   day: string;
   total: number;
   spam: number;
+  /** Requests to the form refused by a spam layer that day (403 `BLOCKED`, 429 `RATE_LIMITED`): never stored. */
+  blocked: number;
 }
 
 /** A form's exact counters, as shown on the form list and detail. */
@@ -97,4 +102,6 @@ export interface FormCounts {
    * in none of the counts above (nor in the daily stats) until released.
    */
   heldCount: number;
+  /** Requests refused by a spam layer (issue 14) in the last 30 days; none of them was stored. */
+  blockedCount: number;
 }

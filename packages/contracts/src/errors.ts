@@ -159,6 +159,8 @@ const INGEST = define({
   TOO_MANY_FILES: { status: 413, message: 'Too many files' },
   FILES_TOO_BIG: { status: 413, message: 'A file is too big' },
   TOO_MANY_PARTS: { status: 413, message: 'Too many multipart parts' },
+  /** A spam layer refused the request (issue 14): `details: {layer, rule}`; nothing was stored. */
+  BLOCKED: { status: 403, message: 'The submission was refused by the form’s spam protection' },
   INVALID_IDEMPOTENCY_KEY: { status: 400, message: 'Idempotency-Key must be 1–200 visible ASCII characters' },
   UNAVAILABLE: {
     status: 503,

@@ -3,6 +3,7 @@ import { AppError } from './errors.ts';
 import { FormSchema, SpamVerdictSchema, SubmissionFieldSchema, SubmissionFileSchema } from './forms.ts';
 import { DeliveryEventDataSchema } from './notifications.ts';
 import { OrganizationEventSchema } from './orgs.ts';
+import { BlockedCountSchema, SpamSettingsPatchSchema } from './spam.ts';
 import { Topics } from './topics.ts';
 
 /** At most this many characters of a submission's `Origin` / `Referer` are kept. */
@@ -67,10 +68,18 @@ const submissionChange = {
 
 /** A submission was deleted through the API: its fields and files are gone. */
 export const SubmissionDeletedSchema = envelope('submission.deleted', z.object(submissionChange));
-/** A submission was marked spam (`spam: true`) or not spam through the API. */
+/**
+ * A submission was marked spam (`spam: true`) or not spam through the API. Marked not spam when it was spam
+ * (`wasSpam`), it carries the whole submission (`submission`, issue 14): it is then notified and billed once, as if
+ * it had just arrived (consumers key that on the submission id, so a second release does nothing).
+ */
 export const SubmissionSpamMarkedSchema = envelope(
   'submission.spam-marked',
-  z.object({ ...submissionChange, spam: z.boolean() }),
+  z.object({
+    ...submissionChange,
+    spam: z.boolean(),
+    submission: z.lazy(() => SubmissionReceivedSchema.shape.data).optional(),
+  }),
 );
 
 /**
@@ -166,6 +175,28 @@ export type DeliveryEvent =
   | z.infer<typeof DeliveryFailedSchema>
   | z.infer<typeof DeliveryDeferredSchema>;
 
+/**
+ * One ingest instance's abuse report for the last interval (issue 14): counts per rate-limit key (IPs as keyed
+ * hashes, never in clear), ALTCHA solutions it accepted (hashes, until they expire), and what it blocked per form.
+ */
+export const AbuseReportSchema = envelope(
+  'abuse.report',
+  z.object({
+    instance: z.string(),
+    rate: z.array(
+      z.object({ scope: z.enum(['ip', 'form', 'org']), key: z.string().max(200), minute: z.string(), count: count }),
+    ),
+    altchaUsed: z.array(z.object({ hash: z.string().max(200), expiresAt: z.string() })),
+    blocked: z.array(BlockedCountSchema),
+  }),
+);
+
+/** An organization's settings that other services read (issue 14: its spam defaults); `version` orders them. */
+export const OrgSettingsChangedSchema = envelope(
+  'org.settings-changed',
+  z.object({ orgId: z.string(), spam: SpamSettingsPatchSchema.nullable(), version: z.number().int().positive() }),
+);
+
 /** What may be published on each topic; checked when published and when consumed. */
 export const TopicEventSchemas = {
   [Topics.formsForm]: z.discriminatedUnion('type', [FormUpsertedSchema, FormDeletedSchema]),
@@ -183,6 +214,8 @@ export const TopicEventSchemas = {
     DeliveryFailedSchema,
     DeliveryDeferredSchema,
   ]),
+  [Topics.ingestAbuse]: AbuseReportSchema,
+  [Topics.orgsSettings]: OrgSettingsChangedSchema,
 } as const;
 
 export type TopicEvent<T extends keyof typeof TopicEventSchemas> = z.infer<(typeof TopicEventSchemas)[T]>;

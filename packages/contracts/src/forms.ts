@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { SpamReasonListSchema, SpamSettingsPatchSchema } from './spam.ts';
 
 /**
  * Who is told about a form's submissions by email (issue 12). `emails` are notification addresses of the
@@ -35,13 +36,22 @@ export const FormSettingsSchema = z.object({
   ...formSettingsFields,
   /** Absent on forms (and `forms.form` records) from before notifications: the defaults apply. */
   notifications: FormNotificationsSchema.default(DEFAULT_FORM_NOTIFICATIONS),
+  /**
+   * The form's own spam settings (issue 14): keys absent (or null altogether) fall back to the organization's
+   * defaults, then the built-in ones (`resolveSpamSettings`).
+   */
+  spam: SpamSettingsPatchSchema.nullable().default(null),
 });
 /**
  * Settings as a create or PATCH request gives them: every key optional and never defaulted (an absent key keeps
  * the current value); `notifications` is merged key by key too.
  */
 export const FormSettingsPatchSchema = z
-  .object({ ...formSettingsFields, notifications: FormNotificationsSchema.partial() })
+  .object({
+    ...formSettingsFields,
+    notifications: FormNotificationsSchema.partial(),
+    spam: SpamSettingsPatchSchema.nullable(),
+  })
   .partial();
 export type FormSettingsPatch = z.infer<typeof FormSettingsPatchSchema>;
 export type FormSettings = z.infer<typeof FormSettingsSchema>;
@@ -67,6 +77,7 @@ export const DEFAULT_FORM_SETTINGS: FormSettings = {
   honeypotField: null,
   enabled: true,
   notifications: DEFAULT_FORM_NOTIFICATIONS,
+  spam: null,
 };
 
 /** A form as stored before a setting existed, with that setting's default (reads of old records). */
@@ -88,8 +99,12 @@ export const SubmissionFileSchema = z.object({
 });
 export type SubmissionFile = z.infer<typeof SubmissionFileSchema>;
 
+/**
+ * Ingest's verdict: spam or not, and every reason (issue 14: `{layer, rule, detail, shadow?}`; strings in events
+ * from before are read as honeypot reasons). Shadow reasons never make `isSpam`.
+ */
 export const SpamVerdictSchema = z.object({
   isSpam: z.boolean(),
-  reasons: z.array(z.string()),
+  reasons: SpamReasonListSchema,
 });
 export type SpamVerdict = z.infer<typeof SpamVerdictSchema>;

@@ -11,5 +11,6 @@ export * from './notifications.ts';
 export * from './orgs.ts';
 export * from './plans.ts';
 export * from './site.ts';
+export * from './spam.ts';
 export * from './topics.ts';
 export * from './webhooks.ts';

@@ -17,6 +17,13 @@ export const Topics = {
   formsSubmission: 'forms.submission',
   /** Outcomes of email and webhook deliveries (`delivery.succeeded` / `delivery.failed`) and deferrals (`delivery.deferred`), keyed by orgId. */
   notificationsDelivery: 'notifications.delivery',
+  /**
+   * What ingest instances tell each other and forms about abuse (issue 14): rate-limit counts, ALTCHA solutions
+   * used, and blocked requests per form. Keyed by the publishing instance.
+   */
+  ingestAbuse: 'ingest.abuse',
+  /** An organization's settings that other services need (the spam defaults), compacted by orgId. */
+  orgsSettings: 'orgs.settings',
 } as const;
 
 export type TopicName = (typeof Topics)[keyof typeof Topics];
@@ -29,6 +36,8 @@ export const TOPIC_SPECS: readonly TopicSpec[] = [
   { name: Topics.orgsOrganization, compacted: false, partitions: 3 },
   { name: Topics.formsSubmission, compacted: false, partitions: 6 },
   { name: Topics.notificationsDelivery, compacted: false, partitions: 3 },
+  { name: Topics.ingestAbuse, compacted: false, partitions: 1 },
+  { name: Topics.orgsSettings, compacted: true, partitions: 3 },
 ];
 
 export const dlqTopic = (topic: string): string => `${topic}.dlq`;

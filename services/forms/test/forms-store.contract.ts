@@ -213,7 +213,10 @@ export function runFormsStoreContract(target: FormsStoreTarget) {
       const f = form(a.orgId);
       await store.insertForm(f);
       const s = submission(f, '2026-04-01T10:00:00.123Z', {
-        spam: { isSpam: true, reasons: ['honeypot'] },
+        spam: {
+          isSpam: true,
+          reasons: [{ layer: 'honeypot' as const, rule: 'field-filled', detail: 'honeypot field _gotcha was filled' }],
+        },
         held: true,
         files: [{ field: 'cv', blobKey: 'k1', filename: 'cv.pdf', contentType: 'application/pdf', size: 10 }],
       });
@@ -325,7 +328,10 @@ export function runFormsStoreContract(target: FormsStoreTarget) {
       const a = org();
       const f = form(a.orgId);
       await store.insertForm(f);
-      const spam = { isSpam: true, reasons: ['honeypot'] };
+      const spam = {
+        isSpam: true,
+        reasons: [{ layer: 'honeypot' as const, rule: 'field-filled', detail: 'honeypot field _gotcha was filled' }],
+      };
       const day = (d: number) => `2026-07-${String(d).padStart(2, '0')}T12:00:00.000Z`;
       const rs = Array.from({ length: 12 }, (_, i) =>
         submission(f, day(i + 1), { ...(i % 3 === 0 ? { spam } : {}), held: i % 2 === 0 }),

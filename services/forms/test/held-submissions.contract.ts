@@ -30,7 +30,12 @@ function submission(f: Form, createdAt: string, held: boolean, spam = false): Su
     createdAt,
     fields: [{ name: 'message', value: `<b>hi</b> ${createdAt}` }],
     files: [],
-    spam: { isSpam: spam, reasons: spam ? ['honeypot'] : [] },
+    spam: {
+      isSpam: spam,
+      reasons: spam
+        ? [{ layer: 'honeypot' as const, rule: 'field-filled', detail: 'honeypot field _gotcha was filled' }]
+        : [],
+    },
     held,
     origin: 'https://site.example',
     ...(held ? { meta: { subject: 'Hello', replyTo: 'ann@example.com' } } : {}),

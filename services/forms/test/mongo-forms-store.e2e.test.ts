@@ -170,7 +170,13 @@ describe('mongo FormsStore: batches, positions and counters', () => {
 
   it('counts a submission a cut-short batch stored, then marked and deleted, exactly once when redelivered', async () => {
     const f = await freshForm();
-    const s = [0, 1, 2].map((i) => ({ ...submission(f, i), spam: { isSpam: true, reasons: ['honeypot'] } }));
+    const s = [0, 1, 2].map((i) => ({
+      ...submission(f, i),
+      spam: {
+        isSpam: true,
+        reasons: [{ layer: 'honeypot' as const, rule: 'field-filled', detail: 'honeypot field _gotcha was filled' }],
+      },
+    }));
     expect(await store.insertSubmissions(s.slice(0, 1))).toBe(1);
     // The cut-short batch s[1..2]: positions 1–2 reserved, both written, never committed.
     await db()

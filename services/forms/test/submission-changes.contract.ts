@@ -30,7 +30,12 @@ function submission(f: Form, createdAt: string, spam = false, blobKey?: string):
     createdAt,
     fields: [{ name: 'email', value: 'a@example.com' }],
     files: blobKey ? [{ field: 'cv', blobKey, filename: 'cv.pdf', contentType: 'application/pdf', size: 3 }] : [],
-    spam: { isSpam: spam, reasons: spam ? ['honeypot'] : [] },
+    spam: {
+      isSpam: spam,
+      reasons: spam
+        ? [{ layer: 'honeypot' as const, rule: 'field-filled', detail: 'honeypot field _gotcha was filled' }]
+        : [],
+    },
     held: false,
   };
 }

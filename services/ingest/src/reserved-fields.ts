@@ -38,7 +38,14 @@ export function splitReservedFields(fields: SubmissionField[], customHoneypot: s
   let emailField: string | undefined;
   for (const { name, value } of fields) {
     if (HONEYPOT.has(name) || name === customHoneypot) {
-      if (value.trim() !== '') out.spam = { isSpam: true, reasons: [...out.spam.reasons, `honeypot:${name}`] };
+      if (value.trim() !== '') {
+        const reason = {
+          layer: 'honeypot',
+          rule: 'field-filled',
+          detail: `honeypot field ${name} was filled`,
+        } as const;
+        out.spam = { isSpam: true, reasons: [...out.spam.reasons, reason] };
+      }
     } else if (REDIRECT.has(name)) out.redirect ??= value;
     else if (ERROR_REDIRECT.has(name)) out.errorRedirect ??= value;
     else if (SUBJECT.has(name)) out.meta.subject ??= headerSafe(value, 200);

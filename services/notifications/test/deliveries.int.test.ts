@@ -243,7 +243,12 @@ describe('notifications deliveries on the embedded log with a real SMTP server',
     const orgId = `org_${randomUUID()}`;
     await setVerified(orgId, ['one@example.com']);
     const form = await publishForm({ emails: ['one@example.com'] }, orgId);
-    const spam = await submit(form, { spam: { isSpam: true, reasons: ['honeypot'] } });
+    const spam = await submit(form, {
+      spam: {
+        isSpam: true,
+        reasons: [{ layer: 'honeypot' as const, rule: 'field-filled', detail: 'honeypot field _gotcha was filled' }],
+      },
+    });
     const held = await submit(form, { held: true });
     // Same form, same partition: once this one is handled, so are the two before it.
     const normal = await submit(form);

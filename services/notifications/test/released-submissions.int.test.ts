@@ -69,7 +69,10 @@ describe('a released submission (issue 13) is notified once, as if it had just a
 
   it('sends a released spam submission to submission.spam subscribers only, and mails nobody', async () => {
     const { form, created, spam } = await setUp();
-    const verdict = { isSpam: true, reasons: ['honeypot'] };
+    const verdict = {
+      isSpam: true,
+      reasons: [{ layer: 'honeypot' as const, rule: 'field-filled', detail: 'honeypot field _gotcha was filled' }],
+    };
     const heldId = await svc.submit(form, { held: true, spam: verdict });
     await svc.release(form, heldId, { spam: verdict });
     await eventually(() => expect(at(spam)).toHaveLength(1), 3_000);

@@ -21,6 +21,7 @@ export function hostileSubmission(overrides: Partial<SubmissionDto> = {}): Submi
     fields: Object.entries(HOSTILE).map(([name, value]) => ({ name, value })),
     files: [{ field: 'cv', blobKey: 'b/1', filename: '<img src=x>.pdf', contentType: 'application/pdf', size: 10 }],
     spam: false,
+    spamReasons: [],
     held: false,
     origin: 'https://site.example',
     referer: 'https://site.example/contact',

@@ -90,7 +90,12 @@ describe('webhook deliveries to real HTTP receivers (embedded log and stores, WE
     const [created, spam] = [path(), path()];
     await svc.addWebhook(form, { url: `${receiver.url}${created}`, events: ['submission.created'] });
     await svc.addWebhook(form, { url: `${receiver.url}${spam}`, events: ['submission.spam'] });
-    const spamId = await svc.submit(form, { spam: { isSpam: true, reasons: ['honeypot'] } });
+    const spamId = await svc.submit(form, {
+      spam: {
+        isSpam: true,
+        reasons: [{ layer: 'honeypot' as const, rule: 'field-filled', detail: 'honeypot field _gotcha was filled' }],
+      },
+    });
     const heldId = await svc.submit(form, { held: true });
     const normalId = await svc.submit(form);
     await eventually(() => expect(at(created)).toHaveLength(1));

@@ -46,7 +46,7 @@ function dailySeries(now: Date, days: number, counts: DailyCount[]): DailyCount[
   return Array.from({ length: days }, (_, i) => {
     const day = new Date(today - (days - 1 - i) * DAY_MS).toISOString().slice(0, 10);
     const c = byDay.get(day);
-    return { day, total: c?.total ?? 0, spam: c?.spam ?? 0 };
+    return { day, total: c?.total ?? 0, spam: c?.spam ?? 0, blocked: c?.blocked ?? 0 };
   });
 }
 

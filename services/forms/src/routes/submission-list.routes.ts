@@ -1,4 +1,4 @@
-import type { Form, OrgScope, SubmissionDto } from '@formgate/contracts';
+import { type Form, type OrgScope, SpamReasonListSchema, type SubmissionDto } from '@formgate/contracts';
 import { AppError, identityOf, type Logger, PageQuerySchema, readPage } from '@formgate/kit';
 import { type Request, Router } from 'express';
 import { z } from 'zod';
@@ -15,6 +15,8 @@ export function toSubmissionDto(r: SubmissionRecord): SubmissionDto {
     fields: r.fields,
     files: r.files,
     spam: r.spam.isSpam,
+    // Records stored before issue 14 hold reasons as strings.
+    spamReasons: SpamReasonListSchema.parse(r.spam.reasons ?? []),
     held: r.held,
     origin: r.origin ?? null,
     referer: r.referer ?? null,

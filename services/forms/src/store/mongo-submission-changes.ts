@@ -256,6 +256,7 @@ export function createMongoSubmissionChanges(db: MongoDb): SubmissionChangeMetho
           spamCount: (d.spam ?? 0) + (delta?.spam ?? 0),
           lastSubmissionAt: lastAt.at(-1) ?? null,
           heldCount: (d.held ?? 0) + (delta?.held ?? 0),
+          blockedCount: 0,
         });
       }
       return result;
@@ -270,8 +271,8 @@ export function createMongoSubmissionChanges(db: MongoDb): SubmissionChangeMetho
       for (const source of [counter.days, delta?.orgId === scope.orgId ? delta.days : undefined]) {
         for (const [day, c] of Object.entries(source ?? {})) {
           if (day < fromDay || day > toDay) continue;
-          const sum = days.get(day) ?? { day, total: 0, spam: 0 };
-          days.set(day, { day, total: sum.total + (c.total ?? 0), spam: sum.spam + (c.spam ?? 0) });
+          const sum = days.get(day) ?? { day, total: 0, spam: 0, blocked: 0 };
+          days.set(day, { day, total: sum.total + (c.total ?? 0), spam: sum.spam + (c.spam ?? 0), blocked: 0 });
         }
       }
       return [...days.values()].filter((d) => d.total > 0).sort((a, b) => (a.day < b.day ? -1 : 1));

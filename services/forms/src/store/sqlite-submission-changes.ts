@@ -234,7 +234,13 @@ export function createSqliteSubmissionChanges(db: SqliteDb): Methods {
       return new Map(
         rows.map((r): [string, FormCounts] => [
           r.form_id,
-          { submissionCount: r.submissions, spamCount: r.spam, lastSubmissionAt: r.last_at || null, heldCount: r.held },
+          {
+            submissionCount: r.submissions,
+            spamCount: r.spam,
+            lastSubmissionAt: r.last_at || null,
+            heldCount: r.held,
+            blockedCount: 0,
+          },
         ]),
       );
     },

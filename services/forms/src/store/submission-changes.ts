@@ -93,7 +93,13 @@ export interface SubmissionChangeMethods {
   purgeDeletedForm(formId: string): Promise<void>;
 }
 
-export const NO_COUNTS: FormCounts = { submissionCount: 0, spamCount: 0, lastSubmissionAt: null, heldCount: 0 };
+export const NO_COUNTS: FormCounts = {
+  submissionCount: 0,
+  spamCount: 0,
+  lastSubmissionAt: null,
+  heldCount: 0,
+  blockedCount: 0,
+};
 
 /** The UTC day of an ISO-8601 timestamp. */
 export const dayOf = (iso: string) => iso.slice(0, 10);

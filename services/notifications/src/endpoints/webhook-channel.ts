@@ -1,4 +1,4 @@
-import type { SubmissionDto } from '@formgate/contracts';
+import { SpamReasonListSchema, type SubmissionDto } from '@formgate/contracts';
 import type { Clock, Logger } from '@formgate/kit';
 import type { Mailer } from '@formgate/mail';
 import type { Delivery, DeliveryStore, FormView, StoredSubmission } from '../deliveries/delivery-store.ts';
@@ -44,6 +44,8 @@ export const toSubmissionDto = (s: StoredSubmission, spam: boolean): SubmissionD
   fields: s.fields,
   files: s.files,
   spam,
+  // Copies stored before issue 14 hold reasons as strings.
+  spamReasons: SpamReasonListSchema.parse(s.spam.reasons ?? []),
   held: s.held,
   origin: s.origin ?? null,
   referer: s.referer ?? null,

@@ -12,9 +12,9 @@ import { formsKeys } from './forms.queries.ts';
 
 /**
  * A submission as the API answers it; `origin` and `referer` are null when unknown (shown as text, never as links).
- * `spamReasons` is shown when the server sends it (not yet: the stored verdict's reasons are not in the DTO).
+ * `spamReasons` are ingest's reasons (issue 14), shadow ones marked.
  */
-export type Submission = SubmissionDto & { spamReasons?: string[] };
+export type Submission = SubmissionDto;
 
 /** The list's filters, as in the page's address and the API's query (pending API). */
 export interface SubmissionFilters {

@@ -169,10 +169,13 @@ function SubmissionView({ formId, submission: s }: { formId: string; submission:
           <dt className="text-zinc-600 dark:text-zinc-400">Spam</dt>
           <dd>
             {s.spam ? 'Yes' : 'No'}
-            {s.spamReasons && s.spamReasons.length > 0 ? (
+            {s.spamReasons.length > 0 ? (
               <ul className="list-disc pl-5">
                 {s.spamReasons.map((reason) => (
-                  <li key={reason}>{reason}</li>
+                  <li key={`${reason.layer}:${reason.rule}:${reason.detail}`}>
+                    {reason.shadow ? '(shadow) ' : ''}
+                    {reason.layer}: {reason.detail}
+                  </li>
                 ))}
               </ul>
             ) : null}

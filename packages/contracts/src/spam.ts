@@ -1,0 +1,116 @@
+import { z } from 'zod';
+
+/**
+ * Spam and abuse (issue 14): the layers of ingest's verdict, a form's settings for them, and the reasons recorded
+ * with every submission. The layers run in ingest, in this order: honeypot, rate limits, origins, time-trap,
+ * captcha (or ALTCHA), content rules. A layer either blocks the request (403 `BLOCKED`, 429 `RATE_LIMITED`:
+ * nothing is stored, the block is counted per form), flags the submission (stored with `spam: true` and its
+ * reasons) or passes. In shadow mode a layer records what it would have done (`shadow: true`) and does nothing.
+ */
+export const SPAM_LAYERS = ['honeypot', 'rate-limit', 'origin', 'time-trap', 'captcha', 'rules'] as const;
+export type SpamLayer = (typeof SPAM_LAYERS)[number];
+
+export const SpamReasonSchema = z.object({
+  layer: z.enum(SPAM_LAYERS),
+  /** Stable rule name within the layer, e.g. `field-filled`, `too-fast`, `origin-not-allowed`, `blocked-word`. */
+  rule: z.string().max(100),
+  /** Human-readable detail (never the submitter's full content: at most a matched word or domain). */
+  detail: z.string().max(500),
+  /** Recorded in shadow mode: what the layer would have done; it did not count towards the verdict. */
+  shadow: z.boolean().optional(),
+});
+export type SpamReason = z.infer<typeof SpamReasonSchema>;
+
+/** Reasons as events from before issue 14 wrote them: `honeypot:<field>`. */
+const legacyReason = (s: string): SpamReason => {
+  const [layer, ...rest] = s.split(':');
+  return layer === 'honeypot'
+    ? { layer: 'honeypot', rule: 'field-filled', detail: `honeypot field ${rest.join(':')} was filled` }
+    : { layer: 'rules', rule: 'legacy', detail: s.slice(0, 500) };
+};
+export const SpamReasonListSchema = z.array(
+  z.preprocess((v) => (typeof v === 'string' ? legacyReason(v) : v), SpamReasonSchema),
+);
+
+export const CAPTCHA_PROVIDERS = ['altcha', 'turnstile', 'hcaptcha', 'recaptcha'] as const;
+export type CaptchaProvider = (typeof CAPTCHA_PROVIDERS)[number];
+
+export const CaptchaSettingsSchema = z.object({
+  provider: z.enum(CAPTCHA_PROVIDERS),
+  /**
+   * The provider's secret key (turnstile, hcaptcha, recaptcha); null for ALTCHA (signed with the instance's key).
+   * Never returned by the API: reads carry `secret: null` and `secretSet`. A PATCH without `secret` keeps it.
+   */
+  secret: z.string().min(1).max(500).nullable(),
+  /** reCAPTCHA v3: the lowest score accepted (0–1); null = v2 (no score). */
+  minScore: z.number().min(0).max(1).nullable(),
+  /** A missing or failed captcha: `reject` answers 403 `BLOCKED`, `flag` stores it as spam. Outages always flag. */
+  onFailure: z.enum(['flag', 'reject']),
+});
+export type CaptchaSettings = z.infer<typeof CaptchaSettingsSchema>;
+
+export const SpamRulesSchema = z.object({
+  /** Case-insensitive whole words (or phrases) in any field value. */
+  blockedWords: z.array(z.string().trim().min(1).max(100)).max(500),
+  /** Email domains (and their subdomains) of any email-looking field value. */
+  blockedDomains: z.array(z.string().trim().toLowerCase().min(1).max(253)).max(500),
+  /** More links (http(s) URLs) than this across the fields scores; null = no limit. */
+  maxLinks: z.number().int().min(0).max(1000).nullable(),
+  /** Email addresses at a disposable-address provider score. */
+  disposableEmails: z.boolean(),
+  /** The content score at or above which the submission is spam (each rule hit adds its documented weight). */
+  threshold: z.number().int().min(1).max(100),
+});
+export type SpamRules = z.infer<typeof SpamRulesSchema>;
+
+export const SpamSettingsSchema = z.object({
+  /** A submission sent sooner than this after its signed render timestamp is spam; 0 = off. */
+  timeTrapSeconds: z.number().int().min(0).max(3600),
+  /** When the form lists allowed origins: a request from elsewhere is rejected (403 `BLOCKED`), flagged, or allowed. */
+  origins: z.enum(['off', 'flag', 'reject']),
+  captcha: CaptchaSettingsSchema.nullable(),
+  /** Per minute; 0 = no limit. Over it: 429 `RATE_LIMITED` + `Retry-After`, nothing stored. */
+  rateLimit: z.object({
+    perIpPerMinute: z.number().int().min(0).max(1_000_000),
+    perFormPerMinute: z.number().int().min(0).max(1_000_000),
+    perOrgPerMinute: z.number().int().min(0).max(10_000_000),
+  }),
+  rules: SpamRulesSchema,
+  /** Every layer records what it would have done without acting (the honeypot excepted: it always acts). */
+  shadow: z.boolean(),
+});
+export type SpamSettings = z.infer<typeof SpamSettingsSchema>;
+
+/** Settings as a form or organization stores them: any key absent falls back (form → organization → built-in). */
+export const SpamSettingsPatchSchema = SpamSettingsSchema.partial();
+export type SpamSettingsPatch = z.infer<typeof SpamSettingsPatchSchema>;
+
+/** The built-in defaults: everything but the honeypot off, so nothing a site sends today is refused. */
+export const DEFAULT_SPAM_SETTINGS: SpamSettings = {
+  timeTrapSeconds: 0,
+  origins: 'off',
+  captcha: null,
+  rateLimit: { perIpPerMinute: 0, perFormPerMinute: 0, perOrgPerMinute: 0 },
+  rules: { blockedWords: [], blockedDomains: [], maxLinks: null, disposableEmails: false, threshold: 3 },
+  shadow: false,
+};
+
+/** The settings in force for a form: its own keys over its organization's over the built-in defaults. */
+export function resolveSpamSettings(
+  org: SpamSettingsPatch | null | undefined,
+  form: SpamSettingsPatch | null | undefined,
+): SpamSettings {
+  return { ...DEFAULT_SPAM_SETTINGS, ...(org ?? {}), ...(form ?? {}) };
+}
+
+/** A blocked request (not stored) as ingest counts it, per form. */
+export const BlockedCountSchema = z.object({
+  formId: z.string(),
+  orgId: z.string(),
+  layer: z.enum(SPAM_LAYERS),
+  rule: z.string().max(100),
+  /** Start of the UTC minute the blocks happened in. */
+  minute: z.string(),
+  count: z.number().int().positive(),
+});
+export type BlockedCount = z.infer<typeof BlockedCountSchema>;
