@@ -11,7 +11,7 @@
 # Environment: FERRETDB_HANDLER (postgresql, default; or sqlite), FORMGATE_CACHE (default ~/.cache/formgate),
 # FORMGATE_RUN_DIR (base of run dirs, default <repo>/.run; this server uses <base>/ferretdb-<port>), FERRETDB_RUN_DIR
 # (exact run dir, overrides), FERRETDB_PORT, FERRETDB_START_TIMEOUT (s, default 30), FERRETDB_LOG_LEVEL
-# (debug|info|warn|error, default info), FERRETDB_GIN (1, default: give every index FerretDB creates GIN companions its
+# (debug|info|warn|error, default info), FERRETDB_PG_POOL (its PostgreSQL pool, default 250), FERRETDB_GIN (1, default: give every index FerretDB creates GIN companions its
 # equality pushdown can use, see ferretdb-gin.sql; 0: none for indexes made from now on); PostgreSQL's knobs are postgres.sh's.
 set -euo pipefail
 FG_COMPONENT=ferretdb
@@ -119,7 +119,10 @@ handler_args() {
   fi
   local line
   line="$(postgres start | tail -n 1)" || fg_die "PostgreSQL for FerretDB did not start (see above)"
-  HANDLER_ARGS=(--handler=postgresql --postgresql-url="${line#POSTGRES_URL=}")
+  # FerretDB's PostgreSQL pool (its default is 50): an open multi-batch cursor holds a connection until its
+  # getMore, so a pool smaller than what the services can have in flight (each process's driver pool is 20) can
+  # deadlock: every connection held by a cursor whose getMore waits behind requests waiting for a connection.
+  HANDLER_ARGS=(--handler=postgresql --postgresql-url="${line#POSTGRES_URL=}?pool_max_conns=${FERRETDB_PG_POOL:-250}")
   gin_companions "${line#POSTGRES_URL=}"
 }
 

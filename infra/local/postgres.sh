@@ -115,7 +115,7 @@ cmd_start() {
   local t0=$SECONDS
   cd "$RUN_DIR"
   fg_spawn "$PIDFILE" "$OUT_LOG" "${AS_PG[@]}" "$PG_BIN/postgres" -D "$DATA_DIR" -p "$PORT" -k "$SOCKET_DIR" \
-      -c listen_addresses=127.0.0.1 -c max_connections=120 ${POSTGRES_EXTRA_ARGS:-} ||
+      -c listen_addresses=127.0.0.1 -c max_connections=300 ${POSTGRES_EXTRA_ARGS:-} ||
     fg_die "could not launch $PG_BIN/postgres" "$OUT_LOG"
   pid="$(cat "$PIDFILE")"
   fg_await_started PostgreSQL "$pid" 20 "" pg_probe "$OUT_LOG"

@@ -37,15 +37,6 @@ runBusContract({
   name: 'kafka',
   create: async () => create(),
   deliveryTimeoutMs: 30_000,
-  skip: [
-    {
-      // Known bug, open (issue 12): two fixes were tried in session 7 and both hung processes in CI (kafkajs'
-      // admin.setOffsets runs a hidden consumer with no deadline; committing from the GROUP_JOIN listener stalled
-      // deliveries). The adapter still keeps a new group's start per instance. docs/architecture.md "Recovery bounds".
-      reason: 'a new group’s start is kept per instance (known bug, open)',
-      tests: ['keeps a new group’s start for every member: one subscribing later gets what the first never consumed'],
-    },
-  ],
 });
 
 describe('Kafka bus specifics', () => {

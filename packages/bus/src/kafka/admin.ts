@@ -15,6 +15,8 @@ export interface Topics {
   offsets(topic: string): Promise<{ partition: number; low: string; high: string }[]>;
   /** The high watermark of each partition of `topic` that `groupId` has committed no offset for. */
   uncommittedEnds(groupId: string, topic: string): Promise<Map<number, bigint>>;
+  /** The offsets `groupId` has committed on `topic`, per partition (−1: none). */
+  committed(groupId: string, topic: string): Promise<Map<number, bigint>>;
 }
 
 /** Retries a metadata call through leader elections and stale metadata (a few seconds at most). */
@@ -76,10 +78,15 @@ async function createMissing(client: Admin, specs: readonly TopicSpec[], replica
   return [...wanted.keys()];
 }
 
+async function committedOffsets(client: Admin, groupId: string, topic: string) {
+  const [committed] = await retrying(() => client.fetchOffsets({ groupId, topics: [topic] }));
+  return new Map((committed?.partitions ?? []).map((p) => [p.partition, BigInt(p.offset)]));
+}
+
 async function uncommittedEnds(client: Admin, groupId: string, topic: string) {
   try {
-    const [committed] = await retrying(() => client.fetchOffsets({ groupId, topics: [topic] }));
-    const unset = new Set(committed?.partitions.filter((p) => BigInt(p.offset) < 0n).map((p) => p.partition));
+    const committed = await committedOffsets(client, groupId, topic);
+    const unset = new Set([...committed].filter(([, offset]) => offset < 0n).map(([p]) => p));
     const ends = (await retrying(() => client.fetchTopicOffsets(topic))).filter((o) => unset.has(o.partition));
     return new Map(ends.map((o) => [o.partition, BigInt(o.high)]));
   } catch (err) {
@@ -119,5 +126,6 @@ export function createTopics(admin: Connected<Admin>, replicationFactor: number)
       return retrying(() => client.fetchTopicOffsets(topic));
     },
     uncommittedEnds: async (groupId, topic) => uncommittedEnds(await admin.get(), groupId, topic),
+    committed: async (groupId, topic) => committedOffsets(await admin.get(), groupId, topic),
   };
 }

@@ -5,6 +5,7 @@ import { createSubscriptionRegistry } from '../subscriptions.ts';
 import { createTopics, type Topics } from './admin.ts';
 import { CONSUMER_RETRY, connected, createKafkaClient } from './client.ts';
 import { createConsumerFactory } from './consumer.ts';
+import { createGroupStart } from './group-start.ts';
 import { createBatchingProducer } from './producer.ts';
 import { createReplay } from './replay.ts';
 import { createSubscribe } from './subscribe.ts';
@@ -75,6 +76,7 @@ export function createKafkaBus(opts: KafkaBusOptions): EventBus {
     onSend: opts.onSend,
     requireTopic: topics.require,
   });
+  const groupStart = createGroupStart(kafka, topics.committed, onError);
   const registry = createSubscriptionRegistry();
   const newConsumer = createConsumerFactory(createKafkaClient({ ...opts, onError }, CONSUMER_RETRY), {
     onError,
@@ -86,12 +88,13 @@ export function createKafkaBus(opts: KafkaBusOptions): EventBus {
   return {
     publish: producer.publish,
     ensureTopics: topics.ensure,
-    subscribe: createSubscribe({ topics, newConsumer, dlq: producer, registry, onError }),
+    subscribe: createSubscribe({ topics, groupStart, newConsumer, dlq: producer, registry, onError }),
     replay,
     deadLetters: createDeadLetters(deadLetterLog(topics, producer.publish, replay)),
     async close() {
       await registry.stopAll();
       await producer.close();
+      await groupStart.close();
       await admin.reset();
     },
   };

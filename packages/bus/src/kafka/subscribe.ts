@@ -13,6 +13,7 @@ import type { SubscriptionRegistry } from '../subscriptions.ts';
 import type { Topics } from './admin.ts';
 import type { OnError } from './client.ts';
 import { type ConsumerFactory, type ConsumerState, HEARTBEAT_MS, startConsumer } from './consumer.ts';
+import type { GroupStart } from './group-start.ts';
 import { toBusMessage } from './messages.ts';
 
 const JOIN_TIMEOUT_MS = 30_000;
@@ -20,6 +21,7 @@ const REVOKED = new Set(['REBALANCE_IN_PROGRESS', 'ILLEGAL_GENERATION', 'UNKNOWN
 
 export interface SubscribeDeps {
   topics: Topics;
+  groupStart: GroupStart;
   newConsumer: ConsumerFactory;
   dlq: EventPublisher;
   registry: SubscriptionRegistry;
@@ -40,7 +42,10 @@ interface BatchLoop {
   maxBatchSize: number;
   state: MemberState;
   context: (signal: AbortSignal) => DeliveryContext;
-  /** Per partition, the first offset to deliver (`fromBeginning: false` on a new group); earlier ones are skipped. */
+  /**
+   * Per partition, the first offset to deliver (`fromBeginning: false`, a partition the group has no offset for and
+   * whose start could not be committed for the group); earlier ones are skipped.
+   */
   startAt: Map<number, bigint>;
 }
 
@@ -124,8 +129,9 @@ function deliveryContext(deps: SubscribeDeps, { group, topic }: SubscribeOptions
 /**
  * Subscribes without waiting for the group join: a restarted instance would otherwise wait out its dead
  * predecessor's session. For `fromBeginning: false`, the log end of every partition the group has no offset for is
- * read now, and records before it are skipped, so every record published after `subscribe()` resolved is delivered
- * however late the join completes.
+ * read now and committed as the group's start (`group-start.ts`), so every record published after `subscribe()`
+ * resolved is delivered however late the join completes, by whichever member is handed the partition. Where the
+ * group already has members that never committed a partition, this instance skips what precedes its own start.
  */
 export function createSubscribe(deps: SubscribeDeps) {
   return async (options: SubscribeOptions): Promise<Subscription> => {
@@ -133,7 +139,7 @@ export function createSubscribe(deps: SubscribeDeps) {
     await deps.topics.require(topic);
     // Also the check that Kafka answers: the consumer's own connection retries without limit.
     const ends = await deps.topics.uncommittedEnds(group, topic);
-    const startAt = fromBeginning ? new Map<number, bigint>() : ends;
+    const startAt = fromBeginning ? new Map<number, bigint>() : await deps.groupStart.pin(group, topic, ends);
     const state: MemberState = { crashes: 0, stopping: false, revoked: false, deliveries: new Set() };
     const consumer = deps.newConsumer(group, state);
     const context = deliveryContext(deps, options, retry ?? DEFAULT_RETRY);
