@@ -1,7 +1,7 @@
 import type { CaptchaProvider, CaptchaSettings, SpamReason } from '@formgate/contracts';
 import { AppError, type Logger } from '@formgate/kit';
 import { z } from 'zod';
-import type { Altcha } from './altcha.ts';
+import { type Altcha, type AltchaDifficulty, DEFAULT_ALTCHA_DIFFICULTY } from './altcha.ts';
 import type { AfterBodyLayer, LayerFinding, SpamSubmission } from './layer.ts';
 
 /**
@@ -28,11 +28,21 @@ export const captchaEnv = {
   CAPTCHA_VERIFY_URL_RECAPTCHA: z.url().default(DEFAULT_VERIFY_URLS.recaptcha),
   /** How long a verification may take before the provider counts as unavailable (the submission is flagged). */
   CAPTCHA_VERIFY_TIMEOUT_MS: z.coerce.number().int().min(100).max(30_000).default(3_000),
+  /**
+   * ALTCHA's difficulty: the secret counter a client must find is drawn from [max/4, max] (each attempt one
+   * PBKDF2/SHA-256 of 1,000 iterations); the default takes a current browser about a second.
+   */
+  ALTCHA_MAX_COUNTER: z.coerce.number().int().min(100).max(100_000).default(DEFAULT_ALTCHA_DIFFICULTY.maxCounter),
 };
 
 export interface CaptchaVerifyConfig {
   urls: Record<RemoteProvider, string>;
   timeoutMs: number;
+}
+
+export function altchaDifficulty(env: { ALTCHA_MAX_COUNTER: number }): AltchaDifficulty {
+  const max = env.ALTCHA_MAX_COUNTER;
+  return { cost: DEFAULT_ALTCHA_DIFFICULTY.cost, minCounter: Math.floor(max / 4), maxCounter: max };
 }
 
 export function captchaVerifyConfig(env: {
