@@ -111,6 +111,8 @@ export async function startDistributed(opts: {
   plansFile?: string;
   /** More settings of billing (e.g. `BILLING_ENABLED`). */
   billingEnv?: Record<string, string>;
+  /** More settings of both ingest instances (e.g. `CAPTCHA_VERIFY_URL_TURNSTILE`). */
+  ingestEnv?: Record<string, string>;
 }) {
   const secret = randomBytes(32).toString('base64url');
   const smtp = await startSmtpTestServer();
@@ -147,8 +149,9 @@ export async function startDistributed(opts: {
           ...opts.notificationsEnv,
         }),
       ),
-      start('ingest-1', 'services/ingest/src/main.ts', { PUBLIC_URL: publicUrl }),
-      start('ingest-2', 'services/ingest/src/main.ts', { PUBLIC_URL: publicUrl }),
+      ...['ingest-1', 'ingest-2'].map((name) =>
+        start(name, 'services/ingest/src/main.ts', { PUBLIC_URL: publicUrl, INGEST_SECRET: secret, ...opts.ingestEnv }),
+      ),
     ]);
   };
   // One secret for every gateway of this deployment: a session cookie is valid on all of them, across restarts.

@@ -32,7 +32,14 @@ async function resolveCompose(env: Record<string, string>) {
   const clean = Object.fromEntries(
     Object.entries(process.env).filter(
       ([k]) =>
-        !['IDENTITY_SECRET', 'AUTH_SECRET', 'FILE_LINK_SECRET', 'NOTIFICATIONS_LINK_SECRET', 'PUBLIC_URL'].includes(k),
+        ![
+          'IDENTITY_SECRET',
+          'AUTH_SECRET',
+          'FILE_LINK_SECRET',
+          'NOTIFICATIONS_LINK_SECRET',
+          'INGEST_SECRET',
+          'PUBLIC_URL',
+        ].includes(k),
     ),
   );
   const { stdout } = await run(resolve(ROOT, 'infra/compose-check/run.sh'), ['docker-compose.yml'], {
@@ -48,6 +55,7 @@ const SECRETS = {
   AUTH_SECRET: 'a'.repeat(40),
   FILE_LINK_SECRET: 'f'.repeat(40),
   NOTIFICATIONS_LINK_SECRET: 'n'.repeat(40),
+  INGEST_SECRET: 'g'.repeat(40),
 };
 const LOADERS: Record<string, (env: Record<string, string>) => unknown> = {
   'gateway/src/main.ts': loadGatewayConfig,
@@ -71,6 +79,7 @@ describe('docker-compose.yml, resolved by compose-go and checked against the cod
     expect(failure).toContain('set AUTH_SECRET');
     expect(failure).toContain('set FILE_LINK_SECRET');
     expect(failure).toContain('set NOTIFICATIONS_LINK_SECRET');
+    expect(failure).toContain('set INGEST_SECRET');
   }, 120_000);
 
   it('runs every entry point of the codebase, each from the one Dockerfile, with an environment its config accepts', async () => {

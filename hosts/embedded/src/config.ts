@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { accountEnv } from '@formgate/accounts';
 import { billingEnv } from '@formgate/billing';
 import { siteEnv } from '@formgate/gateway';
+import { captchaEnv } from '@formgate/ingest';
 import { commonEnv, defineConfig, secretEnv } from '@formgate/kit';
 import { webhooksAllowPrivateTargetsEnv } from '@formgate/notifications';
 import { z } from 'zod';
@@ -29,6 +30,10 @@ export const EmbeddedEnvSchema = z.object({
   FILE_LINK_SECRET: secretEnv.optional(),
   /** Signs the verification links of notification addresses; otherwise generated into `DATA_DIR`. */
   NOTIFICATIONS_LINK_SECRET: secretEnv.optional(),
+  /** Signs ALTCHA challenges (a key per form); otherwise one is generated into `DATA_DIR/ingest-secret`. */
+  INGEST_SECRET: secretEnv.optional(),
+  /** Captcha verification: the providers' siteverify URLs (tests point them at a local verifier) and timeout. */
+  ...captchaEnv,
   /** `true`: webhooks may go to loopback and private addresses (tests, receivers on the same network). */
   WEBHOOKS_ALLOW_PRIVATE_TARGETS: webhooksAllowPrivateTargetsEnv,
   /** The built dashboard (`pnpm --filter @formgate/web build`); default `web/dist` of this checkout. */

@@ -14,7 +14,7 @@ import type { EventBus } from '@formgate/bus';
 import { createSqliteBus } from '@formgate/bus/sqlite';
 import { createFormsService, createSqliteFormsStore } from '@formgate/forms';
 import { createGateway, formsCaller, ROUTES, siteConfigFrom, startSiteProvisioning } from '@formgate/gateway';
-import { createIngestService } from '@formgate/ingest';
+import { altchaDifficulty, captchaVerifyConfig, createIngestService } from '@formgate/ingest';
 import {
   closeServer,
   createFileLinks,
@@ -93,6 +93,9 @@ export async function startEmbedded(config: EmbeddedConfig, seams: EmbeddedSeams
     logger: logger.child({ service: 'ingest' }),
     blobs,
     publicBaseUrl: publicUrl,
+    secret: ensureSecretFile(config.DATA_DIR, 'ingest-secret', config.INGEST_SECRET),
+    captcha: captchaVerifyConfig(config),
+    altchaDifficulty: altchaDifficulty(config),
   });
   const forms = createFormsService({
     ...common,

@@ -5,6 +5,9 @@ import { type Clock, createServiceApp, type Ids, type Logger, type Service } fro
 import type { BlobStore } from '@formgate/store';
 import { createIngestHandler } from './ingest-handler.ts';
 import { DEFAULT_LIMITS, type IngestLimits } from './limits.ts';
+import { type AltchaDifficulty, createAltcha } from './spam/altcha.ts';
+import { type CaptchaVerifyConfig, createCaptchaLayer, DEFAULT_CAPTCHA_VERIFY } from './spam/captcha.ts';
+import { createLocalUsedSolutions, type UsedSolutions } from './spam/used-solutions.ts';
 import { createFormsView } from './views/forms-view.ts';
 import { createQuotaView } from './views/quota-view.ts';
 
@@ -16,6 +19,13 @@ export interface IngestServiceDeps {
   logger: Logger;
   publicBaseUrl: string;
   limits?: IngestLimits;
+  /** `INGEST_SECRET`: signs ALTCHA challenges (a key per form), the same on every instance. */
+  secret: string;
+  /** Where captcha tokens are verified (default: the providers' own siteverify URLs, 3 s). */
+  captcha?: CaptchaVerifyConfig;
+  /** ALTCHA solutions already used (default: this instance's memory). */
+  usedSolutions?: UsedSolutions;
+  altchaDifficulty?: AltchaDifficulty;
 }
 
 export interface IngestService extends Service {
@@ -27,7 +37,17 @@ export interface IngestService extends Service {
 export function createIngestService(deps: IngestServiceDeps): IngestService {
   const forms = createFormsView();
   const quota = createQuotaView();
-  const handle = createIngestHandler({ ...deps, limits: deps.limits ?? DEFAULT_LIMITS, forms, quota }, deps.logger);
+  const altcha = createAltcha({
+    secret: deps.secret,
+    used: deps.usedSolutions ?? createLocalUsedSolutions(() => deps.clock.now()),
+    clock: deps.clock,
+    ...(deps.altchaDifficulty ? { difficulty: deps.altchaDifficulty } : {}),
+  });
+  const captcha = createCaptchaLayer({ verify: deps.captcha ?? DEFAULT_CAPTCHA_VERIFY, altcha, logger: deps.logger });
+  const handle = createIngestHandler(
+    { ...deps, limits: deps.limits ?? DEFAULT_LIMITS, forms, quota, afterBody: [captcha], altcha },
+    deps.logger,
+  );
   const app = createServiceApp(() => ({ forms: forms.size }));
   app.use((req, res) => handle(req, res));
   const views: Subscription[] = [];

@@ -1,2 +1,3 @@
 export * from './create-service.ts';
 export * from './limits.ts';
+export { altchaDifficulty, captchaEnv, captchaVerifyConfig } from './spam/captcha.ts';

@@ -34,5 +34,5 @@ export const IngestErrors = {
   badIdempotencyKey: (limit: number) =>
     new AppError('INVALID_IDEMPOTENCY_KEY', `Idempotency-Key must be 1–${limit} visible ASCII characters`),
   unavailable: (cause?: unknown) => new AppError('UNAVAILABLE', undefined, { cause }),
-  methodNotAllowed: () => new AppError('METHOD_NOT_ALLOWED', 'Use POST to submit a form'),
+  methodNotAllowed: (use = 'Use POST to submit a form') => new AppError('METHOD_NOT_ALLOWED', use),
 };

@@ -1,10 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AppError, type Logger } from '@formgate/kit';
 import { IngestErrors } from './ingest-errors.ts';
-import { type ReceiveDeps, receiveSubmission } from './receive-submission.ts';
+import { findForm, type ReceiveDeps, receiveSubmission } from './receive-submission.ts';
 import { CORS_HEADERS, escapeHtml, page, sendError, sendHtml, sendJson, sendRedirect, wantsJson } from './respond.ts';
+import type { Altcha } from './spam/altcha.ts';
 
 const FORM_PATH = /^\/f\/([A-Za-z0-9_-]{1,64})\/?$/;
+const ALTCHA_PATH = /^\/f\/([A-Za-z0-9_-]{1,64})\/altcha\/?$/;
 
 function thanksPage(req: IncomingMessage, res: ServerResponse, search: URLSearchParams) {
   const referer = search.get('referer');
@@ -23,9 +25,21 @@ function thanksPage(req: IncomingMessage, res: ServerResponse, search: URLSearch
 
 /**
  * The public endpoint as a raw `node:http` handler (no framework on the hot path): `POST /f/{key}`, its CORS
- * preflight, and `GET /form/submission-received`. Cookies are never read.
+ * preflight, `GET /f/{key}/altcha` (an ALTCHA challenge for the form) and `GET /form/submission-received`. Cookies
+ * are never read.
  */
-export function createIngestHandler(deps: ReceiveDeps, logger: Logger) {
+export function createIngestHandler(deps: ReceiveDeps & { altcha?: Altcha }, logger: Logger) {
+  const altchaChallenge = async (req: IncomingMessage, res: ServerResponse, key: string) => {
+    try {
+      const form = findForm(deps, key);
+      if (!deps.altcha) throw IngestErrors.formNotFound();
+      sendJson(res, 200, await deps.altcha.challenge(form.id));
+    } catch (err) {
+      if (!(err instanceof AppError)) logger.error({ err, formKey: key }, 'unexpected ALTCHA challenge failure');
+      sendError(req, res, err instanceof AppError ? err : IngestErrors.unavailable(err));
+    }
+  };
+
   const receive = async (req: IncomingMessage, res: ServerResponse, key: string) => {
     try {
       const outcome = await receiveSubmission(deps, req, key);
@@ -42,7 +56,13 @@ export function createIngestHandler(deps: ReceiveDeps, logger: Logger) {
   return (req: IncomingMessage, res: ServerResponse): void => {
     const url = new URL(req.url ?? '/', 'http://ingest.invalid');
     const match = FORM_PATH.exec(url.pathname);
-    if (match?.[1]) {
+    const altchaMatch = ALTCHA_PATH.exec(url.pathname);
+    if (altchaMatch?.[1]) {
+      if (req.method === 'GET') void altchaChallenge(req, res, altchaMatch[1]);
+      else if (req.method === 'OPTIONS') {
+        res.writeHead(204, { ...CORS_HEADERS, 'access-control-allow-methods': 'GET, OPTIONS' }).end();
+      } else sendError(req, res, IngestErrors.methodNotAllowed('Use GET for an ALTCHA challenge'));
+    } else if (match?.[1]) {
       if (req.method === 'POST') {
         void receive(req, res, match[1]);
       } else if (req.method === 'OPTIONS') {

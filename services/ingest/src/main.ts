@@ -3,6 +3,7 @@ import { systemClock, systemIds } from '@formgate/kit';
 import { createGridFsBlobStore } from '@formgate/store/mongo';
 import { loadIngestConfig } from './config.ts';
 import { createIngestService } from './create-service.ts';
+import { altchaDifficulty, captchaVerifyConfig } from './spam/captcha.ts';
 
 await runDistributed('ingest', loadIngestConfig, async ({ config, logger, bus, mongo }) => {
   const service = createIngestService({
@@ -13,6 +14,9 @@ await runDistributed('ingest', loadIngestConfig, async ({ config, logger, bus, m
     ids: systemIds,
     logger,
     publicBaseUrl: config.PUBLIC_URL.replace(/\/$/, ''),
+    secret: config.INGEST_SECRET,
+    captcha: captchaVerifyConfig(config),
+    altchaDifficulty: altchaDifficulty(config),
   });
   return {
     ...service,

@@ -1,6 +1,14 @@
 import type { IncomingMessage } from 'node:http';
 import type { EventPublisher } from '@formgate/bus';
-import { billingPeriodOf, encodeEvent, type Form, type SubmissionReceived, Topics } from '@formgate/contracts';
+import {
+  billingPeriodOf,
+  encodeEvent,
+  type Form,
+  resolveSpamSettings,
+  type SpamVerdict,
+  type SubmissionReceived,
+  Topics,
+} from '@formgate/contracts';
 import { AppError, type Clock, type Ids } from '@formgate/kit';
 import type { BlobStore } from '@formgate/store';
 import { IngestErrors } from './ingest-errors.ts';
@@ -12,7 +20,8 @@ import type { ParsedBody } from './parse/parsed-body.ts';
 import { readBody } from './parse/read-body.ts';
 import { defaultNext, safeRedirect } from './redirects.ts';
 import { requestSource } from './request-source.ts';
-import { splitReservedFields } from './reserved-fields.ts';
+import { type SplitFields, splitReservedFields } from './reserved-fields.ts';
+import type { AfterBodyLayer } from './spam/layer.ts';
 import type { FormsView } from './views/forms-view.ts';
 import type { QuotaView } from './views/quota-view.ts';
 
@@ -26,6 +35,8 @@ export interface ReceiveDeps {
   quota: QuotaView;
   /** Absolute base URL of the public endpoint, for the default thank-you page. */
   publicBaseUrl: string;
+  /** Spam layers that see the fields (issue 14: the captcha layer), in order. */
+  afterBody?: AfterBodyLayer[];
 }
 
 export interface Accepted {
@@ -38,7 +49,46 @@ export type Outcome = { accepted: Accepted } | { rejected: AppError; errorRedire
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]+$/;
 
-function findForm(deps: ReceiveDeps, key: string): Form {
+/**
+ * Runs the after-body spam layers over one submission: a flag adds its reasons to the verdict, a block throws its
+ * error (nothing stored); in shadow mode both are recorded with `shadow: true` and do nothing else.
+ * (Interim wiring for the captcha layer; issue 14's orchestrator takes this over with the organization defaults.)
+ */
+async function afterBodyVerdict(
+  deps: ReceiveDeps,
+  req: IncomingMessage,
+  form: Form,
+  split: SplitFields,
+): Promise<SpamVerdict> {
+  const layers = deps.afterBody ?? [];
+  if (layers.length === 0 || form.settings.spam === null) return split.spam;
+  const settings = resolveSpamSettings(null, form.settings.spam);
+  const ip = req.headers['x-formgate-client-ip'];
+  const submission = {
+    form,
+    settings,
+    req,
+    clientIp: typeof ip === 'string' ? ip : (req.socket.remoteAddress ?? ''),
+    now: deps.clock.now(),
+    fields: split.data,
+    captchaTokens: split.captchaTokens,
+    reserved: {},
+  };
+  let verdict = split.spam;
+  for (const layer of layers) {
+    const finding = await layer.check(submission);
+    if (finding.verdict === 'pass') continue;
+    if (settings.shadow) {
+      const reasons = finding.reasons.map((r) => ({ ...r, shadow: true }));
+      verdict = { isSpam: verdict.isSpam, reasons: [...verdict.reasons, ...reasons] };
+    } else if (finding.verdict === 'block') throw finding.error;
+    else verdict = { isSpam: true, reasons: [...verdict.reasons, ...finding.reasons] };
+  }
+  return verdict;
+}
+
+/** The enabled form of a public key; 404 `FORM_NOT_FOUND`, 410 `FORM_DELETED` or 403 `INACTIVE` otherwise. */
+export function findForm(deps: Pick<ReceiveDeps, 'forms'>, key: string): Form {
   const found = deps.forms.lookup(key);
   if (found === undefined) throw IngestErrors.formNotFound();
   if (found === 'deleted') throw IngestErrors.formDeleted();
@@ -81,6 +131,7 @@ export async function receiveSubmission(deps: ReceiveDeps, req: IncomingMessage,
   const split = splitReservedFields(parsed.fields, form.settings.honeypotField);
   try {
     if (split.data.length === 0 && parsed.files.length === 0) throw IngestErrors.empty();
+    const spam = await afterBodyVerdict(deps, req, form, split);
     const receivedAt = deps.clock.now().toISOString();
     const submissionId = clientKey ? deps.ids.derived(form.id, clientKey) : deps.ids.next();
     const event: SubmissionReceived = {
@@ -96,8 +147,8 @@ export async function receiveSubmission(deps: ReceiveDeps, req: IncomingMessage,
         fields: split.data,
         files: parsed.files,
         meta: split.meta,
-        spam: split.spam,
-        held: !split.spam.isSpam && deps.quota.isOverQuota(form.orgId, billingPeriodOf(receivedAt)),
+        spam,
+        held: !spam.isSpam && deps.quota.isOverQuota(form.orgId, billingPeriodOf(receivedAt)),
         ...(clientKey ? { idempotencyKey: clientKey } : {}),
         ...requestSource(req),
       },
