@@ -88,7 +88,7 @@ export const aSubmission = (id: string, over: Partial<Submission> = {}): Submiss
 export async function startFormsApi(init: {
   forms?: FormDto[];
   submissions?: Submission[];
-  stats?: DailyCount[];
+  stats?: (Omit<DailyCount, 'blocked'> & { blocked?: number })[];
   statsTo?: string;
   /** The delivery log, every submission's (the notifications API). */
   deliveries?: DeliveryDto[];
