@@ -30,7 +30,6 @@ export function FormSpamPanel({ form, canUpdate }: { form: FormDto; canUpdate: b
   const fields = useHookForm<SpamFormValues>({
     resolver: zodResolver(SpamFormSchema),
     values: spamValuesOf(own, inherited),
-    resetOptions: { keepDirtyValues: true },
   });
   const save = useMutation({
     mutationFn: (values: SpamFormValues) => updateFormSpam(form.id, spamRequestOf(values)),

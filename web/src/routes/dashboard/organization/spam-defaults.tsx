@@ -29,7 +29,6 @@ export function SpamDefaults({ canUpdate }: { canUpdate: boolean }) {
   const fields = useForm<SpamFormValues>({
     resolver: zodResolver(SpamFormSchema),
     values: spamValuesOf(settings.data?.spam ?? null, DEFAULT_SPAM_SETTINGS),
-    resetOptions: { keepDirtyValues: true },
   });
   const save = useMutation({
     mutationFn: (values: SpamFormValues) => updateOrgSpamDefaults(spamRequestOf(values)),
