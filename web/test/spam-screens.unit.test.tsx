@@ -144,6 +144,7 @@ describe('examples: spam protection snippet', () => {
 
     fireEvent.change(inside.getByLabelText('Captcha widget'), { target: { value: 'altcha' } });
     expect(code()).toContain(`<altcha-widget challengeurl="${endpoint}/altcha"></altcha-widget>`);
+    expect(code()).toContain('src="https://cdn.jsdelivr.net/npm/altcha@2/dist/altcha.js"');
     expect(inside.queryByLabelText('Site key')).toBeNull();
 
     fireEvent.change(inside.getByLabelText('Captcha widget'), { target: { value: 'hcaptcha' } });

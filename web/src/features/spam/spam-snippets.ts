@@ -51,8 +51,9 @@ export function spamSnippet(o: SpamSnippetOptions): string {
   }
   switch (o.captcha) {
     case 'altcha':
+      // The `altcha` package's widget, v2 (`challengeurl`; v3 renamed it `challenge`); or `import 'altcha';` when bundled.
       head.push(
-        `<script async defer type="module" src="https://cdn.jsdelivr.net/npm/altcha/dist/altcha.min.js"></script>`,
+        `<script async defer type="module" src="https://cdn.jsdelivr.net/npm/altcha@2/dist/altcha.js"></script>`,
       );
       inside.push(
         `  <!-- ALTCHA proof-of-work: self-hosted, no third party; the solution is sent as "altcha" -->`,
