@@ -381,11 +381,11 @@ describe('settings', () => {
 
 describe('overview chart', () => {
   it('fills the days without submissions with zeros, oldest first', () => {
-    const days = fillDays([{ day: '2026-07-29', total: 3, spam: 1 }], 3, '2026-07-30');
+    const days = fillDays([{ day: '2026-07-29', total: 3, spam: 1, blocked: 2 }], 3, '2026-07-30');
     expect(days).toEqual([
-      { day: '2026-07-28', total: 0, spam: 0 },
-      { day: '2026-07-29', total: 3, spam: 1 },
-      { day: '2026-07-30', total: 0, spam: 0 },
+      { day: '2026-07-28', total: 0, spam: 0, blocked: 0 },
+      { day: '2026-07-29', total: 3, spam: 1, blocked: 2 },
+      { day: '2026-07-30', total: 0, spam: 0, blocked: 0 },
     ]);
     expect(fillDays([], 2, '2026-03-01').map((d) => d.day)).toEqual(['2026-02-28', '2026-03-01']);
   });
@@ -402,9 +402,10 @@ describe('overview chart', () => {
     const table = await screen.findByRole('table', { name: /Submissions per day/ });
     const rows = within(table).getAllByRole('row').slice(1);
     expect(rows).toHaveLength(30);
-    expect(rows[0]?.textContent).toBe('2026-07-0100');
-    expect(rows[9]?.textContent).toBe('2026-07-1051');
-    expect(rows[29]?.textContent).toBe('2026-07-3041');
+    // Day, submissions, spam, blocked (none blocked here).
+    expect(rows[0]?.textContent).toBe('2026-07-01000');
+    expect(rows[9]?.textContent).toBe('2026-07-10510');
+    expect(rows[29]?.textContent).toBe('2026-07-30410');
     expect(screen.getByTestId('submissions-chart').querySelectorAll('g[data-day]')).toHaveLength(30);
     expect(screen.getByText('Last 30 days').nextElementSibling?.textContent).toBe('9');
   });

@@ -81,6 +81,17 @@ export const aSubmission = (id: string, over: Partial<Submission> = {}): Submiss
 });
 
 /**
+ * `settings.spam` as the forms service answers it after a PATCH: a captcha's secret never comes back, only
+ * `secretSet`; a captcha without `secret` keeps the stored one.
+ */
+const readableSpam = (spam: FormDto['settings']['spam'], before: FormDto['settings']['spam']) => {
+  if (!spam?.captcha) return spam;
+  const { secret, ...captcha } = spam.captcha as NonNullable<typeof spam.captcha> & { secret?: string | null };
+  const kept = secret === undefined && (before?.captcha as { secretSet?: boolean } | null | undefined)?.secretSet;
+  return { ...spam, captcha: { ...captcha, secret: null, secretSet: typeof secret === 'string' || kept === true } };
+};
+
+/**
  * The forms API over real HTTP, answering from memory like the forms service does (newest first, keyset cursors
  * as positions), and recording every request. `missing` picks requests answered 404 `NOT_FOUND`, as a server
  * without those routes does (e.g. `DELETE /api/v1/forms/{formId}` before it exists).
@@ -88,7 +99,7 @@ export const aSubmission = (id: string, over: Partial<Submission> = {}): Submiss
 export async function startFormsApi(init: {
   forms?: FormDto[];
   submissions?: Submission[];
-  stats?: DailyCount[];
+  stats?: (Omit<DailyCount, 'blocked'> & { blocked?: number })[];
   statsTo?: string;
   /** The delivery log, every submission's (the notifications API). */
   deliveries?: DeliveryDto[];
@@ -97,6 +108,10 @@ export async function startFormsApi(init: {
   notificationEmails?: NotificationEmailDto[];
   /** Every form's webhook endpoints (the notifications API); secrets are `whsec_test<n>`. */
   webhooks?: WebhookEndpointDto[];
+  /** `GET /api/v1/orgs/settings` (the organization's spam defaults for the form settings). */
+  orgSettings?: Record<string, unknown>;
+  /** Answers a request with this error instead (e.g. a PATCH the server refuses). */
+  refuse?: (method: string, path: string) => { status: number; code: string; message: string } | undefined;
 }) {
   const state = {
     forms: [...(init.forms ?? [])],
@@ -120,6 +135,14 @@ export async function startFormsApi(init: {
     requests.push({ method, path: url.pathname, query: url.searchParams, body });
     const parts = url.pathname.split('/').filter(Boolean).map(decodeURIComponent); // api v1 forms :id ...
     if (init.missing?.(method, url.pathname)) return notFound(res);
+    const refusal = init.refuse?.(method, url.pathname);
+    if (refusal) {
+      const { status, ...error } = refusal;
+      return json(res, status, { error: { ...error, requestId: 'r1' } });
+    }
+    if (url.pathname === '/api/v1/orgs/settings' && method === 'GET') {
+      return json(res, 200, init.orgSettings ?? { submission_notification_email: null, email_management: false });
+    }
     if (url.pathname === '/api/v1/notification-emails' && method === 'GET') {
       return json(res, 200, { data: init.notificationEmails ?? [] });
     }
@@ -142,9 +165,11 @@ export async function startFormsApi(init: {
     }
     if (parts.length === 4 && method === 'PATCH') {
       const notifications = { ...form.settings.notifications, ...body.settings?.notifications };
+      const spam =
+        body.settings?.spam === undefined ? form.settings.spam : readableSpam(body.settings.spam, form.settings.spam);
       Object.assign(form, {
         name: body.name ?? form.name,
-        settings: { ...form.settings, ...body.settings, notifications },
+        settings: { ...form.settings, ...body.settings, notifications, spam },
       });
       return json(res, 200, form);
     }

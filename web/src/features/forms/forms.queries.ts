@@ -1,35 +1,16 @@
-import type { CreateFormRequest, Form, UpdateFormRequest } from '@formgate/contracts';
+import type { CreateFormRequest, DailyCount, Form, FormCounts, UpdateFormRequest } from '@formgate/contracts';
 import { queryOptions } from '@tanstack/react-query';
 import { apiFetch } from '../../lib/api.ts';
+import type { SpamSettingsRequest } from '../spam/spam-settings.ts';
 
-/*
- * Every forms call of the dashboard and the shapes it relies on. Shapes marked "(pending API)" follow the forms API
- * branch (`DELETE /forms/{id}`, `/stats`, the counters on a form) before it reaches main: when it does, replace them
- * with the `@formgate/contracts` types of the same name (`FormCounts`, `DailyCount`).
- */
+/* Every forms call of the dashboard and the shapes it relies on (`FormCounts`, `DailyCount` from the contracts). */
 
-/** A form's counters (pending API: `FormCounts` in contracts). Absent from an older server. */
-export interface FormCounts {
-  /** Live submissions (spam included). */
-  submissionCount: number;
-  /** Of those, the ones counted as spam. */
-  spamCount: number;
-  /** When the newest submission was received; null before the first. */
-  lastSubmissionAt: string | null;
-}
-
-/** A form as `/api/v1/forms` answers it (`toFormDto` in the forms service). */
+/** A form as `/api/v1/forms` answers it (`toFormDto` in the forms service); the counters are absent from an older server. */
 export type FormDto = Omit<Form, 'orgId' | 'version'> & { endpoint: string } & Partial<FormCounts>;
 
-/** One UTC day of a form's submissions (pending API: `DailyCount` in contracts). */
-export interface DailyCount {
-  /** `YYYY-MM-DD`, UTC. */
-  day: string;
-  total: number;
-  spam: number;
-}
+export type { DailyCount };
 
-/** `GET /api/v1/forms/{formId}/stats?days=N` (pending API): `data` oldest first, one entry per day. */
+/** `GET /api/v1/forms/{formId}/stats?days=N` `data` oldest first, one entry per day. */
 export interface FormStats {
   days: number;
   from: string;
@@ -61,7 +42,7 @@ export const formBySlugQuery = (formSlug: string) =>
       (await apiFetch<{ data: FormDto[] }>(`/api/v1/forms?slug=${encodeURIComponent(formSlug)}`)).data[0] ?? null,
   });
 
-/** Submissions per UTC day over the last `days` days, zeros filled in (pending API). */
+/** Submissions (and blocked requests) per UTC day over the last `days` days, zeros filled in. */
 export const formStatsQuery = (formId: string, days = 30) =>
   queryOptions({
     queryKey: formsKeys.stats(formId, days),
@@ -77,13 +58,17 @@ const DAY_MS = 86_400_000;
  * The `days` UTC days ending with `lastDay` (`YYYY-MM-DD`), oldest first, each with its counts or zeros. The server
  * already fills the gaps; this keeps the chart right if it answers only the days that had submissions.
  */
-export function fillDays(counts: DailyCount[], days: number, lastDay: string): DailyCount[] {
+export function fillDays(
+  counts: (Omit<DailyCount, 'blocked'> & { blocked?: number })[],
+  days: number,
+  lastDay: string,
+): DailyCount[] {
   const byDay = new Map(counts.map((c) => [c.day, c]));
   const end = Date.parse(`${lastDay}T00:00:00Z`);
   return Array.from({ length: days }, (_, i) => {
     const day = new Date(end - (days - 1 - i) * DAY_MS).toISOString().slice(0, 10);
     const c = byDay.get(day);
-    return { day, total: c?.total ?? 0, spam: c?.spam ?? 0 };
+    return { day, total: c?.total ?? 0, spam: c?.spam ?? 0, blocked: c?.blocked ?? 0 };
   });
 }
 
@@ -94,6 +79,14 @@ export const createForm = (body: CreateFormRequest) =>
 /** `PATCH /api/v1/forms/{formId}` → the updated form. The slug cannot be changed (not in `UpdateFormRequest`). */
 export const updateForm = (formId: string, body: UpdateFormRequest) =>
   apiFetch<FormDto>(formPath(formId), { method: 'PATCH', json: body });
+
+/**
+ * `PATCH /api/v1/forms/{formId}` with only `settings.spam`: the form's whole set of overrides (the forms service
+ * replaces `spam` as a whole; an absent key falls back to the organization's default), `null` for none. A captcha
+ * without `secret` keeps the stored secret.
+ */
+export const updateFormSpam = (formId: string, spam: SpamSettingsRequest | null) =>
+  apiFetch<FormDto>(formPath(formId), { method: 'PATCH', json: { settings: { spam } } });
 
 /** `DELETE /api/v1/forms/{formId}` → 204 (pending API); the form, its submissions and files go. */
 export const deleteForm = (formId: string) => apiFetch<void>(formPath(formId), { method: 'DELETE' });

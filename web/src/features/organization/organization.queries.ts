@@ -2,6 +2,13 @@ import type { ApiKeyDto, OrgSettings } from '@formgate/contracts';
 import { queryOptions } from '@tanstack/react-query';
 import { apiFetch } from '../../lib/api.ts';
 import { type AppServices, unwrap } from '../../lib/app-context.tsx';
+import type { SpamSettingsRead, SpamSettingsRequest } from '../spam/spam-settings.ts';
+
+/**
+ * `GET /api/v1/orgs/settings`: the spec's keys and (issue 14) `spam`, the organization's spam defaults for its forms
+ * (absent keys: the built-in defaults; absent or null altogether from a server before issue 14).
+ */
+export type OrgSettingsDto = Required<OrgSettings> & { spam?: SpamSettingsRead | null };
 
 export const organizationKeys = {
   apiKeys: ['organization', 'api-keys'] as const,
@@ -20,8 +27,12 @@ export const apiKeysQuery = () =>
 export const orgSettingsQuery = () =>
   queryOptions({
     queryKey: organizationKeys.settings,
-    queryFn: () => apiFetch<Required<OrgSettings>>('/api/v1/orgs/settings'),
+    queryFn: () => apiFetch<OrgSettingsDto>('/api/v1/orgs/settings'),
   });
+
+/** `PATCH /api/v1/orgs/settings` with only `spam`: the organization's whole set of spam defaults, `null` for none. */
+export const updateOrgSpamDefaults = (spam: SpamSettingsRequest | null) =>
+  apiFetch<OrgSettingsDto>('/api/v1/orgs/settings', { method: 'PATCH', json: { spam } });
 
 export const teamMembersQuery = ({ auth }: AppServices, teamId: string) =>
   queryOptions({

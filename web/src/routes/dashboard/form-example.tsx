@@ -1,5 +1,11 @@
+import { CAPTCHA_PROVIDERS, type CaptchaProvider } from '@formgate/contracts';
+import { useState } from 'react';
 import { CopyButton } from '../../components/copy-button.tsx';
-import { endpointUrl } from '../../features/forms/forms.queries.ts';
+import { SelectField } from '../../components/panel.tsx';
+import { TextField } from '../../components/ui.tsx';
+import { endpointUrl, type FormDto } from '../../features/forms/forms.queries.ts';
+import { CAPTCHA_LABELS, needsSecret } from '../../features/spam/spam-settings.ts';
+import { spamSnippet } from '../../features/spam/spam-snippets.ts';
 import { useForm } from './form-layout.tsx';
 
 /** The copy-paste snippets for a form's endpoint (`/f/{key}` on this instance's origin). */
@@ -103,6 +109,80 @@ export function Component() {
           </pre>
         </section>
       ))}
+      <SpamSnippetGenerator form={form} endpoint={endpoint} />
     </div>
+  );
+}
+
+/**
+ * The page's part of the spam layers (issue 14): the time-trap's timestamp field and a captcha widget, for the
+ * form's own settings by default. The snippet is text in a <pre>, never markup of this page.
+ */
+function SpamSnippetGenerator({ form, endpoint }: { form: FormDto; endpoint: string }) {
+  const own = form.settings.spam;
+  const [timeTrap, setTimeTrap] = useState((own?.timeTrapSeconds ?? 0) > 0);
+  const [captcha, setCaptcha] = useState<CaptchaProvider | 'none'>(own?.captcha?.provider ?? 'none');
+  const [siteKey, setSiteKey] = useState('');
+  const [recaptchaV3, setRecaptchaV3] = useState(own?.captcha?.minScore != null);
+  const code = spamSnippet({ endpoint, timeTrap, captcha, siteKey, recaptchaV3 });
+  return (
+    <section aria-labelledby="example-spam" className="flex min-w-0 flex-col gap-3">
+      <div className="flex items-center justify-between gap-2">
+        <h2 id="example-spam" className="text-lg font-semibold">
+          Spam protection on your page
+        </h2>
+        <CopyButton text={code} label="Copy the spam protection example" />
+      </div>
+      <p className="max-w-2xl text-sm text-zinc-600 dark:text-zinc-400">
+        The time-trap and the captchas need your page's help: add these pieces to your form, and turn the layers on in
+        the form's settings (Spam protection).
+      </p>
+      <div className="flex max-w-2xl flex-col gap-3">
+        <label className="flex items-center gap-3 text-sm font-medium">
+          <input
+            type="checkbox"
+            className="size-4"
+            checked={timeTrap}
+            onChange={(e) => setTimeTrap(e.target.checked)}
+          />
+          Time-trap timestamp field
+        </label>
+        <SelectField
+          label="Captcha widget"
+          value={captcha}
+          onChange={(e) => setCaptcha(e.target.value as CaptchaProvider | 'none')}
+        >
+          <option value="none">None</option>
+          {CAPTCHA_PROVIDERS.map((p) => (
+            <option key={p} value={p}>
+              {CAPTCHA_LABELS[p]}
+            </option>
+          ))}
+        </SelectField>
+        {needsSecret(captcha) ? (
+          <TextField
+            label="Site key"
+            hint="The provider's public site key (not the secret)."
+            value={siteKey}
+            spellCheck={false}
+            onChange={(e) => setSiteKey(e.target.value)}
+          />
+        ) : null}
+        {captcha === 'recaptcha' ? (
+          <label className="flex items-center gap-3 text-sm font-medium">
+            <input
+              type="checkbox"
+              className="size-4"
+              checked={recaptchaV3}
+              onChange={(e) => setRecaptchaV3(e.target.checked)}
+            />
+            reCAPTCHA v3 (invisible, scored)
+          </label>
+        ) : null}
+      </div>
+      <pre className="overflow-x-auto rounded-md bg-zinc-900 p-4 text-xs leading-relaxed text-zinc-100 dark:bg-black">
+        <code data-testid="spam-snippet">{code}</code>
+      </pre>
+    </section>
   );
 }

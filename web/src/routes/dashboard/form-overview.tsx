@@ -10,7 +10,7 @@ import { SubmissionsChart } from './submissions-chart.tsx';
 
 const DAYS = 30;
 
-/** `/dashboard/forms/{formSlug}/overview`: the endpoint, the totals and the last 30 days per day. */
+/** `/dashboard/forms/{formSlug}/overview`: the endpoint, the totals (blocked requests too) and the last 30 days per day. */
 export function Component() {
   const form = useForm();
   const stats = useQuery(formStatsQuery(form.id, DAYS));
@@ -46,9 +46,14 @@ export function Component() {
         <h2 id="totals-heading" className="text-lg font-semibold">
           Totals
         </h2>
-        <dl className="grid grid-cols-2 gap-3 sm:grid-cols-4">
+        <dl className="grid grid-cols-2 gap-3 sm:grid-cols-5">
           <Stat label="Submissions" value={form.submissionCount} />
           <Stat label="Spam" value={form.spamCount} />
+          <Stat
+            label={`Blocked, last ${DAYS} days`}
+            value={form.blockedCount}
+            hint="Requests refused by a spam layer (403 BLOCKED, 429 RATE_LIMITED); none of them was stored."
+          />
           <Stat label={`Last ${DAYS} days`} value={recent?.total} />
           <Stat
             label="Last received"
@@ -76,9 +81,9 @@ export function Component() {
   );
 }
 
-function Stat({ label, value }: { label: string; value: number | string | undefined }) {
+function Stat({ label, value, hint }: { label: string; value: number | string | undefined; hint?: string }) {
   return (
-    <div className="rounded-lg border border-zinc-200 p-3 dark:border-zinc-800">
+    <div className="rounded-lg border border-zinc-200 p-3 dark:border-zinc-800" title={hint}>
       <dt className="text-sm text-zinc-600 dark:text-zinc-400">{label}</dt>
       <dd className={typeof value === 'number' ? 'text-xl font-semibold' : 'font-semibold break-words'}>
         {typeof value === 'number' ? value.toLocaleString() : (value ?? '—')}

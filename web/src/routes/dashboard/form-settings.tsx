@@ -11,6 +11,7 @@ import { deleteForm, type FormDto, formsKeys, updateForm } from '../../features/
 import { useCan } from '../../features/organization/use-can.ts';
 import { useForm } from './form-layout.tsx';
 import { FormNotificationsPanel } from './form-notifications-panel.tsx';
+import { FormSpamPanel } from './form-spam-panel.tsx';
 import { FormWebhooksPanel } from './form-webhooks-panel.tsx';
 
 const originsOf = (text: string) =>
@@ -58,7 +59,7 @@ export const requestOf = (values: SettingsFormValues): UpdateFormRequest => ({
   },
 });
 
-/** `/dashboard/forms/{formSlug}/settings`: name, redirect, origins, honeypot, enabled; notifications; webhooks; deleting the form. */
+/** `/dashboard/forms/{formSlug}/settings`: name, redirect, origins, honeypot, enabled; spam protection; notifications; webhooks; deleting the form. */
 export function Component() {
   const form = useForm();
   const queryClient = useQueryClient();
@@ -157,6 +158,8 @@ export function Component() {
           </div>
         </fieldset>
       </form>
+
+      <FormSpamPanel form={form} canUpdate={canUpdate} />
 
       <FormNotificationsPanel form={form} canUpdate={canUpdate} />
 

@@ -1,3 +1,4 @@
+import type { SpamReason } from '@formgate/contracts';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef } from 'react';
 import { useLocation, useNavigate, useParams } from 'react-router';
@@ -15,6 +16,7 @@ import {
   submissionsKeys,
 } from '../../features/forms/submissions.queries.ts';
 import { useCan } from '../../features/organization/use-can.ts';
+import { SPAM_LAYER_LABELS } from '../../features/spam/spam-settings.ts';
 import { describeError, isApiError } from '../../lib/api.ts';
 import { formatBytes, formatDateTime } from '../../lib/format.ts';
 import { useForm } from './form-layout.tsx';
@@ -63,7 +65,7 @@ function SubmissionView({ formId, submission: s }: { formId: string; submission:
   const mark = useMutation({
     mutationFn: (spam: boolean) => markSubmission(formId, s.id, { spam }),
     onSuccess: async (_updated, spam) => {
-      toast.success(spam ? 'Marked as spam' : 'Marked as not spam');
+      toast.success(spam ? 'Marked as spam' : 'Marked as not spam: it is notified and counted now');
       await refresh();
     },
   });
@@ -93,9 +95,28 @@ function SubmissionView({ formId, submission: s }: { formId: string; submission:
         </div>
         {canManage ? (
           <div className="flex flex-wrap gap-2">
-            <Button variant="secondary" disabled={mark.isPending} onClick={() => mark.mutate(!s.spam)}>
-              {s.spam ? 'Not spam' : 'Mark spam'}
-            </Button>
+            {s.spam ? (
+              <ConfirmDialog
+                trigger={
+                  <Button variant="secondary" disabled={mark.isPending}>
+                    Not spam
+                  </Button>
+                }
+                title="Release this submission as not spam?"
+                description={
+                  s.held
+                    ? 'It stays held until the organization is back under its quota; then it is notified and counted.'
+                    : 'It is then notified (emails and webhooks, as if it had just arrived) and counted in the plan’s usage, once.'
+                }
+                confirmLabel="Not spam"
+                pending={mark.isPending}
+                onConfirm={() => mark.mutate(false)}
+              />
+            ) : (
+              <Button variant="secondary" disabled={mark.isPending} onClick={() => mark.mutate(true)}>
+                Mark spam
+              </Button>
+            )}
             <ConfirmDialog
               trigger={<Button variant="danger">Delete</Button>}
               title="Delete this submission?"
@@ -112,6 +133,8 @@ function SubmissionView({ formId, submission: s }: { formId: string; submission:
           Held: the organization was over its plan's quota when it arrived; it is not notified until released.
         </Notice>
       ) : null}
+
+      {s.spamReasons.length > 0 ? <SpamReasons reasons={s.spamReasons} spam={s.spam} /> : null}
 
       <section aria-labelledby="fields-heading" className="flex flex-col gap-2">
         <h3 id="fields-heading" className="font-semibold">
@@ -167,19 +190,7 @@ function SubmissionView({ formId, submission: s }: { formId: string; submission:
           <dt className="text-zinc-600 dark:text-zinc-400">Referer</dt>
           <dd className="break-all">{s.referer ?? 'Not recorded'}</dd>
           <dt className="text-zinc-600 dark:text-zinc-400">Spam</dt>
-          <dd>
-            {s.spam ? 'Yes' : 'No'}
-            {s.spamReasons.length > 0 ? (
-              <ul className="list-disc pl-5">
-                {s.spamReasons.map((reason) => (
-                  <li key={`${reason.layer}:${reason.rule}:${reason.detail}`}>
-                    {reason.shadow ? '(shadow) ' : ''}
-                    {reason.layer}: {reason.detail}
-                  </li>
-                ))}
-              </ul>
-            ) : null}
-          </dd>
+          <dd>{s.spam ? 'Yes' : 'No'}</dd>
           <dt className="text-zinc-600 dark:text-zinc-400">ID</dt>
           <dd className="break-all font-mono text-xs">{s.id}</dd>
         </dl>
@@ -187,6 +198,47 @@ function SubmissionView({ formId, submission: s }: { formId: string; submission:
 
       <DeliveriesSection formId={formId} submissionId={s.id} spam={s.spam} held={s.held} canManage={canManage} />
     </article>
+  );
+}
+
+/**
+ * Why ingest flagged it (issue 14): each reason's layer, what it found (as text: a detail may quote a matched word
+ * from the submission) and its rule; "shadow" marks what a layer in shadow mode would have done, not counted.
+ */
+function SpamReasons({ reasons, spam }: { reasons: SpamReason[]; spam: boolean }) {
+  const acted = reasons.some((r) => !r.shadow);
+  return (
+    <section aria-labelledby="spam-reasons-heading" className="flex flex-col gap-2">
+      <h3 id="spam-reasons-heading" className="font-semibold">
+        Spam checks
+      </h3>
+      {!spam && acted ? (
+        <p className="text-sm text-zinc-600 dark:text-zinc-400">Marked as not spam since these were recorded.</p>
+      ) : null}
+      <ul aria-labelledby="spam-reasons-heading" className="flex flex-col gap-2">
+        {reasons.map((reason, i) => (
+          <li
+            // biome-ignore lint/suspicious/noArrayIndexKey: reasons may repeat; the order is ingest's
+            key={i}
+            className="flex flex-col gap-0.5 rounded-md border border-zinc-200 px-3 py-2 text-sm dark:border-zinc-800"
+          >
+            <span className="flex flex-wrap items-center gap-2">
+              <span className="font-medium">{SPAM_LAYER_LABELS[reason.layer] ?? reason.layer}</span>
+              {reason.shadow ? (
+                <span
+                  title="Shadow mode: recorded only, it did not count"
+                  className="rounded bg-zinc-200 px-1.5 py-0.5 text-xs font-medium text-zinc-800 dark:bg-zinc-700 dark:text-zinc-100"
+                >
+                  shadow
+                </span>
+              ) : null}
+              <code className="text-xs text-zinc-600 dark:text-zinc-400">{reason.rule}</code>
+            </span>
+            <span className="break-words">{reason.detail}</span>
+          </li>
+        ))}
+      </ul>
+    </section>
   );
 }
 

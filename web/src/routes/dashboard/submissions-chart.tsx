@@ -6,11 +6,12 @@ const HEIGHT = 160;
 const GAP = 2;
 
 /**
- * Submissions per day as stacked SVG bars (not spam below, spam above), with the numbers in a visually hidden table
- * for screen readers (ADR 0021). Every day is a bar, zeros included.
+ * Submissions per day as stacked SVG bars (not spam below, spam above, then the requests a spam layer blocked: never
+ * stored, so not in the total), with the numbers in a visually hidden table for screen readers (ADR 0021). Every
+ * day is a bar, zeros included.
  */
 export function SubmissionsChart({ data, title }: { data: DailyCount[]; title: string }) {
-  const max = Math.max(1, ...data.map((d) => d.total));
+  const max = Math.max(1, ...data.map((d) => d.total + d.blocked));
   const barWidth = data.length > 0 ? WIDTH / data.length : WIDTH;
   const scale = (n: number) => (n / max) * (HEIGHT - 4);
   const first = data[0];
@@ -28,6 +29,10 @@ export function SubmissionsChart({ data, title }: { data: DailyCount[]; title: s
             <span aria-hidden="true" className="inline-block size-3 rounded-sm bg-amber-500" />
             Spam
           </span>
+          <span className="flex items-center gap-1">
+            <span aria-hidden="true" className="inline-block size-3 rounded-sm bg-zinc-400 dark:bg-zinc-500" />
+            Blocked
+          </span>
         </span>
       </figcaption>
       <svg
@@ -40,13 +45,21 @@ export function SubmissionsChart({ data, title }: { data: DailyCount[]; title: s
         {data.map((d, i) => {
           const ham = scale(d.total - d.spam);
           const spam = scale(d.spam);
+          const blocked = scale(d.blocked);
           const x = i * barWidth + GAP / 2;
           const w = Math.max(1, barWidth - GAP);
           return (
             <g key={d.day} data-day={d.day}>
-              <title>{`${formatDay(d.day)}: ${d.total} (${d.spam} spam)`}</title>
+              <title>{`${formatDay(d.day)}: ${d.total} (${d.spam} spam), ${d.blocked} blocked`}</title>
               <rect x={x} y={HEIGHT - ham} width={w} height={ham} className="fill-brand-600 dark:fill-brand-300" />
               <rect x={x} y={HEIGHT - ham - spam} width={w} height={spam} className="fill-amber-500" />
+              <rect
+                x={x}
+                y={HEIGHT - ham - spam - blocked}
+                width={w}
+                height={blocked}
+                className="fill-zinc-400 dark:fill-zinc-500"
+              />
             </g>
           );
         })}
@@ -64,6 +77,7 @@ export function SubmissionsChart({ data, title }: { data: DailyCount[]; title: s
             <th scope="col">Day</th>
             <th scope="col">Submissions</th>
             <th scope="col">Spam</th>
+            <th scope="col">Blocked</th>
           </tr>
         </thead>
         <tbody>
@@ -72,6 +86,7 @@ export function SubmissionsChart({ data, title }: { data: DailyCount[]; title: s
               <th scope="row">{d.day}</th>
               <td>{d.total}</td>
               <td>{d.spam}</td>
+              <td>{d.blocked}</td>
             </tr>
           ))}
         </tbody>

@@ -7,6 +7,7 @@ import { useServices } from '../../../lib/app-context.tsx';
 import { ApiKeys } from './api-keys.tsx';
 import { Members } from './members.tsx';
 import { OrganizationSettings } from './settings.tsx';
+import { SpamDefaults } from './spam-defaults.tsx';
 import { Teams } from './teams.tsx';
 
 export type FullOrganization = NonNullable<
@@ -39,6 +40,7 @@ export function Component() {
       <Teams organization={org} can={access.can} />
       {access.can({ apiKey: ['read'] }) ? <ApiKeys can={access.can} /> : null}
       <OrganizationSettings organization={org} can={access.can} />
+      <SpamDefaults canUpdate={access.can({ organization: ['update'] })} />
     </div>
   );
 }

@@ -1,0 +1,72 @@
+import { resolveSpamSettings } from '@formgate/contracts';
+import { zodResolver } from '@hookform/resolvers/zod';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useId } from 'react';
+import { useForm as useHookForm } from 'react-hook-form';
+import { toast } from 'sonner';
+import { Button, Notice } from '../../components/ui.tsx';
+import { type FormDto, formsKeys, updateFormSpam } from '../../features/forms/forms.queries.ts';
+import { orgSettingsQuery } from '../../features/organization/organization.queries.ts';
+import {
+  SpamFormSchema,
+  type SpamFormValues,
+  type SpamSettingsRead,
+  spamRequestOf,
+  spamValuesOf,
+} from '../../features/spam/spam-settings.ts';
+import { SpamSettingsFields } from './spam-settings-fields.tsx';
+
+/**
+ * The form settings' "Spam protection" panel (issue 14): the form's own `settings.spam`, each key either the form's
+ * or the organization's default (shown while inherited). Saved on its own: the PATCH carries `settings.spam` only.
+ */
+export function FormSpamPanel({ form, canUpdate }: { form: FormDto; canUpdate: boolean }) {
+  const queryClient = useQueryClient();
+  const headingId = useId();
+  const org = useQuery(orgSettingsQuery());
+  // Until the organization's defaults are known, the built-in ones are shown for inherited keys.
+  const inherited = resolveSpamSettings(org.data?.spam ?? null, null);
+  const own = form.settings.spam as SpamSettingsRead | null;
+  const fields = useHookForm<SpamFormValues>({
+    resolver: zodResolver(SpamFormSchema),
+    values: spamValuesOf(own, inherited),
+  });
+  const save = useMutation({
+    mutationFn: (values: SpamFormValues) => updateFormSpam(form.id, spamRequestOf(values)),
+    onSuccess: async () => {
+      toast.success('Spam protection saved');
+      await queryClient.invalidateQueries({ queryKey: formsKeys.all });
+    },
+  });
+  return (
+    <section aria-labelledby={headingId} className="flex flex-col gap-4">
+      <div className="flex flex-col gap-1">
+        <h2 id={headingId} className="text-lg font-semibold">
+          Spam protection
+        </h2>
+        <p className="text-sm text-zinc-600 dark:text-zinc-400">
+          Every verdict is recorded with its reasons; spam is stored (never lost), not notified and not billed, and can
+          be released with "Not spam".
+        </p>
+      </div>
+      {org.isError ? (
+        <Notice tone="error">The organization's defaults could not be loaded; the built-in ones are shown.</Notice>
+      ) : null}
+      <form noValidate className="flex flex-col gap-4" onSubmit={fields.handleSubmit((v) => save.mutate(v))}>
+        <fieldset disabled={!canUpdate} className="flex min-w-0 flex-col gap-4">
+          <SpamSettingsFields
+            fields={fields}
+            inherited={inherited}
+            inheritLabel="Use the organization’s default"
+            allowedOrigins={form.settings.allowedOrigins}
+          />
+          <div>
+            <Button type="submit" disabled={save.isPending || !canUpdate || !fields.formState.isDirty}>
+              {save.isPending ? 'Saving…' : 'Save spam protection'}
+            </Button>
+          </div>
+        </fieldset>
+      </form>
+    </section>
+  );
+}
