@@ -98,7 +98,7 @@ async function startProcesses(opts: { logDir: string; kafka: string; mongo: stri
     const [forms, billing, ingest, orgs] = await Promise.all([
       service('forms'),
       service('billing', { PLANS_FILE: BENCH_PLANS_FILE }),
-      service('ingest', { PUBLIC_URL: publicUrl }),
+      service('ingest', { PUBLIC_URL: publicUrl, INGEST_SECRET: randomBytes(32).toString('base64url') }),
       service('orgs'),
     ]);
     const upstreams = { FORMS_URL: forms.url, INGEST_URL: ingest.url, BILLING_URL: billing.url, ORGS_URL: orgs.url };

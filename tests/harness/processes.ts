@@ -147,8 +147,8 @@ export async function startDistributed(opts: {
           ...opts.notificationsEnv,
         }),
       ),
-      start('ingest-1', 'services/ingest/src/main.ts', { PUBLIC_URL: publicUrl }),
-      start('ingest-2', 'services/ingest/src/main.ts', { PUBLIC_URL: publicUrl }),
+      start('ingest-1', 'services/ingest/src/main.ts', { PUBLIC_URL: publicUrl, INGEST_SECRET: secret }),
+      start('ingest-2', 'services/ingest/src/main.ts', { PUBLIC_URL: publicUrl, INGEST_SECRET: secret }),
     ]);
   };
   // One secret for every gateway of this deployment: a session cookie is valid on all of them, across restarts.

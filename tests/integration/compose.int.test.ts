@@ -48,6 +48,7 @@ const SECRETS = {
   AUTH_SECRET: 'a'.repeat(40),
   FILE_LINK_SECRET: 'f'.repeat(40),
   NOTIFICATIONS_LINK_SECRET: 'n'.repeat(40),
+  INGEST_SECRET: 'g'.repeat(40),
 };
 const LOADERS: Record<string, (env: Record<string, string>) => unknown> = {
   'gateway/src/main.ts': loadGatewayConfig,
@@ -71,6 +72,7 @@ describe('docker-compose.yml, resolved by compose-go and checked against the cod
     expect(failure).toContain('set AUTH_SECRET');
     expect(failure).toContain('set FILE_LINK_SECRET');
     expect(failure).toContain('set NOTIFICATIONS_LINK_SECRET');
+    expect(failure).toContain('set INGEST_SECRET');
   }, 120_000);
 
   it('runs every entry point of the codebase, each from the one Dockerfile, with an environment its config accepts', async () => {

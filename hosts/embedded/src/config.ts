@@ -27,6 +27,8 @@ export const EmbeddedEnvSchema = z.object({
   OPERATOR_TOKEN: secretEnv.optional(),
   /** Signs links to uploaded files; otherwise one is generated into `DATA_DIR/file-link-secret`. */
   FILE_LINK_SECRET: secretEnv.optional(),
+  /** Signs ingest's tokens (time-trap timestamps); otherwise one is generated into `DATA_DIR/ingest-secret`. */
+  INGEST_SECRET: secretEnv.optional(),
   /** Signs the verification links of notification addresses; otherwise generated into `DATA_DIR`. */
   NOTIFICATIONS_LINK_SECRET: secretEnv.optional(),
   /** `true`: webhooks may go to loopback and private addresses (tests, receivers on the same network). */

@@ -93,6 +93,9 @@ export async function startEmbedded(config: EmbeddedConfig, seams: EmbeddedSeams
     logger: logger.child({ service: 'ingest' }),
     blobs,
     publicBaseUrl: publicUrl,
+    secret: ensureSecretFile(config.DATA_DIR, 'ingest-secret', config.INGEST_SECRET),
+    // Called in process by the gateway, which resolved the client's address on this very request.
+    trustedProxies: config.TRUSTED_PROXIES,
   });
   const forms = createFormsService({
     ...common,

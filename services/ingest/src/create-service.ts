@@ -3,9 +3,14 @@ import type { EventBus, Subscription } from '@formgate/bus';
 import { TOPIC_SPECS, Topics } from '@formgate/contracts';
 import { type Clock, createServiceApp, type Ids, type Logger, type Service } from '@formgate/kit';
 import type { BlobStore } from '@formgate/store';
+import { createClientIpResolver } from './client-ip.ts';
 import { createIngestHandler } from './ingest-handler.ts';
 import { DEFAULT_LIMITS, type IngestLimits } from './limits.ts';
+import { createSpamEvaluator, type OnBlocked } from './spam/evaluate.ts';
+import { createSpamLayers } from './spam/index.ts';
+import type { SpamLayer } from './spam/layer.ts';
 import { createFormsView } from './views/forms-view.ts';
+import { createOrgSettingsView } from './views/org-settings-view.ts';
 import { createQuotaView } from './views/quota-view.ts';
 
 export interface IngestServiceDeps {
@@ -16,6 +21,14 @@ export interface IngestServiceDeps {
   logger: Logger;
   publicBaseUrl: string;
   limits?: IngestLimits;
+  /** Signs ingest's tokens (time-trap timestamps), the same on every instance: `INGEST_SECRET`, 32+ characters. */
+  secret: string;
+  /** Peers whose `x-formgate-client-ip` is believed (the gateway's addresses; IPs or CIDR ranges). */
+  trustedProxies?: readonly string[];
+  /** Spam layers built elsewhere (rate limits, captcha), placed by name in the fixed order (`spam/index.ts`). */
+  extraSpamLayers?: readonly SpamLayer[];
+  /** Told of each request a spam layer blocked (the per-form blocked counter). */
+  onBlocked?: OnBlocked;
 }
 
 export interface IngestService extends Service {
@@ -23,11 +36,29 @@ export interface IngestService extends Service {
   handle(req: IncomingMessage, res: ServerResponse): void;
 }
 
-/** Ingest: the public endpoint. Stateless; its only state is the in-memory views of `forms.form` and `billing.quota`. */
+/**
+ * Ingest: the public endpoint. Stateless; its only state is the in-memory views of `forms.form`, `billing.quota` and
+ * `orgs.settings`.
+ */
 export function createIngestService(deps: IngestServiceDeps): IngestService {
   const forms = createFormsView();
   const quota = createQuotaView();
-  const handle = createIngestHandler({ ...deps, limits: deps.limits ?? DEFAULT_LIMITS, forms, quota }, deps.logger);
+  const orgSettings = createOrgSettingsView();
+  const layers = createSpamLayers({ secret: deps.secret, extraLayers: deps.extraSpamLayers ?? [] });
+  const spam = createSpamEvaluator({ ...layers, onBlocked: deps.onBlocked ?? (() => {}) });
+  const handle = createIngestHandler(
+    {
+      ...deps,
+      limits: deps.limits ?? DEFAULT_LIMITS,
+      forms,
+      quota,
+      orgSettings,
+      spam,
+      stamps: layers.stamps,
+      clientIp: createClientIpResolver(deps.trustedProxies ?? []),
+    },
+    deps.logger,
+  );
   const app = createServiceApp(() => ({ forms: forms.size }));
   app.use((req, res) => handle(req, res));
   const views: Subscription[] = [];
@@ -40,6 +71,7 @@ export function createIngestService(deps: IngestServiceDeps): IngestService {
       await deps.bus.ensureTopics(TOPIC_SPECS);
       views.push(await deps.bus.replay(Topics.formsForm, (m) => forms.apply(m)));
       views.push(await deps.bus.replay(Topics.billingQuota, (m) => quota.apply(m)));
+      views.push(await deps.bus.replay(Topics.orgsSettings, (m) => orgSettings.apply(m)));
     },
     async stop() {
       await Promise.all(views.splice(0).map((v) => v.stop()));

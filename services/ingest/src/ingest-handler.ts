@@ -1,10 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AppError, type Logger } from '@formgate/kit';
 import { IngestErrors } from './ingest-errors.ts';
-import { type ReceiveDeps, receiveSubmission } from './receive-submission.ts';
+import { findForm, type ReceiveDeps, receiveSubmission } from './receive-submission.ts';
 import { CORS_HEADERS, escapeHtml, page, sendError, sendHtml, sendJson, sendRedirect, wantsJson } from './respond.ts';
+import { TIME_TRAP_FIELD, type TimeStamps } from './spam/time-trap.ts';
 
 const FORM_PATH = /^\/f\/([A-Za-z0-9_-]{1,64})\/?$/;
+const TIMESTAMP_PATH = /^\/f\/([A-Za-z0-9_-]{1,64})\/timestamp\/?$/;
 
 function thanksPage(req: IncomingMessage, res: ServerResponse, search: URLSearchParams) {
   const referer = search.get('referer');
@@ -23,9 +25,21 @@ function thanksPage(req: IncomingMessage, res: ServerResponse, search: URLSearch
 
 /**
  * The public endpoint as a raw `node:http` handler (no framework on the hot path): `POST /f/{key}`, its CORS
- * preflight, and `GET /form/submission-received`. Cookies are never read.
+ * preflight, `GET /f/{key}/timestamp` (the time-trap's signed render timestamp) and `GET /form/submission-received`.
+ * Cookies are never read.
  */
-export function createIngestHandler(deps: ReceiveDeps, logger: Logger) {
+export function createIngestHandler(deps: ReceiveDeps & { stamps: TimeStamps }, logger: Logger) {
+  /** A fresh signed timestamp for the form's `_formgate_ts` field (CORS open; never cached). */
+  const timestamp = (req: IncomingMessage, res: ServerResponse, key: string) => {
+    try {
+      const form = findForm(deps, key);
+      const value = deps.stamps.issue(form, deps.clock.now());
+      sendJson(res, 200, { field: TIME_TRAP_FIELD, value });
+    } catch (err) {
+      sendError(req, res, err instanceof AppError ? err : IngestErrors.unavailable(err));
+    }
+  };
+
   const receive = async (req: IncomingMessage, res: ServerResponse, key: string) => {
     try {
       const outcome = await receiveSubmission(deps, req, key);
@@ -42,7 +56,12 @@ export function createIngestHandler(deps: ReceiveDeps, logger: Logger) {
   return (req: IncomingMessage, res: ServerResponse): void => {
     const url = new URL(req.url ?? '/', 'http://ingest.invalid');
     const match = FORM_PATH.exec(url.pathname);
-    if (match?.[1]) {
+    const stampMatch = match ? null : TIMESTAMP_PATH.exec(url.pathname);
+    if (stampMatch?.[1]) {
+      if (req.method === 'GET' || req.method === 'HEAD') timestamp(req, res, stampMatch[1]);
+      else if (req.method === 'OPTIONS') res.writeHead(204, CORS_HEADERS).end();
+      else sendError(req, res, new AppError('METHOD_NOT_ALLOWED', 'Use GET for a timestamp'));
+    } else if (match?.[1]) {
       if (req.method === 'POST') {
         void receive(req, res, match[1]);
       } else if (req.method === 'OPTIONS') {

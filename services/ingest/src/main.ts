@@ -13,6 +13,8 @@ await runDistributed('ingest', loadIngestConfig, async ({ config, logger, bus, m
     ids: systemIds,
     logger,
     publicBaseUrl: config.PUBLIC_URL.replace(/\/$/, ''),
+    secret: config.INGEST_SECRET,
+    trustedProxies: config.TRUSTED_PROXIES,
   });
   return {
     ...service,

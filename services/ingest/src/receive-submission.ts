@@ -1,6 +1,13 @@
 import type { IncomingMessage } from 'node:http';
 import type { EventPublisher } from '@formgate/bus';
-import { billingPeriodOf, encodeEvent, type Form, type SubmissionReceived, Topics } from '@formgate/contracts';
+import {
+  billingPeriodOf,
+  encodeEvent,
+  type Form,
+  resolveSpamSettings,
+  type SubmissionReceived,
+  Topics,
+} from '@formgate/contracts';
 import { AppError, type Clock, type Ids } from '@formgate/kit';
 import type { BlobStore } from '@formgate/store';
 import { IngestErrors } from './ingest-errors.ts';
@@ -13,7 +20,9 @@ import { readBody } from './parse/read-body.ts';
 import { defaultNext, safeRedirect } from './redirects.ts';
 import { requestSource } from './request-source.ts';
 import { splitReservedFields } from './reserved-fields.ts';
+import type { SpamEvaluator } from './spam/evaluate.ts';
 import type { FormsView } from './views/forms-view.ts';
+import type { OrgSettingsView } from './views/org-settings-view.ts';
 import type { QuotaView } from './views/quota-view.ts';
 
 export interface ReceiveDeps {
@@ -24,6 +33,12 @@ export interface ReceiveDeps {
   limits: IngestLimits;
   forms: FormsView;
   quota: QuotaView;
+  /** Organizations' spam defaults (`orgs.settings`). */
+  orgSettings: OrgSettingsView;
+  /** The spam layers (issue 14), run before and after the body is read. */
+  spam: SpamEvaluator;
+  /** The client's address as ingest trusts it (`client-ip.ts`). */
+  clientIp: (req: IncomingMessage) => string;
   /** Absolute base URL of the public endpoint, for the default thank-you page. */
   publicBaseUrl: string;
 }
@@ -38,7 +53,8 @@ export type Outcome = { accepted: Accepted } | { rejected: AppError; errorRedire
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]+$/;
 
-function findForm(deps: ReceiveDeps, key: string): Form {
+/** The enabled form behind a public key; throws 404 / 410 / 403 otherwise. */
+export function findForm(deps: Pick<ReceiveDeps, 'forms'>, key: string): Form {
   const found = deps.forms.lookup(key);
   if (found === undefined) throw IngestErrors.formNotFound();
   if (found === 'deleted') throw IngestErrors.formDeleted();
@@ -68,7 +84,8 @@ async function parseBody(req: IncomingMessage, deps: ReceiveDeps): Promise<Parse
 }
 
 /**
- * Accepts one submission: parse within limits, split reserved fields, apply the honeypot and quota, append
+ * Accepts one submission: the before-body spam layers, parse within limits, split reserved fields, the honeypot and
+ * the after-body spam layers (`spam/evaluate.ts`), quota, append
  * `submission.received`. Resolves only after the log acknowledged the append (the commit point); throws an
  * `AppError` otherwise, having stored nothing (uploaded files are deleted again). A rejection found once the body
  * was parsed comes back as `rejected`, with the submitter's `_error` page when the form allows it.
@@ -76,11 +93,19 @@ async function parseBody(req: IncomingMessage, deps: ReceiveDeps): Promise<Parse
 export async function receiveSubmission(deps: ReceiveDeps, req: IncomingMessage, formKey: string): Promise<Outcome> {
   const form = findForm(deps, formKey);
   const clientKey = idempotencyKey(req, deps.limits);
+  const settings = resolveSpamSettings(deps.orgSettings.spamDefaults(form.orgId), form.settings.spam);
+  const spamRequest = { form, settings, req, clientIp: deps.clientIp(req), now: deps.clock.now() };
+  const before = await deps.spam.beforeBody(spamRequest);
   const parsed = await parseBody(req, deps);
   const referer = req.headers.referer ?? req.headers.origin;
   const split = splitReservedFields(parsed.fields, form.settings.honeypotField);
   try {
     if (split.data.length === 0 && parsed.files.length === 0) throw IngestErrors.empty();
+    const spam = await deps.spam.afterBody(
+      { ...spamRequest, fields: split.data, captchaTokens: split.captchaTokens, reserved: split.reserved },
+      split.spam,
+      before,
+    );
     const receivedAt = deps.clock.now().toISOString();
     const submissionId = clientKey ? deps.ids.derived(form.id, clientKey) : deps.ids.next();
     const event: SubmissionReceived = {
@@ -96,8 +121,8 @@ export async function receiveSubmission(deps: ReceiveDeps, req: IncomingMessage,
         fields: split.data,
         files: parsed.files,
         meta: split.meta,
-        spam: split.spam,
-        held: !split.spam.isSpam && deps.quota.isOverQuota(form.orgId, billingPeriodOf(receivedAt)),
+        spam,
+        held: !spam.isSpam && deps.quota.isOverQuota(form.orgId, billingPeriodOf(receivedAt)),
         ...(clientKey ? { idempotencyKey: clientKey } : {}),
         ...requestSource(req),
       },

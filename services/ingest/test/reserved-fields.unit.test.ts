@@ -66,6 +66,16 @@ describe('splitReservedFields: aliases from the product reference', () => {
     },
   );
 
+  it('_formgate_ts is the time-trap timestamp, kept apart from the data (the first one wins)', () => {
+    const out = split([
+      ['_formgate_ts', 'stamp-1'],
+      ['message', 'hi'],
+      ['_formgate_ts', 'stamp-2'],
+    ]);
+    expect(out.reserved).toEqual({ _formgate_ts: 'stamp-1' });
+    expect(out.data).toEqual(data);
+  });
+
   it.each(['_format', '_template'])('%s is the format', (alias) => {
     const out = split([
       [alias, 'plain'],
@@ -130,7 +140,10 @@ describe('splitReservedFields: honeypots', () => {
         ['message', 'hi'],
         [name, 'I am a bot'],
       ]);
-      expect(out.spam).toEqual({ isSpam: true, reasons: [{ layer: 'honeypot', rule: 'field-filled', detail: `honeypot field ${name} was filled` }] });
+      expect(out.spam).toEqual({
+        isSpam: true,
+        reasons: [{ layer: 'honeypot', rule: 'field-filled', detail: `honeypot field ${name} was filled` }],
+      });
       expect(out.data).toEqual(data);
     },
   );
@@ -143,7 +156,10 @@ describe('splitReservedFields: honeypots', () => {
       ],
       'website',
     );
-    expect(out.spam).toEqual({ isSpam: true, reasons: [{ layer: 'honeypot', rule: 'field-filled', detail: `honeypot field website was filled` }] });
+    expect(out.spam).toEqual({
+      isSpam: true,
+      reasons: [{ layer: 'honeypot', rule: 'field-filled', detail: `honeypot field website was filled` }],
+    });
     expect(out.data).toEqual(data);
   });
 
@@ -162,7 +178,13 @@ describe('splitReservedFields: honeypots', () => {
       ],
       'website',
     );
-    expect(out.spam).toEqual({ isSpam: true, reasons: [{ layer: 'honeypot', rule: 'field-filled', detail: `honeypot field _gotcha was filled` }, { layer: 'honeypot', rule: 'field-filled', detail: `honeypot field website was filled` }] });
+    expect(out.spam).toEqual({
+      isSpam: true,
+      reasons: [
+        { layer: 'honeypot', rule: 'field-filled', detail: `honeypot field _gotcha was filled` },
+        { layer: 'honeypot', rule: 'field-filled', detail: `honeypot field website was filled` },
+      ],
+    });
   });
 
   it('an empty or blank honeypot is not spam, and is still not data', () => {
