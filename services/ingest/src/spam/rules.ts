@@ -84,7 +84,9 @@ export function contentHits(fields: readonly SubmissionField[], rules: SpamRules
   if (rules.maxLinks !== null && links > rules.maxLinks) {
     hits.push({ rule: 'too-many-links', detail: `${links} links (at most ${rules.maxLinks})` });
   }
-  return hits;
+  // Grouped by rule, in the order of RULE_WEIGHTS (stable: the order of the fields within a rule).
+  const order = Object.keys(RULE_WEIGHTS);
+  return hits.sort((a, b) => order.indexOf(a.rule) - order.indexOf(b.rule));
 }
 
 /**
