@@ -1,4 +1,4 @@
-import type { Form, SpamReason, SpamVerdict } from '@formgate/contracts';
+import type { Form, SpamLayer as SpamLayerName, SpamReason, SpamVerdict } from '@formgate/contracts';
 import { AppError } from '@formgate/kit';
 import type { AfterBodyLayer, BeforeBodyLayer, LayerFinding, SpamRequest, SpamSubmission } from './layer.ts';
 
@@ -29,15 +29,13 @@ export interface SpamEvaluator {
 }
 
 /** A layer that fails unexpectedly flags the submission (reviewable, never lost) instead of failing the request. */
-const failed = (layer: string): LayerFinding => ({
+const failed = (layer: SpamLayerName): LayerFinding => ({
   verdict: 'flag',
-  reasons: [
-    { layer: layer as SpamReason['layer'], rule: 'layer-error', detail: `the ${layer} layer failed; kept for review` },
-  ],
+  reasons: [{ layer, rule: 'layer-error', detail: `the ${layer} layer failed; kept for review` }],
 });
 
 async function runLayer<T>(
-  layer: { name: string; check(input: T): LayerFinding | Promise<LayerFinding> },
+  layer: { name: SpamLayerName; check(input: T): LayerFinding | Promise<LayerFinding> },
   input: T,
 ): Promise<LayerFinding> {
   try {
@@ -59,7 +57,7 @@ export function createSpamEvaluator(deps: SpamEvaluatorDeps): SpamEvaluator {
   const onBlocked = deps.onBlocked ?? (() => {});
 
   async function run<T extends SpamRequest>(
-    layers: readonly { name: string; check(input: T): LayerFinding | Promise<LayerFinding> }[],
+    layers: readonly { name: SpamLayerName; check(input: T): LayerFinding | Promise<LayerFinding> }[],
     input: T,
     into: BeforeBodyResult,
   ): Promise<void> {

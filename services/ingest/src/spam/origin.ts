@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { SpamReason } from '@formgate/contracts';
 import { AppError } from '@formgate/kit';
-import type { BeforeBodyLayer, LayerFinding } from './layer.ts';
+import type { BeforeBodyLayer, LayerFinding, SpamRequest } from './layer.ts';
 
 /** `scheme://host[:port]` of an http(s) URL, lower-cased with the default port dropped; undefined otherwise. */
 function originOf(raw: string): string | undefined {
@@ -47,7 +47,7 @@ const reason = (rule: string, detail: string): SpamReason => ({ layer: 'origin',
  * integrations still get through and land under spam for review. The headers are the client's word: this stops
  * other sites' pages from posting through a visitor's browser, not a script that sets them.
  */
-export function createOriginLayer(): BeforeBodyLayer {
+export function createOriginLayer(): Omit<BeforeBodyLayer, 'check'> & { check(input: SpamRequest): LayerFinding } {
   return {
     name: 'origin',
     phase: 'before-body',

@@ -1,6 +1,6 @@
 import type { SpamReason, SpamRules, SubmissionField } from '@formgate/contracts';
 import { disposableEmailBlocklistSet } from 'disposable-email-domains-js';
-import type { AfterBodyLayer, LayerFinding } from './layer.ts';
+import type { AfterBodyLayer, LayerFinding, SpamSubmission } from './layer.ts';
 
 /** Each hit's weight towards the content score; `score >= rules.threshold` flags the submission. */
 export const RULE_WEIGHTS = {
@@ -93,7 +93,7 @@ export function contentHits(fields: readonly SubmissionField[], rules: SpamRules
  * Content rules (after the body): each hit adds its weight (`RULE_WEIGHTS`); a score at or above
  * `rules.threshold` flags the submission with every hit as a reason. Never blocks.
  */
-export function createRulesLayer(): AfterBodyLayer {
+export function createRulesLayer(): Omit<AfterBodyLayer, 'check'> & { check(input: SpamSubmission): LayerFinding } {
   return {
     name: 'rules',
     phase: 'after-body',

@@ -1,6 +1,6 @@
 import type { Form, SpamReason } from '@formgate/contracts';
 import { createSignedTokens } from '@formgate/kit';
-import type { AfterBodyLayer, LayerFinding } from './layer.ts';
+import type { AfterBodyLayer, LayerFinding, SpamSubmission } from './layer.ts';
 
 /** The reserved field that carries the signed render timestamp (removed from the submission's data). */
 export const TIME_TRAP_FIELD = '_formgate_ts';
@@ -45,7 +45,9 @@ const reason = (rule: string, detail: string): SpamReason => ({ layer: 'time-tra
  * `_formgate_ts`), `forged` (not signed by us, for another form, or from the future), `too-fast` (sent sooner than
  * `timeTrapSeconds` after it was issued), `expired` (issued more than 24 h ago). Never blocks.
  */
-export function createTimeTrapLayer(stamps: TimeStamps): AfterBodyLayer {
+export function createTimeTrapLayer(
+  stamps: TimeStamps,
+): Omit<AfterBodyLayer, 'check'> & { check(input: SpamSubmission): LayerFinding } {
   return {
     name: 'time-trap',
     phase: 'after-body',
