@@ -50,6 +50,22 @@ describe('content rules: email domains', () => {
     expect(hits('bob@notspam.example', blocked)).toEqual([]);
     expect(hits('bob@spam.example.org', blocked)).toEqual([]);
   });
+  it('needs a local part and a dotted domain; trailing punctuation is not part of the domain', () => {
+    const blocked = { blockedDomains: ['spam.example'] };
+    expect(hits('(bob@spam.example).', blocked)).toEqual(['blocked-domain']);
+    expect(hits('mail: bob@spam.example, thanks', blocked)).toEqual(['blocked-domain']);
+    expect(hits('@spam.example', blocked)).toEqual([]);
+    expect(hits('bob@ spam.example', blocked)).toEqual([]);
+  });
+  it('reads long hostile values in linear time (no regular-expression backtracking)', () => {
+    const over = { blockedDomains: ['spam.example'], disposableEmails: true, blockedWords: ['casino'], maxLinks: 1 };
+    const started = performance.now();
+    expect(hits('a'.repeat(64 * 1024), over)).toEqual([]);
+    expect(hits('a@'.repeat(32 * 1024), over)).toEqual([]);
+    expect(hits(`x@${'b'.repeat(64 * 1024)}`, over)).toEqual([]);
+    expect(hits('x@a.'.repeat(16 * 1024), over)).toEqual([]);
+    expect(performance.now() - started).toBeLessThan(1_000);
+  });
   it('recognises disposable providers from the maintained list (and their subdomains)', () => {
     expect(hits('me@mailinator.com', { disposableEmails: true })).toEqual(['disposable-email']);
     expect(hits('me@x.mailinator.com', { disposableEmails: true })).toEqual(['disposable-email']);

@@ -34,15 +34,20 @@ const failed = (layer: SpamLayerName): LayerFinding => ({
   reasons: [{ layer, rule: 'layer-error', detail: `the ${layer} layer failed; kept for review` }],
 });
 
-async function runLayer<T>(
+/** A layer's finding; a synchronous layer's without a promise (the hot path: most layers are synchronous). */
+function runLayer<T>(
   layer: { name: SpamLayerName; check(input: T): LayerFinding | Promise<LayerFinding> },
   input: T,
-): Promise<LayerFinding> {
-  try {
-    return await layer.check(input);
-  } catch (err) {
+): LayerFinding | Promise<LayerFinding> {
+  const fail = (err: unknown) => {
     if (err instanceof AppError) throw err;
     return failed(layer.name);
+  };
+  try {
+    const finding = layer.check(input);
+    return finding instanceof Promise ? finding.catch(fail) : finding;
+  } catch (err) {
+    return fail(err);
   }
 }
 
@@ -63,7 +68,8 @@ export function createSpamEvaluator(deps: SpamEvaluatorDeps): SpamEvaluator {
   ): Promise<void> {
     const shadow = input.settings.shadow;
     for (const layer of layers) {
-      const finding = await runLayer(layer, input);
+      const pending = runLayer(layer, input);
+      const finding = pending instanceof Promise ? await pending : pending;
       if (finding.verdict === 'pass') continue;
       if (shadow) {
         into.reasons.push(...finding.reasons.map((r) => ({ ...r, shadow: true })));
