@@ -139,7 +139,7 @@ describe('examples: spam protection snippet', () => {
     const endpoint = `${window.location.origin}/f/k3y`;
     expect(code()).not.toContain('altcha');
     fireEvent.click(inside.getByLabelText('Time-trap timestamp field'));
-    expect(code()).toContain('<input type="hidden" name="_timestamp" id="formgate-timestamp">');
+    expect(code()).toContain('<input type="hidden" name="_formgate_ts" id="formgate-timestamp">');
     expect(code()).toContain(`fetch("${endpoint}/timestamp")`);
 
     fireEvent.change(inside.getByLabelText('Captcha widget'), { target: { value: 'altcha' } });
@@ -181,7 +181,7 @@ describe('examples: spam protection snippet', () => {
     const section = await screen.findByRole('region', { name: 'Spam protection on your page' });
     const code = within(section).getByTestId('spam-snippet').textContent ?? '';
     expect(code).toContain('<altcha-widget');
-    expect(code).toContain('name="_timestamp"');
+    expect(code).toContain('name="_formgate_ts"');
   });
 });
 

@@ -30,7 +30,7 @@ export const EmbeddedEnvSchema = z.object({
   FILE_LINK_SECRET: secretEnv.optional(),
   /** Signs the verification links of notification addresses; otherwise generated into `DATA_DIR`. */
   NOTIFICATIONS_LINK_SECRET: secretEnv.optional(),
-  /** Signs ALTCHA challenges (a key per form); otherwise one is generated into `DATA_DIR/ingest-secret`. */
+  /** Signs ALTCHA challenges and time-trap stamps (a key per form); otherwise generated into `DATA_DIR/ingest-secret`. */
   INGEST_SECRET: secretEnv.optional(),
   /** Captcha verification: the providers' siteverify URLs (tests point them at a local verifier) and timeout. */
   ...captchaEnv,

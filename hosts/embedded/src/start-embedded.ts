@@ -96,6 +96,8 @@ export async function startEmbedded(config: EmbeddedConfig, seams: EmbeddedSeams
     secret: ensureSecretFile(config.DATA_DIR, 'ingest-secret', config.INGEST_SECRET),
     captcha: captchaVerifyConfig(config),
     altchaDifficulty: altchaDifficulty(config),
+    // Called in process by the gateway, which resolved the client's address on this very request.
+    trustedProxies: config.TRUSTED_PROXIES,
   });
   const forms = createFormsService({
     ...common,

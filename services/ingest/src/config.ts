@@ -11,10 +11,24 @@ export const loadIngestConfig = defineConfig(
     /** Public base URL of the endpoint (for the default thank-you page), e.g. https://forms.example.com */
     PUBLIC_URL: z.url(),
     /**
-     * Ingest's own signing secret, the same on every ingest instance (and on no other service): ALTCHA challenges
-     * are signed with a key derived from it and the form (a challenge one instance issued verifies on another).
+     * Ingest's own signing secret, the same on every ingest instance (and on no other service), 32+ characters:
+     * ALTCHA challenges are signed with a key derived from it and the form, and so are the time-trap's render
+     * timestamps (what one instance issued verifies on another).
      */
     INGEST_SECRET: secretEnv,
     ...captchaEnv,
+    /**
+     * The gateway's addresses (comma-separated IPs or CIDR ranges): only from these is the client address the gateway
+     * passes (`x-formgate-client-ip`) believed; anyone else is taken at its socket address. Default: loopback.
+     */
+    TRUSTED_PROXIES: z
+      .string()
+      .default('127.0.0.1,::1')
+      .transform((s) =>
+        s
+          .split(',')
+          .map((p) => p.trim())
+          .filter((p) => p !== ''),
+      ),
   }),
 );

@@ -3,12 +3,17 @@ import type { EventBus, Subscription } from '@formgate/bus';
 import { TOPIC_SPECS, Topics } from '@formgate/contracts';
 import { type Clock, createServiceApp, type Ids, type Logger, type Service } from '@formgate/kit';
 import type { BlobStore } from '@formgate/store';
+import { createClientIpResolver } from './client-ip.ts';
 import { createIngestHandler } from './ingest-handler.ts';
 import { DEFAULT_LIMITS, type IngestLimits } from './limits.ts';
 import { type AltchaDifficulty, createAltcha } from './spam/altcha.ts';
 import { type CaptchaVerifyConfig, createCaptchaLayer, DEFAULT_CAPTCHA_VERIFY } from './spam/captcha.ts';
+import { createSpamEvaluator, type OnBlocked } from './spam/evaluate.ts';
+import { createSpamLayers } from './spam/index.ts';
+import type { SpamLayer } from './spam/layer.ts';
 import { createLocalUsedSolutions, type UsedSolutions } from './spam/used-solutions.ts';
 import { createFormsView } from './views/forms-view.ts';
+import { createOrgSettingsView } from './views/org-settings-view.ts';
 import { createQuotaView } from './views/quota-view.ts';
 
 export interface IngestServiceDeps {
@@ -19,13 +24,19 @@ export interface IngestServiceDeps {
   logger: Logger;
   publicBaseUrl: string;
   limits?: IngestLimits;
-  /** `INGEST_SECRET`: signs ALTCHA challenges (a key per form), the same on every instance. */
+  /** `INGEST_SECRET`: signs ALTCHA challenges and time-trap stamps (a key per form), the same on every instance. */
   secret: string;
   /** Where captcha tokens are verified (default: the providers' own siteverify URLs, 3 s). */
   captcha?: CaptchaVerifyConfig;
   /** ALTCHA solutions already used (default: this instance's memory). */
   usedSolutions?: UsedSolutions;
   altchaDifficulty?: AltchaDifficulty;
+  /** Peers whose `x-formgate-client-ip` is believed (the gateway's addresses; IPs or CIDR ranges). */
+  trustedProxies?: readonly string[];
+  /** Spam layers built elsewhere (rate limits, captcha), placed by name in the fixed order (`spam/index.ts`). */
+  extraSpamLayers?: readonly SpamLayer[];
+  /** Told of each request a spam layer blocked (the per-form blocked counter). */
+  onBlocked?: OnBlocked;
 }
 
 export interface IngestService extends Service {
@@ -33,7 +44,10 @@ export interface IngestService extends Service {
   handle(req: IncomingMessage, res: ServerResponse): void;
 }
 
-/** Ingest: the public endpoint. Stateless; its only state is the in-memory views of `forms.form` and `billing.quota`. */
+/**
+ * Ingest: the public endpoint. Stateless; its only state is the in-memory views of `forms.form`, `billing.quota` and
+ * `orgs.settings`.
+ */
 export function createIngestService(deps: IngestServiceDeps): IngestService {
   const forms = createFormsView();
   const quota = createQuotaView();
@@ -44,8 +58,21 @@ export function createIngestService(deps: IngestServiceDeps): IngestService {
     ...(deps.altchaDifficulty ? { difficulty: deps.altchaDifficulty } : {}),
   });
   const captcha = createCaptchaLayer({ verify: deps.captcha ?? DEFAULT_CAPTCHA_VERIFY, altcha, logger: deps.logger });
+  const orgSettings = createOrgSettingsView();
+  const layers = createSpamLayers({ secret: deps.secret, extraLayers: [captcha, ...(deps.extraSpamLayers ?? [])] });
+  const spam = createSpamEvaluator({ ...layers, onBlocked: deps.onBlocked ?? (() => {}) });
   const handle = createIngestHandler(
-    { ...deps, limits: deps.limits ?? DEFAULT_LIMITS, forms, quota, afterBody: [captcha], altcha },
+    {
+      ...deps,
+      limits: deps.limits ?? DEFAULT_LIMITS,
+      forms,
+      quota,
+      orgSettings,
+      spam,
+      stamps: layers.stamps,
+      altcha,
+      clientIp: createClientIpResolver(deps.trustedProxies ?? []),
+    },
     deps.logger,
   );
   const app = createServiceApp(() => ({ forms: forms.size }));
@@ -60,6 +87,7 @@ export function createIngestService(deps: IngestServiceDeps): IngestService {
       await deps.bus.ensureTopics(TOPIC_SPECS);
       views.push(await deps.bus.replay(Topics.formsForm, (m) => forms.apply(m)));
       views.push(await deps.bus.replay(Topics.billingQuota, (m) => quota.apply(m)));
+      views.push(await deps.bus.replay(Topics.orgsSettings, (m) => orgSettings.apply(m)));
     },
     async stop() {
       await Promise.all(views.splice(0).map((v) => v.stop()));

@@ -4,9 +4,11 @@ import { IngestErrors } from './ingest-errors.ts';
 import { findForm, type ReceiveDeps, receiveSubmission } from './receive-submission.ts';
 import { CORS_HEADERS, escapeHtml, page, sendError, sendHtml, sendJson, sendRedirect, wantsJson } from './respond.ts';
 import type { Altcha } from './spam/altcha.ts';
+import { TIME_TRAP_FIELD, type TimeStamps } from './spam/time-trap.ts';
 
 const FORM_PATH = /^\/f\/([A-Za-z0-9_-]{1,64})\/?$/;
 const ALTCHA_PATH = /^\/f\/([A-Za-z0-9_-]{1,64})\/altcha\/?$/;
+const TIMESTAMP_PATH = /^\/f\/([A-Za-z0-9_-]{1,64})\/timestamp\/?$/;
 
 function thanksPage(req: IncomingMessage, res: ServerResponse, search: URLSearchParams) {
   const referer = search.get('referer');
@@ -25,10 +27,10 @@ function thanksPage(req: IncomingMessage, res: ServerResponse, search: URLSearch
 
 /**
  * The public endpoint as a raw `node:http` handler (no framework on the hot path): `POST /f/{key}`, its CORS
- * preflight, `GET /f/{key}/altcha` (an ALTCHA challenge for the form) and `GET /form/submission-received`. Cookies
- * are never read.
+ * preflight, `GET /f/{key}/altcha` (an ALTCHA challenge for the form), `GET /f/{key}/timestamp` (the time-trap's
+ * signed render timestamp) and `GET /form/submission-received`. Cookies are never read.
  */
-export function createIngestHandler(deps: ReceiveDeps & { altcha?: Altcha }, logger: Logger) {
+export function createIngestHandler(deps: ReceiveDeps & { altcha?: Altcha; stamps: TimeStamps }, logger: Logger) {
   const altchaChallenge = async (req: IncomingMessage, res: ServerResponse, key: string) => {
     try {
       const form = findForm(deps, key);
@@ -36,6 +38,17 @@ export function createIngestHandler(deps: ReceiveDeps & { altcha?: Altcha }, log
       sendJson(res, 200, await deps.altcha.challenge(form.id));
     } catch (err) {
       if (!(err instanceof AppError)) logger.error({ err, formKey: key }, 'unexpected ALTCHA challenge failure');
+      sendError(req, res, err instanceof AppError ? err : IngestErrors.unavailable(err));
+    }
+  };
+
+  /** A fresh signed timestamp for the form's `_formgate_ts` field (CORS open; never cached). */
+  const timestamp = (req: IncomingMessage, res: ServerResponse, key: string) => {
+    try {
+      const form = findForm(deps, key);
+      const value = deps.stamps.issue(form, deps.clock.now());
+      sendJson(res, 200, { field: TIME_TRAP_FIELD, value });
+    } catch (err) {
       sendError(req, res, err instanceof AppError ? err : IngestErrors.unavailable(err));
     }
   };
@@ -56,12 +69,18 @@ export function createIngestHandler(deps: ReceiveDeps & { altcha?: Altcha }, log
   return (req: IncomingMessage, res: ServerResponse): void => {
     const url = new URL(req.url ?? '/', 'http://ingest.invalid');
     const match = FORM_PATH.exec(url.pathname);
-    const altchaMatch = ALTCHA_PATH.exec(url.pathname);
+    const altchaMatch = match ? null : ALTCHA_PATH.exec(url.pathname);
+    const stampMatch = match || altchaMatch ? null : TIMESTAMP_PATH.exec(url.pathname);
     if (altchaMatch?.[1]) {
       if (req.method === 'GET') void altchaChallenge(req, res, altchaMatch[1]);
       else if (req.method === 'OPTIONS') {
         res.writeHead(204, { ...CORS_HEADERS, 'access-control-allow-methods': 'GET, OPTIONS' }).end();
       } else sendError(req, res, IngestErrors.methodNotAllowed('Use GET for an ALTCHA challenge'));
+    } else if (stampMatch?.[1]) {
+      if (req.method === 'GET' || req.method === 'HEAD') timestamp(req, res, stampMatch[1]);
+      else if (req.method === 'OPTIONS') {
+        res.writeHead(204, { ...CORS_HEADERS, 'access-control-allow-methods': 'GET, HEAD, OPTIONS' }).end();
+      } else sendError(req, res, IngestErrors.methodNotAllowed('Use GET for a timestamp'));
     } else if (match?.[1]) {
       if (req.method === 'POST') {
         void receive(req, res, match[1]);

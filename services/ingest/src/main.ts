@@ -17,6 +17,7 @@ await runDistributed('ingest', loadIngestConfig, async ({ config, logger, bus, m
     secret: config.INGEST_SECRET,
     captcha: captchaVerifyConfig(config),
     altchaDifficulty: altchaDifficulty(config),
+    trustedProxies: config.TRUSTED_PROXIES,
   });
   return {
     ...service,

@@ -5,7 +5,6 @@ import {
   encodeEvent,
   type Form,
   resolveSpamSettings,
-  type SpamVerdict,
   type SubmissionReceived,
   Topics,
 } from '@formgate/contracts';
@@ -20,9 +19,10 @@ import type { ParsedBody } from './parse/parsed-body.ts';
 import { readBody } from './parse/read-body.ts';
 import { defaultNext, safeRedirect } from './redirects.ts';
 import { requestSource } from './request-source.ts';
-import { type SplitFields, splitReservedFields } from './reserved-fields.ts';
-import type { AfterBodyLayer } from './spam/layer.ts';
+import { splitReservedFields } from './reserved-fields.ts';
+import type { SpamEvaluator } from './spam/evaluate.ts';
 import type { FormsView } from './views/forms-view.ts';
+import type { OrgSettingsView } from './views/org-settings-view.ts';
 import type { QuotaView } from './views/quota-view.ts';
 
 export interface ReceiveDeps {
@@ -33,10 +33,14 @@ export interface ReceiveDeps {
   limits: IngestLimits;
   forms: FormsView;
   quota: QuotaView;
+  /** Organizations' spam defaults (`orgs.settings`). */
+  orgSettings: OrgSettingsView;
+  /** The spam layers (issue 14), run before and after the body is read. */
+  spam: SpamEvaluator;
+  /** The client's address as ingest trusts it (`client-ip.ts`). */
+  clientIp: (req: IncomingMessage) => string;
   /** Absolute base URL of the public endpoint, for the default thank-you page. */
   publicBaseUrl: string;
-  /** Spam layers that see the fields (issue 14: the captcha layer), in order. */
-  afterBody?: AfterBodyLayer[];
 }
 
 export interface Accepted {
@@ -49,45 +53,7 @@ export type Outcome = { accepted: Accepted } | { rejected: AppError; errorRedire
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]+$/;
 
-/**
- * Runs the after-body spam layers over one submission: a flag adds its reasons to the verdict, a block throws its
- * error (nothing stored); in shadow mode both are recorded with `shadow: true` and do nothing else.
- * (Interim wiring for the captcha layer; issue 14's orchestrator takes this over with the organization defaults.)
- */
-async function afterBodyVerdict(
-  deps: ReceiveDeps,
-  req: IncomingMessage,
-  form: Form,
-  split: SplitFields,
-): Promise<SpamVerdict> {
-  const layers = deps.afterBody ?? [];
-  if (layers.length === 0 || form.settings.spam === null) return split.spam;
-  const settings = resolveSpamSettings(null, form.settings.spam);
-  const ip = req.headers['x-formgate-client-ip'];
-  const submission = {
-    form,
-    settings,
-    req,
-    clientIp: typeof ip === 'string' ? ip : (req.socket.remoteAddress ?? ''),
-    now: deps.clock.now(),
-    fields: split.data,
-    captchaTokens: split.captchaTokens,
-    reserved: {},
-  };
-  let verdict = split.spam;
-  for (const layer of layers) {
-    const finding = await layer.check(submission);
-    if (finding.verdict === 'pass') continue;
-    if (settings.shadow) {
-      const reasons = finding.reasons.map((r) => ({ ...r, shadow: true }));
-      verdict = { isSpam: verdict.isSpam, reasons: [...verdict.reasons, ...reasons] };
-    } else if (finding.verdict === 'block') throw finding.error;
-    else verdict = { isSpam: true, reasons: [...verdict.reasons, ...finding.reasons] };
-  }
-  return verdict;
-}
-
-/** The enabled form of a public key; 404 `FORM_NOT_FOUND`, 410 `FORM_DELETED` or 403 `INACTIVE` otherwise. */
+/** The enabled form behind a public key; throws 404 / 410 / 403 otherwise. */
 export function findForm(deps: Pick<ReceiveDeps, 'forms'>, key: string): Form {
   const found = deps.forms.lookup(key);
   if (found === undefined) throw IngestErrors.formNotFound();
@@ -118,7 +84,8 @@ async function parseBody(req: IncomingMessage, deps: ReceiveDeps): Promise<Parse
 }
 
 /**
- * Accepts one submission: parse within limits, split reserved fields, apply the honeypot and quota, append
+ * Accepts one submission: the before-body spam layers, parse within limits, split reserved fields, the honeypot and
+ * the after-body spam layers (`spam/evaluate.ts`), quota, append
  * `submission.received`. Resolves only after the log acknowledged the append (the commit point); throws an
  * `AppError` otherwise, having stored nothing (uploaded files are deleted again). A rejection found once the body
  * was parsed comes back as `rejected`, with the submitter's `_error` page when the form allows it.
@@ -126,12 +93,19 @@ async function parseBody(req: IncomingMessage, deps: ReceiveDeps): Promise<Parse
 export async function receiveSubmission(deps: ReceiveDeps, req: IncomingMessage, formKey: string): Promise<Outcome> {
   const form = findForm(deps, formKey);
   const clientKey = idempotencyKey(req, deps.limits);
+  const settings = resolveSpamSettings(deps.orgSettings.spamDefaults(form.orgId), form.settings.spam);
+  const spamRequest = { form, settings, req, clientIp: deps.clientIp(req), now: deps.clock.now() };
+  const before = await deps.spam.beforeBody(spamRequest);
   const parsed = await parseBody(req, deps);
   const referer = req.headers.referer ?? req.headers.origin;
   const split = splitReservedFields(parsed.fields, form.settings.honeypotField);
   try {
     if (split.data.length === 0 && parsed.files.length === 0) throw IngestErrors.empty();
-    const spam = await afterBodyVerdict(deps, req, form, split);
+    const spam = await deps.spam.afterBody(
+      { ...spamRequest, fields: split.data, captchaTokens: split.captchaTokens, reserved: split.reserved },
+      split.spam,
+      before,
+    );
     const receivedAt = deps.clock.now().toISOString();
     const submissionId = clientKey ? deps.ids.derived(form.id, clientKey) : deps.ids.next();
     const event: SubmissionReceived = {

@@ -1,4 +1,5 @@
 import type { SpamVerdict, SubmissionField } from '@formgate/contracts';
+import { TIME_TRAP_FIELD } from './spam/time-trap.ts';
 
 const REDIRECT = new Set(['_next', '_redirect', 'redirect', 'redirectTo', 'redirect_url']);
 const ERROR_REDIRECT = new Set(['_error']);
@@ -7,6 +8,8 @@ const REPLY_TO = new Set(['_replyto', 'replyto', '_email.replyto']);
 const CC = new Set(['_cc', 'ccemail']);
 const HONEYPOT = new Set(['_gotcha', '_honey', '_honeypot', 'botcheck', 'bot-field']);
 const CAPTCHA = new Set(['g-recaptcha-response', 'h-captcha-response', 'cf-turnstile-response', 'altcha']);
+/** Other fields of the spam layers (the time-trap's signed timestamp). */
+const SPAM_RESERVED = new Set([TIME_TRAP_FIELD]);
 const FORMAT = new Set(['_format', '_template']);
 const LANGUAGE = new Set(['_language']);
 const IGNORED = new Set(['form-name']);
@@ -29,12 +32,21 @@ export interface SplitFields {
   redirect?: string;
   errorRedirect?: string;
   captchaTokens: Record<string, string>;
+  /** Values of the other spam layers' reserved fields, by name. */
+  reserved: Record<string, string>;
+  /** The honeypot's verdict (the other layers add theirs in `spam/evaluate.ts`). */
   spam: SpamVerdict;
 }
 
 /** Separates reserved fields (every competitor's alias) from data and applies the honeypot rule. */
 export function splitReservedFields(fields: SubmissionField[], customHoneypot: string | null): SplitFields {
-  const out: SplitFields = { data: [], meta: {}, captchaTokens: {}, spam: { isSpam: false, reasons: [] } };
+  const out: SplitFields = {
+    data: [],
+    meta: {},
+    captchaTokens: {},
+    reserved: {},
+    spam: { isSpam: false, reasons: [] },
+  };
   let emailField: string | undefined;
   for (const { name, value } of fields) {
     if (HONEYPOT.has(name) || name === customHoneypot) {
@@ -59,6 +71,7 @@ export function splitReservedFields(fields: SubmissionField[], customHoneypot: s
         .slice(0, 10);
       if (list.length) out.meta.cc = list;
     } else if (CAPTCHA.has(name)) out.captchaTokens[name] = value;
+    else if (SPAM_RESERVED.has(name)) out.reserved[name] ??= value;
     else if (FORMAT.has(name)) out.meta.format ??= headerSafe(value, 50);
     else if (LANGUAGE.has(name)) out.meta.language ??= headerSafe(value, 20);
     else if (!IGNORED.has(name)) {

@@ -66,6 +66,16 @@ describe('splitReservedFields: aliases from the product reference', () => {
     },
   );
 
+  it('_formgate_ts is the time-trap timestamp, kept apart from the data (the first one wins)', () => {
+    const out = split([
+      ['_formgate_ts', 'stamp-1'],
+      ['message', 'hi'],
+      ['_formgate_ts', 'stamp-2'],
+    ]);
+    expect(out.reserved).toEqual({ _formgate_ts: 'stamp-1' });
+    expect(out.data).toEqual(data);
+  });
+
   it.each(['_format', '_template'])('%s is the format', (alias) => {
     const out = split([
       [alias, 'plain'],

@@ -6,8 +6,8 @@ import type { CaptchaProvider } from '@formgate/contracts';
  * for where it lands: an HTML attribute, or a JavaScript string inside a <script>.
  */
 
-/** The hidden field the time-trap reads, filled from `GET /f/{key}/timestamp` (its JSON answer's `timestamp`). */
-export const TIME_TRAP_FIELD = '_timestamp';
+/** The hidden field the time-trap reads, filled from `GET /f/{key}/timestamp` (its JSON answer's `value`; `field` names it). */
+export const TIME_TRAP_FIELD = '_formgate_ts';
 
 /** `&`, `<`, `>`, `"` and `'` as entities: safe inside a double- or single-quoted HTML attribute and as text. */
 export const escapeHtml = (value: string) =>
@@ -46,7 +46,7 @@ export function spamSnippet(o: SpamSnippetOptions): string {
     after.push(`<script>
   fetch(${jsString(`${o.endpoint}/timestamp`)})
     .then((response) => response.json())
-    .then((answer) => { document.getElementById('formgate-timestamp').value = answer.timestamp; });
+    .then((answer) => { document.getElementById('formgate-timestamp').value = answer.value; });
 </script>`);
   }
   switch (o.captcha) {

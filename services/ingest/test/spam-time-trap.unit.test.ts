@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import { createTimeStamps, createTimeTrapLayer, TIME_TRAP_FIELD } from '../src/spam/time-trap.ts';
+import { form, NOW, SECRET, spamSubmission } from './spam-fixtures.ts';
+
+const stamps = createTimeStamps(SECRET);
+const layer = createTimeTrapLayer(stamps);
+const at = (ms: number) => new Date(NOW.getTime() + ms);
+const check = (token: string | undefined, now: Date, timeTrapSeconds = 3, f = form()) =>
+  layer.check(
+    spamSubmission({
+      form: f,
+      now,
+      settings: { timeTrapSeconds },
+      reserved: token === undefined ? {} : { [TIME_TRAP_FIELD]: token },
+    }),
+  );
+
+describe('time-trap layer', () => {
+  const token = stamps.issue(form(), NOW);
+
+  it('passes a timestamp older than timeTrapSeconds', () => {
+    expect(check(token, at(3_000))).toEqual({ verdict: 'pass' });
+    expect(check(token, at(60 * 60 * 1000))).toEqual({ verdict: 'pass' });
+  });
+
+  it('flags too-fast, with the elapsed time', () => {
+    const found = check(token, at(1_200));
+    expect(found).toMatchObject({ verdict: 'flag', reasons: [{ layer: 'time-trap', rule: 'too-fast' }] });
+    if (found.verdict === 'flag') expect(found.reasons[0]?.detail).toContain('1.2 s');
+  });
+
+  it('flags missing (absent or blank)', () => {
+    expect(check(undefined, at(10_000))).toMatchObject({ verdict: 'flag', reasons: [{ rule: 'missing' }] });
+    expect(check('  ', at(10_000))).toMatchObject({ verdict: 'flag', reasons: [{ rule: 'missing' }] });
+  });
+
+  it('flags forged: another secret, altered, another form, junk, from the future', () => {
+    const other = createTimeStamps('o'.repeat(40)).issue(form(), NOW);
+    const [payload, mac] = token.split('.');
+    const altered = `${Buffer.from(JSON.stringify({ f: 'form-1', t: NOW.getTime() - 99_999 })).toString('base64url')}.${mac}`;
+    const otherForm = stamps.issue({ ...form(), id: 'form-2' }, NOW);
+    for (const bad of [other, altered, otherForm, 'junk', `${payload}.`, 'x'.repeat(1000)]) {
+      expect(check(bad, at(10_000))).toMatchObject({ verdict: 'flag', reasons: [{ rule: 'forged' }] });
+    }
+    expect(check(token, at(-60_000))).toMatchObject({ verdict: 'flag', reasons: [{ rule: 'forged' }] });
+  });
+
+  it('flags expired after 24 h', () => {
+    expect(check(token, at(24 * 3600 * 1000 + 1))).toMatchObject({ verdict: 'flag', reasons: [{ rule: 'expired' }] });
+  });
+
+  it('does nothing when timeTrapSeconds is 0', () => {
+    expect(check(undefined, at(0), 0)).toEqual({ verdict: 'pass' });
+  });
+
+  it('refuses a short secret', () => {
+    expect(() => createTimeStamps('short')).toThrow(/32 characters/);
+  });
+});
