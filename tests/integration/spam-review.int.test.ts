@@ -179,4 +179,67 @@ describe('embedded mode: spam review', () => {
     await settle();
     expect(await detail(form.id)).toMatchObject({ blockedCount: 9 });
   });
+
+  it('PATCH settings.spam merges key by key, keeps and never returns the captcha secret, and reaches ingest', async () => {
+    const form = await newForm();
+    expect((await api('GET', `/api/v1/forms/${form.id}`)).body.settings.spam).toBeNull();
+    const secret = `sk_${randomUUID()}`;
+    const captcha = { provider: 'turnstile', secret, minScore: null, onFailure: 'reject' };
+    const set = await api('PATCH', `/api/v1/forms/${form.id}`, { settings: { spam: { captcha, timeTrapSeconds: 3 } } });
+    expect(set.status).toBe(200);
+    expect(set.body.settings.spam).toEqual({
+      timeTrapSeconds: 3,
+      captcha: { provider: 'turnstile', secret: null, secretSet: true, minScore: null, onFailure: 'reject' },
+    });
+    expect(JSON.stringify(set.body)).not.toContain(secret);
+    // Another key alone, then the captcha without its secret (same provider): both keep what was there.
+    await api('PATCH', `/api/v1/forms/${form.id}`, { settings: { spam: { origins: 'flag' } } });
+    const { secret: _s, ...withoutSecret } = captcha;
+    const kept = await api('PATCH', `/api/v1/forms/${form.id}`, {
+      settings: { spam: { captcha: { ...withoutSecret, onFailure: 'flag' } } },
+    });
+    expect(kept.body.settings.spam).toMatchObject({
+      timeTrapSeconds: 3,
+      origins: 'flag',
+      captcha: { provider: 'turnstile', secret: null, secretSet: true, onFailure: 'flag' },
+    });
+    const read = await api('GET', `/api/v1/forms/${form.id}`);
+    expect(JSON.stringify(read.body)).not.toContain(secret);
+    const listed = await api('GET', '/api/v1/forms');
+    expect(JSON.stringify(listed.body)).not.toContain(secret);
+    // Ingest reads the secret from forms.form: the snapshot on the log still has it.
+    await eventually(async () => {
+      const snapshots: string[] = [];
+      const sub = await app.bus.replay(Topics.formsForm, (m) => {
+        const text = m.value.toString();
+        if (text.includes(form.id)) snapshots.push(text);
+      });
+      await sub.stop();
+      const last = JSON.parse(snapshots.at(-1) as string);
+      expect(last.data.settings.spam.captcha).toMatchObject({ provider: 'turnstile', secret, onFailure: 'flag' });
+    });
+    // A provider that needs a secret, without one: refused; a bad value: refused; neither changed anything.
+    const missing = await api('PATCH', `/api/v1/forms/${form.id}`, {
+      settings: { spam: { captcha: { ...withoutSecret, provider: 'hcaptcha' } } },
+    });
+    expect(missing.status).toBe(400);
+    expect(missing.body.error.code).toBe('VALIDATION_FAILED');
+    const bad = await api('PATCH', `/api/v1/forms/${form.id}`, { settings: { spam: { origins: 'maybe' } } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.code).toBe('VALIDATION_FAILED');
+    expect((await api('GET', `/api/v1/forms/${form.id}`)).body.settings.spam.captcha.provider).toBe('turnstile');
+    // ALTCHA keeps no secret; null drops the form's own settings (the organization's defaults apply).
+    const altcha = await api('PATCH', `/api/v1/forms/${form.id}`, {
+      settings: { spam: { captcha: { provider: 'altcha', minScore: null, onFailure: 'flag' } } },
+    });
+    expect(altcha.body.settings.spam.captcha).toEqual({
+      provider: 'altcha',
+      secret: null,
+      secretSet: false,
+      minScore: null,
+      onFailure: 'flag',
+    });
+    const cleared = await api('PATCH', `/api/v1/forms/${form.id}`, { settings: { spam: null } });
+    expect(cleared.body.settings.spam).toBeNull();
+  });
 });
