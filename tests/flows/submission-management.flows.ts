@@ -109,7 +109,7 @@ export function describeSubmissionManagementFlows(target: TargetRef) {
       const stats = await owner.call('GET', `/api/v1/forms/${form.id}/stats?days=7`);
       expect(stats.status).toBe(200);
       expect(stats.body.data).toHaveLength(7);
-      expect(stats.body.data.at(-1)).toEqual({ day: today(), total: 1, spam: 1 });
+      expect(stats.body.data.at(-1)).toEqual({ day: today(), total: 1, spam: 1, blocked: 0 });
       expect(stats.body.data.slice(0, 6).every((x: { total: number }) => x.total === 0)).toBe(true);
       expect((await owner.call('GET', `/api/v1/forms/${form.id}/stats`)).body.data).toHaveLength(30);
     });

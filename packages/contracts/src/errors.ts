@@ -78,6 +78,12 @@ const FORMS = define({
 
 const ORGS = define({
   ORG_NOT_FOUND: { status: 404, message: 'Organization not found' },
+  /** Two changes of the organization's spam defaults at once (issue 14): this one lost three times. */
+  ORG_CONCURRENT_UPDATE: {
+    status: 409,
+    message: 'The organization’s settings changed while updating; retry',
+    retryable: true,
+  },
   FLAG_NOT_FOUND: { status: 404, message: 'Flag not found' },
 });
 

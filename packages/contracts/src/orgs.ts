@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { SpamSettingsPatchSchema } from './spam.ts';
 
 const envelope = <T extends string, D extends z.ZodType>(type: T, data: D) =>
   z.object({ id: z.string(), type: z.literal(type), version: z.literal(1), occurredAt: z.string(), data });
@@ -37,6 +38,11 @@ export type FeatureFlag = keyof typeof FEATURE_FLAGS;
 export const OrgSettingsSchema = z.object({
   submission_notification_email: z.email().max(320).nullable().optional(),
   email_management: z.boolean().optional(),
+  /**
+   * The organization's spam defaults (issue 14), merged key by key by a PATCH; `null` drops them (the built-in
+   * defaults apply). Reads carry the captcha `secret` as null with `secretSet` beside it.
+   */
+  spam: SpamSettingsPatchSchema.nullable().optional(),
 });
 export type OrgSettings = z.infer<typeof OrgSettingsSchema>;
 

@@ -39,9 +39,10 @@ export const CaptchaSettingsSchema = z.object({
   provider: z.enum(CAPTCHA_PROVIDERS),
   /**
    * The provider's secret key (turnstile, hcaptcha, recaptcha); null for ALTCHA (signed with the instance's key).
-   * Never returned by the API: reads carry `secret: null` and `secretSet`. A PATCH without `secret` keeps it.
+   * Never returned by the API: reads carry `secret: null` and `secretSet`. A PATCH without `secret` (or with null)
+   * for the same provider keeps the stored one (`mergeSpamSettings`).
    */
-  secret: z.string().min(1).max(500).nullable(),
+  secret: z.string().min(1).max(500).nullish(),
   /** reCAPTCHA v3: the lowest score accepted (0–1); null = v2 (no score). */
   minScore: z.number().min(0).max(1).nullable(),
   /** A missing or failed captcha: `reject` answers 403 `BLOCKED`, `flag` stores it as spam. Outages always flag. */
@@ -101,6 +102,48 @@ export function resolveSpamSettings(
   form: SpamSettingsPatch | null | undefined,
 ): SpamSettings {
   return { ...DEFAULT_SPAM_SETTINGS, ...(org ?? {}), ...(form ?? {}) };
+}
+
+/** Captcha settings as the API returns them: the secret is never sent back, only whether one is set. */
+export type CaptchaSettingsView = Omit<CaptchaSettings, 'secret'> & { secret: null; secretSet: boolean };
+/** Spam settings (a form's or an organization's) as the API returns them. */
+export type SpamSettingsPatchView = Omit<SpamSettingsPatch, 'captcha'> & { captcha?: CaptchaSettingsView | null };
+
+/** What the API shows of stored spam settings: the captcha `secret` as null, `secretSet` beside it. */
+export function spamSettingsView(settings: SpamSettingsPatch | null): SpamSettingsPatchView | null {
+  if (!settings) return null;
+  const { captcha, ...rest } = settings;
+  if (captcha === undefined) return rest;
+  if (captcha === null) return { ...rest, captcha: null };
+  return { ...rest, captcha: { ...captcha, secret: null, secretSet: typeof captcha.secret === 'string' } };
+}
+
+/** Providers verified with a secret key of the site's own (ALTCHA is signed with the instance's key). */
+export const CAPTCHA_PROVIDERS_WITH_SECRET: readonly CaptchaProvider[] = ['turnstile', 'hcaptcha', 'recaptcha'];
+
+/**
+ * A PATCH's spam settings over stored ones: absent → unchanged; `null` → none of its own (all fall back); otherwise
+ * the given object replaces the stored one whole, so a key left out falls back again (the dashboard sends every key
+ * the form overrides, ADR 40). A captcha without `secret` (or with null) for the provider already stored keeps the stored secret;
+ * ALTCHA keeps none. `missingSecret` names the provider when the result needs a secret and has none, for the
+ * caller to refuse.
+ */
+export function mergeSpamSettings(
+  current: SpamSettingsPatch | null,
+  patch: SpamSettingsPatch | null | undefined,
+): { settings: SpamSettingsPatch | null; missingSecret: CaptchaProvider | null } {
+  if (patch === undefined) return { settings: current, missingSecret: null };
+  if (patch === null) return { settings: null, missingSecret: null };
+  const merged: SpamSettingsPatch = { ...patch };
+  const captcha = patch.captcha;
+  if (captcha) {
+    const kept = current?.captcha?.provider === captcha.provider ? (current.captcha.secret ?? null) : null;
+    const secret = captcha.provider === 'altcha' ? null : (captcha.secret ?? kept);
+    merged.captcha = { ...captcha, secret };
+  }
+  const c = merged.captcha;
+  const missingSecret = c && CAPTCHA_PROVIDERS_WITH_SECRET.includes(c.provider) && !c.secret ? c.provider : null;
+  return { settings: merged, missingSecret };
 }
 
 /** A blocked request (not stored) as ingest counts it, per form. */

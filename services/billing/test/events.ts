@@ -38,6 +38,45 @@ export const released = (data: SubmissionData, releasedAt: string) => ({
   }),
 });
 
+/** A not-spam mark of a spam submission, carrying it (issue 14): a release from spam, made at `markedAt`. */
+export const releasedFromSpam = (data: SubmissionData, markedAt: string, id: string = randomUUID()) => ({
+  key: data.formId,
+  value: encodeEvent(Topics.formsSubmission, {
+    id,
+    type: 'submission.spam-marked',
+    version: 1,
+    occurredAt: markedAt,
+    data: {
+      submissionId: data.submissionId,
+      formId: data.formId,
+      orgId: data.orgId,
+      receivedAt: data.receivedAt,
+      wasSpam: true,
+      spam: false,
+      submission: { ...data, held: false as const, spam: { isSpam: false, reasons: [] } },
+    },
+  }),
+});
+
+/** A spam mark without the submission (not a release): `spam` as given. */
+export const spamMarked = (data: SubmissionData, markedAt: string, spam: boolean) => ({
+  key: data.formId,
+  value: encodeEvent(Topics.formsSubmission, {
+    id: randomUUID(),
+    type: 'submission.spam-marked',
+    version: 1,
+    occurredAt: markedAt,
+    data: {
+      submissionId: data.submissionId,
+      formId: data.formId,
+      orgId: data.orgId,
+      receivedAt: data.receivedAt,
+      wasSpam: !spam,
+      spam,
+    },
+  }),
+});
+
 export const subscriptionChanged = (
   orgId: string,
   changedAt: string,

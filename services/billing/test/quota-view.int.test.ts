@@ -16,7 +16,7 @@ import { eventually } from '@formgate/kit/testing';
 import { openSqlite } from '@formgate/store/sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBillingService } from '../src/create-service.ts';
-import { received, released, submissionData, subscriptionChanged } from './events.ts';
+import { received, released, releasedFromSpam, spamMarked, submissionData, subscriptionChanged } from './events.ts';
 import { sqliteBillingDeps } from './sqlite-billing.ts';
 
 const PLANS = PlansFileSchema.parse({
@@ -143,5 +143,31 @@ describe('billing: the quota view follows usage, held submissions, subscriptions
         .filter((v) => v.period === '2026-05')
         .map((v) => v.submissionsUsed),
     ).not.toContain(5);
+  });
+
+  it('bills a submission released from spam once, in the period of the mark; other marks bill nothing', async () => {
+    const orgId = `org_${randomUUID()}`;
+    now = new Date('2026-07-01T10:00:00.000Z');
+    const spam = { ...submissionData(orgId, '2026-06-30T23:59:00.000Z'), spam: { isSpam: true, reasons: [] } };
+    const clean = submissionData(orgId, '2026-07-01T09:00:00.000Z');
+    await bus.publish(Topics.ingestSubmission, [received(spam as never), received(clean)]);
+    await eventually(() => expect(latest(orgId)).toMatchObject({ period: '2026-07', submissionsUsed: 1 }));
+    // Marks without the submission (a clean one marked spam and back): nothing.
+    await bus.publish(Topics.formsSubmission, [
+      spamMarked(clean, '2026-07-01T09:30:00.000Z', true),
+      spamMarked(clean, '2026-07-01T09:31:00.000Z', false),
+    ]);
+    const release = releasedFromSpam(spam as never, '2026-07-01T10:00:00.000Z');
+    await bus.publish(Topics.formsSubmission, [release]);
+    await eventually(() => expect(latest(orgId)).toMatchObject({ period: '2026-07', submissionsUsed: 2 }));
+    // Redelivered, a racing second release event, a later spam mark: still 2; June was never touched.
+    await bus.publish(Topics.formsSubmission, [
+      release,
+      releasedFromSpam(spam as never, '2026-07-01T10:00:01.000Z'),
+      spamMarked(spam as never, '2026-07-01T10:01:00.000Z', true),
+    ]);
+    await new Promise((r) => setTimeout(r, 300));
+    expect((await usage(orgId)).submissions).toMatchObject({ used: 2 });
+    expect(viewsOf(orgId).filter((v) => v.period === '2026-06' && v.submissionsUsed > 0)).toEqual([]);
   });
 });

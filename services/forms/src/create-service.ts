@@ -16,6 +16,7 @@ import type { BlobStore } from '@formgate/store';
 import express from 'express';
 import { createFileLinks } from './files/file-links.ts';
 import { createFormPublisher } from './form-publisher.ts';
+import { createBlockedCountsHandler } from './handlers/blocked-counts.handler.ts';
 import { createOrgPurgeHandler } from './handlers/org-purge.handler.ts';
 import { createQuotaReleaseHandler } from './handlers/quota-release.handler.ts';
 import { createSubmissionChangedHandler } from './handlers/submission-changed.handler.ts';
@@ -84,6 +85,12 @@ export function createFormsService(deps: FormsServiceDeps): Service {
       group: 'forms.submission-counts',
       topic: Topics.formsSubmission,
       handler: createSubmissionChangedHandler(deps.store),
+      maxBatchSize: 500,
+    },
+    {
+      group: 'forms.blocked-counts',
+      topic: Topics.ingestAbuse,
+      handler: createBlockedCountsHandler(deps.store),
       maxBatchSize: 500,
     },
     {

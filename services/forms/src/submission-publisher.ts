@@ -1,11 +1,28 @@
 import type { EventPublisher } from '@formgate/bus';
 import { encodeEvent, type TopicEvent, Topics } from '@formgate/contracts';
 import type { BlobStore } from '@formgate/store';
-import type { FormsStore } from './store/forms-store.ts';
+import type { FormsStore, SubmissionRecord } from './store/forms-store.ts';
 import type { SubmissionChange } from './store/submission-changes.ts';
 import { deleteBlobs } from './use-cases/delete-form.ts';
 
 type Deps = { store: FormsStore; bus: EventPublisher; blobs: BlobStore };
+
+/** A submission as `submission.received` carries it (a release, or a release from spam). */
+function receivedData(s: SubmissionRecord) {
+  return {
+    submissionId: s.id,
+    formId: s.formId,
+    orgId: s.orgId,
+    receivedAt: s.createdAt,
+    fields: s.fields,
+    files: s.files,
+    meta: s.meta ?? {},
+    spam: s.spam,
+    held: false as const,
+    ...(s.origin !== undefined ? { origin: s.origin } : {}),
+    ...(s.referer !== undefined ? { referer: s.referer } : {}),
+  };
+}
 
 function eventOf(change: SubmissionChange): TopicEvent<typeof Topics.formsSubmission> {
   const data = {
@@ -22,25 +39,21 @@ function eventOf(change: SubmissionChange): TopicEvent<typeof Topics.formsSubmis
     return {
       ...base,
       type: 'submission.released',
-      data: {
-        submissionId: s.id,
-        formId: s.formId,
-        orgId: s.orgId,
-        receivedAt: s.createdAt,
-        fields: s.fields,
-        files: s.files,
-        meta: s.meta ?? {},
-        spam: s.spam,
-        held: false,
-        ...(s.origin !== undefined ? { origin: s.origin } : {}),
-        ...(s.referer !== undefined ? { referer: s.referer } : {}),
-        releasedAt: change.occurredAt,
-      },
+      data: { ...receivedData(s), releasedAt: change.occurredAt },
     };
   }
   return change.action === 'delete'
     ? { ...base, type: 'submission.deleted', data }
-    : { ...base, type: 'submission.spam-marked', data: { ...data, spam: change.action === 'spam' } };
+    : {
+        ...base,
+        type: 'submission.spam-marked',
+        data: {
+          ...data,
+          spam: change.action === 'spam',
+          // Released from spam (issue 14, ADR 42): notifications and billing take it as just received.
+          ...(change.submission ? { submission: receivedData(change.submission) } : {}),
+        },
+      };
 }
 
 /**

@@ -10,6 +10,7 @@ import {
   type SubmissionRecord,
 } from '../src/store/forms-store.ts';
 import { words } from '../src/store/search-terms.ts';
+import { blockedCountsContract } from './blocked-counts.contract.ts';
 import { heldSubmissionsContract } from './held-submissions.contract.ts';
 import { submissionChangesContract } from './submission-changes.contract.ts';
 
@@ -300,6 +301,7 @@ export function runFormsStoreContract(target: FormsStoreTarget) {
 
     submissionChangesContract(it, () => store);
     heldSubmissionsContract(it, () => store);
+    blockedCountsContract(it, () => store);
 
     /** Every page of a filtered list, following the cursor. */
     const findAll = async (scope: { orgId: string }, formId: string, filter: SubmissionFilter, limit = 3) => {

@@ -120,6 +120,38 @@ export function submissionChangesContract(it: ContractIt, store: () => FormsStor
     expect((await outboxOf(f)).map((c) => c.action)).toEqual(['not-spam']);
   });
 
+  it('releases a submission from spam once: the first not-spam mark of one ingest judged spam carries it', async () => {
+    const { scope, f, subs } = await setUp([true, false]);
+    const [spam, clean] = subs as [SubmissionRecord, SubmissionRecord];
+    // Ingest's reserved fields: kept while it is spam, for its release.
+    const meta = { subject: 'Quote <b>now</b>', replyTo: 'ann@example.com' };
+    const withMeta = { ...submission(f, DAY2, true), meta };
+    await store().insertSubmissions([withMeta]);
+    const marks: [SubmissionRecord, 'spam' | 'not-spam'][] = [
+      [spam, 'not-spam'],
+      [spam, 'spam'],
+      [spam, 'not-spam'],
+      [clean, 'spam'],
+      [clean, 'not-spam'],
+      [withMeta, 'not-spam'],
+    ];
+    for (const [s, action] of marks)
+      expect(await store().changeSubmission(scope, f.id, s.id, action, change())).toBe('changed');
+    const pending = await outboxOf(f);
+    expect(pending.map((c) => [c.submissionId, c.action, c.wasSpam, c.submission !== undefined])).toEqual([
+      [spam.id, 'not-spam', true, true],
+      [spam.id, 'spam', false, false],
+      [spam.id, 'not-spam', true, false],
+      [clean.id, 'spam', false, false],
+      [clean.id, 'not-spam', true, false],
+      [withMeta.id, 'not-spam', true, true],
+    ]);
+    expect(pending[0]?.submission).toEqual({ ...spam, spam: { isSpam: false, reasons: spam.spam.reasons } });
+    expect(pending[5]?.submission).toEqual({ ...withMeta, spam: { isSpam: false, reasons: withMeta.spam.reasons } });
+    expect((await store().getSubmission(scope, f.id, withMeta.id))?.meta).toBeUndefined();
+    expect(await counts(scope, f)).toMatchObject({ submissionCount: 3, spamCount: 0 });
+  });
+
   it('deletes a submission: reads and counts lose it, its files go to the outbox, a second delete finds nothing', async () => {
     const { scope, f, subs } = await setUp([true, false, false]);
     const [a] = subs as [SubmissionRecord];

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { encodeEvent, Topics } from '@formgate/contracts';
 import { eventually } from '@formgate/kit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ReceivedRequest, startReceiver, type WebhookReceiver } from './webhook-receiver.ts';
@@ -80,5 +81,75 @@ describe('a released submission (issue 13) is notified once, as if it had just a
     await settle();
     expect(at(created)).toHaveLength(0);
     expect(mailsOf(heldId)).toHaveLength(0);
+  });
+
+  it('notifies a submission released from spam (a not-spam mark carrying it) once: mail and submission.created', async () => {
+    const { form, to, created, spam } = await setUp();
+    const verdict = {
+      isSpam: true,
+      reasons: [{ layer: 'honeypot' as const, rule: 'field-filled', detail: 'honeypot field _gotcha was filled' }],
+    };
+    const meta = { subject: 'Was spam', cc: [] };
+    const id = await svc.submit(form, { spam: verdict, meta });
+    await eventually(() => expect(at(spam)).toHaveLength(1), 3_000);
+    expect(mailsOf(id)).toEqual([]);
+
+    const now = new Date().toISOString();
+    const markedNotSpam = (eventId: string, carry: boolean) =>
+      encodeEvent(Topics.formsSubmission, {
+        id: eventId,
+        type: 'submission.spam-marked',
+        version: 1,
+        occurredAt: now,
+        data: {
+          submissionId: id,
+          formId: form.id,
+          orgId: form.orgId,
+          receivedAt: now,
+          wasSpam: true,
+          spam: false,
+          ...(carry
+            ? {
+                submission: {
+                  submissionId: id,
+                  formId: form.id,
+                  orgId: form.orgId,
+                  receivedAt: now,
+                  fields: [{ name: 'message', value: 'not <b>spam</b> after all' }],
+                  files: [],
+                  meta,
+                  spam: { isSpam: false, reasons: verdict.reasons },
+                  held: false as const,
+                },
+              }
+            : {}),
+        },
+      });
+    const release = markedNotSpam(randomUUID(), true);
+    await svc.bus.publish(Topics.formsSubmission, [{ key: form.id, value: release }]);
+    await eventually(() => expect(at(created)).toHaveLength(1), 3_000);
+    expect(bodyOf(at(created)[0] as ReceivedRequest)).toMatchObject({
+      type: 'submission.created',
+      data: { id, formId: form.id, spam: false },
+    });
+    await eventually(() => expect(mailsOf(id)).toHaveLength(1));
+    expect(JSON.stringify(mailsOf(id)[0])).toContain(to);
+
+    // The same event redelivered, a second release event (a racing mark), later marks without the submission.
+    await svc.bus.publish(Topics.formsSubmission, [{ key: form.id, value: release }]);
+    await svc.bus.publish(Topics.formsSubmission, [{ key: form.id, value: markedNotSpam(randomUUID(), true) }]);
+    await svc.change(form, id, { spam: true });
+    await svc.bus.publish(Topics.formsSubmission, [{ key: form.id, value: markedNotSpam(randomUUID(), false) }]);
+    await settle();
+    expect(at(created)).toHaveLength(1);
+    expect(mailsOf(id)).toHaveLength(1);
+    // One email; webhooks: submission.spam at receipt and at the later mark as spam, submission.created once.
+    expect((await svc.deliveriesOf(form, id)).map((d) => d.channel).sort()).toEqual([
+      'email',
+      'webhook',
+      'webhook',
+      'webhook',
+    ]);
+    expect(at(spam)).toHaveLength(2);
   });
 });

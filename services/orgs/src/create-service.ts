@@ -14,6 +14,7 @@ import express from 'express';
 import { createOrganizationLifecycleHandler } from './handlers/organization-lifecycle.handler.ts';
 import { flagsRoutes } from './routes/flags.routes.ts';
 import { orgsRoutes } from './routes/orgs.routes.ts';
+import { createSpamSettingsPublisher } from './spam-settings-publisher.ts';
 import type { OrgsStore } from './store/orgs-store.ts';
 
 export interface OrgsServiceDeps {
@@ -27,12 +28,14 @@ export interface OrgsServiceDeps {
 /** The orgs service: organization settings, feature flags and the audit log, kept from `orgs.organization`. */
 export function createOrgsService(deps: OrgsServiceDeps): Service {
   const app = createServiceApp();
+  // The organization's spam defaults (issue 14) reach `orgs.settings` through this outbox relay.
+  const publisher = createSpamSettingsPublisher(deps);
   app.use(
     '/api/v1/orgs',
     requireIdentity(deps.identity),
     requireJson,
     express.json({ limit: '16kb' }),
-    orgsRoutes(deps),
+    orgsRoutes({ ...deps, onSpamChanged: () => void publisher.kick() }),
   );
   app.use('/api/v1/flags', requireIdentity(deps.identity), flagsRoutes(deps));
   app.use(errorHandler(deps.logger));
@@ -45,5 +48,16 @@ export function createOrgsService(deps: OrgsServiceDeps): Service {
       maxBatchSize: 200,
     },
   ]);
-  return { name: 'orgs', app, start: consumers.start, stop: consumers.stop };
+  return {
+    name: 'orgs',
+    app,
+    async start() {
+      await consumers.start(); // creates the topics
+      await publisher.start();
+    },
+    async stop() {
+      await consumers.stop();
+      await publisher.stop();
+    },
+  };
 }

@@ -88,7 +88,10 @@ describe('orgs routes', () => {
   it('shows any member the settings of their own organization', async () => {
     const orgId = await newOrg();
     const res = await call('GET', '/api/v1/orgs/settings', { orgId, role: 'member' });
-    expect(res).toEqual({ status: 200, body: { submission_notification_email: null, email_management: false } });
+    expect(res).toEqual({
+      status: 200,
+      body: { submission_notification_email: null, email_management: false, spam: null },
+    });
   });
 
   it('lets owners and admins change settings, not members', async () => {
@@ -98,14 +101,14 @@ describe('orgs routes', () => {
     expect(denied.body.error).toMatchObject({ code: 'FORBIDDEN', message: expect.stringContaining('organization') });
     const patch = { email_management: true, submission_notification_email: 'alerts@example.com' };
     const ok = await call('PATCH', '/api/v1/orgs/settings', { orgId, role: 'admin' }, patch);
-    expect(ok).toEqual({ status: 200, body: patch });
+    expect(ok).toEqual({ status: 200, body: { ...patch, spam: null } });
     const cleared = await call(
       'PATCH',
       '/api/v1/orgs/settings',
       { orgId, role: 'owner' },
       { submission_notification_email: null },
     );
-    expect(cleared.body).toEqual({ submission_notification_email: null, email_management: true });
+    expect(cleared.body).toEqual({ submission_notification_email: null, email_management: true, spam: null });
   });
 
   it('refuses unknown keys, bad values and non-JSON bodies with 400 and changes nothing', async () => {
@@ -136,7 +139,7 @@ describe('orgs routes', () => {
     await call('PATCH', '/api/v1/orgs/settings', { orgId: a, role: 'owner' }, { email_management: true });
     await store.appendAudit({ orgId: a }, auditEntry('2026-05-01T00:00:00.000Z'));
     const asB = { orgId: b, role: 'owner' as const };
-    expect((await call('GET', '/api/v1/orgs/settings', asB)).body).toEqual(DEFAULT_ORG_SETTINGS);
+    expect((await call('GET', '/api/v1/orgs/settings', asB)).body).toEqual({ ...DEFAULT_ORG_SETTINGS, spam: null });
     expect((await call('GET', '/api/v1/flags/emailManagement', asB)).body).toEqual({
       flag: 'emailManagement',
       enabled: false,

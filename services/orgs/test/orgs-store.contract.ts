@@ -140,5 +140,31 @@ export function runOrgsStoreContract(target: OrgsStoreTarget) {
       expect(await store.getOrganization(b)).toMatchObject({ deleted: false });
       expect(await store.listAudit(b, { limit: 10 })).toHaveLength(1);
     });
+
+    it('versions the spam defaults, replaces them only from the version read, and keeps an outbox of them', async () => {
+      const a = org();
+      await store.createOrganization(a, { name: 'Acme', slug: 'acme' }, DEFAULT_ORG_SETTINGS);
+      expect(await store.getSpamSettings(a)).toEqual({ orgId: a.orgId, spam: null, version: 0 });
+      expect(await store.getSpamSettings(org())).toBeNull();
+      const spam = {
+        timeTrapSeconds: 3,
+        captcha: { provider: 'turnstile' as const, secret: 's3cret', minScore: null, onFailure: 'reject' as const },
+      };
+      expect(await store.replaceSpamSettings(a, spam, 0)).toBe(true);
+      expect(await store.replaceSpamSettings(a, { shadow: true }, 0)).toBe(false);
+      expect(await store.replaceSpamSettings(org(), spam, 0)).toBe(false);
+      expect(await store.getSpamSettings(a)).toEqual({ orgId: a.orgId, spam, version: 1 });
+      const mine = async () => (await store.listUnpublishedSpamSettings(100_000)).filter((s) => s.orgId === a.orgId);
+      expect(await mine()).toEqual([{ orgId: a.orgId, spam, version: 1 }]);
+      expect(await store.replaceSpamSettings(a, null, 1)).toBe(true);
+      // A mark of the older version hides nothing newer.
+      await store.markSpamSettingsPublished(a.orgId, 1);
+      expect(await mine()).toEqual([{ orgId: a.orgId, spam: null, version: 2 }]);
+      await store.markSpamSettingsPublished(a.orgId, 2);
+      expect(await mine()).toEqual([]);
+      await store.purge(a);
+      expect(await store.getSpamSettings(a)).toBeNull();
+      expect(await store.replaceSpamSettings(a, spam, 2)).toBe(false);
+    });
   });
 }

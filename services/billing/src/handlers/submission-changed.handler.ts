@@ -8,12 +8,14 @@ import type { UsageEntry, UsageStore } from '../store/usage-store.ts';
  * `billing.releases` on `forms.submission`: a `submission.released` leaves the held ledger and is metered in the
  * period of its release; a `submission.deleted` leaves the held ledger (it waited for nothing). Idempotent by
  * submission id: the usage ledger counts a submission once, whether released twice or received un-held before.
- * Spam marks change nothing here.
+ * A not-spam mark that carries the submission (released from spam, issue 14, ADR 42) is metered in the period of
+ * the mark (the event's `occurredAt`), once by submission id too; other spam marks change nothing here.
  */
 export function createSubmissionChangedHandler(deps: { store: UsageStore; held: HeldStore; quota: Quota }) {
   return async (batch: BusMessage[]) => {
     const released: UsageEntry[] = [];
     const settled: HeldEntry[] = [];
+    const unspammed: UsageEntry[] = [];
     for (const m of batch) {
       const event = decodeEvent(Topics.formsSubmission, m.value);
       const { submissionId: id, orgId } = event.data;
@@ -21,12 +23,15 @@ export function createSubmissionChangedHandler(deps: { store: UsageStore; held: 
         released.push({ id, orgId, period: billingPeriodOf(event.data.releasedAt) });
       } else if (event.type === 'submission.deleted') {
         settled.push({ id, orgId });
+      } else if (!event.data.spam && event.data.submission) {
+        unspammed.push({ id, orgId, period: billingPeriodOf(event.occurredAt) });
       }
     }
-    if (released.length === 0 && settled.length === 0) return;
+    if (released.length === 0 && settled.length === 0 && unspammed.length === 0) return;
     // Counted before it stops being held: a failure in between leaves it both, which the retry settles.
-    const counts = released.length > 0 ? await deps.store.recordUsage(released) : [];
-    await deps.held.release([...released, ...settled]);
+    const metered = [...released, ...unspammed];
+    const counts = metered.length > 0 ? await deps.store.recordUsage(metered) : [];
+    if (released.length > 0 || settled.length > 0) await deps.held.release([...released, ...settled]);
     await deps.quota.publish([...counts, ...settled]);
   };
 }

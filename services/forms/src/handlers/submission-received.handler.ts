@@ -24,8 +24,8 @@ export function createSubmissionReceivedHandler(store: FormsStore, blobs: BlobSt
         files: data.files,
         spam: data.spam,
         held: data.held,
-        // Kept for the release of a held submission, which notifications read them from.
-        ...(data.held ? { meta: data.meta } : {}),
+        // Kept for the release of a held submission, or of spam marked not spam (issue 14): notifications read them.
+        ...(data.held || data.spam.isSpam ? { meta: data.meta } : {}),
         ...(data.origin !== undefined ? { origin: data.origin } : {}),
         ...(data.referer !== undefined ? { referer: data.referer } : {}),
       };

@@ -5,17 +5,20 @@ import {
   type Form,
   type FormCounts,
   FormStatsQuerySchema,
+  type OrgScope,
   UpdateFormRequestSchema,
   UpdateSubmissionRequestSchema,
 } from '@formgate/contracts';
 import { AppError, identityOf, type Logger, requirePermission } from '@formgate/kit';
 import { type Request, Router } from 'express';
 import { z } from 'zod';
+import type { BlockedDay } from '../store/blocked-counts.ts';
 import type { FormsStore } from '../store/forms-store.ts';
-import { NO_COUNTS } from '../store/submission-changes.ts';
+import { NO_COUNTS, type StoredDailyCount } from '../store/submission-changes.ts';
 import { changeSubmissions, type SubmissionChangeDeps } from '../use-cases/change-submissions.ts';
 import { createForm, type FormWriteDeps } from '../use-cases/create-form.ts';
 import { deleteForm } from '../use-cases/delete-form.ts';
+import { publicSettings } from '../use-cases/spam-settings.ts';
 import { updateForm } from '../use-cases/update-form.ts';
 import { submissionListRoutes, toSubmissionDto } from './submission-list.routes.ts';
 
@@ -32,21 +35,39 @@ function requireSubmissionWriter(req: Request) {
   requirePermission(identityOf(req), { form: ['update'] });
 }
 
+/** A form as the API shows it: its captcha secret never leaves the service (`secret: null`, `secretSet`). */
 export function toFormDto(form: Form, counts?: FormCounts) {
   const { orgId: _org, version: _v, ...rest } = form;
-  return { ...rest, endpoint: `/f/${form.key}`, ...(counts ?? {}) };
+  return { ...rest, settings: publicSettings(form.settings), endpoint: `/f/${form.key}`, ...(counts ?? {}) };
 }
 
 const DAY_MS = 86_400_000;
+/** `FormCounts.blockedCount` counts the last this many UTC days, today's included. */
+export const BLOCKED_COUNT_DAYS = 30;
 
-/** The last `days` UTC days up to `now`'s, oldest first, days without submissions as zeros. */
-function dailySeries(now: Date, days: number, counts: DailyCount[]): DailyCount[] {
+/** The forms' counters, with their blocked requests of the last `BLOCKED_COUNT_DAYS` UTC days. */
+async function countsOf(store: FormsStore, scope: OrgScope, formIds: string[], now: Date) {
+  const to = now.toISOString().slice(0, 10);
+  const from = new Date(now.getTime() - (BLOCKED_COUNT_DAYS - 1) * DAY_MS).toISOString().slice(0, 10);
+  const [stored, blocked] = await Promise.all([
+    store.getFormCounts(scope, formIds),
+    store.getBlockedTotals(scope, formIds, from, to),
+  ]);
+  return (formId: string): FormCounts => ({
+    ...(stored.get(formId) ?? NO_COUNTS),
+    blockedCount: blocked.get(formId) ?? 0,
+  });
+}
+
+/** The last `days` UTC days up to `now`'s, oldest first, days without submissions nor blocks as zeros. */
+function dailySeries(now: Date, days: number, counts: StoredDailyCount[], blocked: BlockedDay[] = []): DailyCount[] {
   const byDay = new Map(counts.map((c) => [c.day, c]));
+  const blockedOn = new Map(blocked.map((b) => [b.day, b.blocked]));
   const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
   return Array.from({ length: days }, (_, i) => {
     const day = new Date(today - (days - 1 - i) * DAY_MS).toISOString().slice(0, 10);
     const c = byDay.get(day);
-    return { day, total: c?.total ?? 0, spam: c?.spam ?? 0, blocked: c?.blocked ?? 0 };
+    return { day, total: c?.total ?? 0, spam: c?.spam ?? 0, blocked: blockedOn.get(day) ?? 0 };
   });
 }
 
@@ -67,11 +88,9 @@ export function formsRoutes(deps: FormWriteDeps & SubmissionChangeDeps & { store
     const forms = slug
       ? [await store.getFormBySlug(scopeOf(req), slug)].filter((f): f is Form => f !== null)
       : await store.listForms(scopeOf(req));
-    const counts = await store.getFormCounts(
-      scopeOf(req),
-      forms.map((f) => f.id),
-    );
-    res.json({ data: forms.map((f) => toFormDto(f, counts.get(f.id) ?? NO_COUNTS)) });
+    const ids = forms.map((f) => f.id);
+    const counts = await countsOf(store, scopeOf(req), ids, deps.clock.now());
+    res.json({ data: forms.map((f) => toFormDto(f, counts(f.id))) });
   });
 
   router.post('/', async (req, res) => {
@@ -82,8 +101,8 @@ export function formsRoutes(deps: FormWriteDeps & SubmissionChangeDeps & { store
 
   router.get('/:formId', async (req, res) => {
     const form = await loadForm(req);
-    const counts = await store.getFormCounts(scopeOf(req), [form.id]);
-    res.json(toFormDto(form, counts.get(form.id) ?? NO_COUNTS));
+    const counts = await countsOf(store, scopeOf(req), [form.id], deps.clock.now());
+    res.json(toFormDto(form, counts(form.id)));
   });
 
   router.delete('/:formId', async (req, res) => {
@@ -99,8 +118,11 @@ export function formsRoutes(deps: FormWriteDeps & SubmissionChangeDeps & { store
     const series = dailySeries(now, days, []);
     const from = series[0]?.day as string;
     const to = series[series.length - 1]?.day as string;
-    const counts = await store.getDailyCounts(scopeOf(req), form.id, from, to);
-    res.json({ days, from, to, data: dailySeries(now, days, counts) });
+    const [counts, blocked] = await Promise.all([
+      store.getDailyCounts(scopeOf(req), form.id, from, to),
+      store.getBlockedDays(scopeOf(req), form.id, from, to),
+    ]);
+    res.json({ days, from, to, data: dailySeries(now, days, counts, blocked) });
   });
 
   router.patch('/:formId', async (req, res) => {

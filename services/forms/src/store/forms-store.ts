@@ -6,6 +6,7 @@ import type {
   SubmissionFile,
   SubmissionReceived,
 } from '@formgate/contracts';
+import type { BlockedCountMethods } from './blocked-counts.ts';
 import type { HeldSubmissionMethods } from './held-submissions.ts';
 import type { SubmissionChangeMethods } from './submission-changes.ts';
 
@@ -89,7 +90,7 @@ export class SlugTakenError extends Error {
  * - `purgeOrganization` is idempotent, touches no other organization, and leaves a `FormDeletion` for every form
  *   it deleted before it deletes the form, so the deletion is published even if it fails half-way and is retried.
  */
-export interface FormsStore extends SubmissionChangeMethods, HeldSubmissionMethods {
+export interface FormsStore extends SubmissionChangeMethods, HeldSubmissionMethods, BlockedCountMethods {
   /** Inserts a new form; throws `SlugTakenError` when the organization already has the slug. */
   insertForm(form: Form): Promise<void>;
   getForm(scope: OrgScope, formId: string): Promise<Form | null>;

@@ -1,6 +1,7 @@
 import { type Form, withDefaultSettings } from '@formgate/contracts';
 import { isDuplicateKeyError, type MongoConnection } from '@formgate/store/mongo';
 import { type FormsStore, SlugTakenError } from './forms-store.ts';
+import { createMongoBlockedCounts } from './mongo-blocked-counts.ts';
 import { createMongoFormDeletions } from './mongo-form-deletions.ts';
 import { createHeldSubmissionIndexes, createMongoHeldSubmissions } from './mongo-held-submissions.ts';
 import { migrateLegacySubmissions } from './mongo-legacy-submissions.ts';
@@ -123,6 +124,7 @@ export async function createMongoFormsStore(
     ...deletions,
     ...changes,
     ...createMongoHeldSubmissions(db),
+    ...createMongoBlockedCounts(db),
     async close() {},
   };
 }

@@ -1,7 +1,7 @@
-import type { DailyCount, FormCounts } from '@formgate/contracts';
 import { AppError } from '@formgate/kit';
 import { isDuplicateKeyError, type MongoDb } from '@formgate/store/mongo';
 import type { SubmissionRecord } from './forms-store.ts';
+import { BLOCKED_COUNTS } from './mongo-blocked-counts.ts';
 import { FIELD_NAMES } from './mongo-field-names.ts';
 import { ignoreDuplicates } from './mongo-form-deletions.ts';
 import {
@@ -17,6 +17,8 @@ import {
   changeIncrements,
   changes,
   dayOf,
+  type StoredCounts,
+  type StoredDailyCount,
   type SubmissionChange,
   type SubmissionChangeMethods,
 } from './submission-changes.ts';
@@ -96,13 +98,18 @@ export function createMongoSubmissionChanges(db: MongoDb): SubmissionChangeMetho
         ? { deleted: true as const, fields: [], files: [] }
         : change.action === 'release'
           ? { held: false, releasedAt: change.occurredAt }
-          : { 'spam.isSpam': change.action === 'spam', receivedSpam: change.receivedSpam };
+          : {
+              'spam.isSpam': change.action === 'spam',
+              receivedSpam: change.receivedSpam,
+              // Released from spam (issue 14): once only.
+              ...(change.submission ? { spamReleased: true as const } : {}),
+            };
     const version = change.v === 0 ? { $exists: false } : change.v;
     // A deleted submission keeps nothing of what the submitter sent: its origin and referer go with its fields.
     const gone: Record<string, true> =
       change.action === 'delete'
         ? { origin: true, referer: true, meta: true }
-        : change.action === 'release'
+        : change.action === 'release' || change.submission
           ? { meta: true }
           : {};
     const erase = Object.keys(gone).length > 0 ? { $unset: gone } : {};
@@ -131,9 +138,10 @@ export function createMongoSubmissionChanges(db: MongoDb): SubmissionChangeMetho
       for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
         if (attempt > 0) await pause(attempt);
         const release = action === 'release';
+        const whole = release || action === 'not-spam';
         const doc = await submissions.findOne(
           { _id: submissionId },
-          { projection: release ? { buckets: 0, terms: 0 } : { fields: 0 } },
+          { projection: whole ? { buckets: 0, terms: 0 } : { fields: 0 } },
         );
         if (!doc || doc.deleted || doc.orgId !== scope.orgId || doc.formId !== formId) return 'not_found';
         const wasSpam = doc.spam.isSpam;
@@ -144,6 +152,14 @@ export function createMongoSubmissionChanges(db: MongoDb): SubmissionChangeMetho
         if (release) {
           const { _id, fields, files, spam, meta, origin, referer, createdAt } = doc;
           submission = { id: _id, formId, orgId: scope.orgId, createdAt, fields, files, spam, held: false };
+          if (meta !== undefined) submission.meta = meta;
+          if (origin !== undefined) submission.origin = origin;
+          if (referer !== undefined) submission.referer = referer;
+        } else if (action === 'not-spam' && (doc.receivedSpam ?? wasSpam) && !doc.spamReleased) {
+          // Released from spam (issue 14): the first not-spam mark of a submission ingest judged spam.
+          const { _id, fields, files, spam, meta, origin, referer, createdAt } = doc;
+          const verdict = { isSpam: false, reasons: spam.reasons };
+          submission = { id: _id, formId, orgId: scope.orgId, createdAt, fields, files, spam: verdict, held: false };
           if (meta !== undefined) submission.meta = meta;
           if (origin !== undefined) submission.origin = origin;
           if (referer !== undefined) submission.referer = referer;
@@ -233,7 +249,7 @@ export function createMongoSubmissionChanges(db: MongoDb): SubmissionChangeMetho
       }
     },
     async getFormCounts(scope, formIds) {
-      const result = new Map<string, FormCounts>();
+      const result = new Map<string, StoredCounts>();
       if (formIds.length === 0) return result;
       // One `_id` lookup per form and document: FerretDB 1.24 uses an index for `_id` equality only.
       const byId = async <T>(find: (id: string) => Promise<T | null>): Promise<T[]> =>
@@ -256,7 +272,6 @@ export function createMongoSubmissionChanges(db: MongoDb): SubmissionChangeMetho
           spamCount: (d.spam ?? 0) + (delta?.spam ?? 0),
           lastSubmissionAt: lastAt.at(-1) ?? null,
           heldCount: (d.held ?? 0) + (delta?.held ?? 0),
-          blockedCount: 0,
         });
       }
       return result;
@@ -267,12 +282,12 @@ export function createMongoSubmissionChanges(db: MongoDb): SubmissionChangeMetho
         changeCounters.findOne({ _id: formId }, { projection: { orgId: 1, days: 1 } }),
       ]);
       if (!counter || counter.orgId !== scope.orgId) return [];
-      const days = new Map<string, DailyCount>();
+      const days = new Map<string, StoredDailyCount>();
       for (const source of [counter.days, delta?.orgId === scope.orgId ? delta.days : undefined]) {
         for (const [day, c] of Object.entries(source ?? {})) {
           if (day < fromDay || day > toDay) continue;
-          const sum = days.get(day) ?? { day, total: 0, spam: 0, blocked: 0 };
-          days.set(day, { day, total: sum.total + (c.total ?? 0), spam: sum.spam + (c.spam ?? 0), blocked: 0 });
+          const sum = days.get(day) ?? { day, total: 0, spam: 0 };
+          days.set(day, { day, total: sum.total + (c.total ?? 0), spam: sum.spam + (c.spam ?? 0) });
         }
       }
       return [...days.values()].filter((d) => d.total > 0).sort((a, b) => (a.day < b.day ? -1 : 1));
@@ -297,6 +312,7 @@ export function createMongoSubmissionChanges(db: MongoDb): SubmissionChangeMetho
       await counters.deleteOne({ _id: formId });
       await changeCounters.deleteOne({ _id: formId });
       await outbox.deleteMany({ formId });
+      await db.collection(BLOCKED_COUNTS).deleteOne({ _id: formId } as never);
       await db.collection(FIELD_NAMES).deleteOne({ _id: formId } as never);
     },
     /**

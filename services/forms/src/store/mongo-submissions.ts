@@ -16,6 +16,8 @@ export interface SubmissionDoc extends Omit<SubmissionRecord, 'id'> {
   deleted?: true;
   /** Ingest's verdict, kept once the submission was marked spam / not spam (`spam.isSpam` holds the mark). */
   receivedSpam?: boolean;
+  /** Released from spam by a not-spam mark (issue 14): a later one releases nothing. */
+  spamReleased?: true;
   /** How many changes it has had (mongo-submission-changes.ts); absent: none. */
   v?: number;
   /** The searchable words of the field values (search-terms.ts); absent on documents not backfilled yet. */
@@ -55,6 +57,7 @@ export const PROJECTION = {
   terms: 0,
   meta: 0,
   releasedAt: 0,
+  spamReleased: 0,
 } as const;
 
 type Counted = Pick<SubmissionDoc, 'createdAt' | 'spam' | 'receivedSpam'> &
@@ -105,7 +108,7 @@ export function submissionDoc(r: SubmissionRecord, seq: number, width: number): 
     ...(r.origin !== undefined ? { origin: r.origin } : {}),
     ...(r.referer !== undefined ? { referer: r.referer } : {}),
     // A held submission keeps its reserved fields for its release; a visible one has no use for them.
-    ...(r.held && r.meta !== undefined ? { meta: r.meta } : {}),
+    ...((r.held || r.spam.isSpam) && r.meta !== undefined ? { meta: r.meta } : {}),
     terms: searchTerms(r.fields),
   };
 }
@@ -231,7 +234,7 @@ export function createMongoSubmissions(db: MongoDb, width: number): SubmissionMe
     async getSubmission(scope, formId, id) {
       const doc = await submissions.findOne(
         { _id: id },
-        { projection: { buckets: 0, receivedSpam: 0, v: 0, meta: 0, releasedAt: 0 } },
+        { projection: { buckets: 0, receivedSpam: 0, v: 0, meta: 0, releasedAt: 0, spamReleased: 0 } },
       );
       if (!doc || doc.deleted || doc.orgId !== scope.orgId || doc.formId !== formId) return null;
       const { deleted: _d, ...rest } = doc;

@@ -8,6 +8,7 @@ import {
   type StoredSubmission,
   type SubmissionRecord,
 } from './forms-store.ts';
+import { createSqliteBlockedCounts } from './sqlite-blocked-counts.ts';
 import { prepareFormsSchema } from './sqlite-forms-schema.ts';
 import { createSqliteHeldSubmissions } from './sqlite-held-submissions.ts';
 import { createSqliteInsertCounters, createSqliteSubmissionChanges } from './sqlite-submission-changes.ts';
@@ -49,6 +50,8 @@ export function createSqliteFormsStore(db: SqliteDb): FormsStore {
   prepareFormsSchema(db);
   // Before the changes' one-time backfill, whose document updates the search triggers index.
   prepareSubmissionQuerySchema(db);
+  // Before the changes, whose purge of a form deletes its blocked counts too.
+  const { purgeBlockedOrg, ...blocked } = createSqliteBlockedCounts(db);
   const changes = createSqliteSubmissionChanges(db);
   const held = createSqliteHeldSubmissions(db, toRecord);
   const countInserted = createSqliteInsertCounters(db);
@@ -103,8 +106,10 @@ export function createSqliteFormsStore(db: SqliteDb): FormsStore {
       const stored: SubmissionRecord[] = [];
       for (const r of rs) {
         const { id, orgId, createdAt, fields, files, spam, held, origin, referer, meta } = r;
-        // A held submission keeps its reserved fields for its release (`meta`); a visible one has no use for them.
-        const doc = JSON.stringify({ fields, files, spam, held, origin, referer, ...(held ? { meta } : {}) });
+        // A held or spam submission keeps its reserved fields for its release (`meta`, issue 13 and 14); a visible
+        // one has no use for them.
+        const keep = held || spam.isSpam;
+        const doc = JSON.stringify({ fields, files, spam, held, origin, referer, ...(keep ? { meta } : {}) });
         if (q.insertSubmission.run(id, formId, orgId, createdAt, doc, next).changes === 0) continue;
         next += 1;
         stored.push(r);
@@ -123,6 +128,7 @@ export function createSqliteFormsStore(db: SqliteDb): FormsStore {
     q.purgeChanges.run(orgId);
     q.purgeSubmissions.run(orgId);
     q.purgeLedger.run(orgId);
+    purgeBlockedOrg(orgId);
     return q.purgeForms.run(orgId).changes;
   });
 
@@ -174,6 +180,7 @@ export function createSqliteFormsStore(db: SqliteDb): FormsStore {
     },
     ...changes,
     ...held,
+    ...blocked,
     async close() {},
   };
 }

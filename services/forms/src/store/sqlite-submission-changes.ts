@@ -1,7 +1,14 @@
-import type { DailyCount, FormCounts, SubmissionFile } from '@formgate/contracts';
+import type { SubmissionFile } from '@formgate/contracts';
 import type { SqliteDb } from '@formgate/store/sqlite';
 import type { FormDeletion, SubmissionRecord } from './forms-store.ts';
-import { changes, dayOf, type SubmissionChange, type SubmissionChangeMethods } from './submission-changes.ts';
+import {
+  changes,
+  dayOf,
+  type StoredCounts,
+  type StoredDailyCount,
+  type SubmissionChange,
+  type SubmissionChangeMethods,
+} from './submission-changes.ts';
 
 const TABLES = `
 CREATE TABLE IF NOT EXISTS form_days (
@@ -108,7 +115,14 @@ export function createSqliteSubmissionChanges(db: SqliteDb): Methods {
   const q = {
     live: db.prepare('SELECT * FROM submissions WHERE org_id = ? AND form_id = ? AND id = ? AND deleted = 0'),
     tombstone: db.prepare('UPDATE submissions SET deleted = 1, doc = ? WHERE id = ?'),
-    mark: db.prepare(`UPDATE submissions SET doc = json_set(doc, '$.spam.isSpam', json(?)) WHERE id = ?`),
+    mark: db.prepare(
+      `UPDATE submissions SET doc = json_set(doc, '$.spam.isSpam', json(?), '$.receivedSpam', json(?)) WHERE id = ?`,
+    ),
+    // Released from spam (issue 14): once only, and its reserved fields go with the release.
+    spamRelease: db.prepare(
+      `UPDATE submissions SET doc = json_remove(json_set(doc, '$.spam.isSpam', json('false'),
+       '$.receivedSpam', json('true'), '$.spamReleased', json('true')), '$.meta') WHERE id = ?`,
+    ),
     release: db.prepare(`UPDATE submissions SET doc = json_remove(json_set(doc, '$.held', json('false')), '$.meta')
       WHERE id = ?`),
     counter: db.prepare('UPDATE form_counters SET submissions = submissions + ?, spam = spam + ? WHERE form_id = ?'),
@@ -144,6 +158,7 @@ export function createSqliteSubmissionChanges(db: SqliteDb): Methods {
       'DELETE FROM form_counters WHERE form_id = ?',
       'DELETE FROM form_days WHERE form_id = ?',
       'DELETE FROM submission_changes WHERE form_id = ?',
+      'DELETE FROM blocked_days WHERE form_id = ?',
     ].map((sql) => db.prepare(sql)),
   };
 
@@ -157,7 +172,12 @@ export function createSqliteSubmissionChanges(db: SqliteDb): Methods {
     ) => {
       const row = q.live.get(orgId, formId, submissionId) as Row | undefined;
       if (!row) return 'not_found' as const;
-      const doc = JSON.parse(row.doc) as Omit<SubmissionRecord, 'id' | 'formId' | 'orgId' | 'createdAt'>;
+      const doc = JSON.parse(row.doc) as Omit<SubmissionRecord, 'id' | 'formId' | 'orgId' | 'createdAt'> & {
+        /** Ingest's verdict, kept from the first mark on (`spam.isSpam` holds the mark). */
+        receivedSpam?: boolean;
+        /** Released from spam once already (issue 14): a later not-spam mark releases nothing. */
+        spamReleased?: boolean;
+      };
       const wasSpam = doc.spam.isSpam;
       const effect = changes(action, wasSpam, doc.held === true);
       if (effect !== true) return effect;
@@ -178,7 +198,18 @@ export function createSqliteSubmissionChanges(db: SqliteDb): Methods {
         q.day.run(-1, wasSpam ? -1 : 0, formId, day);
       } else {
         const spam = action === 'spam';
-        q.mark.run(String(spam), submissionId);
+        const receivedSpam = doc.receivedSpam ?? wasSpam;
+        if (!spam && receivedSpam && doc.spamReleased !== true) {
+          const { fields, files, meta, origin, referer } = doc;
+          const spam = { isSpam: false, reasons: doc.spam.reasons };
+          submission = { id: submissionId, formId, orgId, createdAt: row.created_at, fields, files, spam, held: false };
+          if (meta !== undefined) submission.meta = meta;
+          if (origin !== undefined) submission.origin = origin;
+          if (referer !== undefined) submission.referer = referer;
+          q.spamRelease.run(submissionId);
+        } else {
+          q.mark.run(String(spam), String(receivedSpam), submissionId);
+        }
         q.counter.run(0, spam ? 1 : -1, formId);
         q.day.run(0, spam ? 1 : -1, formId, day);
       }
@@ -232,20 +263,19 @@ export function createSqliteSubmissionChanges(db: SqliteDb): Methods {
         held: number;
       }[];
       return new Map(
-        rows.map((r): [string, FormCounts] => [
+        rows.map((r): [string, StoredCounts] => [
           r.form_id,
           {
             submissionCount: r.submissions,
             spamCount: r.spam,
             lastSubmissionAt: r.last_at || null,
             heldCount: r.held,
-            blockedCount: 0,
           },
         ]),
       );
     },
     async getDailyCounts(scope, formId, fromDay, toDay) {
-      return q.days.all(scope.orgId, formId, fromDay, toDay) as DailyCount[];
+      return q.days.all(scope.orgId, formId, fromDay, toDay) as StoredDailyCount[];
     },
     deleteForm: async (scope, formId) => deleteForm.immediate(scope.orgId, formId),
     async listFormBlobKeys(formId) {

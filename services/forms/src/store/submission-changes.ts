@@ -24,7 +24,11 @@ export interface SubmissionChange {
   occurredAt: string;
   /** The blobs of a deleted submission, deleted by the relay before the event is published. */
   blobKeys: string[];
-  /** A release's submission as released (what `submission.released` carries), without its position. */
+  /**
+   * A release's submission as released (what `submission.released` carries), without its position; and, on the
+   * first `not-spam` mark of a submission ingest judged spam (issue 14, ADR 42), the submission as released from
+   * spam (`spam.isSpam: false`, ingest's reasons kept), which `submission.spam-marked` then carries.
+   */
   submission?: SubmissionRecord;
 }
 
@@ -54,6 +58,10 @@ export function changeIncrements(c: CountedChange): { total: number; spam: numbe
  *   the daily counts likewise per UTC day of `createdAt`, whatever order submissions are stored, changed and
  *   redelivered in.
  * - Concurrent changes of one submission apply one at a time: each sees the state the previous one left.
+ * - Marking not spam a submission whose ingest verdict was spam releases it, once: the first such change carries
+ *   the submission (`submission`, with its reserved fields, which the stored one then forgets); later marks of it
+ *   (spam, then not spam again) carry nothing. A submission ingest judged clean never carries it (it was notified
+ *   and billed at receipt).
  * - Held submissions (issue 13) are in no counter but `heldCount` until released. The API's actions do not see
  *   them (`not_found`); `release` changes only a held one (`unchanged` otherwise), and its change carries the
  *   submission as released (`submission`), so of two releases racing for one submission exactly one is `changed`.
@@ -79,9 +87,9 @@ export interface SubmissionChangeMethods {
    */
   countSubmissionChanges(changes: CountedChange[]): Promise<void>;
   /** The counters of each of the organization's forms named (a form of another organization is left out). */
-  getFormCounts(scope: OrgScope, formIds: string[]): Promise<Map<string, FormCounts>>;
+  getFormCounts(scope: OrgScope, formIds: string[]): Promise<Map<string, StoredCounts>>;
   /** The daily counts of the UTC days [`fromDay`, `toDay`] (`YYYY-MM-DD`), oldest first, days without any left out. */
-  getDailyCounts(scope: OrgScope, formId: string, fromDay: string, toDay: string): Promise<DailyCount[]>;
+  getDailyCounts(scope: OrgScope, formId: string, fromDay: string, toDay: string): Promise<StoredDailyCount[]>;
   /** Deletes the form (only the organization's); its deletion goes to the outbox. Returns whether it existed. */
   deleteForm(scope: OrgScope, formId: string): Promise<boolean>;
   /** The blob keys of every file a form's stored submissions still reference (for a form being purged). */
@@ -92,6 +100,10 @@ export interface SubmissionChangeMethods {
    */
   purgeDeletedForm(formId: string): Promise<void>;
 }
+
+/** What the submissions' counters hold; blocked requests are counted apart (`blocked-counts.ts`). */
+export type StoredCounts = Omit<FormCounts, 'blockedCount'>;
+export type StoredDailyCount = Omit<DailyCount, 'blocked'>;
 
 export const NO_COUNTS: FormCounts = {
   submissionCount: 0,

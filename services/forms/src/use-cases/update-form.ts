@@ -8,6 +8,7 @@ import {
 } from '@formgate/contracts';
 import { AppError } from '@formgate/kit';
 import type { FormWriteDeps } from './create-form.ts';
+import { mergeFormSpam } from './spam-settings.ts';
 
 export async function updateForm(
   deps: FormWriteDeps,
@@ -33,12 +34,16 @@ export async function updateForm(
   throw new AppError('FORMS_CONCURRENT_UPDATE', 'The form changed while updating; try again');
 }
 
-/** A PATCH's settings over the current ones: absent keys keep their value, `notifications` merges key by key. */
+/**
+ * A PATCH's settings over the current ones: absent keys keep their value, `notifications` and `spam` merge key by
+ * key (`spam: null` drops the form's own spam settings; a captcha without a secret keeps the stored one).
+ */
 export function mergeSettings(current: FormSettings, patch: FormSettingsPatch = {}): FormSettings {
-  const { notifications, ...rest } = patch;
+  const { notifications, spam, ...rest } = patch;
   return {
     ...current,
     ...rest,
     notifications: { ...DEFAULT_FORM_NOTIFICATIONS, ...current.notifications, ...notifications },
+    spam: mergeFormSpam(current.spam ?? null, spam),
   };
 }

@@ -1,11 +1,5 @@
 import type { BusMessage } from '@formgate/bus';
-import {
-  decodeEvent,
-  encodeEvent,
-  type SubmissionReceived,
-  type SubmissionReleased,
-  Topics,
-} from '@formgate/contracts';
+import { decodeEvent, encodeEvent, type SubmissionReceived, Topics } from '@formgate/contracts';
 import type { Logger } from '@formgate/kit';
 import { subscribers, webhookDeliveriesFor } from '../endpoints/plan-webhook-deliveries.ts';
 import type { WebhookEndpoint, WebhookEndpointStore } from '../endpoints/webhook-endpoint-store.ts';
@@ -53,11 +47,15 @@ async function planAndAttempt(deps: HandlerDeps, submissionId: string, wanted: D
 }
 
 /**
- * A released submission (issue 13) as the `submission.received` it would have been had it not been held: same
- * submission, so the same delivery ids, hence a redelivered release plans nothing new.
+ * A released submission (issue 13), or one released from spam (issue 14: marked not spam, carrying the
+ * submission), as the `submission.received` it would have been had it been neither held nor spam: same submission,
+ * so the same delivery ids, hence a redelivered release plans nothing new.
  */
-function asReceived(m: BusMessage, event: SubmissionReleased): BusMessage {
-  const { releasedAt: _r, ...data } = event.data;
+function asReceived(
+  m: BusMessage,
+  event: { id: string; occurredAt: string },
+  data: SubmissionReceived['data'],
+): BusMessage {
   const value = encodeEvent(Topics.ingestSubmission, {
     id: event.id,
     type: 'submission.received',
@@ -69,7 +67,7 @@ function asReceived(m: BusMessage, event: SubmissionReleased): BusMessage {
 }
 
 /**
- * `forms.submission` → a release is notified as a received submission that is not held (emails unless spam,
+ * `forms.submission` → a release, or a release from spam (a not-spam mark carrying the submission), is notified as a received submission that is not held (emails unless spam,
  * webhooks `submission.created` / `submission.spam`, by `createSubmissionReceivedHandler`); a deletion is sent to the endpoints subscribed to `submission.deleted`, then the submission
  * is forgotten here too (its delivery log stays); a mark as spam (`spam: true`, not spam before) is sent to those
  * subscribed to `submission.spam`, when the submission's copy is here (kept when the form had such an endpoint at
@@ -86,7 +84,14 @@ export function createSubmissionChangesHandler(deps: HandlerDeps) {
     for (const m of batch) {
       const event = decodeEvent(Topics.formsSubmission, m.value);
       if (event.type === 'submission.released') {
-        await received([asReceived(m, event)]);
+        const { releasedAt: _r, ...data } = event.data;
+        await received([asReceived(m, event, data)]);
+        continue;
+      }
+      if (event.type === 'submission.spam-marked' && !event.data.spam && event.data.submission) {
+        // Released from spam: notified as received (the first time only: the delivery ids derive from the
+        // submission, and forms releases a submission from spam once).
+        await received([asReceived(m, event, event.data.submission)]);
         continue;
       }
       const { submissionId, formId, orgId, receivedAt } = event.data;

@@ -3,6 +3,7 @@ import { identityOf, keysetCursor, PageQuerySchema, readPage, requirePermission 
 import { type Request, Router } from 'express';
 import type { AuditEntry, OrgsStore } from '../store/orgs-store.ts';
 import { orgNotFound, updateOrgSettings } from '../use-cases/update-org-settings.ts';
+import { readSpamDefaults, updateSpamDefaults } from '../use-cases/update-spam-defaults.ts';
 
 const PatchSettingsSchema = OrgSettingsSchema.strict();
 
@@ -13,20 +14,27 @@ function scopeOf(req: Request) {
 const cursors = keysetCursor('occurredAt', 'id');
 const toAuditDto = ({ id, type, actor, occurredAt, data }: AuditEntry) => ({ id, type, actor, occurredAt, data });
 
-/** `/api/v1/orgs`: the caller's organization's settings and audit log. */
-export function orgsRoutes(deps: { store: OrgsStore }) {
+/** `/api/v1/orgs`: the caller's organization's settings (with its spam defaults, issue 14) and audit log. */
+export function orgsRoutes(deps: { store: OrgsStore; onSpamChanged: () => void }) {
   const { store } = deps;
   const router = Router();
 
   router.get('/settings', async (req, res) => {
     const settings = await store.getSettings(scopeOf(req));
     if (!settings) throw orgNotFound();
-    res.json(settings);
+    res.json({ ...settings, spam: await readSpamDefaults(store, scopeOf(req)) });
   });
 
   router.patch('/settings', async (req, res) => {
     requirePermission(identityOf(req), { organization: ['update'] });
-    res.json(await updateOrgSettings(store, scopeOf(req), PatchSettingsSchema.parse(req.body)));
+    const { spam, ...rest } = PatchSettingsSchema.parse(req.body);
+    // The spam defaults first: a refused one (a captcha without its secret) changes nothing at all.
+    const spamView =
+      spam === undefined
+        ? await readSpamDefaults(store, scopeOf(req))
+        : await updateSpamDefaults(deps, scopeOf(req), spam);
+    const settings = await updateOrgSettings(store, scopeOf(req), rest);
+    res.json({ ...settings, spam: spamView });
   });
 
   router.get('/audit-log', async (req, res) => {

@@ -1,5 +1,6 @@
+import type { SpamSettingsPatch } from '@formgate/contracts';
 import { isDuplicateKeyError, type MongoConnection } from '@formgate/store/mongo';
-import type { AuditEntry, OrgSettingsValues, OrgsStore } from './orgs-store.ts';
+import type { AuditEntry, OrgSettingsValues, OrgSpamSettings, OrgsStore } from './orgs-store.ts';
 
 interface OrgDoc {
   _id: string;
@@ -7,6 +8,10 @@ interface OrgDoc {
   slug: string;
   deleted: boolean;
   settings: OrgSettingsValues;
+  /** Spam defaults (issue 14), their version (absent: 0), and whether that version awaits publication. */
+  spam?: SpamSettingsPatch | null;
+  spamVersion?: number;
+  spamPending?: boolean;
 }
 
 interface AuditDoc extends Omit<AuditEntry, 'id'> {
@@ -46,6 +51,12 @@ export async function createMongoOrgsStore(conn: MongoConnection): Promise<OrgsS
   const orgs = db.collection<OrgDoc>('organizations');
   const audit = db.collection<AuditDoc>('audit_log');
   await audit.createIndex({ orgId: 1, occurredAt: -1, _id: -1 }, { name: 'org_newest' });
+  await orgs.createIndex({ spamPending: 1 }, { name: 'spam_pending', sparse: true });
+  const toSpam = (doc: OrgDoc): OrgSpamSettings => ({
+    orgId: doc._id,
+    spam: doc.spam ?? null,
+    version: doc.spamVersion ?? 0,
+  });
 
   const insertIgnoringDuplicate = async (insert: () => Promise<unknown>): Promise<boolean> => {
     try {
@@ -92,6 +103,28 @@ export async function createMongoOrgsStore(conn: MongoConnection): Promise<OrgsS
         .limit(limit)
         .toArray();
       return docs.map(toEntry);
+    },
+    async getSpamSettings(scope) {
+      const doc = await orgs.findOne({ _id: scope.orgId });
+      return doc && !doc.deleted ? toSpam(doc) : null;
+    },
+    async replaceSpamSettings(scope, spam, expectedVersion) {
+      // FerretDB 1.24 runs this as a read then a write: two PATCHes of one organization at the same instant may
+      // both apply (the last one wins, each published); the version still only grows.
+      const version = expectedVersion === 0 ? { $in: [0, null] } : expectedVersion;
+      const res = await orgs.updateOne(
+        { _id: scope.orgId, deleted: false, spamVersion: version as number },
+        { $set: { spam, spamVersion: expectedVersion + 1, spamPending: true } },
+      );
+      return res.matchedCount === 1;
+    },
+    async listUnpublishedSpamSettings(limit) {
+      if (limit <= 0) return [];
+      const docs = await orgs.find({ spamPending: true }).limit(limit).toArray();
+      return docs.filter((d) => !d.deleted).map(toSpam);
+    },
+    async markSpamSettingsPublished(orgId, version) {
+      await orgs.updateOne({ _id: orgId, spamVersion: version }, { $set: { spamPending: false } });
     },
     async purge(scope) {
       await orgs.updateOne({ _id: scope.orgId }, { $set: { deleted: true } });

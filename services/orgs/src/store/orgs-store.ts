@@ -1,4 +1,4 @@
-import type { OrgScope } from '@formgate/contracts';
+import type { OrgScope, SpamSettingsPatch } from '@formgate/contracts';
 
 export interface OrgRecord {
   orgId: string;
@@ -41,6 +41,13 @@ export interface AuditCursor {
   id: string;
 }
 
+/** An organization's spam defaults (issue 14): `version` 0 = never set. */
+export interface OrgSpamSettings {
+  orgId: string;
+  spam: SpamSettingsPatch | null;
+  version: number;
+}
+
 /**
  * The orgs service's data: each organization's record, its settings, and its append-only audit log.
  * Guarantees every adapter keeps:
@@ -48,6 +55,9 @@ export interface AuditCursor {
  * - `createOrganization` and `appendAudit` are idempotent (by organization, by entry id): a redelivered event
  *   neither resets settings changed since nor adds a second entry.
  * - After `purge` nothing of the organization is left; it is then unknown, like one never created.
+ * - Spam defaults (issue 14) are replaced whole and versioned: `replaceSpamSettings` applies only from the version
+ *   read (a race answers false), and the new version waits in the outbox (`listUnpublishedSpamSettings`) until
+ *   `markSpamSettingsPublished` with that version (an older mark never hides a newer version).
  */
 export interface OrgsStore {
   /** Stores the organization with `settings`, unless it is already known (then nothing changes). */
@@ -67,6 +77,13 @@ export interface OrgsStore {
   appendAudit(scope: OrgScope, entry: AuditEntry): Promise<boolean>;
   /** Newest first (`occurredAt`, then `id`, descending), strictly after `after` when given. */
   listAudit(scope: OrgScope, page: { limit: number; after?: AuditCursor }): Promise<AuditEntry[]>;
+  /** The spam defaults of a known, live organization; `null` otherwise. */
+  getSpamSettings(scope: OrgScope): Promise<OrgSpamSettings | null>;
+  /** Stores `spam` as version `expectedVersion + 1` if the stored version is `expectedVersion`; returns whether it did. */
+  replaceSpamSettings(scope: OrgScope, spam: SpamSettingsPatch | null, expectedVersion: number): Promise<boolean>;
+  /** Spam defaults whose current version is not confirmed published to `orgs.settings` (the outbox). */
+  listUnpublishedSpamSettings(limit: number): Promise<OrgSpamSettings[]>;
+  markSpamSettingsPublished(orgId: string, version: number): Promise<void>;
   /** Deletes the organization's record, settings and audit log. Idempotent. */
   purge(scope: OrgScope): Promise<void>;
   close(): Promise<void>;

@@ -1,5 +1,5 @@
 import type { SqliteDb } from '@formgate/store/sqlite';
-import type { AuditEntry, OrgSettingsValues, OrgsStore } from './orgs-store.ts';
+import type { AuditEntry, OrgSettingsValues, OrgSpamSettings, OrgsStore } from './orgs-store.ts';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS organizations (
@@ -20,6 +20,8 @@ interface OrgRow {
   deleted: number;
   submission_notification_email: string | null;
   email_management: number;
+  spam: string | null;
+  spam_version: number;
 }
 
 interface AuditRow {
@@ -43,9 +45,24 @@ const toEntry = (row: AuditRow): AuditEntry => ({
   data: JSON.parse(row.data) as Record<string, string>,
 });
 
+// Spam defaults (issue 14): the settings, their version, and the version published (the outbox marker).
+const SPAM_COLUMNS = `
+ALTER TABLE organizations ADD COLUMN spam TEXT;
+ALTER TABLE organizations ADD COLUMN spam_version INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE organizations ADD COLUMN spam_published INTEGER NOT NULL DEFAULT 0;
+`;
+
+const toSpam = (row: OrgRow): OrgSpamSettings => ({
+  orgId: row.org_id,
+  spam: row.spam === null ? null : JSON.parse(row.spam),
+  version: row.spam_version,
+});
+
 /** `OrgsStore` on SQLite: a settings change and a purge are each one transaction. */
 export function createSqliteOrgsStore(db: SqliteDb): OrgsStore {
   db.exec(SCHEMA);
+  const hasSpam = db.prepare(`SELECT 1 FROM pragma_table_info('organizations') WHERE name = 'spam'`).get();
+  if (!hasSpam) db.transaction(() => db.exec(SPAM_COLUMNS))();
   const q = {
     insertOrg: db.prepare(
       `INSERT OR IGNORE INTO organizations (org_id, name, slug, submission_notification_email, email_management)
@@ -65,6 +82,14 @@ export function createSqliteOrgsStore(db: SqliteDb): OrgsStore {
     ),
     purgeAudit: db.prepare('DELETE FROM audit_log WHERE org_id = ?'),
     purgeOrg: db.prepare('DELETE FROM organizations WHERE org_id = ?'),
+    setSpam: db.prepare(
+      `UPDATE organizations SET spam = ?, spam_version = spam_version + 1
+       WHERE org_id = ? AND deleted = 0 AND spam_version = ?`,
+    ),
+    unpublishedSpam: db.prepare(
+      'SELECT * FROM organizations WHERE spam_version > spam_published AND deleted = 0 ORDER BY org_id LIMIT ?',
+    ),
+    spamPublished: db.prepare('UPDATE organizations SET spam_published = MAX(spam_published, ?) WHERE org_id = ?'),
   };
   const getOrg = (orgId: string) => q.getOrg.get(orgId) as OrgRow | undefined;
   const liveSettings = (orgId: string) => {
@@ -109,6 +134,20 @@ export function createSqliteOrgsStore(db: SqliteDb): OrgsStore {
         ? q.nextPage.all(scope.orgId, after.occurredAt, after.occurredAt, after.id, limit)
         : q.firstPage.all(scope.orgId, limit);
       return (rows as AuditRow[]).map(toEntry);
+    },
+    async getSpamSettings(scope) {
+      const row = getOrg(scope.orgId);
+      return row && row.deleted === 0 ? toSpam(row) : null;
+    },
+    async replaceSpamSettings(scope, spam, expectedVersion) {
+      const json = spam === null ? null : JSON.stringify(spam);
+      return q.setSpam.run(json, scope.orgId, expectedVersion).changes === 1;
+    },
+    async listUnpublishedSpamSettings(limit) {
+      return (q.unpublishedSpam.all(limit) as OrgRow[]).map(toSpam);
+    },
+    async markSpamSettingsPublished(orgId, version) {
+      q.spamPublished.run(version, orgId);
     },
     purge: async (scope) => purge(scope.orgId),
     async close() {},

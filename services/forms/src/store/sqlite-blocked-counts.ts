@@ -1,0 +1,62 @@
+import type { SqliteDb } from '@formgate/store/sqlite';
+import { type BlockedCountMethods, type BlockedDay, blockedIncrements } from './blocked-counts.ts';
+
+const TABLES = `
+CREATE TABLE IF NOT EXISTS blocked_days (
+  form_id TEXT NOT NULL, day TEXT NOT NULL, org_id TEXT NOT NULL, blocked INTEGER NOT NULL,
+  PRIMARY KEY (form_id, day)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS blocked_days_by_org ON blocked_days (org_id);
+CREATE TABLE IF NOT EXISTS blocked_reports (id TEXT PRIMARY KEY, at TEXT NOT NULL) WITHOUT ROWID;
+`;
+
+/** Report ids are remembered this long: far beyond any redelivery of the log (reports are short-lived). */
+const REPORT_MEMORY_DAYS = 7;
+
+/**
+ * Blocked counts on SQLite: a report's counts and its id are one transaction. A form's counts go with the form
+ * (`purgeDeletedForm`) or its organization (`purgeOrganization`).
+ */
+export function createSqliteBlockedCounts(db: SqliteDb): BlockedCountMethods & {
+  /** Forgets an organization's counts (called inside the store's purge of the organization). */
+  purgeBlockedOrg(orgId: string): void;
+} {
+  db.exec(TABLES);
+  const q = {
+    seen: db.prepare('INSERT OR IGNORE INTO blocked_reports (id, at) VALUES (?, ?)'),
+    forget: db.prepare('DELETE FROM blocked_reports WHERE at < ?'),
+    add: db.prepare(
+      `INSERT INTO blocked_days (form_id, day, org_id, blocked) VALUES (?, ?, ?, ?)
+       ON CONFLICT DO UPDATE SET blocked = blocked + excluded.blocked`,
+    ),
+    totals: db.prepare(
+      `SELECT form_id, SUM(blocked) AS blocked FROM blocked_days
+       WHERE org_id = ? AND form_id IN (SELECT value FROM json_each(?)) AND day BETWEEN ? AND ? GROUP BY form_id`,
+    ),
+    days: db.prepare(
+      `SELECT day, blocked FROM blocked_days WHERE org_id = ? AND form_id = ? AND day BETWEEN ? AND ?
+       AND blocked > 0 ORDER BY day`,
+    ),
+    purgeOrg: db.prepare('DELETE FROM blocked_days WHERE org_id = ?'),
+  };
+  const record = db.transaction((reportId: string, counts: Parameters<BlockedCountMethods['recordBlocked']>[1]) => {
+    const now = new Date();
+    if (q.seen.run(reportId, now.toISOString()).changes === 0) return;
+    for (const c of blockedIncrements(counts)) q.add.run(c.formId, c.day, c.orgId, c.n);
+    q.forget.run(new Date(now.getTime() - REPORT_MEMORY_DAYS * 86_400_000).toISOString());
+  });
+  return {
+    recordBlocked: async (reportId, counts) => record.immediate(reportId, counts),
+    async getBlockedTotals(scope, formIds, fromDay, toDay) {
+      const rows = q.totals.all(scope.orgId, JSON.stringify(formIds), fromDay, toDay) as {
+        form_id: string;
+        blocked: number;
+      }[];
+      return new Map(rows.filter((r) => r.blocked > 0).map((r) => [r.form_id, r.blocked]));
+    },
+    async getBlockedDays(scope, formId, fromDay, toDay) {
+      return q.days.all(scope.orgId, formId, fromDay, toDay) as BlockedDay[];
+    },
+    purgeBlockedOrg: (orgId) => void q.purgeOrg.run(orgId),
+  };
+}
