@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { runDistributed } from '@formgate/host-distributed';
 import { systemClock, systemIds } from '@formgate/kit';
 import { createGridFsBlobStore } from '@formgate/store/mongo';
@@ -13,6 +14,12 @@ await runDistributed('ingest', loadIngestConfig, async ({ config, logger, bus, m
     ids: systemIds,
     logger,
     publicBaseUrl: config.PUBLIC_URL.replace(/\/$/, ''),
+    // Unique per process: a restarted instance counts its predecessor's reports as another instance's.
+    abuse: {
+      instance: `${config.INSTANCE_ID}.${randomUUID().slice(0, 8)}`,
+      follow: true,
+      ipHashKey: config.ABUSE_HASH_KEY,
+    },
   });
   return {
     ...service,

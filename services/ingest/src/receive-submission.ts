@@ -1,6 +1,14 @@
 import type { IncomingMessage } from 'node:http';
 import type { EventPublisher } from '@formgate/bus';
-import { billingPeriodOf, encodeEvent, type Form, type SubmissionReceived, Topics } from '@formgate/contracts';
+import {
+  billingPeriodOf,
+  encodeEvent,
+  type Form,
+  resolveSpamSettings,
+  type SpamReason,
+  type SubmissionReceived,
+  Topics,
+} from '@formgate/contracts';
 import { AppError, type Clock, type Ids } from '@formgate/kit';
 import type { BlobStore } from '@formgate/store';
 import { IngestErrors } from './ingest-errors.ts';
@@ -13,6 +21,7 @@ import { readBody } from './parse/read-body.ts';
 import { defaultNext, safeRedirect } from './redirects.ts';
 import { requestSource } from './request-source.ts';
 import { splitReservedFields } from './reserved-fields.ts';
+import type { BeforeBodyLayer } from './spam/layer.ts';
 import type { FormsView } from './views/forms-view.ts';
 import type { QuotaView } from './views/quota-view.ts';
 
@@ -24,6 +33,11 @@ export interface ReceiveDeps {
   limits: IngestLimits;
   forms: FormsView;
   quota: QuotaView;
+  /**
+   * Issue 14's rate limits (`spam/rate-limit.ts`) and the blocked counter, run here until the spam orchestrator
+   * (`spam/evaluate.ts`) runs every layer: then this goes, the layer joins the others.
+   */
+  rateLimit?: { layer: BeforeBodyLayer; onBlocked: (form: Form, reason: SpamReason) => void };
   /** Absolute base URL of the public endpoint, for the default thank-you page. */
   publicBaseUrl: string;
 }
@@ -67,6 +81,26 @@ async function parseBody(req: IncomingMessage, deps: ReceiveDeps): Promise<Parse
   return isJson ? parseJson(body, deps.limits) : parseUrlencoded(body, deps.limits);
 }
 
+/** Until the orchestrator lands: the rate-limit layer alone, before the body is read (its shadow mode included). */
+async function checkRateLimit(
+  rateLimit: NonNullable<ReceiveDeps['rateLimit']>,
+  clock: Clock,
+  req: IncomingMessage,
+  form: Form,
+) {
+  const settings = resolveSpamSettings(null, form.settings.spam);
+  const finding = await rateLimit.layer.check({
+    form,
+    settings,
+    req,
+    clientIp: req.socket.remoteAddress ?? '',
+    now: clock.now(),
+  });
+  if (finding.verdict !== 'block' || settings.shadow) return;
+  if (finding.reasons[0]) rateLimit.onBlocked(form, finding.reasons[0]);
+  throw finding.error;
+}
+
 /**
  * Accepts one submission: parse within limits, split reserved fields, apply the honeypot and quota, append
  * `submission.received`. Resolves only after the log acknowledged the append (the commit point); throws an
@@ -76,6 +110,7 @@ async function parseBody(req: IncomingMessage, deps: ReceiveDeps): Promise<Parse
 export async function receiveSubmission(deps: ReceiveDeps, req: IncomingMessage, formKey: string): Promise<Outcome> {
   const form = findForm(deps, formKey);
   const clientKey = idempotencyKey(req, deps.limits);
+  if (deps.rateLimit) await checkRateLimit(deps.rateLimit, deps.clock, req, form);
   const parsed = await parseBody(req, deps);
   const referer = req.headers.referer ?? req.headers.origin;
   const split = splitReservedFields(parsed.fields, form.settings.honeypotField);
