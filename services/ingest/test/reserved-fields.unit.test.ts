@@ -130,7 +130,10 @@ describe('splitReservedFields: honeypots', () => {
         ['message', 'hi'],
         [name, 'I am a bot'],
       ]);
-      expect(out.spam).toEqual({ isSpam: true, reasons: [{ layer: 'honeypot', rule: 'field-filled', detail: `honeypot field ${name} was filled` }] });
+      expect(out.spam).toEqual({
+        isSpam: true,
+        reasons: [{ layer: 'honeypot', rule: 'field-filled', detail: `honeypot field ${name} was filled` }],
+      });
       expect(out.data).toEqual(data);
     },
   );
@@ -143,7 +146,10 @@ describe('splitReservedFields: honeypots', () => {
       ],
       'website',
     );
-    expect(out.spam).toEqual({ isSpam: true, reasons: [{ layer: 'honeypot', rule: 'field-filled', detail: `honeypot field website was filled` }] });
+    expect(out.spam).toEqual({
+      isSpam: true,
+      reasons: [{ layer: 'honeypot', rule: 'field-filled', detail: `honeypot field website was filled` }],
+    });
     expect(out.data).toEqual(data);
   });
 
@@ -162,7 +168,13 @@ describe('splitReservedFields: honeypots', () => {
       ],
       'website',
     );
-    expect(out.spam).toEqual({ isSpam: true, reasons: [{ layer: 'honeypot', rule: 'field-filled', detail: `honeypot field _gotcha was filled` }, { layer: 'honeypot', rule: 'field-filled', detail: `honeypot field website was filled` }] });
+    expect(out.spam).toEqual({
+      isSpam: true,
+      reasons: [
+        { layer: 'honeypot', rule: 'field-filled', detail: `honeypot field _gotcha was filled` },
+        { layer: 'honeypot', rule: 'field-filled', detail: `honeypot field website was filled` },
+      ],
+    });
   });
 
   it('an empty or blank honeypot is not spam, and is still not data', () => {
