@@ -77,11 +77,11 @@ export function createAbuseExchange(deps: AbuseExchangeDeps): AbuseExchange {
   let flushing: Promise<void> | undefined;
 
   const build = (): AbuseReport[] => {
-    const rate = deps.counter.drain();
+    // Embedded mode: nobody else limits, so the rate counts and proofs have no reader (the proofs are still drained).
+    const rate = deps.follow ? deps.counter.drain() : [];
     const altcha = deps.solutions?.drainClaimed() ?? [];
     const blocks = [...blocked.values()];
     blocked = new Map();
-    // Embedded mode: nobody else limits, so the rate counts and proofs have no reader.
     const data: Omit<ReportData, 'instance'> = {
       rate: deps.follow
         ? rate.map((c) => ({ scope: c.scope, key: c.key, minute: new Date(c.minute).toISOString(), count: c.count }))

@@ -19,9 +19,13 @@ export interface RateCount {
 interface Bucket {
   /** Requests this instance accepted. */
   local: number;
+  /** Of `local`, how many were handed to the exchange already (`drain`). */
+  sent: number;
   /** Requests the other instances reported accepting (see `addRemote`). */
   remote: number;
 }
+
+type Minute = Record<RateScope, Map<string, Bucket>>;
 
 /**
  * Sliding-window counters per key: two fixed UTC minutes (the current one and the previous one), the previous one
@@ -30,41 +34,38 @@ interface Bucket {
  * the limit; only accepted requests count. Counts of other ingest instances are added as reported (`addRemote`).
  */
 export class SlidingWindowCounter {
-  /** minute start (ms) → `${scope}:${key}` → counts; only the current and previous minute are kept. */
-  private readonly minutes = new Map<number, Map<string, Bucket>>();
-  /** What this instance accepted since the last `drain()`, for the exchange. */
-  private pending = new Map<string, RateCount>();
+  /** minute start (ms) → scope → key → counts; only the current and previous minute are kept. */
+  private readonly minutes = new Map<number, Minute>();
 
-  private bucket(minute: number, id: string, create: true): Bucket;
-  private bucket(minute: number, id: string, create: false): Bucket | undefined;
-  private bucket(minute: number, id: string, create: boolean): Bucket | undefined {
-    let byKey = this.minutes.get(minute);
-    if (!byKey) {
+  private bucket(minute: number, scope: RateScope, key: string, create: true): Bucket;
+  private bucket(minute: number, scope: RateScope, key: string, create: false): Bucket | undefined;
+  private bucket(minute: number, scope: RateScope, key: string, create: boolean): Bucket | undefined {
+    let m = this.minutes.get(minute);
+    if (!m) {
       if (!create) return undefined;
-      byKey = new Map();
-      this.minutes.set(minute, byKey);
+      m = { ip: new Map(), form: new Map(), org: new Map() };
+      this.minutes.set(minute, m);
       // A new minute: anything before the previous one can no longer weigh.
-      for (const m of this.minutes.keys()) if (m < minute - MINUTE_MS) this.minutes.delete(m);
+      for (const old of this.minutes.keys()) if (old < minute - MINUTE_MS) this.minutes.delete(old);
     }
-    let b = byKey.get(id);
+    let b = m[scope].get(key);
     if (!b && create) {
-      b = { local: 0, remote: 0 };
-      byKey.set(id, b);
+      b = { local: 0, sent: 0, remote: 0 };
+      m[scope].set(key, b);
     }
     return b;
   }
 
-  private total(minute: number, id: string): number {
-    const b = this.bucket(minute, id, false);
+  private total(minute: number, scope: RateScope, key: string): number {
+    const b = this.bucket(minute, scope, key, false);
     return b ? b.local + b.remote : 0;
   }
 
   /** The estimated number of requests of the last 60 s at `nowMs`. */
   estimate(scope: RateScope, key: string, nowMs: number): number {
     const minute = minuteOf(nowMs);
-    const id = `${scope}:${key}`;
     const weight = 1 - (nowMs - minute) / MINUTE_MS;
-    return this.total(minute - MINUTE_MS, id) * weight + this.total(minute, id);
+    return this.total(minute - MINUTE_MS, scope, key) * weight + this.total(minute, scope, key);
   }
 
   /**
@@ -73,9 +74,8 @@ export class SlidingWindowCounter {
    */
   waitMs(scope: RateScope, key: string, limit: number, nowMs: number): number {
     const minute = minuteOf(nowMs);
-    const id = `${scope}:${key}`;
-    const prev = this.total(minute - MINUTE_MS, id);
-    const curr = this.total(minute, id);
+    const prev = this.total(minute - MINUTE_MS, scope, key);
+    const curr = this.total(minute, scope, key);
     const elapsed = nowMs - minute;
     if (prev * (1 - elapsed / MINUTE_MS) + curr < limit) return 0;
     // Passes at elapsed e when prev·(1 − e/60 s) + curr < limit, i.e. e > 60 s · (1 − (limit − curr) / prev).
@@ -91,32 +91,35 @@ export class SlidingWindowCounter {
 
   /** Counts one request this instance accepted. */
   add(scope: RateScope, key: string, nowMs: number): void {
-    const minute = minuteOf(nowMs);
-    this.bucket(minute, `${scope}:${key}`, true).local += 1;
-    const pendingId = `${scope}:${key}:${minute}`;
-    const p = this.pending.get(pendingId);
-    if (p) p.count += 1;
-    else this.pending.set(pendingId, { scope, key, minute, count: 1 });
+    this.bucket(minuteOf(nowMs), scope, key, true).local += 1;
   }
 
   /** Adds what another instance reported accepting; counts for minutes that no longer weigh are dropped. */
   addRemote(c: RateCount, nowMs: number): void {
     const current = minuteOf(nowMs);
     if (c.count <= 0 || c.minute < current - MINUTE_MS || c.minute > current + MINUTE_MS) return;
-    this.bucket(c.minute, `${c.scope}:${c.key}`, true).remote += c.count;
+    this.bucket(c.minute, c.scope, c.key, true).remote += c.count;
   }
 
-  /** This instance's counts since the last call, then forgets them (the exchange publishes them). */
+  /** This instance's counts since the last call (the exchange publishes them); each is handed out once. */
   drain(): RateCount[] {
-    const out = [...this.pending.values()];
-    this.pending = new Map();
+    const out: RateCount[] = [];
+    for (const [minute, m] of this.minutes) {
+      for (const scope of ['ip', 'form', 'org'] as const) {
+        for (const [key, b] of m[scope]) {
+          if (b.local === b.sent) continue;
+          out.push({ scope, key, minute, count: b.local - b.sent });
+          b.sent = b.local;
+        }
+      }
+    }
     return out;
   }
 
   /** Keys held (both minutes), for tests and health output. */
   get size(): number {
     let n = 0;
-    for (const byKey of this.minutes.values()) n += byKey.size;
+    for (const m of this.minutes.values()) n += m.ip.size + m.form.size + m.org.size;
     return n;
   }
 }
@@ -126,11 +129,21 @@ export const minuteOf = (ms: number): number => ms - (((ms % MINUTE_MS) + MINUTE
 /**
  * An IP as counters and reports name it: a keyed hash (HMAC-SHA-256, cut to 128 bits) of the form and the address, so
  * `ingest.abuse` never carries an address in clear and a reader without the key cannot try all IPv4 addresses.
- * Instances that share counts must share the key (`ABUSE_HASH_KEY`).
+ * Instances that share counts must share the key (`ABUSE_HASH_KEY`). The last few thousand results are remembered
+ * (an HMAC costs microseconds; a client's next request is a map lookup).
  */
-export function ipKeyer(key: string | Buffer): (formId: string, ip: string) => string {
-  return (formId, ip) =>
-    createHmac('sha256', key).update(formId).update('\0').update(ip).digest('base64url').slice(0, 22);
+export function ipKeyer(key: string | Buffer, remember = 4_096): (formId: string, ip: string) => string {
+  let memo = new Map<string, string>();
+  return (formId, ip) => {
+    const id = `${formId}\0${ip}`;
+    let hashed = memo.get(id);
+    if (hashed === undefined) {
+      hashed = createHmac('sha256', key).update(id).digest('base64url').slice(0, 22);
+      if (memo.size >= remember) memo = new Map();
+      memo.set(id, hashed);
+    }
+    return hashed;
+  };
 }
 
 const SCOPES: readonly { scope: RateScope; setting: 'perIpPerMinute' | 'perFormPerMinute' | 'perOrgPerMinute' }[] = [
