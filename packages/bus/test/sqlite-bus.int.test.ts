@@ -6,6 +6,7 @@ import { openSqlite } from '@formgate/store/sqlite';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { BusMessage, EventBus, OutgoingMessage } from '../src/event-bus.ts';
 import { createSqliteBus, type SqliteBusOptions } from '../src/sqlite/index.ts';
+import { openLog } from '../src/sqlite/log.ts';
 import { runBusContract } from './bus.contract.ts';
 
 const openBus = (opts?: SqliteBusOptions) =>
@@ -115,5 +116,28 @@ describe('embedded log: retention', () => {
     await after.subscribe({ group: 'kept', topic, handler });
     await eventually(() => expect(seen).toEqual(['0', '1', '2', 'new']));
     await after.close();
+  });
+});
+
+describe('embedded log: a topic with its own retention', () => {
+  it('drops records older than the topic’s retentionMs, other topics keep the default', () => {
+    const log = openLog(openSqlite(join(mkdtempSync(join(tmpdir(), 'fg-bus-')), 'bus.db')));
+    log.ensureTopics([
+      { name: 'short.t', partitions: 1, compacted: false, retentionMs: 60_000 },
+      { name: 'long.t', partitions: 1, compacted: false },
+    ]);
+    const now = 10_000_000;
+    for (const [ts, value] of [
+      [now - 120_000, 'old'],
+      [now - 90_000, 'older than a minute'],
+      [now - 30_000, 'recent'],
+    ] as const) {
+      const ends = new Map<string, number>();
+      for (const topic of ['short.t', 'long.t']) log.append(topic, [{ key: 'k', value }], ts, ends);
+      log.advance(ends);
+    }
+    log.deleteOlderThan(now - 7 * 24 * 3600_000, now);
+    expect(log.fetch('short.t', 0, 0, 10).map((r) => r.value)).toEqual(['recent']);
+    expect(log.fetch('long.t', 0, 0, 10)).toHaveLength(3);
   });
 });

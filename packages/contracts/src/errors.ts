@@ -202,6 +202,8 @@ export interface AppErrorOptions {
   /** Structured details for the client (validation issues); never internal state. */
   details?: unknown;
   cause?: unknown;
+  /** A retryable error's `Retry-After` when it is known exactly (a rate limit's wait); the code's default otherwise. */
+  retryAfterSeconds?: number;
 }
 
 /**
@@ -226,7 +228,7 @@ export class AppError extends Error {
     this.name = 'AppError';
     this.status = spec.status;
     this.retryable = spec.retryable ?? false;
-    this.retryAfterSeconds = spec.retryAfterSeconds;
+    this.retryAfterSeconds = options.retryAfterSeconds ?? spec.retryAfterSeconds;
     this.field = options.field;
     this.details = options.details;
   }

@@ -4,6 +4,11 @@ export interface TopicSpec {
   /** Compacted topics keep at least the latest record per key and are replayed from the start to build views. */
   compacted: boolean;
   partitions: number;
+  /**
+   * How long a non-compacted topic keeps its records, when shorter than the log's default (7 days): for topics read
+   * from the start without a group on every start (`ingest.abuse`), so what is read stays bounded.
+   */
+  retentionMs?: number;
 }
 
 export const Topics = {
@@ -36,7 +41,7 @@ export const TOPIC_SPECS: readonly TopicSpec[] = [
   { name: Topics.orgsOrganization, compacted: false, partitions: 3 },
   { name: Topics.formsSubmission, compacted: false, partitions: 6 },
   { name: Topics.notificationsDelivery, compacted: false, partitions: 3 },
-  { name: Topics.ingestAbuse, compacted: false, partitions: 1 },
+  { name: Topics.ingestAbuse, compacted: false, partitions: 1, retentionMs: 3_600_000 },
   { name: Topics.orgsSettings, compacted: true, partitions: 3 },
 ];
 

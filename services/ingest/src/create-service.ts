@@ -1,8 +1,10 @@
+import { createHmac } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { EventBus, Subscription } from '@formgate/bus';
 import { TOPIC_SPECS, Topics } from '@formgate/contracts';
 import { type Clock, createServiceApp, type Ids, type Logger, type Service } from '@formgate/kit';
 import type { BlobStore } from '@formgate/store';
+import { createAbuseExchange } from './abuse/abuse-exchange.ts';
 import { createClientIpResolver } from './client-ip.ts';
 import { createIngestHandler } from './ingest-handler.ts';
 import { DEFAULT_LIMITS, type IngestLimits } from './limits.ts';
@@ -11,6 +13,7 @@ import { type CaptchaVerifyConfig, createCaptchaLayer, DEFAULT_CAPTCHA_VERIFY } 
 import { createSpamEvaluator, type OnBlocked } from './spam/evaluate.ts';
 import { createSpamLayers } from './spam/index.ts';
 import type { SpamLayer } from './spam/layer.ts';
+import { createRateLimitLayer, ipKeyer } from './spam/rate-limit.ts';
 import { createLocalUsedSolutions, type UsedSolutions } from './spam/used-solutions.ts';
 import { createFormsView } from './views/forms-view.ts';
 import { createOrgSettingsView } from './views/org-settings-view.ts';
@@ -37,6 +40,11 @@ export interface IngestServiceDeps {
   extraSpamLayers?: readonly SpamLayer[];
   /** Told of each request a spam layer blocked (the per-form blocked counter). */
   onBlocked?: OnBlocked;
+  /**
+   * The abuse exchange (issue 14, `abuse/abuse-exchange.ts`). Distributed mode: `follow` the other instances'
+   * reports, `instance` unique per process. Default (embedded mode, one instance): publish only the blocked counts.
+   */
+  abuse?: { instance: string; follow: boolean };
 }
 
 export interface IngestService extends Service {
@@ -51,16 +59,35 @@ export interface IngestService extends Service {
 export function createIngestService(deps: IngestServiceDeps): IngestService {
   const forms = createFormsView();
   const quota = createQuotaView();
+  // Per-IP keys of the rate limits: an HMAC with a key derived from INGEST_SECRET (the same on every instance).
+  const ipHashKey = createHmac('sha256', deps.secret).update('formgate ingest: rate-limit address hashes').digest();
+  const rateLimit = createRateLimitLayer({ ipKey: ipKeyer(ipHashKey) });
+  const localSolutions = deps.usedSolutions ? undefined : createLocalUsedSolutions(() => deps.clock.now());
+  const abuse = createAbuseExchange({
+    ...deps,
+    ...(deps.abuse ?? { instance: 'embedded', follow: false }),
+    counter: rateLimit.counter,
+    ...(localSolutions ? { solutions: localSolutions } : {}),
+  });
   const altcha = createAltcha({
     secret: deps.secret,
-    used: deps.usedSolutions ?? createLocalUsedSolutions(() => deps.clock.now()),
+    used: deps.usedSolutions ?? localSolutions ?? createLocalUsedSolutions(() => deps.clock.now()),
     clock: deps.clock,
     ...(deps.altchaDifficulty ? { difficulty: deps.altchaDifficulty } : {}),
   });
   const captcha = createCaptchaLayer({ verify: deps.captcha ?? DEFAULT_CAPTCHA_VERIFY, altcha, logger: deps.logger });
   const orgSettings = createOrgSettingsView();
-  const layers = createSpamLayers({ secret: deps.secret, extraLayers: [captcha, ...(deps.extraSpamLayers ?? [])] });
-  const spam = createSpamEvaluator({ ...layers, onBlocked: deps.onBlocked ?? (() => {}) });
+  const layers = createSpamLayers({
+    secret: deps.secret,
+    extraLayers: [captcha, rateLimit, ...(deps.extraSpamLayers ?? [])],
+  });
+  const spam = createSpamEvaluator({
+    ...layers,
+    onBlocked: (form, reason) => {
+      abuse.countBlocked(form, reason.layer, reason.rule);
+      deps.onBlocked?.(form, reason);
+    },
+  });
   const handle = createIngestHandler(
     {
       ...deps,
@@ -88,9 +115,11 @@ export function createIngestService(deps: IngestServiceDeps): IngestService {
       views.push(await deps.bus.replay(Topics.formsForm, (m) => forms.apply(m)));
       views.push(await deps.bus.replay(Topics.billingQuota, (m) => quota.apply(m)));
       views.push(await deps.bus.replay(Topics.orgsSettings, (m) => orgSettings.apply(m)));
+      await abuse.start();
     },
     async stop() {
       await Promise.all(views.splice(0).map((v) => v.stop()));
+      await abuse.stop();
     },
   };
 }

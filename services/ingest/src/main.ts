@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { runDistributed } from '@formgate/host-distributed';
 import { systemClock, systemIds } from '@formgate/kit';
 import { createGridFsBlobStore } from '@formgate/store/mongo';
@@ -18,6 +19,8 @@ await runDistributed('ingest', loadIngestConfig, async ({ config, logger, bus, m
     captcha: captchaVerifyConfig(config),
     altchaDifficulty: altchaDifficulty(config),
     trustedProxies: config.TRUSTED_PROXIES,
+    // Unique per process: a restarted instance counts its predecessor's reports as another instance's.
+    abuse: { instance: `${config.INSTANCE_ID}.${randomUUID().slice(0, 8)}`, follow: true },
   });
   return {
     ...service,

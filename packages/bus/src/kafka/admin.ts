@@ -50,6 +50,14 @@ function wantedTopics(specs: readonly TopicSpec[], replicationFactor: number): M
   const wanted = new Map<string, ITopicConfig>();
   for (const s of specs) {
     const configEntries = s.compacted ? [{ name: 'cleanup.policy', value: 'compact' }] : [];
+    if (s.retentionMs !== undefined && !s.compacted) {
+      // Kafka deletes whole segments only: roll them often enough for the retention to bite.
+      const segmentMs = Math.max(60_000, Math.floor(s.retentionMs / 6));
+      configEntries.push(
+        { name: 'retention.ms', value: String(s.retentionMs) },
+        { name: 'segment.ms', value: String(segmentMs) },
+      );
+    }
     wanted.set(s.name, { topic: s.name, numPartitions: s.partitions, replicationFactor, configEntries });
     wanted.set(dlqTopic(s.name), { topic: dlqTopic(s.name), numPartitions: 1, replicationFactor });
     wanted.set(dlqReplayedTopic(s.name), {

@@ -70,10 +70,11 @@ export interface Log {
   /** Keeps the newest record of every key (what Kafka's log cleaner guarantees, done eagerly). */
   compact(topic: string): void;
   /**
-   * Deletes records of non-compacted topics written before `cutoff`, except the newest of each partition: the next
-   * offset is derived from it when the log is opened again, and must never go back below committed offsets.
+   * Deletes records of non-compacted topics written before `cutoff` (or before `now` − the topic's own shorter
+   * `retentionMs`), except the newest of each partition: the next offset is derived from it when the log is opened
+   * again, and must never go back below committed offsets.
    */
-  deleteOlderThan(cutoff: number): void;
+  deleteOlderThan(cutoff: number, now?: number): void;
 }
 
 /**
@@ -118,6 +119,8 @@ function prepare(db: SqliteDb) {
 
 class SqliteLog implements Log {
   readonly topics = new Map<string, TopicInfo>();
+  /** Topics with their own retention (`TopicSpec.retentionMs`), as this process ensured them. */
+  private readonly retention = new Map<string, number>();
   readonly fetch: Log['fetch'];
   /** `${topic}/${partition}` → next offset. */
   private readonly next = new Map<string, number>();
@@ -188,6 +191,7 @@ class SqliteLog implements Log {
   ensureTopics(specs: readonly TopicSpec[]) {
     this.db.transaction(() => {
       for (const s of specs) {
+        if (s.retentionMs !== undefined) this.retention.set(s.name, s.retentionMs);
         this.sql.upsertTopic.run(s.name, s.partitions, s.compacted ? 1 : 0);
         this.sql.upsertTopic.run(dlqTopic(s.name), 1, 0);
         this.sql.upsertTopic.run(dlqReplayedTopic(s.name), 1, 1);
@@ -201,11 +205,13 @@ class SqliteLog implements Log {
     this.sql.compact.run(topic, topic);
   }
 
-  deleteOlderThan(cutoff: number) {
+  deleteOlderThan(cutoff: number, now = Date.now()) {
     for (const [name, spec] of this.topics) {
       if (spec.compacted) continue;
+      const own = this.retention.get(name);
+      const before = own === undefined ? cutoff : Math.max(cutoff, now - own);
       for (let p = 0; p < spec.partitions; p++) {
-        this.sql.deleteOlderThan.run(name, p, cutoff, this.nextOffset(name, p) - 1);
+        this.sql.deleteOlderThan.run(name, p, before, this.nextOffset(name, p) - 1);
       }
     }
   }

@@ -12,8 +12,11 @@ export interface UsedSolutions {
 export function createLocalUsedSolutions(now: () => Date = () => new Date()): UsedSolutions & {
   /** A proof another instance reported as used. */
   remember(hash: string, expiresAt: Date): void;
+  /** Proofs claimed here since the last call (for `ingest.abuse`, `abuse/abuse-exchange.ts`), then forgotten. */
+  drainClaimed(): { hash: string; expiresAt: Date }[];
 } {
   const used = new Map<string, number>();
+  let claimed: { hash: string; expiresAt: Date }[] = [];
   const sweep = () => {
     const t = now().getTime();
     for (const [hash, until] of used) if (until <= t) used.delete(hash);
@@ -24,10 +27,17 @@ export function createLocalUsedSolutions(now: () => Date = () => new Date()): Us
       const until = used.get(hash);
       if (until !== undefined && until > now().getTime()) return false;
       used.set(hash, expiresAt.getTime());
+      // Bounded in case nothing drains it (the exchange drains it every second).
+      if (claimed.length < 100_000) claimed.push({ hash, expiresAt });
       return true;
     },
     remember(hash, expiresAt) {
       used.set(hash, Math.max(used.get(hash) ?? 0, expiresAt.getTime()));
+    },
+    drainClaimed() {
+      const out = claimed;
+      claimed = [];
+      return out;
     },
   };
 }
