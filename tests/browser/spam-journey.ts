@@ -25,6 +25,8 @@ export interface SpamJourneyTarget {
   mailLink(email: string, subject: RegExp): Promise<string>;
   mailbox(email: string): MailRecord[];
   verifier: CaptchaVerifier;
+  /** What the app has logged so far. */
+  logs(): string;
 }
 
 interface Submission {
@@ -201,8 +203,10 @@ export function describeSpamJourney(suite: string, target: () => SpamJourneyTarg
   };
   /** Waits until the page's time-trap timestamp is older than the form's minimum, then sends the form. */
   const sendAfterTimeTrap = async (page: Page) => {
-    await page.waitForFunction(() => typeof (window as { timestampLoadedAt?: number }).timestampLoadedAt === 'number');
-    const loadedAt = await page.evaluate(() => (window as unknown as { timestampLoadedAt: number }).timestampLoadedAt);
+    await page.waitForFunction(
+      () => typeof (globalThis as { timestampLoadedAt?: number }).timestampLoadedAt === 'number',
+    );
+    const loadedAt = await page.evaluate(() => (globalThis as { timestampLoadedAt?: number }).timestampLoadedAt ?? 0);
     const wait = loadedAt + TIME_TRAP_SECONDS * 1000 + 300 - (await page.evaluate(() => Date.now()));
     if (wait > 0) await page.waitForTimeout(wait);
     await page.getByRole('button', { name: 'Send' }).click();
@@ -266,11 +270,9 @@ export function describeSpamJourney(suite: string, target: () => SpamJourneyTarg
       await person.getByLabel('Message').fill('Hello from a real person, please call me back.');
       // The widget's own checkbox: it fetches a challenge from ingest and solves it in Web Workers.
       await person.getByText("I'm not a robot").click();
+      // Solved once the form itself would send a solution (the widget's hidden field, in the form, not its shadow).
       await person.waitForFunction(
-        () => {
-          const f = document.getElementById('contact') as HTMLFormElement;
-          return Boolean(new FormData(f).get('altcha'));
-        },
+        `Boolean(new FormData(document.getElementById('contact')).get('altcha'))`,
         undefined,
         { timeout: 20_000 },
       );
@@ -383,20 +385,23 @@ export function describeSpamJourney(suite: string, target: () => SpamJourneyTarg
       expect(await usedSubmissions()).toBe(2);
     }, 60_000);
 
-    it('Turnstile through the local verifier: a solved token is accepted, a rejected one flagged', async () => {
+    it('Turnstile, switched to in the Spam protection panel, through the local verifier: a solved token is accepted, a rejected one flagged', async () => {
       app.verifier.program(TURNSTILE_GOOD, { outcome: 'success', hostname: 'localhost' });
       app.verifier.program(TURNSTILE_BAD, { outcome: 'failure', errorCodes: ['invalid-input-response'] });
-      const patched = await api('PATCH', `/api/v1/forms/${form.id}`, {
-        settings: {
-          spam: spamSettings({
-            provider: 'turnstile',
-            secret: SPAM_JOURNEY_SECRETS.turnstile,
-            minScore: null,
-            onFailure: 'flag',
-          }),
-        },
+      // Switched in the dashboard's Spam protection panel: the form's other keys stay as they were.
+      await dash.goto(`${app.url}/dashboard/forms/${encodeURIComponent(form.slug)}/settings`);
+      const captcha = dash.getByRole('group', { name: 'Captcha' });
+      await captcha.getByLabel('Provider').selectOption('turnstile');
+      await captcha.getByLabel('Secret key').fill(SPAM_JOURNEY_SECRETS.turnstile);
+      await dash.getByRole('button', { name: 'Save spam protection' }).click();
+      await dash.getByText('Spam protection saved').waitFor({ timeout: 20_000 });
+      const saved = await api('GET', `/api/v1/forms/${form.id}`);
+      const { captcha: _altcha, ...unchanged } = spamSettings(null);
+      expect(saved.body.settings.spam).toMatchObject({
+        ...unchanged,
+        // Write-only: never answered, only whether one is set.
+        captcha: { provider: 'turnstile', secret: null, secretSet: true, minScore: null, onFailure: 'flag' },
       });
-      expect(patched.status, JSON.stringify(patched.body)).toBe(200);
       // Ingest has the new provider once a post without any token is flagged for Turnstile.
       const ts = await timestamp();
       await eventually(async () => {
@@ -459,6 +464,12 @@ export function describeSpamJourney(suite: string, target: () => SpamJourneyTarg
       const stat = dash.getByTitle(/Requests refused by a spam layer/);
       await expect(stat.locator('dd').textContent()).resolves.toBe(blocked.toLocaleString('en-US'));
       await screen(dash, 'overview-blocked');
+      // Submission contents, captcha tokens and secrets never reach the logs.
+      const logs = app.logs();
+      for (const secret of [HOSTILE, 'visitor@example.org', 'throwaway@mailinator', TURNSTILE_GOOD, TURNSTILE_BAD]) {
+        expect(logs).not.toContain(secret);
+      }
+      expect(logs).not.toContain(SPAM_JOURNEY_SECRETS.turnstile);
     }, 60_000);
   });
 }

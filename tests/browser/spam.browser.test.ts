@@ -41,4 +41,5 @@ describeSpamJourney('embedded', () => ({
   mailLink: (email, subject) => waitForMailLink(dataDir, email, subject),
   mailbox: (email) => readMailbox(dataDir, email),
   verifier,
+  logs: () => app.output(),
 }));
