@@ -143,8 +143,9 @@ describe('examples: spam protection snippet', () => {
     expect(code()).toContain(`fetch("${endpoint}/timestamp")`);
 
     fireEvent.change(inside.getByLabelText('Captcha widget'), { target: { value: 'altcha' } });
-    expect(code()).toContain(`<altcha-widget challengeurl="${endpoint}/altcha"></altcha-widget>`);
-    expect(code()).toContain('src="https://cdn.jsdelivr.net/npm/altcha@2/dist/altcha.js"');
+    expect(code()).toContain(`<altcha-widget challenge="${endpoint}/altcha" name="altcha"></altcha-widget>`);
+    expect(code()).not.toContain('challengeurl');
+    expect(code()).toContain('src="https://cdn.jsdelivr.net/npm/altcha@3/dist/main/altcha.min.js"');
     expect(inside.queryByLabelText('Site key')).toBeNull();
 
     fireEvent.change(inside.getByLabelText('Captcha widget'), { target: { value: 'hcaptcha' } });

@@ -51,13 +51,14 @@ export function spamSnippet(o: SpamSnippetOptions): string {
   }
   switch (o.captcha) {
     case 'altcha':
-      // The `altcha` package's widget, v2 (`challengeurl`; v3 renamed it `challenge`); or `import 'altcha';` when bundled.
+      // The `altcha` package's widget v3 (`challenge`, PBKDF2): ingest's challenges are altcha-lib 2's v2 protocol,
+      // which widget v2 (`challengeurl`, SHA `maxnumber` challenges) cannot solve. Or `import 'altcha';` when bundled.
       head.push(
-        `<script async defer type="module" src="https://cdn.jsdelivr.net/npm/altcha@2/dist/altcha.js"></script>`,
+        `<script async defer type="module" src="https://cdn.jsdelivr.net/npm/altcha@3/dist/main/altcha.min.js"></script>`,
       );
       inside.push(
         `  <!-- ALTCHA proof-of-work: self-hosted, no third party; the solution is sent as "altcha" -->`,
-        `  <altcha-widget challengeurl="${escapeHtml(`${o.endpoint}/altcha`)}"></altcha-widget>`,
+        `  <altcha-widget challenge="${escapeHtml(`${o.endpoint}/altcha`)}" name="altcha"></altcha-widget>`,
       );
       break;
     case 'turnstile':
