@@ -42,6 +42,14 @@ export function evaluate(
       floor: { op: '>=', value: 0.3 },
       invalid: invalidIf(problems, 'P1 ', 'P1m'),
     }),
+    judge({
+      goal: 'P1s',
+      measure: 'urlencoded through every spam layer but the captcha (issue 14): rps / rps(P1)',
+      values: per((r) => ratio(rps(r, 'P1s'), rps(r, 'P1'))),
+      target: { op: '>=', value: 0.95 },
+      floor: { op: '>=', value: 0.9 },
+      invalid: invalidIf(problems, 'P1 ', 'P1s'),
+    }),
     p2Unavailable === null
       ? judge({
           goal: 'P2',
@@ -113,6 +121,7 @@ export function absolutes(rounds: RoundResult[]): AbsoluteRow[] {
     ['P1', 'P1 embedded, urlencoded'],
     ['P1j', 'P1j embedded, JSON'],
     ['P1m', 'P1m embedded, multipart + 1 KB'],
+    ['P1s', 'P1s embedded, urlencoded, every spam layer but the captcha'],
     ['P2', 'P2 distributed, urlencoded'],
     ['P7', 'P7 burst (10,000 × 200 connections)'],
   ];

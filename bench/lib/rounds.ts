@@ -1,10 +1,10 @@
 import { type BurstResult, runBurst } from './burst.ts';
 import type { BenchForm } from './formgate-api.ts';
-import { PAYLOADS, type Payload } from './payloads.ts';
-import type { ServerProcess } from './processes.ts';
+import { PAYLOADS, type Payload, spamPayload } from './payloads.ts';
+import { type ServerProcess, sleep } from './processes.ts';
 import { waitForIdle } from './quiesce.ts';
 import type { FormgateTarget } from './targets.ts';
-import { errorCount, runWrk, type WrkResult } from './wrk.ts';
+import { errorCount, prepareWrk, runWrk, type WrkResult } from './wrk.ts';
 
 export interface BenchSettings {
   rounds: number;
@@ -23,7 +23,7 @@ export interface IngestRun extends WrkResult {
   projectionLagMs: number | null;
 }
 
-export type Measurement = 'B0' | 'B1' | 'P1' | 'P1j' | 'P1m' | 'P2';
+export type Measurement = 'B0' | 'B1' | 'P1' | 'P1j' | 'P1m' | 'P1s' | 'P2';
 
 export interface RoundResult {
   round: number;
@@ -97,6 +97,53 @@ async function measureIngest(ctx: RoundContext, target: FormgateTarget, label: s
   return run;
 }
 
+/**
+ * Every spam layer on except the captcha (issue 14): time-trap 1 s, origins `flag` with an allow-list, rate limits
+ * far above the load (each request is counted in all three scopes), 20 blocked words and domains, a link limit,
+ * disposable addresses. The payload carries a valid stamp and nothing the rules match; wrk sends no `Origin`, so
+ * the origins layer flags each one (`origin-missing`): the cost is a layer's full check either way.
+ */
+export const P1S_SPAM_SETTINGS = {
+  timeTrapSeconds: 1,
+  origins: 'flag',
+  captcha: null,
+  rateLimit: { perIpPerMinute: 100_000_000, perFormPerMinute: 100_000_000, perOrgPerMinute: 100_000_000 },
+  rules: {
+    blockedWords: Array.from({ length: 20 }, (_, i) => `casino${i}`),
+    blockedDomains: Array.from({ length: 20 }, (_, i) => `spam${i}.example`),
+    maxLinks: 3,
+    disposableEmails: true,
+    threshold: 3,
+  },
+  shadow: false,
+} as const;
+
+async function measureSpamLayers(ctx: RoundContext, label: string): Promise<IngestRun & { flagged: number }> {
+  const target = ctx.formgate;
+  const form = await target.api.createForm(label);
+  await target.api.call('PATCH', `/api/v1/forms/${form.id}`, {
+    settings: { allowedOrigins: ['https://site.example'], spam: P1S_SPAM_SETTINGS },
+  });
+  await target.api.waitUntilIngestKnows(form.key);
+  // The spam settings reach ingest with the form's next version: wait until a probe is judged by them.
+  const stampUrl = `${target.server.url}/f/${form.key}/timestamp`;
+  const stamp = (await (await fetch(stampUrl)).json()) as { field: string; value: string };
+  const payload = spamPayload(stamp);
+  prepareWrk(ctx.workDir, [payload]);
+  await quiet(ctx, label);
+  await sleep(1_100); // past the time-trap
+  const r = await wrk(ctx, `${target.server.url}/f/${form.key}`, payload, ctx.settings.seconds);
+  checkErrors(ctx, label, r);
+  const answered = r.requests - r.errors.status;
+  const settled = await target.api.settle(form.id, answered, 60_000);
+  if (settled.count < answered) {
+    ctx.problems.push(`${label}: ${answered} answered 2xx/3xx but the dashboard count stopped at ${settled.count}`);
+  }
+  const { spamCount } = await target.api.get<{ spamCount: number }>(`/api/v1/forms/${form.id}`);
+  if (spamCount < answered) ctx.problems.push(`${label}: only ${spamCount} of ${answered} went through every layer`);
+  return { ...r, stored: settled.count, projectionLagMs: settled.reachedMs, flagged: spamCount };
+}
+
 /** Warm-up: every server, every payload, for `warmupSeconds` each; results are thrown away. */
 export async function warmUp(ctx: RoundContext): Promise<void> {
   const s = ctx.settings.warmupSeconds;
@@ -133,6 +180,11 @@ export async function runRound(ctx: RoundContext, round: number): Promise<RoundR
     ctx.log(
       `round ${round} ${name}: ${fmtRun(r)}, stored ${r.stored}, projection lag ${r.projectionLagMs?.toFixed(0)} ms`,
     );
+  }
+  {
+    const r = await measureSpamLayers(ctx, `P1s round ${round}`);
+    result.runs.P1s = r;
+    ctx.log(`round ${round} P1s: ${fmtRun(r)}, stored ${r.stored}, spam-flagged ${r.flagged}`);
   }
   if (ctx.distributed) {
     const r = await measureIngest(ctx, ctx.distributed, `P2 round ${round}`, PAYLOADS.urlencoded);
