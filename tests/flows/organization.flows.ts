@@ -158,6 +158,7 @@ export function describeOrganizationFlows(target: TargetRef) {
       expect((await owner.call('GET', '/api/v1/orgs/settings')).body).toEqual({
         email_management: true,
         submission_notification_email: 'ops@audited.example',
+        spam: null,
       });
       expect(org.id).toBeTruthy();
     });
