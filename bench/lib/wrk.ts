@@ -25,6 +25,8 @@ f:close()
 wrk.headers["Content-Type"] = os.getenv("BENCH_CONTENT_TYPE")
 local accept = os.getenv("BENCH_ACCEPT")
 if accept and accept ~= "" then wrk.headers["Accept"] = accept end
+local origin = os.getenv("BENCH_ORIGIN")
+if origin and origin ~= "" then wrk.headers["Origin"] = origin end
 
 function done(summary, latency, requests)
   local e = summary.errors
@@ -80,6 +82,8 @@ export function runWrk(opts: {
   workDir: string;
   script: string;
   accept?: string;
+  /** Sent as `Origin` (P1s: an origin the form allows). */
+  origin?: string;
 }): Promise<WrkResult> {
   const args = ['-t1', `-c${opts.connections}`, `-d${opts.seconds}s`, '--timeout', '5s', '-s', opts.script, opts.url];
   const env = {
@@ -87,6 +91,7 @@ export function runWrk(opts: {
     BENCH_BODY_FILE: join(opts.workDir, `body-${opts.payload.name}.bin`),
     BENCH_CONTENT_TYPE: opts.payload.contentType,
     BENCH_ACCEPT: opts.accept ?? '',
+    BENCH_ORIGIN: opts.origin ?? '',
   };
   return new Promise((resolve, reject) => {
     const child = spawn('wrk', args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
