@@ -8,7 +8,7 @@ export interface RequestSource {
 }
 
 /** An absolute `http(s)` URL without credentials, or undefined for anything else (`javascript:`, `null`, junk). */
-function webUrl(raw: string | string[] | undefined): URL | undefined {
+export function webUrl(raw: string | string[] | undefined): URL | undefined {
   if (typeof raw !== 'string' || raw.length === 0) return undefined;
   let url: URL;
   try {

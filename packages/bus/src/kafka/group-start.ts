@@ -102,14 +102,14 @@ export function createGroupStart(kafka: Kafka, committed: CommittedOffsets, onEr
     async pin(groupId, topic, ends) {
       if (ends.size === 0) return ends;
       try {
-        if (await commitIfEmpty(groupId, topic, ends)) {
-          // Another new instance may have committed a later start after ours: the earlier one wins.
-          const now = await committed(groupId, topic);
-          const later = new Map([...ends].filter(([p, offset]) => (now.get(p) ?? -1n) > offset));
-          if (later.size > 0) await commitIfEmpty(groupId, topic, later);
-        }
+        const pinned = await commitIfEmpty(groupId, topic, ends);
         const now = await committed(groupId, topic);
-        return new Map([...ends].filter(([p]) => (now.get(p) ?? -1n) < 0n));
+        if (!pinned) return new Map([...ends].filter(([p]) => (now.get(p) ?? -1n) < 0n));
+        // Another new instance may have committed a later start after ours: the earlier one wins. Either way every
+        // partition has the group's offset now.
+        const later = new Map([...ends].filter(([p, offset]) => (now.get(p) ?? -1n) > offset));
+        if (later.size > 0) await commitIfEmpty(groupId, topic, later);
+        return new Map();
       } catch (err) {
         onError(err, `cannot commit the start of group ${groupId} on ${topic}; this instance keeps its own`);
         return ends;

@@ -1,17 +1,11 @@
 import type { IncomingMessage } from 'node:http';
 import type { SpamReason } from '@formgate/contracts';
 import { AppError } from '@formgate/kit';
+import { webUrl } from '../request-source.ts';
 import type { BeforeBodyLayer, LayerFinding, SpamRequest } from './layer.ts';
 
 /** `scheme://host[:port]` of an http(s) URL, lower-cased with the default port dropped; undefined otherwise. */
-function originOf(raw: string): string | undefined {
-  try {
-    const url = new URL(raw.trim());
-    return url.protocol === 'http:' || url.protocol === 'https:' ? url.origin : undefined;
-  } catch {
-    return undefined;
-  }
-}
+const originOf = (raw: string): string | undefined => webUrl(raw)?.origin;
 
 /** The form's allowed origins, normalised once per list (the list is replaced, never mutated, on a form change). */
 const normalised = new WeakMap<readonly string[], ReadonlySet<string>>();
@@ -54,11 +48,14 @@ export function createOriginLayer(): Omit<BeforeBodyLayer, 'check'> & { check(in
     check({ form, settings, req }): LayerFinding {
       const mode = settings.origins;
       if (mode === 'off' || form.settings.allowedOrigins.length === 0) return { verdict: 'pass' };
+      const allowed = allowedSet(form.settings.allowedOrigins);
+      // A browser sends `Origin` already serialised: a listed one passes without parsing it.
+      if (typeof req.headers.origin === 'string' && allowed.has(req.headers.origin)) return { verdict: 'pass' };
       const claimed = claimedOrigin(req);
       if (claimed === null) {
         return { verdict: 'flag', reasons: [reason('origin-missing', 'no Origin or Referer header')] };
       }
-      if (claimed !== 'invalid' && allowedSet(form.settings.allowedOrigins).has(claimed)) return { verdict: 'pass' };
+      if (claimed !== 'invalid' && allowed.has(claimed)) return { verdict: 'pass' };
       const found = reason(
         'origin-not-allowed',
         claimed === 'invalid' ? 'Origin/Referer is not an http(s) URL' : `${claimed} is not an allowed origin`,
