@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, timingSafeEqual } from 'node:crypto';
 
 /**
  * HMAC-signed tokens for links that need no session: `base64url(JSON payload).base64url(HMAC-SHA256(secret,
@@ -8,7 +8,9 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
  */
 export function createSignedTokens(secret: string, purpose: string, what = 'token') {
   if (secret.length < 32) throw new Error(`the ${what} secret must be at least 32 characters`);
-  const mac = (payload: string) => createHmac('sha256', secret).update(`${purpose}.${payload}`).digest();
+  // A key object made once: HMAC with a string key converts the key on every call (~a quarter of its cost).
+  const key = createSecretKey(Buffer.from(secret, 'utf8'));
+  const mac = (payload: string) => createHmac('sha256', key).update(`${purpose}.${payload}`).digest();
   return {
     sign(payload: unknown): string {
       const encoded = Buffer.from(JSON.stringify(payload)).toString('base64url');

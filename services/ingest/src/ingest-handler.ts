@@ -67,6 +67,9 @@ export function createIngestHandler(deps: ReceiveDeps & { altcha?: Altcha; stamp
   };
 
   return (req: IncomingMessage, res: ServerResponse): void => {
+    // The hot path: a bare `/f/{key}` needs no URL parsing (the pattern admits no dot segment or escape).
+    const direct = req.url ? FORM_PATH.exec(req.url) : null;
+    if (direct?.[1] && req.method === 'POST') return void receive(req, res, direct[1]);
     const url = new URL(req.url ?? '/', 'http://ingest.invalid');
     const match = FORM_PATH.exec(url.pathname);
     const altchaMatch = match ? null : ALTCHA_PATH.exec(url.pathname);

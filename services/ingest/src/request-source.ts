@@ -31,11 +31,32 @@ const clip = (s: string) => s.slice(0, MAX_SOURCE_URL_LENGTH);
  * them never splits a character.
  */
 export function requestSource(req: IncomingMessage): RequestSource {
-  const origin = webUrl(req.headers.origin);
+  const origin = serialisedOrigin(req.headers.origin);
   const referer = webUrl(req.headers.referer);
   if (referer) referer.hash = '';
   return {
-    ...(origin ? { origin: clip(origin.origin) } : {}),
+    ...(origin ? { origin } : {}),
     ...(referer ? { referer: clip(referer.href) } : {}),
   };
+}
+
+/**
+ * A form's submissions come from a handful of origins: each `Origin` header's serialisation is kept (bounded, emptied
+ * when full) instead of parsing the same URL for every request. `null`: not an http(s) URL.
+ */
+const origins = new Map<string, string | null>();
+const MAX_CACHED_ORIGINS = 1_000;
+const MAX_CACHED_ORIGIN_LENGTH = 300;
+function serialisedOrigin(raw: string | undefined): string | undefined {
+  if (typeof raw !== 'string' || raw.length === 0) return undefined;
+  let found = origins.get(raw);
+  if (found === undefined) {
+    const url = webUrl(raw);
+    found = url ? clip(url.origin) : null;
+    if (raw.length <= MAX_CACHED_ORIGIN_LENGTH) {
+      if (origins.size >= MAX_CACHED_ORIGINS) origins.clear();
+      origins.set(raw, found);
+    }
+  }
+  return found ?? undefined;
 }
