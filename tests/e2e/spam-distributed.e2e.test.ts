@@ -112,4 +112,65 @@ describe('distributed mode: spam layers', () => {
     ]);
     expect(listed.find((s) => s.id === cleanId)).toMatchObject({ spam: false, spamReasons: [] });
   }, 120_000);
+
+  it('organization defaults reach both ingest instances through orgs.settings; shadow records without acting', async () => {
+    const rulesOff = { blockedWords: [], blockedDomains: [], maxLinks: null, disposableEmails: false, threshold: 3 };
+    const created = await api('POST', '/api/v1/forms', {
+      name: 'Org defaults e2e',
+      settings: { allowedOrigins: [SHOP] },
+    });
+    expect(created.status).toBe(201);
+    const form = created.body as { id: string; key: string };
+    const defaults = {
+      origins: 'flag',
+      rules: { ...rulesOff, blockedWords: ['casino'], maxLinks: 1, disposableEmails: true, threshold: 2 },
+    };
+    expect((await api('PATCH', '/api/v1/orgs/settings', { spam: defaults })).status).toBe(200);
+    const attack = { message: 'casino http://a.example http://b.example', email: 'x@mailinator.com', _gotcha: 'bot' };
+    // orgs → outbox → orgs.settings (Kafka) → each ingest instance's view: both flag by the defaults.
+    const reasonsOf = async (id: string) =>
+      eventually(async () => {
+        const got = await api('GET', `/api/v1/forms/${form.id}/submissions/${id}`);
+        expect(got.status).toBe(200);
+        return got.body as unknown as SubmissionDto;
+      }, 30_000);
+    for (const url of ingestUrls()) {
+      await eventually(async () => {
+        const id = await accepted(await post(url, form.key, { message: 'casino' }, SHOP));
+        expect((await reasonsOf(id)).spamReasons.map((r) => r.rule)).toContain('blocked-word');
+      }, 30_000);
+      const id = await accepted(await post(url, form.key, attack, 'https://evil.example'));
+      const flagged = await reasonsOf(id);
+      expect(flagged.spam).toBe(true);
+      expect(flagged.spamReasons.map((r) => `${r.layer}/${r.rule}`)).toEqual([
+        'honeypot/field-filled',
+        'origin/origin-not-allowed',
+        'rules/blocked-word',
+        'rules/disposable-email',
+        'rules/too-many-links',
+      ]);
+    }
+
+    // Shadow (the form's own setting over the defaults): every would-be verdict recorded, nothing acts but the honeypot.
+    const shadowed = await api('PATCH', `/api/v1/forms/${form.id}`, {
+      settings: { spam: { ...defaults, origins: 'reject', shadow: true } },
+    });
+    expect(shadowed.status).toBe(200);
+    for (const url of ingestUrls()) {
+      const clean = await eventually(async () => {
+        const res = await post(url, form.key, { message: 'casino' }, 'https://evil.example');
+        expect(res.status).toBe(200);
+        const dto = await reasonsOf(((await res.json()) as { id: string }).id);
+        expect(dto.spamReasons.every((r) => r.shadow === true)).toBe(true);
+        return dto;
+      }, 30_000);
+      expect(clean.spam).toBe(false);
+      expect(clean.spamReasons.map((r) => `${r.layer}/${r.rule}`)).toEqual([
+        'origin/origin-not-allowed',
+        'rules/blocked-word',
+      ]);
+    }
+    // Back to no defaults: the organization is shared with the other tests of this file.
+    expect((await api('PATCH', '/api/v1/orgs/settings', { spam: null })).status).toBe(200);
+  }, 180_000);
 });

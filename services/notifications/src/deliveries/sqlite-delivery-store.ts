@@ -1,4 +1,4 @@
-import type { SqliteDb } from '@formgate/store/sqlite';
+import { createGroupCommit, type SqliteDb } from '@formgate/store/sqlite';
 import {
   type AttemptRecord,
   attemptKey,
@@ -223,6 +223,28 @@ export function createSqliteDeliveryStore(db: SqliteDb): DeliveryStore {
     return row ? toDelivery(row) : null;
   });
 
+  /**
+   * The attempts' writes (claims, outcomes, skips, deferrals, publication marks) go through one group commit: those
+   * made during one event-loop turn share a transaction, so 24 attempts in flight cost one fsync, not 24 (P12).
+   * Each write runs in its own savepoint (a nested better-sqlite3 transaction): one that throws is undone alone and
+   * its caller alone is rejected. Every caller is answered after the commit, as before.
+   */
+  type Written = { ok: true; value: unknown } | { ok: false; error: unknown };
+  const writes = createGroupCommit<() => unknown, Written>(db, (ops) =>
+    ops.map((op): Written => {
+      try {
+        return { ok: true, value: db.transaction(op)() };
+      } catch (error) {
+        return { ok: false, error };
+      }
+    }),
+  );
+  async function write<R>(op: () => R): Promise<R> {
+    const done = await writes.submit(op);
+    if (!done.ok) throw done.error;
+    return done.value as R;
+  }
+
   return {
     async applyForm(form: FormView) {
       s.upsertForm.run({ id: form.id, version: form.version, doc: JSON.stringify(form) });
@@ -260,10 +282,10 @@ export function createSqliteDeliveryStore(db: SqliteDb): DeliveryStore {
       (q.target === undefined
         ? s.countForm.get(q.formId, q.purpose, q.since)
         : s.countTarget.get(q.formId, q.purpose, q.target, q.since)) as number,
-    claimAttempt: async (deliveryId, attempt, at) => claim(deliveryId, attempt, at.startedAt, at.leaseUntil),
-    recordOutcome: async (deliveryId, attempt, outcome) => record(deliveryId, attempt, outcome),
+    claimAttempt: (deliveryId, attempt, at) => write(() => claim(deliveryId, attempt, at.startedAt, at.leaseUntil)),
+    recordOutcome: (deliveryId, attempt, outcome) => write(() => record(deliveryId, attempt, outcome)),
     async skipAttempt(deliveryId, attempt) {
-      s.skip.run(attempt, deliveryId);
+      await write(() => s.skip.run(attempt, deliveryId));
     },
     listAttempts: async (deliveryId) =>
       (
@@ -282,12 +304,12 @@ export function createSqliteDeliveryStore(db: SqliteDb): DeliveryStore {
         }),
       ),
     listDue: async (now, limit) => (s.due.all(now, limit) as DeliveryRow[]).map(toDelivery),
-    deferDelivery: async (id, lastClaimed, at) => defer(id, lastClaimed, at),
+    deferDelivery: (id, lastClaimed, at) => write(() => defer(id, lastClaimed, at)),
     listDeferred: async (orgId, limit) => (s.deferred.all(orgId, limit) as DeliveryRow[]).map(toDelivery),
     deferredOrgs: async () => s.deferredOrgs.all() as string[],
     listUnpublished: async (limit) => (s.unpublished.all(limit) as DeliveryRow[]).map(toDelivery),
-    markPublished: async (ids) => markPublished(ids),
-    markDeferralPublished: async (ids) => markDeferralPublished(ids),
+    markPublished: (ids) => write(() => markPublished(ids)),
+    markDeferralPublished: (ids) => write(() => markDeferralPublished(ids)),
     async close() {},
   };
 }
