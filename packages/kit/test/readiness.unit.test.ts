@@ -1,0 +1,84 @@
+import { createServer, type Server } from 'node:http';
+import { afterEach, describe, expect, it } from 'vitest';
+import { listen } from '../src/http.ts';
+import { createReadiness, startedCheck } from '../src/readiness.ts';
+import { withReadyz } from '../src/serve.ts';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('readiness', () => {
+  let server: Server | undefined;
+  afterEach(() => new Promise<void>((r) => (server ? server.close(() => r()) : r())));
+
+  it('is ready only when every check passes, and names the one that failed', async () => {
+    const readiness = createReadiness({ cacheMs: 0 });
+    const started = startedCheck('views not replayed');
+    readiness.register('started', started.check);
+    readiness.register('bus', async () => {});
+    expect(await readiness.report()).toEqual({
+      ready: false,
+      checks: [
+        { name: 'started', ok: false, error: 'views not replayed' },
+        { name: 'bus', ok: true },
+      ],
+    });
+    started.started();
+    expect((await readiness.report()).ready).toBe(true);
+  });
+
+  it('bounds a hanging check by its timeout, and calls it again only once it settled', async () => {
+    let calls = 0;
+    const readiness = createReadiness({ timeoutMs: 50, cacheMs: 0 });
+    readiness.register('mongo:forms', () => {
+      calls++;
+      return new Promise<void>(() => {}); // never answers
+    });
+    const t0 = Date.now();
+    const r = await readiness.report();
+    expect(Date.now() - t0).toBeLessThan(1_000);
+    expect(r.checks).toEqual([{ name: 'mongo:forms', ok: false, error: 'timed out after 50 ms' }]);
+    await readiness.report();
+    expect(calls).toBe(1);
+  });
+
+  it('shares one round of checks between the probes of one cache window', async () => {
+    let calls = 0;
+    const readiness = createReadiness({ cacheMs: 60_000 });
+    readiness.register('bus', async () => {
+      calls++;
+      await sleep(20);
+    });
+    await Promise.all(Array.from({ length: 50 }, () => readiness.report()));
+    await readiness.report();
+    expect(calls).toBe(1);
+  });
+
+  it('answers GET /readyz with 200, 503 listing the failed check, and 503 draining after drain()', async () => {
+    const readiness = createReadiness({ cacheMs: 0 });
+    let busUp = true;
+    readiness.register('bus', () => {
+      if (!busUp) throw new Error('cannot connect to Kafka');
+    });
+    server = createServer(withReadyz(readiness, (_req, res) => void res.end('app')));
+    const url = `http://127.0.0.1:${await listen(server, 0, '127.0.0.1')}`;
+
+    const ok = await fetch(`${url}/readyz`);
+    expect(ok.status).toBe(200);
+    expect(await ok.json()).toEqual({ status: 'ready', checks: [{ name: 'bus', ok: true }] });
+    expect(await (await fetch(`${url}/other`)).text()).toBe('app');
+
+    busUp = false;
+    const down = await fetch(`${url}/readyz`);
+    expect(down.status).toBe(503);
+    expect(await down.json()).toEqual({
+      status: 'not-ready',
+      checks: [{ name: 'bus', ok: false, error: 'cannot connect to Kafka' }],
+    });
+
+    busUp = true;
+    readiness.drain();
+    const draining = await fetch(`${url}/readyz`);
+    expect(draining.status).toBe(503);
+    expect((await draining.json()).status).toBe('draining');
+  });
+});
