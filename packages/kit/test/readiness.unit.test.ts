@@ -79,6 +79,6 @@ describe('readiness', () => {
     readiness.drain();
     const draining = await fetch(`${url}/readyz`);
     expect(draining.status).toBe(503);
-    expect((await draining.json()).status).toBe('draining');
+    expect(((await draining.json()) as { status: string }).status).toBe('draining');
   });
 });
