@@ -24,6 +24,7 @@ interface DistributedConfig {
   MONGO_DB_PREFIX: string;
   INSTANCE_ID: string;
   SHUTDOWN_TIMEOUT_MS: number;
+  SHUTDOWN_DELAY_MS: number;
 }
 
 export interface DistributedParts<C> {
@@ -94,6 +95,7 @@ export async function runDistributed<C extends DistributedConfig>(
       logger,
       readiness,
       shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
+      shutdownDelayMs: config.SHUTDOWN_DELAY_MS,
       closables: [served, { stop: () => bus.close() }, ...connections.map((c) => ({ stop: () => c.close() }))],
     });
   } catch (err) {

@@ -15,5 +15,7 @@ onShutdownSignal({
   name: 'formgate',
   logger: createLogger({ level: config.LOG_LEVEL, name: 'formgate' }),
   timeoutMs: config.SHUTDOWN_TIMEOUT_MS,
+  delayMs: config.SHUTDOWN_DELAY_MS,
+  readiness: app.readiness,
   closables: [app],
 });

@@ -32,6 +32,11 @@ export const commonEnv = {
    * the process exits 1 with a log line. Default 25 s, under Kubernetes' 30 s `terminationGracePeriodSeconds`.
    */
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(25_000),
+  /**
+   * After SIGTERM, how long the process keeps accepting new connections while `/readyz` answers 503, so a load
+   * balancer polling readiness stops sending first. 0 (default) on Kubernetes, whose preStop hook does this.
+   */
+  SHUTDOWN_DELAY_MS: z.coerce.number().int().min(0).max(60_000).default(0),
 };
 
 export const brokersEnv = z

@@ -27,12 +27,14 @@ export function drainServer(server: Server): Promise<void> {
  * What a process does on SIGTERM (and SIGINT), once: readiness turns 503 so no new traffic is routed here, the
  * server stops accepting and drains in-flight requests, then each of `closables` stops in order (consumers finish
  * their batch and commit). Done → exit 0; a failure → exit 1; past `timeoutMs` → a log line and exit 1. A second
- * signal exits at once.
+ * signal exits at once. With `delayMs`, the server keeps accepting that long first (readiness already 503).
  */
 export function onShutdownSignal(opts: {
   name: string;
   logger: Logger;
   timeoutMs: number;
+  /** Accept new connections this long after the signal, `/readyz` answering 503 (`SHUTDOWN_DELAY_MS`). */
+  delayMs?: number;
   readiness?: Readiness;
   server?: Server;
   closables: Closable[];
@@ -50,6 +52,7 @@ export function onShutdownSignal(opts: {
     deadline.unref();
     opts.readiness?.drain();
     try {
+      if (opts.delayMs) await new Promise((r) => setTimeout(r, opts.delayMs));
       if (opts.server) await drainServer(opts.server);
       for (const c of opts.closables) await c.stop();
       opts.logger.info({ ms: Date.now() - started }, `${opts.name} stopped`);
@@ -77,12 +80,19 @@ export async function serveUntilSignal(opts: {
   readiness?: Readiness;
   /** Default 25 s (`SHUTDOWN_TIMEOUT_MS`). */
   shutdownTimeoutMs?: number;
+  /** Default 0 (`SHUTDOWN_DELAY_MS`). */
+  shutdownDelayMs?: number;
 }) {
   const { readiness, handler } = opts;
   const server = createHttpServer(readiness ? withReadyz(readiness, handler) : handler);
   const port = await listen(server, opts.port, opts.host);
   opts.logger.info({ port }, `${opts.name} listening`);
-  onShutdownSignal({ ...opts, server, timeoutMs: opts.shutdownTimeoutMs ?? 25_000 });
+  onShutdownSignal({
+    ...opts,
+    server,
+    timeoutMs: opts.shutdownTimeoutMs ?? 25_000,
+    delayMs: opts.shutdownDelayMs ?? 0,
+  });
   return port;
 }
 
