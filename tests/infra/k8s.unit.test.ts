@@ -71,8 +71,10 @@ function environmentOf(deployment: Manifest): Record<string, string> {
 
 describe('infra/k8s', () => {
   it('is valid against the Kubernetes API schemas (kubernetes-validate, strict)', async () => {
-    const venv = readdirSync(resolve(homedir(), '.cache/formgate')).find((d) => d.startsWith('k8s-validate-venv-'));
-    if (!venv || !existsSync(resolve(homedir(), '.cache/formgate', venv, '.installed'))) {
+    const script = readFileSync(resolve(K8S, 'validate.sh'), 'utf8');
+    const version = /^VALIDATOR_VERSION=(\S+)$/m.exec(script)?.[1];
+    const cache = process.env.FORMGATE_CACHE ?? resolve(homedir(), '.cache/formgate');
+    if (!existsSync(resolve(cache, `k8s-validate-venv-${version}`, '.installed'))) {
       if (process.env.CI)
         throw new Error('kubernetes-validate is not installed: .ci/run must run `infra/k8s/validate.sh install`');
       console.warn('skipping the schema check: run `bash infra/k8s/validate.sh install` once');

@@ -66,7 +66,10 @@ export async function runDistributed<C extends DistributedConfig>(
       publishTimeoutMs: config.KAFKA_PUBLISH_TIMEOUT_MS,
       onError: (err, context) => logger.warn({ err, context }, 'kafka'),
     });
-    const readiness = createReadiness();
+    const readiness = createReadiness({
+      onChange: (check, ok, err) =>
+        ok ? logger.info({ check }, 'ready again') : logger.warn({ check, err }, 'readiness check failing'),
+    });
     const started = startedCheck('starting: views not replayed yet');
     readiness.register('started', started.check);
     readiness.register('bus', () => bus.ping());

@@ -65,7 +65,10 @@ export async function startEmbedded(config: EmbeddedConfig, seams: EmbeddedSeams
     res.writeHead(503, { 'retry-after': '1' }).end();
   };
   // `GET /readyz` (docs/operations.md): 503 until every service started (views replayed) and from shutdown on.
-  const readiness = createReadiness();
+  const readiness = createReadiness({
+    onChange: (check, ok, err) =>
+      ok ? logger.info({ check }, 'ready again') : logger.warn({ check, err }, 'readiness check failing'),
+  });
   const started = startedCheck('starting: services and views not ready yet');
   readiness.register('started', started.check);
   const server = createHttpServer(withReadyz(readiness, (req, res) => handler(req, res)));

@@ -6,7 +6,10 @@ export type ReadinessCheck = () => Promise<void> | void;
 export interface CheckResult {
   name: string;
   ok: boolean;
-  /** Why it failed: the error's message, or `timed out after N ms` (never a secret: checks throw our own messages). */
+  /**
+   * `failed` or `timed out after N ms`: never the error itself, since the gateway's `/readyz` is public and a
+   * driver's message names hosts. The error goes to `onChange` (the process's log).
+   */
   error?: string;
 }
 
@@ -32,9 +35,13 @@ export interface ReadinessOptions {
   timeoutMs?: number;
   /** How long a report is reused: a probe storm costs one round of checks per window (default 1 s). */
   cacheMs?: number;
+  /** Called when a check starts failing (with its error) or passes again: log it there. */
+  onChange?: (name: string, ok: boolean, err?: unknown) => void;
 }
 
 const message = (err: unknown) => (err instanceof Error ? err.message : String(err)).slice(0, 200);
+
+class CheckTimeout extends Error {}
 
 /**
  * A process's readiness, as a registry of named checks: each part registers what it needs (the bus answers, a
@@ -49,13 +56,20 @@ export function createReadiness(opts: ReadinessOptions = {}): Readiness {
   const checks = new Map<string, ReadinessCheck>();
   /** A check still running (past its timeout, say a database that does not answer) is awaited, not called again. */
   const running = new Map<string, Promise<void>>();
+  const failing = new Set<string>();
+  const changed = (name: string, ok: boolean, err?: unknown) => {
+    if (ok === !failing.has(name)) return;
+    if (ok) failing.delete(name);
+    else failing.add(name);
+    opts.onChange?.(name, ok, err);
+  };
   let draining = false;
   let cached: { at: number; report: Promise<ReadinessReport> } | undefined;
 
   const run = async (name: string, check: ReadinessCheck): Promise<CheckResult> => {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`timed out after ${timeoutMs} ms`)), timeoutMs);
+      timer = setTimeout(() => reject(new CheckTimeout(`timed out after ${timeoutMs} ms`)), timeoutMs);
     });
     let call = running.get(name);
     if (!call) {
@@ -66,9 +80,11 @@ export function createReadiness(opts: ReadinessOptions = {}): Readiness {
     }
     try {
       await Promise.race([call, timeout]);
+      changed(name, true);
       return { name, ok: true };
     } catch (err) {
-      return { name, ok: false, error: message(err) };
+      changed(name, false, err);
+      return { name, ok: false, error: err instanceof CheckTimeout ? err.message : 'failed' };
     } finally {
       clearTimeout(timer);
     }
