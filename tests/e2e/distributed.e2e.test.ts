@@ -342,6 +342,23 @@ describe('distributed mode: separate processes on Kafka and a Mongo-wire server'
     }, 40_000);
   }, 120_000);
 
+  it('every process is ready: /readyz checks its bus, its databases and its views (docs/operations.md)', async () => {
+    const databases: Record<string, string[]> = {
+      gateway: ['accounts'],
+      'ingest-1': ['files'],
+      'forms-1': ['forms', 'files'],
+      billing: ['billing'],
+      orgs: ['orgs'],
+      notifications: ['notifications'],
+    };
+    for (const [name, dbs] of Object.entries(databases)) {
+      const res = await fetch(`${cluster.processes[name]?.url}/readyz`);
+      const body = (await res.json()) as { status: string; checks: { name: string; ok: boolean }[] };
+      expect({ name, status: res.status }).toEqual({ name, status: 200 });
+      expect(body.checks.map((c) => c.name).sort()).toEqual(['bus', 'started', ...dbs.map((d) => `mongo:${d}`)].sort());
+    }
+  });
+
   it('a stopped billing process answers 504 within the deadline, and 200 once it runs again', async () => {
     await api('GET', '/api/v1/billing/usage');
     await signalAndWait('billing', 'SIGSTOP');
@@ -355,6 +372,8 @@ describe('distributed mode: separate processes on Kafka and a Mongo-wire server'
       });
       expect(elapsed).toBeGreaterThan(9_000);
       expect(elapsed).toBeLessThan(13_000);
+      // The edge stays ready: its readiness never depends on a service behind it.
+      expect((await fetch(`${cluster.baseUrl}/readyz`)).status).toBe(200);
     } finally {
       await signalAndWait('billing', 'SIGCONT');
     }
@@ -377,6 +396,15 @@ describe('distributed mode: separate processes on Kafka and a Mongo-wire server'
 
       await db.stop();
       expect((await read(cached)).status).toBe(200);
+      // Its own database is down: not ready (the check is bounded: the probe answers within its timeout).
+      await eventually(async () => {
+        const res = await fetch(`${gateway.url}/readyz`);
+        const body = (await res.json()) as { checks: { name: string; ok: boolean }[] };
+        expect({ status: res.status, failed: body.checks.filter((c) => !c.ok).map((c) => c.name) }).toEqual({
+          status: 503,
+          failed: ['mongo:accounts'],
+        });
+      }, 15_000);
       const started = performance.now();
       const refused = await read(uncached);
       expect(performance.now() - started).toBeLessThan(5_000);
@@ -388,6 +416,7 @@ describe('distributed mode: separate processes on Kafka and a Mongo-wire server'
 
       await db.start();
       await eventually(async () => expect((await read(uncached)).status).toBe(200), 30_000);
+      await eventually(async () => expect((await fetch(`${gateway.url}/readyz`)).status).toBe(200), 30_000);
       expect((await owner.call('GET', '/api/v1/session')).status).toBe(200);
     } finally {
       await stopProcess(gateway);
@@ -404,7 +433,10 @@ describe('distributed mode: separate processes on Kafka and a Mongo-wire server'
         return ((await res.json()) as { id: string }).id;
       }),
     );
+    const stopped = Object.values(cluster.processes);
     await cluster.restartAll();
+    // SIGTERM drained every process within its deadline: each exited 0 (docs/operations.md "Shutdown").
+    expect(stopped.map((p) => [p.name, p.child.exitCode])).toEqual(stopped.map((p) => [p.name, 0]));
     const after = await submit(form.key, { i: 'after' }, randomUUID());
     expect(after.status).toBe(200);
     const afterId = ((await after.json()) as { id: string }).id;

@@ -1,7 +1,16 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { EventBus } from '@formgate/bus';
 import { createKafkaBus } from '@formgate/bus/kafka';
-import { type Closable, createLogger, exitOnBootFailure, type Logger, serveUntilSignal } from '@formgate/kit';
+import {
+  type Closable,
+  createLogger,
+  createReadiness,
+  exitOnBootFailure,
+  type Logger,
+  type Readiness,
+  serveUntilSignal,
+  startedCheck,
+} from '@formgate/kit';
 import { connectMongo, type MongoConnection } from '@formgate/store/mongo';
 
 /** What every distributed process reads (see `serviceEnv`). */
@@ -14,6 +23,8 @@ interface DistributedConfig {
   MONGO_URL: string;
   MONGO_DB_PREFIX: string;
   INSTANCE_ID: string;
+  SHUTDOWN_TIMEOUT_MS: number;
+  SHUTDOWN_DELAY_MS: number;
 }
 
 export interface DistributedParts<C> {
@@ -22,6 +33,11 @@ export interface DistributedParts<C> {
   bus: EventBus;
   /** Connects to this deployment's database `<MONGO_DB_PREFIX>_<name>`; closed on shutdown. */
   mongo(name: string): Promise<MongoConnection>;
+  /**
+   * `GET /readyz`: already checks the bus, every database opened through `mongo()`, and that `start()` resolved
+   * (views replayed); a process registers what else it needs. Never another service (docs/operations.md).
+   */
+  readiness: Readiness;
 }
 
 /** The process's HTTP handler and what `start`s before it listens and `stop`s after it stops accepting. */
@@ -33,7 +49,8 @@ export interface Served extends Closable {
 /**
  * The shared shape of every distributed entry point: parse the config (a bad one stops the boot listing every
  * problem), a logger per instance, the Kafka bus, Mongo connections on demand, then `build` wires the process;
- * it serves until SIGINT/SIGTERM and closes in reverse order of opening.
+ * it serves until SIGINT/SIGTERM and closes in reverse order of opening. `GET /readyz` answers 200 once `start()`
+ * resolved while the bus and its databases answer, 503 otherwise and from the first SIGTERM on.
  */
 export async function runDistributed<C extends DistributedConfig>(
   name: string,
@@ -49,20 +66,39 @@ export async function runDistributed<C extends DistributedConfig>(
       publishTimeoutMs: config.KAFKA_PUBLISH_TIMEOUT_MS,
       onError: (err, context) => logger.warn({ err, context }, 'kafka'),
     });
+    const readiness = createReadiness({
+      onChange: (check, ok, err) =>
+        ok ? logger.info({ check }, 'ready again') : logger.warn({ check, err }, 'readiness check failing'),
+    });
+    const started = startedCheck('starting: views not replayed yet');
+    readiness.register('started', started.check);
+    readiness.register('bus', () => bus.ping());
     const connections: MongoConnection[] = [];
+    const checked = new Set<string>();
     const mongo = async (db: string) => {
       const conn = await connectMongo(config.MONGO_URL, `${config.MONGO_DB_PREFIX}_${db}`);
       connections.push(conn);
+      if (!checked.has(db)) {
+        checked.add(db);
+        readiness.register(`mongo:${db}`, async () => {
+          if (!conn.db) throw new Error('not connected');
+          await conn.db.command({ ping: 1 });
+        });
+      }
       return conn;
     };
-    const served = await build({ config, logger, bus, mongo });
+    const served = await build({ config, logger, bus, mongo, readiness });
     await served.start?.();
+    started.started();
     await serveUntilSignal({
       name,
       handler: served.handler,
       port: config.PORT,
       host: config.HOST,
       logger,
+      readiness,
+      shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
+      shutdownDelayMs: config.SHUTDOWN_DELAY_MS,
       closables: [served, { stop: () => bus.close() }, ...connections.map((c) => ({ stop: () => c.close() }))],
     });
   } catch (err) {

@@ -1,3 +1,4 @@
+import { createLogger, onShutdownSignal } from '@formgate/kit';
 import { loadEmbeddedConfig } from './config.ts';
 import { startEmbedded } from './start-embedded.ts';
 
@@ -9,17 +10,12 @@ try {
   process.exit(1);
 }
 const app = await startEmbedded(config);
-let stopping = false;
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(signal, () => {
-    if (stopping) process.exit(1);
-    stopping = true;
-    app.stop().then(
-      () => process.exit(0),
-      (err: unknown) => {
-        console.error(err);
-        process.exit(1);
-      },
-    );
-  });
-}
+// SIGTERM: readiness 503, in-flight requests drain, consumers commit; past SHUTDOWN_TIMEOUT_MS, exit 1.
+onShutdownSignal({
+  name: 'formgate',
+  logger: createLogger({ level: config.LOG_LEVEL, name: 'formgate' }),
+  timeoutMs: config.SHUTDOWN_TIMEOUT_MS,
+  delayMs: config.SHUTDOWN_DELAY_MS,
+  readiness: app.readiness,
+  closables: [app],
+});

@@ -16,15 +16,18 @@ import { createFormsService, createSqliteFormsStore } from '@formgate/forms';
 import { createGateway, formsCaller, ROUTES, siteConfigFrom, startSiteProvisioning } from '@formgate/gateway';
 import { altchaDifficulty, captchaVerifyConfig, createIngestService } from '@formgate/ingest';
 import {
-  closeServer,
   createFileLinks,
   createHttpServer,
   createIdentityCodec,
   createLogger,
+  createReadiness,
+  drainServer,
   listen,
   loadPlans,
+  startedCheck,
   systemClock,
   systemIds,
+  withReadyz,
 } from '@formgate/kit';
 import {
   createEmailComposer,
@@ -61,7 +64,14 @@ export async function startEmbedded(config: EmbeddedConfig, seams: EmbeddedSeams
   let handler: (req: IncomingMessage, res: ServerResponse) => void = (_req, res) => {
     res.writeHead(503, { 'retry-after': '1' }).end();
   };
-  const server = createHttpServer((req, res) => handler(req, res));
+  // `GET /readyz` (docs/operations.md): 503 until every service started (views replayed) and from shutdown on.
+  const readiness = createReadiness({
+    onChange: (check, ok, err) =>
+      ok ? logger.info({ check }, 'ready again') : logger.warn({ check, err }, 'readiness check failing'),
+  });
+  const started = startedCheck('starting: services and views not ready yet');
+  readiness.register('started', started.check);
+  const server = createHttpServer(withReadyz(readiness, (req, res) => handler(req, res)));
   const port = await listen(server, config.PORT, config.HOST);
   const publicUrl = config.PUBLIC_URL ?? `http://localhost:${port}`;
   const trustedOrigins = config.PUBLIC_URL ? [publicUrl] : [publicUrl, `http://127.0.0.1:${port}`];
@@ -70,6 +80,7 @@ export async function startEmbedded(config: EmbeddedConfig, seams: EmbeddedSeams
     openSqlite(join(config.DATA_DIR, name), { synchronous: config.SQLITE_SYNCHRONOUS, exclusive });
   const busDb = sqlite('bus.db', true);
   const bus = createSqliteBus(busDb, { onError: (err, context) => logger.warn({ err, context }, 'event log') });
+  readiness.register('bus', () => bus.ping());
   seams.exposeBus?.(bus);
   const codec = createIdentityCodec(randomBytes(32).toString('base64url'));
   const common = { bus, clock: systemClock, ids: systemIds, identity: codec };
@@ -81,6 +92,9 @@ export async function startEmbedded(config: EmbeddedConfig, seams: EmbeddedSeams
     blobs: sqlite('blobs.db'),
     auth: openSqlite(join(config.DATA_DIR, 'auth.db')),
   };
+  readiness.register('stores', () => {
+    for (const db of Object.values(dbs)) db.prepare('SELECT 1').get();
+  });
   // Files uploaded before blobs moved into SQLite (ADR 11) stay under DATA_DIR/blobs and remain readable.
   const blobs = createFallbackBlobStore(
     createSqliteBlobStore(dbs.blobs),
@@ -188,6 +202,7 @@ export async function startEmbedded(config: EmbeddedConfig, seams: EmbeddedSeams
     site: () => siteConfigFrom(config, limits, provisioning.keys()),
   });
   handler = gateway.handle;
+  started.started();
   logger.info({ port, dataDir: config.DATA_DIR }, `Formgate (embedded) listening on ${publicUrl}`);
 
   return {
@@ -195,9 +210,12 @@ export async function startEmbedded(config: EmbeddedConfig, seams: EmbeddedSeams
     publicUrl,
     /** The embedded log (for tests: to publish what another service's work would, e.g. a quota view). */
     bus,
+    readiness,
+    /** Readiness turns 503, in-flight requests finish, then consumers commit and stop and every file closes. */
     async stop() {
+      readiness.drain();
       provisioning.stop();
-      await closeServer(server);
+      await drainServer(server);
       gateway.close();
       await accounts.stop();
       for (const s of [...services].reverse()) await s.stop();

@@ -171,6 +171,11 @@ export interface EventBus extends EventPublisher, EventSubscriber {
    * `.dlq.replayed` (one partition, compacted). Idempotent.
    */
   ensureTopics(specs: readonly TopicSpec[]): Promise<void>;
+  /**
+   * Resolves when the log answers a cheap metadata request (Kafka: the cluster's brokers; the embedded log: a read
+   * of its database); rejects with `BusUnavailableError` otherwise. For readiness probes: callers bound and cache it.
+   */
+  ping(): Promise<void>;
   /** Stops every subscription (draining), flushes pending publishes, and releases connections. */
   close(): Promise<void>;
 }

@@ -445,6 +445,10 @@ export function runBusContract(target: BusContractTarget) {
       expect(seen).toEqual([]);
     });
 
+    it('ping() resolves while the log is reachable', async () => {
+      await expect(bus.ping()).resolves.toBeUndefined();
+    });
+
     it('ensureTopics is idempotent and publishing to a topic that was never created fails', async () => {
       const spec = topicSpec();
       await bus.ensureTopics([spec]);

@@ -112,6 +112,15 @@ describe('Kafka bus specifics', () => {
     );
     expect(Date.now() - t0).toBeLessThan(3_000);
   });
+
+  it('ping() rejects with BusUnavailableError when no broker answers (what /readyz reports as `bus`)', async () => {
+    const down = createKafkaBus({ brokers: ['127.0.0.1:1'], clientId: 'ping-down', connectionTimeoutMs: 500 });
+    try {
+      await expect(down.ping()).rejects.toBeInstanceOf(BusUnavailableError);
+    } finally {
+      await down.close();
+    }
+  }, 30_000);
 });
 
 describe('Kafka bus recovery', () => {

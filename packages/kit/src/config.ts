@@ -27,6 +27,16 @@ export function defineConfig<S extends z.ZodType>(schema: S) {
 export const commonEnv = {
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  /**
+   * SIGTERM → exit: readiness turns 503, in-flight requests finish, consumers commit and stop. Past this deadline
+   * the process exits 1 with a log line. Default 25 s, under Kubernetes' 30 s `terminationGracePeriodSeconds`.
+   */
+  SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(25_000),
+  /**
+   * After SIGTERM, how long the process keeps accepting new connections while `/readyz` answers 503, so a load
+   * balancer polling readiness stops sending first. 0 (default) on Kubernetes, whose preStop hook does this.
+   */
+  SHUTDOWN_DELAY_MS: z.coerce.number().int().min(0).max(60_000).default(0),
 };
 
 export const brokersEnv = z

@@ -8,6 +8,7 @@ export * from './identity.ts';
 export * from './logger.ts';
 export * from './paging.ts';
 export * from './plans.ts';
+export * from './readiness.ts';
 export * from './relay-loop.ts';
 export * from './serve.ts';
 export * from './service.ts';

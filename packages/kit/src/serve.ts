@@ -1,14 +1,74 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { closeServer, createHttpServer, listen } from './http.ts';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { createHttpServer, listen } from './http.ts';
 import type { Logger } from './logger.ts';
+import type { Readiness } from './readiness.ts';
 
 export interface Closable {
   stop(): Promise<void>;
 }
 
 /**
- * Runs a process until SIGINT/SIGTERM: listens with `handler`, then on a signal stops accepting, calls every
- * `closables` entry in order (consumers drain, connections close) and exits. A second signal exits at once.
+ * Stops accepting connections and resolves once every open one has ended: requests in flight finish, and a
+ * keep-alive connection is closed as soon as it is idle (checked every 50 ms, since one busy when `close()` is
+ * called would otherwise stay open until its keep-alive timeout).
+ */
+export function drainServer(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    const sweep = setInterval(() => server.closeIdleConnections(), 50);
+    server.close(() => {
+      clearInterval(sweep);
+      resolve();
+    });
+    server.closeIdleConnections();
+  });
+}
+
+/**
+ * What a process does on SIGTERM (and SIGINT), once: readiness turns 503 so no new traffic is routed here, the
+ * server stops accepting and drains in-flight requests, then each of `closables` stops in order (consumers finish
+ * their batch and commit). Done → exit 0; a failure → exit 1; past `timeoutMs` → a log line and exit 1. A second
+ * signal exits at once. With `delayMs`, the server keeps accepting that long first (readiness already 503).
+ */
+export function onShutdownSignal(opts: {
+  name: string;
+  logger: Logger;
+  timeoutMs: number;
+  /** Accept new connections this long after the signal, `/readyz` answering 503 (`SHUTDOWN_DELAY_MS`). */
+  delayMs?: number;
+  readiness?: Readiness;
+  server?: Server;
+  closables: Closable[];
+}) {
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) process.exit(1);
+    stopping = true;
+    const started = Date.now();
+    opts.logger.info({ signal, timeoutMs: opts.timeoutMs }, `${opts.name} shutting down`);
+    const deadline = setTimeout(() => {
+      opts.logger.error({ timeoutMs: opts.timeoutMs }, `${opts.name} shutdown deadline passed: exiting`);
+      process.exit(1);
+    }, opts.timeoutMs);
+    deadline.unref();
+    opts.readiness?.drain();
+    try {
+      if (opts.delayMs) await new Promise((r) => setTimeout(r, opts.delayMs));
+      if (opts.server) await drainServer(opts.server);
+      for (const c of opts.closables) await c.stop();
+      opts.logger.info({ ms: Date.now() - started }, `${opts.name} stopped`);
+      process.exit(0);
+    } catch (err) {
+      opts.logger.error({ err }, 'shutdown failed');
+      process.exit(1);
+    }
+  };
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+}
+
+/**
+ * Runs a process until SIGINT/SIGTERM: listens with `handler` (plus `GET /readyz` from `readiness`), then shuts
+ * down as `onShutdownSignal` says.
  */
 export async function serveUntilSignal(opts: {
   name: string;
@@ -17,26 +77,34 @@ export async function serveUntilSignal(opts: {
   host: string;
   logger: Logger;
   closables: Closable[];
+  readiness?: Readiness;
+  /** Default 25 s (`SHUTDOWN_TIMEOUT_MS`). */
+  shutdownTimeoutMs?: number;
+  /** Default 0 (`SHUTDOWN_DELAY_MS`). */
+  shutdownDelayMs?: number;
 }) {
-  const server = createHttpServer(opts.handler);
+  const { readiness, handler } = opts;
+  const server = createHttpServer(readiness ? withReadyz(readiness, handler) : handler);
   const port = await listen(server, opts.port, opts.host);
   opts.logger.info({ port }, `${opts.name} listening`);
-  let stopping = false;
-  const shutdown = async () => {
-    if (stopping) process.exit(1);
-    stopping = true;
-    try {
-      await closeServer(server);
-      for (const c of opts.closables) await c.stop();
-      process.exit(0);
-    } catch (err) {
-      opts.logger.error({ err }, 'shutdown failed');
-      process.exit(1);
-    }
-  };
-  process.on('SIGINT', () => void shutdown());
-  process.on('SIGTERM', () => void shutdown());
+  onShutdownSignal({
+    ...opts,
+    server,
+    timeoutMs: opts.shutdownTimeoutMs ?? 25_000,
+    delayMs: opts.shutdownDelayMs ?? 0,
+  });
   return port;
+}
+
+/** `handler`, with `GET /readyz` answered by `readiness` first. */
+export function withReadyz(
+  readiness: Readiness,
+  handler: (req: IncomingMessage, res: ServerResponse) => void,
+): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
+    if (req.url === '/readyz' || req.url?.startsWith('/readyz?')) return readiness.handle(req, res);
+    handler(req, res);
+  };
 }
 
 /** Prints a boot failure (e.g. a bad configuration listing every problem) and exits non-zero. */

@@ -1,6 +1,12 @@
 import type { Admin } from 'kafkajs';
 import { createDeadLetters, type DeadLetterLog } from '../dead-letters.ts';
-import type { BusMessage, EventBus, EventPublisher, EventSubscriber } from '../event-bus.ts';
+import {
+  type BusMessage,
+  BusUnavailableError,
+  type EventBus,
+  type EventPublisher,
+  type EventSubscriber,
+} from '../event-bus.ts';
 import { createSubscriptionRegistry } from '../subscriptions.ts';
 import { createTopics, type Topics } from './admin.ts';
 import { CONSUMER_RETRY, connected, createKafkaClient } from './client.ts';
@@ -91,6 +97,15 @@ export function createKafkaBus(opts: KafkaBusOptions): EventBus {
     subscribe: createSubscribe({ topics, groupStart, newConsumer, dlq: producer, registry, onError }),
     replay,
     deadLetters: createDeadLetters(deadLetterLog(topics, producer.publish, replay)),
+    async ping() {
+      try {
+        await (await admin.get()).describeCluster();
+      } catch (err) {
+        throw err instanceof BusUnavailableError
+          ? err
+          : new BusUnavailableError('Kafka did not answer', { cause: err });
+      }
+    },
     async close() {
       await registry.stopAll();
       await producer.close();

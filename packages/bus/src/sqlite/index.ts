@@ -1,6 +1,6 @@
 import type { SqliteDb } from '@formgate/store/sqlite';
 import { createDeadLetters, type DeadLetterLog } from '../dead-letters.ts';
-import type { BusMessage, EventBus, EventPublisher } from '../event-bus.ts';
+import { type BusMessage, BusUnavailableError, type EventBus, type EventPublisher } from '../event-bus.ts';
 import { createSubscriptionRegistry } from '../subscriptions.ts';
 import { createGroups } from './consumer.ts';
 import { type Log, openLog, toMessage } from './log.ts';
@@ -75,6 +75,13 @@ export function createSqliteBus(db: SqliteDb, opts: SqliteBusOptions = {}): Even
     subscribe,
     replay: createReplay({ log, wakeups, registry, idlePollMs }),
     deadLetters: createDeadLetters(deadLetterLog(log, appender.publish)),
+    async ping() {
+      try {
+        db.prepare('SELECT 1').get();
+      } catch (err) {
+        throw new BusUnavailableError('the embedded log cannot be read', { cause: err });
+      }
+    },
     async close() {
       clearInterval(retentionTimer);
       await registry.stopAll();
