@@ -1,9 +1,12 @@
 import {
   BulkSubmissionsRequestSchema,
+  type BulkSubmissionsResultDto,
   CreateFormRequestSchema,
   type DailyCount,
   type Form,
   type FormCounts,
+  type FormDto,
+  type FormStatsDto,
   FormStatsQuerySchema,
   type OrgScope,
   UpdateFormRequestSchema,
@@ -36,7 +39,7 @@ function requireSubmissionWriter(req: Request) {
 }
 
 /** A form as the API shows it: its captcha secret never leaves the service (`secret: null`, `secretSet`). */
-export function toFormDto(form: Form, counts?: FormCounts) {
+export function toFormDto(form: Form, counts?: FormCounts): FormDto & Partial<FormCounts> {
   const { orgId: _org, version: _v, ...rest } = form;
   return { ...rest, settings: publicSettings(form.settings), endpoint: `/f/${form.key}`, ...(counts ?? {}) };
 }
@@ -122,7 +125,8 @@ export function formsRoutes(deps: FormWriteDeps & SubmissionChangeDeps & { store
       store.getDailyCounts(scopeOf(req), form.id, from, to),
       store.getBlockedDays(scopeOf(req), form.id, from, to),
     ]);
-    res.json({ days, from, to, data: dailySeries(now, days, counts, blocked) });
+    const body: FormStatsDto = { days, from, to, data: dailySeries(now, days, counts, blocked) };
+    res.json(body);
   });
 
   router.patch('/:formId', async (req, res) => {
@@ -140,7 +144,11 @@ export function formsRoutes(deps: FormWriteDeps & SubmissionChangeDeps & { store
     requireSubmissionWriter(req);
     const { action, ids } = BulkSubmissionsRequestSchema.parse(req.body);
     const form = await loadForm(req);
-    res.json({ action, data: await changeSubmissions(deps, scopeOf(req), form.id, action, ids) });
+    const body: BulkSubmissionsResultDto = {
+      action,
+      data: await changeSubmissions(deps, scopeOf(req), form.id, action, ids),
+    };
+    res.json(body);
   });
 
   router.patch('/:formId/submissions/:submissionId', async (req, res) => {

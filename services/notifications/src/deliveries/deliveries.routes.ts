@@ -1,4 +1,4 @@
-import { authorize, type DeliveryDto } from '@formgate/contracts';
+import { authorize, type DeliveryDto, type ReplayResultDto } from '@formgate/contracts';
 import { AppError, type Clock, type Ids, identityOf, type Logger, requirePermission } from '@formgate/kit';
 import { type Request, Router } from 'express';
 import { z } from 'zod';
@@ -157,7 +157,8 @@ export function deliveriesRoutes(deps: DeliveriesRoutesDeps) {
         skipped++;
       }
     }
-    res.status(202).json({ replayed, skipped, more: failed.length === REPLAY_MAX });
+    const body: ReplayResultDto = { replayed, skipped, more: failed.length === REPLAY_MAX };
+    res.status(202).json(body);
   });
 
   return {
