@@ -48,6 +48,38 @@ export interface ListEnvelope<T> {
   nextCursor: string | null;
 }
 
+/** `?limit=&cursor=` of every keyset-paged list. */
+export const PageQuerySchema = z.object({
+  limit: z.coerce.number().int().min(1).max(100).default(25),
+  cursor: z.string().max(400).optional(),
+});
+
+/** `GET /api/v1/forms?slug=`: every form of the organization, or the one with this slug. */
+export const FormListQuerySchema = z.object({ slug: z.string().max(100).optional() });
+
+const queryBool = z.enum(['true', 'false']).transform((v) => v === 'true');
+/** An ISO-8601 date or date-time, as the UTC instant `createdAt` is compared with. */
+const queryInstant = z
+  .string()
+  .max(40)
+  .refine((v) => /^\d{4}-\d{2}-\d{2}/.test(v) && Number.isFinite(Date.parse(v)), 'an ISO-8601 date or date-time')
+  .transform((v) => new Date(Date.parse(v)).toISOString());
+
+/**
+ * The filter parameters shared by the submissions list and its export: `spam`, `held`, `from`, `to`, `q` (1–8
+ * words, checked by the forms service: `FORMS_INVALID_SEARCH`).
+ */
+export const SubmissionFilterQuerySchema = z.object({
+  spam: queryBool.optional(),
+  held: queryBool.optional(),
+  from: queryInstant.optional(),
+  to: queryInstant.optional(),
+  q: z.string().optional(),
+});
+
+/** `GET …/submissions/export?format=` (and the filters of `SubmissionFilterQuerySchema`). */
+export const SubmissionExportQuerySchema = z.object({ format: z.enum(['csv', 'json', 'ndjson']).default('csv') });
+
 /** The schema of a keyset-paged list of `item`s. */
 export const pageOf = <T extends z.ZodType>(item: T) =>
   z.object({ data: z.array(item), nextCursor: z.string().nullable() });

@@ -6,6 +6,7 @@ import {
   type Form,
   type FormCounts,
   type FormDto,
+  FormListQuerySchema,
   type FormStatsDto,
   FormStatsQuerySchema,
   type OrgScope,
@@ -14,7 +15,6 @@ import {
 } from '@formgate/contracts';
 import { AppError, identityOf, type Logger, requirePermission } from '@formgate/kit';
 import { type Request, Router } from 'express';
-import { z } from 'zod';
 import type { BlockedDay } from '../store/blocked-counts.ts';
 import type { FormsStore } from '../store/forms-store.ts';
 import { NO_COUNTS, type StoredDailyCount } from '../store/submission-changes.ts';
@@ -87,7 +87,7 @@ export function formsRoutes(deps: FormWriteDeps & SubmissionChangeDeps & { store
   };
 
   router.get('/', async (req, res) => {
-    const { slug } = z.object({ slug: z.string().max(100).optional() }).parse(req.query);
+    const { slug } = FormListQuerySchema.parse(req.query);
     const forms = slug
       ? [await store.getFormBySlug(scopeOf(req), slug)].filter((f): f is Form => f !== null)
       : await store.listForms(scopeOf(req));
