@@ -186,6 +186,7 @@ export async function startEmbedded(config: EmbeddedConfig, seams: EmbeddedSeams
     },
     webDir: config.WEB_DIR ?? WEB_DIST,
     site: () => siteConfigFrom(config, limits, provisioning.keys()),
+    ...(config.PUBLIC_URL ? { publicUrl: config.PUBLIC_URL } : {}),
   });
   handler = gateway.handle;
   logger.info({ port, dataDir: config.DATA_DIR }, `Formgate (embedded) listening on ${publicUrl}`);
