@@ -23,11 +23,22 @@ export type IngestErrorBody = z.infer<typeof IngestErrorBodySchema>;
 export const TimeStampDtoSchema = z.object({ field: z.string(), value: z.string() });
 export type TimeStampDto = z.infer<typeof TimeStampDtoSchema>;
 
-/** `GET /f/{formKey}/altcha`: an ALTCHA challenge (the widget's `challengeurl` answer). */
-export const AltchaChallengeSchema = z.looseObject({
-  algorithm: z.string(),
-  challenge: z.string(),
-  maxnumber: z.number().optional(),
-  salt: z.string(),
-  signature: z.string(),
+/** An ALTCHA v2 challenge's parameters, all signed: unknown ones stay, for the signature check to refuse them. */
+export const AltchaChallengeParametersSchema = z
+  .object({
+    algorithm: z.string(),
+    nonce: z.string().max(256),
+    salt: z.string().max(256),
+    cost: z.number(),
+    keyLength: z.number(),
+    keyPrefix: z.string().max(256),
+    keySignature: z.string().max(256).optional(),
+    expiresAt: z.number().optional(),
+  })
+  .catchall(z.unknown());
+
+/** `GET /f/{formKey}/altcha`: an ALTCHA challenge (the widget's `challengeurl` answer), and the payload's `challenge`. */
+export const AltchaChallengeSchema = z.object({
+  parameters: AltchaChallengeParametersSchema,
+  signature: z.string().max(256),
 });

@@ -257,8 +257,8 @@ export const API_OPERATIONS: Record<string, OperationSpec> = {
     success: [
       {
         status: 200,
-        description: 'The file',
-        content: { 'application/octet-stream': { type: 'string', contentMediaType: 'application/octet-stream' } },
+        description: 'The file, as an attachment, with its stored content type (active types served as text/plain)',
+        content: { '*/*': { type: 'string', contentMediaType: 'application/octet-stream' } },
       },
     ],
     errors: ['FORMS_FILE_LINK_INVALID', 'FORMS_FILE_NOT_FOUND'],
