@@ -87,7 +87,9 @@ export function apiReferenceRoutes() {
       .send(INIT);
   });
   router.get('/docs/api/scalar.js', (_req, res) => {
-    res.set(headers).sendFile(bundle as string, { maxAge: '1d', headers: { 'content-type': 'text/javascript' } });
+    // pnpm's store is under `node_modules/.pnpm`: a dot directory `send` refuses unless told.
+    res.set(headers).type('text/javascript');
+    res.sendFile(bundle as string, { maxAge: '1d', dotfiles: 'allow' });
   });
   return router;
 }
