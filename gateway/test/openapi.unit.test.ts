@@ -60,4 +60,14 @@ describe('the OpenAPI description', () => {
     expect(item('/api/v1/api-keys').post?.security).toEqual([{ session: [] }]);
     expect(doc.servers).toEqual([{ url: 'https://forms.example' }]);
   });
+
+  it('names the answers and request bodies a generated client needs as components', () => {
+    const getForm = (doc.paths['/api/v1/forms/{formId}'] as Record<string, Operation>).get;
+    expect(JSON.stringify(getForm?.responses['200'])).toContain('"$ref":"#/components/schemas/FormWithCounts"');
+    for (const name of ['Submission', 'Form', 'WebhookEndpoint', 'ApiKey', 'CreateFormRequest', 'Delivery']) {
+      expect(doc.components.schemas, name).toHaveProperty(name);
+    }
+    // Closed objects: an answer with a field its schema lacks does not validate.
+    expect(doc.components.schemas.Submission).toMatchObject({ additionalProperties: false });
+  });
 });

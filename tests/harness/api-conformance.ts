@@ -48,7 +48,14 @@ export function checkSamples(doc: OpenApiDocument, samples: readonly ApiSample[]
     if (type !== 'application/json' || s.body === null || !media.schema) continue;
     let validate = compiled.get(media.schema);
     if (!validate) {
-      validate = ajv.compile(media.schema);
+      // Named schemas live in `components.schemas`: carried along as `$defs` of the schema compiled.
+      const linked = JSON.parse(
+        JSON.stringify({ ...media.schema, $defs: doc.components.schemas }).replaceAll(
+          '"#/components/schemas/',
+          '"#/$defs/',
+        ),
+      ) as object;
+      validate = ajv.compile(linked);
       compiled.set(media.schema, validate);
     }
     if (!validate(s.body))

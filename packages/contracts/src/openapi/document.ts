@@ -1,6 +1,29 @@
 import { z } from 'zod';
+import {
+  BulkSubmissionsRequestSchema,
+  CreateFormRequestSchema,
+  FormDtoSchema,
+  FormStatsDtoSchema,
+  FormWithCountsDtoSchema,
+  SubmissionDtoSchema,
+  UpdateFormRequestSchema,
+} from '../api.ts';
+import { ApiKeyDtoSchema, CreateApiKeyRequestSchema, CreatedApiKeyDtoSchema } from '../api-keys.ts';
+import { SessionDtoSchema } from '../auth.ts';
+import { BillingUsageDtoSchema } from '../billing.ts';
 import { ERROR_CODES, type ErrorCode } from '../errors.ts';
 import { IngestErrorBodySchema } from '../ingest.ts';
+import { DeliveryDtoSchema, NotificationEmailDtoSchema, ReplayRequestSchema } from '../notifications.ts';
+import { AuditEntryDtoSchema, OrgSettingsDtoSchema } from '../orgs.ts';
+import { PlansResponseDtoSchema } from '../plans.ts';
+import { SiteConfigSchema } from '../site.ts';
+import { SpamReasonSchema } from '../spam.ts';
+import {
+  CreateWebhookRequestSchema,
+  UpdateWebhookRequestSchema,
+  WebhookEndpointDtoSchema,
+  WebhookEndpointWithSecretDtoSchema,
+} from '../webhooks.ts';
 import { API_OPERATIONS, type OperationSpec, PUBLIC_OPERATIONS, type SuccessSpec } from './operations.ts';
 
 /** What the description needs of a route of the gateway's table (`RouteSpec`): its access rules. */
@@ -23,14 +46,73 @@ export interface OpenApiOptions {
 type JsonSchema = Record<string, unknown>;
 
 /** zod 4's own JSON Schema (2020-12, OpenAPI 3.1's dialect): `input` for what a client sends, `output` for answers. */
-export function toJsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
+export function toJsonSchema(schema: z.ZodType, io: 'input' | 'output', names?: z.core.$ZodRegistry<{ id: string }>) {
   const { $schema: _, ...rest } = z.toJSONSchema(schema, {
     target: 'draft-2020-12',
     io,
     // Transforms and refinements have no JSON Schema: their input (or `{}` for an output) stands for them.
     unrepresentable: 'any',
+    ...(names ? { metadata: names } : {}),
   }) as JsonSchema;
   return rest;
+}
+
+const named = (entries: [z.ZodType, string][]) => {
+  const registry = z.registry<{ id: string }>();
+  for (const [schema, id] of entries) registry.add(schema, { id });
+  return registry;
+};
+
+/** Answers named in `components.schemas` (what generated clients call their types). */
+const OUTPUT_NAMES = named([
+  [SubmissionDtoSchema, 'Submission'],
+  [FormDtoSchema, 'Form'],
+  [FormWithCountsDtoSchema, 'FormWithCounts'],
+  [FormStatsDtoSchema, 'FormStats'],
+  [ApiKeyDtoSchema, 'ApiKey'],
+  [CreatedApiKeyDtoSchema, 'CreatedApiKey'],
+  [WebhookEndpointDtoSchema, 'WebhookEndpoint'],
+  [WebhookEndpointWithSecretDtoSchema, 'WebhookEndpointWithSecret'],
+  [DeliveryDtoSchema, 'Delivery'],
+  [NotificationEmailDtoSchema, 'NotificationEmail'],
+  [BillingUsageDtoSchema, 'BillingUsage'],
+  [SessionDtoSchema, 'Session'],
+  [SiteConfigSchema, 'SiteConfig'],
+  [PlansResponseDtoSchema, 'Plans'],
+  [OrgSettingsDtoSchema, 'OrgSettings'],
+  [AuditEntryDtoSchema, 'AuditEntry'],
+  [SpamReasonSchema, 'SpamReason'],
+]);
+/** Request bodies named in `components.schemas`. */
+const INPUT_NAMES = named([
+  [CreateFormRequestSchema, 'CreateFormRequest'],
+  [UpdateFormRequestSchema, 'UpdateFormRequest'],
+  [CreateApiKeyRequestSchema, 'CreateApiKeyRequest'],
+  [CreateWebhookRequestSchema, 'CreateWebhookRequest'],
+  [UpdateWebhookRequestSchema, 'UpdateWebhookRequest'],
+  [BulkSubmissionsRequestSchema, 'BulkSubmissionsRequest'],
+  [ReplayRequestSchema, 'ReplayDeliveriesRequest'],
+]);
+
+type Convert = (schema: z.ZodType, io: 'input' | 'output') => JsonSchema;
+
+/** A converter that moves named schemas into `components` (its `$defs` become `#/components/schemas/…`). */
+function componentConverter(components: Record<string, JsonSchema>): Convert {
+  return (schema, io) => {
+    const { $defs, ...rest } = toJsonSchema(schema, io, io === 'input' ? INPUT_NAMES : OUTPUT_NAMES) as JsonSchema & {
+      $defs?: Record<string, JsonSchema>;
+    };
+    const relink = <T>(value: T): T =>
+      JSON.parse(JSON.stringify(value).replaceAll('"#/$defs/', '"#/components/schemas/')) as T;
+    for (const [id, def] of Object.entries($defs ?? {})) {
+      const linked = relink(def);
+      const known = components[id];
+      if (known && JSON.stringify(known) !== JSON.stringify(linked))
+        throw new Error(`Two different schemas named ${id}`);
+      components[id] = linked;
+    }
+    return relink(rest);
+  };
 }
 
 /** `/api/v1/forms/:formId` → `/api/v1/forms/{formId}`. */
@@ -112,11 +194,11 @@ const ingestErrorBody = (codes: ErrorCode[]) => {
   };
 };
 
-function successResponses(success: readonly SuccessSpec[]) {
+function successResponses(success: readonly SuccessSpec[], convert: Convert) {
   const out: Record<string, unknown> = {};
   for (const s of success) {
     const content = s.schema
-      ? { 'application/json': { schema: toJsonSchema(s.schema, 'output') } }
+      ? { 'application/json': { schema: convert(s.schema, 'output') } }
       : s.content
         ? Object.fromEntries(Object.entries(s.content).map(([type, schema]) => [type, { schema }]))
         : undefined;
@@ -145,9 +227,9 @@ function parameters(path: string, op: OperationSpec) {
   return params;
 }
 
-const requestBody = (op: OperationSpec) =>
+const requestBody = (op: OperationSpec, convert: Convert) =>
   op.body
-    ? { requestBody: { required: true, content: { 'application/json': { schema: toJsonSchema(op.body, 'input') } } } }
+    ? { requestBody: { required: true, content: { 'application/json': { schema: convert(op.body, 'input') } } } }
     : {};
 
 /** Who may call a route: from the route table, never restated. */
@@ -190,7 +272,7 @@ const INGEST_BODY = {
 };
 
 /** Errors of the public endpoint all carry CORS headers; the retryable ones `Retry-After`. */
-function publicOperation(op: (typeof PUBLIC_OPERATIONS)[number]) {
+function publicOperation(op: (typeof PUBLIC_OPERATIONS)[number], convert: Convert) {
   const isSubmit = op.method === 'POST';
   const params = parameters(op.path, op);
   if (isSubmit) {
@@ -210,7 +292,7 @@ function publicOperation(op: (typeof PUBLIC_OPERATIONS)[number]) {
     security: [],
     parameters: params,
     ...(isSubmit ? { requestBody: INGEST_BODY } : {}),
-    responses: { ...successResponses(op.success), ...errorResponses(op.errors ?? [], ingestErrorBody) },
+    responses: { ...successResponses(op.success, convert), ...errorResponses(op.errors ?? [], ingestErrorBody) },
   };
 }
 
@@ -221,6 +303,8 @@ function publicOperation(op: (typeof PUBLIC_OPERATIONS)[number]) {
  */
 export function buildOpenApiDocument(routes: readonly DescribedRoute[], options: OpenApiOptions = {}) {
   const paths: Record<string, Record<string, unknown>> = {};
+  const schemas: Record<string, JsonSchema> = {};
+  const convert = componentConverter(schemas);
   for (const route of routes) {
     const key = `${route.method} ${route.path}`;
     const op = API_OPERATIONS[key];
@@ -236,9 +320,9 @@ export function buildOpenApiDocument(routes: readonly DescribedRoute[], options:
       security: security(route),
       'x-formgate-service': route.service,
       parameters: parameters(route.path, op),
-      ...requestBody(op),
+      ...requestBody(op, convert),
       responses: {
-        ...successResponses(op.success),
+        ...successResponses(op.success, convert),
         ...errorResponses([...implicitErrors(route, op, method), ...(op.errors ?? [])], apiErrorBody),
       },
     };
@@ -246,7 +330,7 @@ export function buildOpenApiDocument(routes: readonly DescribedRoute[], options:
   for (const op of PUBLIC_OPERATIONS) {
     const path = toOpenApiPath(op.path);
     paths[path] ??= {};
-    paths[path][op.method.toLowerCase()] = publicOperation(op);
+    paths[path][op.method.toLowerCase()] = publicOperation(op, convert);
   }
   return {
     openapi: '3.1.1',
@@ -265,6 +349,7 @@ export function buildOpenApiDocument(routes: readonly DescribedRoute[], options:
       name,
     })),
     components: {
+      schemas: Object.fromEntries(Object.entries(schemas).sort(([a], [b]) => a.localeCompare(b))),
       securitySchemes: {
         session: {
           type: 'apiKey',
