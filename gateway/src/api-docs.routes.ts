@@ -55,12 +55,15 @@ const PAGE = `<!doctype html>
 </html>
 `;
 
+// Nothing that calls Scalar's services (agent, MCP, telemetry) and no web fonts: the system's own fonts instead.
 const INIT = `Scalar.createApiReference('#api-reference', {
   url: '/api/v1/openapi.json',
   withDefaultFonts: false,
   telemetry: false,
   hideClientButton: true,
   agent: { disabled: true },
+  mcp: { disabled: true },
+  customCss: ':root { --scalar-font: system-ui, sans-serif; --scalar-font-code: ui-monospace, monospace; }',
 });
 `;
 
