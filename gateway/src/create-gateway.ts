@@ -17,6 +17,7 @@ import {
 } from '@formgate/kit';
 import { toNodeHandler } from 'better-auth/node';
 import express, { type NextFunction, type Request, type Response } from 'express';
+import { apiReferenceRoutes, openApiRoutes } from './api-docs.routes.ts';
 import { clientIp } from './client-ip.ts';
 import { createForwarders, type Target } from './forwarders.ts';
 import { createDeadLetterGauge, type OperatorDeps, operatorRoutes } from './operator.routes.ts';
@@ -48,6 +49,8 @@ export interface GatewayDeps {
   webDir?: string;
   /** The public site's configuration (`GET /api/v1/site`); read on every call, so the host may fill it in late. */
   site?: () => SiteConfig;
+  /** `PUBLIC_URL`: the server of `/api/v1/openapi.json` (absent: `/`, the document's own origin). */
+  publicUrl?: string;
   /** Deadline for an API service's response headers (default 10 s). */
   upstreamTimeoutMs?: number;
   /** Deadline for ingest's response headers (default 15 s: its answer includes the log append). */
@@ -130,6 +133,7 @@ export function createGateway(deps: GatewayDeps) {
   local.use(express.json({ limit: '64kb' }));
   local.use(deps.accounts.routes);
   local.use(siteRoutes(deps.site ?? (() => DEFAULT_SITE)));
+  local.use(openApiRoutes(deps.routes, deps.publicUrl));
 
   const app = express();
   app.disable('x-powered-by');
@@ -171,6 +175,7 @@ export function createGateway(deps: GatewayDeps) {
   });
   if (deps.operator) app.use('/api/ops', operatorRoutes(deps.operator));
   app.use('/api', (_req, _res, next) => next(new AppError('NOT_FOUND')));
+  app.use(apiReferenceRoutes());
   if (deps.webDir && existsSync(join(deps.webDir, 'index.html'))) {
     const webDir = deps.webDir;
     // Vite's hashed files never change; everything else (index.html above all) is revalidated on every load.

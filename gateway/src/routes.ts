@@ -37,6 +37,7 @@ export const ROUTES: readonly RouteSpec[] = [
   { method: 'GET', path: '/api/v1/session', service: 'gateway', auth: 'user' },
   { method: 'GET', path: '/api/v1/users/by-email/:email', service: 'gateway', auth: 'public' },
   { method: 'GET', path: '/api/v1/site', service: 'gateway', auth: 'public' },
+  { method: 'GET', path: '/api/v1/openapi.json', service: 'gateway', auth: 'public' },
   { method: 'GET', path: '/api/v1/plans', service: 'billing', auth: 'public' },
   org('GET', '/api/v1/api-keys', 'gateway', { apiKey: undefined, permission: { apiKey: ['read'] } }),
   org('POST', '/api/v1/api-keys', 'gateway', { apiKey: undefined, permission: { apiKey: ['create'] } }),

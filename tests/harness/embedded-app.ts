@@ -3,10 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type EmbeddedSeams, loadEmbeddedConfig, startEmbedded } from '@formgate/host-embedded';
 import { createAccounts, createOrgKeys, type MailLinkReader } from './accounts.ts';
+import { installApiRecorder } from './api-recorder.ts';
 import { waitForMailLink } from './browser-session.ts';
 import { ROOMY_PLANS_FILE } from './processes.ts';
 
 export { eventually } from '@formgate/kit/testing';
+
+// `FORMGATE_API_RECORD=<dir>`: the API's answers this process sees are recorded for the OpenAPI conformance check.
+installApiRecorder();
 
 export interface TestForm {
   id: string;

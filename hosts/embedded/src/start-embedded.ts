@@ -200,6 +200,7 @@ export async function startEmbedded(config: EmbeddedConfig, seams: EmbeddedSeams
     },
     webDir: config.WEB_DIR ?? WEB_DIST,
     site: () => siteConfigFrom(config, limits, provisioning.keys()),
+    ...(config.PUBLIC_URL ? { publicUrl: config.PUBLIC_URL } : {}),
   });
   handler = gateway.handle;
   started.started();

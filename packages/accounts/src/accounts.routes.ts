@@ -1,4 +1,10 @@
-import { type ApiKeyDto, CreateApiKeyRequestSchema, type CreatedApiKeyDto } from '@formgate/contracts';
+import {
+  type ApiKeyDto,
+  CreateApiKeyRequestSchema,
+  type CreatedApiKeyDto,
+  type SessionDto,
+  type UserLookupDto,
+} from '@formgate/contracts';
 import { AppError } from '@formgate/kit';
 import { type NextFunction, type Request, type Response, Router } from 'express';
 import { z } from 'zod';
@@ -45,11 +51,12 @@ export function accountRoutes(auth: Auth, options: { lookupsPerMinute: number })
   router.get('/api/v1/session', (req, res) => {
     const caller = req.caller;
     if (caller?.via !== 'session') throw new AppError('UNAUTHENTICATED');
-    res.json({
+    const body: SessionDto = {
       user: { id: caller.userId, email: caller.email, name: caller.name, emailVerified: caller.emailVerified },
       session: { activeOrganizationId: caller.orgId, expiresAt: caller.sessionExpiresAt.toISOString() },
       roles: caller.roles,
-    });
+    };
+    res.json(body);
   });
 
   router.get('/api/v1/users/by-email/:email', async (req, res) => {
@@ -61,7 +68,8 @@ export function accountRoutes(auth: Auth, options: { lookupsPerMinute: number })
       model: 'user',
       where: [{ field: 'email', value: email.data }],
     });
-    res.json({ email: email.data, exists: user !== null });
+    const body: UserLookupDto = { email: email.data, exists: user !== null };
+    res.json(body);
   });
 
   router.get('/api/v1/api-keys', async (req, res) => {

@@ -12,15 +12,17 @@ export const CreateApiKeyRequestSchema = z.strictObject({
 export type CreateApiKeyRequest = z.infer<typeof CreateApiKeyRequestSchema>;
 
 /** An API key as `/api/v1/api-keys` lists it: never the key itself, only its first characters (`start`). */
-export interface ApiKeyDto {
-  id: string;
-  name: string | null;
-  start: string | null;
-  scope: ApiKeyScopeName;
-  createdAt: string;
-  lastUsedAt: string | null;
-  createdBy: string | null;
-}
+export const ApiKeyDtoSchema = z.object({
+  id: z.string(),
+  name: z.string().nullable(),
+  start: z.string().nullable(),
+  scope: z.enum(API_KEY_SCOPE_VALUES),
+  createdAt: z.string(),
+  lastUsedAt: z.string().nullable(),
+  createdBy: z.string().nullable(),
+});
+export type ApiKeyDto = z.infer<typeof ApiKeyDtoSchema>;
 
 /** The answer to a creation: the only time the whole key is shown. */
-export type CreatedApiKeyDto = ApiKeyDto & { key: string };
+export const CreatedApiKeyDtoSchema = ApiKeyDtoSchema.extend({ key: z.string() });
+export type CreatedApiKeyDto = z.infer<typeof CreatedApiKeyDtoSchema>;

@@ -1,7 +1,13 @@
 import { z } from 'zod';
 import type { ErrorCode } from './errors.ts';
-import { FormSettingsPatchSchema, SubmissionFieldSchema, SubmissionFileSchema } from './forms.ts';
-import { SpamReasonSchema } from './spam.ts';
+import {
+  FormSchema,
+  FormSettingsPatchSchema,
+  FormSettingsSchema,
+  SubmissionFieldSchema,
+  SubmissionFileSchema,
+} from './forms.ts';
+import { SpamReasonSchema, SpamSettingsPatchViewSchema } from './spam.ts';
 
 export const CreateFormRequestSchema = z.object({
   name: z.string().trim().min(1).max(200),
@@ -42,6 +48,55 @@ export interface ListEnvelope<T> {
   nextCursor: string | null;
 }
 
+/** `?limit=&cursor=` of every keyset-paged list. */
+export const PageQuerySchema = z.object({
+  limit: z.coerce.number().int().min(1).max(100).default(25),
+  cursor: z.string().max(400).optional(),
+});
+
+/** `GET /api/v1/forms?slug=`: every form of the organization, or the one with this slug. */
+export const FormListQuerySchema = z.object({ slug: z.string().max(100).optional() });
+
+const queryBool = z.enum(['true', 'false']).transform((v) => v === 'true');
+/** An ISO-8601 date or date-time, as the UTC instant `createdAt` is compared with. */
+const queryInstant = z
+  .string()
+  .max(40)
+  .refine((v) => /^\d{4}-\d{2}-\d{2}/.test(v) && Number.isFinite(Date.parse(v)), 'an ISO-8601 date or date-time')
+  .transform((v) => new Date(Date.parse(v)).toISOString());
+
+/**
+ * The filter parameters shared by the submissions list and its export: `spam`, `held`, `from`, `to`, `q` (1–8
+ * words, checked by the forms service: `FORMS_INVALID_SEARCH`).
+ */
+export const SubmissionFilterQuerySchema = z.object({
+  spam: queryBool.optional(),
+  held: queryBool.optional(),
+  from: queryInstant.optional(),
+  to: queryInstant.optional(),
+  q: z.string().optional(),
+});
+
+/** `GET …/submissions/export?format=` (and the filters of `SubmissionFilterQuerySchema`). */
+export const SubmissionExportQuerySchema = z.object({ format: z.enum(['csv', 'json', 'ndjson']).default('csv') });
+
+/** The schema of a keyset-paged list of `item`s. */
+export const pageOf = <T extends z.ZodType>(item: T) =>
+  z.object({ data: z.array(item), nextCursor: z.string().nullable() });
+/** The schema of an unpaged list `{ data }`. */
+export const listOf = <T extends z.ZodType>(item: T) => z.object({ data: z.array(item) });
+
+/** The API's error envelope, as a schema (the OpenAPI description narrows `code` per status and route). */
+export const ErrorEnvelopeSchema = z.object({
+  error: z.object({
+    code: z.string(),
+    message: z.string(),
+    requestId: z.string(),
+    /** Validation issues (`[{path, message}]`) or a code's documented details. */
+    details: z.unknown().optional(),
+  }),
+});
+
 /** The one error envelope every Formgate API answers with (the public ingest uses Formspree's format). */
 export interface ErrorEnvelope {
   error: { code: ErrorCode; message: string; requestId: string; details?: unknown };
@@ -80,28 +135,63 @@ export const FormStatsQuerySchema = z.strictObject({
 });
 
 /** One UTC day of a form's live submissions: `total` counts every one, `spam` those of them counted as spam. */
-export interface DailyCount {
+export const DailyCountSchema = z.object({
   /** `YYYY-MM-DD`, UTC. */
-  day: string;
-  total: number;
-  spam: number;
+  day: z.string(),
+  total: z.number().int(),
+  spam: z.number().int(),
   /** Requests to the form refused by a spam layer that day (403 `BLOCKED`, 429 `RATE_LIMITED`): never stored. */
-  blocked: number;
-}
+  blocked: z.number().int(),
+});
+export type DailyCount = z.infer<typeof DailyCountSchema>;
+
+/** `GET /api/v1/forms/{formId}/stats`: `days` UTC days from `from` to `to`, oldest first. */
+export const FormStatsDtoSchema = z.object({
+  days: z.number().int(),
+  from: z.string(),
+  to: z.string(),
+  data: z.array(DailyCountSchema),
+});
+export type FormStatsDto = z.infer<typeof FormStatsDtoSchema>;
 
 /** A form's exact counters, as shown on the form list and detail. */
-export interface FormCounts {
+export const FormCountsSchema = z.object({
   /** Live submissions (deleted ones leave it; spam included). */
-  submissionCount: number;
+  submissionCount: z.number().int(),
   /** Of those, the ones counted as spam (ingest's verdict unless marked otherwise). */
-  spamCount: number;
+  spamCount: z.number().int(),
   /** When the newest submission was received (deleted or not); null before the first. */
-  lastSubmissionAt: string | null;
+  lastSubmissionAt: z.string().nullable(),
   /**
    * Submissions held over the organization's quota, waiting for an upgrade or the next period (issue 13). They are
    * in none of the counts above (nor in the daily stats) until released.
    */
-  heldCount: number;
+  heldCount: z.number().int(),
   /** Requests refused by a spam layer (issue 14) in the last 30 days; none of them was stored. */
-  blockedCount: number;
-}
+  blockedCount: z.number().int(),
+});
+export type FormCounts = z.infer<typeof FormCountsSchema>;
+
+/** A form's settings as the API shows them: the captcha secret never leaves the service (`secret: null`, `secretSet`). */
+export const FormSettingsViewSchema = FormSettingsSchema.extend({ spam: SpamSettingsPatchViewSchema.nullable() });
+
+/** A form as the API shows it (a PATCH's answer): `endpoint` is its public path `/f/{key}`. */
+export const FormDtoSchema = FormSchema.omit({ orgId: true, version: true }).extend({
+  settings: FormSettingsViewSchema,
+  endpoint: z.string(),
+});
+export type FormDto = z.infer<typeof FormDtoSchema>;
+/** A form with its counters (list, get, create). */
+export const FormWithCountsDtoSchema = FormDtoSchema.extend(FormCountsSchema.shape);
+export type FormWithCountsDto = z.infer<typeof FormWithCountsDtoSchema>;
+
+/** `POST …/submissions/bulk`: what the action did to each id. */
+export const BulkSubmissionsResultDtoSchema = z.object({
+  action: z.enum(['delete', 'spam', 'not-spam']),
+  data: z.array(z.object({ id: z.string(), result: z.enum(['changed', 'unchanged', 'not_found']) })),
+});
+export type BulkSubmissionsResultDto = z.infer<typeof BulkSubmissionsResultDtoSchema>;
+
+/** `GET …/files/{fileId}/link`: a download link (`/api/v1/files/{token}`) valid until `expiresAt`. */
+export const FileLinkDtoSchema = z.object({ url: z.string(), expiresAt: z.string() });
+export type FileLinkDto = z.infer<typeof FileLinkDtoSchema>;

@@ -60,3 +60,15 @@ export type InviteMemberRequest = z.infer<typeof InviteMemberRequestSchema>;
 
 export const TeamNameSchema = z.object({ name: z.string().trim().min(1, 'Enter a name').max(100) });
 export type TeamNameRequest = z.infer<typeof TeamNameSchema>;
+
+/** `GET /api/v1/session`: the signed-in user, their session's active organization, and their roles in it. */
+export const SessionDtoSchema = z.object({
+  user: z.object({ id: z.string(), email: z.string(), name: z.string(), emailVerified: z.boolean() }),
+  session: z.object({ activeOrganizationId: z.string().nullable(), expiresAt: z.string() }),
+  roles: z.array(z.string()),
+});
+export type SessionDto = z.infer<typeof SessionDtoSchema>;
+
+/** `GET /api/v1/users/by-email/{email}`: whether an account has this address (rate-limited per client IP). */
+export const UserLookupDtoSchema = z.object({ email: z.string(), exists: z.boolean() });
+export type UserLookupDto = z.infer<typeof UserLookupDtoSchema>;

@@ -1,3 +1,5 @@
+import { z } from 'zod';
+
 /**
  * The billing period a moment falls in: its UTC calendar month, `YYYY-MM`. Quotas are counted per organization and
  * period; ingest, the usage meter and the quota view must agree on it.
@@ -7,31 +9,37 @@ export function billingPeriodOf(at: Date | string): string {
 }
 
 /** The organization's subscription as the billing screen shows it; `null` on the default plan without one. */
-export interface SubscriptionDto {
-  status: string;
-  interval: 'month' | 'year' | null;
-  periodStart: string | null;
-  periodEnd: string | null;
-  cancelAtPeriodEnd: boolean;
-  trialEnd: string | null;
-}
+export const SubscriptionDtoSchema = z.object({
+  status: z.string(),
+  interval: z.enum(['month', 'year']).nullable(),
+  periodStart: z.string().nullable(),
+  periodEnd: z.string().nullable(),
+  cancelAtPeriodEnd: z.boolean(),
+  trialEnd: z.string().nullable(),
+});
+export type SubscriptionDto = z.infer<typeof SubscriptionDtoSchema>;
 
 /**
  * `GET /api/v1/billing/usage`: the organization's usage this period against its plan. `held`: submissions accepted
  * over quota, waiting for an upgrade or the next period; `deferred`: notification emails waiting the same way.
  */
-export interface BillingUsageDto {
-  period: string;
-  plan: { id: string; name: string };
-  subscription: SubscriptionDto | null;
-  submissions: { used: number; max: number; held: number };
-  emails: { used: number; max: number; deferred: number };
+export const BillingUsageDtoSchema = z.object({
+  period: z.string(),
+  plan: z.object({ id: z.string(), name: z.string() }),
+  subscription: SubscriptionDtoSchema.nullable(),
+  submissions: z.object({ used: z.number(), max: z.number(), held: z.number() }),
+  emails: z.object({ used: z.number(), max: z.number(), deferred: z.number() }),
   /**
    * Uploaded files kept (held and spam submissions included), in MiB with two decimals; `maxMb` is the plan's
    * `fileStorageMb`, `null`: no limit. Over it, uploads are still accepted (ADR 37).
    */
-  storage: { usedMb: number; maxMb: number | null };
-}
+  storage: z.object({ usedMb: z.number(), maxMb: z.number().nullable() }),
+});
+export type BillingUsageDto = z.infer<typeof BillingUsageDtoSchema>;
+
+/** `GET /api/v1/billing/email-quota`: notification emails sent this period, and the plan's monthly allowance. */
+export const EmailQuotaDtoSchema = z.object({ used: z.number(), max: z.number() });
+export type EmailQuotaDto = z.infer<typeof EmailQuotaDtoSchema>;
 
 /** The first and last day (UTC, `YYYY-MM-DD`) of a `YYYY-MM` billing period. */
 export function billingPeriodBounds(period: string): { start: string; end: string } {

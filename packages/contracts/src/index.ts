@@ -7,6 +7,7 @@ export * from './errors.ts';
 export * from './events.ts';
 export * from './failure.ts';
 export * from './forms.ts';
+export * from './ingest.ts';
 export * from './notifications.ts';
 export * from './orgs.ts';
 export * from './plans.ts';

@@ -36,33 +36,59 @@ export const DeliveryEventDataSchema = z.object({
 export type DeliveryEventData = z.infer<typeof DeliveryEventDataSchema>;
 
 /** `GET /api/v1/notification-emails` items: the organization's notification addresses. */
-export interface NotificationEmailDto {
-  id: string;
-  email: string;
-  verified: boolean;
-  createdAt: string;
-}
+export const NotificationEmailDtoSchema = z.object({
+  id: z.string(),
+  email: z.string(),
+  verified: z.boolean(),
+  createdAt: z.string(),
+});
+export type NotificationEmailDto = z.infer<typeof NotificationEmailDtoSchema>;
 
 /** One entry of a submission's delivery log (`GET …/submissions/{id}/deliveries`). */
-export interface DeliveryDto {
-  id: string;
-  formId: string;
-  submissionId: string;
-  channel: DeliveryChannel;
+export const DeliveryDtoSchema = z.object({
+  id: z.string(),
+  formId: z.string(),
+  submissionId: z.string(),
+  channel: DeliveryChannelSchema,
   /** `notification` or `autoresponse` for email; the endpoint kind for webhooks. */
-  purpose: string;
+  purpose: z.string(),
   /** The address, or the webhook endpoint's URL (its id in `targetId`). */
-  target: string;
-  targetId: string | null;
-  status: DeliveryStatus;
-  attempts: number;
+  target: z.string(),
+  targetId: z.string().nullable(),
+  status: DeliveryStatusSchema,
+  attempts: z.number().int(),
   /** The last attempt's outcome: an SMTP reply / HTTP status, or an error code, and a short text. */
-  lastResponse: { code: string; text: string } | null;
+  lastResponse: z.object({ code: z.string(), text: z.string() }).nullable(),
   /** The email's `Message-ID`, or the webhook's `webhook-id`. */
-  messageId: string | null;
-  nextAttemptAt: string | null;
+  messageId: z.string().nullable(),
+  nextAttemptAt: z.string().nullable(),
   /** The delivery this one resends, if any. */
-  resendOf: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
+  resendOf: z.string().nullable(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+export type DeliveryDto = z.infer<typeof DeliveryDtoSchema>;
+
+const MAX_RANGE_MS = 31 * 86_400_000;
+
+/** `POST /api/v1/forms/{formId}/deliveries/replay`: failed deliveries created in a range of at most 31 days. */
+export const ReplayRequestSchema = z
+  .object({
+    from: z.iso.datetime({ offset: true }),
+    to: z.iso.datetime({ offset: true }),
+    status: z.literal('failed').default('failed'),
+  })
+  .strict()
+  .transform((r) => ({ ...r, from: new Date(r.from).toISOString(), to: new Date(r.to).toISOString() }))
+  .refine((r) => r.from < r.to && Date.parse(r.to) - Date.parse(r.from) <= MAX_RANGE_MS, {
+    message: '`from` must be before `to`, at most 31 days apart',
+    path: ['to'],
+  });
+
+/** `POST …/deliveries/replay`: failed deliveries re-attempted, skipped (gone, unverified), and whether more remain. */
+export const ReplayResultDtoSchema = z.object({
+  replayed: z.number().int(),
+  skipped: z.number().int(),
+  more: z.boolean(),
+});
+export type ReplayResultDto = z.infer<typeof ReplayResultDtoSchema>;

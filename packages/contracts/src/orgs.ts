@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { SpamSettingsPatchSchema } from './spam.ts';
+import { SpamSettingsPatchSchema, SpamSettingsPatchViewSchema } from './spam.ts';
 
 const envelope = <T extends string, D extends z.ZodType>(type: T, data: D) =>
   z.object({ id: z.string(), type: z.literal(type), version: z.literal(1), occurredAt: z.string(), data });
@@ -51,3 +51,24 @@ export const NotificationEmailRequestSchema = z.object({
   email: z.email('Enter a valid email address').max(320),
 });
 export type NotificationEmailRequest = z.infer<typeof NotificationEmailRequestSchema>;
+
+/** `GET|PATCH /api/v1/orgs/settings`: the settings with the spam defaults as the API shows them (no captcha secret). */
+export const OrgSettingsDtoSchema = OrgSettingsSchema.extend({ spam: SpamSettingsPatchViewSchema.nullable() });
+export type OrgSettingsDto = z.infer<typeof OrgSettingsDtoSchema>;
+
+/** One entry of `GET /api/v1/orgs/audit-log`: an organization event, newest first. */
+export const AuditEntryDtoSchema = z.object({
+  id: z.string(),
+  type: z.string(),
+  actor: z.object({ userId: z.string(), email: z.string().nullable() }).nullable(),
+  occurredAt: z.string(),
+  data: z.record(z.string(), z.string()),
+});
+export type AuditEntryDto = z.infer<typeof AuditEntryDtoSchema>;
+
+/** `GET /api/v1/flags/{flag}`. */
+export const FlagDtoSchema = z.object({
+  flag: z.enum(Object.keys(FEATURE_FLAGS) as [FeatureFlag]),
+  enabled: z.boolean(),
+});
+export type FlagDto = z.infer<typeof FlagDtoSchema>;

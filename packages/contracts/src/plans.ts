@@ -134,8 +134,9 @@ export function parsePlansFile(text: string): { ok: true; plans: PlansFile } | {
 }
 
 /** `GET /api/v1/plans` (public). `billingEnabled` is false when the instance has no Stripe keys. */
-export interface PlansResponseDto {
-  data: Plan[];
-  defaultPlan: string;
-  billingEnabled: boolean;
-}
+export const PlansResponseDtoSchema = z.object({
+  data: z.array(PlanSchema),
+  defaultPlan: z.string(),
+  billingEnabled: z.boolean(),
+});
+export type PlansResponseDto = z.infer<typeof PlansResponseDtoSchema>;

@@ -105,9 +105,16 @@ export function resolveSpamSettings(
 }
 
 /** Captcha settings as the API returns them: the secret is never sent back, only whether one is set. */
-export type CaptchaSettingsView = Omit<CaptchaSettings, 'secret'> & { secret: null; secretSet: boolean };
+export const CaptchaSettingsViewSchema = CaptchaSettingsSchema.omit({ secret: true }).extend({
+  secret: z.null(),
+  secretSet: z.boolean(),
+});
+export type CaptchaSettingsView = z.infer<typeof CaptchaSettingsViewSchema>;
 /** Spam settings (a form's or an organization's) as the API returns them. */
-export type SpamSettingsPatchView = Omit<SpamSettingsPatch, 'captcha'> & { captcha?: CaptchaSettingsView | null };
+export const SpamSettingsPatchViewSchema = SpamSettingsPatchSchema.omit({ captcha: true }).extend({
+  captcha: CaptchaSettingsViewSchema.nullable().optional(),
+});
+export type SpamSettingsPatchView = z.infer<typeof SpamSettingsPatchViewSchema>;
 
 /** What the API shows of stored spam settings: the captcha `secret` as null, `secretSet` beside it. */
 export function spamSettingsView(settings: SpamSettingsPatch | null): SpamSettingsPatchView | null {

@@ -44,26 +44,31 @@ export const UpdateWebhookRequestSchema = z
 export type UpdateWebhookRequest = z.infer<typeof UpdateWebhookRequestSchema>;
 
 /** An endpoint as the API shows it: never its secret, only the secret's last 4 characters. */
-export interface WebhookEndpointDto {
-  id: string;
-  formId: string;
-  url: string;
-  kind: WebhookKind;
-  events: WebhookEventType[];
-  enabled: boolean;
+export const WebhookEndpointDtoSchema = z.object({
+  id: z.string(),
+  formId: z.string(),
+  url: z.string(),
+  kind: WebhookKindSchema,
+  events: z.array(WebhookEventTypeSchema),
+  enabled: z.boolean(),
   /** Why the service disabled it (410 Gone, failing deliveries); null when enabled or disabled by a person. */
-  disabledReason: string | null;
+  disabledReason: z.string().nullable(),
   /** The last 4 characters of the signing secret. */
-  secretHint: string;
+  secretHint: z.string(),
   /** After a rotation: until when the previous secret still signs too (24 h); null otherwise. */
-  previousSecretExpiresAt: string | null;
-  createdAt: string;
-  updatedAt: string;
+  previousSecretExpiresAt: z.string().nullable(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
   /** The endpoint's most recent deliveries (`recent`, at most 50): final outcomes and their success rate. */
-  stats: { recent: number; succeeded: number; failed: number; successRate: number | null };
-}
+  stats: z.object({
+    recent: z.number().int(),
+    succeeded: z.number().int(),
+    failed: z.number().int(),
+    successRate: z.number().nullable(),
+  }),
+});
+export type WebhookEndpointDto = z.infer<typeof WebhookEndpointDtoSchema>;
 
 /** The answer to a creation or a rotation: the only time the secret (`whsec_…`) is shown. */
-export interface WebhookEndpointWithSecretDto extends WebhookEndpointDto {
-  secret: string;
-}
+export const WebhookEndpointWithSecretDtoSchema = WebhookEndpointDtoSchema.extend({ secret: z.string() });
+export type WebhookEndpointWithSecretDto = z.infer<typeof WebhookEndpointWithSecretDtoSchema>;

@@ -1,11 +1,7 @@
 import { AppError } from '@formgate/contracts';
 import { z } from 'zod';
 
-/** `?limit=&cursor=` of every keyset-paged list. */
-export const PageQuerySchema = z.object({
-  limit: z.coerce.number().int().min(1).max(100).default(25),
-  cursor: z.string().max(400).optional(),
-});
+export { PageQuerySchema } from '@formgate/contracts';
 
 const CursorSchema = z.tuple([z.string().max(40), z.string().max(200)]);
 

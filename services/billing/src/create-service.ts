@@ -2,6 +2,7 @@ import { createConsumers, type EventBus } from '@formgate/bus';
 import {
   type BillingUsageDto,
   billingPeriodOf,
+  type EmailQuotaDto,
   type PlansResponseDto,
   type SubscriptionDto,
   TOPIC_SPECS,
@@ -105,7 +106,8 @@ export function createBillingService(deps: BillingServiceDeps): Service {
   app.get('/api/v1/billing/email-quota', requireIdentity(deps.identity), async (req, res) => {
     const { orgId } = identityOf(req);
     const { view, plan } = await quota.quotaOf(orgId, billingPeriodOf(deps.clock.now()));
-    res.json({ used: view.emailsUsed, max: plan.limits.emailsPerMonth });
+    const body: EmailQuotaDto = { used: view.emailsUsed, max: plan.limits.emailsPerMonth };
+    res.json(body);
   });
   app.use((_req, _res, next) => next(new AppError('NOT_FOUND')));
   app.use(errorHandler(deps.logger));

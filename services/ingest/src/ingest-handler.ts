@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IngestAccepted, TimeStampDto } from '@formgate/contracts';
 import { AppError, type Logger } from '@formgate/kit';
 import { IngestErrors } from './ingest-errors.ts';
 import { findForm, type ReceiveDeps, receiveSubmission } from './receive-submission.ts';
@@ -47,7 +48,8 @@ export function createIngestHandler(deps: ReceiveDeps & { altcha?: Altcha; stamp
     try {
       const form = findForm(deps, key);
       const value = deps.stamps.issue(form, deps.clock.now());
-      sendJson(res, 200, { field: TIME_TRAP_FIELD, value });
+      const body: TimeStampDto = { field: TIME_TRAP_FIELD, value };
+      sendJson(res, 200, body);
     } catch (err) {
       sendError(req, res, err instanceof AppError ? err : IngestErrors.unavailable(err));
     }
@@ -58,7 +60,8 @@ export function createIngestHandler(deps: ReceiveDeps & { altcha?: Altcha; stamp
       const outcome = await receiveSubmission(deps, req, key);
       if ('rejected' in outcome) return sendError(req, res, outcome.rejected, outcome.errorRedirect);
       const { accepted } = outcome;
-      if (wantsJson(req)) sendJson(res, 200, { ok: true, next: accepted.next, id: accepted.id });
+      const body: IngestAccepted = { ok: true, next: accepted.next, id: accepted.id };
+      if (wantsJson(req)) sendJson(res, 200, body);
       else sendRedirect(res, accepted.next);
     } catch (err) {
       if (!(err instanceof AppError)) logger.error({ err, formKey: key }, 'unexpected ingest failure');

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IngestErrorBody } from '@formgate/contracts';
 import type { AppError } from '@formgate/kit';
 
 export const CORS_HEADERS = {
@@ -56,7 +57,8 @@ export function sendError(req: IncomingMessage, res: ServerResponse, err: AppErr
   if (!req.complete) lingerThenClose(req);
   if (wantsJson(req)) {
     const detail = { code: err.code, message: err.message, ...(err.field ? { field: err.field } : {}) };
-    sendJson(res, err.status, { error: err.message, errors: [detail] }, headers);
+    const body: IngestErrorBody = { error: err.message, errors: [detail] };
+    sendJson(res, err.status, body, headers);
   } else if (errorRedirect) {
     const url = new URL(errorRedirect);
     url.searchParams.set('error', err.code);

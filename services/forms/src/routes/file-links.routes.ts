@@ -1,4 +1,5 @@
 import { pipeline } from 'node:stream/promises';
+import type { FileLinkDto } from '@formgate/contracts';
 import { AppError, type Clock, identityOf, type Logger } from '@formgate/kit';
 import type { BlobStore } from '@formgate/store';
 import { Router } from 'express';
@@ -33,7 +34,8 @@ export function fileLinkRoutes(deps: FileLinkDeps) {
       deps.clock.now().getTime(),
     );
     res.setHeader('cache-control', 'private, no-store');
-    res.json({ url: `/api/v1/files/${token}`, expiresAt });
+    const body: FileLinkDto = { url: `/api/v1/files/${token}`, expiresAt };
+    res.json(body);
   });
   return router;
 }

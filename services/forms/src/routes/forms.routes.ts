@@ -1,9 +1,13 @@
 import {
   BulkSubmissionsRequestSchema,
+  type BulkSubmissionsResultDto,
   CreateFormRequestSchema,
   type DailyCount,
   type Form,
   type FormCounts,
+  type FormDto,
+  FormListQuerySchema,
+  type FormStatsDto,
   FormStatsQuerySchema,
   type OrgScope,
   UpdateFormRequestSchema,
@@ -11,7 +15,6 @@ import {
 } from '@formgate/contracts';
 import { AppError, identityOf, type Logger, requirePermission } from '@formgate/kit';
 import { type Request, Router } from 'express';
-import { z } from 'zod';
 import type { BlockedDay } from '../store/blocked-counts.ts';
 import type { FormsStore } from '../store/forms-store.ts';
 import { NO_COUNTS, type StoredDailyCount } from '../store/submission-changes.ts';
@@ -36,7 +39,7 @@ function requireSubmissionWriter(req: Request) {
 }
 
 /** A form as the API shows it: its captcha secret never leaves the service (`secret: null`, `secretSet`). */
-export function toFormDto(form: Form, counts?: FormCounts) {
+export function toFormDto(form: Form, counts?: FormCounts): FormDto & Partial<FormCounts> {
   const { orgId: _org, version: _v, ...rest } = form;
   return { ...rest, settings: publicSettings(form.settings), endpoint: `/f/${form.key}`, ...(counts ?? {}) };
 }
@@ -84,7 +87,7 @@ export function formsRoutes(deps: FormWriteDeps & SubmissionChangeDeps & { store
   };
 
   router.get('/', async (req, res) => {
-    const { slug } = z.object({ slug: z.string().max(100).optional() }).parse(req.query);
+    const { slug } = FormListQuerySchema.parse(req.query);
     const forms = slug
       ? [await store.getFormBySlug(scopeOf(req), slug)].filter((f): f is Form => f !== null)
       : await store.listForms(scopeOf(req));
@@ -122,7 +125,8 @@ export function formsRoutes(deps: FormWriteDeps & SubmissionChangeDeps & { store
       store.getDailyCounts(scopeOf(req), form.id, from, to),
       store.getBlockedDays(scopeOf(req), form.id, from, to),
     ]);
-    res.json({ days, from, to, data: dailySeries(now, days, counts, blocked) });
+    const body: FormStatsDto = { days, from, to, data: dailySeries(now, days, counts, blocked) };
+    res.json(body);
   });
 
   router.patch('/:formId', async (req, res) => {
@@ -140,7 +144,11 @@ export function formsRoutes(deps: FormWriteDeps & SubmissionChangeDeps & { store
     requireSubmissionWriter(req);
     const { action, ids } = BulkSubmissionsRequestSchema.parse(req.body);
     const form = await loadForm(req);
-    res.json({ action, data: await changeSubmissions(deps, scopeOf(req), form.id, action, ids) });
+    const body: BulkSubmissionsResultDto = {
+      action,
+      data: await changeSubmissions(deps, scopeOf(req), form.id, action, ids),
+    };
+    res.json(body);
   });
 
   router.patch('/:formId/submissions/:submissionId', async (req, res) => {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
+import { SubmissionFilterQuerySchema } from '@formgate/contracts';
 import { AppError } from '@formgate/kit';
-import { z } from 'zod';
 import type { SubmissionFilter } from '../store/forms-store.ts';
 import { MAX_TERM_LENGTH, words } from '../store/search-terms.ts';
 
@@ -8,22 +8,8 @@ import { MAX_TERM_LENGTH, words } from '../store/search-terms.ts';
 export const MAX_QUERY_LENGTH = 200;
 export const MAX_QUERY_TERMS = 8;
 
-const bool = z.enum(['true', 'false']).transform((v) => v === 'true');
-/** An ISO-8601 date or date-time, as the UTC instant `createdAt` is compared with. */
-const instant = z
-  .string()
-  .max(40)
-  .refine((v) => /^\d{4}-\d{2}-\d{2}/.test(v) && Number.isFinite(Date.parse(v)), 'an ISO-8601 date or date-time')
-  .transform((v) => new Date(Date.parse(v)).toISOString());
-
-/** The filter parameters shared by the submissions list and its export: `spam`, `held`, `from`, `to`, `q`. */
-export const FilterQuerySchema = z.object({
-  spam: bool.optional(),
-  held: bool.optional(),
-  from: instant.optional(),
-  to: instant.optional(),
-  q: z.string().optional(),
-});
+/** The filter parameters shared by the submissions list and its export (`contracts`: one schema for the API's description too). */
+export const FilterQuerySchema = SubmissionFilterQuerySchema;
 
 /**
  * The store's filter for the query parameters. `q` is split into words (`search-terms.ts`); every word must occur.

@@ -1,7 +1,12 @@
-import { type Form, type OrgScope, SpamReasonListSchema, type SubmissionDto } from '@formgate/contracts';
+import {
+  type Form,
+  type OrgScope,
+  SpamReasonListSchema,
+  type SubmissionDto,
+  SubmissionExportQuerySchema,
+} from '@formgate/contracts';
 import { AppError, identityOf, type Logger, PageQuerySchema, readPage } from '@formgate/kit';
 import { type Request, Router } from 'express';
-import { z } from 'zod';
 import type { FormsStore, StoredSubmission, SubmissionRecord } from '../store/forms-store.ts';
 import { encodeCursor, resolveCursor, resolveFilteredCursor } from './submission-cursor.ts';
 import { sendExport } from './submission-export.ts';
@@ -23,7 +28,7 @@ export function toSubmissionDto(r: SubmissionRecord): SubmissionDto {
   };
 }
 
-const ExportQuerySchema = z.object({ format: z.enum(['csv', 'json', 'ndjson']).default('csv') });
+const ExportQuerySchema = SubmissionExportQuerySchema;
 
 /**
  * `GET /:formId/submissions` (filters `spam`, `held`, `from`, `to`, search `q`, keyset cursor) and

@@ -1,4 +1,5 @@
 import { hkdfSync } from 'node:crypto';
+import { AltchaChallengeParametersSchema, AltchaChallengeSchema } from '@formgate/contracts';
 import type { Clock } from '@formgate/kit';
 import { type Challenge, createChallenge, randomInt, verifySolution } from 'altcha-lib';
 import { deriveKey } from 'altcha-lib/algorithms/pbkdf2';
@@ -44,22 +45,8 @@ export function altchaKeys(instanceSecret: string, formId: string) {
 }
 
 const PayloadSchema = z.object({
-  challenge: z.object({
-    parameters: z
-      .object({
-        algorithm: z.string(),
-        nonce: z.string().max(256),
-        salt: z.string().max(256),
-        cost: z.number(),
-        keyLength: z.number(),
-        keyPrefix: z.string().max(256),
-        keySignature: z.string().max(256).optional(),
-        expiresAt: z.number().optional(),
-      })
-      // Every parameter is signed: unknown ones stay, for the signature check to refuse them.
-      .catchall(z.unknown())
-      .transform((p) => p as Challenge['parameters']),
-    signature: z.string().max(256),
+  challenge: AltchaChallengeSchema.extend({
+    parameters: AltchaChallengeParametersSchema.transform((p) => p as Challenge['parameters']),
   }),
   solution: z.object({ counter: z.number(), derivedKey: z.string().max(256), time: z.number().optional() }),
 });

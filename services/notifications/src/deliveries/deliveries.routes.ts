@@ -1,4 +1,4 @@
-import { authorize, type DeliveryDto } from '@formgate/contracts';
+import { authorize, type DeliveryDto, ReplayRequestSchema, type ReplayResultDto } from '@formgate/contracts';
 import { AppError, type Clock, type Ids, identityOf, type Logger, requirePermission } from '@formgate/kit';
 import { type Request, Router } from 'express';
 import { z } from 'zod';
@@ -18,21 +18,6 @@ export function toDeliveryDto(d: Delivery): DeliveryDto {
 const RESEND_WAIT_MS = 3_000;
 /** Failed deliveries one replay request re-attempts at most (`more: true` says there are others in the range). */
 const REPLAY_MAX = 500;
-const MAX_RANGE_MS = 31 * 86_400_000;
-
-const ReplayRequestSchema = z
-  .object({
-    from: z.iso.datetime({ offset: true }),
-    to: z.iso.datetime({ offset: true }),
-    status: z.literal('failed').default('failed'),
-  })
-  .strict()
-  .transform((r) => ({ ...r, from: new Date(r.from).toISOString(), to: new Date(r.to).toISOString() }))
-  .refine((r) => r.from < r.to && Date.parse(r.to) - Date.parse(r.from) <= MAX_RANGE_MS, {
-    message: '`from` must be before `to`, at most 31 days apart',
-    path: ['to'],
-  });
-
 export interface DeliveriesRoutesDeps {
   store: DeliveryStore;
   runner: DeliveryRunner;
@@ -157,7 +142,8 @@ export function deliveriesRoutes(deps: DeliveriesRoutesDeps) {
         skipped++;
       }
     }
-    res.status(202).json({ replayed, skipped, more: failed.length === REPLAY_MAX });
+    const body: ReplayResultDto = { replayed, skipped, more: failed.length === REPLAY_MAX };
+    res.status(202).json(body);
   });
 
   return {

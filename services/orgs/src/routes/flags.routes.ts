@@ -1,4 +1,4 @@
-import { FEATURE_FLAGS, type FeatureFlag } from '@formgate/contracts';
+import { FEATURE_FLAGS, type FeatureFlag, type FlagDto } from '@formgate/contracts';
 import { AppError, identityOf } from '@formgate/kit';
 import { Router } from 'express';
 import type { OrgsStore } from '../store/orgs-store.ts';
@@ -13,7 +13,8 @@ export function flagsRoutes(deps: { store: OrgsStore }) {
     if (!isFeatureFlag(flag)) throw new AppError('FLAG_NOT_FOUND');
     const settings = await deps.store.getSettings({ orgId: identityOf(req).orgId });
     // A flag is off unless the organization turned it on, including before its creation reached this service.
-    res.json({ flag, enabled: settings?.[FEATURE_FLAGS[flag]] === true });
+    const body: FlagDto = { flag, enabled: settings?.[FEATURE_FLAGS[flag]] === true };
+    res.json(body);
   });
   return router;
 }

@@ -1,4 +1,4 @@
-import { OrgSettingsSchema } from '@formgate/contracts';
+import { type AuditEntryDto, type OrgSettingsDto, OrgSettingsSchema } from '@formgate/contracts';
 import { identityOf, keysetCursor, PageQuerySchema, readPage, requirePermission } from '@formgate/kit';
 import { type Request, Router } from 'express';
 import type { AuditEntry, OrgsStore } from '../store/orgs-store.ts';
@@ -12,7 +12,13 @@ function scopeOf(req: Request) {
 }
 
 const cursors = keysetCursor('occurredAt', 'id');
-const toAuditDto = ({ id, type, actor, occurredAt, data }: AuditEntry) => ({ id, type, actor, occurredAt, data });
+const toAuditDto = ({ id, type, actor, occurredAt, data }: AuditEntry): AuditEntryDto => ({
+  id,
+  type,
+  actor,
+  occurredAt,
+  data,
+});
 
 /** `/api/v1/orgs`: the caller's organization's settings (with its spam defaults, issue 14) and audit log. */
 export function orgsRoutes(deps: { store: OrgsStore; onSpamChanged: () => void }) {
@@ -22,7 +28,8 @@ export function orgsRoutes(deps: { store: OrgsStore; onSpamChanged: () => void }
   router.get('/settings', async (req, res) => {
     const settings = await store.getSettings(scopeOf(req));
     if (!settings) throw orgNotFound();
-    res.json({ ...settings, spam: await readSpamDefaults(store, scopeOf(req)) });
+    const body: OrgSettingsDto = { ...settings, spam: await readSpamDefaults(store, scopeOf(req)) };
+    res.json(body);
   });
 
   router.patch('/settings', async (req, res) => {
@@ -34,7 +41,8 @@ export function orgsRoutes(deps: { store: OrgsStore; onSpamChanged: () => void }
         ? await readSpamDefaults(store, scopeOf(req))
         : await updateSpamDefaults(deps, scopeOf(req), spam);
     const settings = await updateOrgSettings(store, scopeOf(req), rest);
-    res.json({ ...settings, spam: spamView });
+    const body: OrgSettingsDto = { ...settings, spam: spamView };
+    res.json(body);
   });
 
   router.get('/audit-log', async (req, res) => {

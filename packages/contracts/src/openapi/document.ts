@@ -1,0 +1,372 @@
+import { z } from 'zod';
+import {
+  BulkSubmissionsRequestSchema,
+  CreateFormRequestSchema,
+  FormDtoSchema,
+  FormStatsDtoSchema,
+  FormWithCountsDtoSchema,
+  SubmissionDtoSchema,
+  UpdateFormRequestSchema,
+} from '../api.ts';
+import { ApiKeyDtoSchema, CreateApiKeyRequestSchema, CreatedApiKeyDtoSchema } from '../api-keys.ts';
+import { SessionDtoSchema } from '../auth.ts';
+import { BillingUsageDtoSchema } from '../billing.ts';
+import { ERROR_CODES, type ErrorCode } from '../errors.ts';
+import { IngestErrorBodySchema } from '../ingest.ts';
+import { DeliveryDtoSchema, NotificationEmailDtoSchema, ReplayRequestSchema } from '../notifications.ts';
+import { AuditEntryDtoSchema, OrgSettingsDtoSchema } from '../orgs.ts';
+import { PlansResponseDtoSchema } from '../plans.ts';
+import { SiteConfigSchema } from '../site.ts';
+import { SpamReasonSchema } from '../spam.ts';
+import {
+  CreateWebhookRequestSchema,
+  UpdateWebhookRequestSchema,
+  WebhookEndpointDtoSchema,
+  WebhookEndpointWithSecretDtoSchema,
+} from '../webhooks.ts';
+import { API_OPERATIONS, type OperationSpec, PUBLIC_OPERATIONS, type SuccessSpec } from './operations.ts';
+
+/** What the description needs of a route of the gateway's table (`RouteSpec`): its access rules. */
+export interface DescribedRoute {
+  method: string;
+  path: string;
+  service: string;
+  auth: 'public' | 'user' | 'org';
+  apiKey?: 'read' | 'write';
+  permission?: Record<string, readonly string[]>;
+}
+
+export interface OpenApiOptions {
+  /** The gateway's public URL (`PUBLIC_URL`); absent, `/`: the document's own origin. */
+  serverUrl?: string;
+  /** `info.version`. */
+  version?: string;
+}
+
+type JsonSchema = Record<string, unknown>;
+
+/** zod 4's own JSON Schema (2020-12, OpenAPI 3.1's dialect): `input` for what a client sends, `output` for answers. */
+export function toJsonSchema(schema: z.ZodType, io: 'input' | 'output', names?: z.core.$ZodRegistry<{ id: string }>) {
+  const { $schema: _, ...rest } = z.toJSONSchema(schema, {
+    target: 'draft-2020-12',
+    io,
+    // Transforms and refinements have no JSON Schema: their input (or `{}` for an output) stands for them.
+    unrepresentable: 'any',
+    ...(names ? { metadata: names } : {}),
+  }) as JsonSchema;
+  return rest;
+}
+
+const named = (entries: [z.ZodType, string][]) => {
+  const registry = z.registry<{ id: string }>();
+  for (const [schema, id] of entries) registry.add(schema, { id });
+  return registry;
+};
+
+/** Answers named in `components.schemas` (what generated clients call their types). */
+const OUTPUT_NAMES = named([
+  [SubmissionDtoSchema, 'Submission'],
+  [FormDtoSchema, 'Form'],
+  [FormWithCountsDtoSchema, 'FormWithCounts'],
+  [FormStatsDtoSchema, 'FormStats'],
+  [ApiKeyDtoSchema, 'ApiKey'],
+  [CreatedApiKeyDtoSchema, 'CreatedApiKey'],
+  [WebhookEndpointDtoSchema, 'WebhookEndpoint'],
+  [WebhookEndpointWithSecretDtoSchema, 'WebhookEndpointWithSecret'],
+  [DeliveryDtoSchema, 'Delivery'],
+  [NotificationEmailDtoSchema, 'NotificationEmail'],
+  [BillingUsageDtoSchema, 'BillingUsage'],
+  [SessionDtoSchema, 'Session'],
+  [SiteConfigSchema, 'SiteConfig'],
+  [PlansResponseDtoSchema, 'Plans'],
+  [OrgSettingsDtoSchema, 'OrgSettings'],
+  [AuditEntryDtoSchema, 'AuditEntry'],
+  [SpamReasonSchema, 'SpamReason'],
+]);
+/** Request bodies named in `components.schemas`. */
+const INPUT_NAMES = named([
+  [CreateFormRequestSchema, 'CreateFormRequest'],
+  [UpdateFormRequestSchema, 'UpdateFormRequest'],
+  [CreateApiKeyRequestSchema, 'CreateApiKeyRequest'],
+  [CreateWebhookRequestSchema, 'CreateWebhookRequest'],
+  [UpdateWebhookRequestSchema, 'UpdateWebhookRequest'],
+  [BulkSubmissionsRequestSchema, 'BulkSubmissionsRequest'],
+  [ReplayRequestSchema, 'ReplayDeliveriesRequest'],
+]);
+
+type Convert = (schema: z.ZodType, io: 'input' | 'output') => JsonSchema;
+
+/** A converter that moves named schemas into `components` (its `$defs` become `#/components/schemas/…`). */
+function componentConverter(components: Record<string, JsonSchema>): Convert {
+  return (schema, io) => {
+    const { $defs, ...rest } = toJsonSchema(schema, io, io === 'input' ? INPUT_NAMES : OUTPUT_NAMES) as JsonSchema & {
+      $defs?: Record<string, JsonSchema>;
+    };
+    const relink = <T>(value: T): T =>
+      JSON.parse(JSON.stringify(value).replaceAll('"#/$defs/', '"#/components/schemas/')) as T;
+    for (const [id, def] of Object.entries($defs ?? {})) {
+      const linked = relink(def);
+      const known = components[id];
+      if (known && JSON.stringify(known) !== JSON.stringify(linked))
+        throw new Error(`Two different schemas named ${id}`);
+      components[id] = linked;
+    }
+    return relink(rest);
+  };
+}
+
+/** `/api/v1/forms/:formId` → `/api/v1/forms/{formId}`. */
+export const toOpenApiPath = (path: string) => path.replace(/:(\w+)/g, '{$1}');
+const pathParams = (path: string) => [...path.matchAll(/:(\w+)/g)].map((m) => m[1] as string);
+
+/** The error codes every route of its kind can answer, from the route table's rules. */
+function implicitErrors(route: DescribedRoute, op: OperationSpec, method: string): ErrorCode[] {
+  const codes: ErrorCode[] = ['METHOD_NOT_ALLOWED'];
+  if (pathParams(route.path).length > 0) codes.push('MALFORMED_PATH');
+  const mutation = method !== 'GET';
+  if (route.auth !== 'public') {
+    codes.push('UNAUTHENTICATED', 'FORBIDDEN', 'AUTH_UNAVAILABLE');
+    if (route.auth === 'org') codes.push('NO_ACTIVE_ORGANIZATION');
+    if (mutation) codes.push('CSRF_REJECTED');
+    if (mutation && method !== 'DELETE') codes.push('UNSUPPORTED_MEDIA_TYPE');
+  }
+  if (op.body) codes.push('VALIDATION_FAILED', 'MALFORMED_JSON', 'PAYLOAD_TOO_LARGE');
+  if (op.query) codes.push('VALIDATION_FAILED');
+  if (route.service !== 'gateway') codes.push('MALFORMED_REQUEST', 'UPSTREAM_UNAVAILABLE', 'UPSTREAM_TIMEOUT');
+  codes.push('STORE_UNAVAILABLE');
+  return codes;
+}
+
+const RETRY_AFTER = {
+  'Retry-After': { description: 'Seconds to wait before trying again', schema: { type: 'integer' } },
+};
+const LOCATION = { Location: { description: 'Where to go next', schema: { type: 'string' } } };
+
+/** Error answers grouped by status, each narrowed to the codes this operation can answer with that status. */
+function errorResponses(codes: readonly ErrorCode[], body: (codes: ErrorCode[]) => Record<string, unknown>) {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of new Set(codes)) {
+    const { status } = ERROR_CODES[code];
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  const out: Record<string, unknown> = {};
+  for (const [status, list] of [...byStatus].sort(([a], [b]) => a - b)) {
+    const retryable = list.some((c) => (ERROR_CODES[c] as { retryable?: boolean }).retryable);
+    out[String(status)] = {
+      description: list.map((c) => `\`${c}\`: ${ERROR_CODES[c].message}`).join('; '),
+      ...(retryable ? { headers: RETRY_AFTER } : {}),
+      content: body(list),
+    };
+  }
+  return out;
+}
+
+const apiErrorBody = (codes: ErrorCode[]) => ({
+  'application/json': {
+    schema: {
+      type: 'object',
+      required: ['error'],
+      properties: {
+        error: {
+          type: 'object',
+          required: ['code', 'message', 'requestId'],
+          properties: {
+            code: { type: 'string', enum: codes },
+            message: { type: 'string' },
+            requestId: { type: 'string' },
+            details: { description: 'Validation issues `[{path, message}]`, or the documented details of a code' },
+          },
+          additionalProperties: false,
+        },
+      },
+      additionalProperties: false,
+    },
+  },
+});
+
+const ingestErrorBody = (codes: ErrorCode[]) => {
+  const schema = toJsonSchema(IngestErrorBodySchema, 'output') as { properties: { errors: { items: JsonSchema } } };
+  const item = schema.properties.errors.items as { properties: Record<string, JsonSchema> };
+  item.properties.code = { type: 'string', enum: codes };
+  return {
+    'application/json': { schema },
+    'text/html': { schema: { type: 'string' } },
+  };
+};
+
+function successResponses(success: readonly SuccessSpec[], convert: Convert) {
+  const out: Record<string, unknown> = {};
+  for (const s of success) {
+    const content = s.schema
+      ? { 'application/json': { schema: convert(s.schema, 'output') } }
+      : s.content
+        ? Object.fromEntries(Object.entries(s.content).map(([type, schema]) => [type, { schema }]))
+        : undefined;
+    out[String(s.status)] = {
+      description: s.description,
+      ...(s.redirect ? { headers: LOCATION } : {}),
+      ...(content ? { content } : {}),
+    };
+  }
+  return out;
+}
+
+function parameters(path: string, op: OperationSpec) {
+  const params: Record<string, unknown>[] = pathParams(path).map((name) => ({
+    name,
+    in: 'path',
+    required: true,
+    schema: { type: 'string' },
+  }));
+  if (op.query) {
+    const schema = toJsonSchema(op.query, 'input') as { properties?: Record<string, JsonSchema>; required?: string[] };
+    for (const [name, property] of Object.entries(schema.properties ?? {})) {
+      params.push({ name, in: 'query', required: schema.required?.includes(name) ?? false, schema: property });
+    }
+  }
+  return params;
+}
+
+const requestBody = (op: OperationSpec, convert: Convert) =>
+  op.body
+    ? { requestBody: { required: true, content: { 'application/json': { schema: convert(op.body, 'input') } } } }
+    : {};
+
+/** Who may call a route: from the route table, never restated. */
+function security(route: DescribedRoute) {
+  if (route.auth === 'public') return [];
+  if (route.auth === 'user' || !route.apiKey) return [{ session: [] }];
+  return [{ session: [] }, { apiKey: [] }, { bearerApiKey: [] }];
+}
+
+function accessNote(route: DescribedRoute): string {
+  if (route.auth === 'public') return 'Public.';
+  if (route.auth === 'user') return 'A signed-in user (session); API keys are refused.';
+  const who = route.apiKey ? `a member's session or an API key with \`${route.apiKey}\` scope` : "a member's session";
+  const needs = route.permission
+    ? ` Needs ${Object.entries(route.permission)
+        .map(([r, actions]) => `\`${r}: ${actions.join(', ')}\``)
+        .join(' and ')}.`
+    : '';
+  return `Caller: ${who}.${needs}`;
+}
+
+/** The ingest body: one field per key; files in multipart. */
+const INGEST_FIELDS = { type: 'object', additionalProperties: { type: 'string' } };
+const INGEST_BODY = {
+  required: true,
+  content: {
+    'application/x-www-form-urlencoded': { schema: INGEST_FIELDS },
+    'multipart/form-data': {
+      schema: {
+        type: 'object',
+        additionalProperties: {
+          oneOf: [{ type: 'string' }, { type: 'string', contentMediaType: 'application/octet-stream' }],
+        },
+      },
+    },
+    'application/json': {
+      schema: { type: 'object', description: 'One field per top-level key; nested values kept as compact JSON text' },
+    },
+  },
+};
+
+/** Errors of the public endpoint all carry CORS headers; the retryable ones `Retry-After`. */
+function publicOperation(op: (typeof PUBLIC_OPERATIONS)[number], convert: Convert) {
+  const isSubmit = op.method === 'POST';
+  const params = parameters(op.path, op);
+  if (isSubmit) {
+    params.push({
+      name: 'Idempotency-Key',
+      in: 'header',
+      required: false,
+      description: 'The submission id becomes a function of (form, key): a retry returns the original id',
+      schema: { type: 'string', minLength: 1, maxLength: 200 },
+    });
+  }
+  return {
+    operationId: op.operationId,
+    tags: [op.tag],
+    summary: op.summary,
+    ...(op.description ? { description: op.description } : {}),
+    security: [],
+    parameters: params,
+    ...(isSubmit ? { requestBody: INGEST_BODY } : {}),
+    responses: { ...successResponses(op.success, convert), ...errorResponses(op.errors ?? [], ingestErrorBody) },
+  };
+}
+
+/**
+ * The OpenAPI 3.1 description of the API: every route of `routes` (the gateway's table: access rules and services)
+ * with its operation's schemas from `API_OPERATIONS`, plus the public endpoint. Throws when a route has no
+ * described operation (the conformance test keeps both in step).
+ */
+export function buildOpenApiDocument(routes: readonly DescribedRoute[], options: OpenApiOptions = {}) {
+  const paths: Record<string, Record<string, unknown>> = {};
+  const schemas: Record<string, JsonSchema> = {};
+  const convert = componentConverter(schemas);
+  for (const route of routes) {
+    const key = `${route.method} ${route.path}`;
+    const op = API_OPERATIONS[key];
+    if (!op) throw new Error(`No OpenAPI operation describes ${key}`);
+    const method = route.method.toUpperCase();
+    const path = toOpenApiPath(route.path);
+    paths[path] ??= {};
+    paths[path][method.toLowerCase()] = {
+      operationId: op.operationId,
+      tags: [op.tag],
+      summary: op.summary,
+      description: [op.description, accessNote(route)].filter(Boolean).join('\n\n'),
+      security: security(route),
+      'x-formgate-service': route.service,
+      parameters: parameters(route.path, op),
+      ...requestBody(op, convert),
+      responses: {
+        ...successResponses(op.success, convert),
+        ...errorResponses([...implicitErrors(route, op, method), ...(op.errors ?? [])], apiErrorBody),
+      },
+    };
+  }
+  for (const op of PUBLIC_OPERATIONS) {
+    const path = toOpenApiPath(op.path);
+    paths[path] ??= {};
+    paths[path][op.method.toLowerCase()] = publicOperation(op, convert);
+  }
+  return {
+    openapi: '3.1.1',
+    info: {
+      title: 'Formgate API',
+      version: options.version ?? '1.0.0',
+      description:
+        'The REST API of Formgate (`/api/v1`) and its public form endpoint (`/f/{formKey}`). Errors of the API are ' +
+        '`{ "error": { "code", "message", "requestId", "details"? } }`; the public endpoint answers in Formspree\'s ' +
+        'format. Accounts, sessions and organizations (`/api/auth/*`, better-auth) and the operator API ' +
+        '(`/api/ops/*`) are not described here: see docs/api.md.',
+    },
+    jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
+    servers: [{ url: options.serverUrl ?? '/' }],
+    tags: [...new Set([...Object.values(API_OPERATIONS), ...PUBLIC_OPERATIONS].map((o) => o.tag))].map((name) => ({
+      name,
+    })),
+    components: {
+      schemas: Object.fromEntries(Object.entries(schemas).sort(([a], [b]) => a.localeCompare(b))),
+      securitySchemes: {
+        session: {
+          type: 'apiKey',
+          in: 'cookie',
+          name: 'formgate.session_token',
+          description: 'A browser session from `/api/auth/sign-in/email`; mutations must come from the product origin',
+        },
+        apiKey: { type: 'apiKey', in: 'header', name: 'X-Api-Key', description: "An organization's API key (`fg_…`)" },
+        bearerApiKey: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'The same API key as `Authorization: Bearer fg_…`',
+        },
+      },
+    },
+    paths,
+  };
+}
+
+export type OpenApiDocument = ReturnType<typeof buildOpenApiDocument>;
