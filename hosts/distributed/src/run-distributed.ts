@@ -1,7 +1,16 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { EventBus } from '@formgate/bus';
 import { createKafkaBus } from '@formgate/bus/kafka';
-import { type Closable, createLogger, exitOnBootFailure, type Logger, serveUntilSignal } from '@formgate/kit';
+import {
+  type Closable,
+  createLogger,
+  createMetrics,
+  exitOnBootFailure,
+  type Logger,
+  type Metrics,
+  serveMetrics,
+  serveUntilSignal,
+} from '@formgate/kit';
 import { connectMongo, type MongoConnection } from '@formgate/store/mongo';
 
 /** What every distributed process reads (see `serviceEnv`). */
@@ -9,6 +18,7 @@ interface DistributedConfig {
   LOG_LEVEL: string;
   PORT: number;
   HOST: string;
+  METRICS_PORT?: number;
   KAFKA_BROKERS: string[];
   KAFKA_PUBLISH_TIMEOUT_MS: number;
   MONGO_URL: string;
@@ -20,6 +30,8 @@ export interface DistributedParts<C> {
   config: C;
   logger: Logger;
   bus: EventBus;
+  /** This process's metrics (the bus records into them already); served on `METRICS_PORT` when set. */
+  metrics: Metrics;
   /** Connects to this deployment's database `<MONGO_DB_PREFIX>_<name>`; closed on shutdown. */
   mongo(name: string): Promise<MongoConnection>;
 }
@@ -43,7 +55,9 @@ export async function runDistributed<C extends DistributedConfig>(
   try {
     const config = loadConfig();
     const logger = createLogger({ level: config.LOG_LEVEL, name }).child({ instance: config.INSTANCE_ID });
+    const metrics = createMetrics();
     const bus = createKafkaBus({
+      metrics: metrics.bus,
       brokers: config.KAFKA_BROKERS,
       clientId: `${name}-${config.INSTANCE_ID}`,
       publishTimeoutMs: config.KAFKA_PUBLISH_TIMEOUT_MS,
@@ -55,7 +69,12 @@ export async function runDistributed<C extends DistributedConfig>(
       connections.push(conn);
       return conn;
     };
-    const served = await build({ config, logger, bus, mongo });
+    const served = await build({ config, logger, bus, metrics, mongo });
+    // Before `start()`: a scrape during a long view replay already shows the lag going down.
+    const metricsServer =
+      config.METRICS_PORT === undefined
+        ? undefined
+        : await serveMetrics(metrics, { port: config.METRICS_PORT, host: config.HOST, logger });
     await served.start?.();
     await serveUntilSignal({
       name,
@@ -63,7 +82,12 @@ export async function runDistributed<C extends DistributedConfig>(
       port: config.PORT,
       host: config.HOST,
       logger,
-      closables: [served, { stop: () => bus.close() }, ...connections.map((c) => ({ stop: () => c.close() }))],
+      closables: [
+        served,
+        { stop: () => bus.close() },
+        ...connections.map((c) => ({ stop: () => c.close() })),
+        ...(metricsServer ? [metricsServer] : []),
+      ],
     });
   } catch (err) {
     exitOnBootFailure(err);

@@ -21,8 +21,10 @@ import {
   createHttpServer,
   createIdentityCodec,
   createLogger,
+  createMetrics,
   listen,
   loadPlans,
+  serveMetrics,
   systemClock,
   systemIds,
 } from '@formgate/kit';
@@ -68,11 +70,20 @@ export async function startEmbedded(config: EmbeddedConfig, seams: EmbeddedSeams
 
   const sqlite = (name: string, exclusive = false) =>
     openSqlite(join(config.DATA_DIR, name), { synchronous: config.SQLITE_SYNCHRONOUS, exclusive });
+  // One registry for the whole process: every service, the log and the gateway record into it.
+  const metrics = createMetrics();
+  const metricsServer =
+    config.METRICS_PORT === undefined
+      ? undefined
+      : await serveMetrics(metrics, { port: config.METRICS_PORT, host: config.HOST, logger });
   const busDb = sqlite('bus.db', true);
-  const bus = createSqliteBus(busDb, { onError: (err, context) => logger.warn({ err, context }, 'event log') });
+  const bus = createSqliteBus(busDb, {
+    onError: (err, context) => logger.warn({ err, context }, 'event log'),
+    metrics: metrics.bus,
+  });
   seams.exposeBus?.(bus);
   const codec = createIdentityCodec(randomBytes(32).toString('base64url'));
-  const common = { bus, clock: systemClock, ids: systemIds, identity: codec };
+  const common = { bus, clock: systemClock, ids: systemIds, identity: codec, metrics };
   const dbs = {
     forms: sqlite('forms.db'),
     billing: sqlite('billing.db'),
@@ -186,6 +197,7 @@ export async function startEmbedded(config: EmbeddedConfig, seams: EmbeddedSeams
     },
     webDir: config.WEB_DIR ?? WEB_DIST,
     site: () => siteConfigFrom(config, limits, provisioning.keys()),
+    metrics,
   });
   handler = gateway.handle;
   logger.info({ port, dataDir: config.DATA_DIR }, `Formgate (embedded) listening on ${publicUrl}`);
@@ -193,6 +205,8 @@ export async function startEmbedded(config: EmbeddedConfig, seams: EmbeddedSeams
   return {
     port,
     publicUrl,
+    /** Where `GET /metrics` answers (`METRICS_PORT`; 0 picks a free one), if it was set. */
+    metricsPort: metricsServer?.port,
     /** The embedded log (for tests: to publish what another service's work would, e.g. a quota view). */
     bus,
     async stop() {
@@ -204,6 +218,7 @@ export async function startEmbedded(config: EmbeddedConfig, seams: EmbeddedSeams
       await bus.close();
       await mailer.close();
       for (const db of [...Object.values(dbs), busDb]) db.close();
+      await metricsServer?.stop();
     },
   };
 }

@@ -9,6 +9,7 @@ import {
   type SubscribeOptions,
   type Subscription,
 } from '../event-bus.ts';
+import type { BusMetrics } from '../metrics.ts';
 import type { SubscriptionRegistry } from '../subscriptions.ts';
 import type { Topics } from './admin.ts';
 import type { OnError } from './client.ts';
@@ -26,6 +27,7 @@ export interface SubscribeDeps {
   dlq: EventPublisher;
   registry: SubscriptionRegistry;
   onError: OnError;
+  metrics: BusMetrics;
 }
 
 /**
@@ -38,6 +40,8 @@ interface MemberState extends ConsumerState {
 }
 
 interface BatchLoop {
+  group: string;
+  metrics: BusMetrics;
   handler: BatchHandler;
   maxBatchSize: number;
   state: MemberState;
@@ -74,20 +78,30 @@ function keepAlive(heartbeat: () => Promise<void>, state: MemberState) {
  * Delivers a fetched batch in chunks of `maxBatchSize`, heartbeating while a chunk is handled, and commits each
  * chunk once `deliver()` handled or dead-lettered it. A revoked assignment or a stop leaves the rest uncommitted.
  */
-function eachBatchOf({ handler, maxBatchSize, state, context, startAt }: BatchLoop) {
+function eachBatchOf({ group, metrics, handler, maxBatchSize, state, context, startAt }: BatchLoop) {
   return async ({ batch, heartbeat, isRunning, isStale, ...payload }: EachBatchPayload) => {
+    // Lag from what the fetch already told: the partition's high-water mark − the next offset to process.
+    const highWatermark = BigInt(batch.highWatermark);
+    const reportLag = (next: bigint) => {
+      const lag = highWatermark - next;
+      metrics.setLag(group, batch.topic, batch.partition, lag > 0n ? Number(lag) : 0);
+    };
     const commitThrough = async (last: string) => {
-      const partitions = [{ partition: batch.partition, offset: String(BigInt(last) + 1n) }];
+      const next = BigInt(last) + 1n;
+      const partitions = [{ partition: batch.partition, offset: String(next) }];
       await payload.commitOffsetsIfNecessary({ topics: [{ topic: batch.topic, partitions }] });
       payload.resolveOffset(last);
       state.crashes = 0;
+      reportLag(next);
     };
+    if (batch.messages.length > 0) reportLag(BigInt(batch.firstOffset() ?? batch.lastOffset()));
     const from = startAt.get(batch.partition) ?? -1n;
     const messages = batch.messages.filter((m) => BigInt(m.offset) >= from).map((m) => toBusMessage(batch, m));
     if (messages.length === 0) return commitThrough(batch.lastOffset());
     for (let i = 0; i < messages.length; i += maxBatchSize) {
       if (i > 0 && (!isRunning() || isStale() || state.revoked)) return;
       const chunk = messages.slice(i, i + maxBatchSize);
+      metrics.observeBatch(batch.topic, chunk.length);
       const alive = keepAlive(heartbeat, state);
       try {
         await deliver(chunk, handler, context(alive.signal));
@@ -122,7 +136,7 @@ function deliveryContext(deps: SubscribeDeps, { group, topic }: SubscribeOptions
     policy,
     dlq: deps.dlq,
     signal,
-    ...reportThrough(deps.onError, group, topic),
+    ...reportThrough(deps.onError, group, topic, deps.metrics),
   });
 }
 
@@ -151,7 +165,7 @@ export function createSubscribe(deps: SubscribeDeps) {
         autoCommit: false,
         eachBatchAutoResolve: false,
         partitionsConsumedConcurrently: 4,
-        eachBatch: eachBatchOf({ handler, maxBatchSize, state, context, startAt }),
+        eachBatch: eachBatchOf({ group, metrics: deps.metrics, handler, maxBatchSize, state, context, startAt }),
       })
       .catch(report);
     return deps.registry.track(async () => {
