@@ -10,6 +10,8 @@ export interface BusMetrics {
   observeBatch(topic: string, size: number): void;
   /** Records of `topic`/`partition` appended but not yet processed by this process's member of `group`. */
   setLag(group: string, topic: string, partition: number, lag: number): void;
+  /** This member no longer holds the partition (a rebalance moved it): its last lag must not linger. */
+  forgetLag(group: string, topic: string, partition: number): void;
   /** One record `group` appended to `<topic>.dlq`. */
   deadLettered(group: string, topic: string): void;
 }
@@ -18,6 +20,7 @@ export const NO_BUS_METRICS: BusMetrics = {
   observePublish() {},
   observeBatch() {},
   setLag() {},
+  forgetLag() {},
   deadLettered() {},
 };
 

@@ -21,6 +21,7 @@ export interface Metrics {
     observePublish(topic: string, seconds: number): void;
     observeBatch(topic: string, size: number): void;
     setLag(group: string, topic: string, partition: number, lag: number): void;
+    forgetLag(group: string, topic: string, partition: number): void;
     deadLettered(group: string, topic: string): void;
   };
   /** One notification attempt: `channel` `email` | `webhook`, `status` what became of it. */
@@ -139,6 +140,8 @@ export function createMetrics(options: CreateMetricsOptions = {}): Metrics {
       observePublish: (topic, seconds) => publish(topic).observe(seconds),
       observeBatch: (topic, size) => batch(topic).observe(size),
       setLag: (group, topic, partition, value) => lagOf(group, topic, String(partition)).set(value),
+      // A bound child stays usable after `remove`: a later `set` brings the series back.
+      forgetLag: (group, topic, partition) => lag.remove({ group, topic, partition: String(partition) }),
       deadLettered: (group, topic) => dead(group, topic).inc(),
     },
     countNotificationAttempt: (channel, status) => attempts(channel, status).inc(),

@@ -1,4 +1,3 @@
-import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AppError } from '../src/errors.ts';
