@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+import { FastCounter, FastHistogram } from './fast-metrics.ts';
 import { closeServer, createHttpServer, listen } from './http.ts';
 import type { Logger } from './logger.ts';
 
@@ -65,39 +66,46 @@ export function createMetrics(options: CreateMetricsOptions = {}): Metrics {
   if (options.defaults !== false) collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 20 });
   const registers = [registry];
 
-  const httpRequests = new Counter({
+  // The per-request and per-publish metrics are the hot path's: plain numbers behind label maps (`fast-metrics.ts`).
+  const httpRequests = new FastCounter({
     name: 'formgate_http_requests_total',
     help: 'HTTP requests answered, by service, route template, method and status',
-    labelNames: ['service', 'route', 'method', 'status'] as const,
-    registers,
+    labelNames: ['service', 'route', 'method', 'status'],
+    registry,
   });
-  const httpDuration = new Histogram({
-    name: 'formgate_http_request_duration_seconds',
-    help: 'Time from a request’s arrival to its answer being sent, by service, route template, method and status',
-    labelNames: ['service', 'route', 'method', 'status'] as const,
-    buckets: LATENCY_BUCKETS,
-    registers,
-  });
-  const submissions = new Counter({
+  const httpDuration = new FastHistogram(
+    {
+      name: 'formgate_http_request_duration_seconds',
+      help: 'Time from a request’s arrival to its answer being sent, by service, route template, method and status',
+      labelNames: ['service', 'route', 'method', 'status'],
+      registry,
+    },
+    LATENCY_BUCKETS,
+  );
+  const submissions = new FastCounter({
     name: 'formgate_ingest_submissions_total',
     help: 'Submissions answered by ingest: accepted, spam (accepted, flagged) or rejected (by error code)',
-    labelNames: ['outcome', 'code'] as const,
-    registers,
+    labelNames: ['outcome', 'code'],
+    registry,
   });
-  const publishDuration = new Histogram({
-    name: 'formgate_bus_publish_duration_seconds',
-    help: 'Time until the event log acknowledged a publish (or refused it), by topic',
-    labelNames: ['topic'] as const,
-    buckets: LATENCY_BUCKETS,
-    registers,
-  });
-  const batchSize = new Histogram({
-    name: 'formgate_bus_batch_size',
-    help: 'Records per batch handed to a consumer, by topic',
-    labelNames: ['topic'] as const,
-    buckets: BATCH_BUCKETS,
-    registers,
-  });
+  const publishDuration = new FastHistogram(
+    {
+      name: 'formgate_bus_publish_duration_seconds',
+      help: 'Time until the event log acknowledged a publish (or refused it), by topic',
+      labelNames: ['topic'],
+      registry,
+    },
+    LATENCY_BUCKETS,
+  );
+  const batchSize = new FastHistogram(
+    {
+      name: 'formgate_bus_batch_size',
+      help: 'Records per batch handed to a consumer, by topic',
+      labelNames: ['topic'],
+      registry,
+    },
+    BATCH_BUCKETS,
+  );
   const lag = new Gauge({
     name: 'formgate_consumer_lag',
     help: 'Records of a partition not yet processed by this process’s consumer of the group (log end − position)',
@@ -117,13 +125,15 @@ export function createMetrics(options: CreateMetricsOptions = {}): Metrics {
     registers,
   });
 
-  const http = children(([service, route, method, status]) => {
-    const labels = { service, route, method, status };
-    return { count: httpRequests.labels(labels), duration: httpDuration.labels(labels) };
-  });
-  const submission = children(([outcome, code]) => submissions.labels({ outcome, code }));
-  const publish = children(([topic]) => publishDuration.labels({ topic }));
-  const batch = children(([topic]) => batchSize.labels({ topic }));
+  const statuses = new Map<number, string>();
+  const statusLabel = (status: number) => {
+    let label = statuses.get(status);
+    if (label === undefined) {
+      label = String(status);
+      statuses.set(status, label);
+    }
+    return label;
+  };
   const lagOf = children(([group, topic, partition]) => lag.labels({ group, topic, partition }));
   const dead = children(([group, topic]) => deadLetters.labels({ group, topic }));
   const attempts = children(([channel, status]) => notificationAttempts.labels({ channel, status }));
@@ -131,14 +141,14 @@ export function createMetrics(options: CreateMetricsOptions = {}): Metrics {
   return {
     registry,
     observeHttp(service, route, method, status, seconds) {
-      const child = http(service, route, method, String(status));
-      child.count.inc();
-      child.duration.observe(seconds);
+      const s = statusLabel(status);
+      httpRequests.inc(service, route, method, s);
+      httpDuration.observe(seconds, service, route, method, s);
     },
-    countSubmission: (outcome, code = '') => submission(outcome, code).inc(),
+    countSubmission: (outcome, code = '') => submissions.inc(outcome, code),
     bus: {
-      observePublish: (topic, seconds) => publish(topic).observe(seconds),
-      observeBatch: (topic, size) => batch(topic).observe(size),
+      observePublish: (topic, seconds) => publishDuration.observe(seconds, topic),
+      observeBatch: (topic, size) => batchSize.observe(size, topic),
       setLag: (group, topic, partition, value) => lagOf(group, topic, String(partition)).set(value),
       // A bound child stays usable after `remove`: a later `set` brings the series back.
       forgetLag: (group, topic, partition) => lag.remove({ group, topic, partition: String(partition) }),

@@ -1,6 +1,8 @@
 import express from 'express';
+import { Counter, Histogram, Registry } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AppError } from '../src/errors.ts';
+import { FastCounter, FastHistogram } from '../src/fast-metrics.ts';
 import { closeServer, createHttpServer, createServiceApp, errorHandler, listen } from '../src/http.ts';
 import { createLogger } from '../src/logger.ts';
 import { createMetrics, serveMetrics } from '../src/metrics.ts';
@@ -110,6 +112,41 @@ describe('HTTP metrics of a service app, and the /metrics listener', () => {
     expect(sumOf(samples, 'nodejs_heap_size_used_bytes')).toBeGreaterThan(0);
     expect((await fetch(`http://127.0.0.1:${served.port}/healthz`)).status).toBe(404);
     expect((await fetch(`http://127.0.0.1:${served.port}/metrics`, { method: 'POST' })).status).toBe(404);
+  });
+});
+
+describe('fast counters and histograms', () => {
+  it('expose exactly what prom-client’s own Counter and Histogram would for the same observations', async () => {
+    const buckets = [0.01, 0.1, 1];
+    const registry = new Registry();
+    const fastCounter = new FastCounter({ name: 'fast_total', help: 'h', labelNames: ['a', 'b'], registry });
+    const fastHistogram = new FastHistogram({ name: 'fast_seconds', help: 'h', labelNames: ['a'], registry }, buckets);
+    const reference = new Registry();
+    const counter = new Counter({ name: 'fast_total', help: 'h', labelNames: ['a', 'b'], registers: [reference] });
+    const histogram = new Histogram({
+      name: 'fast_seconds',
+      help: 'h',
+      labelNames: ['a'],
+      buckets,
+      registers: [reference],
+    });
+    for (const [a, b, v] of [
+      ['x', 'y', 0.005],
+      ['x', 'y', 0.01],
+      ['x', 'z', 0.5],
+      ['w', 'y', 7],
+      ['x', 'y', 0.2],
+    ] as const) {
+      fastCounter.inc(a, b);
+      counter.inc({ a, b });
+      fastHistogram.observe(v, a);
+      histogram.observe({ a }, v);
+    }
+    const sorted = (text: string) =>
+      parsePrometheusText(text)
+        .map((s) => JSON.stringify([s.name, Object.entries(s.labels).sort(), s.value]))
+        .sort();
+    expect(sorted(await registry.metrics())).toEqual(sorted(await reference.metrics()));
   });
 });
 
