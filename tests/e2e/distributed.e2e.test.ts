@@ -222,6 +222,14 @@ describe('distributed mode: separate processes on Kafka and a Mongo-wire server'
       }
       expect(lag.filter((s) => s.value !== 0)).toEqual([]);
     }, 30_000);
+    // HTTP by route template: at the edge, and in the forms instances behind it.
+    const [gateway = [], ...forms] = await scrapeAll(['gateway', 'forms-1', 'forms-2']);
+    expect(sumOf(gateway, 'formgate_http_requests_total', { route: '/f/*', status: '200' })).toBeGreaterThanOrEqual(n);
+    const byId = { route: '/api/v1/forms/:formId', method: 'GET', status: '200' };
+    expect(sumOf(gateway, 'formgate_http_requests_total', { service: 'gateway', ...byId })).toBeGreaterThanOrEqual(1);
+    expect(sumOf(forms.flat(), 'formgate_http_requests_total', { service: 'forms', ...byId })).toBeGreaterThanOrEqual(
+      1,
+    );
     await eventually(async () => {
       const usage = await api('GET', '/api/v1/billing/usage', undefined, org);
       expect(usage.body.submissions).toEqual({ used: n, max: 50_000, held: 0 });

@@ -35,6 +35,14 @@ export function createIngestHandler(
   logger: Logger,
 ) {
   const { metrics } = deps;
+  /** Counts the request in `formgate_http_*` under its route template (never the key) once its answer is sent. */
+  const observe = (req: IncomingMessage, res: ServerResponse, route: string) => {
+    if (!metrics) return;
+    const started = process.hrtime.bigint();
+    res.once('finish', () =>
+      metrics.observeHttp('ingest', route, req.method ?? 'GET', res.statusCode, secondsSince(started)),
+    );
+  };
   const altchaChallenge = async (req: IncomingMessage, res: ServerResponse, key: string) => {
     try {
       const form = findForm(deps, key);
@@ -57,7 +65,9 @@ export function createIngestHandler(
     }
   };
 
+  // Every way into `receive` is counted here (a hot path may route to it before the dispatch below).
   const receive = async (req: IncomingMessage, res: ServerResponse, key: string) => {
+    observe(req, res, '/f/:key');
     try {
       const outcome = await receiveSubmission(deps, req, key);
       if ('rejected' in outcome) {
@@ -81,8 +91,7 @@ export function createIngestHandler(
     const match = FORM_PATH.exec(url.pathname);
     const altchaMatch = match ? null : ALTCHA_PATH.exec(url.pathname);
     const stampMatch = match || altchaMatch ? null : TIMESTAMP_PATH.exec(url.pathname);
-    if (metrics) {
-      // The route template, never the key: `formgate_http_*` stay a handful of series.
+    if (metrics && !(match?.[1] && req.method === 'POST')) {
       const route = match
         ? '/f/:key'
         : altchaMatch
@@ -92,10 +101,7 @@ export function createIngestHandler(
             : url.pathname === '/form/submission-received'
               ? url.pathname
               : 'unmatched';
-      const started = process.hrtime.bigint();
-      res.once('finish', () =>
-        metrics.observeHttp('ingest', route, req.method ?? 'GET', res.statusCode, secondsSince(started)),
-      );
+      observe(req, res, route);
     }
     if (altchaMatch?.[1]) {
       if (req.method === 'GET') void altchaChallenge(req, res, altchaMatch[1]);
