@@ -8,8 +8,9 @@ import type { Logger } from './logger.ts';
 /**
  * The process's Prometheus metrics (docs/metrics.md lists every one). One `Registry` per process — never
  * prom-client's global one, so the embedded all-in-one and tests that start several apps in one process do not
- * collide. Every recording method looks its labelled child up in a map (pre-bound on first use): the hot path
- * allocates nothing beyond that lookup's key.
+ * collide. The per-request and per-publish series find their child through one map per label and add to plain
+ * numbers (`fast-metrics.ts`: nothing allocated once a label combination has been seen); the rare ones (lag, dead
+ * letters, notification attempts) are prom-client's own, bound once per label combination.
  */
 export interface Metrics {
   readonly registry: Registry;
@@ -37,7 +38,7 @@ export type SubmissionOutcome = 'accepted' | 'rejected' | 'spam';
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 const BATCH_BUCKETS = [1, 2, 5, 10, 25, 50, 100, 250, 500, 1000];
 
-/** Children of a labelled metric, bound once per label combination (joined with a separator labels cannot hold). */
+/** Children of a labelled prom-client metric, bound once per label combination (keyed by the values joined with NUL). */
 function children<T>(bind: (values: string[]) => T) {
   const bound = new Map<string, T>();
   return (...values: string[]): T => {
