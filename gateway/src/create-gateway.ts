@@ -12,7 +12,9 @@ import {
   type Identity,
   type IdentitySigner,
   type Logger,
+  type Metrics,
   requestId,
+  secondsSince,
   unauthenticated,
 } from '@formgate/kit';
 import { toNodeHandler } from 'better-auth/node';
@@ -55,6 +57,35 @@ export interface GatewayDeps {
   upstreamTimeoutMs?: number;
   /** Deadline for ingest's response headers (default 15 s: its answer includes the log append). */
   ingestTimeoutMs?: number;
+  /** The process's metrics: every answer counted in `formgate_http_*` with `service="gateway"`. */
+  metrics?: Metrics;
+}
+
+/**
+ * The route label of a request the route table did not name (`res.locals.route` names the others): a handful of
+ * fixed values, never the raw path.
+ */
+export function gatewayRouteOf(url: string): string {
+  const path = url.split('?', 1)[0] ?? '/';
+  if (path.startsWith('/api/auth/')) return '/api/auth/*';
+  if (path.startsWith('/api/ops/')) return '/api/ops/*';
+  if (path === '/healthz') return '/healthz';
+  if (path.startsWith('/api/')) return 'unmatched';
+  return 'web';
+}
+
+/** Records `formgate_http_*` when the answer is sent; `route` read then (the route table match sets it). */
+function observeAnswer(metrics: Metrics, req: IncomingMessage, res: ServerResponse, route: (() => string) | string) {
+  const started = process.hrtime.bigint();
+  res.once('finish', () =>
+    metrics.observeHttp(
+      'gateway',
+      typeof route === 'string' ? route : route(),
+      req.method ?? 'GET',
+      res.statusCode,
+      secondsSince(started),
+    ),
+  );
 }
 
 /** Fetch-Metadata and Origin checks: a cross-site page cannot drive a mutation with the user's cookies. */
@@ -203,10 +234,18 @@ export function createGateway(deps: GatewayDeps) {
     delete req.headers[IDENTITY_HEADER];
     const ip = clientIp(req, proxies);
     req.headers[CLIENT_IP_HEADER] = ip;
+    const metrics = deps.metrics;
     if (ingest && req.url && isPublicIngestPath(req.url)) {
+      if (metrics) observeAnswer(metrics, req, res, req.url.startsWith('/f/') ? '/f/*' : '/form/*');
       delete req.headers.cookie;
       ingest(req, res, { 'x-forwarded-for': ip, [CLIENT_IP_HEADER]: ip });
       return;
+    }
+    if (metrics) {
+      // The URL as it arrived: a sub-router rewrites `req.url` while it handles the request.
+      const url = req.url ?? '/';
+      const r = res as Response;
+      observeAnswer(metrics, req, res, () => (r.locals?.route as string | undefined) ?? gatewayRouteOf(url));
     }
     app(req, res);
   };

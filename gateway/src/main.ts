@@ -9,7 +9,7 @@ import { ROUTES } from './routes.ts';
 import { siteConfigFrom } from './site-config.ts';
 import { formsCaller, startSiteProvisioning } from './site-forms.ts';
 
-await runDistributed('gateway', loadGatewayConfig, async ({ config, logger, bus, mongo }) => {
+await runDistributed('gateway', loadGatewayConfig, async ({ config, logger, bus, metrics, mongo }) => {
   const settings = accountSettings(config);
   const conn = await mongo('accounts');
   const mailer = createMailer({ ...settings, mailDir: config.MAIL_DIR, logger, logLinks: false });
@@ -51,6 +51,7 @@ await runDistributed('gateway', loadGatewayConfig, async ({ config, logger, bus,
     site: () => siteConfigFrom(config, limits, provisioning?.keys()),
     upstreamTimeoutMs: config.UPSTREAM_TIMEOUT_MS,
     ingestTimeoutMs: config.INGEST_TIMEOUT_MS,
+    metrics,
   });
   return {
     handler: gateway.handle,

@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { createIdentityCodec, IDENTITY_HEADER } from '@formgate/kit';
+import { parsePrometheusText, samplesOf, sumOf } from '@formgate/kit/testing';
 import { dedicatedFerretDb } from '@formgate/kit/testing/backends';
 import { createClient } from '@formspree/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -68,6 +69,15 @@ describe('distributed mode: separate processes on Kafka and a Mongo-wire server'
     } while (cursor);
     return ids;
   };
+  /** The parsed `/metrics` of each named process (each must answer, in the text format). */
+  const scrapeAll = (names: string[]) =>
+    Promise.all(
+      names.map(async (name) => {
+        const res = await fetch(cluster.processes[name]?.metricsUrl ?? 'http://metrics.invalid');
+        expect([name, res.status]).toEqual([name, 200]);
+        return parsePrometheusText(await res.text());
+      }),
+    );
   const submit = (key: string, body: Record<string, string>, idempotencyKey: string) =>
     fetch(`${cluster.baseUrl}/f/${key}`, {
       method: 'POST',
@@ -173,6 +183,11 @@ describe('distributed mode: separate processes on Kafka and a Mongo-wire server'
   it('N submissions in → N in the read model, none twice, and billing counts N', async () => {
     const org = `load-${randomUUID().slice(0, 8)}`;
     const form = await createForm('Load', org);
+    const acceptedBefore = sumOf(
+      (await scrapeAll(['ingest-1', 'ingest-2'])).flat(),
+      'formgate_ingest_submissions_total',
+      { outcome: 'accepted' },
+    );
     const n = 300;
     const acked: string[] = [];
     for (let wave = 0; wave < n / 50; wave++) {
@@ -192,6 +207,29 @@ describe('distributed mode: separate processes on Kafka and a Mongo-wire server'
     }, 60_000);
     expect(new Set(stored)).toEqual(new Set(acked));
     expect((await api('GET', `/api/v1/forms/${form.id}`, undefined, org)).body.submissionCount).toBe(n);
+    // Metrics (issue 15): every process answers /metrics; the ingest instances counted the burst; each consumer group of
+    // ingest.submission reports its partitions (those it fetched from: the burst's one, keyed by form) back at lag 0.
+    const accepted = sumOf((await scrapeAll(['ingest-1', 'ingest-2'])).flat(), 'formgate_ingest_submissions_total', {
+      outcome: 'accepted',
+    });
+    expect(accepted - acceptedBefore).toBe(n);
+    await eventually(async () => {
+      const all = (await scrapeAll(Object.keys(cluster.processes))).flat();
+      const lag = samplesOf(all, 'formgate_consumer_lag', { topic: 'ingest.submission' });
+      for (const group of ['forms.submission-received', 'billing.usage', 'notifications.deliveries']) {
+        const partitions = new Set(lag.filter((s) => s.labels.group === group).map((s) => s.labels.partition));
+        expect([group, partitions.size > 0]).toEqual([group, true]);
+      }
+      expect(lag.filter((s) => s.value !== 0)).toEqual([]);
+    }, 30_000);
+    // HTTP by route template: at the edge, and in the forms instances behind it.
+    const [gateway = [], ...forms] = await scrapeAll(['gateway', 'forms-1', 'forms-2']);
+    expect(sumOf(gateway, 'formgate_http_requests_total', { route: '/f/*', status: '200' })).toBeGreaterThanOrEqual(n);
+    const byId = { route: '/api/v1/forms/:formId', method: 'GET', status: '200' };
+    expect(sumOf(gateway, 'formgate_http_requests_total', { service: 'gateway', ...byId })).toBeGreaterThanOrEqual(1);
+    expect(sumOf(forms.flat(), 'formgate_http_requests_total', { service: 'forms', ...byId })).toBeGreaterThanOrEqual(
+      1,
+    );
     await eventually(async () => {
       const usage = await api('GET', '/api/v1/billing/usage', undefined, org);
       expect(usage.body.submissions).toEqual({ used: n, max: 50_000, held: 0 });

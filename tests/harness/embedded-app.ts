@@ -67,6 +67,10 @@ export async function startTestApp(
     get bus() {
       return app.bus;
     },
+    /** `http://127.0.0.1:<port>/metrics` when started with `METRICS_PORT` (e.g. `'0'`). */
+    get metricsUrl() {
+      return app.metricsPort === undefined ? undefined : `http://127.0.0.1:${app.metricsPort}/metrics`;
+    },
     /** The write API key of organization `org` (its owner signs up on first use). */
     apiKey: keyFor,
     async api(method: string, path: string, body?: unknown, org = 'default') {

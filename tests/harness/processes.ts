@@ -28,6 +28,8 @@ export interface RunningProcess {
   name: string;
   port: number;
   url: string;
+  /** Its `GET /metrics` (on `METRICS_PORT`, a free port of its own unless `env` names one). */
+  metricsUrl: string;
   child: ChildProcess;
   output: () => string;
   /** What it was started with (the port included), so `restartProcess` brings it back the same. */
@@ -38,6 +40,7 @@ export interface RunningProcess {
 /** Starts `entry` (a `main.ts`) as its own Node process and waits until it answers `GET /healthz`. */
 export async function startProcess(name: string, entry: string, env: Record<string, string>): Promise<RunningProcess> {
   const port = Number(env.PORT ?? (await freePort()));
+  const metricsPort = Number(env.METRICS_PORT ?? (await freePort()));
   const child = spawn(process.execPath, ['--import', 'tsx', resolve(ROOT, entry)], {
     cwd: ROOT,
     // The roomy plans unless the test names its own: a test holds submissions over a quota only when it means to.
@@ -47,6 +50,7 @@ export async function startProcess(name: string, entry: string, env: Record<stri
       PLANS_FILE: ROOMY_PLANS_FILE,
       ...env,
       PORT: String(port),
+      METRICS_PORT: String(metricsPort),
       HOST: '127.0.0.1',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -76,7 +80,16 @@ export async function startProcess(name: string, entry: string, env: Record<stri
     if (Date.now() > deadline) throw new Error(`${name} did not become healthy:\n${out}`);
     await new Promise((r) => setTimeout(r, 100));
   }
-  return { name, port, url, child, output: () => out, entry, env: { ...env, PORT: String(port) } };
+  return {
+    name,
+    port,
+    url,
+    metricsUrl: `http://127.0.0.1:${metricsPort}/metrics`,
+    child,
+    output: () => out,
+    entry,
+    env: { ...env, PORT: String(port), METRICS_PORT: String(metricsPort) },
+  };
 }
 
 /** Starts a process again from what `p` was started with: same entry, environment and port. `p` must be gone. */

@@ -4,10 +4,13 @@ import { createKafkaBus } from '@formgate/bus/kafka';
 import {
   type Closable,
   createLogger,
+  createMetrics,
   createReadiness,
   exitOnBootFailure,
   type Logger,
+  type Metrics,
   type Readiness,
+  serveMetrics,
   serveUntilSignal,
   startedCheck,
 } from '@formgate/kit';
@@ -18,6 +21,7 @@ interface DistributedConfig {
   LOG_LEVEL: string;
   PORT: number;
   HOST: string;
+  METRICS_PORT?: number;
   KAFKA_BROKERS: string[];
   KAFKA_PUBLISH_TIMEOUT_MS: number;
   MONGO_URL: string;
@@ -31,6 +35,8 @@ export interface DistributedParts<C> {
   config: C;
   logger: Logger;
   bus: EventBus;
+  /** This process's metrics (the bus records into them already); served on `METRICS_PORT` when set. */
+  metrics: Metrics;
   /** Connects to this deployment's database `<MONGO_DB_PREFIX>_<name>`; closed on shutdown. */
   mongo(name: string): Promise<MongoConnection>;
   /**
@@ -60,7 +66,9 @@ export async function runDistributed<C extends DistributedConfig>(
   try {
     const config = loadConfig();
     const logger = createLogger({ level: config.LOG_LEVEL, name }).child({ instance: config.INSTANCE_ID });
+    const metrics = createMetrics();
     const bus = createKafkaBus({
+      metrics: metrics.bus,
       brokers: config.KAFKA_BROKERS,
       clientId: `${name}-${config.INSTANCE_ID}`,
       publishTimeoutMs: config.KAFKA_PUBLISH_TIMEOUT_MS,
@@ -87,7 +95,12 @@ export async function runDistributed<C extends DistributedConfig>(
       }
       return conn;
     };
-    const served = await build({ config, logger, bus, mongo, readiness });
+    const served = await build({ config, logger, bus, metrics, mongo, readiness });
+    // Before `start()`: a scrape during a long view replay already shows the lag going down.
+    const metricsServer =
+      config.METRICS_PORT === undefined
+        ? undefined
+        : await serveMetrics(metrics, { port: config.METRICS_PORT, host: config.HOST, logger });
     await served.start?.();
     started.started();
     await serveUntilSignal({
@@ -99,7 +112,12 @@ export async function runDistributed<C extends DistributedConfig>(
       readiness,
       shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
       shutdownDelayMs: config.SHUTDOWN_DELAY_MS,
-      closables: [served, { stop: () => bus.close() }, ...connections.map((c) => ({ stop: () => c.close() }))],
+      closables: [
+        served,
+        { stop: () => bus.close() },
+        ...connections.map((c) => ({ stop: () => c.close() })),
+        ...(metricsServer ? [metricsServer] : []),
+      ],
     });
   } catch (err) {
     exitOnBootFailure(err);

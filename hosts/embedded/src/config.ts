@@ -3,7 +3,7 @@ import { accountEnv } from '@formgate/accounts';
 import { billingEnv } from '@formgate/billing';
 import { siteEnv } from '@formgate/gateway';
 import { captchaEnv } from '@formgate/ingest';
-import { commonEnv, defineConfig, secretEnv } from '@formgate/kit';
+import { commonEnv, defineConfig, metricsPortEnv, secretEnv } from '@formgate/kit';
 import { webhooksAllowPrivateTargetsEnv } from '@formgate/notifications';
 import { z } from 'zod';
 
@@ -14,6 +14,8 @@ export const EmbeddedEnvSchema = z.object({
   ...billingEnv,
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().default('0.0.0.0'),
+  /** `GET /metrics` of the whole process on a port of its own (ADR 0044); unset: not served. */
+  METRICS_PORT: metricsPortEnv,
   DATA_DIR: z
     .string()
     .default('./data')

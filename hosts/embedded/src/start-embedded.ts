@@ -20,10 +20,12 @@ import {
   createHttpServer,
   createIdentityCodec,
   createLogger,
+  createMetrics,
   createReadiness,
   drainServer,
   listen,
   loadPlans,
+  serveMetrics,
   startedCheck,
   systemClock,
   systemIds,
@@ -78,12 +80,21 @@ export async function startEmbedded(config: EmbeddedConfig, seams: EmbeddedSeams
 
   const sqlite = (name: string, exclusive = false) =>
     openSqlite(join(config.DATA_DIR, name), { synchronous: config.SQLITE_SYNCHRONOUS, exclusive });
+  // One registry for the whole process: every service, the log and the gateway record into it.
+  const metrics = createMetrics();
+  const metricsServer =
+    config.METRICS_PORT === undefined
+      ? undefined
+      : await serveMetrics(metrics, { port: config.METRICS_PORT, host: config.HOST, logger });
   const busDb = sqlite('bus.db', true);
-  const bus = createSqliteBus(busDb, { onError: (err, context) => logger.warn({ err, context }, 'event log') });
+  const bus = createSqliteBus(busDb, {
+    onError: (err, context) => logger.warn({ err, context }, 'event log'),
+    metrics: metrics.bus,
+  });
   readiness.register('bus', () => bus.ping());
   seams.exposeBus?.(bus);
   const codec = createIdentityCodec(randomBytes(32).toString('base64url'));
-  const common = { bus, clock: systemClock, ids: systemIds, identity: codec };
+  const common = { bus, clock: systemClock, ids: systemIds, identity: codec, metrics };
   const dbs = {
     forms: sqlite('forms.db'),
     billing: sqlite('billing.db'),
@@ -201,6 +212,7 @@ export async function startEmbedded(config: EmbeddedConfig, seams: EmbeddedSeams
     webDir: config.WEB_DIR ?? WEB_DIST,
     site: () => siteConfigFrom(config, limits, provisioning.keys()),
     ...(config.PUBLIC_URL ? { publicUrl: config.PUBLIC_URL } : {}),
+    metrics,
   });
   handler = gateway.handle;
   started.started();
@@ -209,6 +221,8 @@ export async function startEmbedded(config: EmbeddedConfig, seams: EmbeddedSeams
   return {
     port,
     publicUrl,
+    /** Where `GET /metrics` answers (`METRICS_PORT`; 0 picks a free one), if it was set. */
+    metricsPort: metricsServer?.port,
     /** The embedded log (for tests: to publish what another service's work would, e.g. a quota view). */
     bus,
     readiness,
@@ -223,6 +237,7 @@ export async function startEmbedded(config: EmbeddedConfig, seams: EmbeddedSeams
       await bus.close();
       await mailer.close();
       for (const db of [...Object.values(dbs), busDb]) db.close();
+      await metricsServer?.stop();
     },
   };
 }

@@ -1,6 +1,7 @@
 import { classifyFailure, dlqTopic, type FailureClass } from '@formgate/contracts';
 import { deadLetterRecord } from './dead-letter.ts';
 import type { BatchHandler, BusMessage, EventPublisher, RetryPolicy } from './event-bus.ts';
+import { type BusMetrics, NO_BUS_METRICS } from './metrics.ts';
 
 /** How often a partition held by a transient failure is reported while it keeps waiting. */
 export const TRANSIENT_REPORT_EVERY_MS = 5_000;
@@ -25,15 +26,21 @@ export interface DeliveryContext {
 
 export class DeliveryAborted extends Error {}
 
-/** The `onDeadLetter` and `onTransient` of a subscription, both reported through the adapter's `onError`. */
+/**
+ * The `onDeadLetter` and `onTransient` of a subscription, both reported through the adapter's `onError`; a dead
+ * letter is also counted in `formgate_dead_letters_total`.
+ */
 export function reportThrough(
   onError: (err: unknown, context: string) => void,
   group: string,
   topic: string,
+  metrics: BusMetrics = NO_BUS_METRICS,
 ): Pick<DeliveryContext, 'onDeadLetter' | 'onTransient'> {
   return {
-    onDeadLetter: (m, e, failure) =>
-      onError(e, `dead-lettered ${topic}/${m.partition}@${m.offset} (${failure} failure)`),
+    onDeadLetter: (m, e, failure) => {
+      metrics.deadLettered(group, topic);
+      onError(e, `dead-lettered ${topic}/${m.partition}@${m.offset} (${failure} failure)`);
+    },
     onTransient: (e, { attempts, waitingMs }) =>
       onError(
         e,

@@ -3,3 +3,4 @@ export * from './consumers.ts';
 export { DeadLetterHeader } from './dead-letter.ts';
 export * from './delivery.ts';
 export * from './event-bus.ts';
+export * from './metrics.ts';

@@ -1,15 +1,24 @@
 import { randomUUID } from 'node:crypto';
 import type { TopicSpec } from '@formgate/contracts';
-import { type ContractSkip, describeContract, eventually } from '@formgate/kit/testing';
+import { createMetrics } from '@formgate/kit';
+import {
+  type ContractSkip,
+  describeContract,
+  eventually,
+  parsePrometheusText,
+  samplesOf,
+  sumOf,
+} from '@formgate/kit/testing';
 import { afterAll, beforeAll, expect } from 'vitest';
 import type { BusMessage, EventBus, Subscription } from '../src/event-bus.ts';
+import type { BusMetrics } from '../src/metrics.ts';
 
 export interface BusContractTarget {
   /** Tests this adapter does not run, each with the reason. */
   skip?: ContractSkip[];
   name: string;
-  /** A fresh bus. Topics are unique per test, so adapters may share one server. */
-  create: () => Promise<EventBus>;
+  /** A fresh bus (recording into `metrics` when given). Topics are unique per test, so adapters may share one server. */
+  create: (options?: { metrics?: BusMetrics }) => Promise<EventBus>;
   /** Upper bound for a record to travel publish → handler on this adapter. */
   deliveryTimeoutMs: number;
 }
@@ -447,6 +456,55 @@ export function runBusContract(target: BusContractTarget) {
 
     it('ping() resolves while the log is reachable', async () => {
       await expect(bus.ping()).resolves.toBeUndefined();
+    });
+
+    it('reports publish latency, batch sizes, lag per group and partition (back to 0 once caught up) and dead letters', async () => {
+      const metrics = createMetrics({ defaults: false });
+      const measured = await target.create({ metrics: metrics.bus });
+      const spec = topicSpec(2);
+      await measured.ensureTopics([spec]);
+      await measured.publish(
+        spec.name,
+        Array.from({ length: 20 }, (_, i) => msg(`k${i}`, String(i))),
+      );
+      let release: () => void = () => {};
+      const gate = new Promise<void>((r) => {
+        release = r;
+      });
+      const handled = new Set<string>();
+      const sub = await measured.subscribe({
+        group: 'measured',
+        topic: spec.name,
+        maxBatchSize: 5,
+        retry: fastRetry,
+        handler: async (batch) => {
+          await gate;
+          if (batch.some((m) => m.value === '13')) throw permanentError();
+          for (const m of batch) handled.add(m.value);
+        },
+      });
+      const scrape = async () => parsePrometheusText((await metrics.exposition()).body);
+      const lag = { group: 'measured', topic: spec.name };
+      // Held in the handler: what is fetched and not yet processed shows as lag.
+      await eventually(
+        async () => expect(sumOf(await scrape(), 'formgate_consumer_lag', lag)).toBeGreaterThan(0),
+        wait,
+      );
+      release();
+      await eventually(() => expect(handled.size).toBe(19), wait);
+      await eventually(async () => {
+        const samples = await scrape();
+        const partitions = samplesOf(samples, 'formgate_consumer_lag', lag);
+        expect(partitions.map((p) => p.labels.partition).sort()).toEqual(['0', '1']);
+        expect(partitions.map((p) => p.value)).toEqual([0, 0]);
+        expect(sumOf(samples, 'formgate_dead_letters_total', lag)).toBe(1);
+      }, wait);
+      const samples = await scrape();
+      expect(sumOf(samples, 'formgate_bus_publish_duration_seconds_count', { topic: spec.name })).toBe(1);
+      expect(sumOf(samples, 'formgate_bus_batch_size_sum', { topic: spec.name })).toBeGreaterThanOrEqual(20);
+      expect(sumOf(samples, 'formgate_bus_batch_size_count', { topic: spec.name })).toBeGreaterThanOrEqual(4);
+      await sub.stop();
+      await measured.close();
     });
 
     it('ensureTopics is idempotent and publishing to a topic that was never created fails', async () => {

@@ -35,7 +35,7 @@ beforeEach(({ onTestFailed }) => {
 
 runBusContract({
   name: 'kafka',
-  create: async () => create(),
+  create: async (options) => create(options),
   deliveryTimeoutMs: 30_000,
 });
 

@@ -14,7 +14,7 @@ const openBus = (opts?: SqliteBusOptions) =>
 
 runBusContract({
   name: 'embedded (SQLite log)',
-  create: async () => openBus(),
+  create: async (options) => openBus(options),
   deliveryTimeoutMs: 5_000,
 });
 

@@ -1,11 +1,12 @@
 import { z } from 'zod';
-import { brokersEnv, commonEnv, secretEnv } from './config.ts';
+import { brokersEnv, commonEnv, metricsPortEnv, secretEnv } from './config.ts';
 
 /** Environment every distributed service process reads (each adds its own keys). */
 export const serviceEnv = {
   ...commonEnv,
   PORT: z.coerce.number().int().min(0).max(65535),
   HOST: z.string().default('0.0.0.0'),
+  METRICS_PORT: metricsPortEnv,
   KAFKA_BROKERS: brokersEnv,
   /** How long a publish waits for Kafka's acknowledgement before the caller is told the log is unavailable. */
   KAFKA_PUBLISH_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(3_000),

@@ -11,14 +11,20 @@ import express, {
 import { ZodError } from 'zod';
 import { AppError } from './errors.ts';
 import type { Logger } from './logger.ts';
+import { httpMetrics, type Metrics } from './metrics.ts';
 
 /**
  * The Express app every service starts from: no `X-Powered-By`, a request id on every request, and `GET /healthz`
- * answering `{ status: 'ok', ...health() }`. The service adds its routes and, last, `errorHandler`.
+ * answering `{ status: 'ok', ...health() }`. With `observe`, every request is counted in `formgate_http_*` under the
+ * service's name and the route template. The service adds its routes and, last, `errorHandler`.
  */
-export function createServiceApp(health: () => Record<string, unknown> = () => ({})): Express {
+export function createServiceApp(
+  health: () => Record<string, unknown> = () => ({}),
+  observe?: { service: string; metrics: Metrics },
+): Express {
   const app = express();
   app.disable('x-powered-by');
+  if (observe) app.use(httpMetrics(observe.metrics, observe.service));
   app.use(requestId());
   app.get('/healthz', (_req, res) => void res.json({ status: 'ok', ...health() }));
   return app;

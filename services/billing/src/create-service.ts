@@ -16,6 +16,7 @@ import {
   type IdentityVerifier,
   identityOf,
   type Logger,
+  type Metrics,
   type PlanCatalog,
   requireIdentity,
   type Service,
@@ -52,6 +53,8 @@ export interface BillingServiceDeps {
   bus: EventBus;
   clock: Clock;
   logger: Logger;
+  /** The process's metrics (`formgate_http_*` of this service's routes); none recorded without. */
+  metrics?: Metrics;
   identity: IdentityVerifier;
   /** How often the turn of a period is looked for (default a minute). */
   periodCheckMs?: number;
@@ -76,7 +79,7 @@ const toMb = (bytes: number) => Math.ceil((bytes / MIB) * 100) / 100;
 /** Billing: plans in force, subscriptions, the usage and held ledgers, and the quota view on `billing.quota`. */
 export function createBillingService(deps: BillingServiceDeps): Service {
   const quota = createQuota(deps);
-  const app = createServiceApp();
+  const app = createServiceApp(undefined, deps.metrics && { service: 'billing', metrics: deps.metrics });
   app.get('/api/v1/plans', (_req, res) => {
     const plans: PlansResponseDto = {
       data: deps.catalog.plans,

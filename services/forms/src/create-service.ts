@@ -7,6 +7,7 @@ import {
   type IdentityVerifier,
   type Ids,
   type Logger,
+  type Metrics,
   type PlanCatalog,
   requireIdentity,
   requireJson,
@@ -34,6 +35,8 @@ export interface FormsServiceDeps {
   clock: Clock;
   ids: Ids;
   logger: Logger;
+  /** The process's metrics (`formgate_http_*` of this service's routes); none recorded without. */
+  metrics?: Metrics;
   identity: IdentityVerifier;
   /** The secret (≥ 32 characters) that signs links to files (`FILE_LINK_SECRET`); without it those routes answer 404. */
   fileLinkSecret?: string;
@@ -50,7 +53,7 @@ export function createFormsService(deps: FormsServiceDeps): Service {
   const formsLimit = catalog
     ? (orgId: string) => (orgId === SITE_ORG_ID ? null : catalog.resolve(plans.planOf(orgId)).limits.forms)
     : undefined;
-  const app = createServiceApp();
+  const app = createServiceApp(undefined, deps.metrics && { service: 'forms', metrics: deps.metrics });
   const fileDeps: FileLinkDeps = {
     store: deps.store,
     clock: deps.clock,

@@ -5,7 +5,7 @@ import { loadFormsConfig } from './config.ts';
 import { createFormsService } from './create-service.ts';
 import { createMongoFormsStore } from './store/mongo-forms-store.ts';
 
-await runDistributed('forms', loadFormsConfig, async ({ config, logger, bus, mongo }) => {
+await runDistributed('forms', loadFormsConfig, async ({ config, logger, bus, metrics, mongo }) => {
   // A bad PLANS_FILE stops the boot listing every problem.
   const catalog = loadPlans(config.PLANS_FILE);
   const service = createFormsService({
@@ -15,6 +15,7 @@ await runDistributed('forms', loadFormsConfig, async ({ config, logger, bus, mon
     clock: systemClock,
     ids: systemIds,
     logger,
+    metrics,
     identity: createIdentityCodec(config.IDENTITY_SECRET),
     fileLinkSecret: config.FILE_LINK_SECRET,
     catalog,

@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { EventBus, Subscription } from '@formgate/bus';
 import { TOPIC_SPECS, Topics } from '@formgate/contracts';
-import { type Clock, createServiceApp, type Ids, type Logger, type Service } from '@formgate/kit';
+import { type Clock, createServiceApp, type Ids, type Logger, type Metrics, type Service } from '@formgate/kit';
 import type { BlobStore } from '@formgate/store';
 import { createAbuseExchange } from './abuse/abuse-exchange.ts';
 import { createClientIpResolver } from './client-ip.ts';
@@ -45,6 +45,8 @@ export interface IngestServiceDeps {
    * reports, `instance` unique per process. Default (embedded mode, one instance): publish only the blocked counts.
    */
   abuse?: { instance: string; follow: boolean };
+  /** The process's metrics: `formgate_ingest_submissions_total` and the HTTP metrics of the public endpoint. */
+  metrics?: Metrics;
 }
 
 export interface IngestService extends Service {
@@ -102,6 +104,7 @@ export function createIngestService(deps: IngestServiceDeps): IngestService {
     },
     deps.logger,
   );
+  // No HTTP metrics middleware here: the raw handler records its own (this app only adds `/healthz`).
   const app = createServiceApp(() => ({ forms: forms.size }));
   app.use((req, res) => handle(req, res));
   const views: Subscription[] = [];

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { IngestAccepted, TimeStampDto } from '@formgate/contracts';
-import { AppError, type Logger } from '@formgate/kit';
+import { AppError, type Logger, type Metrics, secondsSince } from '@formgate/kit';
 import { IngestErrors } from './ingest-errors.ts';
 import { findForm, type ReceiveDeps, receiveSubmission } from './receive-submission.ts';
 import { CORS_HEADERS, escapeHtml, page, sendError, sendHtml, sendJson, sendRedirect, wantsJson } from './respond.ts';
@@ -31,7 +31,19 @@ function thanksPage(req: IncomingMessage, res: ServerResponse, search: URLSearch
  * preflight, `GET /f/{key}/altcha` (an ALTCHA challenge for the form), `GET /f/{key}/timestamp` (the time-trap's
  * signed render timestamp) and `GET /form/submission-received`. Cookies are never read.
  */
-export function createIngestHandler(deps: ReceiveDeps & { altcha?: Altcha; stamps: TimeStamps }, logger: Logger) {
+export function createIngestHandler(
+  deps: ReceiveDeps & { altcha?: Altcha; stamps: TimeStamps; metrics?: Metrics },
+  logger: Logger,
+) {
+  const { metrics } = deps;
+  /** Counts the request in `formgate_http_*` under its route template (never the key) once its answer is sent. */
+  const observe = (req: IncomingMessage, res: ServerResponse, route: string) => {
+    if (!metrics) return;
+    const started = process.hrtime.bigint();
+    res.once('finish', () =>
+      metrics.observeHttp('ingest', route, req.method ?? 'GET', res.statusCode, secondsSince(started)),
+    );
+  };
   const altchaChallenge = async (req: IncomingMessage, res: ServerResponse, key: string) => {
     try {
       const form = findForm(deps, key);
@@ -55,17 +67,25 @@ export function createIngestHandler(deps: ReceiveDeps & { altcha?: Altcha; stamp
     }
   };
 
+  // Every way into `receive` is counted here (a hot path may route to it before the dispatch below).
   const receive = async (req: IncomingMessage, res: ServerResponse, key: string) => {
+    observe(req, res, '/f/:key');
     try {
       const outcome = await receiveSubmission(deps, req, key);
-      if ('rejected' in outcome) return sendError(req, res, outcome.rejected, outcome.errorRedirect);
+      if ('rejected' in outcome) {
+        metrics?.countSubmission('rejected', outcome.rejected.code);
+        return sendError(req, res, outcome.rejected, outcome.errorRedirect);
+      }
       const { accepted } = outcome;
+      metrics?.countSubmission(accepted.spam ? 'spam' : 'accepted');
       const body: IngestAccepted = { ok: true, next: accepted.next, id: accepted.id };
       if (wantsJson(req)) sendJson(res, 200, body);
       else sendRedirect(res, accepted.next);
     } catch (err) {
       if (!(err instanceof AppError)) logger.error({ err, formKey: key }, 'unexpected ingest failure');
-      sendError(req, res, err instanceof AppError ? err : IngestErrors.unavailable(err));
+      const answer = err instanceof AppError ? err : IngestErrors.unavailable(err);
+      metrics?.countSubmission('rejected', answer.code);
+      sendError(req, res, answer);
     }
   };
 
@@ -77,6 +97,18 @@ export function createIngestHandler(deps: ReceiveDeps & { altcha?: Altcha; stamp
     const match = FORM_PATH.exec(url.pathname);
     const altchaMatch = match ? null : ALTCHA_PATH.exec(url.pathname);
     const stampMatch = match || altchaMatch ? null : TIMESTAMP_PATH.exec(url.pathname);
+    if (metrics && !(match?.[1] && req.method === 'POST')) {
+      const route = match
+        ? '/f/:key'
+        : altchaMatch
+          ? '/f/:key/altcha'
+          : stampMatch
+            ? '/f/:key/timestamp'
+            : url.pathname === '/form/submission-received'
+              ? url.pathname
+              : 'unmatched';
+      observe(req, res, route);
+    }
     if (altchaMatch?.[1]) {
       if (req.method === 'GET') void altchaChallenge(req, res, altchaMatch[1]);
       else if (req.method === 'OPTIONS') {

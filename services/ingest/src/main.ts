@@ -6,7 +6,7 @@ import { loadIngestConfig } from './config.ts';
 import { createIngestService } from './create-service.ts';
 import { altchaDifficulty, captchaVerifyConfig } from './spam/captcha.ts';
 
-await runDistributed('ingest', loadIngestConfig, async ({ config, logger, bus, mongo }) => {
+await runDistributed('ingest', loadIngestConfig, async ({ config, logger, bus, metrics, mongo }) => {
   const service = createIngestService({
     bus,
     // Ingest owns no database; uploaded files go to the shared file store.
@@ -14,6 +14,7 @@ await runDistributed('ingest', loadIngestConfig, async ({ config, logger, bus, m
     clock: systemClock,
     ids: systemIds,
     logger,
+    metrics,
     publicBaseUrl: config.PUBLIC_URL.replace(/\/$/, ''),
     secret: config.INGEST_SECRET,
     captcha: captchaVerifyConfig(config),

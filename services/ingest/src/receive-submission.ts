@@ -47,6 +47,8 @@ export interface Accepted {
   id: string;
   /** Where the submitter goes next (303 target, or `next` in the JSON answer). */
   next: string;
+  /** Stored flagged as spam (the honeypot or a spam layer). */
+  spam: boolean;
 }
 
 export type Outcome = { accepted: Accepted } | { rejected: AppError; errorRedirect: string | null };
@@ -136,7 +138,7 @@ export async function receiveSubmission(deps: ReceiveDeps, req: IncomingMessage,
     }
     const next =
       safeRedirect(split.redirect, form.settings, referer) ?? defaultNext(form.settings, deps.publicBaseUrl, referer);
-    return { accepted: { id: submissionId, next } };
+    return { accepted: { id: submissionId, next, spam: spam.isSpam } };
   } catch (err) {
     await Promise.allSettled(parsed.files.map((f) => deps.blobs.delete(f.blobKey)));
     if (!(err instanceof AppError)) throw err;

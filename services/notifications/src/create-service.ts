@@ -8,6 +8,7 @@ import {
   type IdentityVerifier,
   type Ids,
   type Logger,
+  type Metrics,
   requireIdentity,
   requireJson,
   type Service,
@@ -41,6 +42,8 @@ export interface NotificationsServiceDeps {
   clock: Clock;
   ids: Ids;
   logger: Logger;
+  /** The process's metrics (`formgate_http_*` of this service's routes); none recorded without. */
+  metrics?: Metrics;
   identity: IdentityVerifier;
   compose: Composer;
   /** The organizations' notification addresses (double opt-in): only verified ones are ever mailed. */
@@ -83,7 +86,7 @@ export function createNotificationsService(deps: NotificationsServiceDeps): Noti
   const views: Subscription[] = [];
 
   const api = deliveriesRoutes({ ...deps, runner });
-  const app = createServiceApp();
+  const app = createServiceApp(undefined, deps.metrics && { service: 'notifications', metrics: deps.metrics });
   app.use(
     createRecipientRoutes({
       ...deps,

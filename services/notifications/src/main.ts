@@ -8,7 +8,7 @@ import { createEmailComposer } from './email/composer.ts';
 import { createMongoWebhookEndpointStore } from './endpoints/mongo-webhook-endpoint-store.ts';
 import { createMongoRecipientStore } from './recipients/mongo-recipient-store.ts';
 
-await runDistributed('notifications', loadNotificationsConfig, async ({ config, logger, bus, mongo }) => {
+await runDistributed('notifications', loadNotificationsConfig, async ({ config, logger, bus, metrics, mongo }) => {
   const mailer = config.SMTP_URL
     ? createSmtpMailer({
         url: config.SMTP_URL,
@@ -26,6 +26,7 @@ await runDistributed('notifications', loadNotificationsConfig, async ({ config, 
     clock: systemClock,
     ids: systemIds,
     logger,
+    metrics,
     identity: createIdentityCodec(config.IDENTITY_SECRET),
     compose: createEmailComposer({ fileLinks: createFileLinks(config.FILE_LINK_SECRET), clock: systemClock }),
     recipients: await createMongoRecipientStore(db),

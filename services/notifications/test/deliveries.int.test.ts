@@ -20,12 +20,13 @@ import {
   createHttpServer,
   createIdentityCodec,
   createLogger,
+  createMetrics,
   IDENTITY_HEADER,
   type Identity,
   listen,
   systemIds,
 } from '@formgate/kit';
-import { eventually } from '@formgate/kit/testing';
+import { eventually, parsePrometheusText, sumOf } from '@formgate/kit/testing';
 import { createSmtpMailer, type Mailer } from '@formgate/mail';
 import { type SmtpTestServer, startSmtpTestServer } from '@formgate/mail/testing';
 import { openSqlite } from '@formgate/store/sqlite';
@@ -69,6 +70,13 @@ describe('notifications deliveries on the embedded log with a real SMTP server',
   /** Addresses the SMTP server refuses, with the reply code. */
   const refusals = new Map<string, number>();
   const recipients = createSqliteRecipientStore(openSqlite(':memory:'));
+  const metrics = createMetrics({ defaults: false });
+  /** Attempts counted so far in `formgate_notification_attempts_total`, by status. */
+  const attemptsByStatus = async () => {
+    const samples = parsePrometheusText((await metrics.exposition()).body);
+    const of = (status: string) => sumOf(samples, 'formgate_notification_attempts_total', { channel: 'email', status });
+    return { succeeded: of('succeeded'), retrying: of('retrying'), failed: of('failed') };
+  };
   /** Makes exactly `emails` the organization's verified notification addresses (the real recipient store). */
   const setVerified = async (orgId: string, emails: string[]) => {
     for (const r of await recipients.list({ orgId })) await recipients.remove({ orgId }, r.id);
@@ -104,6 +112,7 @@ describe('notifications deliveries on the embedded log with a real SMTP server',
       publicUrl: 'http://formgate.test',
       random: () => 0.5,
       retryIntervalMs: 60_000,
+      metrics,
     });
     await service.start();
     server = createHttpServer(service.app);
@@ -264,6 +273,7 @@ describe('notifications deliveries on the embedded log with a real SMTP server',
     await setVerified(orgId, ['later@example.com', 'never@example.com']);
     refusals.set('later@example.com', 421);
     refusals.set('never@example.com', 550);
+    const countedBefore = await attemptsByStatus();
     const form = await publishForm({ emails: ['later@example.com', 'never@example.com'] }, orgId);
     const { submissionId } = await submit(form);
     const byTarget = async () => new Map((await deliveriesOf(form, submissionId)).map((d) => [d.target, d]));
@@ -302,6 +312,13 @@ describe('notifications deliveries on the embedded log with a real SMTP server',
           .sort(),
       ).toEqual(['delivery.failed never@example.com 1', 'delivery.succeeded later@example.com 2']),
     );
+    // Every attempt counted once by what became of it: 421 then success, 550 for good.
+    const counted = await attemptsByStatus();
+    expect({
+      succeeded: counted.succeeded - countedBefore.succeeded,
+      retrying: counted.retrying - countedBefore.retrying,
+      failed: counted.failed - countedBefore.failed,
+    }).toEqual({ succeeded: 1, retrying: 1, failed: 1 });
   });
 
   it('sends nothing twice when the same submission is delivered twice, and publishes its outcomes again', async () => {

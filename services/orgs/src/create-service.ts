@@ -6,6 +6,7 @@ import {
   errorHandler,
   type IdentityVerifier,
   type Logger,
+  type Metrics,
   requireIdentity,
   requireJson,
   type Service,
@@ -22,12 +23,14 @@ export interface OrgsServiceDeps {
   bus: EventBus;
   clock: Clock;
   logger: Logger;
+  /** The process's metrics (`formgate_http_*` of this service's routes); none recorded without. */
+  metrics?: Metrics;
   identity: IdentityVerifier;
 }
 
 /** The orgs service: organization settings, feature flags and the audit log, kept from `orgs.organization`. */
 export function createOrgsService(deps: OrgsServiceDeps): Service {
-  const app = createServiceApp();
+  const app = createServiceApp(undefined, deps.metrics && { service: 'orgs', metrics: deps.metrics });
   // The organization's spam defaults (issue 14) reach `orgs.settings` through this outbox relay.
   const publisher = createSpamSettingsPublisher(deps);
   app.use(

@@ -4,12 +4,13 @@ import { loadOrgsConfig } from './config.ts';
 import { createOrgsService } from './create-service.ts';
 import { createMongoOrgsStore } from './store/mongo-orgs-store.ts';
 
-await runDistributed('orgs', loadOrgsConfig, async ({ config, logger, bus, mongo }) => {
+await runDistributed('orgs', loadOrgsConfig, async ({ config, logger, bus, metrics, mongo }) => {
   const service = createOrgsService({
     store: await createMongoOrgsStore(await mongo('orgs')),
     bus,
     clock: systemClock,
     logger,
+    metrics,
     identity: createIdentityCodec(config.IDENTITY_SECRET),
   });
   return { ...service, handler: service.app };

@@ -7,6 +7,7 @@ import {
   type EventPublisher,
   type EventSubscriber,
 } from '../event-bus.ts';
+import { type BusMetrics, NO_BUS_METRICS, timedPublish } from '../metrics.ts';
 import { createSubscriptionRegistry } from '../subscriptions.ts';
 import { createTopics, type Topics } from './admin.ts';
 import { CONSUMER_RETRY, connected, createKafkaClient } from './client.ts';
@@ -38,6 +39,8 @@ export interface KafkaBusOptions {
   onError?: (err: unknown, context: string) => void;
   /** Called before every produce request with the number of messages it carries. */
   onSend?: (messageCount: number) => void;
+  /** Publish latency, batch sizes, lag and dead letters (`createMetrics().bus`); default: not recorded. */
+  metrics?: BusMetrics;
 }
 
 /** The dead-letter operations' view of Kafka: offsets from the admin client, reads through `replay()`. */
@@ -91,10 +94,11 @@ export function createKafkaBus(opts: KafkaBusOptions): EventBus {
   const deleteGroup = async (groupId: string) => void (await (await admin.get()).deleteGroups([groupId]));
   const replay = createReplay({ topics, newConsumer, registry, deleteGroup, onError });
 
+  const metrics = opts.metrics ?? NO_BUS_METRICS;
   return {
-    publish: producer.publish,
+    publish: timedPublish(producer.publish, metrics),
     ensureTopics: topics.ensure,
-    subscribe: createSubscribe({ topics, groupStart, newConsumer, dlq: producer, registry, onError }),
+    subscribe: createSubscribe({ topics, groupStart, newConsumer, dlq: producer, registry, onError, metrics }),
     replay,
     deadLetters: createDeadLetters(deadLetterLog(topics, producer.publish, replay)),
     async ping() {

@@ -9,6 +9,7 @@ import {
   type SubscribeOptions,
   type Subscription,
 } from '../event-bus.ts';
+import type { BusMetrics } from '../metrics.ts';
 import type { SubscriptionRegistry } from '../subscriptions.ts';
 import type { Topics } from './admin.ts';
 import type { OnError } from './client.ts';
@@ -26,6 +27,7 @@ export interface SubscribeDeps {
   dlq: EventPublisher;
   registry: SubscriptionRegistry;
   onError: OnError;
+  metrics: BusMetrics;
 }
 
 /**
@@ -38,6 +40,10 @@ interface MemberState extends ConsumerState {
 }
 
 interface BatchLoop {
+  group: string;
+  metrics: BusMetrics;
+  /** Partitions whose lag this member reported (forgotten when a rebalance takes them away). */
+  lagReported: Set<number>;
   handler: BatchHandler;
   maxBatchSize: number;
   state: MemberState;
@@ -74,20 +80,31 @@ function keepAlive(heartbeat: () => Promise<void>, state: MemberState) {
  * Delivers a fetched batch in chunks of `maxBatchSize`, heartbeating while a chunk is handled, and commits each
  * chunk once `deliver()` handled or dead-lettered it. A revoked assignment or a stop leaves the rest uncommitted.
  */
-function eachBatchOf({ handler, maxBatchSize, state, context, startAt }: BatchLoop) {
+function eachBatchOf({ group, metrics, lagReported, handler, maxBatchSize, state, context, startAt }: BatchLoop) {
   return async ({ batch, heartbeat, isRunning, isStale, ...payload }: EachBatchPayload) => {
+    // Lag from what the fetch already told: the partition's high-water mark − the next offset to process.
+    const highWatermark = BigInt(batch.highWatermark);
+    const reportLag = (next: bigint) => {
+      const lag = highWatermark - next;
+      lagReported.add(batch.partition);
+      metrics.setLag(group, batch.topic, batch.partition, lag > 0n ? Number(lag) : 0);
+    };
     const commitThrough = async (last: string) => {
-      const partitions = [{ partition: batch.partition, offset: String(BigInt(last) + 1n) }];
+      const next = BigInt(last) + 1n;
+      const partitions = [{ partition: batch.partition, offset: String(next) }];
       await payload.commitOffsetsIfNecessary({ topics: [{ topic: batch.topic, partitions }] });
       payload.resolveOffset(last);
       state.crashes = 0;
+      reportLag(next);
     };
+    if (batch.messages.length > 0) reportLag(BigInt(batch.firstOffset() ?? batch.lastOffset()));
     const from = startAt.get(batch.partition) ?? -1n;
     const messages = batch.messages.filter((m) => BigInt(m.offset) >= from).map((m) => toBusMessage(batch, m));
     if (messages.length === 0) return commitThrough(batch.lastOffset());
     for (let i = 0; i < messages.length; i += maxBatchSize) {
       if (i > 0 && (!isRunning() || isStale() || state.revoked)) return;
       const chunk = messages.slice(i, i + maxBatchSize);
+      metrics.observeBatch(batch.topic, chunk.length);
       const alive = keepAlive(heartbeat, state);
       try {
         await deliver(chunk, handler, context(alive.signal));
@@ -107,11 +124,17 @@ function eachBatchOf({ handler, maxBatchSize, state, context, startAt }: BatchLo
  * Marks a new generation (the assignment is no longer revoked) and reports a consumer that has not joined its
  * group within `JOIN_TIMEOUT_MS`. Returns what cancels the report.
  */
-function watchJoin(consumer: Consumer, state: MemberState, report: (err: Error) => void) {
+function watchJoin(
+  consumer: Consumer,
+  state: MemberState,
+  report: (err: Error) => void,
+  onAssignment: (partitions: number[]) => void,
+) {
   const timeout = setTimeout(() => report(new Error(`no group join within ${JOIN_TIMEOUT_MS} ms`)), JOIN_TIMEOUT_MS);
-  consumer.on(consumer.events.GROUP_JOIN, () => {
+  consumer.on(consumer.events.GROUP_JOIN, (event) => {
     state.revoked = false;
     clearTimeout(timeout);
+    onAssignment(Object.values(event.payload.memberAssignment).flat());
   });
   return () => clearTimeout(timeout);
 }
@@ -122,7 +145,7 @@ function deliveryContext(deps: SubscribeDeps, { group, topic }: SubscribeOptions
     policy,
     dlq: deps.dlq,
     signal,
-    ...reportThrough(deps.onError, group, topic),
+    ...reportThrough(deps.onError, group, topic, deps.metrics),
   });
 }
 
@@ -145,13 +168,30 @@ export function createSubscribe(deps: SubscribeDeps) {
     const context = deliveryContext(deps, options, retry ?? DEFAULT_RETRY);
     const report = (err: unknown) => deps.onError(err, `consumer ${group} on ${topic}`);
     await startConsumer(consumer, topic, true);
-    const stopWatching = watchJoin(consumer, state, report);
+    const lagReported = new Set<number>();
+    // A partition a rebalance gave to another member: its lag is that member's to report now.
+    const stopWatching = watchJoin(consumer, state, report, (assigned) => {
+      for (const p of lagReported) {
+        if (assigned.includes(p)) continue;
+        lagReported.delete(p);
+        deps.metrics.forgetLag(group, topic, p);
+      }
+    });
     consumer
       .run({
         autoCommit: false,
         eachBatchAutoResolve: false,
         partitionsConsumedConcurrently: 4,
-        eachBatch: eachBatchOf({ handler, maxBatchSize, state, context, startAt }),
+        eachBatch: eachBatchOf({
+          group,
+          metrics: deps.metrics,
+          lagReported,
+          handler,
+          maxBatchSize,
+          state,
+          context,
+          startAt,
+        }),
       })
       .catch(report);
     return deps.registry.track(async () => {
@@ -159,6 +199,7 @@ export function createSubscribe(deps: SubscribeDeps) {
       state.stopping = true;
       for (const delivery of state.deliveries) delivery.abort();
       await consumer.disconnect();
+      for (const p of lagReported) deps.metrics.forgetLag(group, topic, p);
     });
   };
 }

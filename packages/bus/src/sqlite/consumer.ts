@@ -1,5 +1,6 @@
 import { DeliveryAborted, type DeliveryContext, deliver, reportThrough } from '../delivery.ts';
 import { DEFAULT_RETRY, type EventPublisher, type SubscribeOptions, type Subscription } from '../event-bus.ts';
+import type { BusMetrics } from '../metrics.ts';
 import type { SubscriptionRegistry } from '../subscriptions.ts';
 import { type Log, type Row, toMessage } from './log.ts';
 import type { Wakeups } from './wakeups.ts';
@@ -14,6 +15,7 @@ export interface ConsumerDeps {
   idlePollMs: number;
   /** How long a consumer that has caught up waits before its next fetch. */
   lingerMs: number;
+  metrics: BusMetrics;
 }
 
 /** One subscription of a group: a delivery loop per assigned partition, restarted on every rebalance. */
@@ -55,23 +57,28 @@ class GroupMember {
       policy: this.options.retry ?? DEFAULT_RETRY,
       dlq: this.deps.dlq,
       signal,
-      ...reportThrough(this.deps.onError, group, topic),
+      ...reportThrough(this.deps.onError, group, topic, this.deps.metrics),
     };
   }
 
   private async run(partition: number, signal: AbortSignal) {
     const { group, topic, handler } = this.options;
-    const { log, wakeups, idlePollMs, lingerMs } = this.deps;
+    const { log, wakeups, idlePollMs, lingerMs, metrics } = this.deps;
     const ctx = this.context(signal);
     const maxBatch = this.options.maxBatchSize ?? 500;
     const channel = `${topic}/${partition}`;
     let offset = this.startOffset(partition);
+    // Lag: the log's head (kept in memory) − this member's position, after every fetch and commit.
+    const reportLag = () =>
+      metrics.setLag(group, topic, partition, Math.max(0, log.nextOffset(topic, partition) - offset));
     while (!signal.aborted) {
       const rows = log.fetch(topic, partition, offset, maxBatch);
+      reportLag();
       if (rows.length === 0) {
         await wakeups.waitFor(channel, idlePollMs, signal);
         continue;
       }
+      metrics.observeBatch(topic, rows.length);
       try {
         await deliver(
           rows.map((r) => toMessage(topic, r)),
@@ -86,6 +93,7 @@ class GroupMember {
       }
       offset = (rows.at(-1) as Row).offset + 1;
       log.commit(group, topic, partition, offset);
+      reportLag();
       // Caught up: let the next records accumulate into one batch instead of taking them a tick at a time.
       if (rows.length < maxBatch && lingerMs > 0) await wakeups.waitFor(null, lingerMs, signal);
     }

@@ -1,6 +1,7 @@
 import type { SqliteDb } from '@formgate/store/sqlite';
 import { createDeadLetters, type DeadLetterLog } from '../dead-letters.ts';
 import { type BusMessage, BusUnavailableError, type EventBus, type EventPublisher } from '../event-bus.ts';
+import { type BusMetrics, NO_BUS_METRICS, timedPublish } from '../metrics.ts';
 import { createSubscriptionRegistry } from '../subscriptions.ts';
 import { createGroups } from './consumer.ts';
 import { type Log, openLog, toMessage } from './log.ts';
@@ -20,6 +21,8 @@ export interface SqliteBusOptions {
    */
   consumerLingerMs?: number;
   onError?: (err: unknown, context: string) => void;
+  /** Publish latency, batch sizes, lag and dead letters (`createMetrics().bus`); default: not recorded. */
+  metrics?: BusMetrics;
 }
 
 const RETENTION_SWEEP_MS = 10 * 60_000;
@@ -54,6 +57,7 @@ export function createSqliteBus(db: SqliteDb, opts: SqliteBusOptions = {}): Even
   const registry = createSubscriptionRegistry();
   const appender = createAppender(db, log, wakeups, opts.maxPendingPublishes ?? 50_000);
   const idlePollMs = opts.idlePollMs ?? 1_000;
+  const metrics = opts.metrics ?? NO_BUS_METRICS;
   const subscribe = createGroups({
     log,
     wakeups,
@@ -62,6 +66,7 @@ export function createSqliteBus(db: SqliteDb, opts: SqliteBusOptions = {}): Even
     onError: opts.onError ?? (() => {}),
     idlePollMs,
     lingerMs: opts.consumerLingerMs ?? 20,
+    metrics,
   });
   const sweep = () => log.deleteOlderThan(Date.now() - (opts.retentionMs ?? 7 * 24 * 3600_000));
   // Also at open: a process restarted more often than the sweep interval would otherwise never sweep.
@@ -70,7 +75,7 @@ export function createSqliteBus(db: SqliteDb, opts: SqliteBusOptions = {}): Even
   retentionTimer.unref();
 
   return {
-    publish: appender.publish,
+    publish: timedPublish(appender.publish, metrics),
     ensureTopics: async (specs) => log.ensureTopics(specs),
     subscribe,
     replay: createReplay({ log, wakeups, registry, idlePollMs }),

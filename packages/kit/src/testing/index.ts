@@ -1,2 +1,3 @@
 export * from './contract-suite.ts';
 export * from './eventually.ts';
+export * from './prometheus-text.ts';

@@ -1,6 +1,6 @@
 import type { EventPublisher } from '@formgate/bus';
 import { encodeEvent, Topics } from '@formgate/contracts';
-import type { Clock, Ids, Logger } from '@formgate/kit';
+import type { Clock, Ids, Logger, Metrics } from '@formgate/kit';
 import { type Mailer, MailSendError } from '@formgate/mail';
 import type { WebhookChannel } from '../endpoints/webhook-channel.ts';
 import { nextRetryDelayMs } from '../webhooks/retry-schedule.ts';
@@ -30,6 +30,8 @@ export interface DeliveryRunnerDeps {
   logger: Logger;
   publicUrl: string;
   random?: () => number;
+  /** Counts every attempt in `formgate_notification_attempts_total{channel,status}`. */
+  metrics?: Pick<Metrics, 'countNotificationAttempt'>;
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -189,6 +191,7 @@ export function createDeliveryRunner(deps: DeliveryRunnerDeps) {
       { deliveryId: delivery.id, attempt: n, status: outcome.status, code: outcome.response?.code },
       'delivery attempt',
     );
+    deps.metrics?.countNotificationAttempt(delivery.channel, outcome.status);
     const recorded = await store.recordOutcome(delivery.id, n, outcome);
     if (recorded?.channel === 'webhook' && isFinal(recorded.status) && deps.webhooks) {
       // The endpoint's health is a consequence, not part of the delivery: a store hiccup here must not redo the send.

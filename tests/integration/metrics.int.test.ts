@@ -1,0 +1,91 @@
+import { parsePrometheusText, type Sample, samplesOf, sumOf } from '@formgate/kit/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually, startTestApp, type TestApp } from '../harness/embedded-app.ts';
+
+/** Issue 15: the embedded process's `/metrics` (one registry for the whole process) after a burst of submissions. */
+describe('embedded mode: /metrics after a burst', () => {
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await startTestApp({ METRICS_PORT: '0' });
+  });
+  afterAll(async () => {
+    await app.stop();
+  });
+
+  const scrape = async (): Promise<Sample[]> => {
+    const res = await fetch(app.metricsUrl ?? 'http://metrics.invalid');
+    expect(res.status).toBe(200);
+    // Throws on any line a Prometheus scraper would not parse.
+    return parsePrometheusText(await res.text());
+  };
+  const post = (key: string, body: Record<string, string>) =>
+    fetch(`${app.baseUrl}/f/${key}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify(body),
+    });
+
+  it('counts the accepted, spam and rejected submissions, HTTP by route template, and lag back to 0', async () => {
+    const form = await app.createForm({ name: 'Measured', settings: { honeypotField: '_gotcha' } });
+    const before = await scrape();
+    const accepted = (o: Sample[]) => sumOf(o, 'formgate_ingest_submissions_total', { outcome: 'accepted' });
+    const N = 40;
+    const answers = await Promise.all(
+      Array.from({ length: N }, (_, i) => post(form.key, { email: `p${i}@example.com`, message: 'hi' })),
+    );
+    expect(answers.map((r) => r.status)).toEqual(Array(N).fill(200));
+    expect((await post(form.key, { message: 'bot', _gotcha: 'filled' })).status).toBe(200);
+    expect((await post(form.key, {})).status).toBe(422);
+    expect((await app.api('GET', `/api/v1/forms/${form.id}`)).status).toBe(200);
+
+    // Every submission reaches the read model, and then no consumer of the log has anything left.
+    await eventually(async () => {
+      const l = await app.listSubmissions(form.id, '?limit=100');
+      expect(l.data.length).toBe(N + 1);
+    }, 15_000);
+    const after = await eventually(async () => {
+      const samples = await scrape();
+      const lag = samplesOf(samples, 'formgate_consumer_lag', { topic: 'ingest.submission' });
+      const groups = new Set(lag.map((s) => s.labels.group));
+      for (const g of ['forms.submission-received', 'billing.usage', 'notifications.deliveries']) {
+        expect(groups).toContain(g);
+      }
+      expect(lag.filter((s) => s.value !== 0)).toEqual([]);
+      return samples;
+    }, 15_000);
+
+    expect(accepted(after) - accepted(before)).toBe(N);
+    expect(sumOf(after, 'formgate_ingest_submissions_total', { outcome: 'spam' })).toBe(1);
+    expect(sumOf(after, 'formgate_ingest_submissions_total', { outcome: 'rejected', code: 'EMPTY' })).toBe(1);
+    // HTTP by route template: ingest's own, the gateway's (route table) and the forms service's.
+    expect(
+      sumOf(after, 'formgate_http_requests_total', { service: 'ingest', route: '/f/:key', status: '200' }) -
+        sumOf(before, 'formgate_http_requests_total', { service: 'ingest', route: '/f/:key', status: '200' }),
+    ).toBe(N + 1);
+    expect(sumOf(after, 'formgate_http_requests_total', { service: 'gateway', route: '/f/*' })).toBeGreaterThan(N);
+    const byId = { route: '/api/v1/forms/:formId', method: 'GET', status: '200' };
+    expect(sumOf(after, 'formgate_http_requests_total', { service: 'gateway', ...byId })).toBe(1);
+    expect(sumOf(after, 'formgate_http_requests_total', { service: 'forms', ...byId })).toBe(1);
+    expect(sumOf(after, 'formgate_http_request_duration_seconds_count', { service: 'ingest', route: '/f/:key' })).toBe(
+      sumOf(after, 'formgate_http_requests_total', { service: 'ingest', route: '/f/:key' }),
+    );
+    // Never a raw path: no form key or id in any label.
+    expect(
+      after.filter((s) => Object.values(s.labels).some((v) => v.includes(form.key) || v.includes(form.id))),
+    ).toEqual([]);
+    expect(
+      sumOf(after, 'formgate_bus_publish_duration_seconds_count', { topic: 'ingest.submission' }),
+    ).toBeGreaterThanOrEqual(N + 1);
+    expect(sumOf(after, 'formgate_bus_batch_size_sum', { topic: 'ingest.submission' })).toBeGreaterThanOrEqual(
+      3 * (N + 1),
+    );
+    // Node's own: heap and event-loop delay.
+    expect(sumOf(after, 'nodejs_heap_size_used_bytes')).toBeGreaterThan(0);
+    expect(samplesOf(after, 'nodejs_eventloop_lag_p99_seconds')).toHaveLength(1);
+  });
+
+  it('keeps /metrics off the public port', async () => {
+    const res = await fetch(`${app.baseUrl}/metrics`);
+    expect(await res.text()).not.toContain('formgate_http_requests_total');
+  });
+});
