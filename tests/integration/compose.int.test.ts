@@ -4,6 +4,7 @@ import { resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { loadGatewayConfig } from '@formgate/gateway';
 import { describe, expect, it } from 'vitest';
+import { sourceOfCommand } from '../../infra/docker/entry-points.ts';
 import { loadBillingConfig } from '../../services/billing/src/config.ts';
 import { loadFormsConfig } from '../../services/forms/src/config.ts';
 import { loadIngestConfig } from '../../services/ingest/src/config.ts';
@@ -65,7 +66,7 @@ const LOADERS: Record<string, (env: Record<string, string>) => unknown> = {
   'services/notifications/src/main.ts': loadNotificationsConfig,
   'services/orgs/src/main.ts': loadOrgsConfig,
 };
-const entryOf = (s: ComposeService) => s.command?.find((part) => part.endsWith('main.ts'));
+const entryOf = (s: ComposeService) => sourceOfCommand(s.command);
 const envOf = (s: ComposeService) =>
   Object.fromEntries(Object.entries(s.environment ?? {}).map(([k, v]) => [k, v ?? ''])) as Record<string, string>;
 
