@@ -134,7 +134,9 @@ describe('@formgate/client/react in Chromium: useForm against embedded Formgate'
     ]);
 
     const plain = await page.evaluate(() =>
-      (window as unknown as { plainSubmit: (d: unknown) => Promise<{ id: string }> }).plainSubmit({ via: 'script' }),
+      (globalThis as unknown as { plainSubmit: (d: unknown) => Promise<{ id: string }> }).plainSubmit({
+        via: 'script',
+      }),
     );
     expect(await storedFields(plain.id)).toEqual([{ name: 'via', value: 'script' }]);
   });
