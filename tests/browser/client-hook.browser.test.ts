@@ -1,0 +1,158 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { build } from 'esbuild';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium } from '../harness/chromium.ts';
+import { startTestApp, type TestApp, type TestForm } from '../harness/embedded-app.ts';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+
+/**
+ * A site's contact form written with `useForm` from `@formgate/client/react`: the client as its build ships it
+ * (`scripts/build.mjs`), bundled with React from node_modules by esbuild, as a site's bundler would. The state is
+ * shown in the page: `succeeded`, the form's errors and each field's errors under the field.
+ */
+const PAGE_SOURCE = `
+import { useForm } from './client/react.js';
+import { createRoot } from 'react-dom/client';
+
+function Contact() {
+  const [state, handleSubmit, reset] = useForm(window.FORM_KEY, { baseUrl: window.FORMGATE_URL, retries: 0 });
+  if (state.succeeded) {
+    return <p role="status">Thanks! <span id="submission-id">{state.result.id}</span> <button onClick={reset}>Again</button></p>;
+  }
+  const fieldError = (name) =>
+    state.errors?.fields[name]?.map((e) => <span key={e.code} className="field-error" data-field={name}>{e.code}: {e.message}</span>);
+  return (
+    <form onSubmit={handleSubmit}>
+      <label>Email <input name="email" type="email" /></label>
+      {fieldError('email')}
+      <label>Message <textarea name="message" /></label>
+      {fieldError('message')}
+      {state.errors?.form.map((e) => <p key={e.code} role="alert">{e.code}</p>)}
+      <button type="submit" disabled={state.submitting}>Send</button>
+      <button type="button" onClick={() => handleSubmit({ email: 'object@example.com', message: 'as an object' })}>Send object</button>
+    </form>
+  );
+}
+createRoot(document.getElementById('root')).render(<Contact />);
+`;
+
+describe('@formgate/client/react in Chromium: useForm against embedded Formgate', () => {
+  let app: TestApp;
+  let form: TestForm;
+  let site: Server;
+  let siteUrl: string;
+  let browser: Browser;
+  let page: Page;
+  const outDir = mkdtempSync(join(tmpdir(), 'fg-client-page-'));
+
+  beforeAll(async () => {
+    app = await startTestApp();
+    form = await app.createForm({ name: 'Hook' });
+    // The client's own build (bundles only; declarations are not needed here), then the site's page on top of it.
+    await promisify(execFile)(process.execPath, [
+      join(ROOT, 'packages/client/scripts/build.mjs'),
+      '--outdir',
+      join(outDir, 'client'),
+      '--no-types',
+    ]);
+    writeFileSync(join(outDir, 'page.jsx'), PAGE_SOURCE);
+    await build({
+      entryPoints: [join(outDir, 'page.jsx')],
+      outfile: join(outDir, 'page.js'),
+      bundle: true,
+      format: 'esm',
+      jsx: 'automatic',
+      nodePaths: [join(ROOT, 'tests/node_modules')],
+      define: { 'process.env.NODE_ENV': '"production"' },
+      logLevel: 'warning',
+    });
+    const files: Record<string, string> = {
+      '/page.js': readFileSync(join(outDir, 'page.js'), 'utf8'),
+      '/client/index.js': readFileSync(join(outDir, 'client/index.js'), 'utf8'),
+    };
+    // Another origin than Formgate's, as a customer's site is: the public endpoint's CORS is open.
+    const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Contact</title></head><body>
+<div id="root"></div>
+<script>window.FORM_KEY = ${JSON.stringify(form.key)}; window.FORMGATE_URL = ${JSON.stringify(app.baseUrl)};</script>
+<script type="module" src="/page.js"></script>
+<script type="module">
+  import { createFormgateClient } from '/client/index.js';
+  window.plainSubmit = (data) => createFormgateClient({ baseUrl: window.FORMGATE_URL }).submit(window.FORM_KEY, data);
+</script>
+</body></html>`;
+    site = createServer((req, res) => {
+      const js = files[req.url ?? ''];
+      if (js) res.writeHead(200, { 'content-type': 'text/javascript' }).end(js);
+      else res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(html);
+    });
+    await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
+    siteUrl = `http://localhost:${(site.address() as AddressInfo).port}/`;
+    browser = await launchChromium();
+    page = await browser.newPage();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    site?.closeAllConnections();
+    await new Promise((r) => site?.close(r));
+    await app?.stop();
+    rmSync(outDir, { recursive: true, force: true });
+  });
+
+  const storedFields = async (id: string) => {
+    const res = await app.api('GET', `/api/v1/forms/${form.id}/submissions/${id}`);
+    return res.body.fields;
+  };
+
+  it('a submitted form succeeds; then a plain object, and the unbundled build from a <script type=module>', async () => {
+    await page.goto(siteUrl);
+    await page.getByLabel('Email').fill('ada@example.com');
+    await page.getByLabel('Message').fill('<b>Hello</b> from the hook');
+    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    await expect.poll(() => page.locator('#submission-id').textContent()).toMatch(/\S/);
+    const id = (await page.locator('#submission-id').textContent()) as string;
+    expect(await storedFields(id)).toEqual([
+      { name: 'email', value: 'ada@example.com' },
+      { name: 'message', value: '<b>Hello</b> from the hook' },
+    ]);
+
+    await page.getByRole('button', { name: 'Again' }).click();
+    await page.getByRole('button', { name: 'Send object' }).click();
+    await page.locator('#submission-id').waitFor();
+    const objectId = (await page.locator('#submission-id').textContent()) as string;
+    expect(objectId).not.toBe(id);
+    expect(await storedFields(objectId)).toEqual([
+      { name: 'email', value: 'object@example.com' },
+      { name: 'message', value: 'as an object' },
+    ]);
+
+    const plain = await page.evaluate(() =>
+      (globalThis as unknown as { plainSubmit: (d: unknown) => Promise<{ id: string }> }).plainSubmit({
+        via: 'script',
+      }),
+    );
+    expect(await storedFields(plain.id)).toEqual([{ name: 'via', value: 'script' }]);
+  });
+
+  it('a field-level refusal shows under its field, and nothing is stored', async () => {
+    await page.goto(siteUrl);
+    const before = (await app.listSubmissions(form.id)).data.length;
+    await page.getByLabel('Email').fill('long@example.com');
+    await page.getByLabel('Message').fill('x'.repeat(70_000)); // over the 64 KiB of one value
+    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    const error = page.locator('.field-error[data-field="message"]');
+    await error.waitFor();
+    expect(await error.textContent()).toMatch(/^FIELD_VALUE_TOO_LONG: /);
+    expect(await page.locator('.field-error[data-field="email"]').count()).toBe(0);
+    expect(await page.locator('#submission-id').count()).toBe(0);
+    expect(await page.getByRole('button', { name: 'Send', exact: true }).isEnabled()).toBe(true);
+    expect((await app.listSubmissions(form.id)).data.length).toBe(before);
+  });
+});
