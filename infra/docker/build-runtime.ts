@@ -1,5 +1,5 @@
 /**
- * Builds the runtime tree the production image copies (infra/docker/Dockerfile, ADR 0044-image):
+ * Builds the runtime tree the production image copies (infra/docker/Dockerfile, ADR 47):
  *
  *   <out>/dist/<entry>.mjs       every entry point bundled by esbuild (ESM, shared code in dist/chunks/)
  *   <out>/web/dist/              the built dashboard (served by the gateway / embedded host)

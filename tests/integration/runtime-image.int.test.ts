@@ -80,7 +80,7 @@ describe('the production image: its Dockerfile and the runtime tree it copies', 
     expect(final.join('\n')).not.toMatch(/pnpm|npm install|tsx/);
     expect(final.at(-1)).toBe('CMD ["node", "dist/embedded.mjs"]');
     expect(final.join('\n')).toContain('WEB_DIR=/app/web/dist');
-    // The SQLite addon is built against the same Node headers as the Node 24 test tier's (ADR 0044-image).
+    // The SQLite addon is built against the same Node headers as the Node 24 test tier's (ADR 47).
     const tier = readFileSync(join(ROOT, 'infra/local/node24.sh'), 'utf8').match(/NODE24_ADDON_HEADERS:-([\d.]+)/)?.[1];
     expect(tier).toBeDefined();
     expect(dockerfile.slice(0, finalFrom).join('\n')).toContain(`npm_config_target=${tier}`);

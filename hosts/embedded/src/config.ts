@@ -14,7 +14,7 @@ export const EmbeddedEnvSchema = z.object({
   ...billingEnv,
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().default('0.0.0.0'),
-  /** `GET /metrics` of the whole process on a port of its own (ADR 0044); unset: not served. */
+  /** `GET /metrics` of the whole process on a port of its own (ADR 46); unset: not served. */
   METRICS_PORT: metricsPortEnv,
   DATA_DIR: z
     .string()

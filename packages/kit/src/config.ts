@@ -49,6 +49,6 @@ export const secretEnv = z.string().min(32, 'must be at least 32 characters');
 
 /**
  * `METRICS_PORT`: where `GET /metrics` (Prometheus) is served, on a listener of its own beside the process's port
- * (ADR 0044: never on the public one). Unset: not served (the metrics are still kept; nothing listens).
+ * (ADR 46: never on the public one). Unset: not served (the metrics are still kept; nothing listens).
  */
 export const metricsPortEnv = z.coerce.number().int().min(0).max(65535).optional();

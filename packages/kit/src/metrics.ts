@@ -191,7 +191,7 @@ export function httpMetrics(metrics: Metrics, service: string) {
 
 /**
  * The `/metrics` listener's handler: `GET /metrics` answers the text exposition; anything else 404. It runs on its
- * own port (`METRICS_PORT`, ADR 0044), never on a process's public one.
+ * own port (`METRICS_PORT`, ADR 46), never on a process's public one.
  */
 export function metricsHandler(metrics: Metrics) {
   return (req: IncomingMessage, res: ServerResponse) => {
