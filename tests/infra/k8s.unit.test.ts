@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import { loadGatewayConfig } from '@formgate/gateway';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
+import { ENTRY_POINTS } from '../../infra/docker/entry-points.ts';
 import { loadBillingConfig } from '../../services/billing/src/config.ts';
 import { loadFormsConfig } from '../../services/forms/src/config.ts';
 import { loadIngestConfig } from '../../services/ingest/src/config.ts';
@@ -114,6 +115,22 @@ describe('infra/k8s', () => {
         expect(isPort(c[probe].httpGet.port), `${d.metadata.name} ${probe} port`).toBe(true);
       // The port the process listens on is the one probed.
       expect(environmentOf(d).PORT).toBe(String(port.containerPort));
+    }
+  });
+
+  it('starts each process from its bundle in the image, with /metrics on a named port Prometheus scrapes', () => {
+    for (const d of ofKind('Deployment')) {
+      const name: string = d.metadata.name;
+      const container = d.spec.template.spec.containers[0];
+      // The production image holds dist/<name>.mjs (infra/docker/build-runtime.ts), never the TypeScript sources.
+      expect(container.command, name).toEqual(['node', `dist/${name}.mjs`]);
+      expect(ENTRY_POINTS[name], `${name}: an entry point of the image`).toBeDefined();
+      const port = Number(environmentOf(d).METRICS_PORT);
+      expect(port, `${name}: METRICS_PORT`).toBeGreaterThan(0);
+      expect(container.ports.find((p: { name: string }) => p.name === 'metrics')?.containerPort, name).toBe(port);
+      const annotations = d.spec.template.metadata.annotations ?? {};
+      expect(annotations['prometheus.io/port'], name).toBe(String(port));
+      expect(annotations['prometheus.io/scrape'], name).toBe('true');
     }
   });
 
