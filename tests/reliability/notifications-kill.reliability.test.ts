@@ -1,7 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ATTEMPT_LEASE_MS } from '../../services/notifications/src/deliveries/delivery-runner.ts';
 import { startDistributed } from '../harness/processes.ts';
+
+/**
+ * The attempt lease of both notifications instances (`NOTIFICATIONS_ATTEMPT_LEASE_MS`; 3 min by default): what the
+ * dead instance claimed and never recorded is attempted again after it. 30 s keeps the run short; the local SMTP
+ * server answers in milliseconds, so no live send outlasts it.
+ */
+const ATTEMPT_LEASE_MS = 30_000;
+
 import { kill9 } from './faults/process-faults.ts';
 import { scale, sharedBackends, sleep } from './scenario.ts';
 
@@ -33,7 +40,11 @@ describe('reliability: a notifications instance killed mid-send (distributed mod
   };
 
   beforeAll(async () => {
-    cluster = await startDistributed({ ...sharedBackends(), notificationsInstances: 2 });
+    cluster = await startDistributed({
+      ...sharedBackends(),
+      notificationsInstances: 2,
+      notificationsEnv: { NOTIFICATIONS_ATTEMPT_LEASE_MS: String(ATTEMPT_LEASE_MS) },
+    });
   }, 300_000);
   afterAll(async () => {
     await cluster?.stop();

@@ -31,6 +31,11 @@ export const loadNotificationsConfig = defineConfig(
      * off by default: such targets are refused at creation and at connect time.
      */
     WEBHOOKS_ALLOW_PRIVATE_TARGETS: webhooksAllowPrivateTargetsEnv,
+    /**
+     * How long a claimed attempt may go without an outcome before another instance makes the next one (a crash
+     * between send and record: the one possible duplicate). Keep it above the SMTP and webhook timeouts.
+     */
+    NOTIFICATIONS_ATTEMPT_LEASE_MS: z.coerce.number().int().min(5_000).max(3_600_000).default(180_000),
     /** The dashboard's base URL, for links in notification mails. */
     PUBLIC_URL: z.url().transform((u) => u.replace(/\/$/, '')),
   }),

@@ -62,6 +62,8 @@ export interface NotificationsServiceDeps {
   retryIntervalMs?: number;
   /** Jitter source of the retry schedule (tests pin it). */
   random?: () => number;
+  /** The attempt lease (default `ATTEMPT_LEASE_MS`, 3 min; `NOTIFICATIONS_ATTEMPT_LEASE_MS`). */
+  attemptLeaseMs?: number;
 }
 
 export type NotificationsService = Service & {

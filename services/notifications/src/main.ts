@@ -34,6 +34,7 @@ await runDistributed('notifications', loadNotificationsConfig, async ({ config, 
     allowPrivateTargets: config.WEBHOOKS_ALLOW_PRIVATE_TARGETS,
     linkSecret: config.NOTIFICATIONS_LINK_SECRET,
     publicUrl: config.PUBLIC_URL,
+    attemptLeaseMs: config.NOTIFICATIONS_ATTEMPT_LEASE_MS,
   });
   return {
     ...service,

@@ -32,6 +32,8 @@ export interface DeliveryRunnerDeps {
   random?: () => number;
   /** Counts every attempt in `formgate_notification_attempts_total{channel,status}`. */
   metrics?: Pick<Metrics, 'countNotificationAttempt'>;
+  /** `ATTEMPT_LEASE_MS` unless configured (`NOTIFICATIONS_ATTEMPT_LEASE_MS`). */
+  attemptLeaseMs?: number;
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -55,6 +57,7 @@ function responseOf(err: unknown): { code: string; text: string } {
 export function createDeliveryRunner(deps: DeliveryRunnerDeps) {
   const { store, clock, logger } = deps;
   const random = deps.random ?? Math.random;
+  const leaseMs = deps.attemptLeaseMs ?? ATTEMPT_LEASE_MS;
 
   /** Sends one attempt; resolves with the outcome (a failed send is an outcome, not an exception). */
   async function send(
@@ -118,7 +121,7 @@ export function createDeliveryRunner(deps: DeliveryRunnerDeps) {
       const outcome = (await store.listAttempts(delivery.id)).find((a) => a.attempt === n)?.outcome;
       return outcome ? store.recordOutcome(delivery.id, n, outcome) : null;
     }
-    if (clock.now().getTime() - Date.parse(held.startedAt) < ATTEMPT_LEASE_MS) return null;
+    if (clock.now().getTime() - Date.parse(held.startedAt) < leaseMs) return null;
     logger.warn(
       { deliveryId: delivery.id, attempt: n },
       'attempt abandoned (its instance stopped mid-send?); trying again',
@@ -173,7 +176,7 @@ export function createDeliveryRunner(deps: DeliveryRunnerDeps) {
     const started = clock.now().getTime();
     const claim = await store.claimAttempt(delivery.id, n, {
       startedAt: iso(started),
-      leaseUntil: iso(started + ATTEMPT_LEASE_MS),
+      leaseUntil: iso(started + leaseMs),
     });
     if (!claim.claimed) return recover(delivery, n, claim);
     const result = await send(delivery);

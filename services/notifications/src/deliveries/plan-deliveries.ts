@@ -27,6 +27,8 @@ export interface PlanDeps {
   recipients: Recipients;
   clock: Clock;
   ids: Ids;
+  /** The attempt lease (`ATTEMPT_LEASE_MS` unless configured): a planned first attempt is due again after it. */
+  attemptLeaseMs?: number;
 }
 
 /** The deterministic id of a planned delivery: a redelivered submission plans the same ones. */
@@ -34,7 +36,7 @@ export const plannedDeliveryId = (ids: Ids, d: Pick<Delivery, 'submissionId' | '
   ids.derived('delivery', d.submissionId, d.channel, d.purpose, d.target);
 
 export function newDelivery(
-  deps: Pick<PlanDeps, 'clock'>,
+  deps: Pick<PlanDeps, 'clock' | 'attemptLeaseMs'>,
   fields: Pick<Delivery, 'id' | 'orgId' | 'formId' | 'submissionId' | 'channel' | 'purpose' | 'target' | 'resendOf'>,
 ): Delivery {
   const now = deps.clock.now();
@@ -46,7 +48,7 @@ export function newDelivery(
     lastResponse: null,
     messageId: null,
     // Whoever plans makes the first attempt at once; the workers look at it only if that did not happen in time.
-    nextAttemptAt: new Date(now.getTime() + ATTEMPT_LEASE_MS).toISOString(),
+    nextAttemptAt: new Date(now.getTime() + (deps.attemptLeaseMs ?? ATTEMPT_LEASE_MS)).toISOString(),
     createdAt: now.toISOString(),
     updatedAt: now.toISOString(),
     ...fields,
