@@ -37,9 +37,9 @@ describe('time-trap layer', () => {
   it('flags forged: another secret, altered, another form, junk, from the future', () => {
     const other = createTimeStamps('o'.repeat(40)).issue(form(), NOW);
     const [payload, mac] = token.split('.');
-    const altered = `${Buffer.from(JSON.stringify({ f: 'form-1', t: NOW.getTime() - 99_999 })).toString('base64url')}.${mac}`;
+    const altered = `${(NOW.getTime() - 99_999).toString(36)}.${mac}`;
     const otherForm = stamps.issue({ ...form(), id: 'form-2' }, NOW);
-    for (const bad of [other, altered, otherForm, 'junk', `${payload}.`, 'x'.repeat(1000)]) {
+    for (const bad of [other, altered, otherForm, 'junk', `${payload}.`, `${payload}.${mac}x`, 'x'.repeat(1000)]) {
       expect(check(bad, at(10_000))).toMatchObject({ verdict: 'flag', reasons: [{ rule: 'forged' }] });
     }
     expect(check(token, at(-60_000))).toMatchObject({ verdict: 'flag', reasons: [{ rule: 'forged' }] });
