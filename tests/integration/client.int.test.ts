@@ -2,7 +2,7 @@ import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createFormgateClient, type FormgateClient, FormgateError } from '@formgate/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp, type TestForm } from '../harness/embedded-app.ts';
+import { eventually, startTestApp, type TestApp, type TestForm } from '../harness/embedded-app.ts';
 
 /** What the fault proxy does to the next requests to `/f/*`, in order; then it forwards them untouched. */
 type Fault = { kind: 'answer'; status: number; retryAfter: string } | { kind: 'lose-answer' };
@@ -93,9 +93,12 @@ describe('@formgate/client against embedded Formgate', () => {
     expect(first.next).toMatch(/^http/);
     const other = await fg.submit(form.key, { email: 'a@example.com', n: 1 });
     expect(other.id).not.toBe(first.id);
-    const ids = [];
-    for await (const s of fg.submissions.list(form.id)) ids.push(s.id);
-    expect(ids.sort()).toEqual([first.id, other.id].sort());
+    // The read model is projected from the log: an accepted submission is listed a moment later.
+    await eventually(async () => {
+      const ids = [];
+      for await (const s of fg.submissions.list(form.id)) ids.push(s.id);
+      expect(ids.sort()).toEqual([first.id, other.id].sort());
+    });
     const stored = await fg.submissions.get(form.id, first.id);
     expect(stored.fields).toEqual([
       { name: 'email', value: 'a@example.com' },
@@ -163,7 +166,10 @@ describe('@formgate/client against embedded Formgate', () => {
     const paged = await app.createForm({ name: 'Paged' });
     const sent: string[] = [];
     for (let i = 0; i < 5; i++) sent.push((await fg.submit(paged.key, { row: `r${i}`, note: '=1+1' })).id);
-    const page = await fg.submissions.page(paged.id, { limit: 2 });
+    const page = await eventually(async () => {
+      expect((await app.api('GET', `/api/v1/forms/${paged.id}`)).body).toMatchObject({ submissionCount: 5 });
+      return fg.submissions.page(paged.id, { limit: 2 });
+    });
     expect(page.data.map((s) => s.id)).toEqual([sent[4], sent[3]]);
     expect(page.nextCursor).toEqual(expect.any(String));
 
