@@ -100,7 +100,22 @@ describe('reliability: a notifications instance killed mid-send (distributed mod
       };
       for (const form of forms) await sendWarmUp(form);
       for (let round = 0; coldForms().length > 0; round++) {
-        if (round > 40) throw new Error(`forms never mailed in the warm-up: ${coldForms().length}`);
+        if (round > 80) {
+          // What the service knows of each cold form's warm-ups (planned? attempted? answered?), and what the two
+          // instances last said: a stuck consumer and a view that never got the settings look different here.
+          for (const form of coldForms()) {
+            for (const [id, formId] of warmUp) {
+              if (formId !== form.id) continue;
+              const log = await api('GET', `/api/v1/forms/${form.id}/submissions/${id}/deliveries`);
+              process.stderr.write(`[reliability] cold ${form.id} ${id}: ${log.status} ${JSON.stringify(log.body)}\n`);
+            }
+          }
+          for (const name of ['notifications', 'notifications-2']) {
+            const tail = (cluster.processes[name]?.output() ?? '').split('\n').slice(-15).join('\n');
+            process.stderr.write(`[reliability] ${name} last lines:\n${tail}\n`);
+          }
+          throw new Error(`forms never mailed in the warm-up: ${coldForms().length}`);
+        }
         for (let i = 0; i < 30 && coldForms().length > 0; i++) await sleep(100);
         for (const form of coldForms()) await sendWarmUp(form);
       }
@@ -217,6 +232,6 @@ describe('reliability: a notifications instance killed mid-send (distributed mod
       // Only what the dead instance had in flight can be repeated: at most its concurrent first attempts (24).
       expect(duplicates).toBeLessThanOrEqual(24);
     },
-    ATTEMPT_LEASE_MS + 300_000,
+    ATTEMPT_LEASE_MS + 450_000,
   );
 });
