@@ -19,20 +19,14 @@ type Rule = keyof typeof RULE_WEIGHTS;
 const WORD = '[\\p{L}\\p{N}\\p{M}_]';
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 
-/** One regular expression per blocked-words list (compiled once per list): whole words or phrases, any case. */
-const compiled = new WeakMap<readonly string[], RegExp | null>();
+/** The blocked-words list as one regular expression (built once per rules object, `compile`): whole words or phrases, any case. */
 function wordsPattern(words: readonly string[]): RegExp | null {
-  let re = compiled.get(words);
-  if (re === undefined) {
-    const alternatives = words
-      .map((w) => w.normalize('NFKC').trim())
-      .filter((w) => w !== '')
-      .sort((a, b) => b.length - a.length)
-      .map((w) => w.split(/\s+/u).map(escapeRegExp).join('\\s+'));
-    re = alternatives.length ? new RegExp(`(?<!${WORD})(?:${alternatives.join('|')})(?!${WORD})`, 'giu') : null;
-    compiled.set(words, re);
-  }
-  return re;
+  const alternatives = words
+    .map((w) => w.normalize('NFKC').trim())
+    .filter((w) => w !== '')
+    .sort((a, b) => b.length - a.length)
+    .map((w) => w.split(/\s+/u).map(escapeRegExp).join('\\s+'));
+  return alternatives.length ? new RegExp(`(?<!${WORD})(?:${alternatives.join('|')})(?!${WORD})`, 'giu') : null;
 }
 
 const DOMAIN_CHAR = /^[\p{L}\p{N}.-]$/u;

@@ -230,10 +230,11 @@ export function createSqliteDeliveryStore(db: SqliteDb): DeliveryStore {
    * its caller alone is rejected. Every caller is answered after the commit, as before.
    */
   type Written = { ok: true; value: unknown } | { ok: false; error: unknown };
+  const savepoint = db.transaction((op: () => unknown) => op());
   const writes = createGroupCommit<() => unknown, Written>(db, (ops) =>
     ops.map((op): Written => {
       try {
-        return { ok: true, value: db.transaction(op)() };
+        return { ok: true, value: savepoint(op) };
       } catch (error) {
         return { ok: false, error };
       }
