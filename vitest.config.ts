@@ -1,5 +1,18 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * Vitest's default is one worker per core minus one: a single worker on the 2-core CI machine, so every file ran
+ * after the other. The unit, web and integration tiers share nothing (each integration file starts its own
+ * embedded Formgate on free ports), and much of their time is spent waiting on child processes and sockets: they run
+ * three files at a time (group 0). The e2e tier shares one broker and one database: every deployment and every file
+ * works in a namespace of its own there (topics and consumer groups under `KAFKA_TOPIC_PREFIX`, databases under
+ * `MONGO_DB_PREFIX`, ADR 53), so it runs two files at a time (group 1; more would starve the processes of the
+ * distributed deployments on two cores). The tiers that drive Chromium (browser) or inject faults (reliability)
+ * keep one file at a time, each tier in its own group after it.
+ */
+const PARALLEL = { maxWorkers: 3, sequence: { groupOrder: 0 } };
+const serial = (groupOrder: number) => ({ maxWorkers: 1, fileParallelism: false, sequence: { groupOrder } });
+
 export default defineConfig({
   test: {
     // The JSON report lets .ci/run print one closing "N passed, N failed" line.
@@ -8,7 +21,7 @@ export default defineConfig({
       {
         // Services' email templates are .tsx (React Email), like the dashboard.
         oxc: { jsx: { runtime: 'automatic' } },
-        test: { name: 'unit', include: ['**/*.unit.test.ts'], exclude: ['**/node_modules/**', 'web/**'] },
+        test: { name: 'unit', include: ['**/*.unit.test.ts'], exclude: ['**/node_modules/**', 'web/**'], ...PARALLEL },
       },
       {
         // The dashboard's component tests: a DOM (jsdom), React and the real router, query client and toaster.
@@ -19,6 +32,9 @@ export default defineConfig({
           exclude: ['**/node_modules/**'],
           environment: 'jsdom',
           setupFiles: ['web/test/setup.ts'],
+          // A screen's test renders, types and waits on queries in jsdom: seconds when it shares the cores.
+          testTimeout: 20_000,
+          ...PARALLEL,
         },
       },
       {
@@ -27,8 +43,12 @@ export default defineConfig({
           name: 'int',
           include: ['**/*.int.test.ts'],
           exclude: ['**/node_modules/**'],
+          // Every file records the API answers it sees; the api-conformance project checks them (CONTRIBUTING.md).
+          globalSetup: ['tests/harness/api-samples.global-setup.ts'],
+          setupFiles: ['tests/harness/api-recording.setup.ts'],
           testTimeout: 30_000,
           hookTimeout: 30_000,
+          ...PARALLEL,
         },
       },
       {
@@ -36,9 +56,25 @@ export default defineConfig({
           name: 'e2e',
           include: ['**/*.e2e.test.ts'],
           exclude: ['**/node_modules/**'],
-          globalSetup: ['tests/harness/global-setup.ts'],
+          globalSetup: ['tests/harness/global-setup.ts', 'tests/harness/api-samples.global-setup.ts'],
+          setupFiles: ['tests/harness/api-recording.setup.ts'],
           testTimeout: 120_000,
           hookTimeout: 180_000,
+          // Two files at a time, each in its own namespace on the shared broker and database (ADR 53).
+          maxWorkers: 2,
+          fileParallelism: true,
+          sequence: { groupOrder: 1 },
+        },
+      },
+      {
+        // The answers the int and e2e tiers recorded (.run/api-samples/) against the OpenAPI description, once both
+        // tiers are done: a later group (2) than theirs (0 and 1), beside the browser tier. A throwing global
+        // teardown would not do: vitest prints it but exits 0 (ADR 52).
+        test: {
+          name: 'api-conformance',
+          include: ['tests/conformance/**/*.conformance.test.ts'],
+          exclude: ['**/node_modules/**'],
+          ...serial(2),
         },
       },
       {
@@ -48,9 +84,9 @@ export default defineConfig({
           name: 'browser',
           include: ['tests/browser/**/*.browser.test.ts'],
           exclude: ['**/node_modules/**'],
-          fileParallelism: false,
           testTimeout: 60_000,
           hookTimeout: 180_000,
+          ...serial(2),
         },
       },
       {
@@ -61,10 +97,9 @@ export default defineConfig({
           include: ['tests/reliability/**/*.reliability.test.ts'],
           exclude: ['**/node_modules/**'],
           globalSetup: ['tests/harness/global-setup.ts'],
-          fileParallelism: false,
-          maxWorkers: 1,
           testTimeout: 300_000,
           hookTimeout: 300_000,
+          ...serial(3),
         },
       },
     ],

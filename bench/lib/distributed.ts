@@ -57,6 +57,8 @@ async function startProcesses(opts: { logDir: string; kafka: string; mongo: stri
     IDENTITY_SECRET: randomBytes(32).toString('base64url'),
     // Forms and notifications (P12) read it; the other services ignore it.
     FILE_LINK_SECRET: randomBytes(32).toString('base64url'),
+    // The bench's raised quotas: billing meters with them, forms and the gateway (accounts) enforce their limits.
+    PLANS_FILE: BENCH_PLANS_FILE,
   };
   const gatewayPort = await freePort();
   const publicUrl = `http://127.0.0.1:${gatewayPort}`;
@@ -97,7 +99,7 @@ async function startProcesses(opts: { logDir: string; kafka: string; mongo: stri
   try {
     const [forms, billing, ingest, orgs] = await Promise.all([
       service('forms'),
-      service('billing', { PLANS_FILE: BENCH_PLANS_FILE }),
+      service('billing'),
       service('ingest', { PUBLIC_URL: publicUrl, INGEST_SECRET: randomBytes(32).toString('base64url') }),
       service('orgs'),
     ]);

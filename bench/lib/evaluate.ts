@@ -44,10 +44,19 @@ export function evaluate(
     }),
     judge({
       goal: 'P1s',
-      measure: 'urlencoded through every spam layer but the captcha (issue 14): rps / rps(P1)',
-      values: per((r) => ratio(rps(r, 'P1s'), rps(r, 'P1'))),
+      measure:
+        'every spam layer but the captcha (issue 14): rps / rps(P1o), P1o = the same request to a form without layers',
+      values: per((r) => ratio(rps(r, 'P1s'), rps(r, 'P1o'))),
       target: { op: '>=', value: 0.95 },
       floor: { op: '>=', value: 0.9 },
+      invalid: invalidIf(problems, 'P1o', 'P1s'),
+    }),
+    judge({
+      goal: 'P1s/P1',
+      measure: 'the same against P1 (reported: also counts the stamp field and the Origin header)',
+      values: per((r) => ratio(rps(r, 'P1s'), rps(r, 'P1'))),
+      target: { op: '>=', value: 0.9 },
+      floor: null,
       invalid: invalidIf(problems, 'P1 ', 'P1s'),
     }),
     p2Unavailable === null
@@ -121,6 +130,7 @@ export function absolutes(rounds: RoundResult[]): AbsoluteRow[] {
     ['P1', 'P1 embedded, urlencoded'],
     ['P1j', 'P1j embedded, JSON'],
     ['P1m', 'P1m embedded, multipart + 1 KB'],
+    ['P1o', 'P1o embedded, P1s request (stamp field, Origin), no spam layer'],
     ['P1s', 'P1s embedded, urlencoded, every spam layer but the captcha'],
     ['P2', 'P2 distributed, urlencoded'],
     ['P7', 'P7 burst (10,000 × 200 connections)'],

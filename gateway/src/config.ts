@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { accountEnv } from '@formgate/accounts';
-import { defineConfig, secretEnv, serviceEnv } from '@formgate/kit';
+import { defineConfig, previousSecretEnv, secretEnv, serviceEnv } from '@formgate/kit';
 import { z } from 'zod';
 import { siteEnv } from './site-config.ts';
 
@@ -20,6 +20,8 @@ export const GatewayEnvSchema = z.object({
   AUTH_SECRET: secretEnv,
   /** Bearer token of the operator API (`/api/ops/*`: dead letters); without it that API answers 404. */
   OPERATOR_TOKEN: secretEnv.optional(),
+  /** During a rotation (ADR 50): the replaced operator token, still accepted until removed. */
+  OPERATOR_TOKEN_PREVIOUS: previousSecretEnv,
   /** The built dashboard (`pnpm --filter @formgate/web build`); default `web/dist` of this checkout. */
   WEB_DIR: z
     .string()

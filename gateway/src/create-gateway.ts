@@ -15,6 +15,7 @@ import {
   type Metrics,
   requestId,
   secondsSince,
+  tracing,
   unauthenticated,
 } from '@formgate/kit';
 import { toNodeHandler } from 'better-auth/node';
@@ -230,7 +231,7 @@ export function createGateway(deps: GatewayDeps) {
   app.use((_req, _res, next) => next(new AppError('NOT_FOUND')));
   app.use(errorHandler(deps.logger));
 
-  const handle = (req: IncomingMessage, res: ServerResponse) => {
+  const serve = (req: IncomingMessage, res: ServerResponse) => {
     delete req.headers[IDENTITY_HEADER];
     const ip = clientIp(req, proxies);
     req.headers[CLIENT_IP_HEADER] = ip;
@@ -249,6 +250,24 @@ export function createGateway(deps: GatewayDeps) {
     }
     app(req, res);
   };
+  // Tracing (ADR 51): one SERVER span per request, a new trace (a client's `traceparent` is not trusted at the
+  // edge); the services get the span's `traceparent` instead, in process and through the proxies alike.
+  const traces = tracing;
+  const handle = !traces
+    ? serve
+    : (req: IncomingMessage, res: ServerResponse) => {
+        const url = req.url ?? '/';
+        const route = () =>
+          isPublicIngestPath(url)
+            ? url.startsWith('/f/')
+              ? '/f/*'
+              : '/form/*'
+            : (((res as Response).locals?.route as string | undefined) ?? gatewayRouteOf(url));
+        traces.server(req.method ?? 'GET', route, res, undefined, () => {
+          traces.inject(req.headers);
+          serve(req, res);
+        });
+      };
 
   return { handle, close: () => agent.destroy() };
 }

@@ -25,10 +25,11 @@ await runDistributed('gateway', loadGatewayConfig, async ({ config, logger, bus,
     ids: systemIds,
     logger: logger.child({ component: 'accounts' }),
   });
-  const signer = createIdentityCodec(config.IDENTITY_SECRET);
+  const signer = createIdentityCodec({ current: config.IDENTITY_SECRET, previous: config.IDENTITY_SECRET_PREVIOUS });
   const formsTarget = { kind: 'http', urls: config.FORMS_URL } as const;
   // `/api/v1/site` shows the default plan's limits; a bad PLANS_FILE stops the boot listing every problem.
-  const { submissionsPerMonth, emailsPerMonth } = loadPlans(config.PLANS_FILE).resolve(undefined).limits;
+  const plans = loadPlans(config.PLANS_FILE);
+  const { submissionsPerMonth, emailsPerMonth } = plans.resolve(undefined).limits;
   const limits = { submissionsPerMonth, emailsPerMonth };
   let provisioning: ReturnType<typeof startSiteProvisioning> | undefined;
   const gateway = createGateway({
@@ -46,7 +47,18 @@ await runDistributed('gateway', loadGatewayConfig, async ({ config, logger, bus,
     trustedOrigins: [config.PUBLIC_URL],
     trustedProxies: settings.trustedProxies,
     publicUrl: config.PUBLIC_URL,
-    ...(config.OPERATOR_TOKEN ? { operator: { token: config.OPERATOR_TOKEN, bus, site: accounts.site } } : {}),
+    ...(config.OPERATOR_TOKEN
+      ? {
+          operator: {
+            token: config.OPERATOR_TOKEN,
+            previousToken: config.OPERATOR_TOKEN_PREVIOUS,
+            bus,
+            site: accounts.site,
+            organizations: accounts.organizations,
+            plans,
+          },
+        }
+      : {}),
     webDir: config.WEB_DIR ?? fileURLToPath(new URL('../../web/dist', import.meta.url)),
     site: () => siteConfigFrom(config, limits, provisioning?.keys()),
     upstreamTimeoutMs: config.UPSTREAM_TIMEOUT_MS,

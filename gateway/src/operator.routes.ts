@@ -1,19 +1,34 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
-import type { SiteOrganization } from '@formgate/accounts';
+import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
+import type { OrganizationDirectory, SiteOrganization } from '@formgate/accounts';
 import type { DeadLetterSelection, EventBus } from '@formgate/bus';
-import { AppError, TOPIC_SPECS } from '@formgate/contracts';
+import {
+  AppError,
+  CONSUMER_GROUPS,
+  encodeEvent,
+  type SubscriptionChanged,
+  TOPIC_SPECS,
+  Topics,
+} from '@formgate/contracts';
+import type { PlanCatalog } from '@formgate/kit';
 import express, { type NextFunction, type Request, type Response, Router } from 'express';
 import { z } from 'zod';
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
 
-/** `Authorization: Bearer <operator token>`, compared in constant time on digests (any length is safe). */
-function requireOperator(token: string) {
-  const expected = digest(token);
+/**
+ * `Authorization: Bearer <operator token>`, compared in constant time on digests (any length is safe). During a
+ * rotation (ADR 50) the previous token is accepted too, until the operator removes it.
+ */
+function requireOperator(token: string, previous?: string) {
+  const accepted = [token, ...(previous ? [previous] : [])].map(digest);
   return (req: Request, _res: Response, next: NextFunction) => {
     const header = req.headers.authorization ?? '';
     const presented = header.startsWith('Bearer ') ? header.slice(7).trim() : '';
-    next(presented && timingSafeEqual(digest(presented), expected) ? undefined : new AppError('UNAUTHENTICATED'));
+    const given = presented ? digest(presented) : undefined;
+    // Every accepted digest is compared (no early exit): the time taken does not say which one matched.
+    let ok = false;
+    for (const expected of accepted) ok = (given !== undefined && timingSafeEqual(given, expected)) || ok;
+    next(ok ? undefined : new AppError('UNAUTHENTICATED'));
   };
 }
 
@@ -29,11 +44,24 @@ const ReplayBody = z.union([
 
 const SiteOwnerBody = z.strictObject({ email: z.string().trim().email().max(320) });
 
+const GROUPS = CONSUMER_GROUPS.map((g) => g.group);
+const LagQuery = z.object({ group: z.enum(GROUPS as [string, ...string[]]).optional() });
+const OrgsQuery = z.object({ limit: z.coerce.number().int().min(1).max(1_000).default(200) });
+const OrgParam = z.string().min(1).max(200);
+
 export interface OperatorDeps {
   token: string;
+  /** During a rotation (ADR 50): the replaced token, still accepted (`OPERATOR_TOKEN_PREVIOUS`, `operator-token.previous`). */
+  previousToken?: string | undefined;
   bus: EventBus;
   /** The site organization (ADR 23): `POST /api/ops/site/owners` makes an account its owner. */
   site?: Pick<SiteOrganization, 'setOwner'>;
+  /** Organizations by id or slug (`createAccounts().organizations`): `/api/ops/orgs*` answer 404 without. */
+  organizations?: Pick<OrganizationDirectory, 'find' | 'list'>;
+  /** The plans in force (`loadPlans(PLANS_FILE)`), which `PUT /api/ops/orgs/:org/plan` accepts. */
+  plans?: PlanCatalog;
+  /** Time of operator plan grants (default: the system clock). */
+  now?: () => Date;
 }
 
 const selectionOf = (body: z.infer<typeof ReplayBody>): DeadLetterSelection =>
@@ -41,11 +69,12 @@ const selectionOf = (body: z.infer<typeof ReplayBody>): DeadLetterSelection =>
 
 /**
  * The operator API (`/api/ops/*`), outside the organizations' route table: one deployment-wide bearer token, never
- * an organization's key. Dead letters of every topic: counts, listing, replay (idempotent per dead letter).
+ * an organization's key. Dead letters of every topic: counts, listing, replay (idempotent per dead letter); consumer
+ * lag of every group (`CONSUMER_GROUPS`); organizations and their plan (an operator grant, ADR 49).
  */
 export function operatorRoutes(deps: OperatorDeps) {
   const router = Router();
-  router.use(requireOperator(deps.token));
+  router.use(requireOperator(deps.token, deps.previousToken));
 
   router.get('/dead-letters', async (_req, res) => {
     const counts = await Promise.all(
@@ -64,6 +93,55 @@ export function operatorRoutes(deps: OperatorDeps) {
   router.post('/dead-letters/:topic/replay', express.json({ limit: '64kb' }), async (req, res) => {
     const topic = TopicParam.parse(req.params.topic);
     res.json(await deps.bus.deadLetters.replay(topic, selectionOf(ReplayBody.parse(req.body))));
+  });
+
+  router.get('/consumer-lag', async (req, res) => {
+    const { group } = LagQuery.parse(req.query);
+    const rows = await deps.bus.lag(group ? CONSUMER_GROUPS.filter((g) => g.group === group) : CONSUMER_GROUPS);
+    res.json({ data: rows, total: rows.reduce((n, r) => n + r.lag, 0) });
+  });
+
+  router.get('/orgs', async (req, res) => {
+    if (!deps.organizations) throw new AppError('NOT_FOUND');
+    const { limit } = OrgsQuery.parse(req.query);
+    res.json({ data: await deps.organizations.list(limit) });
+  });
+
+  router.put('/orgs/:org/plan', express.json({ limit: '16kb' }), async (req, res) => {
+    const { organizations, plans } = deps;
+    if (!organizations || !plans) throw new AppError('NOT_FOUND');
+    const ids = plans.plans.map((p) => p.id);
+    const { plan } = z.strictObject({ plan: z.enum(ids as [string, ...string[]]) }).parse(req.body);
+    const org = await organizations.find(OrgParam.parse(req.params.org));
+    if (!org) throw new AppError('NOT_FOUND', 'No organization has this id or slug');
+    const changedAt = (deps.now?.() ?? new Date()).toISOString();
+    // The default plan is "no subscription": billing then shows none, as for an organization that never had one.
+    const onDefault = plan === plans.defaultPlan;
+    const data: SubscriptionChanged['data'] = {
+      orgId: org.id,
+      planId: plan,
+      status: onDefault ? null : 'active',
+      interval: null,
+      periodStart: onDefault ? null : changedAt,
+      periodEnd: null,
+      cancelAtPeriodEnd: false,
+      trialEnd: null,
+      stripeSubscriptionId: null,
+      changedAt,
+      source: 'operator',
+    };
+    const event = {
+      id: randomUUID(),
+      type: 'subscription.changed' as const,
+      version: 1 as const,
+      occurredAt: changedAt,
+      data,
+    };
+    // Acknowledged by the log before the answer: billing applies it (newest `changedAt` wins, ADR 49).
+    await deps.bus.publish(Topics.billingSubscription, [
+      { key: org.id, value: encodeEvent(Topics.billingSubscription, event) },
+    ]);
+    res.json({ orgId: org.id, slug: org.slug, plan, eventId: event.id, changedAt });
   });
 
   router.post('/site/owners', express.json({ limit: '16kb' }), async (req, res) => {

@@ -38,7 +38,8 @@ async function service(seen: IncomingHttpHeaders[], mute = false) {
   return listen(
     createServer((req, res) => {
       seen.push(req.headers);
-      if (!mute) res.writeHead(200, { 'content-type': 'application/json' }).end('{"data":[]}');
+      // A made-up answer: marked so the API conformance check skips it (ADR 52).
+      if (!mute) res.writeHead(200, { 'content-type': 'application/json', 'x-test-stand-in': '1' }).end('{"data":[]}');
     }),
   );
 }

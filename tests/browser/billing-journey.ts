@@ -88,7 +88,15 @@ export function describeBillingJourney(suite: string, target: () => BillingJourn
       await page.waitForURL(/\/onboard$/);
       await page.getByLabel('Organization name').fill('Compilers Inc');
       await page.getByRole('button', { name: 'Create organization' }).click();
-      await page.waitForURL(/\/dashboard\/forms$/);
+      // Once seen stuck here in CI (distributed, 30 s, not reproduced): say where the page was and what it showed.
+      await page.waitForURL(/\/dashboard\/forms$/).catch(async (err: Error) => {
+        const text = await page
+          .locator('body')
+          .textContent()
+          .catch(() => '');
+        const shown = (text ?? '').replace(/\s+/g, ' ').slice(0, 600);
+        throw new Error(`${err.message}\nstill at ${page.url()}, showing: ${shown}`);
+      });
       await page.goto(`${app.url}/dashboard/forms/create`);
       await page.getByLabel('Name', { exact: true }).fill('Leads');
       await page.getByRole('button', { name: 'Create form' }).click();

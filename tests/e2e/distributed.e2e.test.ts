@@ -18,6 +18,7 @@ import { describeTenantIsolation } from '../flows/tenant-isolation.flows.ts';
 import { createAccounts } from '../harness/accounts.ts';
 import { createBrowserSession } from '../harness/browser-session.ts';
 import { eventually } from '../harness/embedded-app.ts';
+import { type OtlpReceiver, startOtlpReceiver } from '../harness/otlp-receiver.ts';
 import { startDistributed, stopProcess } from '../harness/processes.ts';
 import { buildWeb } from '../harness/web-build.ts';
 
@@ -86,16 +87,21 @@ describe('distributed mode: separate processes on Kafka and a Mongo-wire server'
     });
 
   let webDir: string;
+  // Every process exports its spans here (issue 15, ADR 51): one trace must cross gateway, ingest and forms.
+  let otlp: OtlpReceiver;
   beforeAll(async () => {
     webDir = await buildWeb();
+    otlp = await startOtlpReceiver();
     cluster = await startDistributed({
       kafkaBrokers: KAFKA_BROKERS,
       mongoUrl: MONGO_URL,
       gatewayEnv: { WEB_DIR: webDir },
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, OTEL_BSP_SCHEDULE_DELAY: '500' },
     });
   }, 240_000);
   afterAll(async () => {
     await cluster?.stop();
+    await otlp?.stop();
     if (webDir) rmSync(webDir, { recursive: true, force: true });
   });
 
@@ -218,7 +224,12 @@ describe('distributed mode: separate processes on Kafka and a Mongo-wire server'
       const running = Object.values(cluster.processes).filter((p) => p.child.exitCode === null && !p.child.signalCode);
       const all = (await scrapeAll(running.map((p) => p.name))).flat();
       const lag = samplesOf(all, 'formgate_consumer_lag', { topic: 'ingest.submission' });
-      for (const group of ['forms.submission-received', 'billing.usage', 'notifications.deliveries']) {
+      for (const group of [
+        'forms.submission-received',
+        'billing.usage',
+        'notifications.deliveries',
+        'notifications.webhooks',
+      ]) {
         const partitions = new Set(lag.filter((s) => s.labels.group === group).map((s) => s.labels.partition));
         expect([group, partitions.size > 0]).toEqual([group, true]);
       }
@@ -245,6 +256,39 @@ describe('distributed mode: separate processes on Kafka and a Mongo-wire server'
       billingEnabled: false,
       data: [{ id: 'free' }, { id: 'pro' }],
     });
+  });
+
+  it('traces: one submission is one trace across the gateway, ingest and forms processes, through Kafka', async () => {
+    const form = await createForm('Traced');
+    const marker = `trace-marker-${randomUUID()}`;
+    expect((await submit(form.key, { note: marker }, randomUUID())).status).toBe(200);
+    const trace = await eventually(() => {
+      const sent = otlp
+        .spans()
+        .filter((s) => s.name === 'POST /f/*' && s.attributes['http.response.status_code'] === 200)
+        .map((edge) => otlp.spans().filter((s) => s.traceId === edge.traceId))
+        .find((spans) =>
+          spans.some((s) => s.attributes['messaging.consumer.group.name'] === 'forms.submission-received'),
+        );
+      expect(sent).toBeDefined();
+      return sent ?? [];
+    }, 20_000);
+    const by = (service: string, name: string) =>
+      trace.find((s) => s.resource['service.name'] === service && s.name === name);
+    const gateway = by('gateway', 'POST /f/*');
+    const ingest = by('ingest', 'POST /f/:key');
+    const send = by('ingest', 'send ingest.submission');
+    const consumer = trace.find(
+      (s) =>
+        s.resource['service.name'] === 'forms' &&
+        s.attributes['messaging.consumer.group.name'] === 'forms.submission-received',
+    );
+    expect(ingest?.parentSpanId).toBe(gateway?.spanId);
+    expect(['ingest-1', 'ingest-2']).toContain(ingest?.resource['service.instance.id']);
+    expect(send?.parentSpanId).toBe(ingest?.spanId);
+    expect(send?.attributes['messaging.system']).toBe('kafka');
+    expect(consumer?.parentSpanId).toBe(send?.spanId);
+    expect(JSON.stringify(otlp.raw())).not.toContain(marker);
   });
 
   it('a client retry with the same Idempotency-Key stays one submission', async () => {

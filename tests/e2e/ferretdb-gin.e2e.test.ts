@@ -8,9 +8,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 /**
  * `infra/local/ferretdb-gin.sql` (ADR 15): every index FerretDB 1.24 creates on PostgreSQL gets GIN companions that
  * its `_jsonb->'f' @> value` equality pushdown can use, so a read-model page is an index read, not a table scan.
- * A FerretDB of this file's own (port 29250, its PostgreSQL on 29251), so the shared one is never touched.
+ * A FerretDB of this file's own (20 above the shared one's port, its PostgreSQL one more; `distributed.e2e.test.ts`
+ * takes +10), so the shared one is never touched and runs with other TEST_FERRETDB_PORTs do not meet.
  */
-const PORT = 29250;
+const PORT = Number(process.env.TEST_FERRETDB_PORT ?? 29217) + 20;
 const PG_URL = `postgres://postgres@127.0.0.1:${PORT + 1}/ferretdb`;
 const run = promisify(execFile);
 const sql = async (query: string) => (await run('psql', [PG_URL, '-X', '-q', '-tA', '-c', query])).stdout.trim();

@@ -138,7 +138,7 @@ describe('distributed mode: rate limits hold across two ingest instances', () =>
     try {
       const { resources } = await admin.describeConfigs({
         includeSynonyms: false,
-        resources: [{ type: ConfigResourceTypes.TOPIC, name: Topics.ingestAbuse }],
+        resources: [{ type: ConfigResourceTypes.TOPIC, name: `${cluster.kafkaTopicPrefix}${Topics.ingestAbuse}` }],
       });
       const config = Object.fromEntries(resources[0]?.configEntries.map((e) => [e.configName, e.configValue]) ?? []);
       expect(config['retention.ms']).toBe('3600000');

@@ -78,7 +78,11 @@ describe('spam review in distributed mode', () => {
       mongoUrl: MONGO_URL,
       notificationsEnv: { WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true' },
     });
-    bus = createKafkaBus({ brokers: KAFKA_BROKERS.split(','), clientId: `spam-review-e2e-${randomUUID()}` });
+    bus = createKafkaBus({
+      brokers: KAFKA_BROKERS.split(','),
+      clientId: `spam-review-e2e-${randomUUID()}`,
+      topicPrefix: cluster.kafkaTopicPrefix,
+    });
     expect((await api('POST', '/api/v1/notification-emails', { email: RECIPIENT })).status).toBe(201);
     const link = await cluster.mailLink(RECIPIENT, /^Confirm /);
     expect((await fetch(link, { redirect: 'manual' })).status).toBe(303);

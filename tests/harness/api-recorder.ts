@@ -1,7 +1,6 @@
-import { appendFileSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { PUBLIC_OPERATIONS } from '@formgate/contracts/openapi';
-import { createRouter, ROUTES, type RouteSpec } from '@formgate/gateway';
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { createRouter, RouteSpec } from '@formgate/gateway';
 
 /** One answer of the API as a test saw it. `body` is parsed JSON, text, or null when not kept (too long, binary). */
 export interface ApiSample {
@@ -17,22 +16,36 @@ export interface ApiSample {
 const MAX_BODY_CHARS = 256 * 1024;
 /** Distinct body shapes kept per route and status. */
 const MAX_SHAPES = 4;
+/** Paths that may be API routes: only their answers are cloned. */
+const API_PATH = /^\/(?:api\/v1\/|f\/)/;
 
-const router = createRouter([
-  ...ROUTES,
-  ...PUBLIC_OPERATIONS.map((o): RouteSpec => ({ method: o.method, path: o.path, service: 'ingest', auth: 'public' })),
-]);
+let router: Promise<ReturnType<typeof createRouter>> | undefined;
+/**
+ * The gateway's router over its table and the public operations, loaded on the first API call: installed in every
+ * int file, the recorder costs nothing to the many that never call the API (the gateway's import is heavy).
+ */
+const loadRouter = () =>
+  (router ??= Promise.all([import('@formgate/contracts/openapi'), import('@formgate/gateway')]).then(
+    ([{ PUBLIC_OPERATIONS }, { createRouter, ROUTES }]) =>
+      createRouter([
+        ...ROUTES,
+        ...PUBLIC_OPERATIONS.map(
+          (o): RouteSpec => ({ method: o.method, path: o.path, service: 'ingest', auth: 'public' }),
+        ),
+      ]),
+  ));
 
 /** The route of an API call, or undefined for anything else (pages, better-auth, the operator API). */
-export function routeOf(method: string, path: string): string | undefined {
-  if (method === 'HEAD' || method === 'OPTIONS') return undefined;
+export async function routeOf(method: string, path: string): Promise<string | undefined> {
+  if (method === 'HEAD' || method === 'OPTIONS' || !API_PATH.test(path)) return undefined;
+  const table = await loadRouter();
   try {
-    const found = router.find(method, path);
+    const found = table.find(method, path);
     if (found && found !== 'method-not-allowed') return found.route.path;
     // A method the path does not have: recorded under the path's pattern (its operations document the 405).
     if (found === 'method-not-allowed') {
       for (const other of ['GET', 'POST', 'PATCH', 'DELETE']) {
-        const route = router.find(other, path);
+        const route = table.find(other, path);
         if (route && route !== 'method-not-allowed') return route.route.path;
       }
     }
@@ -51,55 +64,131 @@ function shapeOf(value: unknown): string {
   return value === null ? 'null' : typeof value;
 }
 
-let installed: { dir: string; pending: Set<Promise<void>>; seen: Map<string, Set<string>> } | undefined;
+/** Where the int and e2e tiers record (`tests/harness/api-recording.setup.ts`) and the check reads. */
+export const API_SAMPLES_DIR = resolve(import.meta.dirname, '../../.run/api-samples');
+
+/** Written by the tiers' global setup when a run records: the check then insists on samples. */
+export const RECORDING_MARKER = 'recording.json';
 
 /**
- * Opt-in (`FORMGATE_API_RECORD=<dir>`): every API answer a test's `fetch` receives is appended to
- * `<dir>/api-samples-<pid>.ndjson`, deduplicated by route, status and body shape, at most `MAX_SHAPES` per route and
- * status. The conformance test validates them against `/api/v1/openapi.json`; any suite can record into the same dir.
+ * Marks an answer a test's stand-in made up (a fake upstream behind the real proxy): not Formgate's, not recorded.
+ * Package tests cannot import this file; they spell the header out.
  */
-export function installApiRecorder(dir = process.env.FORMGATE_API_RECORD): void {
-  if (!dir || installed) return;
-  mkdirSync(dir, { recursive: true });
-  const state = { dir, pending: new Set<Promise<void>>(), seen: new Map<string, Set<string>>() };
-  installed = state;
-  const file = join(dir, `api-samples-${process.pid}.ndjson`);
-  const original = globalThis.fetch;
-  globalThis.fetch = async (input, init) => {
-    const res = await original(input, init);
-    const request = input instanceof Request ? input : undefined;
-    const method = (init?.method ?? request?.method ?? 'GET').toUpperCase();
-    const url = new URL(request ? request.url : String(input));
-    const route = routeOf(method, url.pathname);
-    if (!route) return res;
+export const STAND_IN_HEADER = 'x-test-stand-in';
+
+/** A `fetch` that records, what it recorded, and how to wait for the samples still being read. */
+export interface ApiRecorder {
+  fetch: typeof fetch;
+  samples: ApiSample[];
+  /** Waits until every answer received so far is recorded. */
+  flush(): Promise<void>;
+}
+
+/** A body as text, or null past `MAX_BODY_CHARS` (read no further, so a long export costs nothing more). */
+async function readCapped(res: Response): Promise<string | null> {
+  if (!res.body) return '';
+  const reader = res.body.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return text + decoder.decode();
+    text += decoder.decode(value, { stream: true });
+    if (text.length > MAX_BODY_CHARS) {
+      await reader.cancel();
+      return null;
+    }
+  }
+}
+
+/**
+ * Wraps `original`: every API answer it returns is recorded (in `samples`, and appended to `file` when given),
+ * deduplicated by route, status and body shape, at most `MAX_SHAPES` per route and status. The caller gets the
+ * original response untouched: the recorder reads a clone (a tee of the body), so streams and `bodyUsed` behave as
+ * without it, and a body the caller never reads is still recorded.
+ */
+export function createApiRecorder(original: typeof fetch, file?: string): ApiRecorder {
+  const pending = new Set<Promise<void>>();
+  const seen = new Map<string, Set<string>>();
+  const samples: ApiSample[] = [];
+  const record = (method: string, path: string, res: Response) => {
     const copy = res.clone();
     const done = (async () => {
+      const route = await routeOf(method, path);
+      if (!route) return void (await copy.body?.cancel());
       const contentType = copy.headers.get('content-type');
-      const text = await copy.text();
-      let body: unknown = text.length > MAX_BODY_CHARS ? null : text;
-      if (body !== null && contentType?.startsWith('application/json') && text) body = JSON.parse(text);
+      const text = await readCapped(copy);
+      let body: unknown = text;
+      if (text && contentType?.startsWith('application/json')) {
+        try {
+          body = JSON.parse(text);
+        } catch {
+          // Kept as text: a JSON answer that does not parse fails the check against its object schema.
+        }
+      }
       const key = `${method} ${route} ${res.status}`;
-      const shapes = state.seen.get(key) ?? new Set<string>();
+      const shapes = seen.get(key) ?? new Set<string>();
       const shape = `${contentType} ${shapeOf(body)}`;
       if (shapes.has(shape) || shapes.size >= MAX_SHAPES) return;
       shapes.add(shape);
-      state.seen.set(key, shapes);
+      seen.set(key, shapes);
       const sample: ApiSample = { method, route, status: res.status, contentType, body };
-      appendFileSync(file, `${JSON.stringify(sample)}\n`);
-    })().catch(() => {});
-    state.pending.add(done);
-    void done.finally(() => state.pending.delete(done));
+      samples.push(sample);
+      if (file) appendFileSync(file, `${JSON.stringify(sample)}\n`);
+    })().catch(() => {
+      // A body cut short (a connection reset mid-body) is not an answer to check.
+    });
+    pending.add(done);
+    void done.finally(() => pending.delete(done));
+  };
+  const recording: typeof fetch = async (input, init) => {
+    const res = await original(input, init);
+    const request = input instanceof Request ? input : undefined;
+    const method = (init?.method ?? request?.method ?? 'GET').toUpperCase();
+    const path = new URL(request ? request.url : String(input)).pathname;
+    if (API_PATH.test(path) && !res.headers.has(STAND_IN_HEADER)) record(method, path, res);
     return res;
   };
+  return {
+    fetch: recording,
+    samples,
+    flush: async () => {
+      while (pending.size) await Promise.all(pending);
+    },
+  };
+}
+
+// On globalThis, not in this module: a second copy of the module must not wrap `fetch` twice.
+const STATE = Symbol.for('formgate.apiRecorder');
+const holder = globalThis as { [STATE]?: ApiRecorder };
+
+/**
+ * Replaces the global `fetch` with a recording one appending to `<dir>/api-samples-<pid>.ndjson`. The int and e2e
+ * tiers install it for every file (`api-recording.setup.ts`, into `API_SAMPLES_DIR`) and the `api-conformance`
+ * project checks what they saw against the OpenAPI description; elsewhere it is opt-in (`FORMGATE_API_RECORD=<dir>`).
+ * A test that stubs `fetch` afterwards replaces it as it would the original.
+ */
+export function installApiRecorder(dir = process.env.FORMGATE_API_RECORD): void {
+  if (!dir || holder[STATE]) return;
+  mkdirSync(dir, { recursive: true });
+  const recorder = createApiRecorder(globalThis.fetch, join(dir, `api-samples-${process.pid}.ndjson`));
+  holder[STATE] = recorder;
+  globalThis.fetch = recorder.fetch;
+}
+
+/** The samples this process recorded so far (after `flushApiRecorder`: all of them). */
+export function recordedApiSamples(): readonly ApiSample[] {
+  return holder[STATE]?.samples ?? [];
 }
 
 /** Waits until every answer received so far is written. */
 export async function flushApiRecorder(): Promise<void> {
-  while (installed?.pending.size) await Promise.all(installed.pending);
+  await holder[STATE]?.flush();
 }
 
 /** Every sample recorded in `dir`, by any process. */
 export function readApiSamples(dir: string): ApiSample[] {
+  if (!existsSync(dir)) return [];
   return readdirSync(dir)
     .filter((f) => f.startsWith('api-samples-') && f.endsWith('.ndjson'))
     .flatMap((f) =>

@@ -126,18 +126,29 @@ export async function startDistributed(opts: {
   billingEnv?: Record<string, string>;
   /** More settings of both ingest instances (e.g. `CAPTCHA_VERIFY_URL_TURNSTILE`). */
   ingestEnv?: Record<string, string>;
+  /** More settings of every process (e.g. `OTEL_EXPORTER_OTLP_ENDPOINT`). */
+  env?: Record<string, string>;
+  /**
+   * The deployment's namespace on the shared broker (`KAFKA_TOPIC_PREFIX`, ADR 53). Default: one of its own
+   * (`e2e-<random>.`), so deployments of files running at once never see each other's topics and groups. `''`
+   * for the plain names (the reliability tier's fault injectors read and write them directly).
+   */
+  kafkaTopicPrefix?: string;
 }) {
   const secret = randomBytes(32).toString('base64url');
+  const deployment = randomBytes(4).toString('hex');
   const smtp = await startSmtpTestServer();
   const gatewayPort = await freePort();
   const publicUrl = `http://127.0.0.1:${gatewayPort}`;
   const shared = {
     KAFKA_BROKERS: opts.kafkaBrokers,
+    KAFKA_TOPIC_PREFIX: opts.kafkaTopicPrefix ?? `e2e-${deployment}.`,
     MONGO_URL: opts.mongoUrl,
-    MONGO_DB_PREFIX: `fg_e2e_${randomBytes(4).toString('hex')}`,
+    MONGO_DB_PREFIX: `fg_e2e_${deployment}`,
     IDENTITY_SECRET: secret,
     // Billing, forms (its forms limit) and the gateway: a default plan no test reaches unless it means to.
     PLANS_FILE: opts.plansFile ?? ROOMY_PLANS_FILE,
+    ...opts.env,
   };
   const processes: Record<string, RunningProcess> = {};
   const notificationsNames = Array.from({ length: opts.notificationsInstances ?? 1 }, (_, i) =>
@@ -204,6 +215,8 @@ export async function startDistributed(opts: {
     baseUrl: publicUrl,
     identitySecret: secret,
     mongoDbPrefix: shared.MONGO_DB_PREFIX,
+    /** Its `KAFKA_TOPIC_PREFIX`: a bus of the test's own on this deployment's topics needs it too. */
+    kafkaTopicPrefix: shared.KAFKA_TOPIC_PREFIX,
     processes,
     accounts,
     smtp,

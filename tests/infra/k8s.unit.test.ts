@@ -179,6 +179,30 @@ describe('infra/k8s', () => {
     }
   });
 
+  it('passes each signing secret a process verifies with its optional _PREVIOUS (rotation, ADR 50), which its config reads', () => {
+    const rotating: Record<string, string[]> = {
+      gateway: ['OPERATOR_TOKEN'],
+      ingest: ['INGEST_SECRET'],
+      forms: ['IDENTITY_SECRET', 'FILE_LINK_SECRET'],
+      billing: ['IDENTITY_SECRET'],
+      orgs: ['IDENTITY_SECRET'],
+      notifications: ['IDENTITY_SECRET', 'NOTIFICATIONS_LINK_SECRET'],
+    };
+    for (const d of ofKind('Deployment')) {
+      const name: string = d.metadata.name;
+      const env: { name: string; valueFrom?: Manifest }[] = d.spec.template.spec.containers[0].env ?? [];
+      const previous = env.filter((e) => e.name.endsWith('_PREVIOUS'));
+      expect(previous.map((e) => e.name).sort(), name).toEqual(
+        (rotating[name] ?? []).map((n) => `${n}_PREVIOUS`).sort(),
+      );
+      // Absent outside a rotation: the pod must start without the key.
+      for (const e of previous) expect(e.valueFrom?.secretKeyRef?.optional, `${name} ${e.name}`).toBe(true);
+      // The process's schema knows each (zod drops keys it does not know: a typo would be silently ignored).
+      const config = LOADERS[name]?.(environmentOf(d)) as Record<string, unknown>;
+      for (const e of previous) expect(config[e.name], `${name} ${e.name}`).toBe(secretExample.stringData[e.name]);
+    }
+  });
+
   it('scales ingest and the consumers with HPAs on existing Deployments, each with a PodDisruptionBudget', () => {
     const deployments = new Map(ofKind('Deployment').map((d) => [d.metadata.name, d]));
     const hpas = ofKind('HorizontalPodAutoscaler');

@@ -23,7 +23,9 @@ async function startFaultProxy(target: string) {
       const fault = req.url?.startsWith('/f/') ? faults.shift() : undefined;
       if (fault?.kind === 'answer') {
         res.writeHead(fault.status, { 'content-type': 'application/json', 'retry-after': fault.retryAfter });
-        res.end(JSON.stringify({ error: 'Busy', errors: [{ code: 'RATE_LIMITED', message: 'Busy' }] }));
+        // What ingest answers for that status (docs/ingest.md): the API conformance check sees this answer too.
+        const code = fault.status === 429 ? 'RATE_LIMITED' : 'UNAVAILABLE';
+        res.end(JSON.stringify({ error: 'Busy', errors: [{ code, message: 'Busy' }] }));
         return;
       }
       const upstream = request(`${target}${req.url}`, { method: req.method, headers: req.headers }, (answer) => {

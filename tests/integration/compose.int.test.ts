@@ -27,6 +27,7 @@ interface ComposeService {
   build?: { context: string; dockerfile: string };
   depends_on?: Record<string, { condition: string }>;
   image?: string;
+  healthcheck?: { test?: string[]; interval?: string; start_period?: string };
 }
 
 async function resolveCompose(env: Record<string, string>) {
@@ -115,13 +116,47 @@ describe('docker-compose.yml, resolved by compose-go and checked against the cod
     ] as const) {
       const port = envOf(services[name] as ComposeService).PORT;
       expect(String(urls[variable]), variable).toBe(`http://${name}:${port}`);
-      expect(Object.keys(gateway.depends_on ?? {})).toContain(name);
+      expect(gateway.depends_on?.[name], `the gateway waits for ${name}`).toEqual(
+        expect.objectContaining({ condition: 'service_healthy' }),
+      );
       expect(services[name]?.depends_on).toMatchObject({
         kafka: { condition: 'service_healthy' },
         mongo: { condition: 'service_healthy' },
       });
     }
     expect(envOf(gateway).SMTP_URL).toMatch(/^smtp:\/\/mail:\d+$/);
+  }, 120_000);
+
+  it('checks every Formgate service’s health on /readyz at the port it listens on', async () => {
+    const { services } = await resolveCompose(SECRETS);
+    const formgate = Object.entries(services).filter(([, s]) => entryOf(s));
+    expect(formgate.length).toBeGreaterThan(5);
+    for (const [name, service] of formgate) {
+      const test = service.healthcheck?.test ?? [];
+      expect(test.slice(0, 3), name).toEqual(['CMD', 'node', '-e']);
+      expect(envOf(service).PORT, name).toMatch(/^\d+$/);
+      // The probe itself, run here against a stand-in for the process: 0 on 200, 1 on 503 and when nothing listens.
+      expect(test[3], name).toContain("process.env.PORT + '/readyz'");
+    }
+    const probe = (services.forms?.healthcheck?.test ?? [])[3] as string;
+    const { createServer } = await import('node:http');
+    let status = 200;
+    const server = createServer((req, res) => {
+      res.statusCode = req.url === '/readyz' ? status : 404;
+      res.end();
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = String((server.address() as { port: number }).port);
+    const exitOf = () =>
+      run(process.execPath, ['-e', probe], { env: { ...process.env, PORT: port } }).then(
+        () => 0,
+        (e: { code: number }) => e.code,
+      );
+    expect(await exitOf()).toBe(0);
+    status = 503;
+    expect(await exitOf()).toBe(1);
+    await new Promise((r) => server.close(r));
+    expect(await exitOf()).toBe(1);
   }, 120_000);
 
   it('can scale any service but the gateway: only the gateway and the mail UI publish host ports', async () => {

@@ -47,7 +47,12 @@ describe('embedded mode: /metrics after a burst', () => {
       const samples = await scrape();
       const lag = samplesOf(samples, 'formgate_consumer_lag', { topic: 'ingest.submission' });
       const groups = new Set(lag.map((s) => s.labels.group));
-      for (const g of ['forms.submission-received', 'billing.usage', 'notifications.deliveries']) {
+      for (const g of [
+        'forms.submission-received',
+        'billing.usage',
+        'notifications.deliveries',
+        'notifications.webhooks',
+      ]) {
         expect(groups).toContain(g);
       }
       expect(lag.filter((s) => s.value !== 0)).toEqual([]);

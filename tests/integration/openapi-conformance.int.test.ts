@@ -1,10 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { OpenApiDocument } from '@formgate/contracts/openapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkSamples } from '../harness/api-conformance.ts';
-import { type ApiSample, flushApiRecorder, installApiRecorder, readApiSamples } from '../harness/api-recorder.ts';
+import { type ApiSample, flushApiRecorder, recordedApiSamples } from '../harness/api-recorder.ts';
 import type { BrowserSession } from '../harness/browser-session.ts';
 import { eventually, startTestApp, type TestApp } from '../harness/embedded-app.ts';
 
@@ -12,19 +9,17 @@ import { eventually, startTestApp, type TestApp } from '../harness/embedded-app.
 type Json = Record<string, any>;
 
 /**
- * Every answer this file sees — a representative slice of the API, successes and errors — is recorded
- * (`FORMGATE_API_RECORD`) and must validate against the `/api/v1/openapi.json` the running instance serves.
+ * Every answer this file sees — a representative slice of the API, successes and errors — is recorded (the int
+ * tier's `api-recording.setup.ts`, like every int file) and must validate against the `/api/v1/openapi.json` the
+ * running instance serves. The `api-conformance` project checks every other file's answers the same way.
  */
 describe('the API answers as its OpenAPI description says', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'fg-api-samples-'));
   let app: TestApp;
   let owner: BrowserSession & { email: string };
   let writeKey: string;
   let readKey: string;
 
   beforeAll(async () => {
-    process.env.FORMGATE_API_RECORD = dir;
-    installApiRecorder();
     app = await startTestApp({ WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true', USER_LOOKUPS_PER_MINUTE: '3' });
     owner = await app.accounts.signUp();
     await app.accounts.createOrg(owner);
@@ -33,7 +28,6 @@ describe('the API answers as its OpenAPI description says', () => {
   });
   afterAll(async () => {
     await app?.stop();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
@@ -175,7 +169,7 @@ describe('the API answers as its OpenAPI description says', () => {
     await expectStatus(call('POST', `/f/${form.key}`, { a: 'b' }, json), 410);
 
     await flushApiRecorder();
-    const samples = readApiSamples(dir);
+    const samples = recordedApiSamples();
     const statuses = new Set(samples.map((s) => s.status));
     for (const status of [200, 201, 202, 204, 303, 400, 401, 403, 404, 405, 409, 410, 415, 422, 429]) {
       expect(statuses, `a ${status} was recorded`).toContain(status);

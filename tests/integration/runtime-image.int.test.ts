@@ -8,6 +8,7 @@ import { buildRuntime, EXTERNAL } from '../../infra/docker/build-runtime.ts';
 import { ENTRY_POINTS } from '../../infra/docker/entry-points.ts';
 import { createAccounts, createOrgKeys } from '../harness/accounts.ts';
 import { waitForMailLink } from '../harness/browser-session.ts';
+import { startOtlpReceiver } from '../harness/otlp-receiver.ts';
 import { freePort, ROOMY_PLANS_FILE } from '../harness/processes.ts';
 
 /**
@@ -127,6 +128,8 @@ describe('the production image: its Dockerfile and the runtime tree it copies', 
     const port = await freePort();
     const baseUrl = `http://127.0.0.1:${port}`;
     let output = '';
+    // Traces on (ADR 51): the lazily imported SDK chunk must load and export from the bundle too.
+    const otlp = await startOtlpReceiver();
     embedded = spawn(process.execPath, ['dist/embedded.mjs'], {
       cwd: tree,
       env: imageEnv({
@@ -137,6 +140,8 @@ describe('the production image: its Dockerfile and the runtime tree it copies', 
         HOST: '127.0.0.1',
         LOG_LEVEL: 'warn',
         PLANS_FILE: ROOMY_PLANS_FILE,
+        OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url,
+        OTEL_BSP_SCHEDULE_DELAY: '100',
       }),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -198,6 +203,11 @@ describe('the production image: its Dockerfile and the runtime tree it copies', 
     }
     expect(listed).toHaveLength(1);
     expect(listed[0]?.fields).toContainEqual({ name: 'message', value: 'from the runtime tree' });
+    for (let i = 0; i < 100 && !otlp.spans().some((s) => s.name === 'send ingest.submission'); i++) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(otlp.spans().find((s) => s.name === 'send ingest.submission')?.resource['service.name']).toBe('formgate');
+    await otlp.stop();
     expect(relative(tree, dataDir).startsWith('..')).toBe(true);
   }, 60_000);
 });

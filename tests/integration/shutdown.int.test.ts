@@ -18,7 +18,9 @@ describe('graceful shutdown (embedded process)', () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('flips /readyz to 503, finishes the in-flight request, then exits 0 within SHUTDOWN_TIMEOUT_MS', async () => {
+  it('flips /readyz to 503, finishes the in-flight request, then exits 0 within SHUTDOWN_TIMEOUT_MS', {
+    timeout: 90_000,
+  }, async () => {
     app = await startProcess('shutdown-embedded', 'hosts/embedded/src/main.ts', {
       DATA_DIR: dataDir,
       SHUTDOWN_DELAY_MS: '600',
@@ -71,7 +73,9 @@ describe('graceful shutdown (embedded process)', () => {
     expect(app.output()).toMatch(/formgate stopped/);
   });
 
-  it('exits 1 with a log line when a request holds the drain past SHUTDOWN_TIMEOUT_MS', async () => {
+  it('exits 1 with a log line when a request holds the drain past SHUTDOWN_TIMEOUT_MS', {
+    timeout: 90_000,
+  }, async () => {
     app = await startProcess('shutdown-deadline', 'hosts/embedded/src/main.ts', {
       DATA_DIR: mkdtempSync(join(dataDir, 'deadline-')),
       SHUTDOWN_TIMEOUT_MS: '500',

@@ -28,7 +28,13 @@ import {
 } from './scenario.ts';
 
 /** The consumer groups of `ingest.submission`: each dead-letters a poison pill on its own. */
-const GROUPS = ['billing.storage', 'billing.usage', 'forms.submission-received', 'notifications.deliveries'];
+const GROUPS = [
+  'billing.storage',
+  'billing.usage',
+  'forms.submission-received',
+  'notifications.deliveries',
+  'notifications.webhooks',
+];
 const TOPIC = Topics.ingestSubmission;
 const DLQ = dlqTopic(TOPIC);
 /**

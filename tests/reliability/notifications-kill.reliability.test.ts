@@ -1,4 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { createKafkaBus } from '@formgate/bus/kafka';
+import { CONSUMER_GROUPS } from '@formgate/contracts';
+import { connectMongo } from '@formgate/store/mongo';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDistributed } from '../harness/processes.ts';
 
@@ -41,6 +44,8 @@ describe('reliability: a notifications instance killed mid-send (distributed mod
 
   beforeAll(async () => {
     cluster = await startDistributed({
+      // A namespace of its own (not the plain names the ledger scenarios' fault injectors use): no consumer of
+      // another deployment on this broker can ever take a partition of its groups.
       ...sharedBackends(),
       notificationsInstances: 2,
       notificationsEnv: { NOTIFICATIONS_ATTEMPT_LEASE_MS: String(ATTEMPT_LEASE_MS) },
@@ -110,6 +115,32 @@ describe('reliability: a notifications instance killed mid-send (distributed mod
               process.stderr.write(`[reliability] cold ${form.id} ${id}: ${log.status} ${JSON.stringify(log.body)}\n`);
             }
           }
+          // Whether a partition is stuck (lag not falling) or consumed against a view without the settings.
+          const bus = createKafkaBus({
+            brokers: sharedBackends().kafkaBrokers.split(','),
+            clientId: 'kill-diagnostics',
+            topicPrefix: cluster.kafkaTopicPrefix,
+          });
+          try {
+            const lag = await bus.lag(CONSUMER_GROUPS.filter((g) => g.group.startsWith('notifications.')));
+            for (const l of lag.filter((x) => x.lag > 0)) {
+              process.stderr.write(
+                `[reliability] lag ${l.group} ${l.topic}/${l.partition}: ${l.lag} (committed ${l.committed}, end ${l.end})\n`,
+              );
+            }
+          } finally {
+            await bus.close();
+          }
+          // And what the notifications view holds of each cold form (its notification settings, its version).
+          const conn = await connectMongo(sharedBackends().mongoUrl, `${cluster.mongoDbPrefix}_notifications`);
+          try {
+            for (const form of coldForms()) {
+              const view = await conn.db?.collection('forms_view').findOne({ _id: form.id as never });
+              process.stderr.write(`[reliability] view of ${form.id}: ${JSON.stringify(view)}\n`);
+            }
+          } finally {
+            await conn.close();
+          }
           for (const name of ['notifications', 'notifications-2']) {
             const tail = (cluster.processes[name]?.output() ?? '').split('\n').slice(-15).join('\n');
             process.stderr.write(`[reliability] ${name} last lines:\n${tail}\n`);
@@ -117,6 +148,17 @@ describe('reliability: a notifications instance killed mid-send (distributed mod
           throw new Error(`forms never mailed in the warm-up: ${coldForms().length}`);
         }
         for (let i = 0; i < 30 && coldForms().length > 0; i++) await sleep(100);
+        if (round % 10 === 9) {
+          // A form's settings change must never be undone (FerretDB lost one to the outbox relay's mark before the
+          // relay got collections of its own: docs/notifications.md, "A form's settings change and the outbox").
+          for (const form of coldForms()) {
+            const now = await api('GET', `/api/v1/forms/${form.id}`);
+            const settings = (now.body as { settings?: { notifications?: { emails?: string[] } } }).settings;
+            expect(settings?.notifications?.emails, `the settings PATCH of ${form.id} was lost`).toEqual(
+              expect.arrayContaining(RECIPIENTS),
+            );
+          }
+        }
         for (const form of coldForms()) await sendWarmUp(form);
       }
 

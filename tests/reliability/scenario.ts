@@ -92,7 +92,9 @@ export async function check(
  */
 export async function startScenarioCluster(backends: { kafkaBrokers: string; mongoUrl: string }) {
   const t0 = Date.now();
-  const cluster = await startDistributed(backends);
+  // The plain topic names: the fault injectors (faults/poison.ts, ledger/dlq.ts) read and write them directly, and
+  // this tier runs one file at a time.
+  const cluster = await startDistributed({ ...backends, kafkaTopicPrefix: '' });
   process.stderr.write(`[reliability] distributed deployment up in ${(Date.now() - t0) / 1000} s\n`);
   const ingestUrls = () => ['ingest-1', 'ingest-2'].map((n) => cluster.processes[n]?.url as string);
   return {

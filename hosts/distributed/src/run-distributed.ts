@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { EventBus } from '@formgate/bus';
+import { type EventBus, traced } from '@formgate/bus';
 import { createKafkaBus } from '@formgate/bus/kafka';
 import {
   type Closable,
@@ -13,6 +13,8 @@ import {
   serveMetrics,
   serveUntilSignal,
   startedCheck,
+  startTracing,
+  stopTracing,
 } from '@formgate/kit';
 import { connectMongo, type MongoConnection } from '@formgate/store/mongo';
 
@@ -23,6 +25,7 @@ interface DistributedConfig {
   HOST: string;
   METRICS_PORT?: number;
   KAFKA_BROKERS: string[];
+  KAFKA_TOPIC_PREFIX: string;
   KAFKA_PUBLISH_TIMEOUT_MS: number;
   MONGO_URL: string;
   MONGO_DB_PREFIX: string;
@@ -67,13 +70,17 @@ export async function runDistributed<C extends DistributedConfig>(
     const config = loadConfig();
     const logger = createLogger({ level: config.LOG_LEVEL, name }).child({ instance: config.INSTANCE_ID });
     const metrics = createMetrics();
-    const bus = createKafkaBus({
+    // Before anything is built: services decide once whether to trace (OTEL_EXPORTER_OTLP_ENDPOINT, ADR 51).
+    const tracing = await startTracing(name, process.env, { 'service.instance.id': config.INSTANCE_ID });
+    const kafka = createKafkaBus({
       metrics: metrics.bus,
       brokers: config.KAFKA_BROKERS,
+      topicPrefix: config.KAFKA_TOPIC_PREFIX,
       clientId: `${name}-${config.INSTANCE_ID}`,
       publishTimeoutMs: config.KAFKA_PUBLISH_TIMEOUT_MS,
       onError: (err, context) => logger.warn({ err, context }, 'kafka'),
     });
+    const bus = tracing ? traced(kafka, tracing, 'kafka') : kafka;
     const readiness = createReadiness({
       onChange: (check, ok, err) =>
         ok ? logger.info({ check }, 'ready again') : logger.warn({ check, err }, 'readiness check failing'),
@@ -117,6 +124,8 @@ export async function runDistributed<C extends DistributedConfig>(
         { stop: () => bus.close() },
         ...connections.map((c) => ({ stop: () => c.close() })),
         ...(metricsServer ? [metricsServer] : []),
+        // Last: the spans of the drain itself are exported too.
+        { stop: () => stopTracing() },
       ],
     });
   } catch (err) {

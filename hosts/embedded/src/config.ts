@@ -3,7 +3,7 @@ import { accountEnv } from '@formgate/accounts';
 import { billingEnv } from '@formgate/billing';
 import { siteEnv } from '@formgate/gateway';
 import { captchaEnv } from '@formgate/ingest';
-import { commonEnv, defineConfig, metricsPortEnv, secretEnv } from '@formgate/kit';
+import { commonEnv, defineConfig, metricsPortEnv, previousSecretEnv, secretEnv } from '@formgate/kit';
 import { webhooksAllowPrivateTargetsEnv } from '@formgate/notifications';
 import { z } from 'zod';
 
@@ -28,12 +28,20 @@ export const EmbeddedEnvSchema = z.object({
   AUTH_SECRET: secretEnv.optional(),
   /** Bearer token of the operator API (`/api/ops/*`); otherwise one is generated into `DATA_DIR/operator-token`. */
   OPERATOR_TOKEN: secretEnv.optional(),
+  /** During a rotation (ADR 50), beside an `OPERATOR_TOKEN` from the environment: the replaced one, still accepted. */
+  OPERATOR_TOKEN_PREVIOUS: previousSecretEnv,
   /** Signs links to uploaded files; otherwise one is generated into `DATA_DIR/file-link-secret`. */
   FILE_LINK_SECRET: secretEnv.optional(),
+  /** The replaced `FILE_LINK_SECRET` during a rotation: verifies only (file secrets: `DATA_DIR/<name>.previous`). */
+  FILE_LINK_SECRET_PREVIOUS: previousSecretEnv,
   /** Signs the verification links of notification addresses; otherwise generated into `DATA_DIR`. */
   NOTIFICATIONS_LINK_SECRET: secretEnv.optional(),
+  /** The replaced `NOTIFICATIONS_LINK_SECRET` during a rotation: verifies only. */
+  NOTIFICATIONS_LINK_SECRET_PREVIOUS: previousSecretEnv,
   /** Signs ALTCHA challenges and time-trap stamps (a key per form); otherwise generated into `DATA_DIR/ingest-secret`. */
   INGEST_SECRET: secretEnv.optional(),
+  /** The replaced `INGEST_SECRET` during a rotation: verifies stamps and challenges only. */
+  INGEST_SECRET_PREVIOUS: previousSecretEnv,
   /** Captcha verification: the providers' siteverify URLs (tests point them at a local verifier) and timeout. */
   ...captchaEnv,
   /** `true`: webhooks may go to loopback and private addresses (tests, receivers on the same network). */

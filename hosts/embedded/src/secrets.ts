@@ -1,20 +1,16 @@
-import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { type EmbeddedSecretName, ensureSecretFile, readPreviousSecret } from '@formgate/kit';
 
 /**
- * A secret kept in `dataDir/<name>` (mode 0600), generated on first boot, so sessions survive restarts of the
- * embedded host without the user configuring anything.
+ * A signing secret of the embedded host (ADR 50): the environment's value if set (with `<NAME>_PREVIOUS`), otherwise
+ * the file `DATA_DIR/<name>` (generated on first boot) and, during a rotation, `DATA_DIR/<name>.previous`, which
+ * only verifies. `formgate secrets rotate` writes both; a restart picks them up.
  */
-export function ensureSecretFile(dataDir: string, name: string, configured?: string): string {
-  if (configured) return configured;
-  const file = join(dataDir, name);
-  try {
-    return readFileSync(file, 'utf8').trim();
-  } catch {
-    mkdirSync(dataDir, { recursive: true });
-    const secret = randomBytes(32).toString('base64url');
-    writeFileSync(file, `${secret}\n`, { mode: 0o600, flag: 'wx' });
-    return secret;
-  }
+export function embeddedSecret(
+  dataDir: string,
+  name: EmbeddedSecretName,
+  configured: string | undefined,
+  configuredPrevious: string | undefined,
+): { current: string; previous?: string | undefined } {
+  if (configured) return { current: configured, previous: configuredPrevious };
+  return { current: ensureSecretFile(dataDir, name), previous: readPreviousSecret(dataDir, name) };
 }

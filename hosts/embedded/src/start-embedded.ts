@@ -10,7 +10,7 @@ import {
   createSqliteSubscriptionStore,
   createSqliteUsageStore,
 } from '@formgate/billing';
-import type { EventBus } from '@formgate/bus';
+import { type EventBus, traced } from '@formgate/bus';
 import { createSqliteBus } from '@formgate/bus/sqlite';
 import { createFormsService, createSqliteFormsStore } from '@formgate/forms';
 import { createGateway, formsCaller, ROUTES, siteConfigFrom, startSiteProvisioning } from '@formgate/gateway';
@@ -23,10 +23,13 @@ import {
   createMetrics,
   createReadiness,
   drainServer,
+  type EmbeddedSecretName,
   listen,
   loadPlans,
   serveMetrics,
   startedCheck,
+  startTracing,
+  stopTracing,
   systemClock,
   systemIds,
   withReadyz,
@@ -42,7 +45,7 @@ import { createOrgsService, createSqliteOrgsStore } from '@formgate/orgs';
 import { createFallbackBlobStore, createFsBlobStore } from '@formgate/store';
 import { createSqliteBlobStore, openSqlite } from '@formgate/store/sqlite';
 import type { EmbeddedConfig } from './config.ts';
-import { ensureSecretFile } from './secrets.ts';
+import { embeddedSecret } from './secrets.ts';
 
 const WEB_DIST = fileURLToPath(new URL('../../../web/dist', import.meta.url));
 
@@ -60,6 +63,8 @@ export interface EmbeddedSeams {
  */
 export async function startEmbedded(config: EmbeddedConfig, seams: EmbeddedSeams = {}) {
   const logger = createLogger({ level: config.LOG_LEVEL, name: 'formgate' });
+  // Before anything is built: services decide once whether to trace (OTEL_EXPORTER_OTLP_ENDPOINT, ADR 51).
+  const tracing = await startTracing('formgate');
   // Before anything listens or opens: a bad PLANS_FILE stops the boot listing every problem.
   const catalog = loadPlans(config.PLANS_FILE);
   // Listen first: with PORT=0 the public URL (cookies, links in emails) is known only then.
@@ -87,10 +92,11 @@ export async function startEmbedded(config: EmbeddedConfig, seams: EmbeddedSeams
       ? undefined
       : await serveMetrics(metrics, { port: config.METRICS_PORT, host: config.HOST, logger });
   const busDb = sqlite('bus.db', true);
-  const bus = createSqliteBus(busDb, {
+  const log = createSqliteBus(busDb, {
     onError: (err, context) => logger.warn({ err, context }, 'event log'),
     metrics: metrics.bus,
   });
+  const bus = tracing ? traced(log, tracing, 'formgate-log') : log;
   readiness.register('bus', () => bus.ping());
   seams.exposeBus?.(bus);
   const codec = createIdentityCodec(randomBytes(32).toString('base64url'));
@@ -112,13 +118,18 @@ export async function startEmbedded(config: EmbeddedConfig, seams: EmbeddedSeams
     createFsBlobStore(join(config.DATA_DIR, 'blobs')),
   );
 
-  const fileLinkSecret = ensureSecretFile(config.DATA_DIR, 'file-link-secret', config.FILE_LINK_SECRET);
+  const secret = (name: EmbeddedSecretName, configured?: string, previous?: string) =>
+    embeddedSecret(config.DATA_DIR, name, configured, previous);
+  const fileLinkSecret = secret('file-link-secret', config.FILE_LINK_SECRET, config.FILE_LINK_SECRET_PREVIOUS);
+  const ingestSecret = secret('ingest-secret', config.INGEST_SECRET, config.INGEST_SECRET_PREVIOUS);
+  const operatorToken = secret('operator-token', config.OPERATOR_TOKEN, config.OPERATOR_TOKEN_PREVIOUS);
   const ingest = createIngestService({
     ...common,
     logger: logger.child({ service: 'ingest' }),
     blobs,
     publicBaseUrl: publicUrl,
-    secret: ensureSecretFile(config.DATA_DIR, 'ingest-secret', config.INGEST_SECRET),
+    secret: ingestSecret.current,
+    previousSecret: ingestSecret.previous,
     captcha: captchaVerifyConfig(config),
     altchaDifficulty: altchaDifficulty(config),
     // Called in process by the gateway, which resolved the client's address on this very request.
@@ -156,11 +167,15 @@ export async function startEmbedded(config: EmbeddedConfig, seams: EmbeddedSeams
     logger: logger.child({ service: 'notifications' }),
     store: createSqliteDeliveryStore(dbs.notifications),
     mailer,
-    compose: createEmailComposer({ fileLinks: createFileLinks(fileLinkSecret), clock: systemClock }),
+    compose: createEmailComposer({ fileLinks: createFileLinks(fileLinkSecret.current), clock: systemClock }),
     recipients: createSqliteRecipientStore(dbs.notifications),
     endpoints: createSqliteWebhookEndpointStore(dbs.notifications),
     allowPrivateTargets: config.WEBHOOKS_ALLOW_PRIVATE_TARGETS,
-    linkSecret: ensureSecretFile(config.DATA_DIR, 'notifications-link-secret', config.NOTIFICATIONS_LINK_SECRET),
+    linkSecret: secret(
+      'notifications-link-secret',
+      config.NOTIFICATIONS_LINK_SECRET,
+      config.NOTIFICATIONS_LINK_SECRET_PREVIOUS,
+    ),
     publicUrl,
   });
   // Consumers first, ingest last: it starts answering once its views have replayed.
@@ -173,7 +188,8 @@ export async function startEmbedded(config: EmbeddedConfig, seams: EmbeddedSeams
     store: { kind: 'sqlite', db: dbs.auth },
     publicUrl,
     trustedOrigins,
-    secret: ensureSecretFile(config.DATA_DIR, 'auth-secret', config.AUTH_SECRET),
+    // Sessions are signed with one secret only (better-auth 1.7): a rotated one signs every session out (ADR 50).
+    secret: secret('auth-secret', config.AUTH_SECRET).current,
     mailer,
     logger: logger.child({ component: 'accounts' }),
     wrapAdapter: seams.wrapAccountsAdapter,
@@ -205,9 +221,12 @@ export async function startEmbedded(config: EmbeddedConfig, seams: EmbeddedSeams
     trustedOrigins,
     trustedProxies: settings.trustedProxies,
     operator: {
-      token: ensureSecretFile(config.DATA_DIR, 'operator-token', config.OPERATOR_TOKEN),
+      token: operatorToken.current,
+      previousToken: operatorToken.previous,
       bus,
       site: accounts.site,
+      organizations: accounts.organizations,
+      plans: catalog,
     },
     webDir: config.WEB_DIR ?? WEB_DIST,
     site: () => siteConfigFrom(config, limits, provisioning.keys()),
@@ -238,6 +257,7 @@ export async function startEmbedded(config: EmbeddedConfig, seams: EmbeddedSeams
       await mailer.close();
       for (const db of [...Object.values(dbs), busDb]) db.close();
       await metricsServer?.stop();
+      await stopTracing();
     },
   };
 }

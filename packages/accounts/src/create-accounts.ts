@@ -14,6 +14,7 @@ import { type AuthSettings, authOptions, createAuth } from './create-auth.ts';
 import { createMemberLimits, type MemberLimitAdapter } from './member-limits.ts';
 import { createOrgEventOutbox } from './org-events/outbox.ts';
 import type { OutboxAdapter } from './org-events/schema.ts';
+import { createOrganizationDirectory } from './organization-directory.ts';
 import { createQuotaWarningHandler } from './quota-warnings.ts';
 import { createSiteOrganization } from './site-org.ts';
 import { createApiKeyVerifier } from './verify-api-key.ts';
@@ -199,6 +200,8 @@ export function createAccounts(deps: AccountsDeps) {
     routes: accountRoutes(auth, { lookupsPerMinute: deps.lookupsPerMinute }),
     /** The instance's own organization (the public site's forms), ADR 23. */
     site,
+    /** Organizations by id or slug, for the operator API (`/api/ops/orgs`). */
+    organizations: createOrganizationDirectory(requireAdapter),
     /** Whether organizations can buy plans here (Stripe keys set): `/api/auth/subscription/*` exists. */
     billingEnabled: deps.stripe !== undefined,
     async start() {

@@ -1,4 +1,5 @@
-import type { TopicSpec } from '@formgate/contracts';
+import type { ConsumerGroupSpec, TopicSpec } from '@formgate/contracts';
+import type { ConsumerLag } from './lag.ts';
 
 /** A record to append. Records with the same key go to the same partition and keep their order. */
 export interface OutgoingMessage {
@@ -70,6 +71,12 @@ export interface SubscribeOptions {
    * `subscribe()` — every record appended after it resolved is delivered, however late the group join completes.
    */
   fromBeginning?: boolean;
+  /**
+   * A group with no committed offset on a partition starts where this other group (same topic) has committed, and
+   * commits that start for every member; where that group has none either, `fromBeginning` decides. For a group split
+   * out of another on upgrade (ADR 54): it takes over exactly where the old group was, losing nothing in between.
+   */
+  startAtGroup?: string;
   maxBatchSize?: number;
   retry?: RetryPolicy;
 }
@@ -176,6 +183,13 @@ export interface EventBus extends EventPublisher, EventSubscriber {
    * of its database); rejects with `BusUnavailableError` otherwise. For readiness probes: callers bound and cache it.
    */
   ping(): Promise<void>;
+  /**
+   * How far each of `groups` is behind on every partition of its topic (committed offset against the log end), read
+   * from the log itself, so it covers every member of the group in every process, running or not. A topic that does
+   * not exist yields no rows. For operators (`formgate lag`): a few metadata reads per group, not a hot path.
+   * Rejects with `BusUnavailableError` when the log cannot be reached.
+   */
+  lag(groups: readonly ConsumerGroupSpec[]): Promise<ConsumerLag[]>;
   /** Stops every subscription (draining), flushes pending publishes, and releases connections. */
   close(): Promise<void>;
 }

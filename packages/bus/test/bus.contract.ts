@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { TopicSpec } from '@formgate/contracts';
+import type { ConsumerGroupSpec, TopicSpec } from '@formgate/contracts';
 import { createMetrics } from '@formgate/kit';
 import {
   type ContractSkip,
@@ -12,6 +12,11 @@ import {
 import { afterAll, beforeAll, expect } from 'vitest';
 import type { BusMessage, EventBus, Subscription } from '../src/event-bus.ts';
 import type { BusMetrics } from '../src/metrics.ts';
+
+const TRACE_CONTEXT = {
+  traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
+  tracestate: 'fg=t61rcWkgMzE',
+};
 
 export interface BusContractTarget {
   /** Tests this adapter does not run, each with the reason. */
@@ -61,7 +66,12 @@ export function runBusContract(target: BusContractTarget) {
         keys.map((k) =>
           bus.publish(
             spec.name,
-            Array.from({ length: 25 }, (_, i) => ({ key: k, value: String(i), headers: { h: `${k}${i}` } })),
+            Array.from({ length: 25 }, (_, i) => ({
+              key: k,
+              value: String(i),
+              // W3C trace context rides in the headers (ADR 51): it must arrive byte for byte.
+              headers: k === 'c' && i === 7 ? { h: 'c7', ...TRACE_CONTEXT } : { h: `${k}${i}` },
+            })),
           ),
         ),
       );
@@ -72,7 +82,8 @@ export function runBusContract(target: BusContractTarget) {
         const values = seen.filter((m) => m.key === k).map((m) => Number(m.value));
         expect(values).toEqual(Array.from({ length: 25 }, (_, i) => i));
       }
-      expect(seen.find((m) => m.key === 'c' && m.value === '7')?.headers.h).toBe('c7');
+      expect(seen.find((m) => m.key === 'c' && m.value === '7')?.headers).toEqual({ h: 'c7', ...TRACE_CONTEXT });
+      expect(seen.find((m) => m.key === 'c' && m.value === '8')?.headers).toEqual({ h: 'c8' });
     });
 
     it('gives each group every record, and resumes a group after its last committed offset', async () => {
@@ -435,6 +446,33 @@ export function runBusContract(target: BusContractTarget) {
       await eventually(() => expect([...first, ...second]).toEqual(['a', 'b', 'c']), wait);
     });
 
+    it('starts a new group where its startAtGroup has committed: nothing lost or repeated between the two groups', async () => {
+      const spec = topicSpec(1);
+      await bus.ensureTopics([spec]);
+      // The old group consumed 'a', then stopped; 'b' and 'c' arrive while neither group runs (an upgrade).
+      const old: BusMessage[] = [];
+      const first = await bus.subscribe({
+        group: 'old-group',
+        topic: spec.name,
+        handler: async (b) => void old.push(...b),
+      });
+      await bus.publish(spec.name, [msg('k', 'a')]);
+      await eventually(() => expect(old.map((m) => m.value)).toEqual(['a']), wait);
+      await first.stop();
+      await bus.publish(spec.name, [msg('k', 'b'), msg('k', 'c')]);
+      const seen: string[] = [];
+      await subscribe({
+        group: 'split-group',
+        topic: spec.name,
+        fromBeginning: false,
+        startAtGroup: 'old-group',
+        handler: async (b) => void seen.push(...b.map((m) => m.value)),
+      });
+      await bus.publish(spec.name, [msg('k', 'd')]);
+      // Not 'a' (the old group's), every record after it: nothing lost between the two groups.
+      await eventually(() => expect(seen).toEqual(['b', 'c', 'd']), wait);
+    });
+
     it('replay() has passed every existing record when it resolves, keeps the latest per key, and follows new ones', async () => {
       const spec = topicSpec(3, true);
       await bus.ensureTopics([spec]);
@@ -452,6 +490,43 @@ export function runBusContract(target: BusContractTarget) {
       const seen: BusMessage[] = [];
       subs.push(await bus.replay(spec.name, (m) => seen.push(m)));
       expect(seen).toEqual([]);
+    });
+
+    it('lag() counts what each group has not consumed per partition, 0 once caught up, and skips unknown topics', async () => {
+      const spec = topicSpec(2);
+      await bus.ensureTopics([spec]);
+      const topic = spec.name as ConsumerGroupSpec['topic'];
+      const groups: ConsumerGroupSpec[] = [{ group: 'lag-reader', topic }];
+      const total = async (g = groups) => (await bus.lag(g)).reduce((n, r) => n + r.lag, 0);
+      await bus.publish(
+        spec.name,
+        Array.from({ length: 6 }, (_, i) => msg(`k${i}`, String(i))),
+      );
+      const before = await bus.lag(groups);
+      expect(before.map((r) => [r.group, r.topic, r.partition, r.committed])).toEqual([
+        ['lag-reader', spec.name, 0, null],
+        ['lag-reader', spec.name, 1, null],
+      ]);
+      expect(before.reduce((n, r) => n + Number(r.end), 0)).toBe(6);
+      expect(await total()).toBe(6);
+      let handled = 0;
+      const s = await subscribe({
+        group: 'lag-reader',
+        topic: spec.name,
+        handler: async (b) => {
+          handled += b.length;
+        },
+      });
+      await eventually(async () => expect(await total()).toBe(0), wait);
+      expect(handled).toBe(6);
+      await s.stop();
+      await bus.publish(spec.name, [msg('k1', 'a'), msg('k2', 'b'), msg('k3', 'c')]);
+      const after = await bus.lag(groups);
+      expect(after.reduce((n, r) => n + r.lag, 0)).toBe(3);
+      for (const r of after) expect(Number(r.end) - Number(r.committed)).toBe(r.lag);
+      expect(
+        await bus.lag([{ group: 'lag-reader', topic: `${spec.name}.missing` as ConsumerGroupSpec['topic'] }]),
+      ).toEqual([]);
     });
 
     it('ping() resolves while the log is reachable', async () => {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
+import type { TopicName } from '@formgate/contracts';
 import { eventually } from '@formgate/kit/testing';
 import { ownLocalKafka } from '@formgate/kit/testing/backends';
 import { ConfigResourceTypes, Kafka, logLevel } from 'kafkajs';
@@ -19,11 +20,14 @@ if (brokers.length === 0) {
   );
 }
 
+/** This file's namespace on the shared broker: other e2e files run at the same time (ADR 53). */
+const PREFIX = `e2e-bus-${randomUUID().slice(0, 8)}.`;
 const kafkaErrors: string[] = [];
 const create = (extra: Partial<KafkaBusOptions> = {}) =>
   createKafkaBus({
     brokers,
     clientId: 'formgate-e2e',
+    topicPrefix: PREFIX,
     onError: (err, context) => kafkaErrors.push(`${context}: ${(err as Error)?.message ?? err}`),
     ...extra,
   });
@@ -87,21 +91,22 @@ describe('Kafka bus specifics', () => {
   it('creates compacted topics with cleanup.policy=compact, their .dlq without, their .dlq.replayed with', async () => {
     const name = `kafka.compact.${randomUUID().slice(0, 8)}`;
     await bus.ensureTopics([{ name, partitions: 3, compacted: true }]);
+    const physical = `${PREFIX}${name}`;
     const { resources } = await admin.describeConfigs({
       includeSynonyms: false,
       resources: [
-        { type: ConfigResourceTypes.TOPIC, name, configNames: ['cleanup.policy'] },
-        { type: ConfigResourceTypes.TOPIC, name: `${name}.dlq`, configNames: ['cleanup.policy'] },
-        { type: ConfigResourceTypes.TOPIC, name: `${name}.dlq.replayed`, configNames: ['cleanup.policy'] },
+        { type: ConfigResourceTypes.TOPIC, name: physical, configNames: ['cleanup.policy'] },
+        { type: ConfigResourceTypes.TOPIC, name: `${physical}.dlq`, configNames: ['cleanup.policy'] },
+        { type: ConfigResourceTypes.TOPIC, name: `${physical}.dlq.replayed`, configNames: ['cleanup.policy'] },
       ],
     });
     const policy = (topic: string) =>
       resources.find((r) => r.resourceName === topic)?.configEntries.find((e) => e.configName === 'cleanup.policy')
         ?.configValue;
-    expect(policy(name)).toBe('compact');
-    expect(policy(`${name}.dlq`)).toBe('delete');
-    expect(policy(`${name}.dlq.replayed`)).toBe('compact');
-    const [meta] = (await admin.fetchTopicMetadata({ topics: [name] })).topics;
+    expect(policy(physical)).toBe('compact');
+    expect(policy(`${physical}.dlq`)).toBe('delete');
+    expect(policy(`${physical}.dlq.replayed`)).toBe('compact');
+    const [meta] = (await admin.fetchTopicMetadata({ topics: [physical] })).topics;
     expect(meta?.partitions).toHaveLength(3);
   });
 
@@ -121,6 +126,60 @@ describe('Kafka bus specifics', () => {
       await down.close();
     }
   }, 30_000);
+});
+
+describe('Kafka deployment namespaces (KAFKA_TOPIC_PREFIX)', () => {
+  const admin = new Kafka({ brokers, clientId: 'formgate-e2e-ns-admin', logLevel: logLevel.NOTHING }).admin();
+  const id = randomUUID().slice(0, 8);
+  // Two deployments on one broker, one topic plan: the same logical topic and consumer group in each.
+  const [staging, production] = [create({ topicPrefix: `staging-${id}.` }), create({ topicPrefix: `prod-${id}.` })];
+  const topic = `ns.events.${id}`;
+  const subs: Subscription[] = [];
+  beforeAll(() => admin.connect());
+  afterAll(async () => {
+    await Promise.all(subs.map((s) => s.stop()));
+    await Promise.all([staging.close(), production.close(), admin.disconnect()]);
+  });
+
+  it('each deployment’s group sees only its own records; the broker holds prefixed topics and groups', async () => {
+    for (const bus of [staging, production]) await bus.ensureTopics([{ name: topic, partitions: 2, compacted: false }]);
+    const seen = { staging: [] as BusMessage[], production: [] as BusMessage[] };
+    for (const [bus, into] of [
+      [staging, seen.staging],
+      [production, seen.production],
+    ] as const) {
+      subs.push(await bus.subscribe({ group: 'ns.reader', topic, handler: async (b) => void into.push(...b) }));
+    }
+    await staging.publish(topic, [{ key: 'a', value: 'staging-1' }]);
+    await production.publish(topic, [
+      { key: 'a', value: 'prod-1' },
+      { key: 'b', value: 'prod-2' },
+    ]);
+    await eventually(() => {
+      expect(seen.staging.map((m) => m.value)).toEqual(['staging-1']);
+      expect(seen.production.map((m) => m.value).sort()).toEqual(['prod-1', 'prod-2']);
+    }, 30_000);
+    // What the handler, lag and dead letters see is the logical name.
+    expect(seen.staging[0]?.topic).toBe(topic);
+
+    const names = new Set(await admin.listTopics());
+    for (const prefix of [`staging-${id}.`, `prod-${id}.`]) {
+      for (const suffix of ['', '.dlq', '.dlq.replayed']) expect(names.has(`${prefix}${topic}${suffix}`)).toBe(true);
+    }
+    expect(names.has(topic)).toBe(false);
+    await eventually(async () => {
+      const lag = await production.lag([{ group: 'ns.reader', topic: topic as TopicName }]);
+      expect(lag.map((l) => [l.group, l.topic])).toEqual([
+        ['ns.reader', topic],
+        ['ns.reader', topic],
+      ]);
+      expect(lag.reduce((sum, l) => sum + Number(l.end), 0)).toBe(2);
+      expect(lag.every((l) => l.lag === 0)).toBe(true);
+    }, 15_000);
+    const groups = (await admin.listGroups()).groups.map((g) => g.groupId);
+    expect(groups).toEqual(expect.arrayContaining([`staging-${id}.ns.reader`, `prod-${id}.ns.reader`]));
+    expect(groups).not.toContain('ns.reader');
+  });
 });
 
 describe('Kafka bus recovery', () => {

@@ -141,3 +141,30 @@ describe('embedded log: a topic with its own retention', () => {
     expect(log.fetch('long.t', 0, 0, 10)).toHaveLength(3);
   });
 });
+
+describe('embedded log: consumer offsets are group-committed', () => {
+  it('answers a commit at once, writes every commit of a turn in one transaction at its end, and keeps them', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'fg-bus-')), 'bus.db');
+    const db = openSqlite(file);
+    const log = openLog(db);
+    log.ensureTopics([{ name: 'offsets.t', partitions: 2, compacted: false }]);
+    const stored = () =>
+      db.prepare('SELECT group_id, partition, offset FROM group_offsets ORDER BY group_id, partition').all();
+    log.commit('a', 'offsets.t', 0, 5);
+    log.commit('b', 'offsets.t', 1, 7);
+    log.commit('a', 'offsets.t', 0, 9);
+    expect(log.committed('a', 'offsets.t', 0)).toBe(9);
+    expect(stored()).toEqual([]);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(stored()).toEqual([
+      { group_id: 'a', partition: 0, offset: 9 },
+      { group_id: 'b', partition: 1, offset: 7 },
+    ]);
+    log.commit('b', 'offsets.t', 1, 8);
+    log.flushCommits();
+    db.close();
+    const reopened = openLog(openSqlite(file));
+    expect(reopened.committed('a', 'offsets.t', 0)).toBe(9);
+    expect(reopened.committed('b', 'offsets.t', 1)).toBe(8);
+  });
+});

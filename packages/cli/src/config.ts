@@ -13,6 +13,8 @@ export const loadCliConfig = defineConfig(
       FORMGATE_PASSWORD: z.string().min(1).optional(),
       /** The deployment's operator token, for `dlq` commands (embedded mode: the file DATA_DIR/operator-token). */
       FORMGATE_OPERATOR_TOKEN: z.string().min(1).optional(),
+      /** The embedded deployment's data directory, for `secrets rotate|retire` (its secret files live there). */
+      DATA_DIR: z.string().min(1).optional(),
     })
     .transform((c) => ({ ...c, FORMGATE_URL: (c.FORMGATE_URL ?? `http://localhost:${c.PORT}`).replace(/\/$/, '') })),
 );

@@ -3,6 +3,8 @@ import { parseArgs } from 'node:util';
 import { type CliConfig, loadCliConfig } from './config.ts';
 import { dlqCommand, operator } from './dlq.ts';
 import { CliError, createClient } from './http.ts';
+import { lagCommand, orgsCommand, Printed } from './ops.ts';
+import { generate, retire, rotate } from './secrets.ts';
 
 const USAGE = `Usage:
   formgate account signup --email <email> [--name <name>]
@@ -14,16 +16,28 @@ const USAGE = `Usage:
   formgate dlq counts
   formgate dlq list --topic <topic> [--from <offset>] [--limit <n>]
   formgate dlq replay --topic <topic> (--offset <o>[,<o>...] | --from <o> --to <o> | --all)
+  formgate lag [--group <group>] [--json]
+  formgate orgs list [--limit <n>]
+  formgate orgs set-plan <org id or slug> <plan>
+  formgate secrets rotate (--name <secret> | --all)     embedded mode: DATA_DIR's secret files
+  formgate secrets retire (--name <secret> | --all)     embedded mode: drop the previous values
+  formgate secrets generate [--name <SECRET>]           distributed mode: new values and the steps
 
 Talks to a running Formgate (FORMGATE_URL, or http://localhost:$PORT) and prints the API's JSON.
 forms and submissions commands authenticate with an organization API key: FORMGATE_API_KEY=fg_...
 account commands take the password from FORMGATE_PASSWORD or standard input. signup sends a verification
 email (embedded mode without SMTP: a file in DATA_DIR/mail, and its link in the server log); create-key signs
 in, creates the organization if the account has none, and prints a new API key (shown once).
-dlq and site commands are for the deployment's operator: FORMGATE_OPERATOR_TOKEN (embedded mode:
-DATA_DIR/operator-token). site owner makes an existing account an owner of the site organization, which holds
+dlq, lag, orgs and site commands are for the deployment's operator: FORMGATE_OPERATOR_TOKEN (embedded mode:
+DATA_DIR/operator-token). lag prints, per consumer group and partition, the records appended and not yet
+processed (0 once caught up), then the totals. orgs set-plan puts an organization on a plan of PLANS_FILE
+without Stripe (the default plan ends the grant); a later Stripe change of its subscription replaces it. site owner makes an existing account an owner of the site organization, which holds
 the instance's own forms (waitlist, feedback, live example).
-A replayed dead letter is appended to its topic once, however often it is replayed.`;
+A replayed dead letter is appended to its topic once, however often it is replayed.
+secrets rotate gives each named secret of DATA_DIR (auth-secret, operator-token, file-link-secret,
+notifications-link-secret, ingest-secret) a new value and keeps the old one as <name>.previous, which still
+verifies what it signed until secrets retire removes it; a restart picks both up. No command prints an existing
+secret. Windows and steps: docs/operations.md, "Rotating secrets".`;
 
 async function password(config: CliConfig): Promise<string> {
   if (config.FORMGATE_PASSWORD) return config.FORMGATE_PASSWORD;
@@ -88,10 +102,12 @@ async function run(argv: string[]): Promise<unknown> {
           'from',
           'to',
           'offset',
+          'group',
         ].map((o) => [o, { type: 'string' as const }]),
       ),
       help: { type: 'boolean', short: 'h' },
       all: { type: 'boolean' },
+      json: { type: 'boolean' },
     },
   });
   const v = values as Values;
@@ -102,6 +118,7 @@ async function run(argv: string[]): Promise<unknown> {
     if (positionals.length !== 3) throw new CliError('Usage: formgate site owner <email>');
     return operator(config)('POST', '/api/ops/site/owners', { email: positionals[2] });
   }
+  if (positionals[0] === 'orgs') return orgsCommand(config, positionals.slice(1), v);
   switch (command) {
     case 'account signup': {
       if (!v.email) throw new CliError('account signup needs --email');
@@ -133,6 +150,14 @@ async function run(argv: string[]): Promise<unknown> {
       const qs = query.size ? `?${query}` : '';
       return keyed(config)('GET', `/api/v1/forms/${encodeURIComponent(v.form)}/submissions${qs}`);
     }
+    case 'lag':
+      return lagCommand(config, { ...(v.group ? { group: v.group } : {}), json: values.json === true });
+    case 'secrets rotate':
+      return rotate(config.DATA_DIR, { name: v.name, all: values.all === true });
+    case 'secrets retire':
+      return retire(config.DATA_DIR, { name: v.name, all: values.all === true });
+    case 'secrets generate':
+      return generate({ name: v.name });
     case 'dlq counts':
     case 'dlq list':
     case 'dlq replay':
@@ -143,7 +168,8 @@ async function run(argv: string[]): Promise<unknown> {
 }
 
 run(process.argv.slice(2).filter((a) => a !== '--')).then(
-  (result) => process.stdout.write(`${JSON.stringify(result, null, 2)}\n`),
+  (result) =>
+    process.stdout.write(result instanceof Printed ? `${result.text}\n` : `${JSON.stringify(result, null, 2)}\n`),
   (err: unknown) => {
     process.stderr.write(`${err instanceof CliError ? err.message : String(err)}\n`);
     process.exit(err instanceof CliError ? 2 : 1);

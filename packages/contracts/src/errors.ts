@@ -125,6 +125,12 @@ const NOTIFICATIONS = define({
 /** Webhook endpoints of a form (`…/webhooks`). */
 const WEBHOOKS = define({
   NOTIFICATIONS_WEBHOOK_NOT_FOUND: { status: 404, message: 'Webhook endpoint not found' },
+  /** Two changes (or secret rotations) of one endpoint at once: this one lost; the other is stored whole. */
+  NOTIFICATIONS_WEBHOOK_CONCURRENT_UPDATE: {
+    status: 409,
+    message: 'The webhook endpoint changed while updating; retry',
+    retryable: true,
+  },
   NOTIFICATIONS_WEBHOOK_LIMIT_REACHED: {
     status: 409,
     message: 'The form has the most webhook endpoints allowed (10); remove one first',

@@ -136,7 +136,8 @@ export const SUBSCRIPTION_STATUSES = [
 
 /**
  * An organization's Stripe subscription changed (from the gateway's stripe plugin, one event per applied Stripe
- * event). Billing keeps the newest by `changedAt`, so a delivery out of order never rolls a plan back.
+ * event), or an operator set its plan (`PUT /api/ops/orgs/:org/plan`, `source: 'operator'`). Billing keeps the
+ * newest by `changedAt`, so a delivery out of order never rolls a plan back.
  */
 export const SubscriptionChangedSchema = envelope(
   'subscription.changed',
@@ -152,8 +153,13 @@ export const SubscriptionChangedSchema = envelope(
     cancelAtPeriodEnd: z.boolean(),
     trialEnd: z.string().nullable(),
     stripeSubscriptionId: z.string().nullable(),
-    /** When Stripe made the change (its event's `created`, ISO 8601). */
+    /** When Stripe made the change (its event's `created`, ISO 8601); for an operator grant, when it was made. */
     changedAt: z.string(),
+    /**
+     * Who made the change: Stripe (absent on events from before this field) or an operator (`formgate orgs
+     * set-plan`, ADR 49). Billing applies both alike: the newest `changedAt` wins.
+     */
+    source: z.enum(['stripe', 'operator']).optional(),
   }),
 );
 

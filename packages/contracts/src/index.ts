@@ -3,6 +3,7 @@ export * from './api.ts';
 export * from './api-keys.ts';
 export * from './auth.ts';
 export * from './billing.ts';
+export * from './consumer-groups.ts';
 export * from './errors.ts';
 export * from './events.ts';
 export * from './failure.ts';

@@ -49,3 +49,22 @@ export const dlqTopic = (topic: string): string => `${topic}.dlq`;
 
 /** Which dead letters of `topic` were replayed: one record per replayed dead letter, keyed by its `.dlq` offset. */
 export const dlqReplayedTopic = (topic: string): string => `${dlqTopic(topic)}.replayed`;
+
+/** Kafka's longest topic name. */
+const MAX_KAFKA_TOPIC_LENGTH = 249;
+/** The longest physical name a topic plan makes of a topic: `<topic>.dlq.replayed`. */
+const LONGEST_SUFFIX = dlqReplayedTopic('').length;
+
+/**
+ * The longest deployment namespace (`KAFKA_TOPIC_PREFIX`, ADR 53): the prefix, the longest topic of the plan and
+ * `.dlq.replayed` fit in Kafka's 249 characters.
+ */
+export const MAX_TOPIC_PREFIX_LENGTH =
+  MAX_KAFKA_TOPIC_LENGTH - Math.max(...TOPIC_SPECS.map((s) => s.name.length)) - LONGEST_SUFFIX;
+
+/** Why `prefix` cannot be a deployment's topic namespace, or undefined when it can (empty: no namespace). */
+export function topicPrefixProblem(prefix: string): string | undefined {
+  if (!/^[a-zA-Z0-9._-]*$/.test(prefix)) return 'only Kafka topic characters: letters, digits, ".", "_" and "-"';
+  if (prefix.length > MAX_TOPIC_PREFIX_LENGTH) return `at most ${MAX_TOPIC_PREFIX_LENGTH} characters`;
+  return undefined;
+}

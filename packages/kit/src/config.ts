@@ -48,6 +48,12 @@ export const brokersEnv = z
 export const secretEnv = z.string().min(32, 'must be at least 32 characters');
 
 /**
+ * `<NAME>_PREVIOUS` (ADR 50): the replaced value of a secret during a rotation, verifying only. Optional; empty counts
+ * as unset, so `NAME_PREVIOUS: ${NAME_PREVIOUS:-}` in a compose file works outside a rotation.
+ */
+export const previousSecretEnv = z.preprocess((v) => (v === '' ? undefined : v), secretEnv.optional());
+
+/**
  * `METRICS_PORT`: where `GET /metrics` (Prometheus) is served, on a listener of its own beside the process's port
  * (ADR 46: never on the public one). Unset: not served (the metrics are still kept; nothing listens).
  */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { createSignedTokens } from './signed-tokens.ts';
+import { createSignedTokens, type SigningSecret } from './signed-tokens.ts';
 
 /** How long a signed file link from the dashboard works. */
 export const FILE_LINK_TTL_SECONDS = 5 * 60;
@@ -23,7 +23,7 @@ const GrantSchema = z.tuple([z.string(), z.string(), z.string(), z.string(), z.n
  * of a deleted submission stops working. The forms service serves them (`/api/v1/files/{token}`); notification
  * mails carry longer-lived ones signed with the same secret.
  */
-export function createFileLinks(secret: string) {
+export function createFileLinks(secret: SigningSecret) {
   const tokens = createSignedTokens(secret, 'file-link', 'file link');
   return {
     /** A token valid `ttlSeconds` from `nowMs` (the dashboard's 5 minutes by default; mails use longer). */

@@ -11,7 +11,8 @@ import express, {
 import { ZodError } from 'zod';
 import { AppError } from './errors.ts';
 import type { Logger } from './logger.ts';
-import { httpMetrics, type Metrics } from './metrics.ts';
+import { httpMetrics, type Metrics, matchedRoute } from './metrics.ts';
+import { type Tracing, tracing } from './tracing/index.ts';
 
 /**
  * The Express app every service starts from: no `X-Powered-By`, a request id on every request, and `GET /healthz`
@@ -25,9 +26,20 @@ export function createServiceApp(
   const app = express();
   app.disable('x-powered-by');
   if (observe) app.use(httpMetrics(observe.metrics, observe.service));
+  if (tracing) app.use(traceRequests(tracing));
   app.use(requestId());
   app.get('/healthz', (_req, res) => void res.json({ status: 'ok', ...health() }));
   return app;
+}
+
+/**
+ * A SERVER span per request continuing the caller's `traceparent` (the gateway's), named by the matched route
+ * template (ADR 51). Only installed when tracing is on.
+ */
+function traceRequests(traces: Tracing) {
+  return (req: Request, res: Response, next: NextFunction) => {
+    traces.server(req.method, matchedRoute(req), res, req.headers, () => next());
+  };
 }
 
 export function requestId() {

@@ -3,6 +3,7 @@ import type { NextFunction, Request, Response } from 'express';
 import { jwtVerify, SignJWT } from 'jose';
 import { z } from 'zod';
 import { forbidden, unauthenticated } from './errors.ts';
+import { type SigningSecret, signingKeys } from './signed-tokens.ts';
 
 /** The header that carries the gateway-signed identity to a service. Clients' copies are stripped at the gateway. */
 export const IDENTITY_HEADER = 'x-formgate-identity';
@@ -29,8 +30,15 @@ export interface IdentityVerifier {
   verify(token: string | undefined): Promise<Identity>;
 }
 
-export function createIdentityCodec(secret: string, ttlSeconds = 60): IdentitySigner & IdentityVerifier {
-  const key = new TextEncoder().encode(secret);
+/**
+ * Signs with the current secret; verifies with it, then (during a rotation, ADR 50) with the previous one: tokens
+ * live `ttlSeconds`, so the previous secret is needed only while the gateways roll, plus a minute.
+ */
+export function createIdentityCodec(secret: SigningSecret, ttlSeconds = 60): IdentitySigner & IdentityVerifier {
+  const { current, previous } = signingKeys(secret, 'identity');
+  const key = new TextEncoder().encode(current);
+  const keys = previous === undefined ? [key] : [key, new TextEncoder().encode(previous)];
+  const options = { issuer: ISSUER, audience: AUDIENCE, algorithms: ['HS256'] };
   return {
     async sign(identity) {
       return new SignJWT({ idn: identity })
@@ -43,12 +51,15 @@ export function createIdentityCodec(secret: string, ttlSeconds = 60): IdentitySi
     },
     async verify(token) {
       if (!token) throw unauthenticated();
-      try {
-        const { payload } = await jwtVerify(token, key, { issuer: ISSUER, audience: AUDIENCE, algorithms: ['HS256'] });
-        return IdentitySchema.parse(payload.idn);
-      } catch {
-        throw unauthenticated();
+      for (const k of keys) {
+        try {
+          const { payload } = await jwtVerify(token, k, options);
+          return IdentitySchema.parse(payload.idn);
+        } catch {
+          // the next key, if any
+        }
       }
+      throw unauthenticated();
     },
   };
 }

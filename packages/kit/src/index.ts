@@ -11,6 +11,8 @@ export * from './paging.ts';
 export * from './plans.ts';
 export * from './readiness.ts';
 export * from './relay-loop.ts';
+export * from './secret-files.ts';
 export * from './serve.ts';
 export * from './service.ts';
 export * from './signed-tokens.ts';
+export * from './tracing/index.ts';

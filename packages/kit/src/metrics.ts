@@ -173,20 +173,36 @@ export const secondsSince = (started: bigint) => Number(process.hrtime.bigint() 
 export function httpMetrics(metrics: Metrics, service: string) {
   return (req: Request, res: Response, next: NextFunction) => {
     const started = process.hrtime.bigint();
-    let route = 'unmatched';
-    let matched: Request['route'];
-    Object.defineProperty(req, 'route', {
-      configurable: true,
-      enumerable: true,
-      get: () => matched,
-      set(value: Request['route']) {
-        matched = value;
-        if (value && typeof value.path === 'string') route = `${req.baseUrl}${value.path}`;
-      },
-    });
-    res.once('finish', () => metrics.observeHttp(service, route, req.method, res.statusCode, secondsSince(started)));
+    const route = matchedRoute(req);
+    res.once('finish', () => metrics.observeHttp(service, route(), req.method, res.statusCode, secondsSince(started)));
     next();
   };
+}
+
+const ROUTE_OF = Symbol('formgate.matched-route');
+
+/**
+ * The route template Express matches for `req` (`<mount path><route path>`, 'unmatched' until one does), read when
+ * the answer is sent: caught as the router sets `req.route`, since a sub-router restores `req.baseUrl` on leaving.
+ * Shared by the metrics and the tracing middleware (installed once per request).
+ */
+export function matchedRoute(req: Request): () => string {
+  const known = (req as unknown as Record<symbol, () => string>)[ROUTE_OF];
+  if (known) return known;
+  let route = 'unmatched';
+  let matched: Request['route'];
+  Object.defineProperty(req, 'route', {
+    configurable: true,
+    enumerable: true,
+    get: () => matched,
+    set(value: Request['route']) {
+      matched = value;
+      if (value && typeof value.path === 'string') route = `${req.baseUrl}${value.path}`;
+    },
+  });
+  const read = () => route;
+  (req as unknown as Record<symbol, () => string>)[ROUTE_OF] = read;
+  return read;
 }
 
 /**

@@ -6,10 +6,13 @@ import { hash, timingSafeEqual } from 'node:crypto';
  * passing as another's when they share a secret. Callers validate the opened payload with their own schema
  * (expiry included): `open` only says it is genuine.
  */
-export function createSignedTokens(secret: string, purpose: string, what = 'token') {
-  if (secret.length < 32) throw new Error(`the ${what} secret must be at least 32 characters`);
-  const hmac = hmacSha256(Buffer.from(secret, 'utf8'));
+export function createSignedTokens(secret: SigningSecret, purpose: string, what = 'token') {
+  const { current, previous } = signingKeys(secret, what);
+  const hmac = hmacSha256(Buffer.from(current, 'utf8'));
+  const previousHmac = previous === undefined ? undefined : hmacSha256(Buffer.from(previous, 'utf8'));
   const mac = (payload: string) => hmac(`${purpose}.${payload}`);
+  const matches = (given: Buffer, expected: Buffer) =>
+    given.length === expected.length && timingSafeEqual(given, expected);
   return {
     sign(payload: unknown): string {
       const encoded = Buffer.from(JSON.stringify(payload)).toString('base64url');
@@ -21,8 +24,10 @@ export function createSignedTokens(secret: string, purpose: string, what = 'toke
       const [payload, signature, ...rest] = token.split('.');
       if (!payload || !signature || rest.length > 0) return undefined;
       const given = Buffer.from(signature, 'base64url');
-      const expected = mac(payload);
-      if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
+      // The current secret first; the previous one (during a rotation) only when that fails.
+      if (!matches(given, mac(payload)) && !(previousHmac && matches(given, previousHmac(`${purpose}.${payload}`)))) {
+        return undefined;
+      }
       try {
         return JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
       } catch {
@@ -30,6 +35,23 @@ export function createSignedTokens(secret: string, purpose: string, what = 'toke
       }
     },
   };
+}
+
+/**
+ * A signing secret: a string, or during a rotation (ADR 50) the current value and the one it replaced. Everything is
+ * signed with `current`; `previous` only verifies what was signed before the rotation, until the operator removes
+ * it (`<NAME>_PREVIOUS` in distributed mode, `DATA_DIR/<name>.previous` in embedded mode).
+ */
+export type SigningSecret = string | { current: string; previous?: string | undefined };
+
+/** The current and previous values of a signing secret, each checked to be 32+ characters. */
+export function signingKeys(secret: SigningSecret, what = 'signing'): { current: string; previous?: string } {
+  const { current, previous } = typeof secret === 'string' ? { current: secret, previous: undefined } : secret;
+  if (current.length < 32) throw new Error(`the ${what} secret must be at least 32 characters`);
+  if (previous !== undefined && previous.length < 32) {
+    throw new Error(`the previous ${what} secret must be at least 32 characters`);
+  }
+  return previous === undefined || previous === current ? { current } : { current, previous };
 }
 
 const BLOCK = 64;

@@ -1,2 +1,3 @@
 export * from './gridfs-blob-store.ts';
 export * from './mongo.ts';
+export * from './mongo-version-outbox.ts';

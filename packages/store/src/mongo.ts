@@ -29,3 +29,24 @@ export async function connectMongo(url: string, dbName: string): Promise<Connect
 export function isDuplicateKeyError(err: unknown): boolean {
   return (err as { code?: number })?.code === 11000;
 }
+
+/**
+ * Runs one insert whose unique `_id` (or index) is a claim: true when it was stored, false when the key was taken
+ * (the atomic check of ADR 55 — an insert is, a conditional update on FerretDB 1.24 is not).
+ */
+export async function insertOnce(insert: Promise<unknown>): Promise<boolean> {
+  try {
+    await insert;
+    return true;
+  } catch (err) {
+    if (isDuplicateKeyError(err)) return false;
+    throw err;
+  }
+}
+
+/** For `.catch` after an insert or an unordered `insertMany`: duplicates are fine, anything else is rethrown. */
+export function ignoreDuplicates(err: unknown): void {
+  const writeErrors = [(err as { writeErrors?: unknown }).writeErrors ?? []].flat() as { code?: number }[];
+  if (writeErrors.length === 0 ? isDuplicateKeyError(err) : writeErrors.every((w) => w.code === 11000)) return;
+  throw err;
+}

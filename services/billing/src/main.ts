@@ -23,7 +23,7 @@ await runDistributed('billing', loadBillingConfig, async ({ config, logger, bus,
     clock: systemClock,
     logger,
     metrics,
-    identity: createIdentityCodec(config.IDENTITY_SECRET),
+    identity: createIdentityCodec({ current: config.IDENTITY_SECRET, previous: config.IDENTITY_SECRET_PREVIOUS }),
   });
   return { ...service, handler: service.app };
 });

@@ -1,4 +1,4 @@
-import { defineConfig, secretEnv, serviceEnv } from '@formgate/kit';
+import { defineConfig, previousSecretEnv, secretEnv, serviceEnv } from '@formgate/kit';
 import { z } from 'zod';
 
 export const loadFormsConfig = defineConfig(
@@ -7,6 +7,8 @@ export const loadFormsConfig = defineConfig(
     PORT: serviceEnv.PORT.default(4001),
     /** Signs the links to uploaded files (`GET /api/v1/files/{token}`); ≥ 32 characters, the same on every instance. */
     FILE_LINK_SECRET: secretEnv,
+    /** During a rotation (ADR 50): the replaced `FILE_LINK_SECRET`, verifying only (mails' links live 7 days). */
+    FILE_LINK_SECRET_PREVIOUS: previousSecretEnv,
     /** The plans file (the same as billing's and the gateway's): each plan's `forms` limit. Unset: the built-in plans. */
     PLANS_FILE: z.string().min(1).optional(),
   }),

@@ -12,6 +12,7 @@ import {
   requireIdentity,
   requireJson,
   type Service,
+  type SigningSecret,
 } from '@formgate/kit';
 import type { BlobStore } from '@formgate/store';
 import express from 'express';
@@ -39,7 +40,7 @@ export interface FormsServiceDeps {
   metrics?: Metrics;
   identity: IdentityVerifier;
   /** The secret (≥ 32 characters) that signs links to files (`FILE_LINK_SECRET`); without it those routes answer 404. */
-  fileLinkSecret?: string;
+  fileLinkSecret?: SigningSecret;
   /** The plans in force (`loadPlans(PLANS_FILE)`): an organization's `forms` limit. Absent: no limit (tests of other things). */
   catalog?: PlanCatalog;
 }

@@ -16,8 +16,8 @@ await runDistributed('forms', loadFormsConfig, async ({ config, logger, bus, met
     ids: systemIds,
     logger,
     metrics,
-    identity: createIdentityCodec(config.IDENTITY_SECRET),
-    fileLinkSecret: config.FILE_LINK_SECRET,
+    identity: createIdentityCodec({ current: config.IDENTITY_SECRET, previous: config.IDENTITY_SECRET_PREVIOUS }),
+    fileLinkSecret: { current: config.FILE_LINK_SECRET, previous: config.FILE_LINK_SECRET_PREVIOUS },
     catalog,
   });
   return { ...service, handler: service.app };

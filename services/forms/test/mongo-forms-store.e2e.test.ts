@@ -314,3 +314,122 @@ describe('mongo FormsStore: batches, positions and counters', () => {
     expect(await upgraded.listFieldNames(scope, f.id)).toEqual(['email', 'message']);
   });
 });
+
+describe('mongo FormsStore: the form outbox has one writer per document', () => {
+  const settingsOf = (n: number) => ({ ...DEFAULT_FORM_SETTINGS, redirectUrl: `https://example.com/thanks/${n}` });
+
+  it('never undoes a change of the form while the relay marks its versions published (FerretDB lost it)', async () => {
+    const store = await createMongoFormsStore(mongo(), { pageWidth: WIDTH });
+    const scope = { orgId: `org_${randomUUID()}` };
+    let current = form(scope.orgId);
+    await store.insertForm(current);
+    // A relay marking whatever it lists, as fast as it can, while the form changes 40 times under it.
+    let changing = true;
+    const relay = (async () => {
+      let passes = 0;
+      while (changing || passes === 0) {
+        passes++;
+        for (const f of await store.listUnpublishedForms(10_000)) {
+          if (f.orgId === scope.orgId) await store.markFormPublished(f.id, f.version);
+        }
+      }
+      return passes;
+    })();
+    const lost: number[] = [];
+    for (let v = 2; v <= 41; v++) {
+      const next = { ...current, settings: settingsOf(v), version: v };
+      expect(await store.replaceForm(next, current.version)).toBe(true);
+      current = next;
+      await new Promise((r) => setTimeout(r, v % 3));
+      const stored = await store.getForm(scope, current.id);
+      if (stored?.version !== v || stored.settings.redirectUrl !== settingsOf(v).redirectUrl) lost.push(v);
+    }
+    changing = false;
+    expect(await relay).toBeGreaterThan(1);
+    expect(lost).toEqual([]);
+    expect(await store.getForm(scope, current.id)).toEqual(current);
+    // The relay catches up with the last version, and then has nothing left of this form.
+    const pending = async () => (await store.listUnpublishedForms(10_000)).filter((f) => f.orgId === scope.orgId);
+    for (const f of await pending()) await store.markFormPublished(f.id, f.version);
+    expect(await pending()).toEqual([]);
+    const mark = await db().collection<{ _id: string; version: number }>('form_published').findOne({ _id: current.id });
+    expect(mark?.version).toBe(41);
+  });
+
+  it('lets exactly one of concurrent replacements from one version win (a conditional update is not atomic on FerretDB)', async () => {
+    const store = await createMongoFormsStore(mongo(), { pageWidth: WIDTH });
+    const scope = { orgId: `org_${randomUUID()}` };
+    const f = form(scope.orgId);
+    await store.insertForm(f);
+    for (let round = 0; round < 5; round++) {
+      const from = (await store.getForm(scope, f.id)) as Form;
+      const rivals = Array.from({ length: 6 }, (_, i) => ({
+        ...from,
+        settings: settingsOf(100 * round + i),
+        version: from.version + 1,
+      }));
+      const won = await Promise.all(rivals.map((r) => store.replaceForm(r, from.version)));
+      expect(won.filter(Boolean)).toHaveLength(1);
+      expect(await store.getForm(scope, f.id)).toEqual(rivals[won.indexOf(true)]);
+    }
+  });
+
+  it('finishes a replacement whose request died after claiming its version, once the claim is abandoned', async () => {
+    const store = await createMongoFormsStore(mongo(), { pageWidth: WIDTH, claimAbandonedMs: 300 });
+    const scope = { orgId: `org_${randomUUID()}` };
+    const f = form(scope.orgId);
+    await store.insertForm(f);
+    await store.markFormPublished(f.id, 1);
+    // The claim of version 2 is stored, and the request dies before it writes the form.
+    const next = { ...f, settings: settingsOf(2), version: 2 };
+    const { id: _id, ...claimed } = next;
+    await db()
+      .collection<{ _id: string; formId: string; version: number; claimedAt: number; form: unknown }>('form_outbox')
+      .insertOne({ _id: `${f.id}:2`, formId: f.id, version: 2, claimedAt: Date.now(), form: claimed });
+    const pending = async () => (await store.listUnpublishedForms(10_000)).filter((x) => x.orgId === scope.orgId);
+    // While the claim is young, nobody else gets version 2 and the relay leaves it to its claimant.
+    expect(await store.replaceForm({ ...f, name: 'Other', version: 2 }, 1)).toBe(false);
+    expect(await pending()).toEqual([]);
+    expect(await store.getForm(scope, f.id)).toEqual(f);
+    await new Promise((r) => setTimeout(r, 350));
+    expect(await pending()).toEqual([next]);
+    expect(await store.getForm(scope, f.id)).toEqual(next);
+    expect(await store.replaceForm({ ...next, name: 'Third', version: 3 }, 2)).toBe(true);
+  });
+
+  it('publishes a version whose outbox record a dead process never wrote, at the next reconciliation (a restart)', async () => {
+    const scope = { orgId: `org_${randomUUID()}` };
+    const store = await createMongoFormsStore(mongo(), { pageWidth: WIDTH });
+    const f = form(scope.orgId);
+    const pending = async (s: FormsStore) =>
+      (await s.listUnpublishedForms(10_000)).filter((x) => x.orgId === scope.orgId).map((x) => x.version);
+    await store.insertForm(f);
+    expect(await pending(store)).toEqual([1]);
+    await store.markFormPublished(f.id, 1);
+    // Version 2 written, and the process gone before its outbox record (a crash, or the store lost meanwhile).
+    await db()
+      .collection<{ _id: string; version: number }>('forms')
+      .updateOne({ _id: f.id }, { $set: { version: 2, settings: settingsOf(2) } });
+    expect(await pending(store)).toEqual([]);
+    const restarted = await createMongoFormsStore(mongo(), { pageWidth: WIDTH });
+    expect(await pending(restarted)).toEqual([2]);
+    await restarted.markFormPublished(f.id, 2);
+    expect(await pending(restarted)).toEqual([]);
+  });
+
+  it('reads the marks a store before the outbox left on the form: a published form is not published again', async () => {
+    const scope = { orgId: `org_${randomUUID()}` };
+    const [done, behind] = [form(scope.orgId), form(scope.orgId)];
+    const legacy = (f: Form, publishedVersion: number) => {
+      const { id, ...rest } = f;
+      return { _id: id, ...rest, version: 3, publishedVersion, pending: publishedVersion < 3 };
+    };
+    await db()
+      .collection<{ _id: string }>('forms')
+      .insertMany([legacy(done, 3), legacy(behind, 2)]);
+    const store = await createMongoFormsStore(mongo(), { pageWidth: WIDTH });
+    const listed = (await store.listUnpublishedForms(10_000)).filter((x) => x.orgId === scope.orgId);
+    expect(listed).toEqual([{ ...behind, version: 3 }]);
+    expect(await store.getForm(scope, done.id)).toEqual({ ...done, version: 3 });
+  });
+});

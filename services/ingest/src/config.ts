@@ -1,8 +1,8 @@
-import { defineConfig, secretEnv, serviceEnv } from '@formgate/kit';
+import { defineConfig, previousSecretEnv, secretEnv, serviceEnv } from '@formgate/kit';
 import { z } from 'zod';
 import { captchaEnv } from './spam/captcha.ts';
 
-const { IDENTITY_SECRET: _ingestTrustsNoIdentity, ...shared } = serviceEnv;
+const { IDENTITY_SECRET: _ingestTrustsNoIdentity, IDENTITY_SECRET_PREVIOUS: _norItsPrevious, ...shared } = serviceEnv;
 
 export const loadIngestConfig = defineConfig(
   z.object({
@@ -16,6 +16,8 @@ export const loadIngestConfig = defineConfig(
      * timestamps (what one instance issued verifies on another).
      */
     INGEST_SECRET: secretEnv,
+    /** During a rotation (ADR 50): the replaced `INGEST_SECRET`, verifying stamps and challenges only (24 h). */
+    INGEST_SECRET_PREVIOUS: previousSecretEnv,
     ...captchaEnv,
     /**
      * The gateway's addresses (comma-separated IPs or CIDR ranges): only from these is the client address the gateway

@@ -29,6 +29,8 @@ export interface IngestServiceDeps {
   limits?: IngestLimits;
   /** `INGEST_SECRET`: signs ALTCHA challenges and time-trap stamps (a key per form), the same on every instance. */
   secret: string;
+  /** `INGEST_SECRET_PREVIOUS` (ADR 50): verifies stamps and challenges signed before a rotation, signs nothing. */
+  previousSecret?: string | undefined;
   /** Where captcha tokens are verified (default: the providers' own siteverify URLs, 3 s). */
   captcha?: CaptchaVerifyConfig;
   /** ALTCHA solutions already used (default: this instance's memory). */
@@ -73,6 +75,7 @@ export function createIngestService(deps: IngestServiceDeps): IngestService {
   });
   const altcha = createAltcha({
     secret: deps.secret,
+    previousSecret: deps.previousSecret,
     used: deps.usedSolutions ?? localSolutions ?? createLocalUsedSolutions(() => deps.clock.now()),
     clock: deps.clock,
     ...(deps.altchaDifficulty ? { difficulty: deps.altchaDifficulty } : {}),
@@ -81,6 +84,7 @@ export function createIngestService(deps: IngestServiceDeps): IngestService {
   const orgSettings = createOrgSettingsView();
   const layers = createSpamLayers({
     secret: deps.secret,
+    previousSecret: deps.previousSecret,
     extraLayers: [captcha, rateLimit, ...(deps.extraSpamLayers ?? [])],
   });
   const spam = createSpamEvaluator({

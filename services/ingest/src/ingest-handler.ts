@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { IngestAccepted, TimeStampDto } from '@formgate/contracts';
-import { AppError, type Logger, type Metrics, secondsSince } from '@formgate/kit';
+import { AppError, type Logger, type Metrics, secondsSince, tracing } from '@formgate/kit';
 import { IngestErrors } from './ingest-errors.ts';
 import { findForm, type ReceiveDeps, receiveSubmission } from './receive-submission.ts';
 import { CORS_HEADERS, escapeHtml, page, sendError, sendHtml, sendJson, sendRedirect, wantsJson } from './respond.ts';
@@ -89,7 +89,7 @@ export function createIngestHandler(
     }
   };
 
-  return (req: IncomingMessage, res: ServerResponse): void => {
+  const dispatch = (req: IncomingMessage, res: ServerResponse): void => {
     // The hot path: a bare `/f/{key}` needs no URL parsing (the pattern admits no dot segment or escape).
     const direct = req.url ? FORM_PATH.exec(req.url) : null;
     if (direct?.[1] && req.method === 'POST') return void receive(req, res, direct[1]);
@@ -133,4 +133,24 @@ export function createIngestHandler(
       sendError(req, res, IngestErrors.formNotFound());
     }
   };
+  // Tracing off (the default): the handler is `dispatch` itself, nothing added to the hot path (ADR 51).
+  const traces = tracing;
+  if (!traces) return dispatch;
+  return (req: IncomingMessage, res: ServerResponse) =>
+    traces.server(
+      req.method ?? 'GET',
+      () => routeOf(req.url),
+      res,
+      req.headers,
+      () => dispatch(req, res),
+    );
+}
+
+/** The route template of a request to this handler, for its span (never the form's key). */
+function routeOf(url: string | undefined): string {
+  const path = (url ?? '/').split('?', 1)[0] ?? '/';
+  if (FORM_PATH.test(path)) return '/f/:key';
+  if (ALTCHA_PATH.test(path)) return '/f/:key/altcha';
+  if (TIMESTAMP_PATH.test(path)) return '/f/:key/timestamp';
+  return path === '/form/submission-received' ? path : 'unmatched';
 }

@@ -17,6 +17,7 @@ await runDistributed('ingest', loadIngestConfig, async ({ config, logger, bus, m
     metrics,
     publicBaseUrl: config.PUBLIC_URL.replace(/\/$/, ''),
     secret: config.INGEST_SECRET,
+    previousSecret: config.INGEST_SECRET_PREVIOUS,
     captcha: captchaVerifyConfig(config),
     altchaDifficulty: altchaDifficulty(config),
     trustedProxies: config.TRUSTED_PROXIES,

@@ -5,6 +5,8 @@ import {
   encodeEvent,
   type Form,
   resolveSpamSettings,
+  type SpamSettings,
+  type SpamSettingsPatch,
   type SubmissionReceived,
   Topics,
 } from '@formgate/contracts';
@@ -85,6 +87,19 @@ async function parseBody(req: IncomingMessage, deps: ReceiveDeps): Promise<Parse
   return isJson ? parseJson(body, deps.limits) : parseUrlencoded(body, deps.limits);
 }
 
+/** The last settings resolved for each form's own settings object: one merge per change of either side, not per request. */
+const resolved = new WeakMap<object, { org: SpamSettingsPatch | null; settings: SpamSettings }>();
+const NO_FORM_SETTINGS = {};
+
+function settingsInForce(org: SpamSettingsPatch | null, form: SpamSettingsPatch | null | undefined): SpamSettings {
+  const key = form ?? NO_FORM_SETTINGS;
+  const hit = resolved.get(key);
+  if (hit && hit.org === org) return hit.settings;
+  const settings = resolveSpamSettings(org, form);
+  resolved.set(key, { org, settings });
+  return settings;
+}
+
 /**
  * Accepts one submission: the before-body spam layers, parse within limits, split reserved fields, the honeypot and
  * the after-body spam layers (`spam/evaluate.ts`), quota, append
@@ -95,19 +110,21 @@ async function parseBody(req: IncomingMessage, deps: ReceiveDeps): Promise<Parse
 export async function receiveSubmission(deps: ReceiveDeps, req: IncomingMessage, formKey: string): Promise<Outcome> {
   const form = findForm(deps, formKey);
   const clientKey = idempotencyKey(req, deps.limits);
-  const settings = resolveSpamSettings(deps.orgSettings.spamDefaults(form.orgId), form.settings.spam);
+  const settings = settingsInForce(deps.orgSettings.spamDefaults(form.orgId), form.settings.spam);
   const spamRequest = { form, settings, req, clientIp: deps.clientIp(req), now: deps.clock.now() };
-  const before = await deps.spam.beforeBody(spamRequest);
+  const checked = deps.spam.beforeBody(spamRequest);
+  const before = checked instanceof Promise ? await checked : checked;
   const parsed = await parseBody(req, deps);
   const referer = req.headers.referer ?? req.headers.origin;
   const split = splitReservedFields(parsed.fields, form.settings.honeypotField);
   try {
     if (split.data.length === 0 && parsed.files.length === 0) throw IngestErrors.empty();
-    const spam = await deps.spam.afterBody(
+    const verdict = deps.spam.afterBody(
       { ...spamRequest, fields: split.data, captchaTokens: split.captchaTokens, reserved: split.reserved },
       split.spam,
       before,
     );
+    const spam = verdict instanceof Promise ? await verdict : verdict;
     const receivedAt = deps.clock.now().toISOString();
     const submissionId = clientKey ? deps.ids.derived(form.id, clientKey) : deps.ids.next();
     const event: SubmissionReceived = {

@@ -56,6 +56,17 @@ describe('ALTCHA challenges', () => {
     });
   });
 
+  it('during a rotation, a challenge issued with the previous secret verifies; after it, it fails (ADR 50)', async () => {
+    const clock = { now: () => new Date() };
+    const used = createLocalUsedSolutions(clock.now);
+    const NEW = 'n'.repeat(40);
+    const payload = await solve(await setup().altcha.challenge('form-1'));
+    const retired = createAltcha({ secret: NEW, used, clock, difficulty: EASY });
+    expect(await retired.verify('form-1', payload)).toMatchObject({ ok: false, rule: 'failed' });
+    const rotated = createAltcha({ secret: NEW, previousSecret: SECRET, used, clock, difficulty: EASY });
+    expect(await rotated.verify('form-1', payload)).toEqual({ ok: true });
+  });
+
   it("another form's challenge fails (the key is per form)", async () => {
     const { altcha } = setup();
     const payload = await solve(await altcha.challenge('form-1'));

@@ -51,6 +51,40 @@ describe('spam evaluator', () => {
     expect(await e.afterBody(spamSubmission(), clean, b)).toEqual(clean);
   });
 
+  it('answers without a promise while every layer is synchronous, and keeps layer order across an async one', async () => {
+    const sync = (name: AfterBodyLayer['name'], finding: LayerFinding, calls: string[]): AfterBodyLayer => ({
+      name,
+      phase: 'after-body',
+      check: () => {
+        calls.push(name);
+        return finding;
+      },
+    });
+    const calls: string[] = [];
+    const allSync = createSpamEvaluator({
+      before: [before('origin', pass, calls)],
+      after: [sync('time-trap', flag('time-trap', 'too-fast'), calls)],
+    });
+    const b = allSync.beforeBody(spamRequest());
+    expect(b).not.toBeInstanceOf(Promise);
+    const v = allSync.afterBody(spamSubmission(), clean, b as Awaited<typeof b>);
+    expect(v).toEqual({ isSpam: true, reasons: [reason('time-trap', 'too-fast')] });
+
+    const order: string[] = [];
+    const mixed = createSpamEvaluator({
+      before: [],
+      after: [
+        sync('time-trap', flag('time-trap', 'too-fast'), order),
+        after('captcha', flag('captcha', 'failed'), order),
+        sync('rules', flag('rules', 'blocked-word'), order),
+      ],
+    });
+    const pending = mixed.afterBody(spamSubmission(), clean, { isSpam: false, reasons: [] });
+    expect(pending).toBeInstanceOf(Promise);
+    expect((await pending).reasons.map((r) => r.layer)).toEqual(['time-trap', 'captcha', 'rules']);
+    expect(order).toEqual(['time-trap', 'captcha', 'rules']);
+  });
+
   it('combines flags of both phases after the honeypot, in layer order, and runs every layer', async () => {
     const calls: string[] = [];
     const e = createSpamEvaluator({
@@ -92,7 +126,7 @@ describe('spam evaluator', () => {
       onBlocked: (form, r) => blocked.push([form, r]),
     });
     const req = spamRequest();
-    await expect(e.beforeBody(req)).rejects.toMatchObject({ code: 'RATE_LIMITED', status: 429 });
+    await expect(async () => e.beforeBody(req)).rejects.toMatchObject({ code: 'RATE_LIMITED', status: 429 });
     expect(calls).toEqual(['rate-limit']);
     expect(blocked).toEqual([[req.form, reason('rate-limit', 'per-ip')]]);
   });
@@ -103,7 +137,10 @@ describe('spam evaluator', () => {
       after: [after('captcha', block('captcha', 'failed')), after('rules', flag('rules', 'blocked-word'))],
     });
     const b = await e.beforeBody(spamRequest());
-    await expect(e.afterBody(spamSubmission(), clean, b)).rejects.toMatchObject({ code: 'BLOCKED', status: 403 });
+    await expect(async () => e.afterBody(spamSubmission(), clean, b)).rejects.toMatchObject({
+      code: 'BLOCKED',
+      status: 403,
+    });
   });
 
   it('shadow mode records flags and blocks with shadow: true and does not act; the honeypot still acts', async () => {
@@ -150,7 +187,7 @@ describe('spam evaluator', () => {
         throw new Error('counter down');
       },
     });
-    await expect(e.beforeBody(spamRequest())).rejects.toMatchObject({ code: 'BLOCKED' });
+    await expect(async () => e.beforeBody(spamRequest())).rejects.toMatchObject({ code: 'BLOCKED' });
   });
 });
 

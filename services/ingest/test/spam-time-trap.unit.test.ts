@@ -45,12 +45,42 @@ describe('time-trap layer', () => {
     expect(check(token, at(-60_000))).toMatchObject({ verdict: 'flag', reasons: [{ rule: 'forged' }] });
   });
 
+  it('accepts only the canonical spelling of a MAC (a last character differing in its padding bits is forged)', () => {
+    const [payload, mac = ''] = token.split('.');
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    const last = alphabet.indexOf(mac.slice(-1));
+    const sameBytes = `${payload}.${mac.slice(0, -1)}${alphabet[last + 1]}`;
+    expect(Buffer.from(sameBytes.split('.')[1] ?? '', 'base64url')).toEqual(Buffer.from(mac, 'base64url'));
+    expect(check(sameBytes, at(10_000))).toMatchObject({ verdict: 'flag', reasons: [{ rule: 'forged' }] });
+    expect(check(token, at(10_000))).toEqual({ verdict: 'pass' });
+  });
+
   it('flags expired after 24 h', () => {
     expect(check(token, at(24 * 3600 * 1000 + 1))).toMatchObject({ verdict: 'flag', reasons: [{ rule: 'expired' }] });
   });
 
   it('does nothing when timeTrapSeconds is 0', () => {
     expect(check(undefined, at(0), 0)).toEqual({ verdict: 'pass' });
+  });
+
+  it('during a rotation, passes a stamp of the previous secret and issues with the new one (ADR 50)', () => {
+    const NEW = 'n'.repeat(40);
+    const rotated = createTimeTrapLayer(createTimeStamps({ current: NEW, previous: SECRET }));
+    const input = (t: string) =>
+      spamSubmission({
+        form: form(),
+        now: at(10_000),
+        settings: { timeTrapSeconds: 3 },
+        reserved: { [TIME_TRAP_FIELD]: t },
+      });
+    expect(rotated.check(input(token))).toEqual({ verdict: 'pass' });
+    const issued = createTimeStamps({ current: NEW, previous: SECRET }).issue(form(), NOW);
+    expect(issued).toBe(createTimeStamps(NEW).issue(form(), NOW));
+    // The previous secret retired: its stamps are forged.
+    expect(createTimeTrapLayer(createTimeStamps(NEW)).check(input(token))).toMatchObject({
+      verdict: 'flag',
+      reasons: [{ rule: 'forged' }],
+    });
   });
 
   it('refuses a short secret', () => {

@@ -1,4 +1,4 @@
-import { defineConfig, secretEnv, serviceEnv } from '@formgate/kit';
+import { defineConfig, previousSecretEnv, secretEnv, serviceEnv } from '@formgate/kit';
 import { z } from 'zod';
 
 /** `WEBHOOKS_ALLOW_PRIVATE_TARGETS`: `true` or `false` (default). Shared with the embedded host's config. */
@@ -26,6 +26,8 @@ export const loadNotificationsConfig = defineConfig(
     FILE_LINK_SECRET: secretEnv,
     /** Signs the verification links of notification addresses; ≥ 32 characters, the same on every instance. */
     NOTIFICATIONS_LINK_SECRET: secretEnv,
+    /** During a rotation (ADR 50): the replaced `NOTIFICATIONS_LINK_SECRET`, verifying only (links live 24 h). */
+    NOTIFICATIONS_LINK_SECRET_PREVIOUS: previousSecretEnv,
     /**
      * `true` lets webhooks go to loopback and private addresses (tests, self-hosted receivers on the same network);
      * off by default: such targets are refused at creation and at connect time.

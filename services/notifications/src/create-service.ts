@@ -12,6 +12,7 @@ import {
   requireIdentity,
   requireJson,
   type Service,
+  type SigningSecret,
 } from '@formgate/kit';
 import type { Mailer } from '@formgate/mail';
 import express from 'express';
@@ -49,7 +50,7 @@ export interface NotificationsServiceDeps {
   /** The organizations' notification addresses (double opt-in): only verified ones are ever mailed. */
   recipients: RecipientStore;
   /** Signs the verification links of notification addresses; the same on every instance, ≥ 32 characters. */
-  linkSecret: string;
+  linkSecret: SigningSecret;
   /** The dashboard's base URL, for links in mails. */
   publicUrl: string;
   /** The forms' webhook endpoints. */
@@ -75,8 +76,9 @@ export type NotificationsService = Service & {
  * Notifications: the delivery pipeline (effect records, first attempt in the consumer, retries, outcome events)
  * and the delivery log API; webhook endpoints per form (`/api/v1/forms/{id}/webhooks`); the organizations' notification addresses (double opt-in, `/api/v1/notification-emails`).
  * Consumers: `orgs.organization` (names for the verification mail, purges), `forms.form` (the view, first), `forms.submission` (deletions),
- * `ingest.submission` (from the log end on a first start: submissions from before the service existed are not
- * notified).
+ * `ingest.submission` twice: `notifications.webhooks` (webhooks) and `notifications.deliveries` (emails), each from
+ * the log end on a first start (submissions from before the service existed are not notified); the webhooks group,
+ * new in an upgraded deployment, starts where the emails group had committed (ADR 54).
  */
 export function createNotificationsService(deps: NotificationsServiceDeps): NotificationsService {
   const webhooks = createWebhookChannel({ ...deps, timeoutMs: deps.webhookTimeoutMs });
@@ -119,10 +121,21 @@ export function createNotificationsService(deps: NotificationsServiceDeps): Noti
       topic: Topics.formsSubmission,
       handler: createSubmissionChangesHandler({ ...deps, runner }),
     },
+    // Webhooks and emails of a submission in two groups (ADR 54): a webhook never waits behind mails. The webhooks
+    // group comes first: on the upgrade that created it, it takes over where `notifications.deliveries` (then both
+    // channels) had committed, before this instance's emails consumer moves that group on.
+    {
+      group: 'notifications.webhooks',
+      topic: Topics.ingestSubmission,
+      handler: createSubmissionReceivedHandler({ ...deps, runner }, { emails: false, webhooks: true }),
+      fromBeginning: false,
+      startAtGroup: 'notifications.deliveries',
+      maxBatchSize: 100,
+    },
     {
       group: 'notifications.deliveries',
       topic: Topics.ingestSubmission,
-      handler: createSubmissionReceivedHandler({ ...deps, runner }),
+      handler: createSubmissionReceivedHandler({ ...deps, runner }, { emails: true, webhooks: false }),
       fromBeginning: false,
       maxBatchSize: 100,
     },

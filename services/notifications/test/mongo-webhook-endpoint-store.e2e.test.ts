@@ -1,8 +1,115 @@
+import { randomUUID } from 'node:crypto';
 import { useTestMongo } from '@formgate/store/testing';
+import { expect, it } from 'vitest';
 import { createMongoWebhookEndpointStore } from '../src/endpoints/mongo-webhook-endpoint-store.ts';
+import { disablingKey, type WebhookEndpoint } from '../src/endpoints/webhook-endpoint-store.ts';
+import { generateWebhookSecret } from '../src/webhooks/index.ts';
 import { runWebhookEndpointStoreContract } from './webhook-endpoint-store.contract.ts';
 
 // biome-ignore lint/correctness/useHookAtTopLevel: a vitest lifecycle helper, not a React hook (react is a dependency here)
 const mongo = useTestMongo();
 
 runWebhookEndpointStoreContract({ name: 'mongo', create: () => createMongoWebhookEndpointStore(mongo()) });
+
+const T0 = '2026-11-20T10:00:00.000Z';
+const at = (ms: number) => new Date(Date.parse(T0) + ms).toISOString();
+
+const endpoint = (): WebhookEndpoint => ({
+  id: randomUUID(),
+  orgId: `org_${randomUUID()}`,
+  formId: `form_${randomUUID()}`,
+  url: 'https://hooks.example/0',
+  kind: 'standard',
+  events: ['submission.created'],
+  enabled: true,
+  disabledReason: null,
+  enabledAt: T0,
+  secret: generateWebhookSecret(),
+  previousSecret: null,
+  createdAt: T0,
+  updatedAt: T0,
+  revision: 0,
+});
+
+// FerretDB 1.24 writes the whole document back on every update: a disabling written on the endpoint's document put
+// back the URL or secret a person had just changed. The service's disablings are insert-only records now.
+it("loses none of a person's URL changes, secret rotations and re-enablings to disablings racing them", async () => {
+  const store = await createMongoWebhookEndpointStore(mongo());
+  const e = endpoint();
+  const scope = { orgId: e.orgId };
+  await store.create(e, { limit: 10 });
+  const recorded = new Set<string>();
+  let done = false;
+  // As `afterFinal` on other instances, as fast as it can: read, then disable the endpoint as it read it.
+  const disabler = (async () => {
+    let n = 0;
+    while (!done) {
+      const seen = await store.get(scope, e.id);
+      if (seen?.enabled && (await store.disable(seen, { reason: `failed ${n++}`, at: seen.updatedAt }))) {
+        recorded.add(disablingKey(seen.id, seen.enabledAt));
+      }
+    }
+  })();
+  let last = e;
+  for (let i = 1; i <= 40; i++) {
+    const secret = generateWebhookSecret();
+    // Every 4th change re-enables it (a new `enabledAt`): the disablings before no longer apply.
+    const enabledAt = i % 4 === 0 ? at(i) : last.enabledAt;
+    const updated = await store.update(
+      scope,
+      e.id,
+      {
+        url: `https://hooks.example/${i}`,
+        secret,
+        previousSecret: { secret: last.secret, expiresAt: at(86_400_000 + i) },
+        ...(i % 4 === 0 ? { enabled: true, enabledAt } : {}),
+        updatedAt: at(i),
+      },
+      last,
+    );
+    expect(updated).toMatchObject({ url: `https://hooks.example/${i}`, secret, enabledAt, revision: i });
+    last = updated as WebhookEndpoint;
+  }
+  done = true;
+  await disabler;
+  const final = await store.get(scope, e.id);
+  expect(final).toMatchObject({ url: 'https://hooks.example/40', secret: last.secret, enabledAt: at(40) });
+  expect(final?.previousSecret).toEqual(last.previousSecret);
+  // Disabled exactly when a disabling was recorded for the endpoint as last enabled.
+  expect(final?.enabled).toBe(!recorded.has(disablingKey(e.id, at(40))));
+  expect(recorded.size).toBeGreaterThan(0);
+});
+
+it('reads a document the service disabled before (enabled: false, its reason, no endpointId) as disabled', async () => {
+  const conn = mongo();
+  const store = await createMongoWebhookEndpointStore(conn);
+  const {
+    id,
+    revision: _,
+    ...legacy
+  } = {
+    ...endpoint(),
+    enabled: false,
+    disabledReason: '5 deliveries in a row failed (last: 500)',
+  };
+  await conn.db?.collection('webhook_endpoints').insertOne({ _id: id as never, ...legacy, slot: 0 });
+  const scope = { orgId: legacy.orgId };
+  const expected = { id, ...legacy, revision: 0 };
+  expect(await store.get(scope, id)).toEqual(expected);
+  expect(await store.listByForm(scope, legacy.formId)).toEqual([expected]);
+  const changed = { ...expected, url: 'https://hooks.example/new', updatedAt: at(1), revision: 1 };
+  expect(await store.update(scope, id, { url: 'https://hooks.example/new', updatedAt: at(1) }, expected)).toEqual(
+    changed,
+  );
+  expect(await store.listByForm(scope, legacy.formId)).toEqual([changed]);
+  const reenabled = await store.update(scope, id, { enabled: true, enabledAt: at(2), updatedAt: at(2) }, changed);
+  expect(reenabled).toMatchObject({ enabled: true, disabledReason: null, revision: 2 });
+  // The next start gives it `endpointId` (its reads are one query), and it reads the same.
+  const restarted = await createMongoWebhookEndpointStore(conn);
+  expect(await conn.db?.collection('webhook_endpoints').findOne({ _id: id as never })).toMatchObject({
+    endpointId: id,
+  });
+  expect(await restarted.get(scope, id)).toEqual(reenabled);
+  expect(await restarted.remove(scope, id)).toBe(true);
+  expect(await store.get(scope, id)).toBeNull();
+});

@@ -17,6 +17,8 @@ import { createMongoRecipientStore } from '../src/recipients/mongo-recipient-sto
 
 const brokers = (process.env.KAFKA_BROKERS ?? '').split(',').filter(Boolean);
 if (brokers.length === 0) throw new Error('KAFKA_BROKERS must be set (the e2e global setup provides it)');
+/** This file's namespace on the shared broker: other e2e files run at the same time (ADR 53). */
+const topicPrefix = `e2e-notify-${randomUUID().slice(0, 8)}.`;
 
 // biome-ignore lint/correctness/useHookAtTopLevel: a vitest lifecycle helper, not a React hook (react is a dependency here)
 const mongo = useTestMongo();
@@ -47,7 +49,7 @@ describe('two notifications instances on the real broker and FerretDB', () => {
   const linkSecret = randomBytes(32).toString('base64url');
 
   const startInstance = async (name: string): Promise<Instance> => {
-    const bus = createKafkaBus({ brokers, clientId: `notify-e2e-${name}` });
+    const bus = createKafkaBus({ brokers, topicPrefix, clientId: `notify-e2e-${name}` });
     const inner = await createMongoDeliveryStore(mongo());
     const smtpMailer = createSmtpMailer({ url: smtp.url, from: 'Formgate <no-reply@formgate.test>' });
     const accepted = new Map<string, number>();
@@ -99,7 +101,7 @@ describe('two notifications instances on the real broker and FerretDB', () => {
       await recipients.add({ orgId }, { id: randomUUID(), email, createdAt: at, verifiedAt: at }, { limit: 50 });
     }
     smtp = await startSmtpTestServer({ refuseRecipient: (a) => refusals.get(a) ?? false });
-    publisher = createKafkaBus({ brokers, clientId: 'notify-e2e-publisher' });
+    publisher = createKafkaBus({ brokers, topicPrefix, clientId: 'notify-e2e-publisher' });
     instances.push(await startInstance('a'), await startInstance('b'));
   }, 120_000);
   afterAll(async () => {

@@ -24,10 +24,14 @@ import {
   systemIds,
 } from '@formgate/kit';
 import { eventually } from '@formgate/kit/testing';
-import { createFileMailer, type MailFileSummary } from '@formgate/mail';
+import { createFileMailer, type Mailer, type MailFileSummary } from '@formgate/mail';
 import { openSqlite } from '@formgate/store/sqlite';
 import { expect } from 'vitest';
-import { createNotificationsService, type NotificationsService } from '../src/create-service.ts';
+import {
+  createNotificationsService,
+  type NotificationsService,
+  type NotificationsServiceDeps,
+} from '../src/create-service.ts';
 import type { DeliveryStore } from '../src/deliveries/delivery-store.ts';
 import type { Composer } from '../src/deliveries/ports.ts';
 import { createSqliteDeliveryStore } from '../src/deliveries/sqlite-delivery-store.ts';
@@ -46,17 +50,22 @@ export type Caller = Pick<Identity, 'orgId'> & Partial<Identity>;
  * The notifications service on the embedded log and SQLite, on a real HTTP port, with a test clock: what the
  * webhook tests drive through its API and its topics.
  */
-export async function startWebhookService(options: { allowPrivateTargets: boolean }) {
+export async function startWebhookService(options: {
+  allowPrivateTargets: boolean;
+  /** Sends the mails (a real SMTP mailer); the file mailer under the test's directory without. */
+  mailer?: Mailer;
+}) {
   const dir = mkdtempSync(join(tmpdir(), 'fg-webhooks-'));
   const bus: EventBus = createSqliteBus(openSqlite(join(dir, 'bus.db')));
   const db = openSqlite(join(dir, 'notifications.db'));
   const store: DeliveryStore = createSqliteDeliveryStore(db);
   const endpoints: WebhookEndpointStore = createSqliteWebhookEndpointStore(db);
-  const mailer = createFileMailer({ dir: join(dir, 'mail'), from: 'Formgate <no-reply@formgate.test>' });
+  const mailer =
+    options.mailer ?? createFileMailer({ dir: join(dir, 'mail'), from: 'Formgate <no-reply@formgate.test>' });
   const recipients = createSqliteRecipientStore(db);
   const codec = createIdentityCodec(randomBytes(32).toString('base64url'));
   const clock = { now: Date.parse('2026-11-20T10:00:00.000Z') };
-  const service: NotificationsService = createNotificationsService({
+  const deps: NotificationsServiceDeps = {
     store,
     bus,
     mailer,
@@ -73,7 +82,8 @@ export async function startWebhookService(options: { allowPrivateTargets: boolea
     publicUrl: 'http://formgate.test',
     random: () => 0.5,
     retryIntervalMs: 3_600_000,
-  });
+  };
+  const service: NotificationsService = createNotificationsService(deps);
   await service.start();
   const server: Server = createHttpServer(service.app);
   const baseUrl = `http://127.0.0.1:${await listen(server, 0, '127.0.0.1')}`;
@@ -213,6 +223,8 @@ export async function startWebhookService(options: { allowPrivateTargets: boolea
 
   return {
     clock,
+    /** What the service was made of: a test composes more of the pipeline from it. */
+    deps,
     verify,
     mails,
     bus,

@@ -176,6 +176,23 @@ describe('webhook endpoints API (embedded stores, real HTTP)', () => {
     expect(rotated.body.previousSecretExpiresAt).toBe(new Date(open.clock.now + 86_400_000).toISOString());
     const stored = await open.endpoints.get({ orgId: form.orgId }, hook.id);
     expect(stored?.previousSecret?.secret).toBe(hook.secret);
+
+    // Rotations at once: each is stored (one revision each, the last one's secret kept) or a retryable 409.
+    const answers = await Promise.all(
+      Array.from({ length: 4 }, () =>
+        open.api('POST', `/api/v1/forms/${form.id}/webhooks/${hook.id}/rotate-secret`, form),
+      ),
+    );
+    const stored4 = answers.filter((a) => a.status === 200).map((a) => String(a.body.secret));
+    for (const a of answers.filter((a) => a.status !== 200)) {
+      expect([a.status, (a.body.error as { code: string }).code]).toEqual([
+        409,
+        'NOTIFICATIONS_WEBHOOK_CONCURRENT_UPDATE',
+      ]);
+    }
+    const after = await open.endpoints.get({ orgId: form.orgId }, hook.id);
+    expect(after?.revision).toBe(1 + stored4.length);
+    expect(stored4).toContain(after?.secret);
   });
 
   it('allows at most 10 endpoints per form', async () => {

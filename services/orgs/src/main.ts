@@ -11,7 +11,7 @@ await runDistributed('orgs', loadOrgsConfig, async ({ config, logger, bus, metri
     clock: systemClock,
     logger,
     metrics,
-    identity: createIdentityCodec(config.IDENTITY_SECRET),
+    identity: createIdentityCodec({ current: config.IDENTITY_SECRET, previous: config.IDENTITY_SECRET_PREVIOUS }),
   });
   return { ...service, handler: service.app };
 });

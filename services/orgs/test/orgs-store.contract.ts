@@ -166,5 +166,19 @@ export function runOrgsStoreContract(target: OrgsStoreTarget) {
       expect(await store.getSpamSettings(a)).toBeNull();
       expect(await store.replaceSpamSettings(a, spam, 2)).toBe(false);
     });
+
+    it('lets exactly one of two spam changes from the same version win', async () => {
+      const a = org();
+      await store.createOrganization(a, { name: 'Acme', slug: 'acme' }, DEFAULT_ORG_SETTINGS);
+      for (let v = 0; v < 6; v++) {
+        const won = await Promise.all([1, 2].map((n) => store.replaceSpamSettings(a, { timeTrapSeconds: n }, v)));
+        expect(won.filter(Boolean)).toHaveLength(1);
+        expect(await store.getSpamSettings(a)).toEqual({
+          orgId: a.orgId,
+          spam: { timeTrapSeconds: won[0] ? 1 : 2 },
+          version: v + 1,
+        });
+      }
+    });
   });
 }

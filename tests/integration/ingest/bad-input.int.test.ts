@@ -117,7 +117,9 @@ describe('ingest: bad input over HTTP stores nothing', () => {
         'PAYLOAD_TOO_LARGE',
       );
       expect(process.memoryUsage().rss - before).toBeLessThan(64 * MB);
-      expect(await cpuMillisDuring(1_000)).toBeLessThan(100);
+      // Inflating on would keep a core busy (~1,000 ms a second); the worker's other tests and the deployment's
+      // background work take some (182 ms seen on a loaded CI machine), so the line is half a core.
+      expect(await cpuMillisDuring(1_000)).toBeLessThan(500);
       await client.expectNothingStored(form);
     });
 

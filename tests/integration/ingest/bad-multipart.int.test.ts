@@ -69,7 +69,9 @@ describe('ingest: C7 multipart bombs store nothing and leave no blob behind', ()
     lag.enable();
     await expectMultipartRejected(multipart(fields), 413, 'TOO_MANY_FIELDS');
     lag.disable();
-    expect(lag.max / 1e6).toBeLessThan(100);
+    // Generous: the integration tier runs three files at a time on two cores, so a scheduler pause of tens of ms is
+    // normal; parsing every field before counting them (or anything quadratic in them) stalls for far longer.
+    expect(lag.max / 1e6).toBeLessThan(500);
   });
 
   it('rejects a part with 5,000 header pairs with 400 MALFORMED', async () => {

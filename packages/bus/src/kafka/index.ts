@@ -7,12 +7,14 @@ import {
   type EventPublisher,
   type EventSubscriber,
 } from '../event-bus.ts';
+import { measureLag } from '../lag.ts';
 import { type BusMetrics, NO_BUS_METRICS, timedPublish } from '../metrics.ts';
 import { createSubscriptionRegistry } from '../subscriptions.ts';
 import { createTopics, type Topics } from './admin.ts';
 import { CONSUMER_RETRY, connected, createKafkaClient } from './client.ts';
 import { createConsumerFactory } from './consumer.ts';
 import { createGroupStart } from './group-start.ts';
+import { createNamespace, type Namespace } from './namespace.ts';
 import { createBatchingProducer } from './producer.ts';
 import { createReplay } from './replay.ts';
 import { createSubscribe } from './subscribe.ts';
@@ -20,6 +22,11 @@ import { createSubscribe } from './subscribe.ts';
 export interface KafkaBusOptions {
   brokers: string[];
   clientId: string;
+  /**
+   * The deployment's namespace on a shared cluster (`KAFKA_TOPIC_PREFIX`, ADR 53), put in front of every topic and
+   * consumer group id on the broker; callers keep logical names. Default empty: the names are the logical ones.
+   */
+  topicPrefix?: string;
   /** How long the first queued publish waits for others to share its produce request. */
   lingerMs?: number;
   /** A flush starts once this many messages are queued; one produce request carries at most this many. */
@@ -43,14 +50,18 @@ export interface KafkaBusOptions {
   metrics?: BusMetrics;
 }
 
-/** The dead-letter operations' view of Kafka: offsets from the admin client, reads through `replay()`. */
+/**
+ * The dead-letter operations' view of Kafka, on logical topics: offsets from the admin client, reads through
+ * `replay()`.
+ */
 function deadLetterLog(
   topics: Topics,
+  names: Namespace,
   publish: EventPublisher['publish'],
   replay: EventSubscriber['replay'],
 ): DeadLetterLog {
   const bounds = async (topic: string) => {
-    const [p] = await topics.offsets(topic);
+    const [p] = await topics.offsets(names.topic(topic));
     return { low: BigInt(p?.low ?? 0), high: BigInt(p?.high ?? 0) };
   };
   return {
@@ -72,6 +83,7 @@ function deadLetterLog(
  * (`subscribe.ts`, at-least-once), and group-less reads of compacted topics (`replay.ts`).
  */
 export function createKafkaBus(opts: KafkaBusOptions): EventBus {
+  const names = createNamespace(opts.topicPrefix);
   const onError = opts.onError ?? (() => {});
   const kafka = createKafkaClient({ ...opts, onError });
   const admin = connected<Admin>(() => kafka.admin());
@@ -92,15 +104,26 @@ export function createKafkaBus(opts: KafkaBusOptions): EventBus {
     maxRestarts: opts.maxConsumerRestarts ?? Number.POSITIVE_INFINITY,
   });
   const deleteGroup = async (groupId: string) => void (await (await admin.get()).deleteGroups([groupId]));
-  const replay = createReplay({ topics, newConsumer, registry, deleteGroup, onError });
+  const replay = createReplay({ topics, names, newConsumer, registry, deleteGroup, onError });
+  // From here on every name is logical; `names` turns it into the broker's.
+  const publish: EventPublisher['publish'] = (topic, messages) => producer.publish(names.topic(topic), messages);
 
   const metrics = opts.metrics ?? NO_BUS_METRICS;
   return {
-    publish: timedPublish(producer.publish, metrics),
-    ensureTopics: topics.ensure,
-    subscribe: createSubscribe({ topics, groupStart, newConsumer, dlq: producer, registry, onError, metrics }),
+    publish: timedPublish(publish, metrics),
+    ensureTopics: (specs) => topics.ensure(specs.map((s) => ({ ...s, name: names.topic(s.name) }))),
+    subscribe: createSubscribe({
+      topics,
+      names,
+      groupStart,
+      newConsumer,
+      dlq: { publish },
+      registry,
+      onError,
+      metrics,
+    }),
     replay,
-    deadLetters: createDeadLetters(deadLetterLog(topics, producer.publish, replay)),
+    deadLetters: createDeadLetters(deadLetterLog(topics, names, publish, replay)),
     async ping() {
       try {
         await (await admin.get()).describeCluster();
@@ -108,6 +131,30 @@ export function createKafkaBus(opts: KafkaBusOptions): EventBus {
         throw err instanceof BusUnavailableError
           ? err
           : new BusUnavailableError('Kafka did not answer', { cause: err });
+      }
+    },
+    async lag(groups) {
+      try {
+        return await measureLag(groups, {
+          offsets: async (topic) => {
+            try {
+              await topics.require(names.topic(topic));
+            } catch (err) {
+              if (err instanceof BusUnavailableError) throw err;
+              return []; // The topic does not exist (yet): no partitions, no lag.
+            }
+            return (await topics.offsets(names.topic(topic))).map((o) => ({
+              partition: o.partition,
+              low: BigInt(o.low),
+              high: BigInt(o.high),
+            }));
+          },
+          committed: (group, topic) => topics.committed(names.group(group), names.topic(topic)),
+        });
+      } catch (err) {
+        throw err instanceof BusUnavailableError
+          ? err
+          : new BusUnavailableError('cannot read consumer offsets from Kafka', { cause: err });
       }
     },
     async close() {

@@ -6,9 +6,11 @@ import type { Topics } from './admin.ts';
 import type { OnError } from './client.ts';
 import { type ConsumerFactory, startConsumer } from './consumer.ts';
 import { toBusMessage } from './messages.ts';
+import type { Namespace } from './namespace.ts';
 
 export interface ReplayDeps {
   topics: Topics;
+  names: Namespace;
   newConsumer: ConsumerFactory;
   registry: SubscriptionRegistry;
   /** Deletes the throwaway consumer group of a replay. */
@@ -40,12 +42,13 @@ function caughtUpWith(consumer: Consumer, topic: string, pending: Map<number, bi
 /** Reads a topic from its first retained record in a throwaway group that commits nothing, and keeps following. */
 export function createReplay(deps: ReplayDeps) {
   return async (topic: string, onMessage: (message: BusMessage) => void): Promise<Subscription> => {
-    await deps.topics.require(topic);
+    const physical = deps.names.topic(topic);
+    await deps.topics.require(physical);
     const pending = new Map<number, bigint>();
-    for (const o of await deps.topics.offsets(topic)) {
+    for (const o of await deps.topics.offsets(physical)) {
       if (BigInt(o.high) > BigInt(o.low)) pending.set(o.partition, BigInt(o.high));
     }
-    const groupId = `replay.${topic}.${randomUUID()}`;
+    const groupId = deps.names.group(`replay.${topic}.${randomUUID()}`);
     const state = { crashes: 0, stopping: false };
     const consumer = deps.newConsumer(groupId, state);
     const stop = async () => {
@@ -54,13 +57,13 @@ export function createReplay(deps: ReplayDeps) {
       await deps.deleteGroup(groupId).catch(() => {});
     };
     const caughtUp = caughtUpWith(consumer, topic, pending);
-    await startConsumer(consumer, topic, true);
+    await startConsumer(consumer, physical, true);
     await consumer.run({
       autoCommit: false,
       eachBatch: async ({ batch }) => {
         for (const m of batch.messages) {
           try {
-            onMessage(toBusMessage(batch, m));
+            onMessage(toBusMessage(batch, m, topic));
           } catch (err) {
             deps.onError(err, `replay of ${topic}/${batch.partition}@${m.offset}`);
           }

@@ -16,14 +16,17 @@ import type { OnError } from './client.ts';
 import { type ConsumerFactory, type ConsumerState, HEARTBEAT_MS, startConsumer } from './consumer.ts';
 import type { GroupStart } from './group-start.ts';
 import { toBusMessage } from './messages.ts';
+import type { Namespace } from './namespace.ts';
 
 const JOIN_TIMEOUT_MS = 30_000;
 const REVOKED = new Set(['REBALANCE_IN_PROGRESS', 'ILLEGAL_GENERATION', 'UNKNOWN_MEMBER_ID', 'FENCED_INSTANCE_ID']);
 
 export interface SubscribeDeps {
   topics: Topics;
+  names: Namespace;
   groupStart: GroupStart;
   newConsumer: ConsumerFactory;
+  /** Publishes to logical topics (a dead letter goes to `<logical topic>.dlq`). */
   dlq: EventPublisher;
   registry: SubscriptionRegistry;
   onError: OnError;
@@ -40,7 +43,9 @@ interface MemberState extends ConsumerState {
 }
 
 interface BatchLoop {
+  /** Logical names: metric labels, dead letters and `BusMessage.topic`. */
   group: string;
+  topic: string;
   metrics: BusMetrics;
   /** Partitions whose lag this member reported (forgotten when a rebalance takes them away). */
   lagReported: Set<number>;
@@ -80,14 +85,24 @@ function keepAlive(heartbeat: () => Promise<void>, state: MemberState) {
  * Delivers a fetched batch in chunks of `maxBatchSize`, heartbeating while a chunk is handled, and commits each
  * chunk once `deliver()` handled or dead-lettered it. A revoked assignment or a stop leaves the rest uncommitted.
  */
-function eachBatchOf({ group, metrics, lagReported, handler, maxBatchSize, state, context, startAt }: BatchLoop) {
+function eachBatchOf({
+  group,
+  topic,
+  metrics,
+  lagReported,
+  handler,
+  maxBatchSize,
+  state,
+  context,
+  startAt,
+}: BatchLoop) {
   return async ({ batch, heartbeat, isRunning, isStale, ...payload }: EachBatchPayload) => {
     // Lag from what the fetch already told: the partition's high-water mark − the next offset to process.
     const highWatermark = BigInt(batch.highWatermark);
     const reportLag = (next: bigint) => {
       const lag = highWatermark - next;
       lagReported.add(batch.partition);
-      metrics.setLag(group, batch.topic, batch.partition, lag > 0n ? Number(lag) : 0);
+      metrics.setLag(group, topic, batch.partition, lag > 0n ? Number(lag) : 0);
     };
     const commitThrough = async (last: string) => {
       const next = BigInt(last) + 1n;
@@ -99,12 +114,12 @@ function eachBatchOf({ group, metrics, lagReported, handler, maxBatchSize, state
     };
     if (batch.messages.length > 0) reportLag(BigInt(batch.firstOffset() ?? batch.lastOffset()));
     const from = startAt.get(batch.partition) ?? -1n;
-    const messages = batch.messages.filter((m) => BigInt(m.offset) >= from).map((m) => toBusMessage(batch, m));
+    const messages = batch.messages.filter((m) => BigInt(m.offset) >= from).map((m) => toBusMessage(batch, m, topic));
     if (messages.length === 0) return commitThrough(batch.lastOffset());
     for (let i = 0; i < messages.length; i += maxBatchSize) {
       if (i > 0 && (!isRunning() || isStale() || state.revoked)) return;
       const chunk = messages.slice(i, i + maxBatchSize);
-      metrics.observeBatch(batch.topic, chunk.length);
+      metrics.observeBatch(topic, chunk.length);
       const alive = keepAlive(heartbeat, state);
       try {
         await deliver(chunk, handler, context(alive.signal));
@@ -159,15 +174,29 @@ function deliveryContext(deps: SubscribeDeps, { group, topic }: SubscribeOptions
 export function createSubscribe(deps: SubscribeDeps) {
   return async (options: SubscribeOptions): Promise<Subscription> => {
     const { group, topic, handler, fromBeginning = true, maxBatchSize = 500, retry } = options;
-    await deps.topics.require(topic);
+    const [physical, groupId] = [deps.names.topic(topic), deps.names.group(group)];
+    await deps.topics.require(physical);
     // Also the check that Kafka answers: the consumer's own connection retries without limit.
-    const ends = await deps.topics.uncommittedEnds(group, topic);
-    const startAt = fromBeginning ? new Map<number, bigint>() : await deps.groupStart.pin(group, topic, ends);
+    const ends = await deps.topics.uncommittedEnds(groupId, physical);
+    // `startAtGroup`: the other group's committed offsets (in this namespace), where it has one, not the log end.
+    const inherited = options.startAtGroup
+      ? await deps.topics.committed(deps.names.group(options.startAtGroup), physical)
+      : new Map<number, bigint>();
+    const starts = new Map(
+      [...ends]
+        .map(([p, end]): [number, bigint | undefined] => {
+          const other = inherited.get(p);
+          return [p, other !== undefined && other >= 0n ? other : fromBeginning ? undefined : end];
+        })
+        .filter((e): e is [number, bigint] => e[1] !== undefined),
+    );
+    const startAt =
+      starts.size === 0 ? new Map<number, bigint>() : await deps.groupStart.pin(groupId, physical, starts);
     const state: MemberState = { crashes: 0, stopping: false, revoked: false, deliveries: new Set() };
-    const consumer = deps.newConsumer(group, state);
+    const consumer = deps.newConsumer(groupId, state);
     const context = deliveryContext(deps, options, retry ?? DEFAULT_RETRY);
     const report = (err: unknown) => deps.onError(err, `consumer ${group} on ${topic}`);
-    await startConsumer(consumer, topic, true);
+    await startConsumer(consumer, physical, true);
     const lagReported = new Set<number>();
     // A partition a rebalance gave to another member: its lag is that member's to report now.
     const stopWatching = watchJoin(consumer, state, report, (assigned) => {
@@ -184,6 +213,7 @@ export function createSubscribe(deps: SubscribeDeps) {
         partitionsConsumedConcurrently: 4,
         eachBatch: eachBatchOf({
           group,
+          topic,
           metrics: deps.metrics,
           lagReported,
           handler,

@@ -1,6 +1,7 @@
 import type { SqliteDb } from '@formgate/store/sqlite';
 import { createDeadLetters, type DeadLetterLog } from '../dead-letters.ts';
 import { type BusMessage, BusUnavailableError, type EventBus, type EventPublisher } from '../event-bus.ts';
+import { measureLag } from '../lag.ts';
 import { type BusMetrics, NO_BUS_METRICS, timedPublish } from '../metrics.ts';
 import { createSubscriptionRegistry } from '../subscriptions.ts';
 import { createGroups } from './consumer.ts';
@@ -52,7 +53,8 @@ function deadLetterLog(log: Log, publish: EventPublisher['publish']): DeadLetter
  * are group-committed (one transaction per event-loop turn). One process owns the database file.
  */
 export function createSqliteBus(db: SqliteDb, opts: SqliteBusOptions = {}): EventBus {
-  const log = openLog(db);
+  const onError = opts.onError ?? (() => {});
+  const log = openLog(db, (err) => onError(err, 'committing consumer offsets'));
   const wakeups = createWakeups();
   const registry = createSubscriptionRegistry();
   const appender = createAppender(db, log, wakeups, opts.maxPendingPublishes ?? 50_000);
@@ -63,7 +65,7 @@ export function createSqliteBus(db: SqliteDb, opts: SqliteBusOptions = {}): Even
     wakeups,
     dlq: appender,
     registry,
-    onError: opts.onError ?? (() => {}),
+    onError,
     idlePollMs,
     lingerMs: opts.consumerLingerMs ?? 20,
     metrics,
@@ -87,10 +89,36 @@ export function createSqliteBus(db: SqliteDb, opts: SqliteBusOptions = {}): Even
         throw new BusUnavailableError('the embedded log cannot be read', { cause: err });
       }
     },
+    async lag(groups) {
+      try {
+        return await measureLag(groups, {
+          offsets: async (topic) =>
+            Array.from({ length: log.topics.get(topic)?.partitions ?? 0 }, (_, partition) => {
+              const { low, high } = log.bounds(topic, partition);
+              return { partition, low: BigInt(low), high: BigInt(high) };
+            }),
+          committed: async (group, topic) => {
+            const committed = new Map<number, bigint>();
+            for (let p = 0; p < (log.topics.get(topic)?.partitions ?? 0); p++) {
+              const offset = log.committed(group, topic, p);
+              if (offset !== undefined) committed.set(p, BigInt(offset));
+            }
+            return committed;
+          },
+        });
+      } catch (err) {
+        throw new BusUnavailableError('the embedded log cannot be read', { cause: err });
+      }
+    },
     async close() {
       clearInterval(retentionTimer);
       await registry.stopAll();
       await appender.drain();
+      try {
+        log.flushCommits();
+      } catch (err) {
+        onError(err, 'committing consumer offsets');
+      }
     },
   };
 }

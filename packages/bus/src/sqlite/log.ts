@@ -64,8 +64,16 @@ export interface Log {
   /** The first retained offset (the next one when empty) and the next offset of one partition. */
   bounds(topic: string, partition: number): { low: number; high: number };
   nextOffset(topic: string, partition: number): number;
+  /** The group's committed offset: the newest `commit`, written or still pending. */
   committed(group: string, topic: string, partition: number): number | undefined;
+  /**
+   * Commits a group's offset. Group-committed: every offset committed in one event-loop turn is written in one
+   * transaction at its end (one fsync instead of one per consumer batch). A crash before that write only makes the
+   * group read those records again, which every consumer tolerates (at-least-once, idempotent handlers).
+   */
   commit(group: string, topic: string, partition: number, offset: number): void;
+  /** Writes the pending offset commits now (before closing the database). */
+  flushCommits(): void;
   ensureTopics(specs: readonly TopicSpec[]): void;
   /** Keeps the newest record of every key (what Kafka's log cleaner guarantees, done eagerly). */
   compact(topic: string): void;
@@ -117,6 +125,14 @@ function prepare(db: SqliteDb) {
   };
 }
 
+interface PendingCommit {
+  group: string;
+  topic: string;
+  partition: number;
+  offset: number;
+}
+const commitSlot = (group: string, topic: string, partition: number) => `${group}\0${topic}\0${partition}`;
+
 class SqliteLog implements Log {
   readonly topics = new Map<string, TopicInfo>();
   /** Topics with their own retention (`TopicSpec.retentionMs`), as this process ensured them. */
@@ -125,11 +141,21 @@ class SqliteLog implements Log {
   /** `${topic}/${partition}` → next offset. */
   private readonly next = new Map<string, number>();
   private readonly sql: ReturnType<typeof prepare>;
+  /** `commitSlot` → the newest offset committed and not yet written (see `commit`). */
+  private readonly pendingCommits = new Map<string, PendingCommit>();
+  private flushScheduled = false;
+  private readonly writeCommits: (commits: PendingCommit[]) => void;
 
-  constructor(private readonly db: SqliteDb) {
+  constructor(
+    private readonly db: SqliteDb,
+    private readonly onCommitError: (err: unknown) => void,
+  ) {
     db.exec(SCHEMA);
     this.sql = prepare(db);
     this.fetch = fetcher(db);
+    this.writeCommits = db.transaction((commits: PendingCommit[]) => {
+      for (const c of commits) this.sql.writeCommitted.run(c.group, c.topic, c.partition, c.offset);
+    });
     this.loadTopics();
   }
 
@@ -181,11 +207,31 @@ class SqliteLog implements Log {
   }
 
   committed(group: string, topic: string, partition: number) {
+    const pending = this.pendingCommits.get(commitSlot(group, topic, partition));
+    if (pending) return pending.offset;
     return (this.sql.readCommitted.get(group, topic, partition) as { offset: number } | undefined)?.offset;
   }
 
   commit(group: string, topic: string, partition: number, offset: number) {
-    this.sql.writeCommitted.run(group, topic, partition, offset);
+    this.pendingCommits.set(commitSlot(group, topic, partition), { group, topic, partition, offset });
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    setImmediate(() => {
+      this.flushScheduled = false;
+      try {
+        this.flushCommits();
+      } catch (err) {
+        // Kept pending: the next commit's flush writes them (a group that restarts meanwhile reads again).
+        this.onCommitError(err);
+      }
+    });
+  }
+
+  flushCommits() {
+    if (this.pendingCommits.size === 0) return;
+    // Synchronous: nothing can commit between the write and the clear.
+    this.writeCommits([...this.pendingCommits.values()]);
+    this.pendingCommits.clear();
   }
 
   ensureTopics(specs: readonly TopicSpec[]) {
@@ -217,4 +263,6 @@ class SqliteLog implements Log {
   }
 }
 
-export const openLog = (db: SqliteDb): Log => new SqliteLog(db);
+/** `onCommitError`: an offset write that failed (kept pending, retried with the next commit). */
+export const openLog = (db: SqliteDb, onCommitError: (err: unknown) => void = () => {}): Log =>
+  new SqliteLog(db, onCommitError);

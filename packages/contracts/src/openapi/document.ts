@@ -272,6 +272,36 @@ const INGEST_BODY = {
 };
 
 /** Errors of the public endpoint all carry CORS headers; the retryable ones `Retry-After`. */
+/**
+ * The distributed gateway's own answers on the public endpoint when no ingest instance can answer (docs/ingest.md,
+ * ADR 16): the API's error envelope without a request id, `UPSTREAM_UNAVAILABLE` (503, beside ingest's own
+ * `UNAVAILABLE`) and `UPSTREAM_TIMEOUT` (504).
+ */
+function withGatewayAnswers(responses: Record<string, unknown>): Record<string, unknown> {
+  const gateway = errorResponses(['UPSTREAM_UNAVAILABLE', 'UPSTREAM_TIMEOUT'], (codes) => {
+    const body = apiErrorBody(codes)['application/json'].schema;
+    body.properties.error.required = ['code', 'message'];
+    return { 'application/json': { schema: body } };
+  }) as Record<string, { description: string; content: Record<string, { schema: unknown }> }>;
+  const out = { ...responses };
+  for (const [status, answer] of Object.entries(gateway)) {
+    const own = out[status] as typeof answer | undefined;
+    const json = own?.content['application/json'];
+    out[status] =
+      own && json
+        ? {
+            ...own,
+            description: `${own.description}; from the gateway, ${answer.description}`,
+            content: {
+              ...own.content,
+              'application/json': { schema: { oneOf: [json.schema, answer.content['application/json']?.schema] } },
+            },
+          }
+        : answer;
+  }
+  return out;
+}
+
 function publicOperation(op: (typeof PUBLIC_OPERATIONS)[number], convert: Convert) {
   const isSubmit = op.method === 'POST';
   const params = parameters(op.path, op);
@@ -292,7 +322,10 @@ function publicOperation(op: (typeof PUBLIC_OPERATIONS)[number], convert: Conver
     security: [],
     parameters: params,
     ...(isSubmit ? { requestBody: INGEST_BODY } : {}),
-    responses: { ...successResponses(op.success, convert), ...errorResponses(op.errors ?? [], ingestErrorBody) },
+    responses: withGatewayAnswers({
+      ...successResponses(op.success, convert),
+      ...errorResponses(op.errors ?? [], ingestErrorBody),
+    }),
   };
 }
 

@@ -314,7 +314,7 @@ export const API_OPERATIONS: Record<string, OperationSpec> = {
     summary: 'Change a webhook endpoint (`enabled: true` re-enables it)',
     body: UpdateWebhookRequestSchema,
     success: [json(200, 'The endpoint', WebhookEndpointDtoSchema)],
-    errors: [...WEBHOOK, ...WEBHOOK_URL],
+    errors: [...WEBHOOK, ...WEBHOOK_URL, 'NOTIFICATIONS_WEBHOOK_CONCURRENT_UPDATE'],
   },
   'DELETE /api/v1/forms/:formId/webhooks/:webhookId': {
     operationId: 'deleteWebhook',
@@ -328,7 +328,7 @@ export const API_OPERATIONS: Record<string, OperationSpec> = {
     tag: 'Webhooks',
     summary: 'A new signing secret (the previous one keeps signing for 24 h)',
     success: [json(200, 'The endpoint, with its new `secret`', WebhookEndpointWithSecretDtoSchema)],
-    errors: WEBHOOK,
+    errors: [...WEBHOOK, 'NOTIFICATIONS_WEBHOOK_CONCURRENT_UPDATE'],
   },
   'GET /api/v1/billing/usage': {
     operationId: 'getBillingUsage',

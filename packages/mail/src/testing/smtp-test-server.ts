@@ -28,6 +28,11 @@ export interface SmtpTestServerOptions {
    * code (e.g. `421` or `450`, temporary). Asked again for every message, so a test can refuse and then accept.
    */
   refuseRecipient?: (address: string) => boolean | number;
+  /**
+   * Asked once a message's DATA has arrived: the server answers (and records the message) only when the promise
+   * resolves — a stalled SMTP server, to test that nothing else waits for it.
+   */
+  beforeDataReply?: () => Promise<void> | undefined;
 }
 
 interface Waiter {
@@ -66,7 +71,8 @@ export async function startSmtpTestServer(options: SmtpTestServerOptions = {}): 
     },
     onData(stream, session, callback) {
       buffer(stream)
-        .then((raw) => {
+        .then(async (raw) => {
+          await options.beforeDataReply?.();
           const mailFrom = session.envelope.mailFrom;
           receive({
             ...parseMail(raw),

@@ -1,4 +1,4 @@
-import type { MongoDb } from '@formgate/store/mongo';
+import { ignoreDuplicates, type MongoDb } from '@formgate/store/mongo';
 import type { FormDeletion, FormsStore } from './forms-store.ts';
 import { FIELD_NAMES } from './mongo-field-names.ts';
 import { COUNTERS, SUBMISSIONS } from './mongo-submissions.ts';
@@ -11,12 +11,6 @@ interface DeletionDoc {
 }
 
 type DeletionMethods = Pick<FormsStore, 'purgeOrganization' | 'listUnpublishedDeletions' | 'markDeletionPublished'>;
-
-/** Indexes an unordered `insertMany` refused as duplicates are fine; anything else is rethrown. */
-export function ignoreDuplicates(err: unknown): void {
-  const writeErrors = [(err as { writeErrors?: unknown }).writeErrors ?? []].flat() as { code?: number }[];
-  if (writeErrors.length === 0 || !writeErrors.every((w) => w.code === 11000)) throw err;
-}
 
 /**
  * The purge and deletion outbox of the Mongo `FormsStore` (collections `forms`, `form_submissions`,

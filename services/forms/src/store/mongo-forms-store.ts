@@ -1,8 +1,9 @@
-import { type Form, withDefaultSettings } from '@formgate/contracts';
+import type { Form } from '@formgate/contracts';
 import { isDuplicateKeyError, type MongoConnection } from '@formgate/store/mongo';
 import { type FormsStore, SlugTakenError } from './forms-store.ts';
 import { createMongoBlockedCounts } from './mongo-blocked-counts.ts';
 import { createMongoFormDeletions } from './mongo-form-deletions.ts';
+import { createMongoFormOutbox, FORM_PROJECTION, toForm } from './mongo-form-outbox.ts';
 import { createHeldSubmissionIndexes, createMongoHeldSubmissions } from './mongo-held-submissions.ts';
 import { migrateLegacySubmissions } from './mongo-legacy-submissions.ts';
 import { createMongoSubmissionChanges } from './mongo-submission-changes.ts';
@@ -16,20 +17,10 @@ import {
 import { createMongoSubmissions, createSubmissionIndexes } from './mongo-submissions.ts';
 import { checkPageWidth, DEFAULT_PAGE_WIDTH } from './page-buckets.ts';
 
-/** A stored form: the `Form` plus its outbox mark; `pending` ⇔ `publishedVersion < version` (indexable). */
+/** A stored form; the outbox's marks live in collections of their own (`mongo-form-outbox.ts`). */
 interface FormDoc extends Omit<Form, 'id'> {
   _id: string;
-  publishedVersion: number;
-  pending: boolean;
 }
-
-const FORM_PROJECTION = { publishedVersion: 0, pending: 0 } as const;
-
-const toForm = (doc: Omit<FormDoc, 'publishedVersion' | 'pending'> | null, orgId?: string): Form | null => {
-  if (!doc || (orgId !== undefined && doc.orgId !== orgId)) return null;
-  const { _id, ...rest } = doc;
-  return withDefaultSettings({ id: _id, ...rest });
-};
 
 /**
  * `FormsStore` on MongoDB 7+ or FerretDB 1.24 (no transactions). The submissions read model is
@@ -40,17 +31,18 @@ const toForm = (doc: Omit<FormDoc, 'publishedVersion' | 'pending'> | null, orgId
  */
 export async function createMongoFormsStore(
   conn: MongoConnection,
-  options: { pageWidth?: number; findStrategy?: FindStrategy } = {},
+  options: { pageWidth?: number; findStrategy?: FindStrategy; claimAbandonedMs?: number } = {},
 ): Promise<FormsStore> {
   const db = conn.db;
   if (!db) throw new Error('createMongoFormsStore: the connection is not open');
   const width = checkPageWidth(options.pageWidth ?? DEFAULT_PAGE_WIDTH);
   const forms = db.collection<FormDoc>('forms');
+  const outbox = createMongoFormOutbox(db, { claimAbandonedMs: options.claimAbandonedMs });
   await Promise.all([
     forms.createIndex({ orgId: 1, slug: 1 }, { unique: true, name: 'org_slug' }),
     forms.createIndex({ key: 1 }, { unique: true, name: 'key' }),
     forms.createIndex({ orgId: 1, createdAt: 1, _id: 1 }, { name: 'org_created' }),
-    forms.createIndex({ pending: 1 }, { name: 'pending' }),
+    outbox.createIndexes(),
     createSubmissionIndexes(db),
     createSubmissionQueryIndexes(db),
     createHeldSubmissionIndexes(db),
@@ -74,10 +66,11 @@ export async function createMongoFormsStore(
     async insertForm(form) {
       const { id, ...rest } = form;
       try {
-        await forms.insertOne({ _id: id, ...rest, publishedVersion: 0, pending: true });
+        await forms.insertOne({ _id: id, ...rest });
       } catch (err) {
         await rethrowSlug(err, form);
       }
+      await outbox.recordWritten(id, form.version);
     },
     getForm: async (scope, formId) =>
       toForm(await forms.findOne({ _id: formId }, { projection: FORM_PROJECTION }), scope.orgId),
@@ -92,33 +85,22 @@ export async function createMongoFormsStore(
     },
     async replaceForm(form, expectedVersion) {
       const { id, ...rest } = form;
+      if (form.version !== expectedVersion + 1)
+        throw new Error('replaceForm: the new version must follow the expected one');
+      if (!(await outbox.claim(form))) return false;
+      let replaced = false;
       try {
-        const res = await forms.updateOne(
-          { _id: id, orgId: form.orgId, version: expectedVersion },
-          { $set: { ...rest, pending: true } },
-        );
-        return res.matchedCount === 1;
+        const res = await forms.updateOne({ _id: id, orgId: form.orgId, version: expectedVersion }, { $set: rest });
+        replaced = res.matchedCount === 1;
       } catch (err) {
+        await outbox.release(id, form.version);
         return rethrowSlug(err, form);
       }
+      if (!replaced) await outbox.release(id, form.version);
+      return replaced;
     },
-    async listUnpublishedForms(limit) {
-      if (limit <= 0) return [];
-      const docs = await forms.find({ pending: true }, { projection: FORM_PROJECTION }).limit(limit).toArray();
-      return docs.map((d) => toForm(d) as Form);
-    },
-    async markFormPublished(formId, version) {
-      const caughtUp = await forms.updateOne(
-        { _id: formId, version: { $lte: version }, publishedVersion: { $lt: version } },
-        { $set: { publishedVersion: version, pending: false } },
-      );
-      if (caughtUp.matchedCount === 0) {
-        await forms.updateOne(
-          { _id: formId, publishedVersion: { $lt: version } },
-          { $set: { publishedVersion: version } },
-        );
-      }
-    },
+    listUnpublishedForms: outbox.listUnpublishedForms,
+    markFormPublished: outbox.markFormPublished,
     ...createMongoSubmissions(db, width),
     ...createMongoSubmissionQuery(db, { strategy: findStrategy, width }),
     ...deletions,

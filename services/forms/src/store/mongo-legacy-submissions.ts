@@ -1,7 +1,6 @@
-import type { MongoConnection } from '@formgate/store/mongo';
+import { ignoreDuplicates, type MongoConnection } from '@formgate/store/mongo';
 import type { SubmissionRecord } from './forms-store.ts';
 import { recordFieldNames } from './mongo-field-names.ts';
-import { ignoreDuplicates } from './mongo-form-deletions.ts';
 import { COUNTERS, type CounterDoc, SUBMISSIONS, type SubmissionDoc, submissionDoc } from './mongo-submissions.ts';
 
 type MongoDb = NonNullable<MongoConnection['db']>;

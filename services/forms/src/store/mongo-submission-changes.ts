@@ -1,9 +1,8 @@
 import { AppError } from '@formgate/kit';
-import { isDuplicateKeyError, type MongoDb } from '@formgate/store/mongo';
+import { ignoreDuplicates, isDuplicateKeyError, type MongoDb } from '@formgate/store/mongo';
 import type { SubmissionRecord } from './forms-store.ts';
 import { BLOCKED_COUNTS } from './mongo-blocked-counts.ts';
 import { FIELD_NAMES } from './mongo-field-names.ts';
-import { ignoreDuplicates } from './mongo-form-deletions.ts';
 import {
   COUNTED_PROJECTION,
   COUNTERS,

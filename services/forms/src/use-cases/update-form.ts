@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   DEFAULT_FORM_NOTIFICATIONS,
   type Form,
@@ -16,7 +17,9 @@ export async function updateForm(
   formId: string,
   request: UpdateFormRequest,
 ): Promise<Form> {
-  for (let attempt = 0; attempt < 3; attempt++) {
+  // A concurrent change wins its version first (a claim on the Mongo store): read again after a short pause.
+  for (let attempt = 0; attempt < 5; attempt++) {
+    if (attempt > 0) await sleep(10 * 2 ** attempt);
     const current = await deps.store.getForm(scope, formId);
     if (!current) throw new AppError('FORMS_FORM_NOT_FOUND');
     const next: Form = {

@@ -65,6 +65,8 @@ function decode(payload: string) {
 export function createAltcha(deps: {
   /** The instance secret (`INGEST_SECRET`), shared by every ingest instance of a deployment. */
   secret: string;
+  /** During a rotation (ADR 50): the replaced `INGEST_SECRET`, whose challenges still verify (never issued). */
+  previousSecret?: string | undefined;
   used: UsedSolutions;
   clock: Clock;
   difficulty?: AltchaDifficulty;
@@ -81,6 +83,7 @@ export function createAltcha(deps: {
     }
     return k;
   };
+  const previousSecret = deps.previousSecret === deps.secret ? undefined : deps.previousSecret;
   const fail = (rule: 'failed' | 'expired' | 'replayed', detail: string): AltchaOutcome => ({
     ok: false,
     rule,
@@ -109,12 +112,11 @@ export function createAltcha(deps: {
       const now = deps.clock.now();
       let result: Awaited<ReturnType<typeof verifySolution>>;
       try {
-        result = await verifySolution({
-          challenge: payload.challenge,
-          solution: payload.solution,
-          deriveKey,
-          ...keysOf(formId),
-        });
+        const attempt = (k: ReturnType<typeof altchaKeys>) =>
+          verifySolution({ challenge: payload.challenge, solution: payload.solution, deriveKey, ...k });
+        result = await attempt(keysOf(formId));
+        // A challenge issued before a rotation: signed with the previous secret's keys.
+        if (result.invalidSignature && previousSecret) result = await attempt(altchaKeys(previousSecret, formId));
       } catch {
         return fail('failed', 'the ALTCHA payload is not a solution');
       }

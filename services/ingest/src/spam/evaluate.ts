@@ -19,13 +19,20 @@ export interface BeforeBodyResult {
 }
 
 export interface SpamEvaluator {
-  /** Runs the before-body layers; throws the blocking layer's `AppError` (403/429) when one blocks. */
-  beforeBody(request: SpamRequest): Promise<BeforeBodyResult>;
+  /**
+   * Runs the before-body layers; throws the blocking layer's `AppError` (403/429) when one blocks. Answers without
+   * a promise when every layer did (the caller awaits only a promise); a synchronous block throws synchronously.
+   */
+  beforeBody(request: SpamRequest): BeforeBodyResult | Promise<BeforeBodyResult>;
   /**
    * Runs the after-body layers and composes the verdict: the honeypot's (always acting), then the before-body
    * layers', then the after-body layers' reasons. Throws the blocking layer's `AppError` when one blocks.
    */
-  afterBody(submission: SpamSubmission, honeypot: SpamVerdict, before: BeforeBodyResult): Promise<SpamVerdict>;
+  afterBody(
+    submission: SpamSubmission,
+    honeypot: SpamVerdict,
+    before: BeforeBodyResult,
+  ): SpamVerdict | Promise<SpamVerdict>;
 }
 
 /** A layer that fails unexpectedly flags the submission (reviewable, never lost) instead of failing the request. */
@@ -61,49 +68,65 @@ function runLayer<T>(
 export function createSpamEvaluator(deps: SpamEvaluatorDeps): SpamEvaluator {
   const onBlocked = deps.onBlocked ?? (() => {});
 
-  async function run<T extends SpamRequest>(
+  /** Applies one layer's finding to `into`; throws the error of an acting block. */
+  function apply(finding: LayerFinding, input: SpamRequest, into: BeforeBodyResult): void {
+    if (finding.verdict === 'pass') return;
+    if (input.settings.shadow) {
+      into.reasons.push(...finding.reasons.map((r) => ({ ...r, shadow: true })));
+      return;
+    }
+    if (finding.verdict === 'block') {
+      const first = finding.reasons[0];
+      if (first) {
+        try {
+          onBlocked(input.form, first);
+        } catch {
+          // A counter's failure never changes the answer.
+        }
+      }
+      throw finding.error;
+    }
+    into.isSpam = true;
+    into.reasons.push(...finding.reasons);
+  }
+
+  /**
+   * Runs `layers` from index `from` in order. Synchronous for as long as the layers are (the hot path: no promise
+   * per submission); from the first layer that answers with a promise on, the rest run after it settles.
+   */
+  function run<T extends SpamRequest>(
     layers: readonly { name: SpamLayerName; check(input: T): LayerFinding | Promise<LayerFinding> }[],
     input: T,
     into: BeforeBodyResult,
-  ): Promise<void> {
-    const shadow = input.settings.shadow;
-    for (const layer of layers) {
-      const pending = runLayer(layer, input);
-      const finding = pending instanceof Promise ? await pending : pending;
-      if (finding.verdict === 'pass') continue;
-      if (shadow) {
-        into.reasons.push(...finding.reasons.map((r) => ({ ...r, shadow: true })));
-        continue;
+    from = 0,
+  ): undefined | Promise<void> {
+    for (let i = from; i < layers.length; i++) {
+      const finding = runLayer(layers[i] as (typeof layers)[number], input);
+      if (finding instanceof Promise) {
+        return finding.then((f) => {
+          apply(f, input, into);
+          return run(layers, input, into, i + 1);
+        });
       }
-      if (finding.verdict === 'block') {
-        const first = finding.reasons[0];
-        if (first) {
-          try {
-            onBlocked(input.form, first);
-          } catch {
-            // A counter's failure never changes the answer.
-          }
-        }
-        throw finding.error;
-      }
-      into.isSpam = true;
-      into.reasons.push(...finding.reasons);
+      apply(finding, input, into);
     }
+    return undefined;
   }
 
   return {
-    async beforeBody(request) {
+    beforeBody(request) {
       const result: BeforeBodyResult = { isSpam: false, reasons: [] };
-      if (deps.before.length > 0) await run(deps.before, request, result);
-      return result;
+      const pending = deps.before.length > 0 ? run(deps.before, request, result) : undefined;
+      return pending ? pending.then(() => result) : result;
     },
-    async afterBody(submission, honeypot, before) {
+    afterBody(submission, honeypot, before) {
       const result: BeforeBodyResult = {
         isSpam: honeypot.isSpam || before.isSpam,
         reasons: [...honeypot.reasons, ...before.reasons],
       };
-      if (deps.after.length > 0) await run(deps.after, submission, result);
-      return { isSpam: result.isSpam, reasons: result.reasons };
+      const verdict = (): SpamVerdict => ({ isSpam: result.isSpam, reasons: result.reasons });
+      const pending = deps.after.length > 0 ? run(deps.after, submission, result) : undefined;
+      return pending ? pending.then(verdict) : verdict();
     },
   };
 }

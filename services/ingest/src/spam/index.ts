@@ -7,6 +7,8 @@ import { createTimeStamps, createTimeTrapLayer, type TimeStamps } from './time-t
 export interface SpamLayersDeps {
   /** Signs ingest's own tokens (the time-trap's timestamps; `INGEST_SECRET`), at least 32 characters. */
   secret: string;
+  /** During a rotation (ADR 50): the replaced secret, verifying the stamps it signed (never signing). */
+  previousSecret?: string | undefined;
   /**
    * Layers built elsewhere (rate limits `spam/rate-limit.ts`, captcha `spam/captcha.ts`): each takes its place by
    * its `name` in the fixed order below, whatever the order given.
@@ -29,7 +31,7 @@ const rank = (layer: SpamLayer) => SPAM_LAYERS.indexOf(layer.name);
  * layer once the reserved fields are split off. Add a layer by passing it in `extraLayers` (or here).
  */
 export function createSpamLayers(deps: SpamLayersDeps): SpamLayers {
-  const stamps = createTimeStamps(deps.secret);
+  const stamps = createTimeStamps({ current: deps.secret, previous: deps.previousSecret });
   const all: SpamLayer[] = [
     createOriginLayer(),
     createTimeTrapLayer(stamps),

@@ -1,6 +1,6 @@
 import type { EventPublisher } from '@formgate/bus';
 import { encodeEvent, Topics } from '@formgate/contracts';
-import type { Clock, Ids, Logger, Metrics } from '@formgate/kit';
+import { type Clock, type Ids, type Logger, type Metrics, type Tracing, tracing } from '@formgate/kit';
 import { type Mailer, MailSendError } from '@formgate/mail';
 import type { WebhookChannel } from '../endpoints/webhook-channel.ts';
 import { nextRetryDelayMs } from '../webhooks/retry-schedule.ts';
@@ -110,6 +110,28 @@ export function createDeliveryRunner(deps: DeliveryRunnerDeps) {
     }
   }
 
+  /**
+   * `send` in a CLIENT span (ADR 51): `smtp send` or `webhook POST`, with ids, the attempt number and the outcome's
+   * code only — never the address, the URL or the message. Webhook requests carry no `traceparent` (third parties).
+   */
+  async function traced(traces: Tracing, delivery: Delivery, n: number) {
+    const name = delivery.channel === 'webhook' ? 'webhook POST' : delivery.channel === 'email' ? 'smtp send' : 'send';
+    const attributes = {
+      'formgate.delivery.channel': delivery.channel,
+      'formgate.delivery.purpose': delivery.purpose,
+      'formgate.delivery.attempt': n,
+      'formgate.form.id': delivery.formId,
+      'formgate.org.id': delivery.orgId,
+    };
+    return traces.client(name, attributes, async (span) => {
+      const result = await send(delivery);
+      const code = result.response?.code ?? (result.ok ? 'ok' : 'failed');
+      span.setAttribute('formgate.delivery.outcome', code);
+      if (!result.ok) span.fail();
+      return result;
+    });
+  }
+
   /** A claim held by someone else: finish what a crash left half-written, or move past an abandoned attempt. */
   async function recover(
     delivery: Delivery,
@@ -179,7 +201,7 @@ export function createDeliveryRunner(deps: DeliveryRunnerDeps) {
       leaseUntil: iso(started + leaseMs),
     });
     if (!claim.claimed) return recover(delivery, n, claim);
-    const result = await send(delivery);
+    const result = tracing ? await traced(tracing, delivery, n) : await send(delivery);
     const now = clock.now().getTime();
     const schedule = delivery.channel === 'webhook' ? nextRetryDelayMs : retryDelayMs;
     const delay = result.ok || !result.retryable ? null : schedule(n, random);

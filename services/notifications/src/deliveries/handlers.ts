@@ -40,7 +40,7 @@ type HandlerDeps = PlanDeps & { runner: DeliveryRunner; endpoints: WebhookEndpoi
  */
 async function planAndAttempt(deps: HandlerDeps, submissionId: string, wanted: Delivery[]) {
   const planned = await deps.store.planDeliveries(wanted);
-  await Promise.all(planned.filter((d) => d.lastClaimed === 0).map((d) => deps.runner.attempt(d)));
+  await Promise.all(cheapFirst(planned.filter((d) => d.lastClaimed === 0)).map((d) => deps.runner.attempt(d)));
   const ids = new Set(wanted.map((d) => d.id));
   const after = await deps.store.listBySubmission(submissionId);
   await deps.runner.publishOutcomes(after.filter((d) => ids.has(d.id)));
@@ -123,6 +123,20 @@ export function createSubmissionChangesHandler(deps: HandlerDeps) {
   };
 }
 
+/**
+ * Which channels a handler of `submission.received` plans and first-attempts. Each has its own consumer group on
+ * `ingest.submission` (ADR 54): `notifications.webhooks` for webhooks, `notifications.deliveries` for emails, so a
+ * webhook (one POST) never waits for mails being rendered or for a slow SMTP server, nor for the rest of their batch.
+ */
+export type Channels = { emails: boolean; webhooks: boolean };
+export const BOTH_CHANNELS: Channels = { emails: true, webhooks: true };
+
+/** First attempts in the order they are started: webhooks (one POST) before emails (rendering, SMTP). */
+export function cheapFirst(deliveries: Delivery[]): Delivery[] {
+  const cost = (d: Delivery) => (d.channel === 'webhook' ? 0 : 1);
+  return [...deliveries].sort((a, b) => cost(a) - cost(b));
+}
+
 /** Forms of one batch planned at once; first attempts (mails, webhooks) made at once across the batch. */
 const FORM_CONCURRENCY = 8;
 /** First attempts in flight at once: above the SMTP pool's default size (10), so that no connection idles. */
@@ -131,9 +145,11 @@ const ATTEMPT_CONCURRENCY = 24;
 type Received = { data: SubmissionReceived['data']; occurredAt: string };
 
 /**
- * `ingest.submission` → plans the deliveries of each submission that is not held: emails when it is not spam and
- * the form has notifications on; a webhook to each enabled endpoint subscribed to `submission.created` (or
- * `submission.spam` for spam). Makes their first attempt right away. Idempotent: a redelivered submission finds
+ * `ingest.submission` → plans the deliveries of each submission that is not held, of the `channels` given: emails
+ * when it is not spam and the form has notifications on; a webhook to each enabled endpoint subscribed to
+ * `submission.created` (or `submission.spam` for spam). Makes their first attempt right away, webhooks first. Each
+ * channel's group keeps the submission's copy that its retries compose from (`saveSubmissions` is idempotent), and
+ * publishes the outcomes of its own deliveries only. Idempotent: a redelivered submission finds
  * the deliveries it planned (deterministic ids), attempts only those never claimed, and publishes again the
  * outcome of every final one. A temporary send failure is an outcome (`retrying`), never an exception: only a
  * store or bus outage throws, and the bus retries that without limit.
@@ -144,7 +160,7 @@ type Received = { data: SubmissionReceived['data']; occurredAt: string };
  * verified addresses are read once per batch. A form with autoresponse on is planned one submission after the other
  * in log order (the limits count what was planned before).
  */
-export function createSubmissionReceivedHandler(deps: HandlerDeps) {
+export function createSubmissionReceivedHandler(deps: HandlerDeps, channels: Channels = BOTH_CHANNELS) {
   const { store, runner } = deps;
   return async (batch: BusMessage[]) => {
     const byForm = new Map<string, Received[]>();
@@ -172,13 +188,16 @@ export function createSubmissionReceivedHandler(deps: HandlerDeps) {
     const want = async (form: FormView, endpoints: WebhookEndpoint[], { data, occurredAt }: Received) => {
       if (form.orgId !== data.orgId) return null;
       const spam = data.spam.isSpam;
-      const emails = !spam && form.notifications.enabled ? await deliveriesFor(planDeps, form, data) : [];
+      const mails = channels.emails && !spam && form.notifications.enabled;
+      const emails = mails ? await deliveriesFor(planDeps, form, data) : [];
       const type = spam ? 'submission.spam' : 'submission.created';
       const event = { type, occurredAt, receivedAt: data.receivedAt } as const;
       const cause = data.submissionId;
-      const hooks = webhookDeliveriesFor(deps, { form, submissionId: cause, cause, event, endpoints });
+      const hooks = channels.webhooks
+        ? webhookDeliveriesFor(deps, { form, submissionId: cause, cause, event, endpoints })
+        : [];
       // A later mark as spam is sent from this copy: keep it when an endpoint may want one.
-      const spamLater = !spam && subscribers(endpoints, 'submission.spam').length > 0;
+      const spamLater = channels.webhooks && !spam && subscribers(endpoints, 'submission.spam').length > 0;
       const wanted = [...emails, ...hooks];
       return { data, wanted, keep: wanted.length > 0 || spamLater };
     };
@@ -186,8 +205,8 @@ export function createSubmissionReceivedHandler(deps: HandlerDeps) {
       const form = await store.getForm(formId);
       if (form === null) throw new FormNotYetKnownError(formId);
       if (form === 'deleted') return;
-      const endpoints = await deps.endpoints.listByForm({ orgId: form.orgId }, form.id);
-      if (form.notifications.enabled && form.notifications.autoresponse.enabled) {
+      const endpoints = channels.webhooks ? await deps.endpoints.listByForm({ orgId: form.orgId }, form.id) : [];
+      if (channels.emails && form.notifications.enabled && form.notifications.autoresponse.enabled) {
         inOrder.push({ form, endpoints, received });
         return;
       }
@@ -215,7 +234,7 @@ export function createSubmissionReceivedHandler(deps: HandlerDeps) {
       }
     });
     if (planned.length === 0) return;
-    await mapLimit(fresh, ATTEMPT_CONCURRENCY, (d) => runner.attempt(d));
+    await mapLimit(cheapFirst(fresh), ATTEMPT_CONCURRENCY, (d) => runner.attempt(d));
     const ids = new Set(planned.flatMap((w) => w.wanted.map((d) => d.id)));
     const after = await store.listBySubmissions(planned.map((w) => w.data.submissionId));
     await runner.publishOutcomes(after.filter((d) => ids.has(d.id)));

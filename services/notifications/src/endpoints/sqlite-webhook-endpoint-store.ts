@@ -1,15 +1,40 @@
 import type { SqliteDb } from '@formgate/store/sqlite';
-import { definedChanges, type WebhookEndpoint, type WebhookEndpointStore } from './webhook-endpoint-store.ts';
+import {
+  definedChanges,
+  disablingKey,
+  type WebhookEndpoint,
+  type WebhookEndpointStore,
+  withDisabling,
+} from './webhook-endpoint-store.ts';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS webhook_endpoints (
   id TEXT PRIMARY KEY, org_id TEXT NOT NULL, form_id TEXT NOT NULL, created_at TEXT NOT NULL, doc TEXT NOT NULL
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS webhook_endpoints_form ON webhook_endpoints (form_id, created_at);
+CREATE TABLE IF NOT EXISTS webhook_endpoint_disablings (
+  key TEXT PRIMARY KEY, endpoint_id TEXT NOT NULL, reason TEXT NOT NULL, at TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS webhook_endpoint_disablings_endpoint ON webhook_endpoint_disablings (endpoint_id);
 CREATE TABLE IF NOT EXISTS webhook_notices (key TEXT PRIMARY KEY) WITHOUT ROWID;
 `;
 
-/** `WebhookEndpointStore` on SQLite (embedded mode): the limit is a count and an insert in one transaction. */
+/** An endpoint's row with the service's disabling for its current `enabledAt`, if any. */
+const READ = `
+SELECT e.doc, d.reason, d.at FROM webhook_endpoints e
+LEFT JOIN webhook_endpoint_disablings d ON d.key = 'disabled:' || e.id || ':' || json_extract(e.doc, '$.enabledAt')`;
+
+interface Row {
+  doc: string;
+  reason: string | null;
+  at: string | null;
+}
+
+/**
+ * `WebhookEndpointStore` on SQLite (embedded mode): the limit is a count and an insert in one transaction, and so is
+ * an update's check of the revision it is based on. The service's disablings are rows of their own, as on MongoDB
+ * (the same behaviour; see `withDisabling`).
+ */
 export function createSqliteWebhookEndpointStore(db: SqliteDb): WebhookEndpointStore {
   db.exec(SCHEMA);
   const s = {
@@ -17,36 +42,52 @@ export function createSqliteWebhookEndpointStore(db: SqliteDb): WebhookEndpointS
     insert: db.prepare(
       'INSERT INTO webhook_endpoints (id, org_id, form_id, created_at, doc) VALUES (@id, @orgId, @formId, @createdAt, @doc)',
     ),
-    get: db.prepare('SELECT doc FROM webhook_endpoints WHERE id = ? AND org_id = ?').pluck(),
-    byForm: db
-      .prepare('SELECT doc FROM webhook_endpoints WHERE form_id = ? AND org_id = ? ORDER BY created_at, id')
-      .pluck(),
+    doc: db.prepare('SELECT doc FROM webhook_endpoints WHERE id = ? AND org_id = ?').pluck(),
+    get: db.prepare(`${READ} WHERE e.id = ? AND e.org_id = ?`),
+    byForm: db.prepare(`${READ} WHERE e.form_id = ? AND e.org_id = ? ORDER BY e.created_at, e.id`),
     save: db.prepare('UPDATE webhook_endpoints SET doc = ? WHERE id = ? AND org_id = ?'),
     remove: db.prepare('DELETE FROM webhook_endpoints WHERE id = ? AND org_id = ?'),
+    removeDisablings: db.prepare('DELETE FROM webhook_endpoint_disablings WHERE endpoint_id = ?'),
+    disable: db.prepare(
+      'INSERT OR IGNORE INTO webhook_endpoint_disablings (key, endpoint_id, reason, at) VALUES (?, ?, ?, ?)',
+    ),
     notice: db.prepare('INSERT OR IGNORE INTO webhook_notices (key) VALUES (?)'),
   };
-  const parse = (doc: unknown) => JSON.parse(doc as string) as WebhookEndpoint;
+  const read = (row: unknown) => {
+    const { doc, reason, at } = row as Row;
+    const stored = JSON.parse(doc) as WebhookEndpoint;
+    return withDisabling(stored, reason === null || at === null ? undefined : { reason, at });
+  };
   const create = db.transaction((endpoint: WebhookEndpoint, limit: number) => {
     if ((s.count.get(endpoint.formId) as number) >= limit) return 'limit-reached' as const;
     s.insert.run({ ...endpoint, doc: JSON.stringify(endpoint) });
     return 'created' as const;
   });
-  const update = db.transaction((orgId: string, id: string, changes: object) => {
-    const doc = s.get.get(id, orgId);
+  const update = db.transaction((orgId: string, id: string, changes: object, basedOn: number) => {
+    const doc = s.doc.get(id, orgId);
     if (doc === undefined) return null;
-    const next = { ...parse(doc), ...changes };
-    s.save.run(JSON.stringify(next), id, orgId);
-    return next;
+    const stored = JSON.parse(doc as string) as WebhookEndpoint;
+    // Endpoints stored before revisions were counted are at revision 0.
+    if ((stored.revision ?? 0) !== basedOn) return 'conflict' as const;
+    s.save.run(JSON.stringify({ ...stored, ...changes, revision: basedOn + 1 }), id, orgId);
+    return read(s.get.get(id, orgId));
+  });
+  const remove = db.transaction((orgId: string, id: string) => {
+    if (s.remove.run(id, orgId).changes !== 1) return false;
+    s.removeDisablings.run(id);
+    return true;
   });
   return {
     create: async (endpoint, { limit }) => create(endpoint, limit),
     async get(scope, id) {
-      const doc = s.get.get(id, scope.orgId);
-      return doc === undefined ? null : parse(doc);
+      const row = s.get.get(id, scope.orgId);
+      return row === undefined ? null : read(row);
     },
-    listByForm: async (scope, formId) => s.byForm.all(formId, scope.orgId).map(parse),
-    update: async (scope, id, changes) => update(scope.orgId, id, definedChanges(changes)),
-    remove: async (scope, id) => s.remove.run(id, scope.orgId).changes === 1,
+    listByForm: async (scope, formId) => s.byForm.all(formId, scope.orgId).map(read),
+    update: async (scope, id, changes, basedOn) => update(scope.orgId, id, definedChanges(changes), basedOn.revision),
+    disable: async (endpoint, { reason, at }) =>
+      s.disable.run(disablingKey(endpoint.id, endpoint.enabledAt), endpoint.id, reason, at).changes === 1,
+    remove: async (scope, id) => remove(scope.orgId, id),
     claimNotice: async (key) => s.notice.run(key).changes === 1,
   };
 }

@@ -143,11 +143,9 @@ export function createWebhookChannel(deps: WebhookChannelDeps) {
     const reason = gone
       ? 'The endpoint answered 410 Gone'
       : `${FAILURES_BEFORE_DISABLING} deliveries in a row failed (last: ${delivery.lastResponse?.code ?? 'unknown'})`;
-    await endpoints.update(scope, endpoint.id, {
-      enabled: false,
-      disabledReason: reason,
-      updatedAt: clock.now().toISOString(),
-    });
+    // Recorded for the time it was enabled at `enabledAt`, never written on the endpoint (one writer per document):
+    // it can neither undo a person's concurrent change nor outlive a re-enabling.
+    await endpoints.disable(endpoint, { reason, at: clock.now().toISOString() });
     deps.logger.warn({ endpointId: endpoint.id, formId: endpoint.formId, reason }, 'webhook endpoint disabled');
     // Once per disabling (per time it was enabled), whichever instance disabled it.
     if (await endpoints.claimNotice(`disabled:${endpoint.id}:${endpoint.enabledAt}`)) {

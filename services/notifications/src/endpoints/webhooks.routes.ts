@@ -107,6 +107,7 @@ export function webhooksRoutes(deps: WebhooksRoutesDeps) {
       previousSecret: null,
       createdAt: now,
       updatedAt: now,
+      revision: 0,
     };
     const created = await endpoints.create(endpoint, { limit: MAX_WEBHOOKS_PER_FORM });
     if (created === 'limit-reached') throw new AppError('NOTIFICATIONS_WEBHOOK_LIMIT_REACHED');
@@ -119,16 +120,22 @@ export function webhooksRoutes(deps: WebhooksRoutesDeps) {
     const current = await loadEndpoint(req, form);
     const now = clock.now().toISOString();
     const reenabled = body.enabled === true && !current.enabled;
-    const updated = await endpoints.update({ orgId: form.orgId }, current.id, {
-      url: body.url === undefined ? undefined : checkWebhookUrl(body.url, deps),
-      kind: body.kind,
-      events: body.events,
-      enabled: body.enabled,
-      // Disabled by a person: no reason to show; re-enabled: failures before now no longer count.
-      ...(body.enabled === undefined ? {} : { disabledReason: null }),
-      ...(reenabled ? { enabledAt: now } : {}),
-      updatedAt: now,
-    });
+    const updated = await endpoints.update(
+      { orgId: form.orgId },
+      current.id,
+      {
+        url: body.url === undefined ? undefined : checkWebhookUrl(body.url, deps),
+        kind: body.kind,
+        events: body.events,
+        enabled: body.enabled,
+        // Re-enabled: failures before now no longer count, nor does the service's disabling (it was for the old
+        // `enabledAt`). Giving `enabled` clears a reason (disabled by a person: none to show).
+        ...(reenabled ? { enabledAt: now } : {}),
+        updatedAt: now,
+      },
+      current,
+    );
+    if (updated === 'conflict') throw new AppError('NOTIFICATIONS_WEBHOOK_CONCURRENT_UPDATE');
     if (!updated) throw new AppError('NOTIFICATIONS_WEBHOOK_NOT_FOUND');
     res.json(await toDto(updated));
   });
@@ -146,14 +153,21 @@ export function webhooksRoutes(deps: WebhooksRoutesDeps) {
     const form = await manage(req);
     const current = await loadEndpoint(req, form);
     const now = clock.now();
-    const updated = await endpoints.update({ orgId: form.orgId }, current.id, {
-      secret: generateWebhookSecret(),
-      previousSecret: {
-        secret: current.secret,
-        expiresAt: new Date(now.getTime() + PREVIOUS_SECRET_VALID_MS).toISOString(),
+    const updated = await endpoints.update(
+      { orgId: form.orgId },
+      current.id,
+      {
+        secret: generateWebhookSecret(),
+        previousSecret: {
+          secret: current.secret,
+          expiresAt: new Date(now.getTime() + PREVIOUS_SECRET_VALID_MS).toISOString(),
+        },
+        updatedAt: now.toISOString(),
       },
-      updatedAt: now.toISOString(),
-    });
+      current,
+    );
+    // Another rotation (or change) based on the same revision won: this new secret was never stored.
+    if (updated === 'conflict') throw new AppError('NOTIFICATIONS_WEBHOOK_CONCURRENT_UPDATE');
     if (!updated) throw new AppError('NOTIFICATIONS_WEBHOOK_NOT_FOUND');
     res.json(await withSecret(updated));
   });

@@ -8,6 +8,7 @@ import {
   requireIdentity,
   requireJson,
   requirePermission,
+  type SigningSecret,
 } from '@formgate/kit';
 import type { Mailer } from '@formgate/mail';
 import express, { Router } from 'express';
@@ -32,7 +33,7 @@ export interface RecipientRoutesDeps {
   /** The dashboard's origin (`PUBLIC_URL`), without a trailing slash. */
   publicUrl: string;
   /** Signs verification links; at least 32 characters. */
-  linkSecret: string;
+  linkSecret: SigningSecret;
   /** Defaults: `MAX_NOTIFICATION_EMAILS`, `VERIFICATION_MAIL_POLICY`. */
   limit?: number;
   mailPolicy?: MailPolicy;

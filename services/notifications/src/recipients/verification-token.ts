@@ -1,4 +1,4 @@
-import { createSignedTokens } from '@formgate/kit';
+import { createSignedTokens, type SigningSecret } from '@formgate/kit';
 import { z } from 'zod';
 
 /** How long a verification link works. */
@@ -20,7 +20,7 @@ const GrantSchema = z.tuple([z.string(), z.string(), z.string(), z.number().int(
  * "notification-email." + payload))`, compared in constant time. The domain prefix keeps a token of another
  * feature signed with the same secret from passing here.
  */
-export function createVerificationTokens(secret: string) {
+export function createVerificationTokens(secret: SigningSecret) {
   const tokens = createSignedTokens(secret, 'notification-email', 'verification link');
   return {
     sign(grant: Omit<VerificationGrant, 'exp'>, nowMs: number): string {

@@ -1,0 +1,92 @@
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import type { Form, SpamReason } from '@formgate/contracts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTimeStamps } from '../../services/ingest/src/spam/time-trap.ts';
+import { eventually, startTestApp, type TestApp, type TestForm } from '../harness/embedded-app.ts';
+import { ingestClient } from './ingest/ingest-client.ts';
+
+const run = promisify(execFile);
+
+let app: TestApp;
+beforeAll(async () => {
+  app = await startTestApp();
+});
+afterAll(() => app?.stop());
+
+/**
+ * ADR 50 in embedded mode, end to end: `formgate secrets rotate`, a restart, what the old secrets signed still
+ * verifies and new things are signed with the new ones; `formgate secrets retire`, a restart, the old ones refused.
+ */
+describe('secret rotation (embedded)', { timeout: 120_000 }, () => {
+  const secretFile = (name: string) => readFileSync(join(app.dataDir, name), 'utf8').trim();
+  // One CLI call is a new Node process (tsx): seconds on a loaded 2-core machine.
+  const cli = async (...args: string[]) =>
+    JSON.parse(
+      (
+        await run('npx', ['tsx', 'packages/cli/src/main.ts', 'secrets', ...args], {
+          env: { ...process.env, DATA_DIR: app.dataDir },
+        })
+      ).stdout,
+    ) as Record<string, unknown>;
+  const ops = (token: string) =>
+    fetch(`${app.baseUrl}/api/ops/dead-letters`, { headers: { authorization: `Bearer ${token}` } });
+  const stampOf = async (form: TestForm) =>
+    ((await (await fetch(`${app.baseUrl}/f/${form.key}/timestamp`)).json()) as { value: string }).value;
+  const submitWith = async (form: TestForm, stamp: string) => {
+    const client = ingestClient(app);
+    const id = await client.acceptedId(
+      await client.postForm(form.key, `message=hi&_formgate_ts=${encodeURIComponent(stamp)}`),
+    );
+    return eventually(async () => {
+      const got = await app.api('GET', `/api/v1/forms/${form.id}/submissions/${id}`);
+      expect(got.status).toBe(200);
+      return (got.body as unknown as { spamReasons: SpamReason[] }).spamReasons.map((r) => `${r.layer}/${r.rule}`);
+    });
+  };
+
+  it('keeps old tokens and stamps valid through a rotation, signs new ones with the new secrets, refuses old ones once retired', async () => {
+    const form = await app.createForm({ name: 'Rotating', settings: { spam: { timeTrapSeconds: 1 } } });
+    const oldToken = secretFile('operator-token');
+    const oldIngest = secretFile('ingest-secret');
+    expect((await ops(oldToken)).status).toBe(200);
+    const oldStamp = await stampOf(form);
+    const browser = await app.accounts.signUp();
+    expect((await browser.call('GET', '/api/auth/get-session')).body?.user?.email).toBe(browser.email);
+
+    const rotated = await cli('rotate', '--all');
+    expect(JSON.stringify(rotated)).not.toContain(oldToken);
+    expect(rotated.rotated).toContainEqual(expect.objectContaining({ name: 'operator-token', previousKept: true }));
+    expect(rotated.rotated).toContainEqual(expect.objectContaining({ name: 'auth-secret', previousKept: false }));
+    const newToken = secretFile('operator-token');
+    expect(newToken).not.toBe(oldToken);
+    expect(JSON.stringify(rotated)).not.toContain(newToken);
+    await app.restart();
+
+    // Both tokens open the operator API; a stamp issued before the rotation still passes the time-trap.
+    expect((await ops(newToken)).status).toBe(200);
+    expect((await ops(oldToken)).status).toBe(200);
+    expect(await submitWith(form, oldStamp)).toEqual([]);
+    // better-auth 1.7 signs session cookies with one secret: a rotated auth-secret signs the browser out, while
+    // organization API keys (the harness's `api` calls) keep working.
+    expect((await browser.call('GET', '/api/auth/get-session')).body).toBeNull();
+    // A new stamp is signed with the new secret only.
+    const newStamp = await stampOf(form);
+    const formRef = { id: form.id } as Form;
+    expect(createTimeStamps(secretFile('ingest-secret')).open(formRef, newStamp)).toBeTypeOf('number');
+    expect(createTimeStamps(oldIngest).open(formRef, newStamp)).toBeUndefined();
+
+    const retired = await cli('retire', '--all');
+    expect(retired.retired).toContainEqual({ name: 'operator-token', hadPrevious: true });
+    await app.restart();
+
+    const refused = await ops(oldToken);
+    expect(refused.status).toBe(401);
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('UNAUTHENTICATED');
+    expect((await ops(newToken)).status).toBe(200);
+    expect(await submitWith(form, oldStamp)).toEqual(['time-trap/forged']);
+    expect(await submitWith(form, newStamp)).toEqual([]);
+  });
+});
