@@ -15,8 +15,13 @@ const serial = (groupOrder: number) => ({ maxWorkers: 1, fileParallelism: false,
 
 export default defineConfig({
   test: {
-    // The JSON report lets .ci/run print one closing "N passed, N failed" line.
-    reporters: ['default', ['json', { outputFile: '.run/vitest-results.json' }]],
+    // The JSON report lets .ci/run print one closing "N passed, N failed" line; the failures file names every failed
+    // test, hook and file with its error (the JSON report loses a failed beforeAll's error).
+    reporters: [
+      'default',
+      ['json', { outputFile: '.run/vitest-results.json' }],
+      ['./tests/harness/failures.reporter.ts', { outputFile: '.run/vitest-failures.txt' }],
+    ],
     projects: [
       {
         // Services' email templates are .tsx (React Email), like the dashboard.

@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
 
@@ -36,15 +37,45 @@ const alive = (pid: number) => {
   }
 };
 
+/** Whether nothing listens on 127.0.0.1:`port` (a listen there succeeds). */
+const portFree = (port: number) =>
+  new Promise<boolean>((resolveFree) => {
+    const server = createServer();
+    server.once('error', () => resolveFree(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolveFree(true)));
+  });
+
 /**
- * Starts a Kafka broker or FerretDB of the scenario's own on `port` (29520–29599; Kafka also takes port+1) through
+ * The first `port`, `port`+1 pair at or after `preferred` (by steps of 2, within ten ports) where both are free: a server
+ * some other run left on the preferred ports (another checkout's, under another run dir that `stop` cannot reach)
+ * must not fail this file's setup.
+ */
+async function freePortPair(preferred: number) {
+  const last = preferred + 8; // each server keeps to its ten ports (Kafka 29520–29529, FerretDB 29530–29539)
+  for (let port = preferred; port <= last; port += 2) {
+    if ((await portFree(port)) && (await portFree(port + 1))) return port;
+  }
+  throw new Error(`no two free ports from ${preferred} to ${last + 1} for a scenario-owned server`);
+}
+
+/**
+ * Starts a Kafka broker or FerretDB of the scenario's own on `preferredPort`, or the next free pair after it (Kafka
+ * takes port+1 for its controller, FerretDB for its PostgreSQL), through
  * `infra/local`, in a fresh run dir under `.run/reliability`, so killing it never touches the servers other test
  * files share. "Kill the database" kills the Mongo-wire server process (FerretDB) by its pid file, whatever its
  * storage backend.
  */
-export async function startOwnBackend(kind: BackendKind, port: number): Promise<OwnBackend> {
+export async function startOwnBackend(kind: BackendKind, preferredPort: number): Promise<OwnBackend> {
   const script = `${LOCAL}/${kind}.sh`;
   const env = { ...process.env, FORMGATE_RUN_DIR: RUN_BASE };
+  // Our own server of an earlier, interrupted run (same run dir) is stopped first; a stranger's ports are avoided.
+  await run('bash', [script, 'stop', String(preferredPort)], { env, timeout: 90_000 }).catch(() => undefined);
+  const port = await freePortPair(preferredPort);
+  if (port !== preferredPort) {
+    process.stderr.write(
+      `[reliability] ${kind}: port ${preferredPort} or ${preferredPort + 1} is taken; using ${port}\n`,
+    );
+  }
   const instanceDir = resolve(RUN_BASE, `${kind}-${port}`);
   const pidFile = resolve(instanceDir, `${kind}.pid`);
   const sh = async (command: string, timeout: number) => {
