@@ -103,7 +103,14 @@ export async function startServer(opts: {
 }): Promise<ServerProcess> {
   const logFile = join(opts.logDir, `${opts.name}.log`);
   const fd = openSync(logFile, 'a');
-  const child = spawn(process.execPath, ['--import', 'tsx', join(REPO_ROOT, opts.script)], {
+  // `BENCH_CPU_PROF=<name>[,<name>]`: those servers write a V8 CPU profile to `BENCH_CPU_PROF_DIR` (default
+  // bench/profiles) when they stop (bench/README.md, "Profiling a server").
+  const profiled = (process.env.BENCH_CPU_PROF ?? '').split(',').includes(opts.name);
+  const profDir = process.env.BENCH_CPU_PROF_DIR ?? join(REPO_ROOT, 'bench/profiles');
+  const profArgs = profiled
+    ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`, `--cpu-prof-name=${opts.name}.cpuprofile`]
+    : [];
+  const child = spawn(process.execPath, [...profArgs, '--import', 'tsx', join(REPO_ROOT, opts.script)], {
     cwd: REPO_ROOT,
     env: { ...process.env, HOST: '127.0.0.1', PORT: String(opts.port), ...opts.env },
     stdio: ['ignore', fd, fd],

@@ -13,6 +13,13 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 export interface ConsumerState {
   crashes: number;
   stopping: boolean;
+  /**
+   * Connects, subscribes and runs the consumer again after a crash kafkajs does not restart itself (set by the
+   * subscription once it runs). kafkajs restarts only after errors it deems retriable; a broker unreachable for longer
+   * than the retries ends in `KafkaJSGroupCoordinatorNotFound`, a non-retriable error, and the consumer would have
+   * stayed stopped for good (CI-20: a broker stopped and started again).
+   */
+  relaunch?: () => Promise<void>;
 }
 
 export interface ConsumerFactoryOptions {
@@ -42,8 +49,38 @@ export function createConsumerFactory(kafka: Kafka, opts: ConsumerFactoryOptions
         },
       },
     });
+    let relaunching = false;
+    /** Until the consumer runs again or is stopped: a pause (the restart backoff), then `state.relaunch()`. */
+    const relaunch = async (relaunchConsumer: () => Promise<void>) => {
+      relaunching = true;
+      try {
+        while (!state.stopping) {
+          const crashes = ++state.crashes;
+          if (crashes > opts.maxRestarts) {
+            opts.onError(new Error(`gave up after ${crashes - 1} restarts`), `consumer ${groupId} stopped consuming`);
+            return;
+          }
+          await sleep(Math.min(250 * 2 ** crashes, MAX_RESTART_DELAY_MS));
+          if (state.stopping) return;
+          try {
+            await relaunchConsumer();
+            return;
+          } catch (err) {
+            opts.onError(err, `consumer ${groupId} could not restart`);
+          }
+        }
+      } finally {
+        relaunching = false;
+      }
+    };
     consumer.on(consumer.events.CRASH, ({ payload }) => {
-      if (!payload.restart && !state.stopping) opts.onError(payload.error, `consumer ${groupId} stopped consuming`);
+      if (payload.restart || state.stopping) return;
+      if (!state.relaunch) {
+        opts.onError(payload.error, `consumer ${groupId} stopped consuming`);
+        return;
+      }
+      opts.onError(payload.error, `consumer ${groupId} crashed; restarting it`);
+      if (!relaunching) void relaunch(state.relaunch);
     });
     return consumer;
   };

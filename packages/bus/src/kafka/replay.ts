@@ -4,7 +4,7 @@ import { type BusMessage, BusUnavailableError, type Subscription } from '../even
 import type { SubscriptionRegistry } from '../subscriptions.ts';
 import type { Topics } from './admin.ts';
 import type { OnError } from './client.ts';
-import { type ConsumerFactory, startConsumer } from './consumer.ts';
+import { type ConsumerFactory, type ConsumerState, startConsumer } from './consumer.ts';
 import { toBusMessage } from './messages.ts';
 import type { Namespace } from './namespace.ts';
 
@@ -49,7 +49,7 @@ export function createReplay(deps: ReplayDeps) {
       if (BigInt(o.high) > BigInt(o.low)) pending.set(o.partition, BigInt(o.high));
     }
     const groupId = deps.names.group(`replay.${topic}.${randomUUID()}`);
-    const state = { crashes: 0, stopping: false };
+    const state: ConsumerState = { crashes: 0, stopping: false };
     const consumer = deps.newConsumer(groupId, state);
     const stop = async () => {
       state.stopping = true;
@@ -58,19 +58,27 @@ export function createReplay(deps: ReplayDeps) {
     };
     const caughtUp = caughtUpWith(consumer, topic, pending);
     await startConsumer(consumer, physical, true);
-    await consumer.run({
-      autoCommit: false,
-      eachBatch: async ({ batch }) => {
-        for (const m of batch.messages) {
-          try {
-            onMessage(toBusMessage(batch, m, topic));
-          } catch (err) {
-            deps.onError(err, `replay of ${topic}/${batch.partition}@${m.offset}`);
+    const run = () =>
+      consumer.run({
+        autoCommit: false,
+        eachBatch: async ({ batch }) => {
+          for (const m of batch.messages) {
+            try {
+              onMessage(toBusMessage(batch, m, topic));
+            } catch (err) {
+              deps.onError(err, `replay of ${topic}/${batch.partition}@${m.offset}`);
+            }
           }
-        }
-        caughtUp.reached(batch.partition, batch.lastOffset());
-      },
-    });
+          caughtUp.reached(batch.partition, batch.lastOffset());
+        },
+      });
+    await run();
+    // After a crash kafkajs leaves stopped (`consumer.ts`): read the topic again from its start and keep following.
+    state.relaunch = async () => {
+      await startConsumer(consumer, physical, true);
+      if (state.stopping) return void (await consumer.disconnect());
+      void run().catch((err) => deps.onError(err, `replay of ${topic}`));
+    };
     await caughtUp.done.catch(async (err) => {
       await stop().catch(() => {});
       throw err;

@@ -206,24 +206,32 @@ export function createSubscribe(deps: SubscribeDeps) {
         deps.metrics.forgetLag(group, topic, p);
       }
     });
-    consumer
-      .run({
-        autoCommit: false,
-        eachBatchAutoResolve: false,
-        partitionsConsumedConcurrently: 4,
-        eachBatch: eachBatchOf({
-          group,
-          topic,
-          metrics: deps.metrics,
-          lagReported,
-          handler,
-          maxBatchSize,
-          state,
-          context,
-          startAt,
-        }),
-      })
-      .catch(report);
+    const run = () =>
+      consumer
+        .run({
+          autoCommit: false,
+          eachBatchAutoResolve: false,
+          partitionsConsumedConcurrently: 4,
+          eachBatch: eachBatchOf({
+            group,
+            topic,
+            metrics: deps.metrics,
+            lagReported,
+            handler,
+            maxBatchSize,
+            state,
+            context,
+            startAt,
+          }),
+        })
+        .catch(report);
+    void run();
+    // After a crash kafkajs leaves stopped (`consumer.ts`): the same consumer connects, subscribes and runs again.
+    state.relaunch = async () => {
+      await startConsumer(consumer, physical, true);
+      if (state.stopping) return void (await consumer.disconnect());
+      void run();
+    };
     return deps.registry.track(async () => {
       stopWatching();
       state.stopping = true;
