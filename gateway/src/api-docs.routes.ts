@@ -20,7 +20,11 @@ export function openApiRoutes(routes: readonly DescribedRoute[], publicUrl?: str
   return router;
 }
 
-/** Scalar's self-contained browser build, from node_modules: no CDN (many self-hosts are offline). */
+/**
+ * Scalar's self-contained browser build, from node_modules: no CDN (many self-hosts are offline). The production
+ * image has no `@scalar` package installed; its runtime tree carries this one file and names it instead
+ * (`API_REFERENCE_BUNDLE`, ADR 47).
+ */
 function scalarBundle(): string | undefined {
   try {
     const css = createRequire(import.meta.url).resolve('@scalar/api-reference/style.css');
@@ -67,10 +71,13 @@ const INIT = `Scalar.createApiReference('#api-reference', {
 });
 `;
 
-/** `/docs/api`: a browsable reference of `/api/v1/openapi.json`; 404 when the bundle is not installed. */
-export function apiReferenceRoutes() {
+/**
+ * `/docs/api`: a browsable reference of `/api/v1/openapi.json`; 404 when the bundle is not installed.
+ * `bundlePath`: Scalar's `standalone.js` at a given path (else resolved from node_modules).
+ */
+export function apiReferenceRoutes(bundlePath?: string) {
   const router = Router();
-  const bundle = scalarBundle();
+  const bundle = bundlePath === undefined ? scalarBundle() : existsSync(bundlePath) ? bundlePath : undefined;
   const headers = { 'content-security-policy': API_REFERENCE_CSP, 'x-content-type-options': 'nosniff' };
   router.use('/docs/api', (req, _res, next) => {
     if (!bundle) return next(new AppError('NOT_FOUND', 'The API reference is not installed; see /api/v1/openapi.json'));

@@ -9,10 +9,24 @@ const urlList = z
   .transform((s) => s.split(',').map((u) => u.trim()))
   .pipe(z.array(z.url()).min(1));
 
+/**
+ * Scalar's browser bundle (`standalone.js`) behind `/docs/api`. Unset: resolved from `@scalar/api-reference` in
+ * node_modules; the production image sets it to the copy in its runtime tree (ADR 47). A path with no file there:
+ * `/docs/api` answers 404.
+ */
+export const apiReferenceEnv = {
+  API_REFERENCE_BUNDLE: z
+    .string()
+    .min(1)
+    .transform((f) => resolve(f))
+    .optional(),
+};
+
 export const GatewayEnvSchema = z.object({
   ...serviceEnv,
   ...accountEnv,
   ...siteEnv,
+  ...apiReferenceEnv,
   /** The plans file the billing service reads (`/api/v1/site` shows its default plan's limits). */
   PLANS_FILE: z.string().min(1).optional(),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),

@@ -50,6 +50,8 @@ export interface GatewayDeps {
   operator?: OperatorDeps;
   /** Built dashboard (`web/dist`), served for every other GET. */
   webDir?: string;
+  /** Scalar's `standalone.js` for `/docs/api` (`API_REFERENCE_BUNDLE`); absent, resolved from node_modules. */
+  apiReferenceBundle?: string;
   /** The public site's configuration (`GET /api/v1/site`); read on every call, so the host may fill it in late. */
   site?: () => SiteConfig;
   /** `PUBLIC_URL`: the server of `/api/v1/openapi.json` (absent: `/`, the document's own origin). */
@@ -207,7 +209,7 @@ export function createGateway(deps: GatewayDeps) {
   });
   if (deps.operator) app.use('/api/ops', operatorRoutes(deps.operator));
   app.use('/api', (_req, _res, next) => next(new AppError('NOT_FOUND')));
-  app.use(apiReferenceRoutes());
+  app.use(apiReferenceRoutes(deps.apiReferenceBundle));
   if (deps.webDir && existsSync(join(deps.webDir, 'index.html'))) {
     const webDir = deps.webDir;
     // Vite's hashed files never change; everything else (index.html above all) is revalidated on every load.

@@ -60,6 +60,7 @@ await runDistributed('gateway', loadGatewayConfig, async ({ config, logger, bus,
         }
       : {}),
     webDir: config.WEB_DIR ?? fileURLToPath(new URL('../../web/dist', import.meta.url)),
+    apiReferenceBundle: config.API_REFERENCE_BUNDLE,
     site: () => siteConfigFrom(config, limits, provisioning?.keys()),
     upstreamTimeoutMs: config.UPSTREAM_TIMEOUT_MS,
     ingestTimeoutMs: config.INGEST_TIMEOUT_MS,

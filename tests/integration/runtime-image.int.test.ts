@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildRuntime, EXTERNAL } from '../../infra/docker/build-runtime.ts';
+import { buildRuntime, EXTERNAL, VENDORED } from '../../infra/docker/build-runtime.ts';
 import { ENTRY_POINTS } from '../../infra/docker/entry-points.ts';
 import { createAccounts, createOrgKeys } from '../harness/accounts.ts';
 import { waitForMailLink } from '../harness/browser-session.ts';
@@ -32,7 +32,7 @@ function filesUnder(dir: string): string[] {
     .map((f) => f.replaceAll('\\', '/'));
 }
 
-function workspaceDevDependencies(): string[] {
+function workspaceDependencies(field: 'dependencies' | 'devDependencies'): string[] {
   const manifests = ['package.json', 'tests/package.json', 'web/package.json'];
   for (const group of ['packages', 'services', 'hosts']) {
     for (const dir of readdirSync(join(ROOT, group))) manifests.push(`${group}/${dir}/package.json`);
@@ -40,8 +40,8 @@ function workspaceDevDependencies(): string[] {
   manifests.push('gateway/package.json');
   const names = new Set<string>();
   for (const file of manifests) {
-    const pkg = JSON.parse(readFileSync(join(ROOT, file), 'utf8')) as { devDependencies?: Record<string, string> };
-    for (const name of Object.keys(pkg.devDependencies ?? {})) names.add(name);
+    const pkg = JSON.parse(readFileSync(join(ROOT, file), 'utf8')) as Record<typeof field, Record<string, string>>;
+    for (const name of Object.keys(pkg[field] ?? {})) names.add(name);
   }
   return [...names];
 }
@@ -81,6 +81,7 @@ describe('the production image: its Dockerfile and the runtime tree it copies', 
     expect(final.join('\n')).not.toMatch(/pnpm|npm install|tsx/);
     expect(final.at(-1)).toBe('CMD ["node", "dist/embedded.mjs"]');
     expect(final.join('\n')).toContain('WEB_DIR=/app/web/dist');
+    for (const { env, to } of VENDORED) expect(final.join('\n')).toContain(`${env}=/app/${to}`);
     // The SQLite addon is built against the same Node headers as the Node 24 test tier's (ADR 47).
     const tier = readFileSync(join(ROOT, 'infra/local/node24.sh'), 'utf8').match(/NODE24_ADDON_HEADERS:-([\d.]+)/)?.[1];
     expect(tier).toBeDefined();
@@ -96,9 +97,13 @@ describe('the production image: its Dockerfile and the runtime tree it copies', 
     expect(files.filter((f) => /\.(test|spec)\.[cm]?[jt]sx?$/.test(f) || /(^|\/)__tests__\//.test(f))).toEqual([]);
     const installed = readdirSync(join(tree, 'node_modules')).sort();
     expect(installed).toEqual(expect.arrayContaining(Object.keys(EXTERNAL)));
-    const dev = workspaceDevDependencies();
+    const dev = workspaceDependencies('devDependencies');
     expect(dev).toEqual(expect.arrayContaining(['vitest', 'typescript', 'tsx', '@biomejs/biome']));
     expect(installed.filter((name) => dev.includes(name) || name.startsWith('@'))).toEqual([]);
+    // Besides node_modules, only the vendored browser files of production dependencies (no source maps).
+    const prod = workspaceDependencies('dependencies');
+    expect(files.filter((f) => f.startsWith('vendor/'))).toEqual(VENDORED.map((v) => v.to));
+    for (const { name } of VENDORED) expect(prod).toContain(name);
     // The native addon is there, built; its sources and the objects of its build are not.
     expect(files).toContain('node_modules/better-sqlite3/build/Release/better_sqlite3.node');
     expect(files.filter((f) => f.startsWith('node_modules/better-sqlite3/deps/'))).toEqual([]);
@@ -124,7 +129,7 @@ describe('the production image: its Dockerfile and the runtime tree it copies', 
     expect(`${cli.stdout}${cli.stderr}`).toContain('formgate account signup');
   });
 
-  it('serves Formgate embedded from the tree: health, the dashboard, and a submission taken and listed', async () => {
+  it('serves Formgate embedded from the tree: health, the dashboard, the API reference, a submission taken and listed', async () => {
     const port = await freePort();
     const baseUrl = `http://127.0.0.1:${port}`;
     let output = '';
@@ -135,6 +140,8 @@ describe('the production image: its Dockerfile and the runtime tree it copies', 
       env: imageEnv({
         NODE_ENV: 'production',
         WEB_DIR: `${tree}/web/dist`,
+        // What the Dockerfile's ENV sets (checked above), with the tree's path for /app.
+        ...Object.fromEntries(VENDORED.map(({ env, to }) => [env, join(tree, to)])),
         DATA_DIR: dataDir,
         PORT: String(port),
         HOST: '127.0.0.1',
@@ -168,6 +175,16 @@ describe('the production image: its Dockerfile and the runtime tree it copies', 
     const script = html.match(/src="(\/assets\/[^"]+\.js)"/)?.[1];
     expect(script).toBeDefined();
     expect((await fetch(`${baseUrl}${script}`)).status).toBe(200);
+
+    // /docs/api and every script it loads: Scalar's bundle is the vendored file, byte for byte.
+    const reference = await fetch(`${baseUrl}/docs/api`);
+    expect(reference.status).toBe(200);
+    const scripts = [...(await reference.text()).matchAll(/<script src="([^"]+)"/g)].map((m) => m[1]);
+    expect(scripts).toEqual(['/docs/api/scalar.js', '/docs/api/init.js']);
+    for (const src of scripts) expect((await fetch(`${baseUrl}${src}`)).status, src).toBe(200);
+    const scalar = await fetch(`${baseUrl}/docs/api/scalar.js`);
+    expect(scalar.headers.get('content-type')).toMatch(/^text\/javascript/);
+    expect(await scalar.text()).toBe(readFileSync(join(tree, 'vendor/scalar/standalone.js'), 'utf8'));
 
     const accounts = createAccounts(baseUrl, async (email, subject) =>
       (await waitForMailLink(dataDir, email, subject)).replace('//localhost:', '//127.0.0.1:'),
@@ -209,5 +226,19 @@ describe('the production image: its Dockerfile and the runtime tree it copies', 
     expect(otlp.spans().find((s) => s.name === 'send ingest.submission')?.resource['service.name']).toBe('formgate');
     await otlp.stop();
     expect(relative(tree, dataDir).startsWith('..')).toBe(true);
+
+    // README's operator CLI in a gateway pod: its `sh -c` command, with the pod's PORT and OPERATOR_TOKEN.
+    const podCommand = readFileSync(join(ROOT, 'README.md'), 'utf8').match(
+      /kubectl exec deploy\/gateway -- sh -c '([^']+)'/,
+    )?.[1];
+    expect(podCommand).toContain('node dist/formgate.mjs lag');
+    const token = readFileSync(join(dataDir, 'operator-token'), 'utf8').trim();
+    const lag = await run('sh', ['-c', podCommand as string], {
+      cwd: tree,
+      env: imageEnv({ PORT: String(port), OPERATOR_TOKEN: token }),
+    });
+    expect(lag.stdout).toMatch(/^GROUP\s+TOPIC\s+PARTITION/);
+    expect(lag.stdout).toMatch(/^forms\.submission-received\s+ingest\.submission\s+\d/m);
+    expect(lag.stdout).toMatch(/^total lag: \d+$/m);
   }, 60_000);
 });

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { accountEnv } from '@formgate/accounts';
 import { billingEnv } from '@formgate/billing';
-import { siteEnv } from '@formgate/gateway';
+import { apiReferenceEnv, siteEnv } from '@formgate/gateway';
 import { captchaEnv } from '@formgate/ingest';
 import { commonEnv, defineConfig, metricsPortEnv, previousSecretEnv, secretEnv } from '@formgate/kit';
 import { webhooksAllowPrivateTargetsEnv } from '@formgate/notifications';
@@ -11,6 +11,7 @@ export const EmbeddedEnvSchema = z.object({
   ...commonEnv,
   ...accountEnv,
   ...siteEnv,
+  ...apiReferenceEnv,
   ...billingEnv,
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().default('0.0.0.0'),

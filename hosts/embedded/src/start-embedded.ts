@@ -229,6 +229,7 @@ export async function startEmbedded(config: EmbeddedConfig, seams: EmbeddedSeams
       plans: catalog,
     },
     webDir: config.WEB_DIR ?? WEB_DIST,
+    apiReferenceBundle: config.API_REFERENCE_BUNDLE,
     site: () => siteConfigFrom(config, limits, provisioning.keys()),
     ...(config.PUBLIC_URL ? { publicUrl: config.PUBLIC_URL } : {}),
     metrics,
