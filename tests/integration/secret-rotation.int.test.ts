@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Form, SpamReason } from '@formgate/contracts';
@@ -88,5 +88,66 @@ describe('secret rotation (embedded)', { timeout: 120_000 }, () => {
     expect((await ops(newToken)).status).toBe(200);
     expect(await submitWith(form, oldStamp)).toEqual(['time-trap/forged']);
     expect(await submitWith(form, newStamp)).toEqual([]);
+  });
+});
+
+/**
+ * `formgate secrets generate` (distributed mode): new values and the rotation steps on stdout, nothing else. It knows
+ * no current value, so none may appear in what it prints, whether from the environment or from DATA_DIR's files.
+ */
+describe('secrets generate (distributed)', { timeout: 60_000 }, () => {
+  const NAMES = ['IDENTITY_SECRET', 'INGEST_SECRET', 'FILE_LINK_SECRET', 'NOTIFICATIONS_LINK_SECRET', 'OPERATOR_TOKEN'];
+  // Current values a pod's environment would hold, all different from anything generated.
+  const current = Object.fromEntries(
+    [...NAMES, 'AUTH_SECRET'].map((n) => [n, `current-${n.toLowerCase()}-value-0123456789`]),
+  );
+  // Node with tsx's loader, not npx: npx writes warnings of its own to stderr, which must stay empty.
+  const generate = (...args: string[]) =>
+    run(process.execPath, ['--import', 'tsx', 'packages/cli/src/main.ts', 'secrets', 'generate', ...args], {
+      env: { ...process.env, ...current, DATA_DIR: app.dataDir },
+    });
+  const secretFiles = () =>
+    Object.fromEntries(
+      readdirSync(app.dataDir)
+        .filter((f) => /secret|token/.test(f))
+        .map((f) => [f, readFileSync(join(app.dataDir, f), 'utf8')]),
+    );
+
+  it('prints a fresh 32-byte base64url value per signing secret, the windows and steps, and no current value', async () => {
+    const before = secretFiles();
+    expect(Object.keys(before)).toContain('operator-token');
+    const runs = [await generate(), await generate()];
+    const all = [...NAMES, 'AUTH_SECRET'].sort();
+    const values: string[] = [];
+    for (const { stdout, stderr } of runs) {
+      expect(stderr).toBe('');
+      const printed = JSON.parse(stdout) as {
+        values: Record<string, string>;
+        keepPreviousFor: Record<string, string>;
+        steps: string[];
+      };
+      expect(Object.keys(printed).sort()).toEqual(['keepPreviousFor', 'steps', 'values']);
+      expect(Object.keys(printed.values).sort()).toEqual(all);
+      for (const value of Object.values(printed.values)) expect(value).toMatch(/^[A-Za-z0-9_-]{43}$/);
+      values.push(...Object.values(printed.values));
+      expect(Object.keys(printed.keepPreviousFor).sort()).toEqual(all.map((n) => `${n}_PREVIOUS`));
+      expect(printed.steps.join('\n')).toContain('NAME_PREVIOUS');
+      // Only new values: nothing of the environment's current secrets, nor of DATA_DIR's secret files.
+      for (const secret of [...Object.values(current), ...Object.values(before).map((v) => v.trim())]) {
+        expect(stdout).not.toContain(secret);
+      }
+    }
+    expect(new Set(values).size).toBe(2 * all.length);
+    // It writes nothing: DATA_DIR's secret files are as they were.
+    expect(secretFiles()).toEqual(before);
+
+    const one = JSON.parse((await generate('--name', 'OPERATOR_TOKEN')).stdout) as { values: Record<string, string> };
+    expect(Object.keys(one.values)).toEqual(['OPERATOR_TOKEN']);
+    expect(values).not.toContain(one.values.OPERATOR_TOKEN);
+
+    const unknown = await generate('--name', 'DATABASE_PASSWORD').catch((e) => e);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stdout).toBe('');
+    expect(unknown.stderr).toContain('Unknown secret "DATABASE_PASSWORD"');
   });
 });
