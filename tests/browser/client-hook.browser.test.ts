@@ -7,7 +7,7 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { build } from 'esbuild';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { launchChromium } from '../harness/chromium.ts';
 import { startTestApp, type TestApp, type TestForm } from '../harness/embedded-app.ts';
 
@@ -16,7 +16,8 @@ const ROOT = resolve(import.meta.dirname, '../..');
 /**
  * A site's contact form written with `useForm` from `@formgate/client/react`: the client as its build ships it
  * (`scripts/build.mjs`), bundled with React from node_modules by esbuild, as a site's bundler would. The state is
- * shown in the page: `succeeded`, the form's errors and each field's errors under the field.
+ * shown in the page: `submitting` ("Sending…", the button disabled), `succeeded`, the form's errors and each field's
+ * errors under the field.
  */
 const PAGE_SOURCE = `
 import { useForm } from './client/react.js';
@@ -36,6 +37,7 @@ function Contact() {
       <label>Message <textarea name="message" /></label>
       {fieldError('message')}
       {state.errors?.form.map((e) => <p key={e.code} role="alert">{e.code}</p>)}
+      {state.submitting && <p id="sending">Sending…</p>}
       <button type="submit" disabled={state.submitting}>Send</button>
       <button type="button" onClick={() => handleSubmit({ email: 'object@example.com', message: 'as an object' })}>Send object</button>
     </form>
@@ -139,6 +141,46 @@ describe('@formgate/client/react in Chromium: useForm against embedded Formgate'
       }),
     );
     expect(await storedFields(plain.id)).toEqual([{ name: 'via', value: 'script' }]);
+  });
+
+  it('while the request is in flight the form is submitting, its button disabled; then it succeeds', async () => {
+    await page.goto(siteUrl);
+    let release = () => {};
+    const released = new Promise<void>((r) => {
+      release = r;
+    });
+    let held = 0;
+    // Every request to the endpoint (a CORS preflight too) waits until the test has looked at the page.
+    const endpoint = `${app.baseUrl}/f/${form.key}`;
+    await page.route(endpoint, async (route) => {
+      held += 1;
+      await released;
+      await route.continue();
+    });
+    // Whatever happens here, the next test's requests are not held.
+    onTestFinished(async () => {
+      release();
+      await page.unroute(endpoint);
+    });
+    const send = page.getByRole('button', { name: 'Send', exact: true });
+    expect(await send.isEnabled()).toBe(true);
+    expect(await page.locator('#sending').count()).toBe(0);
+    await page.getByLabel('Email').fill('patient@example.com');
+    await page.getByLabel('Message').fill('held on the way');
+    await send.click();
+    await expect.poll(() => held).toBeGreaterThan(0);
+    await page.locator('#sending').waitFor();
+    expect(await send.isDisabled()).toBe(true);
+    expect(await page.locator('#submission-id').count()).toBe(0);
+
+    release();
+    await page.locator('#submission-id').waitFor();
+    expect(await page.locator('#sending').count()).toBe(0);
+    const id = (await page.locator('#submission-id').textContent()) as string;
+    expect(await storedFields(id)).toEqual([
+      { name: 'email', value: 'patient@example.com' },
+      { name: 'message', value: 'held on the way' },
+    ]);
   });
 
   it('a field-level refusal shows under its field, and nothing is stored', async () => {

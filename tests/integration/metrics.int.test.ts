@@ -1,3 +1,5 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { parsePrometheusText, type Sample, samplesOf, sumOf } from '@formgate/kit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, startTestApp, type TestApp } from '../harness/embedded-app.ts';
@@ -5,10 +7,21 @@ import { eventually, startTestApp, type TestApp } from '../harness/embedded-app.
 /** Issue 15: the embedded process's `/metrics` (one registry for the whole process) after a burst of submissions. */
 describe('embedded mode: /metrics after a burst', () => {
   let app: TestApp;
+  /** A webhook receiver answering the status its path names (`/200`, `/410`, `/500`). */
+  let receiver: Server;
+  let receiverUrl: string;
   beforeAll(async () => {
-    app = await startTestApp({ METRICS_PORT: '0' });
+    app = await startTestApp({ METRICS_PORT: '0', WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true' });
+    receiver = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => res.writeHead(Number(req.url?.slice(1))).end());
+    });
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+    receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
   });
   afterAll(async () => {
+    receiver?.closeAllConnections();
+    await new Promise((r) => receiver?.close(r));
     await app.stop();
   });
 
@@ -87,6 +100,30 @@ describe('embedded mode: /metrics after a burst', () => {
     // Node's own: heap and event-loop delay.
     expect(sumOf(after, 'nodejs_heap_size_used_bytes')).toBeGreaterThan(0);
     expect(samplesOf(after, 'nodejs_eventloop_lag_p99_seconds')).toHaveLength(1);
+  });
+
+  it('counts webhook attempts by status: succeeded, retrying, failed', async () => {
+    const form = await app.createForm({ name: 'Hooked' });
+    for (const status of [200, 500, 410]) {
+      const res = await app.api('POST', `/api/v1/forms/${form.id}/webhooks`, { url: `${receiverUrl}/${status}` });
+      expect(res.status).toBe(201);
+    }
+    const attempts = (samples: Sample[], status: string) =>
+      sumOf(samples, 'formgate_notification_attempts_total', { channel: 'webhook', status });
+    const before = await scrape();
+    expect((await post(form.key, { message: 'to three endpoints' })).status).toBe(200);
+
+    const after = await eventually(async () => {
+      const samples = await scrape();
+      expect(attempts(samples, 'succeeded') - attempts(before, 'succeeded')).toBe(1);
+      expect(attempts(samples, 'failed') - attempts(before, 'failed')).toBe(1);
+      expect(attempts(samples, 'retrying') - attempts(before, 'retrying')).toBeGreaterThanOrEqual(1);
+      return samples;
+    }, 15_000);
+    // Webhook attempts only: no email was attempted.
+    expect(sumOf(after, 'formgate_notification_attempts_total', { channel: 'email' })).toBe(
+      sumOf(before, 'formgate_notification_attempts_total', { channel: 'email' }),
+    );
   });
 
   it('keeps /metrics off the public port', async () => {

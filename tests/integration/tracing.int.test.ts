@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { WebhookEndpointDto } from '@formgate/contracts';
+import { type SmtpTestServer, startSmtpTestServer } from '@formgate/mail/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, startTestApp, type TestApp } from '../harness/embedded-app.ts';
 import { type OtlpReceiver, spansByName, startOtlpReceiver } from '../harness/otlp-receiver.ts';
@@ -7,14 +8,18 @@ import { type OtlpReceiver, spansByName, startOtlpReceiver } from '../harness/ot
 /** Hostile content: none of it may reach a span (names, attributes, events, links). */
 const MARKER = 'zq-trace-marker-7c1f';
 const HOSTILE = { message: `<script>${MARKER}</script>`, email: `${MARKER}@example.com` };
+/** The notification address: no span may carry it either. */
+const RECIPIENT = 'traced-inbox-4d2a@example.com';
 
 /**
  * Issue 15: embedded Formgate with `OTEL_EXPORTER_OTLP_ENDPOINT` set exports one trace per submission — the gateway,
- * ingest, its append to the log, the forms consumer and the webhook POST — to an in-test OTLP/HTTP receiver.
+ * ingest, its append to the log, the forms consumer, the webhook POST and the notification's `smtp send` (to a real
+ * SMTP server) — to an in-test OTLP/HTTP receiver.
  */
 describe('embedded mode: OpenTelemetry traces over OTLP/HTTP', () => {
   let app: TestApp;
   let otlp: OtlpReceiver;
+  let smtp: SmtpTestServer;
   const hooks: IncomingHttpHeaders[] = [];
   const saved = { ...process.env };
   beforeAll(async () => {
@@ -23,10 +28,22 @@ describe('embedded mode: OpenTelemetry traces over OTLP/HTTP', () => {
     process.env.OTEL_EXPORTER_OTLP_ENDPOINT = otlp.url;
     process.env.OTEL_BSP_SCHEDULE_DELAY = '100';
     process.env.OTEL_RESOURCE_ATTRIBUTES = 'deployment.environment.name=test';
-    app = await startTestApp({ WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true' });
+    smtp = await startSmtpTestServer();
+    const mailLink = async (to: string, subject: RegExp) => {
+      const mail = await smtp.waitFor((m) => m.to.includes(to) && subject.test(m.subject), 15_000);
+      const link = mail.text.match(/https?:\/\/[^\s<>"]+/)?.[0];
+      if (!link) throw new Error(`no link in "${mail.subject}"`);
+      return link;
+    };
+    app = await startTestApp({ WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true', SMTP_URL: smtp.url }, {}, mailLink);
+    // Double opt-in of the notification address, as an owner does it.
+    expect((await app.api('POST', '/api/v1/notification-emails', { email: RECIPIENT })).status).toBe(201);
+    const confirm = (await mailLink(RECIPIENT, /^Confirm /)).replace('//localhost:', '//127.0.0.1:');
+    expect((await fetch(confirm, { redirect: 'manual' })).status).toBe(303);
   });
   afterAll(async () => {
     await app?.stop();
+    await smtp?.stop();
     await otlp?.stop();
     process.env = saved;
   });
@@ -100,5 +117,46 @@ describe('embedded mode: OpenTelemetry traces over OTLP/HTTP', () => {
     expect(everything).not.toContain(MARKER);
     expect(everything).not.toContain(form.key);
     expect(everything).not.toContain('/hook');
+  });
+
+  it('a notification email is an `smtp send` CLIENT span under the notifications consumer, without address or mail', async () => {
+    const form = await app.createForm({ name: 'Mailed', settings: { notifications: { emails: [RECIPIENT] } } });
+    const res = await fetch(`${app.baseUrl}/f/${form.key}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify(HOSTILE),
+    });
+    expect(res.status).toBe(200);
+    const { id } = (await res.json()) as { id: string };
+    const mail = await smtp.waitFor((m) => m.to.includes(RECIPIENT) && m.text.includes(id), 15_000);
+
+    const { smtpSend, trace } = await eventually(() => {
+      const [smtpSend, ...others] = otlp.spans().filter((s) => s.name === 'smtp send');
+      expect(others).toEqual([]);
+      const trace = otlp.spans().filter((s) => s.traceId === smtpSend?.traceId);
+      // The consumer span that sent it ends (and is exported) after the send.
+      expect(trace.some((s) => s.spanId === smtpSend?.parentSpanId)).toBe(true);
+      return { smtpSend: smtpSend as NonNullable<typeof smtpSend>, trace };
+    }, 15_000);
+    expect(smtpSend.kind).toBe(3); // CLIENT
+    expect(smtpSend.attributes).toEqual({
+      'formgate.delivery.channel': 'email',
+      'formgate.delivery.purpose': 'notification',
+      'formgate.delivery.attempt': 1,
+      'formgate.form.id': form.id,
+      'formgate.org.id': expect.any(String),
+      'formgate.delivery.outcome': '250',
+    });
+    const parent = trace.find((s) => s.spanId === smtpSend.parentSpanId);
+    expect(parent?.kind).toBe(5); // CONSUMER
+    expect(parent?.attributes['messaging.consumer.group.name']).toBe('notifications.deliveries');
+    // Within the submission's trace, which started at the gateway's edge.
+    expect(trace.some((s) => s.name === 'POST /f/*' && (s.parentSpanId ?? '') === '')).toBe(true);
+
+    const span = JSON.stringify(smtpSend);
+    for (const secret of [RECIPIENT, mail.from, mail.subject, mail.headers['message-id'] ?? 'no id', MARKER]) {
+      expect(span).not.toContain(secret);
+    }
+    expect(JSON.stringify(otlp.raw())).not.toContain(RECIPIENT);
   });
 });
