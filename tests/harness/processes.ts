@@ -1,8 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { appendFileSync, mkdirSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { resolve } from 'node:path';
+import { freePort } from '@formgate/kit/testing';
 import { extractLinks } from '@formgate/mail';
 import { startSmtpTestServer } from '@formgate/mail/testing';
 import { createAccounts, createOrgKeys } from './accounts.ts';
@@ -13,16 +13,8 @@ export const ROOMY_PLANS_FILE = resolve(import.meta.dirname, 'plans/roomy.json')
 /** Every process's output is kept here, for reading after a failed run. */
 export const PROCESS_LOG_DIR = resolve(ROOT, '.run/test/logs');
 
-export async function freePort(): Promise<number> {
-  return new Promise((res, rej) => {
-    const srv = createServer();
-    srv.once('error', rej);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      srv.close(() => res(typeof addr === 'object' && addr ? addr.port : 0));
-    });
-  });
-}
+/** Below the ephemeral range, so no client socket takes it before the child binds it (`@formgate/kit/testing`). */
+export { freePort };
 
 export interface RunningProcess {
   name: string;

@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
+import { freePort } from './ports.ts';
 
 const run = promisify(execFile);
 const LOCAL = resolve(import.meta.dirname, '../../../../infra/local');
@@ -115,18 +116,6 @@ export async function dedicatedFerretDb(port: number, runDir: string) {
     start: async () => void (await script('start')),
     stop: async () => void (await script('stop')),
   };
-}
-
-async function freePort(): Promise<number> {
-  const { createServer } = await import('node:net');
-  return new Promise((ok, fail) => {
-    const server = createServer();
-    server.once('error', fail);
-    server.listen(0, '127.0.0.1', () => {
-      const port = (server.address() as { port: number }).port;
-      server.close(() => ok(port));
-    });
-  });
 }
 
 /**
