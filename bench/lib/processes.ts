@@ -107,9 +107,8 @@ export async function startServer(opts: {
   // bench/profiles) when they stop (bench/README.md, "Profiling a server").
   const profiled = (process.env.BENCH_CPU_PROF ?? '').split(',').includes(opts.name);
   const profDir = process.env.BENCH_CPU_PROF_DIR ?? join(REPO_ROOT, 'bench/profiles');
-  const profArgs = profiled
-    ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`, `--cpu-prof-name=${opts.name}.cpuprofile`]
-    : [];
+  // One directory per server: every thread writes its own profile (tsx's module loader runs in a worker thread).
+  const profArgs = profiled ? ['--cpu-prof', `--cpu-prof-dir=${join(profDir, opts.name)}`] : [];
   const child = spawn(process.execPath, [...profArgs, '--import', 'tsx', join(REPO_ROOT, opts.script)], {
     cwd: REPO_ROOT,
     env: { ...process.env, HOST: '127.0.0.1', PORT: String(opts.port), ...opts.env },

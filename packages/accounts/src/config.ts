@@ -1,4 +1,5 @@
 import { loadPlans } from '@formgate/kit';
+import { SMTP_POOL_DEFAULTS } from '@formgate/mail';
 import { z } from 'zod';
 import type { StripeSettings } from './billing/stripe-billing.ts';
 
@@ -25,7 +26,7 @@ export const accountEnv = {
     .optional(),
   MAIL_FROM: z.string().min(3).default('Formgate <no-reply@formgate.local>'),
   /** SMTP connections kept open at most: the mails in flight at once (the provider's limit bounds it). */
-  SMTP_MAX_CONNECTIONS: z.coerce.number().int().min(1).max(100).default(10),
+  SMTP_MAX_CONNECTIONS: z.coerce.number().int().min(1).max(100).default(SMTP_POOL_DEFAULTS.maxConnections),
   /** Messages per SMTP connection before it is replaced. */
   SMTP_MAX_MESSAGES: z.coerce.number().int().min(1).max(100_000).default(1000),
   AUTH_SIGN_IN_PER_MINUTE: z.coerce.number().int().positive().default(10),

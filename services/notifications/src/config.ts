@@ -1,4 +1,5 @@
 import { defineConfig, previousSecretEnv, secretEnv, serviceEnv } from '@formgate/kit';
+import { SMTP_POOL_DEFAULTS } from '@formgate/mail';
 import { z } from 'zod';
 
 /** `WEBHOOKS_ALLOW_PRIVATE_TARGETS`: `true` or `false` (default). Shared with the embedded host's config. */
@@ -18,7 +19,7 @@ export const loadNotificationsConfig = defineConfig(
       .optional(),
     MAIL_FROM: z.string().min(3).default('Formgate <no-reply@formgate.local>'),
     /** SMTP connections kept open at most: the mails in flight at once (the provider's limit bounds it). */
-    SMTP_MAX_CONNECTIONS: z.coerce.number().int().min(1).max(100).default(10),
+    SMTP_MAX_CONNECTIONS: z.coerce.number().int().min(1).max(100).default(SMTP_POOL_DEFAULTS.maxConnections),
     /** Messages per SMTP connection before it is replaced. */
     SMTP_MAX_MESSAGES: z.coerce.number().int().min(1).max(100_000).default(1000),
     MAIL_DIR: z.string().default('./data/mail'),

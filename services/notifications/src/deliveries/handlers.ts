@@ -139,7 +139,7 @@ export function cheapFirst(deliveries: Delivery[]): Delivery[] {
 
 /** Forms of one batch planned at once; first attempts (mails, webhooks) made at once across the batch. */
 const FORM_CONCURRENCY = 8;
-/** First attempts in flight at once: above the SMTP pool's default size (10), so that no connection idles. */
+/** First attempts in flight at once: above the SMTP pool's default size (20), so that no connection idles. */
 const ATTEMPT_CONCURRENCY = 24;
 
 type Received = { data: SubmissionReceived['data']; occurredAt: string };
