@@ -93,7 +93,10 @@ export function generate(v: { name?: string | undefined }) {
   }
   return {
     values: Object.fromEntries(valid.map((n) => [n, newSecretValue()])),
-    keepPreviousFor: Object.fromEntries(valid.map((n) => [`${n}_PREVIOUS`, RECOMMENDED_WINDOW[DISTRIBUTED[n]]])),
+    // AUTH_SECRET has no `_PREVIOUS` setting (better-auth signs with one secret, ADR 50): no window to keep.
+    keepPreviousFor: Object.fromEntries(
+      valid.filter((n) => n !== 'AUTH_SECRET').map((n) => [`${n}_PREVIOUS`, RECOMMENDED_WINDOW[DISTRIBUTED[n]]]),
+    ),
     steps: [
       'In the Secret formgate-secrets, for each NAME: set NAME_PREVIOUS to its current value, NAME to the new one.',
       'Roll every Deployment (kubectl rollout restart deployment): new values sign, previous ones still verify.',
