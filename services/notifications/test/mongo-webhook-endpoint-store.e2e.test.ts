@@ -1,35 +1,16 @@
-import { randomUUID } from 'node:crypto';
 import { useTestMongo } from '@formgate/store/testing';
 import { expect, it } from 'vitest';
 import { createMongoWebhookEndpointStore } from '../src/endpoints/mongo-webhook-endpoint-store.ts';
 import { disablingKey, type WebhookEndpoint } from '../src/endpoints/webhook-endpoint-store.ts';
 import { generateWebhookSecret } from '../src/webhooks/index.ts';
-import { runWebhookEndpointStoreContract } from './webhook-endpoint-store.contract.ts';
+import { endpoint, runWebhookEndpointStoreContract, T0 } from './webhook-endpoint-store.contract.ts';
 
 // biome-ignore lint/correctness/useHookAtTopLevel: a vitest lifecycle helper, not a React hook (react is a dependency here)
 const mongo = useTestMongo();
 
 runWebhookEndpointStoreContract({ name: 'mongo', create: () => createMongoWebhookEndpointStore(mongo()) });
 
-const T0 = '2026-11-20T10:00:00.000Z';
 const at = (ms: number) => new Date(Date.parse(T0) + ms).toISOString();
-
-const endpoint = (): WebhookEndpoint => ({
-  id: randomUUID(),
-  orgId: `org_${randomUUID()}`,
-  formId: `form_${randomUUID()}`,
-  url: 'https://hooks.example/0',
-  kind: 'standard',
-  events: ['submission.created'],
-  enabled: true,
-  disabledReason: null,
-  enabledAt: T0,
-  secret: generateWebhookSecret(),
-  previousSecret: null,
-  createdAt: T0,
-  updatedAt: T0,
-  revision: 0,
-});
 
 // FerretDB 1.24 writes the whole document back on every update: a disabling written on the endpoint's document put
 // back the URL or secret a person had just changed. The service's disablings are insert-only records now.

@@ -11,10 +11,11 @@ export interface WebhookEndpointStoreTarget {
   create: () => Promise<WebhookEndpointStore>;
 }
 
-const T0 = '2026-11-20T10:00:00.000Z';
+export const T0 = '2026-11-20T10:00:00.000Z';
 const at = (seconds: number) => new Date(Date.parse(T0) + seconds * 1000).toISOString();
 
-const endpoint = (over: Partial<WebhookEndpoint> = {}): WebhookEndpoint => ({
+/** An enabled endpoint of a form of its own, at `T0` (shared with the adapters' own tests). */
+export const endpoint = (over: Partial<WebhookEndpoint> = {}): WebhookEndpoint => ({
   id: randomUUID(),
   orgId: `org_${randomUUID()}`,
   formId: `form_${randomUUID()}`,

@@ -1,8 +1,8 @@
 import { execFile } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
+import { canListen } from '@formgate/kit/testing';
 
 const run = promisify(execFile);
 const ROOT = resolve(import.meta.dirname, '../../..');
@@ -37,14 +37,6 @@ const alive = (pid: number) => {
   }
 };
 
-/** Whether nothing listens on 127.0.0.1:`port` (a listen there succeeds). */
-const portFree = (port: number) =>
-  new Promise<boolean>((resolveFree) => {
-    const server = createServer();
-    server.once('error', () => resolveFree(false));
-    server.listen(port, '127.0.0.1', () => server.close(() => resolveFree(true)));
-  });
-
 /**
  * The first `port`, `port`+1 pair at or after `preferred` (by steps of 2, within ten ports) where both are free: a server
  * some other run left on the preferred ports (another checkout's, under another run dir that `stop` cannot reach)
@@ -53,7 +45,7 @@ const portFree = (port: number) =>
 async function freePortPair(preferred: number) {
   const last = preferred + 8; // each server keeps to its ten ports (Kafka 29520–29529, FerretDB 29530–29539)
   for (let port = preferred; port <= last; port += 2) {
-    if ((await portFree(port)) && (await portFree(port + 1))) return port;
+    if ((await canListen(port)) && (await canListen(port + 1))) return port;
   }
   throw new Error(`no two free ports from ${preferred} to ${last + 1} for a scenario-owned server`);
 }
@@ -97,7 +89,7 @@ export async function startOwnBackend(kind: BackendKind, preferredPort: number):
     }
     return pid;
   };
-  await sh('stop', 90_000);
+  // Stopped above on the preferred port; on another, a server of ours would have kept it from being free.
   rmSync(instanceDir, { recursive: true, force: true });
   const start = async () => {
     const last = (await sh('start', 180_000)).trim().split('\n').at(-1) ?? '';

@@ -8,6 +8,8 @@ const SESSION_TIMEOUT_MS = 10_000;
 /** Longest pause before a crashed consumer restarts (then kafkajs waits up to `MAX_RETRY_MS` more). */
 const MAX_RESTART_DELAY_MS = 2_000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** The pause before restart n of a crashed consumer. */
+const restartDelay = (crashes: number) => Math.min(250 * 2 ** crashes, MAX_RESTART_DELAY_MS);
 
 /** Per consumer: crashes since the last commit (for the restart backoff) and whether it is being stopped. */
 export interface ConsumerState {
@@ -44,7 +46,7 @@ export function createConsumerFactory(kafka: Kafka, opts: ConsumerFactoryOptions
         ...CONSUMER_RETRY,
         restartOnFailure: async () => {
           const crashes = ++state.crashes;
-          await sleep(Math.min(250 * 2 ** crashes, MAX_RESTART_DELAY_MS));
+          await sleep(restartDelay(crashes));
           return !state.stopping && crashes <= opts.maxRestarts;
         },
       },
@@ -60,7 +62,7 @@ export function createConsumerFactory(kafka: Kafka, opts: ConsumerFactoryOptions
             opts.onError(new Error(`gave up after ${crashes - 1} restarts`), `consumer ${groupId} stopped consuming`);
             return;
           }
-          await sleep(Math.min(250 * 2 ** crashes, MAX_RESTART_DELAY_MS));
+          await sleep(restartDelay(crashes));
           if (state.stopping) return;
           try {
             await relaunchConsumer();
@@ -95,4 +97,13 @@ export async function startConsumer(consumer: Consumer, topic: string, fromBegin
     await consumer.disconnect().catch(() => {});
     throw new BusUnavailableError(`cannot subscribe to ${topic}`, { cause: err });
   }
+}
+
+/** `ConsumerState.relaunch` of `consumer` on `topic`, run again by `run` (unless it was stopped meanwhile). */
+export function relauncher(consumer: Consumer, topic: string, state: ConsumerState, run: () => unknown) {
+  return async () => {
+    await startConsumer(consumer, topic, true);
+    if (state.stopping) return void (await consumer.disconnect());
+    void run();
+  };
 }

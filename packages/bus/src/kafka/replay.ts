@@ -4,7 +4,7 @@ import { type BusMessage, BusUnavailableError, type Subscription } from '../even
 import type { SubscriptionRegistry } from '../subscriptions.ts';
 import type { Topics } from './admin.ts';
 import type { OnError } from './client.ts';
-import { type ConsumerFactory, type ConsumerState, startConsumer } from './consumer.ts';
+import { type ConsumerFactory, type ConsumerState, relauncher, startConsumer } from './consumer.ts';
 import { toBusMessage } from './messages.ts';
 import type { Namespace } from './namespace.ts';
 
@@ -74,11 +74,9 @@ export function createReplay(deps: ReplayDeps) {
       });
     await run();
     // After a crash kafkajs leaves stopped (`consumer.ts`): read the topic again from its start and keep following.
-    state.relaunch = async () => {
-      await startConsumer(consumer, physical, true);
-      if (state.stopping) return void (await consumer.disconnect());
-      void run().catch((err) => deps.onError(err, `replay of ${topic}`));
-    };
+    state.relaunch = relauncher(consumer, physical, state, () =>
+      run().catch((err) => deps.onError(err, `replay of ${topic}`)),
+    );
     await caughtUp.done.catch(async (err) => {
       await stop().catch(() => {});
       throw err;

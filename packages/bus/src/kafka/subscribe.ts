@@ -13,7 +13,7 @@ import type { BusMetrics } from '../metrics.ts';
 import type { SubscriptionRegistry } from '../subscriptions.ts';
 import type { Topics } from './admin.ts';
 import type { OnError } from './client.ts';
-import { type ConsumerFactory, type ConsumerState, HEARTBEAT_MS, startConsumer } from './consumer.ts';
+import { type ConsumerFactory, type ConsumerState, HEARTBEAT_MS, relauncher, startConsumer } from './consumer.ts';
 import type { GroupStart } from './group-start.ts';
 import { toBusMessage } from './messages.ts';
 import type { Namespace } from './namespace.ts';
@@ -227,11 +227,7 @@ export function createSubscribe(deps: SubscribeDeps) {
         .catch(report);
     void run();
     // After a crash kafkajs leaves stopped (`consumer.ts`): the same consumer connects, subscribes and runs again.
-    state.relaunch = async () => {
-      await startConsumer(consumer, physical, true);
-      if (state.stopping) return void (await consumer.disconnect());
-      void run();
-    };
+    state.relaunch = relauncher(consumer, physical, state, run);
     return deps.registry.track(async () => {
       stopWatching();
       state.stopping = true;

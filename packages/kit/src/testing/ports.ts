@@ -9,7 +9,8 @@ import { createServer } from 'node:net';
 const FIRST = 10_000;
 const LAST = 28_999;
 
-const canListen = (port: number) =>
+/** Whether nothing listens on 127.0.0.1:`port` now (a listen there succeeds). */
+export const canListen = (port: number) =>
   new Promise<boolean>((resolveFree) => {
     const server = createServer();
     server.once('error', () => resolveFree(false));
