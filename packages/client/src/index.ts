@@ -1,3 +1,4 @@
 export * from './client.ts';
 export * from './errors.ts';
+export type { components as OpenApiComponents, paths as OpenApiPaths } from './openapi.ts';
 export * from './submit.ts';
