@@ -52,8 +52,14 @@ interface MetricSpec {
   registry: Registry;
 }
 
-/** What a prom-client `Registry` reads from a metric (`get()`), registered with `registerMetric`. */
-function register(registry: Registry, metric: { name: string; type: string; get(): unknown; reset(): void }) {
+/**
+ * What a prom-client `Registry` reads from a metric (`get()`), registered with `registerMetric`; `labelNames` as
+ * prom-client's own metrics carry them, so a reader of the registry (the alert rules' test) sees every metric's labels.
+ */
+function register(
+  registry: Registry,
+  metric: { name: string; type: string; labelNames: readonly string[]; get(): unknown; reset(): void },
+) {
   registry.registerMetric(metric as unknown as Parameters<Registry['registerMetric']>[0]);
 }
 
@@ -65,6 +71,7 @@ export class FastCounter {
     register(spec.registry, {
       name: spec.name,
       type: 'counter',
+      labelNames: spec.labelNames,
       get: () => ({
         name: spec.name,
         help: spec.help,
@@ -101,6 +108,7 @@ export class FastHistogram {
     register(spec.registry, {
       name: spec.name,
       type: 'histogram',
+      labelNames: spec.labelNames,
       get: () => {
         const values: { labels: Record<string, string>; value: number; metricName: string }[] = [];
         for (const c of children.all) {
