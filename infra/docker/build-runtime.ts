@@ -13,7 +13,17 @@
  * dependencies or tests ends up in the tree; `node dist/embedded.mjs` runs it from `<out>`.
  */
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { build } from 'esbuild';
@@ -60,6 +70,21 @@ export const VENDORED = [
     env: 'API_REFERENCE_BUNDLE',
   },
 ] as const;
+
+/**
+ * The most the tree may weigh, in bytes of its files (20.6 MiB on 2026-11-24: bundles 11.5 MB, Scalar's bundle
+ * 4.4 MB, better-sqlite3 4.7 MB, the dashboard 1 MB). `tests/integration/runtime-image.int.test.ts` fails above it:
+ * a dependency that stops bundling, source maps or a stray package show there before they reach the image.
+ */
+export const RUNTIME_BUDGET_BYTES = 26 * 2 ** 20;
+
+/** Bytes of the files under `dir` (what the image's `COPY` adds, directory entries aside). */
+export function treeBytes(dir: string): number {
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .map((f) => statSync(join(dir, f)))
+    .filter((s) => s.isFile())
+    .reduce((sum, s) => sum + s.size, 0);
+}
 
 interface PackageJson {
   name: string;
@@ -194,5 +219,8 @@ if (process.argv[1] && realpathSync(process.argv[1]) === realpathSync(import.met
   const out = resolve(process.argv[2] ?? join(ROOT, '.run/runtime'));
   const started = Date.now();
   await buildRuntime(out, { web: !process.argv.includes('--no-web') });
-  process.stdout.write(`runtime tree in ${out} (${((Date.now() - started) / 1000).toFixed(1)} s)\n`);
+  const mib = (bytes: number) => (bytes / 2 ** 20).toFixed(1);
+  process.stdout.write(
+    `runtime tree in ${out}: ${mib(treeBytes(out))} MiB (budget ${mib(RUNTIME_BUDGET_BYTES)} MiB) in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
+  );
 }

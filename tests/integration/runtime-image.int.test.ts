@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildRuntime, EXTERNAL, VENDORED } from '../../infra/docker/build-runtime.ts';
+import { buildRuntime, EXTERNAL, RUNTIME_BUDGET_BYTES, treeBytes, VENDORED } from '../../infra/docker/build-runtime.ts';
 import { ENTRY_POINTS } from '../../infra/docker/entry-points.ts';
 import { createAccounts, createOrgKeys } from '../harness/accounts.ts';
 import { waitForMailLink } from '../harness/browser-session.ts';
@@ -100,6 +100,14 @@ describe('the production image: its Dockerfile and the runtime tree it copies', 
     const dev = workspaceDependencies('devDependencies');
     expect(dev).toEqual(expect.arrayContaining(['vitest', 'typescript', 'tsx', '@biomejs/biome']));
     expect(installed.filter((name) => dev.includes(name) || name.startsWith('@'))).toEqual([]);
+    // Nor at any depth: the test and build tools, whichever workspace package lists them and however they'd come in.
+    const packages = new Set(
+      files.flatMap((f) => [...f.matchAll(/(?:^|\/)node_modules\/((?:@[^/]+\/)?[^/]+)(?=\/)/g)].map((m) => m[1])),
+    );
+    expect([...packages]).toEqual(expect.arrayContaining(Object.keys(EXTERNAL)));
+    const devOnly =
+      /^(vitest|@vitest\/.*|typescript|tsx|esbuild|@esbuild\/.*|vite|@biomejs\/.*|playwright-core|testcontainers|@testcontainers\/.*)$/;
+    expect([...packages].filter((name) => devOnly.test(name as string))).toEqual([]);
     // Besides node_modules, only the vendored browser files of production dependencies (no source maps).
     const prod = workspaceDependencies('dependencies');
     expect(files.filter((f) => f.startsWith('vendor/'))).toEqual(VENDORED.map((v) => v.to));
@@ -111,6 +119,24 @@ describe('the production image: its Dockerfile and the runtime tree it copies', 
     for (const file of files.filter((f) => f.endsWith('.mjs'))) {
       expect(readFileSync(join(tree, file), 'utf8'), file).not.toMatch(/from\s*["'](@formgate\/|\.\.?\/.*\.tsx?["'])/);
     }
+  });
+
+  it('fits the size budget (RUNTIME_BUDGET_BYTES, in bytes of its files)', () => {
+    const sizes = new Map<string, number>();
+    for (const file of filesUnder(tree)) {
+      const part = file
+        .split('/')
+        .slice(0, file.startsWith('node_modules/') ? 2 : 1)
+        .join('/');
+      sizes.set(part, (sizes.get(part) ?? 0) + statSync(join(tree, file)).size);
+    }
+    const total = [...sizes.values()].reduce((a, b) => a + b, 0);
+    // What `pnpm build:runtime` prints is this number.
+    expect(treeBytes(tree)).toBe(total);
+    const parts = [...sizes].sort((a, b) => b[1] - a[1]).map(([part, bytes]) => `${part} ${bytes}`);
+    expect(total, `the tree's ${total} bytes, largest parts first:\n${parts.join('\n')}`).toBeLessThan(
+      RUNTIME_BUDGET_BYTES,
+    );
   });
 
   it('starts every distributed entry point from the tree: each loads and stops at its configuration', async () => {
