@@ -8,7 +8,8 @@ import { defineConfig } from 'vitest/config';
  * works in a namespace of its own there (topics and consumer groups under `KAFKA_TOPIC_PREFIX`, databases under
  * `MONGO_DB_PREFIX`, ADR 53), so it runs two files at a time (group 1; more would starve the processes of the
  * distributed deployments on two cores). The tiers that drive Chromium (browser) or inject faults (reliability)
- * keep one file at a time, each tier in its own group after it.
+ * keep one file at a time, each tier in its own group after it (2, 3). Every tier but unit and web records the API
+ * answers it sees; the api-conformance check runs last (group 4).
  */
 const PARALLEL = { maxWorkers: 3, sequence: { groupOrder: 0 } };
 const serial = (groupOrder: number) => ({ maxWorkers: 1, fileParallelism: false, sequence: { groupOrder } });
@@ -72,23 +73,15 @@ export default defineConfig({
         },
       },
       {
-        // The answers the int and e2e tiers recorded (.run/api-samples/) against the OpenAPI description, once both
-        // tiers are done: a later group (2) than theirs (0 and 1), beside the browser tier. A throwing global
-        // teardown would not do: vitest prints it but exits 0 (ADR 52).
-        test: {
-          name: 'api-conformance',
-          include: ['tests/conformance/**/*.conformance.test.ts'],
-          exclude: ['**/node_modules/**'],
-          ...serial(2),
-        },
-      },
-      {
         // Real Chromium (Debian's, tests/harness/chromium.ts) against the running app; screenshots of every screen
         // go to .run/artifacts/screenshots. One file at a time: a browser and an app per file on two cores.
         test: {
           name: 'browser',
           include: ['tests/browser/**/*.browser.test.ts'],
           exclude: ['**/node_modules/**'],
+          // Node's fetch and Chromium's pages (launchChromium) record their API answers.
+          globalSetup: ['tests/harness/api-samples.global-setup.ts'],
+          setupFiles: ['tests/harness/api-recording.setup.ts'],
           testTimeout: 60_000,
           hookTimeout: 180_000,
           ...serial(2),
@@ -101,10 +94,25 @@ export default defineConfig({
           name: 'reliability',
           include: ['tests/reliability/**/*.reliability.test.ts'],
           exclude: ['**/node_modules/**'],
-          globalSetup: ['tests/harness/global-setup.ts'],
+          // fetch and the load generator record their API answers (bounded per route and status: api-recorder.ts).
+          globalSetup: ['tests/harness/global-setup.ts', 'tests/harness/api-samples.global-setup.ts'],
+          setupFiles: ['tests/harness/api-recording.setup.ts'],
           testTimeout: 300_000,
           hookTimeout: 300_000,
           ...serial(3),
+        },
+      },
+      {
+        // The answers the int, e2e, browser and reliability tiers recorded (.run/api-samples/) against the OpenAPI
+        // description, once they are all done: the last group (4). It shared group 2 with the browser tier before,
+        // where it ran as one more file of that single-worker queue, so the run's length does not change (the file
+        // itself takes about 3 s, 0.5 s of it the check). A throwing global teardown would not do: vitest prints it
+        // but exits 0 (ADR 52).
+        test: {
+          name: 'api-conformance',
+          include: ['tests/conformance/**/*.conformance.test.ts'],
+          exclude: ['**/node_modules/**'],
+          ...serial(4),
         },
       },
     ],

@@ -8,6 +8,7 @@ import { promisify } from 'node:util';
 import { build } from 'esbuild';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { flushApiRecorder, recordedApiSamples } from '../harness/api-recorder.ts';
 import { launchChromium } from '../harness/chromium.ts';
 import { startTestApp, type TestApp, type TestForm } from '../harness/embedded-app.ts';
 
@@ -196,5 +197,14 @@ describe('@formgate/client/react in Chromium: useForm against embedded Formgate'
     expect(await page.locator('#submission-id').count()).toBe(0);
     expect(await page.getByRole('button', { name: 'Send', exact: true }).isEnabled()).toBe(true);
     expect((await app.listSubmissions(form.id)).data.length).toBe(before);
+  });
+
+  it("records Chromium's answers for the API conformance check, beside the test's own fetch", async () => {
+    await flushApiRecorder();
+    // Only the page posts a body to the form's endpoint (a sent form, a value over 64 KiB): these two samples come
+    // from launchChromium's response hook.
+    expect(recordedApiSamples().map((s) => `${s.method} ${s.route} ${s.status}`)).toEqual(
+      expect.arrayContaining(['POST /f/:formKey 200', 'POST /f/:formKey 413']),
+    );
   });
 });

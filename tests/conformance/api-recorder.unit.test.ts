@@ -75,4 +75,39 @@ describe('the API recorder', () => {
     expect(rest).toEqual([]);
     expect(failure).toMatch(/^GET \/api\/v1\/site → 200: data must be object/);
   });
+
+  it('stops reading bodies of a route and status after 100 answers of it in a process', async () => {
+    let shape = '{"id":"a"}';
+    const recorder = createApiRecorder(
+      async () => new Response(shape, { headers: { 'content-type': 'application/json' } }),
+    );
+    for (let i = 0; i < 100; i++) await recorder.fetch(`${base}/api/v1/forms/f${i}`);
+    shape = '{"name":"b"}';
+    await recorder.fetch(`${base}/api/v1/forms/late`);
+    await recorder.fetch(`${base}/api/v1/forms/late`, { method: 'DELETE' });
+    await recorder.flush();
+    expect(recorder.samples.map((s) => `${s.method} ${JSON.stringify(s.body)}`)).toEqual([
+      'GET {"id":"a"}',
+      'DELETE {"name":"b"}',
+    ]);
+  });
+
+  it("records answers another client saw (Chromium's, node:http's) and lets go of other paths' bodies", async () => {
+    const recorder = createApiRecorder(fetch);
+    const discarded: string[] = [];
+    const answer = (path: string, text: string) => ({
+      method: 'POST',
+      path,
+      status: 200,
+      contentType: 'application/json; charset=utf-8',
+      text: async () => text,
+      discard: () => discarded.push(path),
+    });
+    recorder.record(answer('/f/abc123', '{"ok":true}'));
+    recorder.record(answer('/api/auth/sign-in/email', '{}'));
+    await recorder.flush();
+    expect(discarded).toEqual(['/api/auth/sign-in/email']);
+    expect(recorder.samples).toMatchObject([{ method: 'POST', status: 200, body: { ok: true } }]);
+    expect(recorder.samples[0]?.route).toMatch(/^\/f\/:/);
+  });
 });

@@ -16,6 +16,8 @@ export interface ApiSample {
 const MAX_BODY_CHARS = 256 * 1024;
 /** Distinct body shapes kept per route and status. */
 const MAX_SHAPES = 4;
+/** Bodies read per route and status in one process (the reliability tier sends thousands of the same answer). */
+const MAX_READS = 100;
 /** Paths that may be API routes: only their answers are cloned. */
 const API_PATH = /^\/(?:api\/v1\/|f\/)/;
 
@@ -64,7 +66,7 @@ function shapeOf(value: unknown): string {
   return value === null ? 'null' : typeof value;
 }
 
-/** Where the int and e2e tiers record (`tests/harness/api-recording.setup.ts`) and the check reads. */
+/** Where the int, e2e, browser and reliability tiers record (`tests/harness/api-recording.setup.ts`) and the check reads. */
 export const API_SAMPLES_DIR = resolve(import.meta.dirname, '../../.run/api-samples');
 
 /** Written by the tiers' global setup when a run records: the check then insists on samples. */
@@ -76,9 +78,25 @@ export const RECORDING_MARKER = 'recording.json';
  */
 export const STAND_IN_HEADER = 'x-test-stand-in';
 
+/**
+ * One answer seen by any client (Node's `fetch`, Chromium, the load generator's `node:http`): what a sample is made
+ * of. `text` reads the body (null when it is longer than `MAX_BODY_CHARS` or cannot be read); `discard` lets go of
+ * a body that will not be read.
+ */
+export interface SeenAnswer {
+  method: string;
+  path: string;
+  status: number;
+  contentType: string | null;
+  text(): Promise<string | null>;
+  discard?(): void;
+}
+
 /** A `fetch` that records, what it recorded, and how to wait for the samples still being read. */
 export interface ApiRecorder {
   fetch: typeof fetch;
+  /** Records an answer another client saw. */
+  record(answer: SeenAnswer): void;
   samples: ApiSample[];
   /** Waits until every answer received so far is recorded. */
   flush(): Promise<void>;
@@ -102,22 +120,26 @@ async function readCapped(res: Response): Promise<string | null> {
 }
 
 /**
- * Wraps `original`: every API answer it returns is recorded (in `samples`, and appended to `file` when given),
- * deduplicated by route, status and body shape, at most `MAX_SHAPES` per route and status. The caller gets the
- * original response untouched: the recorder reads a clone (a tee of the body), so streams and `bodyUsed` behave as
- * without it, and a body the caller never reads is still recorded.
+ * Wraps `original`: every API answer it returns, and every one given to `record`, is recorded (in `samples`, and
+ * appended to `file` when given), deduplicated by route, status and body shape, at most `MAX_SHAPES` per route and
+ * status; past `MAX_READS` answers of one route and status the bodies are no longer read, so a load of thousands
+ * costs a route lookup each. The caller gets the original response untouched: the recorder reads a clone (a tee of
+ * the body), so streams and `bodyUsed` behave as without it, and a body the caller never reads is still recorded.
  */
 export function createApiRecorder(original: typeof fetch, file?: string): ApiRecorder {
   const pending = new Set<Promise<void>>();
-  const seen = new Map<string, Set<string>>();
+  const seen = new Map<string, { shapes: Set<string>; reads: number }>();
   const samples: ApiSample[] = [];
-  const record = (method: string, path: string, res: Response) => {
-    const copy = res.clone();
+  const record = (answer: SeenAnswer) => {
+    const { method, status, contentType } = answer;
     const done = (async () => {
-      const route = await routeOf(method, path);
-      if (!route) return void (await copy.body?.cancel());
-      const contentType = copy.headers.get('content-type');
-      const text = await readCapped(copy);
+      const route = await routeOf(method, answer.path);
+      const key = `${method} ${route} ${status}`;
+      const entry = seen.get(key) ?? { shapes: new Set<string>(), reads: 0 };
+      if (!route || entry.shapes.size >= MAX_SHAPES || entry.reads >= MAX_READS) return answer.discard?.();
+      seen.set(key, entry);
+      entry.reads++;
+      const text = await answer.text();
       let body: unknown = text;
       if (text && contentType?.startsWith('application/json')) {
         try {
@@ -126,13 +148,10 @@ export function createApiRecorder(original: typeof fetch, file?: string): ApiRec
           // Kept as text: a JSON answer that does not parse fails the check against its object schema.
         }
       }
-      const key = `${method} ${route} ${res.status}`;
-      const shapes = seen.get(key) ?? new Set<string>();
       const shape = `${contentType} ${shapeOf(body)}`;
-      if (shapes.has(shape) || shapes.size >= MAX_SHAPES) return;
-      shapes.add(shape);
-      seen.set(key, shapes);
-      const sample: ApiSample = { method, route, status: res.status, contentType, body };
+      if (entry.shapes.has(shape) || entry.shapes.size >= MAX_SHAPES) return;
+      entry.shapes.add(shape);
+      const sample: ApiSample = { method, route, status, contentType, body };
       samples.push(sample);
       if (file) appendFileSync(file, `${JSON.stringify(sample)}\n`);
     })().catch(() => {
@@ -146,11 +165,23 @@ export function createApiRecorder(original: typeof fetch, file?: string): ApiRec
     const request = input instanceof Request ? input : undefined;
     const method = (init?.method ?? request?.method ?? 'GET').toUpperCase();
     const path = new URL(request ? request.url : String(input)).pathname;
-    if (API_PATH.test(path) && !res.headers.has(STAND_IN_HEADER)) record(method, path, res);
+    if (API_PATH.test(path) && !res.headers.has(STAND_IN_HEADER)) {
+      const copy = res.clone();
+      record({
+        method,
+        path,
+        status: res.status,
+        contentType: copy.headers.get('content-type'),
+        text: () => readCapped(copy),
+        // Not awaited: a tee's branch cancels only once the caller's branch is read or cancelled too.
+        discard: () => void copy.body?.cancel().catch(() => {}),
+      });
+    }
     return res;
   };
   return {
     fetch: recording,
+    record,
     samples,
     flush: async () => {
       while (pending.size) await Promise.all(pending);
@@ -163,9 +194,10 @@ const STATE = Symbol.for('formgate.apiRecorder');
 const holder = globalThis as { [STATE]?: ApiRecorder };
 
 /**
- * Replaces the global `fetch` with a recording one appending to `<dir>/api-samples-<pid>.ndjson`. The int and e2e
- * tiers install it for every file (`api-recording.setup.ts`, into `API_SAMPLES_DIR`) and the `api-conformance`
- * project checks what they saw against the OpenAPI description; elsewhere it is opt-in (`FORMGATE_API_RECORD=<dir>`).
+ * Replaces the global `fetch` with a recording one appending to `<dir>/api-samples-<pid>.ndjson`. The int, e2e,
+ * browser and reliability tiers install it for every file (`api-recording.setup.ts`, into `API_SAMPLES_DIR`) and
+ * the `api-conformance` project checks what they saw against the OpenAPI description; elsewhere it is opt-in
+ * (`FORMGATE_API_RECORD=<dir>`).
  * A test that stubs `fetch` afterwards replaces it as it would the original.
  */
 export function installApiRecorder(dir = process.env.FORMGATE_API_RECORD): void {
@@ -174,6 +206,16 @@ export function installApiRecorder(dir = process.env.FORMGATE_API_RECORD): void 
   const recorder = createApiRecorder(globalThis.fetch, join(dir, `api-samples-${process.pid}.ndjson`));
   holder[STATE] = recorder;
   globalThis.fetch = recorder.fetch;
+}
+
+/**
+ * Records an answer a client other than `fetch` saw (Chromium, `node:http`) when this process records; otherwise
+ * lets go of it.
+ */
+export function recordApiAnswer(answer: SeenAnswer): void {
+  const recorder = holder[STATE];
+  if (recorder) recorder.record(answer);
+  else answer.discard?.();
 }
 
 /** The samples this process recorded so far (after `flushApiRecorder`: all of them). */

@@ -1,8 +1,9 @@
 import { afterAll } from 'vitest';
 import { API_SAMPLES_DIR, flushApiRecorder, installApiRecorder } from './api-recorder.ts';
 
-// Every int and e2e test file records the API answers its `fetch` sees (vitest `setupFiles`, vitest.config.ts);
-// the `api-conformance` project checks them against the OpenAPI description after the tiers ran.
+// Every int, e2e, browser and reliability test file records the API answers its `fetch` sees (vitest `setupFiles`,
+// vitest.config.ts), and what Chromium (browser-api-recorder.ts) and the load generator give it; the
+// `api-conformance` project checks them against the OpenAPI description after the tiers ran.
 installApiRecorder(process.env.FORMGATE_API_RECORD || API_SAMPLES_DIR);
 
 afterAll(async () => {

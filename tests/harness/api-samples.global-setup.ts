@@ -3,9 +3,10 @@ import { join } from 'node:path';
 import { API_SAMPLES_DIR, RECORDING_MARKER } from './api-recorder.ts';
 
 /**
- * The int and e2e tiers' global setup: empties `.run/api-samples/` once per vitest run (both tiers call it; the
- * second call sees this process's marker and keeps what the first one's files may already have recorded), and
- * leaves a marker saying that this run records, so the `api-conformance` check insists on samples.
+ * The recording tiers' global setup (int, e2e, browser, reliability): empties `.run/api-samples/` once per vitest
+ * run (every tier calls it; a later call sees this process's marker and keeps what the first one's files may already
+ * have recorded), and leaves a marker saying that this run records, so the `api-conformance` check insists on
+ * samples.
  */
 export default function setup(): void {
   const dir = process.env.FORMGATE_API_RECORD || API_SAMPLES_DIR;

@@ -3,6 +3,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import AxeBuilder from '@axe-core/playwright';
 import { type Browser, chromium, type Page } from 'playwright-core';
+import { recordBrowserApiAnswers } from './browser-api-recorder.ts';
 
 /** Screenshots of every screen, kept as test artifacts (`.ci/run` leaves them in the clone). */
 export const SCREENSHOT_DIR = resolve(import.meta.dirname, '../../.run/artifacts/screenshots');
@@ -26,9 +27,15 @@ export function chromiumPath(): string {
   }
 }
 
+/** Chromium, whose pages' API answers the process's API recorder records (`browser-api-recorder.ts`). */
 export async function launchChromium(): Promise<Browser> {
   // --no-sandbox: CI runs as root, where Chromium's sandbox refuses to start.
-  return chromium.launch({ executablePath: chromiumPath(), args: ['--no-sandbox', '--disable-dev-shm-usage'] });
+  const browser = await chromium.launch({
+    executablePath: chromiumPath(),
+    args: ['--no-sandbox', '--disable-dev-shm-usage'],
+  });
+  recordBrowserApiAnswers(browser);
+  return browser;
 }
 
 export const VIEWPORTS = { desktop: { width: 1280, height: 800 }, mobile: { width: 375, height: 740 } } as const;

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,6 +16,7 @@ import { createFormsService, createSqliteFormsStore } from '@formgate/forms';
 import { createGateway, formsCaller, ROUTES, siteConfigFrom, startSiteProvisioning } from '@formgate/gateway';
 import { altchaDifficulty, captchaVerifyConfig, createIngestService } from '@formgate/ingest';
 import {
+  AppError,
   createFileLinks,
   createHttpServer,
   createIdentityCodec,
@@ -32,6 +33,7 @@ import {
   stopTracing,
   systemClock,
   systemIds,
+  toErrorBody,
   withReadyz,
 } from '@formgate/kit';
 import {
@@ -68,8 +70,10 @@ export async function startEmbedded(config: EmbeddedConfig, seams: EmbeddedSeams
   // Before anything listens or opens: a bad PLANS_FILE stops the boot listing every problem.
   const catalog = loadPlans(config.PLANS_FILE);
   // Listen first: with PORT=0 the public URL (cookies, links in emails) is known only then.
+  // Until then every request gets the API's 503 `UPSTREAM_UNAVAILABLE` envelope (documented on every route).
   let handler: (req: IncomingMessage, res: ServerResponse) => void = (_req, res) => {
-    res.writeHead(503, { 'retry-after': '1' }).end();
+    const body = JSON.stringify(toErrorBody(new AppError('UPSTREAM_UNAVAILABLE'), randomUUID()));
+    res.writeHead(503, { 'content-type': 'application/json; charset=utf-8', 'retry-after': '1' }).end(body);
   };
   // `GET /readyz` (docs/operations.md): 503 until every service started (views replayed) and from shutdown on.
   const readiness = createReadiness({

@@ -1308,7 +1308,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `AUTH_UNAVAILABLE`: Credentials cannot be checked right now; retry shortly; `STORE_UNAVAILABLE`: The service cannot reach its database right now; retry shortly */
+            /** @description `AUTH_UNAVAILABLE`: Credentials cannot be checked right now; retry shortly; `UPSTREAM_UNAVAILABLE`: Service unavailable, retry shortly; `STORE_UNAVAILABLE`: The service cannot reach its database right now; retry shortly */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -1319,7 +1319,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "AUTH_UNAVAILABLE" | "STORE_UNAVAILABLE";
+                            code: "AUTH_UNAVAILABLE" | "UPSTREAM_UNAVAILABLE" | "STORE_UNAVAILABLE";
                             message: string;
                             requestId: string;
                             /** @description Validation issues `[{path, message}]`, or the documented details of a code */
@@ -1409,7 +1409,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `STORE_UNAVAILABLE`: The service cannot reach its database right now; retry shortly; `AUTH_UNAVAILABLE`: Credentials cannot be checked right now; retry shortly */
+            /** @description `UPSTREAM_UNAVAILABLE`: Service unavailable, retry shortly; `STORE_UNAVAILABLE`: The service cannot reach its database right now; retry shortly; `AUTH_UNAVAILABLE`: Credentials cannot be checked right now; retry shortly */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -1420,7 +1420,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "STORE_UNAVAILABLE" | "AUTH_UNAVAILABLE";
+                            code: "UPSTREAM_UNAVAILABLE" | "STORE_UNAVAILABLE" | "AUTH_UNAVAILABLE";
                             message: string;
                             requestId: string;
                             /** @description Validation issues `[{path, message}]`, or the documented details of a code */
@@ -1467,7 +1467,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `STORE_UNAVAILABLE`: The service cannot reach its database right now; retry shortly */
+            /** @description `UPSTREAM_UNAVAILABLE`: Service unavailable, retry shortly; `STORE_UNAVAILABLE`: The service cannot reach its database right now; retry shortly */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -1478,7 +1478,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "STORE_UNAVAILABLE";
+                            code: "UPSTREAM_UNAVAILABLE" | "STORE_UNAVAILABLE";
                             message: string;
                             requestId: string;
                             /** @description Validation issues `[{path, message}]`, or the documented details of a code */
@@ -1525,7 +1525,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `STORE_UNAVAILABLE`: The service cannot reach its database right now; retry shortly */
+            /** @description `UPSTREAM_UNAVAILABLE`: Service unavailable, retry shortly; `STORE_UNAVAILABLE`: The service cannot reach its database right now; retry shortly */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -1536,7 +1536,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "STORE_UNAVAILABLE";
+                            code: "UPSTREAM_UNAVAILABLE" | "STORE_UNAVAILABLE";
                             message: string;
                             requestId: string;
                             /** @description Validation issues `[{path, message}]`, or the documented details of a code */
@@ -1717,7 +1717,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `AUTH_UNAVAILABLE`: Credentials cannot be checked right now; retry shortly; `STORE_UNAVAILABLE`: The service cannot reach its database right now; retry shortly */
+            /** @description `AUTH_UNAVAILABLE`: Credentials cannot be checked right now; retry shortly; `UPSTREAM_UNAVAILABLE`: Service unavailable, retry shortly; `STORE_UNAVAILABLE`: The service cannot reach its database right now; retry shortly */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -1728,7 +1728,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "AUTH_UNAVAILABLE" | "STORE_UNAVAILABLE";
+                            code: "AUTH_UNAVAILABLE" | "UPSTREAM_UNAVAILABLE" | "STORE_UNAVAILABLE";
                             message: string;
                             requestId: string;
                             /** @description Validation issues `[{path, message}]`, or the documented details of a code */
@@ -1869,7 +1869,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `AUTH_UNAVAILABLE`: Credentials cannot be checked right now; retry shortly; `STORE_UNAVAILABLE`: The service cannot reach its database right now; retry shortly */
+            /** @description `AUTH_UNAVAILABLE`: Credentials cannot be checked right now; retry shortly; `UPSTREAM_UNAVAILABLE`: Service unavailable, retry shortly; `STORE_UNAVAILABLE`: The service cannot reach its database right now; retry shortly */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -1880,7 +1880,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "AUTH_UNAVAILABLE" | "STORE_UNAVAILABLE";
+                            code: "AUTH_UNAVAILABLE" | "UPSTREAM_UNAVAILABLE" | "STORE_UNAVAILABLE";
                             message: string;
                             requestId: string;
                             /** @description Validation issues `[{path, message}]`, or the documented details of a code */
@@ -1999,7 +1999,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `AUTH_UNAVAILABLE`: Credentials cannot be checked right now; retry shortly; `STORE_UNAVAILABLE`: The service cannot reach its database right now; retry shortly */
+            /** @description `AUTH_UNAVAILABLE`: Credentials cannot be checked right now; retry shortly; `UPSTREAM_UNAVAILABLE`: Service unavailable, retry shortly; `STORE_UNAVAILABLE`: The service cannot reach its database right now; retry shortly */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -2010,7 +2010,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "AUTH_UNAVAILABLE" | "STORE_UNAVAILABLE";
+                            code: "AUTH_UNAVAILABLE" | "UPSTREAM_UNAVAILABLE" | "STORE_UNAVAILABLE";
                             message: string;
                             requestId: string;
                             /** @description Validation issues `[{path, message}]`, or the documented details of a code */

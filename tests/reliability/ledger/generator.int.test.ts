@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
+import { STAND_IN_HEADER } from '../../harness/api-recorder.ts';
 import { startLoad } from './generator.ts';
 
 let server: Server | undefined;
@@ -9,6 +10,8 @@ const serve = async (handler: (req: IncomingMessage, res: ServerResponse, attemp
     const key = String(req.headers['idempotency-key']);
     const n = (attempts.get(key) ?? 0) + 1;
     attempts.set(key, n);
+    // Made-up answers: not Formgate's, so the API recorder leaves them out (api-recorder.ts).
+    res.setHeader(STAND_IN_HEADER, '1');
     req.resume();
     req.on('end', () => handler(req, res, n));
   });

@@ -1,4 +1,5 @@
 import { Agent, request } from 'node:http';
+import { recordApiAnswer, STAND_IN_HEADER } from '../../harness/api-recorder.ts';
 import type { LedgerEntry, LedgerResult } from './types.ts';
 
 export interface LoadOptions {
@@ -69,9 +70,20 @@ function post(url: URL, key: string, body: string, agent: Agent, timeoutMs: numb
       res.on('close', () => finish({ label: 'RESPONSE_CUT', retriable: true }));
       res.on('end', () => {
         const status = res.statusCode ?? 0;
+        const text = Buffer.concat(chunks).toString();
+        // The ingest's answers under faults (429, 503 + Retry-After) are checked against the OpenAPI description too;
+        // a test's stand-in's are not Formgate's.
+        if (!res.headers[STAND_IN_HEADER])
+          recordApiAnswer({
+            method: 'POST',
+            path: url.pathname,
+            status,
+            contentType: res.headers['content-type'] ?? null,
+            text: async () => text,
+          });
         let id: string | undefined;
         try {
-          id = (JSON.parse(Buffer.concat(chunks).toString()) as { id?: unknown }).id as string | undefined;
+          id = (JSON.parse(text) as { id?: unknown }).id as string | undefined;
         } catch {}
         if (status >= 200 && status < 300 && typeof id !== 'string') {
           return finish({ label: `${status}-without-id`, retriable: false });

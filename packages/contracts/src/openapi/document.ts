@@ -133,6 +133,8 @@ function implicitErrors(route: DescribedRoute, op: OperationSpec, method: string
   if (op.body) codes.push('VALIDATION_FAILED', 'MALFORMED_JSON', 'PAYLOAD_TOO_LARGE');
   if (op.query) codes.push('VALIDATION_FAILED');
   if (route.service !== 'gateway') codes.push('MALFORMED_REQUEST', 'UPSTREAM_UNAVAILABLE', 'UPSTREAM_TIMEOUT');
+  // Embedded Formgate answers every path so while its services start (start-embedded.ts), the gateway's own too.
+  else codes.push('UPSTREAM_UNAVAILABLE');
   codes.push('STORE_UNAVAILABLE');
   return codes;
 }

@@ -1,0 +1,45 @@
+import type { Browser, BrowserContext, Response } from 'playwright-core';
+import { recordApiAnswer, STAND_IN_HEADER } from './api-recorder.ts';
+
+/** Longest body Chromium's answers are read for (the recorder's own cap on `fetch` answers). */
+const MAX_BODY_BYTES = 256 * 1024;
+
+/** Chromium keeps no body for a redirect, and may have dropped one already (a page that navigated away). */
+async function bodyText(response: Response): Promise<string | null> {
+  try {
+    const body = await response.body();
+    return body.length > MAX_BODY_BYTES ? null : body.toString('utf8');
+  } catch {
+    return null;
+  }
+}
+
+function recordContext(context: BrowserContext): void {
+  context.on('response', (response) => {
+    const headers = response.headers();
+    if (headers[STAND_IN_HEADER]) return;
+    recordApiAnswer({
+      method: response.request().method(),
+      path: new URL(response.url()).pathname,
+      status: response.status(),
+      contentType: headers['content-type'] ?? null,
+      text: async () => {
+        // A request that failed mid-body (the page closed, the server died) is not an answer to check.
+        const failed = await response.finished();
+        if (failed) throw failed;
+        return bodyText(response);
+      },
+    });
+  });
+}
+
+/**
+ * Records the API answers every page of `browser` sees (the dashboard's calls to `/api/v1/...`, a form's post to
+ * `/f/...`) with the process's API recorder (`api-recorder.ts`), in the same samples as the test's own `fetch`:
+ * the browser tier's answers are checked against the OpenAPI description too. Does nothing when the process does not
+ * record.
+ */
+export function recordBrowserApiAnswers(browser: Browser): void {
+  for (const context of browser.contexts()) recordContext(context);
+  browser.on('context', recordContext);
+}
