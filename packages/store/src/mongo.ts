@@ -1,4 +1,4 @@
-import mongoose, { type Connection } from 'mongoose';
+import mongoose, { type Connection, type mongo } from 'mongoose';
 
 /** A mongoose connection to one service's database. */
 export type MongoConnection = Connection;
@@ -49,4 +49,38 @@ export function ignoreDuplicates(err: unknown): void {
   const writeErrors = [(err as { writeErrors?: unknown }).writeErrors ?? []].flat() as { code?: number }[];
   if (writeErrors.length === 0 ? isDuplicateKeyError(err) : writeErrors.every((w) => w.code === 11000)) return;
   throw err;
+}
+
+/** One `updateOne` of `updateEachOne`. */
+export interface UpdateOneOp<T extends mongo.Document> {
+  filter: mongo.Filter<T>;
+  update: mongo.UpdateFilter<T>;
+  upsert?: boolean;
+}
+
+/**
+ * Runs each `updateOne`, at most `concurrency` at a time, each its own command, where one `bulkWrite` would do on
+ * MongoDB: FerretDB 1.24 keeps the PostgreSQL connection of every statement of an `update` command until the command
+ * ends, so a bulk write of more statements than its pool (`FERRETDB_PG_POOL`) has deadlocks it, and a smaller one
+ * starves every other client while it runs (seen in P12: a 200-statement `bulkWrite` stalled a notifications
+ * instance for good). An upsert that loses to a concurrent insert of the same `_id` (a duplicate key) is run once
+ * more: it then updates.
+ */
+export async function updateEachOne<T extends mongo.Document>(
+  collection: mongo.Collection<T>,
+  ops: readonly UpdateOneOp<T>[],
+  concurrency = 8,
+): Promise<void> {
+  let next = 0;
+  const one = (op: UpdateOneOp<T>) => collection.updateOne(op.filter, op.update, { upsert: op.upsert ?? false });
+  const worker = async () => {
+    while (next < ops.length) {
+      const op = ops[next++] as UpdateOneOp<T>;
+      await one(op).catch((err: unknown) => {
+        if (op.upsert && isDuplicateKeyError(err)) return one(op);
+        throw err;
+      });
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, ops.length) }, worker));
 }

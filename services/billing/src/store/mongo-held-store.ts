@@ -1,4 +1,4 @@
-import { isDuplicateKeyError, type MongoConnection } from '@formgate/store/mongo';
+import { isDuplicateKeyError, type MongoConnection, updateEachOne } from '@formgate/store/mongo';
 import type { HeldEntry, HeldStore } from './held-store.ts';
 
 interface HeldDoc {
@@ -54,11 +54,9 @@ export async function createMongoHeldStore(
       ),
     release: (entries) =>
       write(entries, (live) =>
-        held.bulkWrite(
-          live.map((e) => ({
-            updateOne: { filter: { _id: e.id }, update: { $set: { orgId: e.orgId, held: false } }, upsert: true },
-          })),
-          { ordered: false },
+        updateEachOne(
+          held,
+          live.map((e) => ({ filter: { _id: e.id }, update: { $set: { orgId: e.orgId, held: false } }, upsert: true })),
         ),
       ),
     countHeld: (scope) => held.countDocuments({ orgId: scope.orgId, held: true }),

@@ -1,4 +1,4 @@
-import { isDuplicateKeyError, type MongoConnection } from '@formgate/store/mongo';
+import { isDuplicateKeyError, type MongoConnection, updateEachOne } from '@formgate/store/mongo';
 import type { StorageStore } from './storage-store.ts';
 
 interface StoredFilesDoc {
@@ -61,22 +61,15 @@ export async function createMongoStorageStore(conn: MongoConnection): Promise<St
     },
     async free(entries) {
       if (entries.length === 0) return;
-      const write = () =>
-        files.bulkWrite(
-          entries.map((e) => ({
-            updateOne: {
-              filter: { _id: e.id },
-              update: { $set: { freed: true }, $setOnInsert: { orgId: e.orgId, formId: null, bytes: 0 } },
-              upsert: true,
-            },
-          })),
-          { ordered: false },
-        );
-      // An upsert racing `record`'s insert of the same id loses with a duplicate key; again, it updates.
-      await write().catch((err: unknown) => {
-        if (!isDuplicateKeyError(err)) throw err;
-        return write();
-      });
+      await updateEachOne(
+        files,
+        entries.map((e) => ({
+          filter: { _id: e.id },
+          update: { $set: { freed: true }, $setOnInsert: { orgId: e.orgId, formId: null, bytes: 0 } },
+          // An upsert racing `record`'s insert of the same id loses with a duplicate key; run again, it updates.
+          upsert: true,
+        })),
+      );
     },
     async freeForm(scope, formId) {
       await forms.insertOne({ _id: formId, orgId: scope.orgId }).catch(ignoreDuplicates);

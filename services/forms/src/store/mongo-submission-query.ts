@@ -1,4 +1,4 @@
-import type { MongoDb } from '@formgate/store/mongo';
+import { type MongoDb, updateEachOne } from '@formgate/store/mongo';
 import type { FormsStore, StoredSubmission, SubmissionFilter } from './forms-store.ts';
 import { FIELD_NAMES, type FieldNamesDoc, recordFieldNames } from './mongo-field-names.ts';
 import {
@@ -176,9 +176,9 @@ export async function backfillSubmissionSearch(db: MongoDb): Promise<number> {
       byForm.set(d.formId, g);
     }
     await recordFieldNames(db, [...byForm.values()]);
-    await submissions.bulkWrite(
-      docs.map((d) => ({ updateOne: { filter: { _id: d._id }, update: { $set: { terms: searchTerms(d.fields) } } } })),
-      { ordered: false },
+    await updateEachOne(
+      submissions,
+      docs.map((d) => ({ filter: { _id: d._id }, update: { $set: { terms: searchTerms(d.fields) } } })),
     );
     done += docs.length;
   }

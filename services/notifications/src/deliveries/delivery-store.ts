@@ -120,8 +120,6 @@ export type ClaimResult =
  * - `listDeferred(orgId, limit)` returns the organization's `deferred` deliveries, oldest (`createdAt`) first;
  *   `deferredOrgs()` the organizations that have any (both index-backed).
  * - `listByTarget(targetId, limit)` returns a webhook endpoint's most recent deliveries, newest first.
- * - `listBySubmissions(ids)` is `listBySubmission` of each id, concatenated in the order of `ids` (one call per
- *   consumer batch).
  * - `listBySubmission`, `listFailed(formId, from, to)` (final `failed`, `createdAt` in `[from, to)`), `countSince`
  *   (autoresponse rate limits) and `listUnpublished` (final outcomes and deferrals pending publication) are
  *   index-backed; `markPublished` clears the pending final outcome, `markDeferralPublished` the pending deferral
@@ -141,7 +139,6 @@ export interface DeliveryStore {
   planDeliveries(deliveries: Delivery[]): Promise<Delivery[]>;
   getDelivery(id: string): Promise<Delivery | null>;
   listBySubmission(submissionId: string): Promise<Delivery[]>;
-  listBySubmissions(submissionIds: string[]): Promise<Delivery[]>;
   listByTarget(targetId: string, limit: number): Promise<Delivery[]>;
   listFailed(formId: string, range: { from: string; to: string }, limit: number): Promise<Delivery[]>;
   /** Deliveries of a form and purpose created at or after `since`, optionally to one target. */

@@ -156,7 +156,7 @@ type Received = { data: SubmissionReceived['data']; occurredAt: string };
  *
  * Throughput (P12): the store is called once per batch, not once per submission: one `saveSubmissions`, one
  * `planDeliveries` (forms without autoresponse), then every first attempt of the batch concurrently, then one
- * `listBySubmissions` and one publication of the outcomes. A form's view, its endpoints and its organization's
+ * publication of the outcomes (as the attempts recorded them: nothing is read back). A form's view, its endpoints and its organization's
  * verified addresses are read once per batch. A form with autoresponse on is planned one submission after the other
  * in log order (the limits count what was planned before).
  */
@@ -221,6 +221,7 @@ export function createSubmissionReceivedHandler(deps: HandlerDeps, channels: Cha
     const stored = await store.planDeliveries(together.flatMap((w) => w.wanted));
     const planned = together.filter((w) => w.wanted.length > 0);
     const fresh = stored.filter((d) => d.lastClaimed === 0);
+    const inOrderStored: Delivery[] = [];
     // Autoresponse forms: each submission planned after the one before it, as the limits require.
     await mapLimit(inOrder, FORM_CONCURRENCY, async ({ form, endpoints, received }) => {
       for (const item of received) {
@@ -229,14 +230,18 @@ export function createSubmissionReceivedHandler(deps: HandlerDeps, channels: Cha
         await store.saveSubmission(w.data);
         if (w.wanted.length === 0) continue;
         const mine = await store.planDeliveries(w.wanted);
+        inOrderStored.push(...mine);
         planned.push(w);
         fresh.push(...mine.filter((d) => d.lastClaimed === 0));
       }
     });
     if (planned.length === 0) return;
-    await mapLimit(cheapFirst(fresh), ATTEMPT_CONCURRENCY, (d) => runner.attempt(d));
-    const ids = new Set(planned.flatMap((w) => w.wanted.map((d) => d.id)));
-    const after = await store.listBySubmissions(planned.map((w) => w.data.submissionId));
-    await runner.publishOutcomes(after.filter((d) => ids.has(d.id)));
+    const attempted = await mapLimit(cheapFirst(fresh), ATTEMPT_CONCURRENCY, (d) => runner.attempt(d));
+    // What to publish: each first attempt's delivery as it recorded it, and the deliveries planned before (a
+    // redelivered batch) as they were found. Not read back: on FerretDB a read of many deliveries is a scan. An
+    // attempt held by another instance (null) is published by that instance, or by the retry worker's outbox pass.
+    const freshIds = new Set(fresh.map((d) => d.id));
+    const found = [...stored, ...inOrderStored].filter((d) => !freshIds.has(d.id));
+    await runner.publishOutcomes([...found, ...attempted.filter((d): d is Delivery => d !== null)]);
   };
 }

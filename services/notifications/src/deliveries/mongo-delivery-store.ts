@@ -1,4 +1,4 @@
-import { isDuplicateKeyError, type MongoConnection } from '@formgate/store/mongo';
+import { isDuplicateKeyError, type MongoConnection, updateEachOne } from '@formgate/store/mongo';
 import {
   type AttemptOutcome,
   type AttemptRecord,
@@ -59,6 +59,16 @@ const ignoreDuplicate = (err: unknown) => {
   if (!isDuplicateKeyError(err)) throw err;
 };
 
+/** The positions an unordered `insertMany` found taken (duplicate `_id`s); any other failure is rethrown. */
+function duplicateIndexes(err: unknown): number[] {
+  const writeErrors = [(err as { writeErrors?: unknown }).writeErrors ?? []].flat() as {
+    code?: number;
+    index?: number;
+  }[];
+  if (writeErrors.length === 0 || writeErrors.some((w) => w.code !== 11000 || w.index === undefined)) throw err;
+  return writeErrors.map((w) => w.index as number);
+}
+
 /**
  * `DeliveryStore` on MongoDB 7+ or FerretDB 1.24. FerretDB has no transactions and runs an update as a read then a
  * write, so nothing here relies on a conditional update being atomic under concurrency: who may make attempt n of a
@@ -84,6 +94,14 @@ export async function createMongoDeliveryStore(conn: MongoConnection): Promise<D
     deliveries.createIndex({ deferralPending: 1 }, { name: 'deferral_unpublished', sparse: true }),
     attempts.createIndex({ deliveryId: 1, attempt: 1 }, { name: 'delivery' }),
   ]);
+
+  // One `updateOne` per `_id`: an `_id` equality is an index read on FerretDB 1.24, an `$in` a scan of every
+  // delivery (and not one `bulkWrite`: see `updateEachOne`).
+  const unsetEach = (ids: string[], field: 'eventPending' | 'deferralPending') =>
+    updateEachOne(
+      deliveries,
+      ids.map((_id) => ({ filter: { _id }, update: { $unset: { [field]: '' } } })),
+    );
 
   return {
     async applyForm(form) {
@@ -136,20 +154,19 @@ export async function createMongoDeliveryStore(conn: MongoConnection): Promise<D
 
     async planDeliveries(planned) {
       if (planned.length === 0) return [];
-      await deliveries
-        .insertMany(
-          planned.map(({ id, ...rest }) => ({ _id: id, ...rest })),
-          { ordered: false },
-        )
-        .catch(ignoreDuplicate);
-      const stored = new Map(
-        (await deliveries.find({ _id: { $in: planned.map((d) => d.id) } }).toArray()).map((d) => [d._id, d]),
+      const docs: DeliveryDoc[] = planned.map(({ id, ...rest }) => ({ _id: id, ...rest }));
+      // Only a delivery planned before (a redelivered batch) is read back, by its `_id`: on FerretDB 1.24 an `$in`
+      // is not pushed down and reads every delivery, while an `_id` equality is an index read.
+      const taken = await deliveries.insertMany(docs, { ordered: false }).then(() => [], duplicateIndexes);
+      const before = new Set(taken);
+      return Promise.all(
+        docs.map(async (doc, i) => {
+          if (!before.has(i)) return toDelivery(doc);
+          const stored = await deliveries.findOne({ _id: doc._id });
+          if (!stored) throw new Error(`delivery ${doc._id} was not stored`);
+          return toDelivery(stored);
+        }),
       );
-      return planned.map((d) => {
-        const doc = stored.get(d.id);
-        if (!doc) throw new Error(`delivery ${d.id} was not stored`);
-        return toDelivery(doc);
-      });
     },
     async getDelivery(id) {
       const doc = await deliveries.findOne({ _id: id });
@@ -158,20 +175,6 @@ export async function createMongoDeliveryStore(conn: MongoConnection): Promise<D
     async listBySubmission(submissionId) {
       const docs = await deliveries.find({ submissionId }).sort({ submissionId: 1, createdAt: 1 }).toArray();
       return docs.map(toDelivery).sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
-    },
-    async listBySubmissions(submissionIds) {
-      const ids = [...new Set(submissionIds)];
-      if (ids.length === 0) return [];
-      const docs = await deliveries.find({ submissionId: { $in: ids } }).toArray();
-      const order = new Map(ids.map((id, i) => [id, i]));
-      return docs
-        .map(toDelivery)
-        .sort(
-          (a, b) =>
-            (order.get(a.submissionId) ?? 0) - (order.get(b.submissionId) ?? 0) ||
-            a.createdAt.localeCompare(b.createdAt) ||
-            a.id.localeCompare(b.id),
-        );
     },
     async listByTarget(targetId, limit) {
       const docs = await deliveries.find({ targetId }).sort({ targetId: -1, createdAt: -1 }).limit(limit).toArray();
@@ -287,10 +290,10 @@ export async function createMongoDeliveryStore(conn: MongoConnection): Promise<D
       return [...outcomes, ...deferrals.filter((d) => !seen.has(d._id))].map(toDelivery);
     },
     async markPublished(ids) {
-      if (ids.length > 0) await deliveries.updateMany({ _id: { $in: ids } }, { $unset: { eventPending: '' } });
+      await unsetEach(ids, 'eventPending');
     },
     async markDeferralPublished(ids) {
-      if (ids.length > 0) await deliveries.updateMany({ _id: { $in: ids } }, { $unset: { deferralPending: '' } });
+      await unsetEach(ids, 'deferralPending');
     },
     async close() {},
   };

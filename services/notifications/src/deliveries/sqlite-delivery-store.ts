@@ -208,9 +208,6 @@ export function createSqliteDeliveryStore(db: SqliteDb): DeliveryStore {
   const saveSubmissions = db.transaction((submissions: StoredSubmission[]) => {
     for (const sub of submissions) s.saveSubmission.run(sub.submissionId, JSON.stringify(sub));
   });
-  const bySubmissions = db.transaction((ids: string[]) =>
-    [...new Set(ids)].flatMap((id) => (s.bySubmission.all(id) as DeliveryRow[]).map(toDelivery)),
-  );
   const markPublished = db.transaction((ids: string[]) => {
     for (const id of ids) s.published.run(id);
   });
@@ -275,7 +272,6 @@ export function createSqliteDeliveryStore(db: SqliteDb): DeliveryStore {
       return row ? toDelivery(row) : null;
     },
     listBySubmission: async (submissionId) => (s.bySubmission.all(submissionId) as DeliveryRow[]).map(toDelivery),
-    listBySubmissions: async (submissionIds) => bySubmissions(submissionIds),
     listByTarget: async (targetId, limit) => (s.byTarget.all(targetId, limit) as DeliveryRow[]).map(toDelivery),
     listFailed: async (formId, range, limit) =>
       (s.failed.all(formId, range.from, range.to, limit) as DeliveryRow[]).map(toDelivery),
