@@ -19,31 +19,45 @@ export interface Topics {
   committed(groupId: string, topic: string): Promise<Map<number, bigint>>;
 }
 
-/** Retries a metadata call through leader elections and stale metadata (a few seconds at most). */
-async function retrying<T>(call: () => Promise<T>): Promise<T> {
+/**
+ * Whether a kafkajs error may pass with time while the broker answers: a leader election, a topic its metadata does
+ * not show yet, a request that timed out. kafkajs ends its own retries with `KafkaJSNumberOfRetriesExceeded`, which
+ * it marks non-retriable whatever the broker said; that is transient when the broker's answer was. A broker that
+ * does not answer at all is not waited for here (callers report `BusUnavailableError` at once). A batch of per-topic
+ * errors is transient when each of them is.
+ */
+export function isTransient(err: unknown): boolean {
+  const e = err as { name?: string; type?: string; retriable?: boolean; cause?: unknown; errors?: unknown } | undefined;
+  if (Array.isArray(e?.errors)) return e.errors.length > 0 && e.errors.every(isTransient);
+  if (e?.name === 'KafkaJSNumberOfRetriesExceeded') {
+    const cause = e.cause as { type?: string } | undefined;
+    return cause?.type !== undefined && isTransient(cause);
+  }
+  return e?.retriable !== false;
+}
+
+/** Retries an admin call while its errors are transient, for at most `deadlineMs`. */
+async function retrying<T>(call: () => Promise<T>, deadlineMs = 15_000): Promise<T> {
+  const deadline = Date.now() + deadlineMs;
   for (let attempt = 1; ; attempt++) {
     try {
       return await call();
     } catch (err) {
-      if (attempt >= 15 || (err as { retriable?: boolean }).retriable === false) throw err;
+      if (!isTransient(err) || Date.now() > deadline) throw err;
       await sleep(200 * Math.min(attempt, 5));
     }
   }
 }
 
-/** Topics created by another process may still be electing leaders: wait until every partition has one. */
-async function waitForLeaders(client: Admin, topics: string[]) {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    try {
-      const { topics: meta } = await client.fetchTopicMetadata({ topics });
-      if (meta.every((t) => t.partitions.length > 0 && t.partitions.every((p) => p.leader >= 0))) return;
-    } catch (err) {
-      if (Date.now() > deadline) throw err;
-    }
-    if (Date.now() > deadline) throw new Error(`topics have no leader after 60 s: ${topics.join(', ')}`);
-    await sleep(200);
-  }
+const alreadyExists = (err: unknown): boolean => {
+  const e = err as { type?: string; errors?: unknown } | undefined;
+  return Array.isArray(e?.errors) ? e.errors.every(alreadyExists) : e?.type === 'TOPIC_ALREADY_EXISTS';
+};
+
+/** Whether every partition of `topics` has a leader; false while the broker does not know one of them yet. */
+async function haveLeaders(client: Admin, topics: string[]): Promise<boolean> {
+  const { topics: meta } = await client.fetchTopicMetadata({ topics });
+  return meta.every((t) => t.partitions.length > 0 && t.partitions.every((p) => p.leader >= 0));
 }
 
 function wantedTopics(specs: readonly TopicSpec[], replicationFactor: number): Map<string, ITopicConfig> {
@@ -70,20 +84,28 @@ function wantedTopics(specs: readonly TopicSpec[], replicationFactor: number): M
   return wanted;
 }
 
+/**
+ * Creates what is missing and waits until every partition has a leader. kafkajs' own wait (`waitForLeaders`) is not
+ * used: it gives up after 5 s, and at the first "does not host this topic-partition" of a broker whose metadata
+ * lags its controller — both seen on a loaded machine while several processes create the same topics at once.
+ */
 async function createMissing(client: Admin, specs: readonly TopicSpec[], replicationFactor: number) {
-  const existing = new Set(await client.listTopics());
   const wanted = wantedTopics(specs, replicationFactor);
-  const missing = [...wanted.values()].filter((t) => !existing.has(t.topic));
-  if (missing.length > 0) {
-    try {
-      await client.createTopics({ topics: missing, waitForLeaders: true });
-    } catch (err) {
-      // Another process created some of them first; waiting for leaders below covers both cases.
-      if (!JSON.stringify((err as { errors?: unknown }).errors ?? err).includes('TOPIC_ALREADY_EXISTS')) throw err;
-    }
-  }
-  await waitForLeaders(client, [...wanted.keys()]);
-  return [...wanted.keys()];
+  const names = [...wanted.keys()];
+  const creating = 60_000;
+  await retrying(async () => {
+    const existing = new Set(await client.listTopics());
+    const missing = [...wanted.values()].filter((t) => !existing.has(t.topic));
+    if (missing.length === 0) return;
+    // Another process may create some of them first.
+    await client.createTopics({ topics: missing, timeout: 30_000 }).catch((err) => {
+      if (!alreadyExists(err)) throw err;
+    });
+  }, creating);
+  await retrying(async () => {
+    if (!(await haveLeaders(client, names))) throw new Error(`topics have no leader yet: ${names.join(', ')}`);
+  }, creating);
+  return names;
 }
 
 async function committedOffsets(client: Admin, groupId: string, topic: string) {
