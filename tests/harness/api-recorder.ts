@@ -13,7 +13,7 @@ export interface ApiSample {
 }
 
 /** Longest body kept; longer ones are recorded without it (their status and type are still checked). */
-const MAX_BODY_CHARS = 256 * 1024;
+export const MAX_BODY_CHARS = 256 * 1024;
 /** Distinct body shapes kept per route and status. */
 const MAX_SHAPES = 4;
 /** Bodies read per route and status in one process (the reliability tier sends thousands of the same answer). */

@@ -1,14 +1,14 @@
 import type { Browser, BrowserContext, Response } from 'playwright-core';
-import { recordApiAnswer, STAND_IN_HEADER } from './api-recorder.ts';
+import { MAX_BODY_CHARS, recordApiAnswer, STAND_IN_HEADER } from './api-recorder.ts';
 
-/** Longest body Chromium's answers are read for (the recorder's own cap on `fetch` answers). */
-const MAX_BODY_BYTES = 256 * 1024;
-
-/** Chromium keeps no body for a redirect, and may have dropped one already (a page that navigated away). */
+/**
+ * A body Chromium received, as text; null past the recorder's cap on `fetch` answers (counted in bytes here), and
+ * when Chromium keeps none (a redirect) or dropped it already (a page that navigated away).
+ */
 async function bodyText(response: Response): Promise<string | null> {
   try {
     const body = await response.body();
-    return body.length > MAX_BODY_BYTES ? null : body.toString('utf8');
+    return body.length > MAX_BODY_CHARS ? null : body.toString('utf8');
   } catch {
     return null;
   }

@@ -6,6 +6,7 @@ export * from './file-links.ts';
 export * from './http.ts';
 export * from './identity.ts';
 export * from './logger.ts';
+export * from './map-limit.ts';
 export * from './metrics.ts';
 export * from './paging.ts';
 export * from './plans.ts';

@@ -1,3 +1,4 @@
+import { mapLimit } from '@formgate/kit';
 import mongoose, { type Connection, type mongo } from 'mongoose';
 
 /** A mongoose connection to one service's database. */
@@ -44,11 +45,25 @@ export async function insertOnce(insert: Promise<unknown>): Promise<boolean> {
   }
 }
 
+type WriteError = { code?: number; index?: number };
+/** The per-document errors of a failed `insertMany` (one, not in a list, on some drivers' paths); none for others. */
+const writeErrorsOf = (err: unknown) => [(err as { writeErrors?: unknown }).writeErrors ?? []].flat() as WriteError[];
+
 /** For `.catch` after an insert or an unordered `insertMany`: duplicates are fine, anything else is rethrown. */
 export function ignoreDuplicates(err: unknown): void {
-  const writeErrors = [(err as { writeErrors?: unknown }).writeErrors ?? []].flat() as { code?: number }[];
+  const writeErrors = writeErrorsOf(err);
   if (writeErrors.length === 0 ? isDuplicateKeyError(err) : writeErrors.every((w) => w.code === 11000)) return;
   throw err;
+}
+
+/**
+ * For `.catch` after an unordered `insertMany`: the positions it found taken (duplicate `_id`s); any other failure
+ * is rethrown.
+ */
+export function duplicateIndexes(err: unknown): number[] {
+  const writeErrors = writeErrorsOf(err);
+  if (writeErrors.length === 0 || writeErrors.some((w) => w.code !== 11000 || w.index === undefined)) throw err;
+  return writeErrors.map((w) => w.index as number);
 }
 
 /** One `updateOne` of `updateEachOne`. */
@@ -71,16 +86,11 @@ export async function updateEachOne<T extends mongo.Document>(
   ops: readonly UpdateOneOp<T>[],
   concurrency = 8,
 ): Promise<void> {
-  let next = 0;
   const one = (op: UpdateOneOp<T>) => collection.updateOne(op.filter, op.update, { upsert: op.upsert ?? false });
-  const worker = async () => {
-    while (next < ops.length) {
-      const op = ops[next++] as UpdateOneOp<T>;
-      await one(op).catch((err: unknown) => {
-        if (op.upsert && isDuplicateKeyError(err)) return one(op);
-        throw err;
-      });
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, ops.length) }, worker));
+  await mapLimit(ops, concurrency, (op) =>
+    one(op).catch((err: unknown) => {
+      if (op.upsert && isDuplicateKeyError(err)) return one(op);
+      throw err;
+    }),
+  );
 }

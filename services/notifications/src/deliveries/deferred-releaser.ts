@@ -1,8 +1,7 @@
-import type { Clock } from '@formgate/kit';
+import { type Clock, mapLimit } from '@formgate/kit';
 import type { DeliveryRunner } from './delivery-runner.ts';
 import type { DeliveryStore } from './delivery-store.ts';
 import type { EmailQuota } from './email-quota.ts';
-import { mapLimit } from './map-limit.ts';
 
 /** Deferred emails attempted per organization per pass, at most. */
 const RELEASE_BATCH = 20;

@@ -1,11 +1,10 @@
 import type { BusMessage } from '@formgate/bus';
 import { decodeEvent, encodeEvent, type SubmissionReceived, Topics } from '@formgate/contracts';
-import type { Logger } from '@formgate/kit';
+import { type Logger, mapLimit } from '@formgate/kit';
 import { subscribers, webhookDeliveriesFor } from '../endpoints/plan-webhook-deliveries.ts';
 import type { WebhookEndpoint, WebhookEndpointStore } from '../endpoints/webhook-endpoint-store.ts';
 import type { DeliveryRunner } from './delivery-runner.ts';
 import type { Delivery, DeliveryStore, FormView } from './delivery-store.ts';
-import { mapLimit } from './map-limit.ts';
 import { deliveriesFor, type PlanDeps } from './plan-deliveries.ts';
 
 /** The form of a submission is not in the view yet (`forms.form` lags): the bus retries, without limit. */
@@ -156,8 +155,8 @@ type Received = { data: SubmissionReceived['data']; occurredAt: string };
  *
  * Throughput (P12): the store is called once per batch, not once per submission: one `saveSubmissions`, one
  * `planDeliveries` (forms without autoresponse), then every first attempt of the batch concurrently, then one
- * publication of the outcomes (as the attempts recorded them: nothing is read back). A form's view, its endpoints and its organization's
- * verified addresses are read once per batch. A form with autoresponse on is planned one submission after the other
+ * publication of the outcomes (as the attempts recorded them: nothing is read back). A form's view, its endpoints
+ * and its organization's verified addresses are read once per batch. A form with autoresponse on is planned one submission after the other
  * in log order (the limits count what was planned before).
  */
 export function createSubmissionReceivedHandler(deps: HandlerDeps, channels: Channels = BOTH_CHANNELS) {
@@ -240,8 +239,7 @@ export function createSubmissionReceivedHandler(deps: HandlerDeps, channels: Cha
     // What to publish: each first attempt's delivery as it recorded it, and the deliveries planned before (a
     // redelivered batch) as they were found. Not read back: on FerretDB a read of many deliveries is a scan. An
     // attempt held by another instance (null) is published by that instance, or by the retry worker's outbox pass.
-    const freshIds = new Set(fresh.map((d) => d.id));
-    const found = [...stored, ...inOrderStored].filter((d) => !freshIds.has(d.id));
+    const found = [...stored, ...inOrderStored].filter((d) => d.lastClaimed !== 0);
     await runner.publishOutcomes([...found, ...attempted.filter((d): d is Delivery => d !== null)]);
   };
 }

@@ -1,4 +1,4 @@
-import { isDuplicateKeyError, type MongoConnection, updateEachOne } from '@formgate/store/mongo';
+import { duplicateIndexes, isDuplicateKeyError, type MongoConnection, updateEachOne } from '@formgate/store/mongo';
 import {
   type AttemptOutcome,
   type AttemptRecord,
@@ -58,16 +58,6 @@ const toDelivery = ({
 const ignoreDuplicate = (err: unknown) => {
   if (!isDuplicateKeyError(err)) throw err;
 };
-
-/** The positions an unordered `insertMany` found taken (duplicate `_id`s); any other failure is rethrown. */
-function duplicateIndexes(err: unknown): number[] {
-  const writeErrors = [(err as { writeErrors?: unknown }).writeErrors ?? []].flat() as {
-    code?: number;
-    index?: number;
-  }[];
-  if (writeErrors.length === 0 || writeErrors.some((w) => w.code !== 11000 || w.index === undefined)) throw err;
-  return writeErrors.map((w) => w.index as number);
-}
 
 /**
  * `DeliveryStore` on MongoDB 7+ or FerretDB 1.24. FerretDB has no transactions and runs an update as a read then a

@@ -1,7 +1,6 @@
-import { type Clock, createRelayLoop, type Logger } from '@formgate/kit';
+import { type Clock, createRelayLoop, type Logger, mapLimit } from '@formgate/kit';
 import type { DeliveryRunner } from './delivery-runner.ts';
 import type { DeliveryStore } from './delivery-store.ts';
-import { mapLimit } from './map-limit.ts';
 
 const DUE_BATCH = 20;
 const PUBLISH_BATCH = 100;
