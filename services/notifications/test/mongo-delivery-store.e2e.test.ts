@@ -1,8 +1,111 @@
+import { randomUUID } from 'node:crypto';
 import { useTestMongo } from '@formgate/store/testing';
-import { createMongoDeliveryStore } from '../src/deliveries/mongo-delivery-store.ts';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { Delivery } from '../src/deliveries/delivery-store.ts';
+import { createMongoDeliveryStore, SWEEP_MS } from '../src/deliveries/mongo-delivery-store.ts';
 import { runDeliveryStoreContract } from './delivery-store.contract.ts';
 
 // biome-ignore lint/correctness/useHookAtTopLevel: a vitest lifecycle helper, not a React hook (react is a dependency here)
 const mongo = useTestMongo();
 
 runDeliveryStoreContract({ name: 'mongo', create: () => createMongoDeliveryStore(mongo()) });
+
+const T0 = '2001-01-01T00:00:00.000Z';
+const delivery = (over: Partial<Delivery> = {}): Delivery => ({
+  id: randomUUID(),
+  orgId: `org_${randomUUID()}`,
+  formId: `form_${randomUUID()}`,
+  submissionId: randomUUID(),
+  channel: 'email',
+  purpose: 'notification',
+  target: 'a@example.com',
+  targetId: null,
+  status: 'pending',
+  attempts: 0,
+  lastClaimed: 0,
+  lastResponse: null,
+  messageId: null,
+  nextAttemptAt: T0,
+  resendOf: null,
+  createdAt: T0,
+  updatedAt: T0,
+  ...over,
+});
+
+describe('the Mongo delivery store finds due and deferred deliveries by an equality (ADR 57)', () => {
+  const raw = () => {
+    const db = mongo().db;
+    if (!db) throw new Error('not connected');
+    return db.collection<{ _id: string } & Record<string, unknown>>('deliveries');
+  };
+  afterEach(() => vi.useRealTimers());
+
+  it('keeps `due` exactly while `nextAttemptAt` is set, and `parked` while `deferredAt` is', async () => {
+    const store = await createMongoDeliveryStore(mongo());
+    const d = delivery();
+    const flags = async () => {
+      const doc = await raw().findOne({ _id: d.id });
+      return {
+        due: doc?.due === true,
+        scheduled: typeof doc?.nextAttemptAt === 'string',
+        parked: doc?.parked === true,
+        deferred: typeof doc?.deferredAt === 'string',
+      };
+    };
+    const scheduled = { due: true, scheduled: true, parked: false, deferred: false };
+    const parked = { due: false, scheduled: false, parked: true, deferred: true };
+    const done = { due: false, scheduled: false, parked: false, deferred: false };
+
+    await store.planDeliveries([d]);
+    expect(await flags()).toEqual(scheduled);
+    await store.deferDelivery(d.id, 0, '2001-01-01T00:00:01.000Z');
+    expect(await flags()).toEqual(parked);
+    await store.claimAttempt(d.id, 1, {
+      startedAt: '2001-01-01T00:00:02.000Z',
+      leaseUntil: '2001-01-01T00:02:00.000Z',
+    });
+    expect(await flags()).toEqual(scheduled);
+    const response = { code: '421', text: 'later' };
+    const outcome = { response, messageId: null, at: '2001-01-01T00:00:03.000Z' };
+    await store.recordOutcome(d.id, 1, { ...outcome, status: 'retrying', nextAttemptAt: '2001-01-01T00:00:08.000Z' });
+    expect(await flags()).toEqual(scheduled);
+    await store.deferDelivery(d.id, 1, '2001-01-01T00:00:09.000Z');
+    expect(await flags()).toEqual(parked);
+    await store.claimAttempt(d.id, 2, {
+      startedAt: '2001-01-01T00:00:10.000Z',
+      leaseUntil: '2001-01-01T00:02:10.000Z',
+    });
+    await store.recordOutcome(d.id, 2, { ...outcome, status: 'failed', nextAttemptAt: null });
+    expect(await flags()).toEqual(done);
+  });
+
+  it('finds deliveries written without the flags (before them, or by an older instance) at its first look and every SWEEP_MS', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(new Date('2026-11-24T12:00:00.000Z'));
+    const store = await createMongoDeliveryStore(mongo());
+    const unflagged = delivery({ nextAttemptAt: '2000-06-01T00:00:00.000Z' });
+    const { id: _id, ...fields } = unflagged;
+    const parkedOrg = `org_${randomUUID()}`;
+    const unflaggedDeferred = delivery({ orgId: parkedOrg, nextAttemptAt: null });
+    const { id: deferredId, ...deferredFields } = unflaggedDeferred;
+    await raw().insertMany([
+      { _id: unflagged.id, ...fields },
+      { _id: deferredId, ...deferredFields, deferredAt: '2000-06-01T00:00:00.000Z' },
+    ]);
+    const flagged = delivery({ nextAttemptAt: '2000-06-02T00:00:00.000Z' });
+    await store.planDeliveries([flagged]);
+    const now = '2000-12-31T00:00:00.000Z';
+    const due = async () => (await store.listDue(now, 1_000)).map((d) => d.id);
+
+    // The first look sweeps: both; until the next sweep only the flagged one is asked for.
+    expect(await due()).toEqual(expect.arrayContaining([unflagged.id, flagged.id]));
+    expect(await due()).toContain(flagged.id);
+    expect(await due()).not.toContain(unflagged.id);
+    vi.setSystemTime(Date.now() + SWEEP_MS);
+    expect(await due()).toEqual(expect.arrayContaining([unflagged.id, flagged.id]));
+
+    // A deferred delivery without `parked`: its organization is found by the sweep, and listed until it is drained.
+    expect(await store.deferredOrgs()).toContain(parkedOrg);
+    expect((await store.listDeferred(parkedOrg, 10)).map((d) => [d.id, d.status])).toEqual([[deferredId, 'deferred']]);
+  });
+});

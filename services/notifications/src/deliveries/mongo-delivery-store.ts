@@ -23,13 +23,23 @@ interface SubmissionDoc {
 /**
  * `status` as recorded by attempts (never `deferred`); `deferredAt` set while the email is deferred (the delivery is
  * then answered `deferred` unless final), `deferralPending` while its `delivery.deferred` awaits publication.
+ *
+ * `due` is set exactly while `nextAttemptAt` is, and `parked` exactly while `deferredAt` is: the retry worker and
+ * the releaser find those deliveries by these equalities, which FerretDB 1.24 answers from an index, where a range
+ * or a `$type` reads every delivery ever made (ADR 57). Deliveries written without them (before they existed, or by
+ * an older instance during an upgrade) are found by a sweep every `SWEEP_MS`.
  */
 type DeliveryDoc = Omit<Delivery, 'id'> & {
   _id: string;
   eventPending?: true;
   deferredAt?: string;
   deferralPending?: true;
+  due?: true;
+  parked?: true;
 };
+
+/** How often `listDue` and `deferredOrgs` also look for deliveries written without `due` or `parked`. */
+export const SWEEP_MS = 5 * 60_000;
 
 const NOT_FINAL = { $in: ['pending', 'retrying'] as Delivery['status'][] };
 interface AttemptDoc {
@@ -44,6 +54,8 @@ const toDelivery = ({
   _id,
   eventPending: _e,
   deferralPending: _d,
+  due: _due,
+  parked: _p,
   deferredAt,
   webhookEvent,
   ...rest
@@ -54,6 +66,21 @@ const toDelivery = ({
   status: deferredAt !== undefined && !isFinal(rest.status) ? 'deferred' : rest.status,
   ...(webhookEvent ? { webhookEvent } : {}),
 });
+
+/**
+ * Whether a sweep for deliveries written without `due` or `parked` is due: at the first call, then every `SWEEP_MS`.
+ * The organizations a sweep found with unflagged deferred deliveries are listed the same way until none is left.
+ */
+function createSweep() {
+  const last = { due: Number.NEGATIVE_INFINITY, parked: Number.NEGATIVE_INFINITY };
+  const now = (which: keyof typeof last): boolean => {
+    const t = Date.now();
+    if (t - last[which] < SWEEP_MS && t >= last[which]) return false;
+    last[which] = t;
+    return true;
+  };
+  return { unflaggedOrgs: new Set<string>(), due: () => now('due'), parked: () => now('parked') };
+}
 
 const ignoreDuplicate = (err: unknown) => {
   if (!isDuplicateKeyError(err)) throw err;
@@ -76,6 +103,8 @@ export async function createMongoDeliveryStore(conn: MongoConnection): Promise<D
   await Promise.all([
     deliveries.createIndex({ submissionId: 1, createdAt: 1 }, { name: 'submission' }),
     deliveries.createIndex({ nextAttemptAt: 1 }, { name: 'due' }),
+    deliveries.createIndex({ due: 1 }, { name: 'due_flag', sparse: true }),
+    deliveries.createIndex({ parked: 1, orgId: 1 }, { name: 'parked', sparse: true }),
     deliveries.createIndex({ formId: 1, status: 1, createdAt: 1 }, { name: 'form_status' }),
     deliveries.createIndex({ formId: 1, purpose: 1, target: 1, createdAt: 1 }, { name: 'form_target' }),
     deliveries.createIndex({ eventPending: 1 }, { name: 'unpublished' }),
@@ -85,6 +114,7 @@ export async function createMongoDeliveryStore(conn: MongoConnection): Promise<D
     attempts.createIndex({ deliveryId: 1, attempt: 1 }, { name: 'delivery' }),
   ]);
 
+  const sweep = createSweep();
   // One `updateOne` per `_id`: an `_id` equality is an index read on FerretDB 1.24, an `$in` a scan of every
   // delivery (and not one `bulkWrite`: see `updateEachOne`).
   const unsetEach = (ids: string[], field: 'eventPending' | 'deferralPending') =>
@@ -144,7 +174,11 @@ export async function createMongoDeliveryStore(conn: MongoConnection): Promise<D
 
     async planDeliveries(planned) {
       if (planned.length === 0) return [];
-      const docs: DeliveryDoc[] = planned.map(({ id, ...rest }) => ({ _id: id, ...rest }));
+      const docs: DeliveryDoc[] = planned.map(({ id, ...rest }) => ({
+        _id: id,
+        ...rest,
+        ...(rest.nextAttemptAt === null ? {} : { due: true as const }),
+      }));
       // Only a delivery planned before (a redelivered batch) is read back, by its `_id`: on FerretDB 1.24 an `$in`
       // is not pushed down and reads every delivery, while an `_id` equality is an index read.
       const taken = await deliveries.insertMany(docs, { ordered: false }).then(() => [], duplicateIndexes);
@@ -200,8 +234,8 @@ export async function createMongoDeliveryStore(conn: MongoConnection): Promise<D
       await deliveries.updateOne(
         { _id: deliveryId, lastClaimed: { $lt: attempt } },
         {
-          $set: { lastClaimed: attempt, nextAttemptAt: at.leaseUntil, updatedAt: at.startedAt },
-          $unset: { deferredAt: '', deferralPending: '' },
+          $set: { lastClaimed: attempt, nextAttemptAt: at.leaseUntil, due: true as const, updatedAt: at.startedAt },
+          $unset: { deferredAt: '', parked: '', deferralPending: '' },
         },
       );
       return { claimed: true };
@@ -209,21 +243,31 @@ export async function createMongoDeliveryStore(conn: MongoConnection): Promise<D
     async recordOutcome(deliveryId, attempt, outcome) {
       await attempts.updateOne({ _id: attemptKey(deliveryId, attempt) }, { $set: { outcome } });
       const final = isFinal(outcome.status);
+      const next = final ? null : outcome.nextAttemptAt;
       const set = {
         status: outcome.status,
         attempts: attempt,
         lastResponse: outcome.response,
-        nextAttemptAt: final ? null : outcome.nextAttemptAt,
+        nextAttemptAt: next,
         updatedAt: outcome.at,
         ...(outcome.messageId === null ? {} : { messageId: outcome.messageId }),
+        ...(next === null ? {} : { due: true as const }),
       };
-      await deliveries.updateOne(
-        { _id: deliveryId, attempts: { $lt: attempt } },
-        final
-          ? { $set: { ...set, eventPending: true as const }, $unset: { deferredAt: '', deferralPending: '' } }
-          : { $set: set, $unset: { eventPending: '', deferredAt: '', deferralPending: '' } },
-      );
-      const doc = await deliveries.findOne({ _id: deliveryId });
+      const unset = {
+        deferredAt: '',
+        parked: '',
+        deferralPending: '',
+        ...(next === null ? { due: '' as const } : {}),
+      } as const;
+      // The delivery as written, in the same command; read only when a later attempt had recorded first.
+      const doc =
+        (await deliveries.findOneAndUpdate(
+          { _id: deliveryId, attempts: { $lt: attempt } },
+          final
+            ? { $set: { ...set, eventPending: true as const }, $unset: unset }
+            : { $set: set, $unset: { eventPending: '', ...unset } },
+          { returnDocument: 'after' },
+        )) ?? (await deliveries.findOne({ _id: deliveryId }));
       return doc ? toDelivery(doc) : null;
     },
     async skipAttempt(deliveryId, attempt) {
@@ -237,32 +281,54 @@ export async function createMongoDeliveryStore(conn: MongoConnection): Promise<D
       return docs.map(({ _id: _k, ...rest }): AttemptRecord => rest);
     },
     async listDue(now, limit) {
-      const docs = await deliveries
-        .find({ nextAttemptAt: { $type: 'string', $lte: now } })
-        .sort({ nextAttemptAt: 1 })
-        .limit(limit)
-        .toArray();
+      const filter = sweep.due()
+        ? { nextAttemptAt: { $type: 'string' as const, $lte: now } }
+        : { due: true as const, nextAttemptAt: { $lte: now } };
+      const docs = await deliveries.find(filter).sort({ nextAttemptAt: 1 }).limit(limit).toArray();
       return docs.map(toDelivery);
     },
 
     async deferDelivery(deliveryId, lastClaimed, at) {
       await deliveries.updateOne(
         { _id: deliveryId, lastClaimed, deferredAt: { $exists: false }, status: NOT_FINAL },
-        { $set: { deferredAt: at, updatedAt: at, nextAttemptAt: null, deferralPending: true as const } },
+        {
+          $set: {
+            deferredAt: at,
+            parked: true as const,
+            updatedAt: at,
+            nextAttemptAt: null,
+            deferralPending: true as const,
+          },
+          $unset: { due: '' },
+        },
       );
       const doc = await deliveries.findOne({ _id: deliveryId });
       return doc ? toDelivery(doc) : null;
     },
     async listDeferred(orgId, limit) {
+      const unflagged = sweep.unflaggedOrgs.has(orgId);
       const docs = await deliveries
-        .find({ orgId, deferredAt: { $type: 'string' }, status: NOT_FINAL })
+        .find(
+          unflagged
+            ? { orgId, deferredAt: { $type: 'string' }, status: NOT_FINAL }
+            : { parked: true, orgId, status: NOT_FINAL },
+        )
         .sort({ orgId: 1, deferredAt: 1, _id: 1 })
         .limit(limit)
         .toArray();
+      if (unflagged && docs.length < limit) sweep.unflaggedOrgs.delete(orgId);
       return docs.map(toDelivery);
     },
     async deferredOrgs() {
-      return (await deliveries.distinct('orgId', { deferredAt: { $type: 'string' }, status: NOT_FINAL })) as string[];
+      const flagged = (await deliveries.distinct('orgId', { parked: true, status: NOT_FINAL })) as string[];
+      if (!sweep.parked()) return flagged;
+      const all = (await deliveries.distinct('orgId', {
+        deferredAt: { $type: 'string' },
+        status: NOT_FINAL,
+      })) as string[];
+      const known = new Set(flagged);
+      for (const orgId of all) if (!known.has(orgId)) sweep.unflaggedOrgs.add(orgId);
+      return all;
     },
 
     async listUnpublished(limit) {
