@@ -141,18 +141,22 @@ export async function startWebhookService(options: {
     };
   };
 
-  const submit = async (form: Form, over: Partial<SubmissionReceived['data']> = {}) => {
+  /** A `submission.received` of a new submission to `form`, as ingest publishes it (not published). */
+  const submissionEvent = (form: Form, over: Partial<SubmissionReceived['data']> = {}) => {
     const data = received(form, over);
-    const now = new Date(clock.now).toISOString();
     const value = encodeEvent(Topics.ingestSubmission, {
       id: randomUUID(),
       type: 'submission.received',
       version: 1,
-      occurredAt: now,
+      occurredAt: new Date(clock.now).toISOString(),
       data,
     });
-    await bus.publish(Topics.ingestSubmission, [{ key: form.id, value }]);
-    return data.submissionId;
+    return { submissionId: data.submissionId, key: form.id, value };
+  };
+  const submit = async (form: Form, over: Partial<SubmissionReceived['data']> = {}) => {
+    const { submissionId, key, value } = submissionEvent(form, over);
+    await bus.publish(Topics.ingestSubmission, [{ key, value }]);
+    return submissionId;
   };
 
   /** The forms service released a held submission (issue 13): `submission.released` under the event id `id`. */
@@ -234,6 +238,7 @@ export async function startWebhookService(options: {
     api,
     publishForm,
     submit,
+    submissionEvent,
     change,
     release,
     addWebhook,

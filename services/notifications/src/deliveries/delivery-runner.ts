@@ -6,7 +6,7 @@ import type { WebhookChannel } from '../endpoints/webhook-channel.ts';
 import { nextRetryDelayMs } from '../webhooks/retry-schedule.ts';
 import { type AttemptOutcome, type Delivery, type DeliveryStore, isFinal } from './delivery-store.ts';
 import type { EmailQuota } from './email-quota.ts';
-import type { Composer } from './ports.ts';
+import type { AttemptContext, Composer } from './ports.ts';
 import { MAX_ATTEMPTS, retryDelayMs } from './retry-schedule.ts';
 
 /**
@@ -62,8 +62,9 @@ export function createDeliveryRunner(deps: DeliveryRunnerDeps) {
   /** Sends one attempt; resolves with the outcome (a failed send is an outcome, not an exception). */
   async function send(
     delivery: Delivery,
+    known: AttemptContext,
   ): Promise<Omit<AttemptOutcome, 'status' | 'nextAttemptAt' | 'at'> & { ok: boolean; retryable: boolean }> {
-    if (delivery.channel === 'webhook' && deps.webhooks) return deps.webhooks.send(delivery);
+    if (delivery.channel === 'webhook' && deps.webhooks) return deps.webhooks.send(delivery, known);
     if (delivery.channel !== 'email') {
       return {
         ok: false,
@@ -73,8 +74,8 @@ export function createDeliveryRunner(deps: DeliveryRunnerDeps) {
       };
     }
     const [form, submission] = await Promise.all([
-      store.getForm(delivery.formId),
-      store.getSubmission(delivery.submissionId),
+      known.form ?? store.getForm(delivery.formId),
+      known.submission ?? store.getSubmission(delivery.submissionId),
     ]);
     if (!submission || !form || form === 'deleted') {
       const text = !submission ? 'the submission was deleted' : 'the form was deleted';
@@ -114,7 +115,7 @@ export function createDeliveryRunner(deps: DeliveryRunnerDeps) {
    * `send` in a CLIENT span (ADR 51): `smtp send` or `webhook POST`, with ids, the attempt number and the outcome's
    * code only — never the address, the URL or the message. Webhook requests carry no `traceparent` (third parties).
    */
-  async function traced(traces: Tracing, delivery: Delivery, n: number) {
+  async function traced(traces: Tracing, delivery: Delivery, n: number, known: AttemptContext) {
     const name = delivery.channel === 'webhook' ? 'webhook POST' : delivery.channel === 'email' ? 'smtp send' : 'send';
     const attributes = {
       'formgate.delivery.channel': delivery.channel,
@@ -124,7 +125,7 @@ export function createDeliveryRunner(deps: DeliveryRunnerDeps) {
       'formgate.org.id': delivery.orgId,
     };
     return traces.client(name, attributes, async (span) => {
-      const result = await send(delivery);
+      const result = await send(delivery, known);
       const code = result.response?.code ?? (result.ok ? 'ok' : 'failed');
       span.setAttribute('formgate.delivery.outcome', code);
       if (!result.ok) span.fail();
@@ -169,11 +170,11 @@ export function createDeliveryRunner(deps: DeliveryRunnerDeps) {
    * for an email while its organization is over its emails quota, defers it: no claim, no send; it stays `deferred`
    * (no `nextAttemptAt`) until the releaser attempts it again once the quota allows. Resolves with the delivery as
    * it stands afterwards, or null when another instance holds the attempt within its lease. Throws only when the
-   * store does.
+   * store does. `known`: what the caller read already for it (`AttemptContext`).
    */
-  async function attempt(delivery: Delivery): Promise<Delivery | null> {
+  async function attempt(delivery: Delivery, known: AttemptContext = {}): Promise<Delivery | null> {
     if (isFinal(delivery.status)) return delivery;
-    if (delivery.channel !== 'email' || !deps.quota) return attemptNow(delivery);
+    if (delivery.channel !== 'email' || !deps.quota) return attemptNow(delivery, known);
     const now = clock.now();
     const ticket = deps.quota.take(delivery.orgId, now);
     if (!ticket) {
@@ -186,14 +187,14 @@ export function createDeliveryRunner(deps: DeliveryRunnerDeps) {
     }
     let after: Delivery | null = null;
     try {
-      after = await attemptNow(delivery);
+      after = await attemptNow(delivery, known);
       return after;
     } finally {
       ticket.settle(after?.status === 'succeeded' && after.attempts > delivery.attempts);
     }
   }
 
-  async function attemptNow(delivery: Delivery): Promise<Delivery | null> {
+  async function attemptNow(delivery: Delivery, known: AttemptContext = {}): Promise<Delivery | null> {
     const n = delivery.lastClaimed + 1;
     const started = clock.now().getTime();
     const claim = await store.claimAttempt(delivery.id, n, {
@@ -201,7 +202,7 @@ export function createDeliveryRunner(deps: DeliveryRunnerDeps) {
       leaseUntil: iso(started + leaseMs),
     });
     if (!claim.claimed) return recover(delivery, n, claim);
-    const result = tracing ? await traced(tracing, delivery, n) : await send(delivery);
+    const result = tracing ? await traced(tracing, delivery, n, known) : await send(delivery, known);
     const now = clock.now().getTime();
     const schedule = delivery.channel === 'webhook' ? nextRetryDelayMs : retryDelayMs;
     const delay = result.ok || !result.retryable ? null : schedule(n, random);

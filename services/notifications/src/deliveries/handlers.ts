@@ -6,6 +6,7 @@ import type { WebhookEndpoint, WebhookEndpointStore } from '../endpoints/webhook
 import type { DeliveryRunner } from './delivery-runner.ts';
 import type { Delivery, DeliveryStore, FormView } from './delivery-store.ts';
 import { deliveriesFor, type PlanDeps } from './plan-deliveries.ts';
+import type { AttemptContext } from './ports.ts';
 
 /** The form of a submission is not in the view yet (`forms.form` lags): the bus retries, without limit. */
 export class FormNotYetKnownError extends Error {
@@ -182,6 +183,12 @@ export function createSubmissionReceivedHandler(deps: HandlerDeps, channels: Cha
     };
     /** Per submission: what it wants planned, whether its copy is kept, and whether it plans on its own. */
     type Wanted = { data: SubmissionReceived['data']; wanted: Delivery[]; keep: boolean };
+    /** Per planned delivery: the form, copy and endpoints its first attempt would otherwise read again. */
+    const known = new Map<string, AttemptContext>();
+    const remember = (form: FormView, endpoints: WebhookEndpoint[], w: Wanted) => {
+      for (const d of w.wanted) known.set(d.id, { form, submission: w.data, endpoints });
+      return w;
+    };
     const together: Wanted[] = [];
     const inOrder: { form: FormView; endpoints: WebhookEndpoint[]; received: Received[] }[] = [];
     const want = async (form: FormView, endpoints: WebhookEndpoint[], { data, occurredAt }: Received) => {
@@ -198,7 +205,7 @@ export function createSubmissionReceivedHandler(deps: HandlerDeps, channels: Cha
       // A later mark as spam is sent from this copy: keep it when an endpoint may want one.
       const spamLater = channels.webhooks && !spam && subscribers(endpoints, 'submission.spam').length > 0;
       const wanted = [...emails, ...hooks];
-      return { data, wanted, keep: wanted.length > 0 || spamLater };
+      return remember(form, endpoints, { data, wanted, keep: wanted.length > 0 || spamLater });
     };
     await mapLimit([...byForm.entries()], FORM_CONCURRENCY, async ([formId, received]) => {
       const form = await store.getForm(formId);
@@ -235,7 +242,7 @@ export function createSubmissionReceivedHandler(deps: HandlerDeps, channels: Cha
       }
     });
     if (planned.length === 0) return;
-    const attempted = await mapLimit(cheapFirst(fresh), ATTEMPT_CONCURRENCY, (d) => runner.attempt(d));
+    const attempted = await mapLimit(cheapFirst(fresh), ATTEMPT_CONCURRENCY, (d) => runner.attempt(d, known.get(d.id)));
     // What to publish: each first attempt's delivery as it recorded it, and the deliveries planned before (a
     // redelivered batch) as they were found. Not read back: on FerretDB a read of many deliveries is a scan. An
     // attempt held by another instance (null) is published by that instance, or by the retry worker's outbox pass.

@@ -1,5 +1,17 @@
 import type { MailMessage } from '@formgate/mail';
+import type { WebhookEndpoint } from '../endpoints/webhook-endpoint-store.ts';
 import type { FormView, StoredSubmission } from './delivery-store.ts';
+
+/**
+ * What the caller of an attempt has read already (the received handler: its batch's form view, the submission's
+ * copy it just saved, the form's webhook endpoints), so that a first attempt does not read them again: on a Mongo
+ * server each is a round trip, and a batch's first attempts are most of the work. What is missing is read.
+ */
+export interface AttemptContext {
+  form?: FormView;
+  submission?: StoredSubmission;
+  endpoints?: readonly WebhookEndpoint[];
+}
 
 /** What composing a mail needs: the form, the submission as received, the recipient and where the app lives. */
 export interface ComposeInput {

@@ -2,7 +2,7 @@ import { SpamReasonListSchema, type SubmissionDto } from '@formgate/contracts';
 import type { Clock, Logger } from '@formgate/kit';
 import type { Mailer } from '@formgate/mail';
 import type { Delivery, DeliveryStore, FormView, StoredSubmission } from '../deliveries/delivery-store.ts';
-import type { Recipients } from '../deliveries/ports.ts';
+import type { AttemptContext, Recipients } from '../deliveries/ports.ts';
 import { submissionUrl } from '../email/submission-view.ts';
 import { composeWebhookDisabled } from '../email/webhook-disabled.tsx';
 import { buildWebhookRequest, sendWebhook, type WebhookEvent, type WebhookOutcome } from '../webhooks/index.ts';
@@ -75,7 +75,7 @@ const failed = (code: string, text: string): AttemptResult => ({
 export function createWebhookChannel(deps: WebhookChannelDeps) {
   const { store, endpoints, clock } = deps;
 
-  async function eventOf(delivery: Delivery, form: FormView): Promise<WebhookEvent | string> {
+  async function eventOf(delivery: Delivery, form: FormView, known: AttemptContext): Promise<WebhookEvent | string> {
     const ref = delivery.webhookEvent;
     if (!ref) return 'the delivery has no event';
     const formRef = { id: form.id, name: form.name };
@@ -83,19 +83,23 @@ export function createWebhookChannel(deps: WebhookChannelDeps) {
       const submission = { id: delivery.submissionId, formId: form.id, createdAt: ref.receivedAt };
       return { type: ref.type, occurredAt: ref.occurredAt, form: formRef, submission };
     }
-    const stored = await store.getSubmission(delivery.submissionId);
+    const stored = known.submission ?? (await store.getSubmission(delivery.submissionId));
     if (!stored) return 'the submission was deleted';
     const submission = toSubmissionDto(stored, ref.type === 'submission.spam');
     return { type: ref.type, occurredAt: ref.occurredAt, form: formRef, submission };
   }
 
-  async function send(delivery: Delivery): Promise<AttemptResult> {
-    const endpoint = delivery.targetId ? await endpoints.get({ orgId: delivery.orgId }, delivery.targetId) : null;
+  /** One attempt; `known`: what the caller read already (the form, the submission's copy, the form's endpoints). */
+  async function send(delivery: Delivery, known: AttemptContext = {}): Promise<AttemptResult> {
+    const { targetId } = delivery;
+    const endpoint = targetId
+      ? (known.endpoints?.find((e) => e.id === targetId) ?? (await endpoints.get({ orgId: delivery.orgId }, targetId)))
+      : null;
     if (!endpoint) return failed('GONE', 'the webhook endpoint was deleted');
     if (!endpoint.enabled) return failed('WEBHOOK_ENDPOINT_DISABLED', 'the webhook endpoint is disabled');
-    const form = await store.getForm(delivery.formId);
+    const form = known.form ?? (await store.getForm(delivery.formId));
     if (!form || form === 'deleted') return failed('GONE', 'the form was deleted');
-    const event = await eventOf(delivery, form);
+    const event = await eventOf(delivery, form, known);
     if (typeof event === 'string') return failed('GONE', event);
     const { body, headers } = buildWebhookRequest({
       kind: delivery.purpose as typeof endpoint.kind,

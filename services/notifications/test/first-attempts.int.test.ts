@@ -1,0 +1,102 @@
+import type { BusMessage } from '@formgate/bus';
+import { Topics } from '@formgate/contracts';
+import { createSmtpMailer } from '@formgate/mail';
+import { type SmtpTestServer, startSmtpTestServer } from '@formgate/mail/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDeliveryRunner } from '../src/deliveries/delivery-runner.ts';
+import type { DeliveryStore } from '../src/deliveries/delivery-store.ts';
+import { BOTH_CHANNELS, createSubmissionReceivedHandler } from '../src/deliveries/handlers.ts';
+import { createWebhookChannel } from '../src/endpoints/webhook-channel.ts';
+import type { WebhookEndpointStore } from '../src/endpoints/webhook-endpoint-store.ts';
+import { startReceiver, type WebhookReceiver } from './webhook-receiver.ts';
+import { startWebhookService, type WebhookService } from './webhook-service-harness.ts';
+
+/** `target` with the calls named in `counted` recorded in `calls`. */
+function counting<T extends object>(target: T, counted: string[], calls: string[], prefix: string): T {
+  return new Proxy(target, {
+    get(t, prop, receiver) {
+      const value = Reflect.get(t, prop, receiver);
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => {
+        if (counted.includes(String(prop))) calls.push(`${prefix}.${String(prop)}`);
+        return value.apply(t, args);
+      };
+    },
+  });
+}
+
+/**
+ * The received handler makes a batch's first attempts with what it read for planning (ADR 57): on a Mongo server
+ * every read is a round trip, and first attempts are most of a notifications instance's work.
+ */
+describe('first attempts of a batch', () => {
+  let smtp: SmtpTestServer;
+  let svc: WebhookService;
+  let receiver: WebhookReceiver;
+
+  beforeAll(async () => {
+    smtp = await startSmtpTestServer();
+    const mailer = createSmtpMailer({ url: smtp.url, from: 'Formgate <no-reply@formgate.test>' });
+    svc = await startWebhookService({ allowPrivateTargets: true, mailer });
+    receiver = await startReceiver();
+  });
+  afterAll(async () => {
+    await receiver.close();
+    await svc.stop();
+    await smtp.stop();
+  });
+
+  it('send the mails and the webhook without reading the form, the submission or the endpoint again', async () => {
+    const orgId = `org_${crypto.randomUUID()}`;
+    await svc.verify(orgId, 'owner@example.test');
+    await svc.verify(orgId, 'sales@example.test');
+    const form = await svc.publishForm(orgId, {
+      notifications: {
+        enabled: true,
+        emails: ['owner@example.test', 'sales@example.test'],
+        subject: null,
+        autoresponse: { enabled: false, text: '' },
+      },
+    });
+    await svc.addWebhook(form, { url: receiver.url, kind: 'standard', events: ['submission.created'] });
+
+    const calls: string[] = [];
+    const { deps } = svc;
+    const store = counting<DeliveryStore>(deps.store, ['getForm', 'getSubmission'], calls, 'store');
+    const endpoints = counting<WebhookEndpointStore>(deps.endpoints, ['get', 'listByForm'], calls, 'endpoints');
+    const webhooks = createWebhookChannel({ ...deps, store, endpoints, timeoutMs: 2_000 });
+    const runner = createDeliveryRunner({ ...deps, store, webhooks });
+    const handler = createSubmissionReceivedHandler({ ...deps, store, endpoints, runner }, BOTH_CHANNELS);
+
+    // Handed to the handler directly (the service's own groups never see it): two submissions in one batch.
+    const events = [svc.submissionEvent(form), svc.submissionEvent(form)];
+    const batch = events.map(
+      ({ key, value }, offset): BusMessage => ({
+        topic: Topics.ingestSubmission,
+        partition: 0,
+        offset: String(offset),
+        key,
+        value,
+        headers: {},
+        timestamp: Date.now(),
+      }),
+    );
+    const mailsBefore = smtp.messages.length;
+    await handler(batch);
+
+    expect(smtp.messages.length - mailsBefore).toBe(4);
+    expect(receiver.requests.map((r) => (JSON.parse(r.body) as { data: { id: string } }).data.id).sort()).toEqual(
+      events.map((e) => e.submissionId).sort(),
+    );
+    for (const { submissionId } of events) {
+      const log = await svc.deliveriesOf(form, submissionId);
+      expect(log.map((d) => [d.channel, d.status, d.attempts]).sort()).toEqual([
+        ['email', 'succeeded', 1],
+        ['email', 'succeeded', 1],
+        ['webhook', 'succeeded', 1],
+      ]);
+    }
+    // The planning's reads, once for the batch; none by the six attempts.
+    expect(calls.sort()).toEqual(['endpoints.listByForm', 'store.getForm']);
+  });
+});
