@@ -36,7 +36,8 @@ const submission = (over: Partial<StoredSubmission> = {}): StoredSubmission => (
   ...over,
 });
 
-const delivery = (over: Partial<Delivery> = {}): Delivery => ({
+/** A planned delivery with fresh ids; `over` replaces any field. */
+export const delivery = (over: Partial<Delivery> = {}): Delivery => ({
   id: randomUUID(),
   orgId: 'org-1',
   formId: `form_${randomUUID()}`,

@@ -3,7 +3,7 @@ import { useTestMongo } from '@formgate/store/testing';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Delivery } from '../src/deliveries/delivery-store.ts';
 import { createMongoDeliveryStore, SWEEP_MS } from '../src/deliveries/mongo-delivery-store.ts';
-import { runDeliveryStoreContract } from './delivery-store.contract.ts';
+import { delivery, runDeliveryStoreContract } from './delivery-store.contract.ts';
 
 // biome-ignore lint/correctness/useHookAtTopLevel: a vitest lifecycle helper, not a React hook (react is a dependency here)
 const mongo = useTestMongo();
@@ -11,26 +11,9 @@ const mongo = useTestMongo();
 runDeliveryStoreContract({ name: 'mongo', create: () => createMongoDeliveryStore(mongo()) });
 
 const T0 = '2001-01-01T00:00:00.000Z';
-const delivery = (over: Partial<Delivery> = {}): Delivery => ({
-  id: randomUUID(),
-  orgId: `org_${randomUUID()}`,
-  formId: `form_${randomUUID()}`,
-  submissionId: randomUUID(),
-  channel: 'email',
-  purpose: 'notification',
-  target: 'a@example.com',
-  targetId: null,
-  status: 'pending',
-  attempts: 0,
-  lastClaimed: 0,
-  lastResponse: null,
-  messageId: null,
-  nextAttemptAt: T0,
-  resendOf: null,
-  createdAt: T0,
-  updatedAt: T0,
-  ...over,
-});
+/** A delivery of its own organization, due since `T0`. */
+const dueDelivery = (over: Partial<Delivery> = {}) =>
+  delivery({ orgId: `org_${randomUUID()}`, nextAttemptAt: T0, createdAt: T0, updatedAt: T0, ...over });
 
 describe('the Mongo delivery store finds due and deferred deliveries by an equality (ADR 57)', () => {
   const raw = () => {
@@ -42,7 +25,7 @@ describe('the Mongo delivery store finds due and deferred deliveries by an equal
 
   it('keeps `due` exactly while `nextAttemptAt` is set, and `parked` while `deferredAt` is', async () => {
     const store = await createMongoDeliveryStore(mongo());
-    const d = delivery();
+    const d = dueDelivery();
     const flags = async () => {
       const doc = await raw().findOne({ _id: d.id });
       return {
@@ -83,16 +66,16 @@ describe('the Mongo delivery store finds due and deferred deliveries by an equal
     vi.useFakeTimers({ toFake: ['Date'] });
     vi.setSystemTime(new Date('2026-11-24T12:00:00.000Z'));
     const store = await createMongoDeliveryStore(mongo());
-    const unflagged = delivery({ nextAttemptAt: '2000-06-01T00:00:00.000Z' });
+    const unflagged = dueDelivery({ nextAttemptAt: '2000-06-01T00:00:00.000Z' });
     const { id: _id, ...fields } = unflagged;
     const parkedOrg = `org_${randomUUID()}`;
-    const unflaggedDeferred = delivery({ orgId: parkedOrg, nextAttemptAt: null });
+    const unflaggedDeferred = dueDelivery({ orgId: parkedOrg, nextAttemptAt: null });
     const { id: deferredId, ...deferredFields } = unflaggedDeferred;
     await raw().insertMany([
       { _id: unflagged.id, ...fields },
       { _id: deferredId, ...deferredFields, deferredAt: '2000-06-01T00:00:00.000Z' },
     ]);
-    const flagged = delivery({ nextAttemptAt: '2000-06-02T00:00:00.000Z' });
+    const flagged = dueDelivery({ nextAttemptAt: '2000-06-02T00:00:00.000Z' });
     await store.planDeliveries([flagged]);
     const now = '2000-12-31T00:00:00.000Z';
     const due = async () => (await store.listDue(now, 1_000)).map((d) => d.id);
