@@ -22,10 +22,13 @@ export function createGridFsBlobStore(conn: Connection, bucketName = 'blobs'): B
   const files = db.collection<mongo.GridFSFile>(`${bucketName}.files`);
   const chunks = db.collection<mongo.GridFSChunk>(`${bucketName}.chunks`);
 
+  // One file at a time, by equality: FerretDB 1.24 pushes an equality down to PostgreSQL but answers an `$in` by
+  // reading every chunk ever stored (ADR 56), and a rejected upload to the public endpoint removes its partial file.
   const remove = async (ids: mongo.ObjectId[]) => {
-    if (ids.length === 0) return;
-    await files.deleteMany({ _id: { $in: ids } });
-    await chunks.deleteMany({ files_id: { $in: ids } });
+    for (const _id of ids) {
+      await files.deleteOne({ _id });
+      await chunks.deleteMany({ files_id: _id });
+    }
   };
 
   return {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { useTestMongo } from '@formgate/store/testing';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Delivery } from '../src/deliveries/delivery-store.ts';
-import { createMongoDeliveryStore, SWEEP_MS } from '../src/deliveries/mongo-delivery-store.ts';
+import { CLEAN_SWEEPS, createMongoDeliveryStore, SWEEP_MS } from '../src/deliveries/mongo-delivery-store.ts';
 import { delivery, runDeliveryStoreContract } from './delivery-store.contract.ts';
 
 // biome-ignore lint/correctness/useHookAtTopLevel: a vitest lifecycle helper, not a React hook (react is a dependency here)
@@ -62,7 +62,7 @@ describe('the Mongo delivery store finds due and deferred deliveries by an equal
     expect(await flags()).toEqual(done);
   });
 
-  it('finds deliveries written without the flags (before them, or by an older instance) at its first look and every SWEEP_MS', async () => {
+  it('finds deliveries written without the flags (before them, or by an older instance) at its first look and every SWEEP_MS, until none is left', async () => {
     vi.useFakeTimers({ toFake: ['Date'] });
     vi.setSystemTime(new Date('2026-11-24T12:00:00.000Z'));
     const store = await createMongoDeliveryStore(mongo());
@@ -90,5 +90,28 @@ describe('the Mongo delivery store finds due and deferred deliveries by an equal
     // A deferred delivery without `parked`: its organization is found by the sweep, and listed until it is drained.
     expect(await store.deferredOrgs()).toContain(parkedOrg);
     expect((await store.listDeferred(parkedOrg, 10)).map((d) => [d.id, d.status])).toEqual([[deferredId, 'deferred']]);
+
+    // Both attempted (the store writes them flagged): the sweeps find none, and after CLEAN_SWEEPS in a row they stop.
+    for (const id of [unflagged.id, deferredId]) {
+      await store.claimAttempt(id, 1, { startedAt: now, leaseUntil: now });
+      const response = { code: '250', text: 'accepted' };
+      await store.recordOutcome(id, 1, {
+        status: 'succeeded',
+        response,
+        messageId: null,
+        nextAttemptAt: null,
+        at: now,
+      });
+    }
+    for (let i = 0; i < CLEAN_SWEEPS; i++) {
+      vi.setSystemTime(Date.now() + SWEEP_MS);
+      expect(await due()).toContain(flagged.id);
+      await store.deferredOrgs();
+    }
+    const late = dueDelivery({ nextAttemptAt: '2000-06-03T00:00:00.000Z' });
+    const { id: lateId, ...lateFields } = late;
+    await raw().insertOne({ _id: lateId, ...lateFields });
+    vi.setSystemTime(Date.now() + SWEEP_MS);
+    expect(await due()).not.toContain(lateId);
   });
 });

@@ -27,7 +27,7 @@ interface SubmissionDoc {
  * `due` is set exactly while `nextAttemptAt` is, and `parked` exactly while `deferredAt` is: the retry worker and
  * the releaser find those deliveries by these equalities, which FerretDB 1.24 answers from an index, where a range
  * or a `$type` reads every delivery ever made (ADR 57). Deliveries written without them (before they existed, or by
- * an older instance during an upgrade) are found by a sweep every `SWEEP_MS`.
+ * an older instance during an upgrade) are found by a sweep every `SWEEP_MS`, until `CLEAN_SWEEPS` in a row found none.
  */
 type DeliveryDoc = Omit<Delivery, 'id'> & {
   _id: string;
@@ -40,6 +40,8 @@ type DeliveryDoc = Omit<Delivery, 'id'> & {
 
 /** How often `listDue` and `deferredOrgs` also look for deliveries written without `due` or `parked`. */
 export const SWEEP_MS = 5 * 60_000;
+/** Sweeps in a row that found no unflagged delivery, after which a process stops looking (ADR 57). */
+export const CLEAN_SWEEPS = 3;
 
 const NOT_FINAL = { $in: ['pending', 'retrying'] as Delivery['status'][] };
 interface AttemptDoc {
@@ -68,18 +70,30 @@ const toDelivery = ({
 });
 
 /**
- * Whether a sweep for deliveries written without `due` or `parked` is due: at the first call, then every `SWEEP_MS`.
- * The organizations a sweep found with unflagged deferred deliveries are listed the same way until none is left.
+ * Whether a sweep for deliveries written without `due` or `parked` is due: at the first call, then every `SWEEP_MS`,
+ * until `CLEAN_SWEEPS` sweeps in a row found none (`found`). The organizations a sweep found with unflagged deferred
+ * deliveries are listed the old way until none is left.
  */
 function createSweep() {
-  const last = { due: Number.NEGATIVE_INFINITY, parked: Number.NEGATIVE_INFINITY };
-  const now = (which: keyof typeof last): boolean => {
+  const state = {
+    due: { last: Number.NEGATIVE_INFINITY, clean: 0 },
+    parked: { last: Number.NEGATIVE_INFINITY, clean: 0 },
+  };
+  const now = (which: keyof typeof state): boolean => {
+    const s = state[which];
     const t = Date.now();
-    if (t - last[which] < SWEEP_MS && t >= last[which]) return false;
-    last[which] = t;
+    if (s.clean >= CLEAN_SWEEPS || (t - s.last < SWEEP_MS && t >= s.last)) return false;
+    s.last = t;
     return true;
   };
-  return { unflaggedOrgs: new Set<string>(), due: () => now('due'), parked: () => now('parked') };
+  return {
+    unflaggedOrgs: new Set<string>(),
+    due: () => now('due'),
+    parked: () => now('parked'),
+    found(which: keyof typeof state, unflagged: boolean) {
+      state[which].clean = unflagged ? 0 : state[which].clean + 1;
+    },
+  };
 }
 
 const ignoreDuplicate = (err: unknown) => {
@@ -281,11 +295,22 @@ export async function createMongoDeliveryStore(conn: MongoConnection): Promise<D
       return docs.map(({ _id: _k, ...rest }): AttemptRecord => rest);
     },
     async listDue(now, limit) {
-      const filter = sweep.due()
-        ? { nextAttemptAt: { $type: 'string' as const, $lte: now } }
-        : { due: true as const, nextAttemptAt: { $lte: now } };
-      const docs = await deliveries.find(filter).sort({ nextAttemptAt: 1 }).limit(limit).toArray();
-      return docs.map(toDelivery);
+      const docs = await deliveries
+        .find({ due: true, nextAttemptAt: { $lte: now } })
+        .sort({ nextAttemptAt: 1 })
+        .limit(limit)
+        .toArray();
+      if (!sweep.due()) return docs.map(toDelivery);
+      // Every scheduled delivery without the flag, due or not: a sweep that finds none counts towards the last one.
+      const unflagged = await deliveries
+        .find({ nextAttemptAt: { $type: 'string' }, due: { $exists: false } })
+        .toArray();
+      sweep.found('due', unflagged.length > 0);
+      const dueNow = unflagged.filter((d) => (d.nextAttemptAt as string) <= now);
+      return [...docs, ...dueNow]
+        .sort((a, b) => (a.nextAttemptAt as string).localeCompare(b.nextAttemptAt as string))
+        .slice(0, limit)
+        .map(toDelivery);
     },
 
     async deferDelivery(deliveryId, lastClaimed, at) {
@@ -322,13 +347,14 @@ export async function createMongoDeliveryStore(conn: MongoConnection): Promise<D
     async deferredOrgs() {
       const flagged = (await deliveries.distinct('orgId', { parked: true, status: NOT_FINAL })) as string[];
       if (!sweep.parked()) return flagged;
-      const all = (await deliveries.distinct('orgId', {
+      const unflagged = (await deliveries.distinct('orgId', {
         deferredAt: { $type: 'string' },
+        parked: { $exists: false },
         status: NOT_FINAL,
       })) as string[];
-      const known = new Set(flagged);
-      for (const orgId of all) if (!known.has(orgId)) sweep.unflaggedOrgs.add(orgId);
-      return all;
+      sweep.found('parked', unflagged.length > 0);
+      for (const orgId of unflagged) sweep.unflaggedOrgs.add(orgId);
+      return [...new Set([...flagged, ...unflagged])];
     },
 
     async listUnpublished(limit) {
