@@ -7,7 +7,7 @@ import { FIELD_NAMES } from '../src/store/mongo-field-names.ts';
 import { createMongoFormsStore } from '../src/store/mongo-forms-store.ts';
 import { LEGACY_SUBMISSIONS } from '../src/store/mongo-legacy-submissions.ts';
 import { SUBMISSION_CHANGES } from '../src/store/mongo-submission-changes.ts';
-import { isFerretDb } from '../src/store/mongo-submission-query.ts';
+import { isFerretDb, MIGRATIONS } from '../src/store/mongo-submission-query.ts';
 import {
   COUNTERS,
   type CounterDoc,
@@ -305,6 +305,8 @@ describe('mongo FormsStore: batches, positions and counters', () => {
       .collection(SUBMISSIONS)
       .updateMany({ formId: f.id }, { $unset: { terms: '' } });
     await db().collection<{ _id: string }>(FIELD_NAMES).deleteOne({ _id: f.id });
+    // A database from before search has no record of the backfill either.
+    await db().collection<{ _id: string }>(MIGRATIONS).deleteMany({});
     const search = async (s: FormsStore, word: string) =>
       (await s.findSubmissions(scope, f.id, { filter: { terms: [word] }, limit: 10 })).map((r) => r.id);
     expect(await search(store, 'user1')).toEqual([]);
@@ -312,6 +314,13 @@ describe('mongo FormsStore: batches, positions and counters', () => {
     expect(await search(upgraded, 'user1')).toEqual([old[1]?.id]);
     expect(await search(upgraded, 'hello')).toEqual([old[1]?.id, old[0]?.id]);
     expect(await upgraded.listFieldNames(scope, f.id)).toEqual(['email', 'message']);
+
+    // Done once: a later boot does not look again (the look reads every submission on FerretDB).
+    await db()
+      .collection(SUBMISSIONS)
+      .updateMany({ formId: f.id }, { $unset: { terms: '' } });
+    const restarted = await createMongoFormsStore(mongo(), { pageWidth: WIDTH });
+    expect(await search(restarted, 'user1')).toEqual([]);
   });
 });
 

@@ -1,4 +1,4 @@
-import { type MongoDb, updateEachOne } from '@formgate/store/mongo';
+import { ignoreDuplicates, type MongoDb, updateEachOne } from '@formgate/store/mongo';
 import type { FormsStore, StoredSubmission, SubmissionFilter } from './forms-store.ts';
 import { FIELD_NAMES, type FieldNamesDoc, recordFieldNames } from './mongo-field-names.ts';
 import {
@@ -155,19 +155,30 @@ export async function createSubmissionQueryIndexes(db: MongoDb): Promise<void> {
   ]);
 }
 
+/** One-off migrations that finished, by name: `{_id, at}` (checked by `_id` at boot instead of run again). */
+export const MIGRATIONS = 'form_migrations';
+const SEARCH_TERMS_DONE = 'submission-search-terms';
+
 /**
  * Gives documents stored before search their `terms`, and their forms their field names, a batch at a time, at
  * boot (before the consumers start). Repeatable: a run cut short continues where the documents still lack `terms`.
+ * Once a run finds none it records so in `form_migrations`, and later boots skip it: the query reads every
+ * submission on FerretDB 1.24 (`$exists` is not pushed down), minutes at boot on a large database.
  */
 export async function backfillSubmissionSearch(db: MongoDb): Promise<number> {
   const submissions = db.collection<SubmissionDoc>(SUBMISSIONS);
+  const migrations = db.collection<{ _id: string; at: string }>(MIGRATIONS);
+  if (await migrations.findOne({ _id: SEARCH_TERMS_DONE })) return 0;
   let done = 0;
   for (;;) {
     const docs = await submissions
       .find({ terms: { $exists: false } }, { projection: { _id: 1, formId: 1, orgId: 1, seq: 1, fields: 1 } })
       .limit(1_000)
       .toArray();
-    if (docs.length === 0) return done;
+    if (docs.length === 0) {
+      await migrations.insertOne({ _id: SEARCH_TERMS_DONE, at: new Date().toISOString() }).catch(ignoreDuplicates);
+      return done;
+    }
     docs.sort((a, b) => a.seq - b.seq);
     const byForm = new Map<string, { formId: string; orgId: string; records: SubmissionDoc[] }>();
     for (const d of docs) {
