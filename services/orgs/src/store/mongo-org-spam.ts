@@ -1,4 +1,5 @@
 import type { SpamSettingsPatch } from '@formgate/contracts';
+import { mapLimit } from '@formgate/kit';
 import { createVersionOutbox, insertOnce, type MongoDb, type VersionRecord } from '@formgate/store/mongo';
 import type { OrgSpamSettings } from './orgs-store.ts';
 
@@ -64,7 +65,8 @@ export function createMongoOrgSpam(db: MongoDb, options: { now?: () => number; r
   async function newestOf(orgIds: string[]): Promise<Map<string, SpamVersionDoc>> {
     const newest = new Map<string, SpamVersionDoc>();
     if (orgIds.length === 0) return newest;
-    const docs = await versions.find({ orgId: { $in: orgIds } }).toArray();
+    // One read per organization: FerretDB 1.24 answers an `$in` by reading every version record (ADR 56).
+    const docs = (await mapLimit(orgIds, 8, (orgId) => versions.find({ orgId }).toArray())).flat();
     for (const d of docs) if ((newest.get(d.orgId)?.version ?? -1) < d.version) newest.set(d.orgId, d);
     return newest;
   }
@@ -128,9 +130,9 @@ export function createMongoOrgSpam(db: MongoDb, options: { now?: () => number; r
     async listUnpublishedSpamSettings(limit: number): Promise<OrgSpamSettings[]> {
       const ids = [...new Set((await outbox.pending(limit)).map((e) => e.id))];
       if (ids.length === 0) return [];
-      const docs = await orgs
-        .find({ _id: { $in: ids } }, { projection: { deleted: 1, spam: 1, spamVersion: 1 } })
-        .toArray();
+      const docs = (
+        await mapLimit(ids, 8, (_id) => orgs.findOne({ _id }, { projection: { deleted: 1, spam: 1, spamVersion: 1 } }))
+      ).filter((d) => d !== null);
       const live = docs.filter((d) => !d.deleted);
       // An organization purged since: its versions are forgotten.
       await outbox.forget(ids.filter((id) => !docs.some((d) => d._id === id)));
