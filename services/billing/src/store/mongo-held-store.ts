@@ -1,4 +1,4 @@
-import { isDuplicateKeyError, type MongoConnection, updateEachOne } from '@formgate/store/mongo';
+import { existingIds, isDuplicateKeyError, type MongoConnection, updateEachOne } from '@formgate/store/mongo';
 import type { HeldEntry, HeldStore } from './held-store.ts';
 
 interface HeldDoc {
@@ -30,8 +30,7 @@ export async function createMongoHeldStore(
   const held = db.collection<HeldDoc>(COLLECTIONS[options.ledger ?? 'submissions']);
   const purged = db.collection<{ _id: string }>('purged_orgs');
   await held.createIndex({ orgId: 1, held: 1 }, { name: 'org_held' });
-  const purgedAmong = async (orgIds: Iterable<string>) =>
-    new Set((await purged.find({ _id: { $in: [...new Set(orgIds)] } }).toArray()).map((d) => d._id));
+  const purgedAmong = (orgIds: Iterable<string>) => existingIds(purged, orgIds);
 
   const write = async (entries: HeldEntry[], run: (live: HeldEntry[]) => Promise<unknown>) => {
     const gone = await purgedAmong(entries.map((e) => e.orgId));
@@ -39,7 +38,7 @@ export async function createMongoHeldStore(
     if (live.length === 0) return;
     await run(live);
     const goneSince = await purgedAmong(live.map((e) => e.orgId));
-    if (goneSince.size > 0) await held.deleteMany({ orgId: { $in: [...goneSince] } });
+    for (const orgId of goneSince) await held.deleteMany({ orgId });
   };
 
   return {

@@ -1,4 +1,4 @@
-import { isDuplicateKeyError, type MongoConnection, updateEachOne } from '@formgate/store/mongo';
+import { existingIds, isDuplicateKeyError, type MongoConnection, updateEachOne } from '@formgate/store/mongo';
 import type { StorageStore } from './storage-store.ts';
 
 interface StoredFilesDoc {
@@ -31,8 +31,8 @@ export async function createMongoStorageStore(conn: MongoConnection): Promise<St
   await files.createIndex({ formId: 1 }, { name: 'form' });
 
   const goneAmong = async (orgIds: string[], formIds: string[]) => ({
-    orgs: new Set((await purged.find({ _id: { $in: [...new Set(orgIds)] } }).toArray()).map((d) => d._id)),
-    forms: new Set((await forms.find({ _id: { $in: [...new Set(formIds)] } }).toArray()).map((d) => d._id)),
+    orgs: await existingIds(purged, orgIds),
+    forms: await existingIds(forms, formIds),
   });
 
   return {
@@ -55,9 +55,9 @@ export async function createMongoStorageStore(conn: MongoConnection): Promise<St
         live.map((e) => e.orgId),
         live.map((e) => e.formId),
       );
-      if (since.orgs.size > 0) await files.deleteMany({ orgId: { $in: [...since.orgs] } });
-      if (since.forms.size > 0)
-        await files.updateMany({ formId: { $in: [...since.forms] } }, { $set: { freed: true } });
+      // By equality, one at a time (rare: a purge landed during the batch).
+      for (const orgId of since.orgs) await files.deleteMany({ orgId });
+      for (const formId of since.forms) await files.updateMany({ formId }, { $set: { freed: true } });
     },
     async free(entries) {
       if (entries.length === 0) return;

@@ -1,4 +1,4 @@
-import { isDuplicateKeyError, type MongoConnection } from '@formgate/store/mongo';
+import { existingIds, isDuplicateKeyError, type MongoConnection } from '@formgate/store/mongo';
 import type { Meter, UsageCount, UsageStore } from './usage-store.ts';
 
 const collectionOf = (meter: Meter) => (meter === 'submissions' ? 'usage_entries' : `${meter}_usage_entries`);
@@ -36,8 +36,7 @@ export async function createMongoUsageStore(
   for (const ledger of ledgers) await ledger.createIndex({ orgId: 1, period: 1 }, { name: 'org_period' });
 
   const count = (orgId: string, period: string) => entries.countDocuments({ orgId, period });
-  const purgedAmong = async (orgIds: Iterable<string>) =>
-    new Set((await purged.find({ _id: { $in: [...new Set(orgIds)] } }).toArray()).map((d) => d._id));
+  const purgedAmong = (orgIds: Iterable<string>) => existingIds(purged, orgIds);
 
   return {
     async recordUsage(batch) {
@@ -55,7 +54,7 @@ export async function createMongoUsageStore(
         if (!onlyDuplicates(err)) throw err;
       }
       const goneSince = await purgedAmong([...touched.values()].map((c) => c.orgId));
-      if (goneSince.size > 0) await entries.deleteMany({ orgId: { $in: [...goneSince] } });
+      for (const orgId of goneSince) await entries.deleteMany({ orgId });
       const live = [...touched.values()].filter((c) => !goneSince.has(c.orgId));
       return Promise.all(live.map(async (c) => ({ ...c, used: await count(c.orgId, c.period) })));
     },
