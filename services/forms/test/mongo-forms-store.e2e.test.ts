@@ -384,7 +384,9 @@ describe('mongo FormsStore: the form outbox has one writer per document', () => 
   });
 
   it('finishes a replacement whose request died after claiming its version, once the claim is abandoned', async () => {
-    const store = await createMongoFormsStore(mongo(), { pageWidth: WIDTH, claimAbandonedMs: 300 });
+    // Long enough that the checks of a young claim finish within it on a loaded machine (300 ms did not, in CI).
+    const abandonedMs = 3_000;
+    const store = await createMongoFormsStore(mongo(), { pageWidth: WIDTH, claimAbandonedMs: abandonedMs });
     const scope = { orgId: `org_${randomUUID()}` };
     const f = form(scope.orgId);
     await store.insertForm(f);
@@ -400,7 +402,7 @@ describe('mongo FormsStore: the form outbox has one writer per document', () => 
     expect(await store.replaceForm({ ...f, name: 'Other', version: 2 }, 1)).toBe(false);
     expect(await pending()).toEqual([]);
     expect(await store.getForm(scope, f.id)).toEqual(f);
-    await new Promise((r) => setTimeout(r, 350));
+    await new Promise((r) => setTimeout(r, abandonedMs + 50));
     expect(await pending()).toEqual([next]);
     expect(await store.getForm(scope, f.id)).toEqual(next);
     expect(await store.replaceForm({ ...next, name: 'Third', version: 3 }, 2)).toBe(true);
