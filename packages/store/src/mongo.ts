@@ -67,17 +67,24 @@ export function duplicateIndexes(err: unknown): number[] {
 }
 
 /**
- * Which of `ids` `collection` holds: one read by `_id` each, 8 at a time, where one `$in` would do on MongoDB —
- * FerretDB 1.24 answers an `$in` by reading the whole collection (ADR 56).
+ * The documents of `ids` that `collection` holds (in no particular order): one read by `_id` each, 8 at a time,
+ * where one `$in` would do on MongoDB — FerretDB 1.24 answers an `$in` by reading the whole collection (ADR 56).
  */
+export async function findByIds<T extends { _id: string }>(
+  collection: mongo.Collection<T>,
+  ids: Iterable<string>,
+  options: mongo.FindOptions = {},
+): Promise<mongo.WithId<T>[]> {
+  const found = await mapLimit([...new Set(ids)], 8, (_id) => collection.findOne({ _id } as mongo.Filter<T>, options));
+  return found.filter((d) => d !== null);
+}
+
+/** Which of `ids` `collection` holds (`findByIds`, reading `_id` only). */
 export async function existingIds<T extends { _id: string }>(
   collection: mongo.Collection<T>,
   ids: Iterable<string>,
 ): Promise<Set<string>> {
-  const found = await mapLimit([...new Set(ids)], 8, (_id) =>
-    collection.findOne({ _id } as mongo.Filter<T>, { projection: { _id: 1 } }),
-  );
-  return new Set(found.flatMap((d) => (d ? [d._id as string] : [])));
+  return new Set((await findByIds(collection, ids, { projection: { _id: 1 } })).map((d) => d._id as string));
 }
 
 /** One `updateOne` of `updateEachOne`. */

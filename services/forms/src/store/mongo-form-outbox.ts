@@ -1,6 +1,5 @@
 import { type Form, withDefaultSettings } from '@formgate/contracts';
-import { mapLimit } from '@formgate/kit';
-import { createVersionOutbox, insertOnce, isDuplicateKeyError, type MongoDb } from '@formgate/store/mongo';
+import { createVersionOutbox, findByIds, insertOnce, isDuplicateKeyError, type MongoDb } from '@formgate/store/mongo';
 
 /**
  * A form version written (or claimed) and not yet confirmed published; `_id` is `${formId}:${version}`. A
@@ -125,9 +124,7 @@ export function createMongoFormOutbox(
       const entries = await versions.pending(limit);
       const ids = [...new Set(entries.map((e) => e.id))];
       if (ids.length === 0) return [];
-      // One read by `_id` per form: FerretDB 1.24 answers an `$in` by reading every form (ADR 56).
-      const found = await mapLimit(ids, 8, (_id) => forms.findOne({ _id }, { projection: FORM_PROJECTION }));
-      const docs = new Map(found.filter((d) => d !== null).map((d) => [d._id, d]));
+      const docs = new Map((await findByIds(forms, ids, { projection: FORM_PROJECTION })).map((d) => [d._id, d]));
       await versions.forget(ids.filter((id) => !docs.has(id)));
       const due: Form[] = [];
       for (const [id, doc] of docs) {

@@ -157,8 +157,8 @@ type Received = { data: SubmissionReceived['data']; occurredAt: string };
  * Throughput (P12): the store is called once per batch, not once per submission: one `saveSubmissions`, one
  * `planDeliveries` (forms without autoresponse), then every first attempt of the batch concurrently, then one
  * publication of the outcomes (as the attempts recorded them: nothing is read back). A form's view, its endpoints
- * and its organization's verified addresses are read once per batch. A form with autoresponse on is planned one submission after the other
- * in log order (the limits count what was planned before).
+ * and its organization's verified addresses are read once per batch, and its first attempts use them. A form with
+ * autoresponse on is planned one submission after the other in log order (the limits count what was planned before).
  */
 export function createSubmissionReceivedHandler(deps: HandlerDeps, channels: Channels = BOTH_CHANNELS) {
   const { store, runner } = deps;

@@ -1,6 +1,6 @@
 import type { SpamSettingsPatch } from '@formgate/contracts';
 import { mapLimit } from '@formgate/kit';
-import { createVersionOutbox, insertOnce, type MongoDb, type VersionRecord } from '@formgate/store/mongo';
+import { createVersionOutbox, findByIds, insertOnce, type MongoDb, type VersionRecord } from '@formgate/store/mongo';
 import type { OrgSpamSettings } from './orgs-store.ts';
 
 /** One version of an organization's spam defaults; `_id` is `${orgId}:${version}`. Inserted once, never updated. */
@@ -130,9 +130,7 @@ export function createMongoOrgSpam(db: MongoDb, options: { now?: () => number; r
     async listUnpublishedSpamSettings(limit: number): Promise<OrgSpamSettings[]> {
       const ids = [...new Set((await outbox.pending(limit)).map((e) => e.id))];
       if (ids.length === 0) return [];
-      const docs = (
-        await mapLimit(ids, 8, (_id) => orgs.findOne({ _id }, { projection: { deleted: 1, spam: 1, spamVersion: 1 } }))
-      ).filter((d) => d !== null);
+      const docs = await findByIds(orgs, ids, { projection: { deleted: 1, spam: 1, spamVersion: 1 } });
       const live = docs.filter((d) => !d.deleted);
       // An organization purged since: its versions are forgotten.
       await outbox.forget(ids.filter((id) => !docs.some((d) => d._id === id)));
