@@ -38,11 +38,26 @@ export async function createScenarioForm(
   scenario: string,
   ingestUrls: string[],
 ): Promise<ScenarioForm> {
-  const res = await fetch(`${baseUrl}/api/v1/forms`, {
-    method: 'POST',
-    headers: { 'x-api-key': apiKey, 'content-type': 'application/json' },
-    body: JSON.stringify({ name: `Reliability ${scenario}` }),
-  });
+  const create = () =>
+    fetch(`${baseUrl}/api/v1/forms`, {
+      method: 'POST',
+      headers: { 'x-api-key': apiKey, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: `Reliability ${scenario}` }),
+    });
+  // A scenario starts from a deployment that answers: after an earlier scenario's database outage the forms service
+  // may still answer 503 + Retry-After for a while. Retried as the API asks, for up to 2 min; the wait is printed.
+  const started = Date.now();
+  let res = await create();
+  while (res.status === 503 && res.headers.get('retry-after') && Date.now() - started < 120_000) {
+    await res.body?.cancel();
+    await sleep(1_000);
+    res = await create();
+  }
+  if (Date.now() - started > 1_000) {
+    process.stderr.write(
+      `[reliability] ${scenario}: the API answered 503 for ${Date.now() - started} ms before the scenario\n`,
+    );
+  }
   if (res.status !== 201) throw new Error(`create form: ${res.status} ${await res.text()}`);
   const form = (await res.json()) as { id: string; key: string };
   for (const url of ingestUrls) {
