@@ -3,9 +3,9 @@ import { Topics } from '@formgate/contracts';
 import { createSmtpMailer } from '@formgate/mail';
 import { type SmtpTestServer, startSmtpTestServer } from '@formgate/mail/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDeliveryRunner } from '../src/deliveries/delivery-runner.ts';
+import { createDeliveryRunner, type DeliveryRunner } from '../src/deliveries/delivery-runner.ts';
 import type { DeliveryStore } from '../src/deliveries/delivery-store.ts';
-import { BOTH_CHANNELS, createSubmissionReceivedHandler } from '../src/deliveries/handlers.ts';
+import { ATTEMPT_CONCURRENCY, BOTH_CHANNELS, createSubmissionReceivedHandler } from '../src/deliveries/handlers.ts';
 import { createWebhookChannel } from '../src/endpoints/webhook-channel.ts';
 import type { WebhookEndpointStore } from '../src/endpoints/webhook-endpoint-store.ts';
 import { startReceiver, type WebhookReceiver } from './webhook-receiver.ts';
@@ -98,5 +98,60 @@ describe('first attempts of a batch', () => {
     }
     // The planning's reads, once for the batch; none by the six attempts.
     expect(calls.sort()).toEqual(['endpoints.listByForm', 'store.getForm']);
+  });
+
+  it('keeps at most ATTEMPT_CONCURRENCY first attempts in flight across batches handled at once', async () => {
+    const orgId = `org_${crypto.randomUUID()}`;
+    await svc.verify(orgId, 'owner@example.test');
+    await svc.verify(orgId, 'sales@example.test');
+    const form = await svc.publishForm(orgId, {
+      notifications: {
+        enabled: true,
+        emails: ['owner@example.test', 'sales@example.test'],
+        subject: null,
+        autoresponse: { enabled: false, text: '' },
+      },
+    });
+    const { deps } = svc;
+    const inner = createDeliveryRunner(deps);
+    let inFlight = 0;
+    let most = 0;
+    const runner: DeliveryRunner = {
+      ...inner,
+      attempt: async (d, context) => {
+        inFlight += 1;
+        most = Math.max(most, inFlight);
+        try {
+          await new Promise((r) => setTimeout(r, 20));
+          return await inner.attempt(d, context);
+        } finally {
+          inFlight -= 1;
+        }
+      },
+    };
+    const handler = createSubmissionReceivedHandler({ ...deps, runner }, BOTH_CHANNELS);
+
+    // Four partitions' batches at once (the Kafka subscription consumes partitions concurrently), each of 10
+    // submissions × 2 recipients: 80 mails, 20 per batch.
+    const batches = [0, 1, 2, 3].map((partition) =>
+      Array.from({ length: 10 }, (_, offset): BusMessage => {
+        const { key, value } = svc.submissionEvent(form);
+        return {
+          topic: Topics.ingestSubmission,
+          partition,
+          offset: String(offset),
+          key,
+          value,
+          headers: {},
+          timestamp: Date.now(),
+        };
+      }),
+    );
+    const mailsBefore = smtp.messages.length;
+    await Promise.all(batches.map((b) => handler(b)));
+
+    expect(smtp.messages.length - mailsBefore).toBe(80);
+    // Without one limit for the handler, each batch would have its 20 in flight: 80 at once.
+    expect(most).toBe(ATTEMPT_CONCURRENCY);
   });
 });

@@ -1,6 +1,7 @@
 import type { BusMessage } from '@formgate/bus';
 import { decodeEvent, encodeEvent, type SubmissionReceived, Topics } from '@formgate/contracts';
 import { type Logger, mapLimit } from '@formgate/kit';
+import pLimit from 'p-limit';
 import { subscribers, webhookDeliveriesFor } from '../endpoints/plan-webhook-deliveries.ts';
 import type { WebhookEndpoint, WebhookEndpointStore } from '../endpoints/webhook-endpoint-store.ts';
 import type { DeliveryRunner } from './delivery-runner.ts';
@@ -137,10 +138,14 @@ export function cheapFirst(deliveries: Delivery[]): Delivery[] {
   return [...deliveries].sort((a, b) => cost(a) - cost(b));
 }
 
-/** Forms of one batch planned at once; first attempts (mails, webhooks) made at once across the batch. */
+/** Forms of one batch planned at once. */
 const FORM_CONCURRENCY = 8;
-/** First attempts in flight at once: above the SMTP pool's default size (20), so that no connection idles. */
-const ATTEMPT_CONCURRENCY = 24;
+/**
+ * First attempts (mails, webhooks) in flight at once per handler, across the batches it is given at once (the Kafka
+ * subscription consumes several partitions concurrently): above the SMTP pool's default size (20), so that no
+ * connection idles. Also the bound on what a crash of the instance can duplicate (docs/notifications.md).
+ */
+export const ATTEMPT_CONCURRENCY = 24;
 
 type Received = { data: SubmissionReceived['data']; occurredAt: string };
 
@@ -162,6 +167,7 @@ type Received = { data: SubmissionReceived['data']; occurredAt: string };
  */
 export function createSubmissionReceivedHandler(deps: HandlerDeps, channels: Channels = BOTH_CHANNELS) {
   const { store, runner } = deps;
+  const attempts = pLimit(ATTEMPT_CONCURRENCY);
   return async (batch: BusMessage[]) => {
     const byForm = new Map<string, Received[]>();
     for (const m of batch) {
@@ -242,7 +248,9 @@ export function createSubmissionReceivedHandler(deps: HandlerDeps, channels: Cha
       }
     });
     if (planned.length === 0) return;
-    const attempted = await mapLimit(cheapFirst(fresh), ATTEMPT_CONCURRENCY, (d) => runner.attempt(d, known.get(d.id)));
+    const attempted = await Promise.all(
+      cheapFirst(fresh).map((d) => attempts(() => runner.attempt(d, known.get(d.id)))),
+    );
     // What to publish: each first attempt's delivery as it recorded it, and the deliveries planned before (a
     // redelivered batch) as they were found. Not read back: on FerretDB a read of many deliveries is a scan. An
     // attempt held by another instance (null) is published by that instance, or by the retry worker's outbox pass.
