@@ -1,6 +1,5 @@
 import { duplicateIndexes, isDuplicateKeyError, type MongoConnection, updateEachOne } from '@formgate/store/mongo';
 import {
-  type AttemptOutcome,
   type AttemptRecord,
   attemptKey,
   type Delivery,
@@ -44,12 +43,12 @@ export const SWEEP_MS = 5 * 60_000;
 export const CLEAN_SWEEPS = 3;
 
 const NOT_FINAL = { $in: ['pending', 'retrying'] as Delivery['status'][] };
+/** A claim. Attempt records written before ADR 58 also carry `outcome`, which nothing reads any more. */
 interface AttemptDoc {
   _id: string;
   deliveryId: string;
   attempt: number;
   startedAt: string;
-  outcome: AttemptOutcome | null;
 }
 
 const toDelivery = ({
@@ -238,13 +237,18 @@ export async function createMongoDeliveryStore(conn: MongoConnection): Promise<D
     async claimAttempt(deliveryId, attempt, at) {
       const _id = attemptKey(deliveryId, attempt);
       try {
-        await attempts.insertOne({ _id, deliveryId, attempt, startedAt: at.startedAt, outcome: null });
+        await attempts.insertOne({ _id, deliveryId, attempt, startedAt: at.startedAt });
       } catch (err) {
         ignoreDuplicate(err);
-        const held = await attempts.findOne({ _id });
+        const [held, delivery] = await Promise.all([
+          attempts.findOne({ _id }),
+          deliveries.findOne({ _id: deliveryId }, { projection: { attempts: 1 } }),
+        ]);
         if (!held) throw new Error(`attempt ${_id} is neither new nor stored`);
-        return { claimed: false, startedAt: held.startedAt, finished: held.outcome !== null };
+        return { claimed: false, startedAt: held.startedAt, finished: (delivery?.attempts ?? 0) >= attempt };
       }
+      // The planned due time is the lease of a first attempt: one write per claim instead of two (ADR 58).
+      if (at.leaseUntil === null) return { claimed: true };
       await deliveries.updateOne(
         { _id: deliveryId, lastClaimed: { $lt: attempt } },
         {
@@ -254,9 +258,9 @@ export async function createMongoDeliveryStore(conn: MongoConnection): Promise<D
       );
       return { claimed: true };
     },
-    async recordOutcome(deliveryId, attempt, outcome) {
-      await attempts.updateOne({ _id: attemptKey(deliveryId, attempt) }, { $set: { outcome } });
+    async recordOutcome(deliveryId, attempt, outcome, options) {
       const final = isFinal(outcome.status);
+      const pending = final && options?.outbox !== false;
       const next = final ? null : outcome.nextAttemptAt;
       const set = {
         status: outcome.status,
@@ -273,13 +277,14 @@ export async function createMongoDeliveryStore(conn: MongoConnection): Promise<D
         deferralPending: '',
         ...(next === null ? { due: '' as const } : {}),
       } as const;
-      // The delivery as written, in the same command; read only when a later attempt had recorded first.
+      // The delivery as written, in the same command (one write per outcome: the attempt record keeps the claim
+      // only, ADR 58); read only when a later attempt had recorded first.
       const doc =
         (await deliveries.findOneAndUpdate(
           { _id: deliveryId, attempts: { $lt: attempt } },
-          final
-            ? { $set: { ...set, eventPending: true as const }, $unset: unset }
-            : { $set: set, $unset: { eventPending: '', ...unset } },
+          pending
+            ? { $set: { ...set, eventPending: true as const }, $unset: unset, $max: { lastClaimed: attempt } }
+            : { $set: set, $unset: { eventPending: '', ...unset }, $max: { lastClaimed: attempt } },
           { returnDocument: 'after' },
         )) ?? (await deliveries.findOne({ _id: deliveryId }));
       return doc ? toDelivery(doc) : null;
@@ -292,7 +297,7 @@ export async function createMongoDeliveryStore(conn: MongoConnection): Promise<D
     },
     async listAttempts(deliveryId) {
       const docs = await attempts.find({ deliveryId }).sort({ deliveryId: 1, attempt: 1 }).toArray();
-      return docs.map(({ _id: _k, ...rest }): AttemptRecord => rest);
+      return docs.map(({ deliveryId, attempt, startedAt }): AttemptRecord => ({ deliveryId, attempt, startedAt }));
     },
     async listDue(now, limit) {
       const docs = await deliveries
