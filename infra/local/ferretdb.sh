@@ -174,7 +174,7 @@ cmd_start() {
   # --debug-addr=-: otherwise every instance opens a debug listener on 127.0.0.1:8088 and a second one exits.
   fg_spawn "$PIDFILE" "$OUT_LOG" "$FDB_BIN" "${HANDLER_ARGS[@]}" \
       --listen-addr="127.0.0.1:$PORT" "$TOKEN" \
-      --telemetry=disable --debug-addr=- --log-level="${FERRETDB_LOG_LEVEL:-info}" ||
+      --telemetry=disable --debug-addr=127.0.0.1:8089 --log-level="${FERRETDB_LOG_LEVEL:-info}" ||
     fg_die "could not launch $FDB_BIN" "$OUT_LOG"
   pid="$(cat "$PIDFILE")"
   fg_await_started FerretDB "$pid" 10 "" fg_port_open "$OUT_LOG"

@@ -52,6 +52,16 @@ export function runHeldStoreContract(target: HeldStoreTarget) {
       expect(await store.orgsWithHeld()).not.toContain(orgId);
     });
 
+    it('releases in one call entries held, never held and repeated, and none of them is held again', async () => {
+      const orgId = `org_${randomUUID()}`;
+      const [held, never, kept] = [entry(orgId), entry(orgId), entry(orgId)];
+      await store.hold([held, kept]);
+      await store.release([held, never, held, never]);
+      expect(await store.countHeld({ orgId })).toBe(1);
+      await store.hold([held, never]);
+      expect(await store.countHeld({ orgId })).toBe(1);
+    });
+
     it('forgets a purged organization, and ignores its submissions afterwards', async () => {
       const orgId = `org_${randomUUID()}`;
       const other = `org_${randomUUID()}`;

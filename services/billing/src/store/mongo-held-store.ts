@@ -1,4 +1,10 @@
-import { existingIds, isDuplicateKeyError, type MongoConnection, updateEachOne } from '@formgate/store/mongo';
+import {
+  duplicateIndexes,
+  existingIds,
+  isDuplicateKeyError,
+  type MongoConnection,
+  updateEachOne,
+} from '@formgate/store/mongo';
 import type { HeldEntry, HeldStore } from './held-store.ts';
 
 interface HeldDoc {
@@ -18,7 +24,7 @@ const COLLECTIONS = { submissions: 'held_submissions', emails: 'deferred_emails'
  * `HeldStore` on MongoDB 7+ or FerretDB 1.24: one document per entry ever held or released in `held_submissions`
  * (`ledger: 'submissions'`, the default; `_id` = submission id) or `deferred_emails` (`ledger: 'emails'`; `_id` =
  * delivery id), `held` true or false. Holding inserts (a duplicate, held or released,
- * is left alone); releasing upserts `held: false`. Purges tombstone `purged_orgs` first; `hold` and `release` look
+ * is left alone); releasing inserts `held: false`, or sets it on an entry already there. Purges tombstone `purged_orgs` first; `hold` and `release` look
  * for the tombstone again after writing and delete what they wrote for a purged organization.
  */
 export async function createMongoHeldStore(
@@ -51,13 +57,19 @@ export async function createMongoHeldStore(
           )
           .catch(ignoreDuplicates),
       ),
+    // Most entries released were never held (an email sent without a deferral): those are one unordered insert;
+    // only the ones already there (held, or released before) are updated, one command each (ADR 56).
     release: (entries) =>
-      write(entries, (live) =>
-        updateEachOne(
+      write(entries, async (live) => {
+        const docs = [...new Map(live.map((e) => [e.id, { _id: e.id, orgId: e.orgId, held: false }])).values()];
+        const there = await held.insertMany(docs, { ordered: false }).then(() => [], duplicateIndexes);
+        await updateEachOne(
           held,
-          live.map((e) => ({ filter: { _id: e.id }, update: { $set: { orgId: e.orgId, held: false } }, upsert: true })),
-        ),
-      ),
+          there
+            .map((i) => docs[i] as HeldDoc)
+            .map((d) => ({ filter: { _id: d._id }, update: { $set: { orgId: d.orgId, held: false } } })),
+        );
+      }),
     countHeld: (scope) => held.countDocuments({ orgId: scope.orgId, held: true }),
     orgsWithHeld: async () => (await held.distinct('orgId', { held: true })) as string[],
     async purgeOrganization(scope) {
