@@ -12,7 +12,9 @@
 # FORMGATE_RUN_DIR (base of run dirs, default <repo>/.run; this server uses <base>/ferretdb-<port>), FERRETDB_RUN_DIR
 # (exact run dir, overrides), FERRETDB_PORT, FERRETDB_START_TIMEOUT (s, default 30), FERRETDB_LOG_LEVEL
 # (debug|info|warn|error, default info), FERRETDB_PG_POOL (its PostgreSQL pool, default 250), FERRETDB_GIN (1, default: give every index FerretDB creates GIN companions its
-# equality pushdown can use, see ferretdb-gin.sql; 0: none for indexes made from now on); PostgreSQL's knobs are postgres.sh's.
+# equality pushdown can use, see ferretdb-gin.sql; 0: none for indexes made from now on), FERRETDB_DEBUG_ADDR (its
+# debug listener with Prometheus metrics per command at /debug/metrics, e.g. 127.0.0.1:8089; default - : none);
+# PostgreSQL's knobs are postgres.sh's.
 set -euo pipefail
 FG_COMPONENT=ferretdb
 # shellcheck source=lib.sh
@@ -171,10 +173,10 @@ cmd_start() {
   fg_log "starting FerretDB $FERRETDB_VERSION ($HANDLER) on 127.0.0.1:$PORT (run dir $RUN_DIR)"
   printf '\n==== %s start (port %s, %s) ====\n' "$(date -Is)" "$PORT" "$HANDLER" >>"$OUT_LOG"
   local t0=$SECONDS
-  # --debug-addr=-: otherwise every instance opens a debug listener on 127.0.0.1:8088 and a second one exits.
+  # --debug-addr=- unless asked: otherwise every instance opens a debug listener on 127.0.0.1:8088 and a second one exits.
   fg_spawn "$PIDFILE" "$OUT_LOG" "$FDB_BIN" "${HANDLER_ARGS[@]}" \
       --listen-addr="127.0.0.1:$PORT" "$TOKEN" \
-      --telemetry=disable --debug-addr=127.0.0.1:8089 --log-level="${FERRETDB_LOG_LEVEL:-info}" ||
+      --telemetry=disable --debug-addr="${FERRETDB_DEBUG_ADDR:--}" --log-level="${FERRETDB_LOG_LEVEL:-info}" ||
     fg_die "could not launch $FDB_BIN" "$OUT_LOG"
   pid="$(cat "$PIDFILE")"
   fg_await_started FerretDB "$pid" 10 "" fg_port_open "$OUT_LOG"
