@@ -23,7 +23,7 @@ const form = (over: Partial<FormView> = {}): FormView => ({
   ...over,
 });
 
-const submission = (over: Partial<StoredSubmission> = {}): StoredSubmission => ({
+export const submission = (over: Partial<StoredSubmission> = {}): StoredSubmission => ({
   submissionId: randomUUID(),
   formId: 'form-1',
   orgId: 'org-1',

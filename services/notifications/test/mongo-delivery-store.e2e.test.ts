@@ -3,7 +3,7 @@ import { useTestMongo } from '@formgate/store/testing';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Delivery } from '../src/deliveries/delivery-store.ts';
 import { CLEAN_SWEEPS, createMongoDeliveryStore, SWEEP_MS } from '../src/deliveries/mongo-delivery-store.ts';
-import { delivery, runDeliveryStoreContract } from './delivery-store.contract.ts';
+import { delivery, runDeliveryStoreContract, submission } from './delivery-store.contract.ts';
 
 // biome-ignore lint/correctness/useHookAtTopLevel: a vitest lifecycle helper, not a React hook (react is a dependency here)
 const mongo = useTestMongo();
@@ -113,5 +113,32 @@ describe('the Mongo delivery store finds due and deferred deliveries by an equal
     await raw().insertOne({ _id: lateId, ...lateFields });
     vi.setSystemTime(Date.now() + SWEEP_MS);
     expect(await due()).not.toContain(lateId);
+  });
+});
+
+describe('the Mongo delivery store writes a submission copy it knows is stored only once', () => {
+  const copies = () => {
+    const db = mongo().db;
+    if (!db) throw new Error('not connected');
+    return db.collection<{ _id: string }>('submissions');
+  };
+
+  it('skips the second save of a copy (both channel groups save each), but not another process’s or after a delete', async () => {
+    const store = await createMongoDeliveryStore(mongo());
+    const [a, b] = [submission(), submission()];
+    await store.saveSubmissions([a, b]);
+    // Removed behind the store's back: a save it skips does not put the copy back.
+    await copies().deleteOne({ _id: a.submissionId });
+    await store.saveSubmissions([a, b]);
+    await store.saveSubmission(a);
+    expect(await store.getSubmission(a.submissionId)).toBeNull();
+    // Another process knows nothing of it and stores it.
+    const other = await createMongoDeliveryStore(mongo());
+    await other.saveSubmissions([a]);
+    expect(await store.getSubmission(a.submissionId)).toEqual(a);
+    // A copy the store deleted is stored again by its next save.
+    await store.deleteSubmission(b.submissionId);
+    await store.saveSubmission(b);
+    expect(await store.getSubmission(b.submissionId)).toEqual(b);
   });
 });
