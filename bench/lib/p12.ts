@@ -153,11 +153,21 @@ export async function setUpP12(
   await target.api.call('PATCH', `/api/v1/forms/${form.id}`, {
     settings: { notifications: { enabled: true, emails: recipients } },
   });
-  await target.api.call('POST', `/api/v1/forms/${form.id}/webhooks`, {
-    url: hooks.url,
-    kind: 'standard',
-    events: ['submission.created'],
-  });
+  // The notifications service learns about the form from the log too: until it has, the webhooks API answers 404
+  // (docs/api.md, "Webhook endpoints"), and a client tries again.
+  for (const deadline = Date.now() + 30_000; ; ) {
+    try {
+      await target.api.call('POST', `/api/v1/forms/${form.id}/webhooks`, {
+        url: hooks.url,
+        kind: 'standard',
+        events: ['submission.created'],
+      });
+      break;
+    } catch (err) {
+      if (!String(err).includes('FORMS_FORM_NOT_FOUND') || Date.now() > deadline) throw err;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
   await target.api.waitUntilIngestKnows(form.key);
 
   // Any warm-up submission mailed to both will do: the first ones may wait in the bus (retried) until the
