@@ -25,6 +25,21 @@ function counting<T extends object>(target: T, counted: string[], calls: string[
   });
 }
 
+/** A submission event as the bus hands it to a consumer, at `offset` of `partition`. */
+const recordOf = (
+  { key, value }: Pick<BusMessage, 'key' | 'value'>,
+  partition: number,
+  offset: number,
+): BusMessage => ({
+  topic: Topics.ingestSubmission,
+  partition,
+  offset: String(offset),
+  key,
+  value,
+  headers: {},
+  timestamp: Date.now(),
+});
+
 /**
  * The received handler makes a batch's first attempts with what it read for planning (ADR 57): on a Mongo server
  * every read is a round trip, and first attempts are most of a notifications instance's work.
@@ -40,17 +55,12 @@ describe('first attempts of a batch', () => {
     svc = await startWebhookService({ allowPrivateTargets: true, mailer });
     receiver = await startReceiver();
   });
-  afterAll(async () => {
-    await receiver.close();
-    await svc.stop();
-    await smtp.stop();
-  });
-
-  it('send the mails and the webhook without reading the form, the submission or the endpoint again', async () => {
+  /** A form of a new organization that mails two verified addresses. */
+  const formMailingTwo = async () => {
     const orgId = `org_${crypto.randomUUID()}`;
     await svc.verify(orgId, 'owner@example.test');
     await svc.verify(orgId, 'sales@example.test');
-    const form = await svc.publishForm(orgId, {
+    return svc.publishForm(orgId, {
       notifications: {
         enabled: true,
         emails: ['owner@example.test', 'sales@example.test'],
@@ -58,6 +68,15 @@ describe('first attempts of a batch', () => {
         autoresponse: { enabled: false, text: '' },
       },
     });
+  };
+  afterAll(async () => {
+    await receiver.close();
+    await svc.stop();
+    await smtp.stop();
+  });
+
+  it('send the mails and the webhook without reading the form, the submission or the endpoint again', async () => {
+    const form = await formMailingTwo();
     await svc.addWebhook(form, { url: receiver.url, kind: 'standard', events: ['submission.created'] });
 
     const calls: string[] = [];
@@ -90,17 +109,7 @@ describe('first attempts of a batch', () => {
 
     // Handed to the handler directly (the service's own groups never see it): two submissions in one batch.
     const events = [svc.submissionEvent(form), svc.submissionEvent(form)];
-    const batch = events.map(
-      ({ key, value }, offset): BusMessage => ({
-        topic: Topics.ingestSubmission,
-        partition: 0,
-        offset: String(offset),
-        key,
-        value,
-        headers: {},
-        timestamp: Date.now(),
-      }),
-    );
+    const batch = events.map((event, offset) => recordOf(event, 0, offset));
     const mailsBefore = smtp.messages.length;
     await handler(batch);
 
@@ -127,17 +136,7 @@ describe('first attempts of a batch', () => {
   });
 
   it('keeps at most ATTEMPT_CONCURRENCY first attempts in flight across batches handled at once', async () => {
-    const orgId = `org_${crypto.randomUUID()}`;
-    await svc.verify(orgId, 'owner@example.test');
-    await svc.verify(orgId, 'sales@example.test');
-    const form = await svc.publishForm(orgId, {
-      notifications: {
-        enabled: true,
-        emails: ['owner@example.test', 'sales@example.test'],
-        subject: null,
-        autoresponse: { enabled: false, text: '' },
-      },
-    });
+    const form = await formMailingTwo();
     const { deps } = svc;
     const inner = createDeliveryRunner(deps);
     let inFlight = 0;
@@ -160,18 +159,7 @@ describe('first attempts of a batch', () => {
     // Four partitions' batches at once (the Kafka subscription consumes partitions concurrently), each of 10
     // submissions × 2 recipients: 80 mails, 20 per batch.
     const batches = [0, 1, 2, 3].map((partition) =>
-      Array.from({ length: 10 }, (_, offset): BusMessage => {
-        const { key, value } = svc.submissionEvent(form);
-        return {
-          topic: Topics.ingestSubmission,
-          partition,
-          offset: String(offset),
-          key,
-          value,
-          headers: {},
-          timestamp: Date.now(),
-        };
-      }),
+      Array.from({ length: 10 }, (_, offset) => recordOf(svc.submissionEvent(form), partition, offset)),
     );
     const mailsBefore = smtp.messages.length;
     await Promise.all(batches.map((b) => handler(b)));
