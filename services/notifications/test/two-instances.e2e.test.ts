@@ -64,8 +64,8 @@ describe('two notifications instances on the real broker and FerretDB', () => {
     };
     const store: DeliveryStore = {
       ...inner,
-      async recordOutcome(id, attempt, outcome, options) {
-        const after = await inner.recordOutcome(id, attempt, outcome, options);
+      async recordOutcome(id, attempt, outcome) {
+        const after = await inner.recordOutcome(id, attempt, outcome);
         const recordedAt = performance.now();
         const sentAt = after && accepted.get(`${after.target} n ${after.submissionId}`);
         if (outcome.status === 'succeeded' && sentAt) windows.push(recordedAt - sentAt);

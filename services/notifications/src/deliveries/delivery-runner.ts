@@ -4,13 +4,7 @@ import { type Clock, type Ids, type Logger, type Metrics, type Tracing, tracing 
 import { type Mailer, MailSendError } from '@formgate/mail';
 import type { WebhookChannel } from '../endpoints/webhook-channel.ts';
 import { nextRetryDelayMs } from '../webhooks/retry-schedule.ts';
-import {
-  type AttemptOutcome,
-  type Delivery,
-  type DeliveryStore,
-  isFinal,
-  type RecordOptions,
-} from './delivery-store.ts';
+import { type AttemptOutcome, type Delivery, type DeliveryStore, isFinal } from './delivery-store.ts';
 import type { EmailQuota } from './email-quota.ts';
 import type { AttemptContext, Composer } from './ports.ts';
 import { MAX_ATTEMPTS, retryDelayMs } from './retry-schedule.ts';
@@ -60,11 +54,6 @@ function responseOf(err: unknown): { code: string; text: string } {
  * two instances never send the same attempt; a claimer that crashes after sending and before recording leaves a
  * claim without outcome, and after `ATTEMPT_LEASE_MS` the next attempt is made: that is the one possible duplicate.
  */
-/** How an attempt is made: `publishes`, the caller publishes its outcome (see `attempt`). */
-interface How {
-  publishes?: boolean;
-}
-
 export function createDeliveryRunner(deps: DeliveryRunnerDeps) {
   const { store, clock, logger } = deps;
   const random = deps.random ?? Math.random;
@@ -144,15 +133,17 @@ export function createDeliveryRunner(deps: DeliveryRunnerDeps) {
     });
   }
 
-  /** A claim held by someone else: the outcome it recorded meanwhile, or past an abandoned attempt to the next. */
+  /** A claim held by someone else: finish what a crash left half-written, or move past an abandoned attempt. */
   async function recover(
     delivery: Delivery,
     n: number,
     held: { startedAt: string; finished: boolean },
-    how: How,
   ): Promise<Delivery | null> {
-    // The holder recorded its outcome after this caller read the delivery: it stands as recorded.
-    if (held.finished) return store.getDelivery(delivery.id);
+    if (held.finished) {
+      // The outcome reached the attempt record but not the delivery: write it there again (idempotent).
+      const outcome = (await store.listAttempts(delivery.id)).find((a) => a.attempt === n)?.outcome;
+      return outcome ? store.recordOutcome(delivery.id, n, outcome) : null;
+    }
     if (clock.now().getTime() - Date.parse(held.startedAt) < leaseMs) return null;
     logger.warn(
       { deliveryId: delivery.id, attempt: n },
@@ -161,7 +152,7 @@ export function createDeliveryRunner(deps: DeliveryRunnerDeps) {
     if (n >= MAX_ATTEMPTS) {
       const at = clock.now().toISOString();
       const response = { code: 'ABANDONED', text: 'the last attempt did not finish' };
-      // The delivery records the abandoned attempt's outcome: a later claimer finds it finished.
+      // The abandoned attempt's own record takes the outcome: nobody else can claim it any more.
       return store.recordOutcome(delivery.id, n, {
         status: 'failed',
         response,
@@ -171,7 +162,7 @@ export function createDeliveryRunner(deps: DeliveryRunnerDeps) {
       });
     }
     await store.skipAttempt(delivery.id, n);
-    return attemptNow({ ...delivery, lastClaimed: n }, {}, how);
+    return attemptNow({ ...delivery, lastClaimed: n });
   }
 
   /**
@@ -179,12 +170,11 @@ export function createDeliveryRunner(deps: DeliveryRunnerDeps) {
    * for an email while its organization is over its emails quota, defers it: no claim, no send; it stays `deferred`
    * (no `nextAttemptAt`) until the releaser attempts it again once the quota allows. Resolves with the delivery as
    * it stands afterwards, or null when another instance holds the attempt within its lease. Throws only when the
-   * store does. `known`: what the caller read already for it (`AttemptContext`). `how.publishes`: the caller
-   * publishes the outcome itself and its log position stands in for the outbox mark (`RecordOptions`).
+   * store does. `known`: what the caller read already for it (`AttemptContext`).
    */
-  async function attempt(delivery: Delivery, known: AttemptContext = {}, how: How = {}): Promise<Delivery | null> {
+  async function attempt(delivery: Delivery, known: AttemptContext = {}): Promise<Delivery | null> {
     if (isFinal(delivery.status)) return delivery;
-    if (delivery.channel !== 'email' || !deps.quota) return attemptNow(delivery, known, how);
+    if (delivery.channel !== 'email' || !deps.quota) return attemptNow(delivery, known);
     const now = clock.now();
     const ticket = deps.quota.take(delivery.orgId, now);
     if (!ticket) {
@@ -197,28 +187,21 @@ export function createDeliveryRunner(deps: DeliveryRunnerDeps) {
     }
     let after: Delivery | null = null;
     try {
-      after = await attemptNow(delivery, known, how);
+      after = await attemptNow(delivery, known);
       return after;
     } finally {
       ticket.settle(after?.status === 'succeeded' && after.attempts > delivery.attempts);
     }
   }
 
-  async function attemptNow(delivery: Delivery, known: AttemptContext = {}, how: How = {}): Promise<Delivery | null> {
+  async function attemptNow(delivery: Delivery, known: AttemptContext = {}): Promise<Delivery | null> {
     const n = delivery.lastClaimed + 1;
     const started = clock.now().getTime();
-    // A first attempt made while the delivery's planned due time is at least half a lease away: that due time is its
-    // lease (whoever sees it due later finds the claim and its start), so the claim writes only the attempt record.
-    const plannedLease =
-      n === 1 &&
-      delivery.status === 'pending' &&
-      delivery.nextAttemptAt !== null &&
-      Date.parse(delivery.nextAttemptAt) - started >= leaseMs / 2;
     const claim = await store.claimAttempt(delivery.id, n, {
       startedAt: iso(started),
-      leaseUntil: plannedLease ? null : iso(started + leaseMs),
+      leaseUntil: iso(started + leaseMs),
     });
-    if (!claim.claimed) return recover(delivery, n, claim, how);
+    if (!claim.claimed) return recover(delivery, n, claim);
     const result = tracing ? await traced(tracing, delivery, n, known) : await send(delivery, known);
     const now = clock.now().getTime();
     const schedule = delivery.channel === 'webhook' ? nextRetryDelayMs : retryDelayMs;
@@ -235,7 +218,7 @@ export function createDeliveryRunner(deps: DeliveryRunnerDeps) {
       'delivery attempt',
     );
     deps.metrics?.countNotificationAttempt(delivery.channel, outcome.status);
-    const recorded = await store.recordOutcome(delivery.id, n, outcome, { outbox: !how.publishes });
+    const recorded = await store.recordOutcome(delivery.id, n, outcome);
     if (recorded?.channel === 'webhook' && isFinal(recorded.status) && deps.webhooks) {
       // The endpoint's health is a consequence, not part of the delivery: a store hiccup here must not redo the send.
       await deps.webhooks
@@ -248,9 +231,9 @@ export function createDeliveryRunner(deps: DeliveryRunnerDeps) {
   /**
    * Publishes `delivery.succeeded` / `delivery.failed` for final deliveries and `delivery.deferred` for deferred
    * ones, then clears their pending marks (each its own: a deferral published while the delivery was released and
-   * finished leaves the outcome pending). `options.outbox` false: the final ones were recorded without the mark.
+   * finished leaves the outcome pending).
    */
-  async function publishOutcomes(deliveries: Delivery[], options: RecordOptions = {}) {
+  async function publishOutcomes(deliveries: Delivery[]) {
     const final = deliveries.filter((d) => isFinal(d.status));
     const deferred = deliveries.filter((d) => d.status === 'deferred');
     if (final.length === 0 && deferred.length === 0) return;
@@ -281,8 +264,7 @@ export function createDeliveryRunner(deps: DeliveryRunnerDeps) {
       }),
     }));
     await deps.bus.publish(Topics.notificationsDelivery, messages);
-    // Outcomes recorded without the outbox mark (`outbox: false`) have none to clear.
-    if (final.length > 0 && options.outbox !== false) await store.markPublished(final.map((d) => d.id));
+    if (final.length > 0) await store.markPublished(final.map((d) => d.id));
     if (deferred.length > 0) await store.markDeferralPublished(deferred.map((d) => d.id));
   }
 

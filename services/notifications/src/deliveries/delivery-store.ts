@@ -68,38 +68,19 @@ export interface AttemptOutcome {
   at: string;
 }
 
-/** One claim of an attempt: the effect record, written before sending. Its outcome is on the delivery (ADR 58). */
+/** One line of a delivery's attempt log. */
 export interface AttemptRecord {
   deliveryId: string;
   attempt: number;
   startedAt: string;
+  /** Absent while the attempt is in flight (or was abandoned by a crash). */
+  outcome: AttemptOutcome | null;
 }
 
 export type ClaimResult =
   | { claimed: true }
-  /**
-   * Another instance holds attempt `attempt`; `startedAt` says since when, `finished` whether the delivery records
-   * that attempt's outcome (or a later one's).
-   */
+  /** Another instance holds attempt `attempt`; `startedAt` says since when, `finished` whether it recorded an outcome. */
   | { claimed: false; startedAt: string; finished: boolean };
-
-/**
- * `leaseUntil` null: the claim of the first attempt of a delivery whose planned `nextAttemptAt` is still ahead —
- * that due time is its lease, so only the attempt record is written (ADR 58).
- */
-export interface ClaimTimes {
-  startedAt: string;
-  leaseUntil: string | null;
-}
-
-/**
- * `outbox: false`: the caller publishes the outcome itself, and its position in the log stands in for the outbox
- * mark (the received handler: a batch it did not finish is handled again, and its final deliveries published
- * again). Default true: a final outcome is marked pending publication.
- */
-export interface RecordOptions {
-  outbox?: boolean;
-}
 
 /**
  * The notifications service's state. Guarantees every adapter keeps (checked by `delivery-store.contract.ts`):
@@ -119,16 +100,13 @@ export interface RecordOptions {
  * - `planDeliveries` inserts each delivery whose id is new and leaves an existing one as it is; it returns the
  *   stored records, in the order given (a redelivered submission gets the deliveries planned the first time). The
  *   list may span many submissions (the consumer plans a whole batch in one call).
- * - `claimAttempt(id, n, at)` succeeds for exactly one caller per (delivery, n), however many instances call it at
- *   once: it is a unique insert (the effect record, written BEFORE sending). A successful claim also moves the
- *   delivery's `lastClaimed` to n and its `nextAttemptAt` to `at.leaseUntil`, so that another instance sees it due
- *   again only when the claimer may have crashed — unless `at.leaseUntil` is null (`ClaimTimes`): then the delivery
- *   is left as it is (its `lastClaimed` moves with the outcome). A refused claim says when the holder started and
- *   whether the delivery records the outcome of attempt n or a later one (`finished`).
- * - `recordOutcome(id, n, outcome, options)` writes the attempt's outcome into the delivery unless an attempt
- *   numbered n or above already recorded one there, and moves `lastClaimed` to at least n; a final status
- *   (`succeeded`, `failed`) clears `nextAttemptAt` and marks the delivery's event as pending publication, unless
- *   `options.outbox` is false (`RecordOptions`). `listAttempts` lists the claims.
+ * - `claimAttempt(id, n)` succeeds for exactly one caller per (delivery, n), however many instances call it at once:
+ *   it is a unique insert (the effect record, written BEFORE sending). A successful claim also moves the delivery's
+ *   `lastClaimed` to n and its `nextAttemptAt` to `leaseUntil`, so that another instance sees it due again only
+ *   when the claimer may have crashed.
+ * - `recordOutcome(id, n, outcome)` writes the attempt's outcome into its attempt record, and into the delivery
+ *   unless an attempt numbered above n already recorded one there; a final status (`succeeded`, `failed`) clears
+ *   `nextAttemptAt` and marks the delivery's event as pending publication.
  * - `skipAttempt(id, n)` moves `lastClaimed` to at least n (an abandoned claim: the next claim takes n + 1).
  * - `listDue(now, limit)` returns deliveries that are `pending` or `retrying` with `nextAttemptAt ≤ now`, earliest
  *   first (index-backed); never a `deferred` one.
@@ -166,13 +144,12 @@ export interface DeliveryStore {
   /** Deliveries of a form and purpose created at or after `since`, optionally to one target. */
   countSince(q: { formId: string; purpose: string; target?: string; since: string }): Promise<number>;
 
-  claimAttempt(deliveryId: string, attempt: number, at: ClaimTimes): Promise<ClaimResult>;
-  recordOutcome(
+  claimAttempt(
     deliveryId: string,
     attempt: number,
-    outcome: AttemptOutcome,
-    options?: RecordOptions,
-  ): Promise<Delivery | null>;
+    at: { startedAt: string; leaseUntil: string },
+  ): Promise<ClaimResult>;
+  recordOutcome(deliveryId: string, attempt: number, outcome: AttemptOutcome): Promise<Delivery | null>;
   skipAttempt(deliveryId: string, attempt: number): Promise<void>;
   listAttempts(deliveryId: string): Promise<AttemptRecord[]>;
   listDue(now: string, limit: number): Promise<Delivery[]>;

@@ -248,19 +248,13 @@ export function createSubmissionReceivedHandler(deps: HandlerDeps, channels: Cha
       }
     });
     if (planned.length === 0) return;
-    // This handler publishes the outcomes of its first attempts: until it has, the batch is not committed, and a
-    // batch handled again publishes them as found (below). So they are recorded without the outbox mark (ADR 58).
     const attempted = await Promise.all(
-      cheapFirst(fresh).map((d) => attempts(() => runner.attempt(d, known.get(d.id), { publishes: true }))),
+      cheapFirst(fresh).map((d) => attempts(() => runner.attempt(d, known.get(d.id)))),
     );
     // What to publish: each first attempt's delivery as it recorded it, and the deliveries planned before (a
     // redelivered batch) as they were found. Not read back: on FerretDB a read of many deliveries is a scan. An
     // attempt held by another instance (null) is published by that instance, or by the retry worker's outbox pass.
     const found = [...stored, ...inOrderStored].filter((d) => d.lastClaimed !== 0);
-    await runner.publishOutcomes(found);
-    await runner.publishOutcomes(
-      attempted.filter((d): d is Delivery => d !== null),
-      { outbox: false },
-    );
+    await runner.publishOutcomes([...found, ...attempted.filter((d): d is Delivery => d !== null)]);
   };
 }

@@ -1,6 +1,7 @@
 import { duplicateIndexes, isDuplicateKeyError, type MongoConnection, updateEachOne } from '@formgate/store/mongo';
 import { LRUCache } from 'lru-cache';
 import {
+  type AttemptOutcome,
   type AttemptRecord,
   attemptKey,
   type Delivery,
@@ -47,12 +48,12 @@ export const SWEEP_MS = 5 * 60_000;
 export const CLEAN_SWEEPS = 3;
 
 const NOT_FINAL = { $in: ['pending', 'retrying'] as Delivery['status'][] };
-/** A claim. Attempt records written before ADR 58 also carry `outcome`, which nothing reads any more. */
 interface AttemptDoc {
   _id: string;
   deliveryId: string;
   attempt: number;
   startedAt: string;
+  outcome: AttemptOutcome | null;
 }
 
 const toDelivery = ({
@@ -137,7 +138,7 @@ export async function createMongoDeliveryStore(conn: MongoConnection): Promise<D
    * save the copy of each submission, and FerretDB 1.24 answers an insert with one duplicate by inserting every
    * document again alone (`msg_insert.go`), each duplicate a failed statement it logs: the second group's batch cost
    * one insert per submission (2,026 in one distributed P12 run). A copy is never changed, so skipping one known to
-   * be there changes nothing.
+   * be there changes nothing (ADR 56, "Applied since").
    */
   const kept = new LRUCache<string, true>({ max: KEPT_COPIES });
   // One `updateOne` per `_id`: an `_id` equality is an index read on FerretDB 1.24, an `$in` a scan of every
@@ -254,18 +255,13 @@ export async function createMongoDeliveryStore(conn: MongoConnection): Promise<D
     async claimAttempt(deliveryId, attempt, at) {
       const _id = attemptKey(deliveryId, attempt);
       try {
-        await attempts.insertOne({ _id, deliveryId, attempt, startedAt: at.startedAt });
+        await attempts.insertOne({ _id, deliveryId, attempt, startedAt: at.startedAt, outcome: null });
       } catch (err) {
         ignoreDuplicate(err);
-        const [held, delivery] = await Promise.all([
-          attempts.findOne({ _id }),
-          deliveries.findOne({ _id: deliveryId }, { projection: { attempts: 1 } }),
-        ]);
+        const held = await attempts.findOne({ _id });
         if (!held) throw new Error(`attempt ${_id} is neither new nor stored`);
-        return { claimed: false, startedAt: held.startedAt, finished: (delivery?.attempts ?? 0) >= attempt };
+        return { claimed: false, startedAt: held.startedAt, finished: held.outcome !== null };
       }
-      // The planned due time is the lease of a first attempt: one write per claim instead of two (ADR 58).
-      if (at.leaseUntil === null) return { claimed: true };
       await deliveries.updateOne(
         { _id: deliveryId, lastClaimed: { $lt: attempt } },
         {
@@ -275,9 +271,9 @@ export async function createMongoDeliveryStore(conn: MongoConnection): Promise<D
       );
       return { claimed: true };
     },
-    async recordOutcome(deliveryId, attempt, outcome, options) {
+    async recordOutcome(deliveryId, attempt, outcome) {
+      await attempts.updateOne({ _id: attemptKey(deliveryId, attempt) }, { $set: { outcome } });
       const final = isFinal(outcome.status);
-      const pending = final && options?.outbox !== false;
       const next = final ? null : outcome.nextAttemptAt;
       const set = {
         status: outcome.status,
@@ -294,14 +290,13 @@ export async function createMongoDeliveryStore(conn: MongoConnection): Promise<D
         deferralPending: '',
         ...(next === null ? { due: '' as const } : {}),
       } as const;
-      // The delivery as written, in the same command (one write per outcome: the attempt record keeps the claim
-      // only, ADR 58); read only when a later attempt had recorded first.
+      // The delivery as written, in the same command; read only when a later attempt had recorded first.
       const doc =
         (await deliveries.findOneAndUpdate(
           { _id: deliveryId, attempts: { $lt: attempt } },
-          pending
-            ? { $set: { ...set, eventPending: true as const }, $unset: unset, $max: { lastClaimed: attempt } }
-            : { $set: set, $unset: { eventPending: '', ...unset }, $max: { lastClaimed: attempt } },
+          final
+            ? { $set: { ...set, eventPending: true as const }, $unset: unset }
+            : { $set: set, $unset: { eventPending: '', ...unset } },
           { returnDocument: 'after' },
         )) ?? (await deliveries.findOne({ _id: deliveryId }));
       return doc ? toDelivery(doc) : null;
@@ -314,7 +309,7 @@ export async function createMongoDeliveryStore(conn: MongoConnection): Promise<D
     },
     async listAttempts(deliveryId) {
       const docs = await attempts.find({ deliveryId }).sort({ deliveryId: 1, attempt: 1 }).toArray();
-      return docs.map(({ deliveryId, attempt, startedAt }): AttemptRecord => ({ deliveryId, attempt, startedAt }));
+      return docs.map(({ _id: _k, ...rest }): AttemptRecord => rest);
     },
     async listDue(now, limit) {
       const docs = await deliveries

@@ -1,13 +1,11 @@
 import { createGroupCommit, type SqliteDb } from '@formgate/store/sqlite';
 import {
-  type AttemptOutcome,
   type AttemptRecord,
   attemptKey,
   type Delivery,
   type DeliveryStore,
   type FormView,
   isFinal,
-  type RecordOptions,
   type StoredSubmission,
 } from './delivery-store.ts';
 
@@ -29,8 +27,6 @@ CREATE INDEX IF NOT EXISTS deliveries_due ON deliveries (next_attempt_at) WHERE 
 CREATE INDEX IF NOT EXISTS deliveries_form_status ON deliveries (form_id, status, created_at);
 CREATE INDEX IF NOT EXISTS deliveries_form_target ON deliveries (form_id, purpose, target, created_at);
 CREATE INDEX IF NOT EXISTS deliveries_unpublished ON deliveries (event_pending) WHERE event_pending = 1;
--- The claims. \`outcome\` is no longer written (ADR 58: an attempt's outcome is on its delivery); kept so that a
--- database made before needs no migration.
 CREATE TABLE IF NOT EXISTS delivery_attempts (
   id TEXT PRIMARY KEY, delivery_id TEXT NOT NULL, attempt INTEGER NOT NULL, started_at TEXT NOT NULL, outcome TEXT
 ) WITHOUT ROWID;
@@ -149,7 +145,7 @@ export function createSqliteDeliveryStore(db: SqliteDb): DeliveryStore {
       `UPDATE deliveries SET last_claimed = max(last_claimed, ?), next_attempt_at = ?, updated_at = ?, deferred_at = NULL,
          deferral_pending = 0 WHERE id = ?`,
     ),
-    attemptsOf: db.prepare('SELECT attempts FROM deliveries WHERE id = ?').pluck(),
+    outcomeOfAttempt: db.prepare('UPDATE delivery_attempts SET outcome = ? WHERE id = ?'),
     outcomeOfDelivery: db.prepare(
       `UPDATE deliveries SET status = @status, attempts = @attempt, last_claimed = max(last_claimed, @attempt),
          last_response = @response, message_id = coalesce(@messageId, message_id), next_attempt_at = @nextAttemptAt,
@@ -183,18 +179,18 @@ export function createSqliteDeliveryStore(db: SqliteDb): DeliveryStore {
       return toDelivery(s.getDelivery.get(d.id) as DeliveryRow);
     }),
   );
-  const claim = db.transaction((deliveryId: string, attempt: number, startedAt: string, leaseUntil: string | null) => {
+  const claim = db.transaction((deliveryId: string, attempt: number, startedAt: string, leaseUntil: string) => {
     const key = attemptKey(deliveryId, attempt);
     if (s.claim.run(key, deliveryId, attempt, startedAt).changes === 1) {
-      if (leaseUntil !== null) s.afterClaim.run(attempt, leaseUntil, startedAt, deliveryId);
+      s.afterClaim.run(attempt, leaseUntil, startedAt, deliveryId);
       return { claimed: true as const };
     }
-    const row = s.getAttempt.get(key) as { started_at: string };
-    const recorded = (s.attemptsOf.get(deliveryId) as number | undefined) ?? 0;
-    return { claimed: false as const, startedAt: row.started_at, finished: recorded >= attempt };
+    const row = s.getAttempt.get(key) as { started_at: string; outcome: string | null };
+    return { claimed: false as const, startedAt: row.started_at, finished: row.outcome !== null };
   });
   const record = db.transaction(
-    (deliveryId: string, attempt: number, outcome: AttemptOutcome, options: RecordOptions | undefined) => {
+    (deliveryId: string, attempt: number, outcome: Parameters<DeliveryStore['recordOutcome']>[2]) => {
+      s.outcomeOfAttempt.run(JSON.stringify(outcome), attemptKey(deliveryId, attempt));
       s.outcomeOfDelivery.run({
         id: deliveryId,
         attempt,
@@ -203,7 +199,7 @@ export function createSqliteDeliveryStore(db: SqliteDb): DeliveryStore {
         messageId: outcome.messageId,
         nextAttemptAt: isFinal(outcome.status) ? null : outcome.nextAttemptAt,
         at: outcome.at,
-        eventPending: isFinal(outcome.status) && options?.outbox !== false ? 1 : 0,
+        eventPending: isFinal(outcome.status) ? 1 : 0,
       });
       const row = s.getDelivery.get(deliveryId) as DeliveryRow | undefined;
       return row ? toDelivery(row) : null;
@@ -284,14 +280,25 @@ export function createSqliteDeliveryStore(db: SqliteDb): DeliveryStore {
         ? s.countForm.get(q.formId, q.purpose, q.since)
         : s.countTarget.get(q.formId, q.purpose, q.target, q.since)) as number,
     claimAttempt: (deliveryId, attempt, at) => write(() => claim(deliveryId, attempt, at.startedAt, at.leaseUntil)),
-    recordOutcome: (deliveryId, attempt, outcome, options) =>
-      write(() => record(deliveryId, attempt, outcome, options)),
+    recordOutcome: (deliveryId, attempt, outcome) => write(() => record(deliveryId, attempt, outcome)),
     async skipAttempt(deliveryId, attempt) {
       await write(() => s.skip.run(attempt, deliveryId));
     },
     listAttempts: async (deliveryId) =>
-      (s.attempts.all(deliveryId) as { delivery_id: string; attempt: number; started_at: string }[]).map(
-        (r): AttemptRecord => ({ deliveryId: r.delivery_id, attempt: r.attempt, startedAt: r.started_at }),
+      (
+        s.attempts.all(deliveryId) as {
+          delivery_id: string;
+          attempt: number;
+          started_at: string;
+          outcome: string | null;
+        }[]
+      ).map(
+        (r): AttemptRecord => ({
+          deliveryId: r.delivery_id,
+          attempt: r.attempt,
+          startedAt: r.started_at,
+          outcome: r.outcome ? JSON.parse(r.outcome) : null,
+        }),
       ),
     listDue: async (now, limit) => (s.due.all(now, limit) as DeliveryRow[]).map(toDelivery),
     deferDelivery: (id, lastClaimed, at) => write(() => defer(id, lastClaimed, at)),
