@@ -36,6 +36,7 @@ import { ATTEMPT_LEASE_MS } from '../src/deliveries/delivery-runner.ts';
 import type { DeliveryStore } from '../src/deliveries/delivery-store.ts';
 import { newDelivery, plannedDeliveryId } from '../src/deliveries/plan-deliveries.ts';
 import type { Composer } from '../src/deliveries/ports.ts';
+import { OUTBOX_GRACE_MS } from '../src/deliveries/retry-worker.ts';
 import { createSqliteDeliveryStore } from '../src/deliveries/sqlite-delivery-store.ts';
 import { createSqliteWebhookEndpointStore } from '../src/endpoints/sqlite-webhook-endpoint-store.ts';
 import { createSqliteRecipientStore } from '../src/recipients/sqlite-recipient-store.ts';
@@ -450,5 +451,52 @@ describe('notifications deliveries on the embedded log with a real SMTP server',
     ]);
     await service.runDueAttempts();
     expect(mailsOf(submission.submissionId)).toHaveLength(1);
+  });
+
+  it('publishes an outcome its recorder left unpublished once OUTBOX_GRACE_MS has passed, and only then', async () => {
+    const orgId = `org_${randomUUID()}`;
+    const form = await publishForm({ emails: ['outbox@example.com'] }, orgId);
+    const submission = decodeEvent(Topics.ingestSubmission, submissionEvent(form).value).data;
+    // What an instance that stopped after recording and before publishing leaves: a final outcome, marked pending.
+    const target = {
+      orgId,
+      formId: form.id,
+      submissionId: submission.submissionId,
+      channel: 'email' as const,
+      purpose: 'notification',
+      target: 'outbox@example.com',
+      resendOf: null,
+    };
+    const clock = { now: () => new Date(now) };
+    const [planned] = await store.planDeliveries([
+      newDelivery({ clock }, { ...target, id: plannedDeliveryId(systemIds, target) }),
+    ]);
+    const id = planned?.id as string;
+    const startedAt = new Date(now).toISOString();
+    await store.claimAttempt(id, 1, { startedAt, leaseUntil: new Date(now + ATTEMPT_LEASE_MS).toISOString() });
+    await store.recordOutcome(id, 1, {
+      status: 'succeeded',
+      response: { code: '250', text: 'accepted' },
+      messageId: '<outbox@formgate.test>',
+      nextAttemptAt: null,
+      at: startedAt,
+    });
+
+    // Within the grace the outbox pass leaves it to its recorder: no event, which would be a duplicate otherwise.
+    now += OUTBOX_GRACE_MS - 1_000;
+    await service.runDueAttempts();
+    await new Promise((r) => setTimeout(r, 200));
+    expect(outcomesOf(submission.submissionId)).toEqual([]);
+
+    now += 2_000;
+    await service.runDueAttempts();
+    await eventually(() =>
+      expect(outcomesOf(submission.submissionId).map((e) => [e.type, e.data.deliveryId])).toEqual([
+        ['delivery.succeeded', id],
+      ]),
+    );
+    await service.runDueAttempts();
+    await new Promise((r) => setTimeout(r, 200));
+    expect(outcomesOf(submission.submissionId)).toHaveLength(1);
   });
 });

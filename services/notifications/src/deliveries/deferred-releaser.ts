@@ -1,6 +1,6 @@
 import { type Clock, mapLimit } from '@formgate/kit';
 import type { DeliveryRunner } from './delivery-runner.ts';
-import type { DeliveryStore } from './delivery-store.ts';
+import { type Delivery, type DeliveryStore, isFinal } from './delivery-store.ts';
 import type { EmailQuota } from './email-quota.ts';
 
 /** Deferred emails attempted per organization per pass, at most. */
@@ -37,6 +37,8 @@ export function createDeferredReleaser(deps: {
       if (room <= 0) continue;
       const deferred = await deps.store.listDeferred(orgId, Math.min(room, RELEASE_BATCH));
       const after = await mapLimit(deferred, 4, (d) => deps.runner.attempt(d));
+      // Its outcomes are this pass's to publish (a delivery still deferred was published when it was deferred).
+      await deps.runner.publishOutcomes(after.filter((d): d is Delivery => d !== null && isFinal(d.status)));
       if (deferred.length === RELEASE_BATCH && after.some((d) => d !== null && d.status !== 'deferred')) more = true;
     }
     // Looked at every organization for this view: the next pass looks again only when another view arrives.

@@ -121,7 +121,8 @@ export type ClaimResult =
  *   `deferredOrgs()` the organizations that have any (both index-backed).
  * - `listByTarget(targetId, limit)` returns a webhook endpoint's most recent deliveries, newest first.
  * - `listBySubmission`, `listFailed(formId, from, to)` (final `failed`, `createdAt` in `[from, to)`), `countSince`
- *   (autoresponse rate limits) and `listUnpublished` (final outcomes and deferrals pending publication) are
+ *   (autoresponse rate limits) and `listUnpublished(limit, before)` (final outcomes and deferrals pending publication,
+ *   recorded — `updatedAt` — before `before`) are
  *   index-backed; `markPublished` clears the pending final outcome, `markDeferralPublished` the pending deferral
  *   (each leaves the other alone: a delivery released and finished while its deferral was being published keeps
  *   its outcome pending).
@@ -158,7 +159,7 @@ export interface DeliveryStore {
   listDeferred(orgId: string, limit: number): Promise<Delivery[]>;
   deferredOrgs(): Promise<string[]>;
 
-  listUnpublished(limit: number): Promise<Delivery[]>;
+  listUnpublished(limit: number, before: string): Promise<Delivery[]>;
   markPublished(ids: string[]): Promise<void>;
   markDeferralPublished(ids: string[]): Promise<void>;
   close(): Promise<void>;

@@ -374,15 +374,19 @@ export async function createMongoDeliveryStore(conn: MongoConnection): Promise<D
       return [...new Set([...flagged, ...unflagged])];
     },
 
-    async listUnpublished(limit) {
+    async listUnpublished(limit, before) {
       // Two equality reads, not one `$or`: FerretDB pushes equality down to its indexes but scans every delivery
-      // for an `$or`, and the retry worker asks this on every pass.
-      const outcomes = await deliveries.find({ eventPending: true }).limit(limit).toArray();
+      // for an `$or`, and the retry worker asks this on every pass. FerretDB filters `updatedAt` itself, over the
+      // marked deliveries only (those whose recorder has not cleared its mark yet).
+      const outcomes = await deliveries
+        .find({ eventPending: true, updatedAt: { $lt: before } })
+        .limit(limit)
+        .toArray();
       const seen = new Set(outcomes.map((d) => d._id));
       const deferrals =
         outcomes.length < limit
           ? await deliveries
-              .find({ deferralPending: true })
+              .find({ deferralPending: true, updatedAt: { $lt: before } })
               .limit(limit - outcomes.length)
               .toArray()
           : [];

@@ -168,7 +168,9 @@ export function createSqliteDeliveryStore(db: SqliteDb): DeliveryStore {
     deferredOrgs: db
       .prepare(`SELECT DISTINCT org_id FROM deliveries WHERE deferred_at IS NOT NULL AND ${NOT_FINAL}`)
       .pluck(),
-    unpublished: db.prepare('SELECT * FROM deliveries WHERE event_pending = 1 OR deferral_pending = 1 LIMIT ?'),
+    unpublished: db.prepare(
+      'SELECT * FROM deliveries WHERE (event_pending = 1 OR deferral_pending = 1) AND updated_at < ? LIMIT ?',
+    ),
     published: db.prepare('UPDATE deliveries SET event_pending = 0 WHERE id = ?'),
     deferralPublished: db.prepare('UPDATE deliveries SET deferral_pending = 0 WHERE id = ?'),
   };
@@ -304,7 +306,7 @@ export function createSqliteDeliveryStore(db: SqliteDb): DeliveryStore {
     deferDelivery: (id, lastClaimed, at) => write(() => defer(id, lastClaimed, at)),
     listDeferred: async (orgId, limit) => (s.deferred.all(orgId, limit) as DeliveryRow[]).map(toDelivery),
     deferredOrgs: async () => s.deferredOrgs.all() as string[],
-    listUnpublished: async (limit) => (s.unpublished.all(limit) as DeliveryRow[]).map(toDelivery),
+    listUnpublished: async (limit, before) => (s.unpublished.all(before, limit) as DeliveryRow[]).map(toDelivery),
     markPublished: (ids) => write(() => markPublished(ids)),
     markDeferralPublished: (ids) => write(() => markDeferralPublished(ids)),
     async close() {},
