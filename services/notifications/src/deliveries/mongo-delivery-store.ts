@@ -1,4 +1,10 @@
-import { duplicateIndexes, isDuplicateKeyError, type MongoConnection, updateEachOne } from '@formgate/store/mongo';
+import {
+  duplicateIndexes,
+  ignoreDuplicates,
+  isDuplicateKeyError,
+  type MongoConnection,
+  updateEachOne,
+} from '@formgate/store/mongo';
 import { LRUCache } from 'lru-cache';
 import {
   type AttemptOutcome,
@@ -192,7 +198,7 @@ export async function createMongoDeliveryStore(conn: MongoConnection): Promise<D
           [...first.values()].map((submission) => ({ _id: submission.submissionId, submission })),
           { ordered: false },
         )
-        .catch(ignoreDuplicate);
+        .catch(ignoreDuplicates);
       for (const id of first.keys()) kept.set(id, true);
     },
     async getSubmission(submissionId) {
