@@ -23,9 +23,9 @@ const COLLECTIONS = { submissions: 'held_submissions', emails: 'deferred_emails'
 /**
  * `HeldStore` on MongoDB 7+ or FerretDB 1.24: one document per entry ever held or released in `held_submissions`
  * (`ledger: 'submissions'`, the default; `_id` = submission id) or `deferred_emails` (`ledger: 'emails'`; `_id` =
- * delivery id), `held` true or false. Holding inserts (a duplicate, held or released,
- * is left alone); releasing inserts `held: false`, or sets it on an entry already there. Purges tombstone `purged_orgs` first; `hold` and `release` look
- * for the tombstone again after writing and delete what they wrote for a purged organization.
+ * delivery id), `held` true or false. Holding inserts (a duplicate, held or released, is left alone); releasing
+ * inserts `held: false`, or sets it on an entry already there. Purges tombstone `purged_orgs` first; `hold` and
+ * `release` look for the tombstone again after writing and delete what they wrote for a purged organization.
  */
 export async function createMongoHeldStore(
   conn: MongoConnection,

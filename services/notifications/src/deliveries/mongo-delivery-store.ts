@@ -1,10 +1,4 @@
-import {
-  duplicateIndexes,
-  ignoreDuplicates,
-  isDuplicateKeyError,
-  type MongoConnection,
-  updateEachOne,
-} from '@formgate/store/mongo';
+import { duplicateIndexes, ignoreDuplicates, type MongoConnection, updateEachOne } from '@formgate/store/mongo';
 import { LRUCache } from 'lru-cache';
 import {
   type AttemptOutcome,
@@ -106,10 +100,6 @@ function createSweep() {
   };
 }
 
-const ignoreDuplicate = (err: unknown) => {
-  if (!isDuplicateKeyError(err)) throw err;
-};
-
 /**
  * `DeliveryStore` on MongoDB 7+ or FerretDB 1.24. FerretDB has no transactions and runs an update as a read then a
  * write, so nothing here relies on a conditional update being atomic under concurrency: who may make attempt n of a
@@ -164,7 +154,7 @@ export async function createMongoDeliveryStore(conn: MongoConnection): Promise<D
           { $set: { version: form.version, deleted: false, form } },
           { upsert: true },
         )
-        .catch(ignoreDuplicate);
+        .catch(ignoreDuplicates);
     },
     async deleteForm(formId, version) {
       await forms
@@ -173,7 +163,7 @@ export async function createMongoDeliveryStore(conn: MongoConnection): Promise<D
           { $set: { version, deleted: true, form: null } },
           { upsert: true },
         )
-        .catch(ignoreDuplicate);
+        .catch(ignoreDuplicates);
     },
     async getForm(formId) {
       const doc = await forms.findOne({ _id: formId });
@@ -183,7 +173,7 @@ export async function createMongoDeliveryStore(conn: MongoConnection): Promise<D
 
     async saveSubmission(submission) {
       if (kept.has(submission.submissionId)) return;
-      await submissions.insertOne({ _id: submission.submissionId, submission }).catch(ignoreDuplicate);
+      await submissions.insertOne({ _id: submission.submissionId, submission }).catch(ignoreDuplicates);
       kept.set(submission.submissionId, true);
     },
     async saveSubmissions(list) {
@@ -263,7 +253,7 @@ export async function createMongoDeliveryStore(conn: MongoConnection): Promise<D
       try {
         await attempts.insertOne({ _id, deliveryId, attempt, startedAt: at.startedAt, outcome: null });
       } catch (err) {
-        ignoreDuplicate(err);
+        ignoreDuplicates(err);
         const held = await attempts.findOne({ _id });
         if (!held) throw new Error(`attempt ${_id} is neither new nor stored`);
         return { claimed: false, startedAt: held.startedAt, finished: held.outcome !== null };
