@@ -33,6 +33,7 @@ export async function runP8(opts: {
     }
     const seed = await seedP8(m.target, opts.settings);
     opts.log(`P8 ${m.mode}: seeded ${opts.settings.submissions} submissions in ${(seed.seedMs / 1000).toFixed(1)} s`);
+    if (m.target.settle) opts.log(`P8 ${m.mode}: ${await m.target.settle()}`);
     seeded.push({ mode: m.mode, target: m.target, seed });
   }
   const perMode = new Map(seeded.map((s) => [s.mode, [] as P8Round[]]));

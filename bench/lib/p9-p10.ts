@@ -255,6 +255,7 @@ export async function runQueryGoals(opts: {
     if (!m.target) continue;
     const s = await seed(m.target, n);
     opts.log(`P9/P10 ${m.mode}: seeded ${n} submissions in ${(s.seedMs / 1000).toFixed(1)} s`);
+    if (m.target.settle) opts.log(`P9/P10 ${m.mode}: ${await m.target.settle()}`);
     seeded.push({ m, target: m.target, seed: s, rounds: [] });
   }
   for (let round = 1; round <= opts.rounds; round++) {

@@ -21,6 +21,11 @@ export interface FormgateTarget {
   openFormsStore(): Promise<{ store: FormsStore; close(): Promise<void> }>;
   /** CUR (P10): reads every stored submission of the form newest first with a raw cursor, no formatting. */
   countRawRows(formId: string): Promise<number>;
+  /**
+   * After a bulk seed (P8, P9): waits until the database's own maintenance has caught up with it, as it has in a
+   * deployment that grew to that size over days; resolves with what it waited for, for the log.
+   */
+  settle?(): Promise<string>;
 }
 
 /**

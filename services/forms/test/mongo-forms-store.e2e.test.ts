@@ -15,6 +15,7 @@ import {
   type SubmissionDoc,
   submissionDoc,
 } from '../src/store/mongo-submissions.ts';
+import { bucketKeys, legacyLayout, pageLayout } from '../src/store/page-buckets.ts';
 import { runFormsStoreContract } from './forms-store.contract.ts';
 
 const mongo = useTestMongo();
@@ -24,6 +25,8 @@ const db = () => {
   return db;
 };
 const WIDTH = 4;
+const CURRENT = pageLayout(WIDTH);
+const LEGACY = legacyLayout(WIDTH);
 
 // Filtered pages: one indexed find (MongoDB's way), and page buckets first with small buckets (FerretDB's).
 runFormsStoreContract({ name: 'mongo', create: () => createMongoFormsStore(mongo(), { findStrategy: 'index' }) });
@@ -70,7 +73,7 @@ describe('mongo FormsStore: batches, positions and counters', () => {
   let store: FormsStore;
   let scope: OrgScope;
   beforeAll(async () => {
-    store = await createMongoFormsStore(mongo(), { pageWidth: WIDTH });
+    store = await createMongoFormsStore(mongo(), { pageWidth: WIDTH, legacyPageWidth: WIDTH });
   });
   const freshForm = async () => {
     scope = { orgId: `org_${randomUUID()}` };
@@ -103,8 +106,8 @@ describe('mongo FormsStore: batches, positions and counters', () => {
     await db()
       .collection<SubmissionDoc>(SUBMISSIONS)
       .insertMany([
-        submissionDoc(s[3] as SubmissionRecord, 3, WIDTH),
-        submissionDoc(s[4] as SubmissionRecord, 4, WIDTH),
+        submissionDoc(s[3] as SubmissionRecord, 3, CURRENT),
+        submissionDoc(s[4] as SubmissionRecord, 4, CURRENT),
       ]);
     expect(await store.countSubmissions(scope, f.id)).toBe(3);
     const redelivered = [...s.slice(3), submission(g, 0)];
@@ -151,18 +154,64 @@ describe('mongo FormsStore: batches, positions and counters', () => {
     const expected = [...old].sort((x, y) =>
       x.createdAt === y.createdAt ? (x.id < y.id ? 1 : -1) : x.createdAt < y.createdAt ? 1 : -1,
     );
-    // A move cut short earlier had already copied the oldest one.
+    // A move cut short earlier had already copied the oldest one (moves file under the legacy layout).
     await db()
       .collection<SubmissionDoc>(SUBMISSIONS)
-      .insertOne(submissionDoc(expected.at(-1) as SubmissionRecord, 0, WIDTH));
+      .insertOne(submissionDoc(expected.at(-1) as SubmissionRecord, 0, LEGACY));
 
-    const upgraded = await createMongoFormsStore(mongo(), { pageWidth: WIDTH });
+    const upgraded = await createMongoFormsStore(mongo(), { pageWidth: WIDTH, legacyPageWidth: WIDTH });
     expect(await listed(upgraded, scope, f)).toEqual(expected.map((r, i) => [r.id, 4 - i]));
     expect(await upgraded.countSubmissions(scope, f.id)).toBe(5);
     expect(await db().listCollections({ name: LEGACY_SUBMISSIONS }).toArray()).toEqual([]);
     const next = submission(f, 0);
     expect(await upgraded.insertSubmissions([next])).toBe(1);
     expect((await upgraded.listSubmissions(scope, f.id, { limit: 1 }))[0]?.id).toBe(next.id);
+  });
+
+  it('pages a form written under both layouts (ADR 0059), and settles a batch the old layout cut short', async () => {
+    const f = await freshForm();
+    const s = Array.from({ length: 17 }, (_, i) => submission(f, i));
+    // Before the upgrade: positions 0–9 filed under the legacy layout, and a batch holding 10–12 cut short after
+    // writing 10 and 11 (its counter has no `pagesFrom`).
+    await db()
+      .collection<SubmissionDoc>(SUBMISSIONS)
+      .insertMany(s.slice(0, 12).map((r, i) => submissionDoc(r, i, LEGACY)));
+    await db()
+      .collection<CounterDoc>(COUNTERS)
+      .insertOne({ _id: f.id, orgId: f.orgId, count: 10, seq: 10, pending: 3, spam: 0, days: {} });
+    const upgraded = await createMongoFormsStore(mongo(), { pageWidth: WIDTH, legacyPageWidth: WIDTH });
+    // The cut-short batch redelivered with more: 10 and 11 are settled from the legacy buckets; the batch reserves
+    // 12–18, its first two are refused as duplicates (a gap, ADR 0015) and the others stored at 14–18.
+    expect(await upgraded.insertSubmissions(s.slice(10))).toBe(5);
+    const counter = await db().collection<CounterDoc>(COUNTERS).findOne({ _id: f.id });
+    expect(counter).toMatchObject({ seq: 19, count: 17, pagesFrom: 12 });
+    const newest = await db()
+      .collection<SubmissionDoc>(SUBMISSIONS)
+      .findOne({ _id: s[16]?.id as string });
+    expect(newest?.buckets).toEqual(bucketKeys(18, CURRENT));
+    // Every page size walks all 17 once, newest first, across the boundary.
+    const all = s.map((r, i) => [r.id, i < 12 ? i : i + 2]).reverse();
+    for (const limit of [1, 2, 3, 5, 100]) {
+      const seen: unknown[] = [];
+      let after: { seq: number } | undefined;
+      for (;;) {
+        const page = await upgraded.listSubmissions(scope, f.id, { limit, ...(after ? { after } : {}) });
+        seen.push(...page.map((r) => [r.id, r.seq]));
+        if (page.length < limit) break;
+        after = { seq: page.at(-1)?.seq as number };
+      }
+      expect(seen).toEqual(all);
+    }
+    // A filtered page (bucket reads) crosses it too.
+    for (const strategy of ['buckets', 'index'] as const) {
+      const s2 = await createMongoFormsStore(mongo(), {
+        pageWidth: WIDTH,
+        legacyPageWidth: WIDTH,
+        findStrategy: strategy,
+      });
+      const found = await s2.findSubmissions(scope, f.id, { filter: { spam: false }, limit: 100 });
+      expect(found.map((r) => [r.id, r.seq])).toEqual(all);
+    }
   });
 
   const counts = async (f: Form) => (await store.getFormCounts(scope, [f.id])).get(f.id);
@@ -184,7 +233,7 @@ describe('mongo FormsStore: batches, positions and counters', () => {
       .updateOne({ _id: f.id }, { $set: { pending: 2 } });
     await db()
       .collection<SubmissionDoc>(SUBMISSIONS)
-      .insertMany([1, 2].map((i) => submissionDoc(s[i] as SubmissionRecord, i, WIDTH)));
+      .insertMany([1, 2].map((i) => submissionDoc(s[i] as SubmissionRecord, i, CURRENT)));
     const change = (id: string) => ({ id, occurredAt: new Date().toISOString() });
     expect(await store.changeSubmission(scope, f.id, s[1]?.id as string, 'not-spam', change(randomUUID()))).toBe(
       'changed',
@@ -246,7 +295,7 @@ describe('mongo FormsStore: batches, positions and counters', () => {
     await db()
       .collection<CounterDoc>(COUNTERS)
       .updateOne({ _id: f.id }, { $unset: { spam: '', days: '', lastAt: '' } });
-    const upgraded = await createMongoFormsStore(mongo(), { pageWidth: WIDTH });
+    const upgraded = await createMongoFormsStore(mongo(), { pageWidth: WIDTH, legacyPageWidth: WIDTH });
     expect((await upgraded.getFormCounts(scope, [f.id])).get(f.id)).toEqual({
       submissionCount: 3,
       spamCount: 1,
@@ -266,7 +315,11 @@ describe('mongo FormsStore: batches, positions and counters', () => {
       .collection<{ _id: string }>(SUBMISSIONS)
       .updateOne({ _id: gone.id }, { $set: { deleted: true } });
     for (const strategy of ['index', 'buckets'] as const) {
-      const s = await createMongoFormsStore(mongo(), { pageWidth: WIDTH, findStrategy: strategy });
+      const s = await createMongoFormsStore(mongo(), {
+        pageWidth: WIDTH,
+        legacyPageWidth: WIDTH,
+        findStrategy: strategy,
+      });
       const found = await s.findSubmissions(scope, f.id, { filter: { terms: ['hello'] }, limit: 10 });
       expect(found.map((r) => r.id)).toEqual([kept.id]);
       const exported: string[] = [];
@@ -310,7 +363,7 @@ describe('mongo FormsStore: batches, positions and counters', () => {
     const search = async (s: FormsStore, word: string) =>
       (await s.findSubmissions(scope, f.id, { filter: { terms: [word] }, limit: 10 })).map((r) => r.id);
     expect(await search(store, 'user1')).toEqual([]);
-    const upgraded = await createMongoFormsStore(mongo(), { pageWidth: WIDTH });
+    const upgraded = await createMongoFormsStore(mongo(), { pageWidth: WIDTH, legacyPageWidth: WIDTH });
     expect(await search(upgraded, 'user1')).toEqual([old[1]?.id]);
     expect(await search(upgraded, 'hello')).toEqual([old[1]?.id, old[0]?.id]);
     expect(await upgraded.listFieldNames(scope, f.id)).toEqual(['email', 'message']);
@@ -319,7 +372,7 @@ describe('mongo FormsStore: batches, positions and counters', () => {
     await db()
       .collection(SUBMISSIONS)
       .updateMany({ formId: f.id }, { $unset: { terms: '' } });
-    const restarted = await createMongoFormsStore(mongo(), { pageWidth: WIDTH });
+    const restarted = await createMongoFormsStore(mongo(), { pageWidth: WIDTH, legacyPageWidth: WIDTH });
     expect(await search(restarted, 'user1')).toEqual([]);
   });
 });
@@ -328,7 +381,7 @@ describe('mongo FormsStore: the form outbox has one writer per document', () => 
   const settingsOf = (n: number) => ({ ...DEFAULT_FORM_SETTINGS, redirectUrl: `https://example.com/thanks/${n}` });
 
   it('never undoes a change of the form while the relay marks its versions published (FerretDB lost it)', async () => {
-    const store = await createMongoFormsStore(mongo(), { pageWidth: WIDTH });
+    const store = await createMongoFormsStore(mongo(), { pageWidth: WIDTH, legacyPageWidth: WIDTH });
     const scope = { orgId: `org_${randomUUID()}` };
     let current = form(scope.orgId);
     await store.insertForm(current);
@@ -366,7 +419,7 @@ describe('mongo FormsStore: the form outbox has one writer per document', () => 
   });
 
   it('lets exactly one of concurrent replacements from one version win (a conditional update is not atomic on FerretDB)', async () => {
-    const store = await createMongoFormsStore(mongo(), { pageWidth: WIDTH });
+    const store = await createMongoFormsStore(mongo(), { pageWidth: WIDTH, legacyPageWidth: WIDTH });
     const scope = { orgId: `org_${randomUUID()}` };
     const f = form(scope.orgId);
     await store.insertForm(f);
@@ -386,7 +439,11 @@ describe('mongo FormsStore: the form outbox has one writer per document', () => 
   it('finishes a replacement whose request died after claiming its version, once the claim is abandoned', async () => {
     // Long enough that the checks of a young claim finish within it on a loaded machine (300 ms did not, in CI).
     const abandonedMs = 3_000;
-    const store = await createMongoFormsStore(mongo(), { pageWidth: WIDTH, claimAbandonedMs: abandonedMs });
+    const store = await createMongoFormsStore(mongo(), {
+      pageWidth: WIDTH,
+      legacyPageWidth: WIDTH,
+      claimAbandonedMs: abandonedMs,
+    });
     const scope = { orgId: `org_${randomUUID()}` };
     const f = form(scope.orgId);
     await store.insertForm(f);
@@ -410,7 +467,7 @@ describe('mongo FormsStore: the form outbox has one writer per document', () => 
 
   it('publishes a version whose outbox record a dead process never wrote, at the next reconciliation (a restart)', async () => {
     const scope = { orgId: `org_${randomUUID()}` };
-    const store = await createMongoFormsStore(mongo(), { pageWidth: WIDTH });
+    const store = await createMongoFormsStore(mongo(), { pageWidth: WIDTH, legacyPageWidth: WIDTH });
     const f = form(scope.orgId);
     const pending = async (s: FormsStore) =>
       (await s.listUnpublishedForms(10_000)).filter((x) => x.orgId === scope.orgId).map((x) => x.version);
@@ -422,7 +479,7 @@ describe('mongo FormsStore: the form outbox has one writer per document', () => 
       .collection<{ _id: string; version: number }>('forms')
       .updateOne({ _id: f.id }, { $set: { version: 2, settings: settingsOf(2) } });
     expect(await pending(store)).toEqual([]);
-    const restarted = await createMongoFormsStore(mongo(), { pageWidth: WIDTH });
+    const restarted = await createMongoFormsStore(mongo(), { pageWidth: WIDTH, legacyPageWidth: WIDTH });
     expect(await pending(restarted)).toEqual([2]);
     await restarted.markFormPublished(f.id, 2);
     expect(await pending(restarted)).toEqual([]);
@@ -438,7 +495,7 @@ describe('mongo FormsStore: the form outbox has one writer per document', () => 
     await db()
       .collection<{ _id: string }>('forms')
       .insertMany([legacy(done, 3), legacy(behind, 2)]);
-    const store = await createMongoFormsStore(mongo(), { pageWidth: WIDTH });
+    const store = await createMongoFormsStore(mongo(), { pageWidth: WIDTH, legacyPageWidth: WIDTH });
     const listed = (await store.listUnpublishedForms(10_000)).filter((x) => x.orgId === scope.orgId);
     expect(listed).toEqual([{ ...behind, version: 3 }]);
     expect(await store.getForm(scope, done.id)).toEqual({ ...done, version: 3 });

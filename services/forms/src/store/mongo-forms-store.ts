@@ -15,7 +15,7 @@ import {
   isFerretDb,
 } from './mongo-submission-query.ts';
 import { createMongoSubmissions, createSubmissionIndexes } from './mongo-submissions.ts';
-import { checkPageWidth, DEFAULT_PAGE_WIDTH } from './page-buckets.ts';
+import { legacyLayout, pageLayout } from './page-buckets.ts';
 
 /** A stored form; the outbox's marks live in collections of their own (`mongo-form-outbox.ts`). */
 interface FormDoc extends Omit<Form, 'id'> {
@@ -26,16 +26,22 @@ interface FormDoc extends Omit<Form, 'id'> {
  * `FormsStore` on MongoDB 7+ or FerretDB 1.24 (no transactions). The submissions read model is
  * `mongo-submissions.ts` (ADR 0015); submissions stored before it are moved into it here, before the store is used.
  * Lookups by id filter on `_id` alone and check the organization in the result.
- * `pageWidth` (tests only) must stay the same for the life of a database. `findStrategy` (tests) overrides how
+ * `pageWidth` and `legacyPageWidth` (tests only: the widths of `PAGE_LAYOUT` and `LEGACY_LAYOUT`, ADR 0059) must
+ * stay the same for the life of a database. `findStrategy` (tests) overrides how
  * filtered pages are read, chosen by the server otherwise (`FindStrategy`).
  */
 export async function createMongoFormsStore(
   conn: MongoConnection,
-  options: { pageWidth?: number; findStrategy?: FindStrategy; claimAbandonedMs?: number } = {},
+  options: {
+    pageWidth?: number;
+    legacyPageWidth?: number;
+    findStrategy?: FindStrategy;
+    claimAbandonedMs?: number;
+  } = {},
 ): Promise<FormsStore> {
   const db = conn.db;
   if (!db) throw new Error('createMongoFormsStore: the connection is not open');
-  const width = checkPageWidth(options.pageWidth ?? DEFAULT_PAGE_WIDTH);
+  const layouts = { current: pageLayout(options.pageWidth), legacy: legacyLayout(options.legacyPageWidth) };
   const forms = db.collection<FormDoc>('forms');
   const outbox = createMongoFormOutbox(db, { claimAbandonedMs: options.claimAbandonedMs });
   await Promise.all([
@@ -47,7 +53,7 @@ export async function createMongoFormsStore(
     createSubmissionQueryIndexes(db),
     createHeldSubmissionIndexes(db),
   ]);
-  await migrateLegacySubmissions(db, width);
+  await migrateLegacySubmissions(db, layouts.legacy);
   await backfillSubmissionSearch(db);
   const findStrategy = options.findStrategy ?? ((await isFerretDb(db)) ? 'buckets' : 'index');
   const deletions = createMongoFormDeletions(db);
@@ -101,8 +107,8 @@ export async function createMongoFormsStore(
     },
     listUnpublishedForms: outbox.listUnpublishedForms,
     markFormPublished: outbox.markFormPublished,
-    ...createMongoSubmissions(db, width),
-    ...createMongoSubmissionQuery(db, { strategy: findStrategy, width }),
+    ...createMongoSubmissions(db, layouts),
+    ...createMongoSubmissionQuery(db, { strategy: findStrategy, layouts }),
     ...deletions,
     ...changes,
     ...createMongoHeldSubmissions(db),

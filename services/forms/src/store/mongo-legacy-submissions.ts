@@ -2,6 +2,7 @@ import { ignoreDuplicates, type MongoConnection } from '@formgate/store/mongo';
 import type { SubmissionRecord } from './forms-store.ts';
 import { recordFieldNames } from './mongo-field-names.ts';
 import { COUNTERS, type CounterDoc, SUBMISSIONS, type SubmissionDoc, submissionDoc } from './mongo-submissions.ts';
+import type { PageLayout } from './page-buckets.ts';
 
 type MongoDb = NonNullable<MongoConnection['db']>;
 
@@ -24,17 +25,18 @@ async function insertIgnoringDuplicates(db: MongoDb, docs: SubmissionDoc[]): Pro
  * form at a time: positions in (`createdAt`, `_id`) order, then the counter gets its `seq` and exact count, then
  * the old documents go. A move cut short is repeated whole at the next start: the old documents are still there,
  * they get the same positions again, and the copies already made are refused as duplicates. Run before the
- * consumers start. Returns how many forms it moved.
+ * consumers start. Returns how many forms it moved. The moved documents are filed under the `legacy` layout (their
+ * counter gets no `pagesFrom`): a move cut short by an older version wrote them so, and a repeated move keeps them.
  */
-export async function migrateLegacySubmissions(db: MongoDb, width: number): Promise<number> {
-  const legacy = db.collection<LegacyDoc>(LEGACY_SUBMISSIONS);
+export async function migrateLegacySubmissions(db: MongoDb, legacy: PageLayout): Promise<number> {
+  const old = db.collection<LegacyDoc>(LEGACY_SUBMISSIONS);
   const counters = db.collection<CounterDoc>(COUNTERS);
   const forms = await counters.find({ seq: { $exists: false } }, { projection: { _id: 1 } }).toArray();
   for (const { _id: formId } of forms) {
     let seq = 0;
     let chunk: SubmissionDoc[] = [];
-    for await (const { _id, ...rest } of legacy.find({ formId }).sort({ createdAt: 1, _id: 1 }).batchSize(CHUNK)) {
-      chunk.push(submissionDoc({ id: _id, ...rest }, seq++, width));
+    for await (const { _id, ...rest } of old.find({ formId }).sort({ createdAt: 1, _id: 1 }).batchSize(CHUNK)) {
+      chunk.push(submissionDoc({ id: _id, ...rest }, seq++, legacy));
       if (chunk.length === CHUNK) {
         await insertIgnoringDuplicates(db, chunk);
         chunk = [];
@@ -43,10 +45,10 @@ export async function migrateLegacySubmissions(db: MongoDb, width: number): Prom
     await insertIgnoringDuplicates(db, chunk);
     // Conditional: a second instance starting at the same time may read the old documents while they are deleted.
     await counters.updateOne({ _id: formId, seq: { $exists: false } }, { $set: { seq, count: seq } });
-    await legacy.deleteMany({ formId });
+    await old.deleteMany({ formId });
   }
-  if (forms.length > 0 && (await legacy.countDocuments({}, { limit: 1 })) === 0) {
-    await legacy.drop().catch(() => undefined); // already dropped by another instance
+  if (forms.length > 0 && (await old.countDocuments({}, { limit: 1 })) === 0) {
+    await old.drop().catch(() => undefined); // already dropped by another instance
   }
   return forms.length;
 }

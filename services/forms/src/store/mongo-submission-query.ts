@@ -9,7 +9,7 @@ import {
   type SubmissionDoc,
   toStored,
 } from './mongo-submissions.ts';
-import { bucketBelow } from './page-buckets.ts';
+import { type FormPages, formBucketBelow } from './page-buckets.ts';
 import { searchTerms } from './search-terms.ts';
 
 type SubmissionQuery = Parameters<ReturnType<typeof collectionOf>['deleteMany']>[0];
@@ -25,7 +25,7 @@ const EXPORT_BATCH = 500;
  * - `index` (MongoDB): one `find(filter).sort({seq: -1}).limit(n)`, served in order by the indexes below;
  * - `buckets` (FerretDB 1.24, where that find decodes and sorts every match of the form in Go — over 10 s for a
  *   word in all of 100,000 submissions): page buckets first (ADR 0015), each read an equality on `buckets` that
- *   decodes ≤ `width` documents, newest first; once the matches seen so far predict at most
+ *   decodes ≤ a bucket's width of documents, newest first; once the matches seen so far predict at most
  *   `GLOBAL_MAX_MATCHES` further matches below, or after `MAX_BUCKET_READS` reads, the rest in one global find.
  *   Its export is not sorted (storage order, see `exportSubmissions`).
  */
@@ -72,7 +72,7 @@ export function filterQuery(
  */
 export function createMongoSubmissionQuery(
   db: MongoDb,
-  options: { strategy: FindStrategy; width: number },
+  options: { strategy: FindStrategy; layouts: Omit<FormPages, 'pagesFrom'> },
 ): QueryMethods {
   const submissions = db.collection<SubmissionDoc>(SUBMISSIONS);
   const counters = db.collection<CounterDoc>(COUNTERS);
@@ -93,12 +93,13 @@ export function createMongoSubmissionQuery(
     const page: StoredSubmission[] = [];
     let before = Math.min(after ?? Number.POSITIVE_INFINITY, counter.seq ?? 0);
     let covered = 0;
+    const pages = { ...options.layouts, pagesFrom: counter.pagesFrom };
     for (let reads = 0; page.length < limit && before > 0; reads++) {
       if (reads > 0 && (reads >= MAX_BUCKET_READS || (page.length / covered) * before <= GLOBAL_MAX_MATCHES)) {
         page.push(...(await read(filterQuery(orgId, formId, filter, before), limit - page.length)));
         return page;
       }
-      const { key, low } = bucketBelow(before, options.width);
+      const { key, low } = formBucketBelow(before, pages);
       page.push(...(await read({ ...filterQuery(orgId, formId, filter, before), buckets: key }, limit - page.length)));
       covered += before - low;
       before = low;

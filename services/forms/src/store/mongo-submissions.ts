@@ -2,7 +2,7 @@ import type { MongoConnection } from '@formgate/store/mongo';
 import { groupByForm } from './batch-order.ts';
 import type { FormsStore, StoredSubmission, SubmissionRecord } from './forms-store.ts';
 import { recordFieldNames } from './mongo-field-names.ts';
-import { bucketBelow, bucketKeys, bucketsCovering } from './page-buckets.ts';
+import { bucketKeys, type FormPages, formBucketBelow, formBucketsCovering, type PageLayout } from './page-buckets.ts';
 import { searchTerms } from './search-terms.ts';
 
 type MongoDb = NonNullable<MongoConnection['db']>;
@@ -10,8 +10,8 @@ type MongoDb = NonNullable<MongoConnection['db']>;
 export interface SubmissionDoc extends Omit<SubmissionRecord, 'id'> {
   _id: string;
   seq: number;
-  /** The two page buckets of `seq` (page-buckets.ts). */
-  buckets: [string, string];
+  /** The page buckets of `seq`, one per grid of its form's layout there (page-buckets.ts). */
+  buckets: string[];
   /** A tombstone: deleted through the API, fields and files emptied (mongo-submission-changes.ts). */
   deleted?: true;
   /** Ingest's verdict, kept once the submission was marked spam / not spam (`spam.isSpam` holds the mark). */
@@ -37,6 +37,11 @@ export interface CounterDoc {
   count: number;
   seq?: number;
   pending?: number;
+  /**
+   * The first position filed under `PAGE_LAYOUT` (ADR 0059): set by the form's first batch since, together with
+   * its reservation; the positions below keep `LEGACY_LAYOUT`'s buckets. Absent: every position is legacy.
+   */
+  pagesFrom?: number;
   /** Live submissions counted as spam. */
   spam?: number;
   /** `createdAt` of the newest submission stored. */
@@ -93,13 +98,13 @@ export function insertIncrements(docs: Counted[]): { $inc: Record<string, number
 }
 
 /** The document stored for a record at position `seq`. Field names stay values inside `{name, value}` pairs. */
-export function submissionDoc(r: SubmissionRecord, seq: number, width: number): SubmissionDoc {
+export function submissionDoc(r: SubmissionRecord, seq: number, layout: PageLayout): SubmissionDoc {
   return {
     _id: r.id,
     formId: r.formId,
     orgId: r.orgId,
     seq,
-    buckets: bucketKeys(seq, width),
+    buckets: bucketKeys(seq, layout),
     createdAt: r.createdAt,
     fields: r.fields.map((f) => ({ name: f.name, value: f.value })),
     files: r.files,
@@ -142,14 +147,14 @@ type SubmissionMethods = Pick<
  * counter by `_id`, a page by (`formId`, one bucket key) — and every batch is one `insertMany` between two counter
  * updates (reserve the positions, then commit them with the count), so counts stay exact without transactions.
  */
-export function createMongoSubmissions(db: MongoDb, width: number): SubmissionMethods {
+export function createMongoSubmissions(db: MongoDb, layouts: Omit<FormPages, 'pagesFrom'>): SubmissionMethods {
   const submissions = db.collection<SubmissionDoc>(SUBMISSIONS);
   const counters = db.collection<CounterDoc>(COUNTERS);
 
   /** Counts what a batch cut short after reserving [`from`, `from + n`) stored, and commits it. */
-  async function settle(formId: string, from: number, n: number): Promise<number> {
+  async function settle(formId: string, from: number, n: number, pagesFrom: number | undefined): Promise<number> {
     const found: (Counted & { seq: number })[] = [];
-    for (const key of bucketsCovering(from, from + n, width)) {
+    for (const key of formBucketsCovering(from, from + n, { ...layouts, pagesFrom })) {
       const docs = await submissions
         .find(
           { formId, buckets: key, seq: { $gte: from, $lt: from + n } },
@@ -166,15 +171,21 @@ export function createMongoSubmissions(db: MongoDb, width: number): SubmissionMe
     return next;
   }
 
-  /** Reserves `n` positions for the form; returns the first. */
+  /**
+   * Reserves `n` positions for the form; returns the first. The first reservation of a form without `pagesFrom`
+   * sets it to its first position: from there on, its documents are filed under `layouts.current`.
+   */
   async function reserve(formId: string, orgId: string, n: number): Promise<number> {
     const counter = await counters.findOne({ _id: formId });
     let from = counter?.seq ?? 0;
-    if (counter?.pending) from = await settle(formId, from, counter.pending);
+    if (counter?.pending) from = await settle(formId, from, counter.pending, counter.pagesFrom);
     // A legacy counter (no `seq`) does not match: the upsert then fails on its `_id` instead of reusing positions.
     await counters.updateOne(
       { _id: formId, seq: from },
-      { $set: { pending: n }, $setOnInsert: { orgId, count: 0, spam: 0, days: {} } },
+      {
+        $set: { pending: n, ...(counter?.pagesFrom === undefined ? { pagesFrom: from } : {}) },
+        $setOnInsert: { orgId, count: 0, spam: 0, days: {} },
+      },
       { upsert: true },
     );
     return from;
@@ -196,7 +207,8 @@ export function createMongoSubmissions(db: MongoDb, width: number): SubmissionMe
     const batches = await Promise.all(
       groupByForm(records).map(async (g) => ({ ...g, from: await reserve(g.formId, g.orgId, g.records.length) })),
     );
-    const docs = batches.flatMap((b) => b.records.map((r, j) => submissionDoc(r, b.from + j, width)));
+    // Every reserved position is at or above the form's `pagesFrom` (set by `reserve` when absent).
+    const docs = batches.flatMap((b) => b.records.map((r, j) => submissionDoc(r, b.from + j, layouts.current)));
     if (docs.length === 0) return 0;
     // Before the documents: a name recorded for a batch that then fails is harmless, a missing one is not.
     await recordFieldNames(db, batches);
@@ -219,8 +231,9 @@ export function createMongoSubmissions(db: MongoDb, width: number): SubmissionMe
       if (limit <= 0 || !counter || counter.orgId !== scope.orgId) return [];
       const page: StoredSubmission[] = [];
       let before = Math.min(after?.seq ?? Number.POSITIVE_INFINITY, counter.seq ?? 0);
+      const pages = { ...layouts, pagesFrom: counter.pagesFrom };
       while (page.length < limit && before > 0) {
-        const { key, low } = bucketBelow(before, width);
+        const { key, low } = formBucketBelow(before, pages);
         const docs = await submissions
           .find({ formId, buckets: key, seq: { $lt: before }, deleted: { $ne: true } }, { projection: PROJECTION })
           .sort({ seq: -1 })
