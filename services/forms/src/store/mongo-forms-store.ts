@@ -26,7 +26,7 @@ interface FormDoc extends Omit<Form, 'id'> {
  * `FormsStore` on MongoDB 7+ or FerretDB 1.24 (no transactions). The submissions read model is
  * `mongo-submissions.ts` (ADR 0015); submissions stored before it are moved into it here, before the store is used.
  * Lookups by id filter on `_id` alone and check the organization in the result.
- * `pageWidth` and `legacyPageWidth` (tests only: the widths of `PAGE_LAYOUT` and `LEGACY_LAYOUT`, ADR 0059) must
+ * `pageWidth` and `legacyPageWidth` (tests only: the widths of `pageLayout()` and `legacyLayout()`, ADR 0059) must
  * stay the same for the life of a database. `findStrategy` (tests) overrides how
  * filtered pages are read, chosen by the server otherwise (`FindStrategy`).
  */

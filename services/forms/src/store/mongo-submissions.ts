@@ -38,8 +38,8 @@ export interface CounterDoc {
   seq?: number;
   pending?: number;
   /**
-   * The first position filed under `PAGE_LAYOUT` (ADR 0059): set by the form's first batch since, together with
-   * its reservation; the positions below keep `LEGACY_LAYOUT`'s buckets. Absent: every position is legacy.
+   * The first position filed under `pageLayout()` (ADR 0059): set by the form's first batch since, together with
+   * its reservation; the positions below keep `legacyLayout()`'s buckets. Absent: every position is legacy.
    */
   pagesFrom?: number;
   /** Live submissions counted as spam. */

@@ -5,8 +5,8 @@
  * items is one equality read, and that read decodes at most `width` documents (FerretDB 1.24 applies the position
  * range after reading the bucket).
  *
- * - `PAGE_LAYOUT` (ADR 0059): 4 grids of 136 (`c`–`f`): any 103 positions in one bucket, ≤ 136 documents a read.
- * - `LEGACY_LAYOUT` (ADR 0015): 2 grids of 256 (`a`, `b`), the documents stored before a form's `pagesFrom`.
+ * - `pageLayout()` (ADR 0059): 4 grids of 136 (`c`–`f`): any 103 positions in one bucket, ≤ 136 documents a read.
+ * - `legacyLayout()` (ADR 0015): 2 grids of 256 (`a`, `b`), the documents stored before a form's `pagesFrom`.
  */
 export interface PageLayout {
   /** One letter per grid, the first of each key. */
