@@ -17,11 +17,31 @@ export const canListen = (port: number) =>
     server.listen(port, '127.0.0.1', () => server.close(() => resolveFree(true)));
   });
 
-/** A port nothing listens on now, chosen at random from 10000–28999 (parallel test files rarely pick the same). */
+/** Slices of the range, one per vitest worker (`VITEST_POOL_ID`), so parallel test files never draw the same port. */
+const SLICES = 8;
+
+/** The ports this process handed out: a child not listening yet must not get its own port twice (CI-35). */
+const handedOut = new Set<number>();
+
+/**
+ * A port nothing listens on now and this process has not handed out before, chosen at random from 10000–28999, in
+ * the slice of this vitest worker when it runs in one. Two draws for one child (its `PORT` and its `METRICS_PORT`)
+ * both passed `canListen` before either was bound, and CI-35's forms-2 got 19464 for both.
+ */
 export async function freePort(): Promise<number> {
+  const pool = Number(process.env.VITEST_POOL_ID);
+  const size = Math.floor((LAST - FIRST + 1) / SLICES);
+  const [first, last] =
+    Number.isInteger(pool) && pool > 0
+      ? [FIRST + ((pool - 1) % SLICES) * size, FIRST + ((pool - 1) % SLICES) * size + size - 1]
+      : [FIRST, LAST];
   for (let tries = 0; tries < 200; tries++) {
-    const port = FIRST + Math.floor(Math.random() * (LAST - FIRST + 1));
-    if (await canListen(port)) return port;
+    const port = first + Math.floor(Math.random() * (last - first + 1));
+    if (handedOut.has(port)) continue;
+    if (await canListen(port)) {
+      handedOut.add(port);
+      return port;
+    }
   }
-  throw new Error(`no free port found in ${FIRST}–${LAST}`);
+  throw new Error(`no free port found in ${first}–${last}`);
 }
