@@ -151,7 +151,9 @@ export async function startDistributed(opts: {
     return processes[name];
   };
   const startServices = async () => {
-    await Promise.all([
+    // Settled, not `Promise.all`: when one fails, the others are still starting; waiting for them records every
+    // process that did start, so the cleanup below stops it (CI-35 left three running for an hour).
+    const started = await Promise.allSettled([
       start('forms-1', 'services/forms/src/main.ts', { FILE_LINK_SECRET: secret }),
       start('forms-2', 'services/forms/src/main.ts', { FILE_LINK_SECRET: secret }),
       start('billing', 'services/billing/src/main.ts', opts.billingEnv),
@@ -169,6 +171,8 @@ export async function startDistributed(opts: {
         start(name, 'services/ingest/src/main.ts', { PUBLIC_URL: publicUrl, INGEST_SECRET: secret, ...opts.ingestEnv }),
       ),
     ]);
+    const failed = started.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) throw failed.reason;
   };
   // One secret for every gateway of this deployment: a session cookie is valid on all of them, across restarts.
   const authSecret = randomBytes(32).toString('base64url');
