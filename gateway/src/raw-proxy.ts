@@ -190,13 +190,36 @@ function fail(opts: ProxyOptions, x: Exchange, error: AppError) {
   x.req.resume();
 }
 
+/** What a client answered early may still send before its connection is cut (ingest's bounds, `respond.ts`). */
+const LINGER_BYTES = 32 * 1024 * 1024;
+const LINGER_MS = 5_000;
+
+/**
+ * Drops the rest of a body answered early, and cuts the connection only past `LINGER_BYTES` or `LINGER_MS`. Closing
+ * it as soon as the answer is written makes the kernel reset a client still sending, and the reset can destroy the
+ * answer before the client read it (CI-37: an 8 MB post through the gateway failed with `write EPIPE` instead of
+ * reading its 413). A client that finishes sending keeps its keep-alive connection.
+ */
+function lingerThenClose(req: IncomingMessage) {
+  let dropped = 0;
+  const cut = () => req.socket.destroy();
+  const timer = setTimeout(cut, LINGER_MS);
+  timer.unref();
+  req.on('data', (chunk: Buffer) => {
+    dropped += chunk.length;
+    if (dropped > LINGER_BYTES) cut();
+  });
+  req.on('end', () => clearTimeout(timer));
+  req.socket.once('close', () => clearTimeout(timer));
+  req.resume();
+}
+
 function relay(x: Exchange, upstream: ClientRequest, answer: IncomingMessage) {
   x.settled = true;
   if (!x.req.complete) {
-    // Answered before the whole body (e.g. 413): stop sending it, drop the rest, close after this answer.
+    // Answered before the whole body (e.g. 413): stop sending it upstream, drop the rest, linger before closing.
     x.req.unpipe(upstream);
-    x.req.resume();
-    x.res.shouldKeepAlive = false;
+    lingerThenClose(x.req);
   }
   x.res.writeHead(answer.statusCode ?? 502, endToEnd(answer.headers));
   answer.pipe(x.res);

@@ -141,6 +141,56 @@ describe('the raw ingest proxy', () => {
     expect(seen.map((s) => s.body)).toEqual([smuggled, smuggled]);
   });
 
+  it('keeps reading a body answered early (413) instead of resetting the client still sending it', async () => {
+    // An instance that refuses at once, as ingest does with a body over its limit, and drops the rest.
+    const refusing = await listen(
+      createServer((req, res) => {
+        res.writeHead(413, { 'content-type': 'application/json' }).end('{"errors":[{"code":"PAYLOAD_TOO_LARGE"}]}');
+        req.resume();
+      }),
+    );
+    const proxy = await proxyTo([refusing]);
+    const { hostname, port } = new URL(proxy);
+    const total = 2 * 1024 * 1024;
+    const chunk = Buffer.alloc(64 * 1024, 'x');
+    const outcome = await new Promise<{ answer: string; sent: number; closedEarly: boolean }>((resolve) => {
+      let answer = '';
+      let sent = 0;
+      const socket = connect(Number(port), hostname, () => {
+        socket.write(`POST /f/big HTTP/1.1\r\nHost: gw\r\nContent-Length: ${total}\r\n\r\n`);
+        socket.write(chunk);
+        sent += chunk.length;
+      });
+      let closedEarly = false;
+      socket.on('error', () => {
+        closedEarly = true;
+      });
+      socket.on('close', () => {
+        if (sent < total) closedEarly = true;
+        resolve({ answer, sent, closedEarly });
+      });
+      socket.on('data', (d) => {
+        const first = answer === '';
+        answer += d.toString('latin1');
+        if (!first) return;
+        // The answer came while the body is still being sent: send the rest, a chunk every few ms.
+        const more = setInterval(() => {
+          if (socket.destroyed) return clearInterval(more);
+          if (sent >= total) {
+            clearInterval(more);
+            setTimeout(() => socket.end(), 50);
+            return;
+          }
+          socket.write(chunk);
+          sent += chunk.length;
+        }, 5);
+      });
+    });
+    expect(outcome.answer).toMatch(/^HTTP\/1\.1 413/);
+    expect(outcome.closedEarly).toBe(false);
+    expect(outcome.sent).toBe(total);
+  });
+
   it('survives a request without a Host header (HTTP/1.0)', async () => {
     const seen: Seen[] = [];
     const proxy = await proxyTo([await upstream('one', seen)]);
