@@ -1,6 +1,6 @@
 import { type Agent, type ClientRequest, type IncomingMessage, request, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { AppError, type Logger } from '@formgate/kit';
+import { AppError, type Logger, lingerThenClose } from '@formgate/kit';
 import { endToEnd, upstreamHeaders } from './forward-headers.ts';
 import type { Upstream, UpstreamPool } from './upstreams.ts';
 
@@ -188,30 +188,6 @@ function fail(opts: ProxyOptions, x: Exchange, error: AppError) {
   x.res.shouldKeepAlive = false;
   (opts.answerError ?? answerJson)(x.req, x.res, error);
   x.req.resume();
-}
-
-/** What a client answered early may still send before its connection is cut (ingest's bounds, `respond.ts`). */
-const LINGER_BYTES = 32 * 1024 * 1024;
-const LINGER_MS = 5_000;
-
-/**
- * Drops the rest of a body answered early, and cuts the connection only past `LINGER_BYTES` or `LINGER_MS`. Closing
- * it as soon as the answer is written makes the kernel reset a client still sending, and the reset can destroy the
- * answer before the client read it (CI-37: an 8 MB post through the gateway failed with `write EPIPE` instead of
- * reading its 413). A client that finishes sending keeps its keep-alive connection.
- */
-function lingerThenClose(req: IncomingMessage) {
-  let dropped = 0;
-  const cut = () => req.socket.destroy();
-  const timer = setTimeout(cut, LINGER_MS);
-  timer.unref();
-  req.on('data', (chunk: Buffer) => {
-    dropped += chunk.length;
-    if (dropped > LINGER_BYTES) cut();
-  });
-  req.on('end', () => clearTimeout(timer));
-  req.socket.once('close', () => clearTimeout(timer));
-  req.resume();
 }
 
 function relay(x: Exchange, upstream: ClientRequest, answer: IncomingMessage) {

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { IngestErrorBody } from '@formgate/contracts';
-import type { AppError } from '@formgate/kit';
+import { type AppError, lingerThenClose } from '@formgate/kit';
 
 export const CORS_HEADERS = {
   'access-control-allow-origin': '*',
@@ -71,32 +71,4 @@ export function sendError(req: IncomingMessage, res: ServerResponse, err: AppErr
       headers,
     );
   }
-}
-
-/**
- * What a refused request may still send after its answer before the connection is cut (see `lingerThenClose`).
- * Reading and dropping is cheap; the bound is generous because a proxy in front may have megabytes in flight
- * before it sees the answer and stops — the size of the largest body ingest accepts at all (multipart).
- */
-const LINGER_BYTES = 32 * 1024 * 1024;
-const LINGER_MS = 5_000;
-
-/**
- * A request answered before its body was read (413, 415, 404…) may still be sending it. Closing the socket at once
- * makes our kernel answer the rest with a reset, which can destroy our answer before the client — or the gateway's
- * proxy, which then reports 503 — has read it. So: answer, keep reading and dropping what arrives, and cut the
- * connection only past `LINGER_BYTES` or `LINGER_MS`; a client that stops sending keeps its keep-alive connection.
- */
-function lingerThenClose(req: IncomingMessage) {
-  let dropped = 0;
-  const cut = () => req.socket.destroy();
-  const timer = setTimeout(cut, LINGER_MS);
-  timer.unref();
-  req.on('data', (chunk: Buffer) => {
-    dropped += chunk.length;
-    if (dropped > LINGER_BYTES) cut();
-  });
-  req.on('end', () => clearTimeout(timer));
-  req.socket.once('close', () => clearTimeout(timer));
-  req.resume();
 }

@@ -31,10 +31,9 @@ const handedOut = new Set<number>();
 export async function freePort(): Promise<number> {
   const pool = Number(process.env.VITEST_POOL_ID);
   const size = Math.floor((LAST - FIRST + 1) / SLICES);
-  const [first, last] =
-    Number.isInteger(pool) && pool > 0
-      ? [FIRST + ((pool - 1) % SLICES) * size, FIRST + ((pool - 1) % SLICES) * size + size - 1]
-      : [FIRST, LAST];
+  const sliced = Number.isInteger(pool) && pool > 0;
+  const first = sliced ? FIRST + ((pool - 1) % SLICES) * size : FIRST;
+  const last = sliced ? first + size - 1 : LAST;
   for (let tries = 0; tries < 200; tries++) {
     const port = first + Math.floor(Math.random() * (last - first + 1));
     if (handedOut.has(port)) continue;
