@@ -34,8 +34,28 @@ describe('client IP for the spam layers', () => {
     expect(resolve(from('127.0.0.1', { 'x-formgate-client-ip': 'junk' }))).toBe('127.0.0.1');
   });
 
+  it('answers the same for a peer seen again, also after more peers than it remembers', () => {
+    const fresh = createClientIpResolver(['10.0.0.0/8']);
+    const viaGateway = () => fresh(from('10.9.9.9', { 'x-formgate-client-ip': '203.0.113.7' }));
+    const direct = () => fresh(from('198.51.100.3', { 'x-formgate-client-ip': '203.0.113.7' }));
+    expect([viaGateway(), direct(), viaGateway(), direct()]).toEqual([
+      '203.0.113.7',
+      '198.51.100.3',
+      '203.0.113.7',
+      '198.51.100.3',
+    ]);
+    for (let i = 0; i < 2_500; i++) {
+      const peer = `192.0.${i >> 8}.${i & 255}`;
+      expect(fresh(from(peer, { 'x-formgate-client-ip': '203.0.113.7' }))).toBe(peer);
+    }
+    expect([viaGateway(), direct()]).toEqual(['203.0.113.7', '198.51.100.3']);
+  });
+
   it('with no trusted proxies, the socket address is the client', () => {
     expect(createClientIpResolver([])(from('127.0.0.1', { 'x-formgate-client-ip': '1.2.3.4' }))).toBe('127.0.0.1');
+    expect(createClientIpResolver([])(from('::ffff:192.0.2.1', { 'x-formgate-client-ip': '1.2.3.4' }))).toBe(
+      '192.0.2.1',
+    );
   });
 
   it('refuses an entry that is not an IP or a range', () => {
