@@ -245,3 +245,17 @@ describe('siteverify', () => {
     });
   });
 });
+
+describe('captcha layer: no captcha on the form', () => {
+  it('passes without a promise, so the spam evaluator answers synchronously (the ingest hot path)', () => {
+    const finding = layer().check(submission(null, { 'cf-turnstile-response': 'anything' }));
+    expect(finding).not.toBeInstanceOf(Promise);
+    expect(finding).toEqual({ verdict: 'pass' });
+  });
+
+  it('a configured captcha is still checked (asynchronously)', async () => {
+    const pending = layer().check(submission(captcha('turnstile'), {}));
+    expect(pending).toBeInstanceOf(Promise);
+    expect(reasonsOf(await pending).map((r) => r.rule)).toEqual(['missing']);
+  });
+});

@@ -1,9 +1,11 @@
 import type { Form, SpamReason } from '@formgate/contracts';
 import { AppError } from '@formgate/kit';
 import { describe, expect, it } from 'vitest';
+import { createCaptchaLayer, DEFAULT_CAPTCHA_VERIFY } from '../src/spam/captcha.ts';
 import { createSpamEvaluator } from '../src/spam/evaluate.ts';
 import { createSpamLayers } from '../src/spam/index.ts';
 import type { AfterBodyLayer, BeforeBodyLayer, LayerFinding } from '../src/spam/layer.ts';
+import { createRateLimitLayer, ipKeyer } from '../src/spam/rate-limit.ts';
 import { SECRET, spamRequest, spamSubmission } from './spam-fixtures.ts';
 
 const reason = (layer: SpamReason['layer'], rule: string): SpamReason => ({ layer, rule, detail: `${layer} ${rule}` });
@@ -83,6 +85,24 @@ describe('spam evaluator', () => {
     expect(pending).toBeInstanceOf(Promise);
     expect((await pending).reasons.map((r) => r.layer)).toEqual(['time-trap', 'captcha', 'rules']);
     expect(order).toEqual(['time-trap', 'captcha', 'rules']);
+  });
+
+  it('with every layer ingest builds and no captcha on the form, both phases answer without a promise', () => {
+    const layers = createSpamLayers({
+      secret: SECRET,
+      extraLayers: [
+        createCaptchaLayer({ verify: DEFAULT_CAPTCHA_VERIFY }),
+        createRateLimitLayer({ ipKey: ipKeyer(SECRET) }),
+      ],
+    });
+    expect([...layers.before, ...layers.after].map((l) => l.name).sort()).toEqual(
+      ['captcha', 'origin', 'rate-limit', 'rules', 'time-trap'].sort(),
+    );
+    const e = createSpamEvaluator(layers);
+    const b = e.beforeBody(spamRequest());
+    expect(b).not.toBeInstanceOf(Promise);
+    const v = e.afterBody(spamSubmission(), clean, b as Awaited<typeof b>);
+    expect(v).not.toBeInstanceOf(Promise);
   });
 
   it('combines flags of both phases after the honeypot, in layer order, and runs every layer', async () => {

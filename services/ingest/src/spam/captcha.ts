@@ -231,24 +231,28 @@ export function createCaptchaLayer(deps: CaptchaLayerDeps): AfterBodyLayer {
     return { verdict: 'pass' };
   };
 
+  /** The configured captcha's check (asynchronous: a provider's verify API, or ALTCHA's used-solutions store). */
+  const verify = async (submission: SpamSubmission, settings: CaptchaSettings): Promise<LayerFinding> => {
+    const { provider } = settings;
+    const name = PROVIDER_NAMES[provider];
+    const token = TOKEN_FIELDS[provider]
+      .map((field) => submission.captchaTokens[field]?.trim())
+      .find((t): t is string => t !== undefined && t !== '');
+    if (token === undefined) return failure(settings, reason('missing', `no ${name} response was sent`));
+    if (token.length > MAX_TOKEN_LENGTH) return failure(settings, reason('failed', `the ${name} response is too long`));
+    if (provider !== 'altcha') return remote(provider, settings, token, submission);
+    if (!deps.altcha) return unverifiable(reason('not-configured', 'ALTCHA is not configured on this instance'));
+    const outcome = await deps.altcha.verify(submission.form.id, token);
+    return outcome.ok ? { verdict: 'pass' } : failure(settings, reason(outcome.rule, outcome.detail));
+  };
+
   return {
     name: 'captcha',
     phase: 'after-body',
-    async check(submission) {
+    // Without a captcha the answer is synchronous: the evaluator then answers without a promise (the hot path).
+    check(submission) {
       const settings = submission.settings.captcha;
-      if (!settings) return { verdict: 'pass' };
-      const { provider } = settings;
-      const name = PROVIDER_NAMES[provider];
-      const token = TOKEN_FIELDS[provider]
-        .map((field) => submission.captchaTokens[field]?.trim())
-        .find((t): t is string => t !== undefined && t !== '');
-      if (token === undefined) return failure(settings, reason('missing', `no ${name} response was sent`));
-      if (token.length > MAX_TOKEN_LENGTH)
-        return failure(settings, reason('failed', `the ${name} response is too long`));
-      if (provider !== 'altcha') return remote(provider, settings, token, submission);
-      if (!deps.altcha) return unverifiable(reason('not-configured', 'ALTCHA is not configured on this instance'));
-      const outcome = await deps.altcha.verify(submission.form.id, token);
-      return outcome.ok ? { verdict: 'pass' } : failure(settings, reason(outcome.rule, outcome.detail));
+      return settings ? verify(submission, settings) : { verdict: 'pass' };
     },
   };
 }
