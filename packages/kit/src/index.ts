@@ -7,6 +7,7 @@ export * from './http.ts';
 export * from './identity.ts';
 export * from './logger.ts';
 export * from './map-limit.ts';
+export * from './memo.ts';
 export * from './metrics.ts';
 export * from './paging.ts';
 export * from './plans.ts';

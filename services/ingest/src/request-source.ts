@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { MAX_SOURCE_URL_LENGTH } from '@formgate/contracts';
+import { boundedMemo } from '@formgate/kit';
 
 /** Where a submission came from, as the submitting browser said: both optional, both untrusted. */
 export interface RequestSource {
@@ -44,19 +45,14 @@ export function requestSource(req: IncomingMessage): RequestSource {
  * A form's submissions come from a handful of origins: each `Origin` header's serialisation is kept (bounded, emptied
  * when full) instead of parsing the same URL for every request. `null`: not an http(s) URL.
  */
-const origins = new Map<string, string | null>();
 const MAX_CACHED_ORIGINS = 1_000;
 const MAX_CACHED_ORIGIN_LENGTH = 300;
+const originOf = (raw: string): string | null => {
+  const url = webUrl(raw);
+  return url ? clip(url.origin) : null;
+};
+const cachedOrigin = boundedMemo(MAX_CACHED_ORIGINS, originOf);
 function serialisedOrigin(raw: string | undefined): string | undefined {
   if (typeof raw !== 'string' || raw.length === 0) return undefined;
-  let found = origins.get(raw);
-  if (found === undefined) {
-    const url = webUrl(raw);
-    found = url ? clip(url.origin) : null;
-    if (raw.length <= MAX_CACHED_ORIGIN_LENGTH) {
-      if (origins.size >= MAX_CACHED_ORIGINS) origins.clear();
-      origins.set(raw, found);
-    }
-  }
-  return found ?? undefined;
+  return (raw.length <= MAX_CACHED_ORIGIN_LENGTH ? cachedOrigin(raw) : originOf(raw)) ?? undefined;
 }

@@ -1,6 +1,6 @@
 import { hkdfSync } from 'node:crypto';
 import { AltchaChallengeParametersSchema, AltchaChallengeSchema } from '@formgate/contracts';
-import type { Clock } from '@formgate/kit';
+import { boundedMemo, type Clock } from '@formgate/kit';
 import { type Challenge, createChallenge, randomInt, verifySolution } from 'altcha-lib';
 import { deriveKey } from 'altcha-lib/algorithms/pbkdf2';
 import { z } from 'zod';
@@ -73,16 +73,7 @@ export function createAltcha(deps: {
 }): Altcha {
   const difficulty = deps.difficulty ?? DEFAULT_ALTCHA_DIFFICULTY;
   // Deriving the keys is cheap, but a form's keys never change: keep the last few thousand.
-  const keys = new Map<string, ReturnType<typeof altchaKeys>>();
-  const keysOf = (formId: string) => {
-    let k = keys.get(formId);
-    if (!k) {
-      if (keys.size >= 5_000) keys.clear();
-      k = altchaKeys(deps.secret, formId);
-      keys.set(formId, k);
-    }
-    return k;
-  };
+  const keysOf = boundedMemo(5_000, (formId) => altchaKeys(deps.secret, formId));
   const previousSecret = deps.previousSecret === deps.secret ? undefined : deps.previousSecret;
   const fail = (rule: 'failed' | 'expired' | 'replayed', detail: string): AltchaOutcome => ({
     ok: false,

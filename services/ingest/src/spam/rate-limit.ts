@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import type { SpamReason } from '@formgate/contracts';
-import { AppError } from '@formgate/kit';
+import { AppError, boundedMemo } from '@formgate/kit';
 import type { BeforeBodyLayer, LayerFinding, SpamRequest } from './layer.ts';
 
 /** The scopes of a rate limit, as `ingest.abuse` reports name them. */
@@ -133,17 +133,8 @@ export const minuteOf = (ms: number): number => ms - (((ms % MINUTE_MS) + MINUTE
  * (an HMAC costs microseconds; a client's next request is a map lookup).
  */
 export function ipKeyer(key: string | Buffer, remember = 4_096): (formId: string, ip: string) => string {
-  let memo = new Map<string, string>();
-  return (formId, ip) => {
-    const id = `${formId}\0${ip}`;
-    let hashed = memo.get(id);
-    if (hashed === undefined) {
-      hashed = createHmac('sha256', key).update(id).digest('base64url').slice(0, 22);
-      if (memo.size >= remember) memo = new Map();
-      memo.set(id, hashed);
-    }
-    return hashed;
-  };
+  const hashed = boundedMemo(remember, (id) => createHmac('sha256', key).update(id).digest('base64url').slice(0, 22));
+  return (formId, ip) => hashed(`${formId}\0${ip}`);
 }
 
 const SCOPES: readonly { scope: RateScope; setting: 'perIpPerMinute' | 'perFormPerMinute' | 'perOrgPerMinute' }[] = [
