@@ -1,4 +1,4 @@
-// `pnpm bench [P8] [P9] [P12] [--quick] [--rounds N] [--seconds S] [--sync FULL|NORMAL] [--no-p2] [--p8-submissions N]`:
+// `pnpm bench [P1s] [P8] [P9] [P12] [--quick] [--rounds N] [--seconds S] [--sync FULL|NORMAL] [--no-p2] [--p8-submissions N]`:
 // see bench/README.md.
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,7 +18,14 @@ import { type P12Mode, runP12 } from './lib/p12-run.ts';
 import { PAYLOADS } from './lib/payloads.ts';
 import { stopAllServers } from './lib/processes.ts';
 import { describeMachine, loadAverage, passed, writeReport } from './lib/report.ts';
-import { type BenchSettings, type RoundContext, type RoundResult, runRound, warmUp } from './lib/rounds.ts';
+import {
+  type BenchSettings,
+  type RoundContext,
+  type RoundResult,
+  runRound,
+  runSpamRound,
+  warmUp,
+} from './lib/rounds.ts';
 import { startSmtpSink } from './lib/smtp-sink.ts';
 import { type FormgateTarget, startBaseline, startEmbeddedFormgate } from './lib/targets.ts';
 import { startWebhookReceiver } from './lib/webhook-receiver.ts';
@@ -45,8 +52,8 @@ function readOptions() {
       'p12-rate': { type: 'string' },
     },
   });
-  const alone = ['P8', 'P9', 'P10', 'P12'];
-  if (positionals.some((p) => !alone.includes(p))) throw new Error('only P8, P9, P10 and P12 can be run alone');
+  const alone = ['P1s', 'P8', 'P9', 'P10', 'P12'];
+  if (positionals.some((p) => !alone.includes(p))) throw new Error('only P1s, P8, P9, P10 and P12 can be run alone');
   if (values.sync !== 'FULL' && values.sync !== 'NORMAL') throw new Error('--sync must be FULL or NORMAL');
   const settings: BenchSettings = {
     rounds: Number(values.rounds ?? (values.quick ? 1 : 3)),
@@ -91,8 +98,10 @@ function readOptions() {
     p8,
     query,
     p12,
-    /** `pnpm bench P8 P9`: only those (no throughput rounds); P9 and P10 run together. */
+    /** `pnpm bench P8 P9`: only those (no other throughput rounds); P9 and P10 run together. */
     only: positionals.length > 0,
+    /** `pnpm bench P1s`: rounds of P1o and P1s alone (the spam layers' cost, issue 14), without B0, P1–P7. */
+    runP1s: positionals.includes('P1s'),
     runP8: positionals.length === 0 || positionals.includes('P8'),
     runQuery: positionals.length === 0 || positionals.includes('P9') || positionals.includes('P10'),
     runP12: positionals.length === 0 || positionals.includes('P12'),
@@ -107,9 +116,12 @@ function p2Unavailable(d: DistributedStart) {
 
 type Options = ReturnType<typeof readOptions>;
 
-/** B0, B1, the warm-up and the interleaved throughput rounds (P1–P7); none with `pnpm bench P8` (or P9, P10). */
+/**
+ * B0, B1, the warm-up and the interleaved throughput rounds (P1–P7); none with `pnpm bench P8` (or P9, P10), only
+ * P1o and P1s with `pnpm bench P1s`.
+ */
 async function throughputRounds(options: Options, base: Omit<RoundContext, 'b0' | 'b1' | 'script'>) {
-  if (options.only) return [];
+  if (options.only && !options.runP1s) return [];
   const b0 = await startBaseline('B0', join(base.workDir, 'logs'));
   const b1 = await startBaseline('B1', join(base.workDir, 'logs'));
   const script = prepareWrk(base.workDir, Object.values(PAYLOADS));
@@ -117,7 +129,9 @@ async function throughputRounds(options: Options, base: Omit<RoundContext, 'b0' 
   log(`B0 pid ${b0.pid}, B1 pid ${b1.pid}, Formgate embedded pid ${base.formgate.server.pid}`);
   await warmUp(ctx);
   const rounds: RoundResult[] = [];
-  for (let i = 1; i <= options.settings.rounds; i++) rounds.push(await runRound(ctx, i));
+  for (let i = 1; i <= options.settings.rounds; i++) {
+    rounds.push(await (options.runP1s ? runSpamRound(ctx, i) : runRound(ctx, i)));
+  }
   return rounds;
 }
 
@@ -180,7 +194,7 @@ function p12Modes(options: Options, workDir: string, distributed: DistributedSta
 
 async function main(): Promise<boolean> {
   const options = readOptions();
-  const wrkVersion = options.only ? 'wrk not used (P8–P12 only)' : ensureWrk();
+  const wrkVersion = options.only && !options.runP1s ? 'wrk not used (P8–P12 only)' : ensureWrk();
   const workDir = mkdtempSync(join(tmpdir(), 'formgate-bench-'));
   const logDir = join(workDir, 'logs');
   mkdirSync(logDir);
@@ -242,7 +256,12 @@ async function main(): Promise<boolean> {
       settings: {
         mode: options.quick ? 'quick' : 'full',
         goals: options.only
-          ? [options.runP8 ? 'P8' : '', options.runQuery ? 'P9 P10' : '', options.runP12 ? 'P12' : '']
+          ? [
+              options.runP1s ? 'P1s' : '',
+              options.runP8 ? 'P8' : '',
+              options.runQuery ? 'P9 P10' : '',
+              options.runP12 ? 'P12' : '',
+            ]
               .join(' ')
               .replace(/\s+/g, ' ')
               .trim()
@@ -256,7 +275,9 @@ async function main(): Promise<boolean> {
         loadGenerator: 'wrk -t1 (throughput), autocannon in a child process (P7), fetch (P8–P10, P12 open loop)',
       },
       goals: [
-        ...(options.only ? [] : evaluate(rounds, problems, p2Unavailable(distributed))),
+        ...(options.only
+          ? evaluate(rounds, problems, p2Unavailable(distributed)).filter((g) => options.runP1s && g.goal === 'P1s')
+          : evaluate(rounds, problems, p2Unavailable(distributed))),
         ...p8.flatMap((r) => p8Goals(r, problems)),
         ...query.flatMap((r) => queryGoals(r, problems)),
         ...p12.flatMap((r) => p12Goals(r, options.p12, problems)),

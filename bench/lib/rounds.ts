@@ -254,6 +254,15 @@ export async function runRound(ctx: RoundContext, round: number): Promise<RoundR
   return result;
 }
 
+/** `pnpm bench P1s`: a round of P1o and P1s alone. */
+export async function runSpamRound(ctx: RoundContext, round: number): Promise<RoundResult> {
+  const { P1o, P1s } = await measureSpamLayers(ctx, round);
+  ctx.log(`round ${round} P1o: ${fmtRun(P1o)}, stored ${P1o.stored}`);
+  ctx.log(`round ${round} P1s: ${fmtRun(P1s)}, stored ${P1s.stored}, spam-flagged ${P1s.flagged}`);
+  ctx.log(`round ${round} P1s/P1o: ${(P1s.rps / P1o.rps).toFixed(3)}`);
+  return { round, runs: { P1o, P1s }, P7: null };
+}
+
 async function measureBurst(ctx: RoundContext, round: number): Promise<BurstResult> {
   const { formgate } = ctx;
   const form = await freshForm(formgate, `P7 round ${round}`);

@@ -55,6 +55,36 @@ describe('time-trap layer', () => {
     expect(check(token, at(10_000))).toEqual({ verdict: 'pass' });
   });
 
+  it('issues one stamp per 100 ms window, and reads the age from the window’s start', () => {
+    expect(stamps.issue(form(), at(99))).toBe(token);
+    expect(stamps.issue(form(), at(100))).not.toBe(token);
+    const late = stamps.issue(form(), at(2_099));
+    expect(late.split('.')[0]).toBe((NOW.getTime() + 2_000).toString(36));
+    // Rendered at +2.099 s, sent at +4.999 s (2.9 s later): read as 2.999 s, under a 3 s trap.
+    expect(check(late, at(4_999))).toMatchObject({ verdict: 'flag', reasons: [{ rule: 'too-fast' }] });
+    expect(check(late, at(5_000))).toEqual({ verdict: 'pass' });
+  });
+
+  it('accepts only the canonical spelling of the time (no upper case, sign or leading zero)', () => {
+    const [payload = '', mac] = token.split('.');
+    for (const time of [payload.toUpperCase(), `0${payload}`, `+${payload}`, `${payload} `]) {
+      expect(check(`${time}.${mac}`, at(10_000))).toMatchObject({ verdict: 'flag', reasons: [{ rule: 'forged' }] });
+    }
+  });
+
+  it('a remembered (form, window) pair passes only its own MAC', () => {
+    expect(check(token, at(10_000))).toEqual({ verdict: 'pass' });
+    const [payload, mac = ''] = token.split('.');
+    for (let i = 0; i < mac.length; i++) {
+      const flipped = `${mac.slice(0, i)}${mac[i] === 'A' ? 'B' : 'A'}${mac.slice(i + 1)}`;
+      expect(check(`${payload}.${flipped}`, at(10_000))).toMatchObject({
+        verdict: 'flag',
+        reasons: [{ rule: 'forged' }],
+      });
+    }
+    expect(check(token, at(10_000))).toEqual({ verdict: 'pass' });
+  });
+
   it('flags expired after 24 h', () => {
     expect(check(token, at(24 * 3600 * 1000 + 1))).toMatchObject({ verdict: 'flag', reasons: [{ rule: 'expired' }] });
   });

@@ -1,54 +1,76 @@
-import { timingSafeEqual } from 'node:crypto';
 import type { Form, SpamReason } from '@formgate/contracts';
-import { hmacSha256, type SigningSecret, signingKeys } from '@formgate/kit';
+import { boundedMemo, hmacSha256, type SigningSecret, signingKeys } from '@formgate/kit';
 import type { AfterBodyLayer, LayerFinding, SpamSubmission } from './layer.ts';
 
 /** The reserved field that carries the signed render timestamp (removed from the submission's data). */
 export const TIME_TRAP_FIELD = '_formgate_ts';
 /** A timestamp older than this is stale (`expired`): a page left open a day is re-rendered, a harvested one dies. */
 export const TIME_TRAP_MAX_AGE_SECONDS = 24 * 60 * 60;
+/**
+ * Stamps are issued for the 100 ms window a page was rendered in (its start): every page of a form rendered in the
+ * same window carries the same stamp, so a busy form's stamps repeat and their MACs are computed once per window
+ * (`createTimeStamps`). A submission's age is therefore read up to 0.1 s long: the trap's minimum is whole seconds.
+ */
+export const TIME_TRAP_WINDOW_MS = 100;
 /** Clock skew tolerated between ingest instances (a timestamp from the future by more is `forged`). */
 const MAX_SKEW_MS = 5_000;
 const MAX_TOKEN_LENGTH = 300;
+/** `<issued>` is at most 12 base-36 digits (the year 2026 needs 9). */
+const MAX_ISSUED_DIGITS = 12;
 
-/** A stamp's MAC: the first 16 bytes (128 bits) of the HMAC, base64url (22 characters, the last one of `AQgw`: its low 4 bits are padding, so only the canonical spelling of a MAC is accepted). */
+/** A stamp's MAC: the first 16 bytes (128 bits) of the HMAC, base64url (22 characters, canonical spelling only). */
 const MAC_BYTES = 16;
-const STAMP = /^([0-9a-z]{1,12})\.([A-Za-z0-9_-]{21}[AQgw])$/;
+const MAC_CHARS = 22;
+/** MACs remembered per (form, window): ~17 minutes of one form's windows (~1.5 MB); cycling keys costs an HMAC each. */
+const MAC_MEMO_ENTRIES = 10_000;
+
+/** Equal strings of equal length, in time that depends on the length only (no early exit). */
+function sameChars(a: string, b: string): boolean {
+  if (a.length !== b.length) return false;
+  let diff = 0;
+  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
+  return diff === 0;
+}
 
 /**
  * Signed render timestamps: `GET /f/{key}/timestamp` issues one for a form, the page sends it back in
  * `_formgate_ts`. A stamp is `<issued ms, base 36>.<mac>`, the MAC an HMAC-SHA256 with the instance secret
  * (`INGEST_SECRET`, shared by every ingest instance) over `time-trap.<form id>.<issued>`: bound to the form without
- * carrying its id, and checked with no JSON or base64 decoding (the time-trap runs on every submission, P1s).
- * During a rotation (ADR 50) a stamp the current secret does not match is checked once more with the previous one.
+ * carrying its id. The time-trap runs on every submission (P1s): a stamp is checked with no decoding, against the
+ * MAC its (form, issued) pair is remembered to have (`MAC_MEMO_ENTRIES`; a pure function of the pair, so a forged
+ * MAC gains nothing from it). During a rotation (ADR 50) a stamp the current secret does not match is checked once
+ * more with the previous one (not remembered: rotations are rare and short).
  */
 export function createTimeStamps(secret: SigningSecret) {
   const { current, previous } = signingKeys(secret, 'ingest');
   const hmac = hmacSha256(Buffer.from(current, 'utf8'));
   const previousHmac = previous === undefined ? undefined : hmacSha256(Buffer.from(previous, 'utf8'));
-  const macBytesOf = (formId: string, issued: string) => hmac(`time-trap.${formId}.${issued}`).subarray(0, MAC_BYTES);
-  const macOf = (formId: string, issued: string) => macBytesOf(formId, issued).toString('base64url');
+  /** `formAndIssued` = `<form id>.<issued>`. */
+  const macOf = boundedMemo(MAC_MEMO_ENTRIES, (formAndIssued) =>
+    hmac(`time-trap.${formAndIssued}`).subarray(0, MAC_BYTES).toString('base64url'),
+  );
+  const previousMacOf = (formAndIssued: string) =>
+    previousHmac?.(`time-trap.${formAndIssued}`).subarray(0, MAC_BYTES).toString('base64url');
   return {
     issue(form: Form, now: Date): string {
-      const issued = now.getTime().toString(36);
-      return `${issued}.${macOf(form.id, issued)}`;
+      const ms = now.getTime();
+      const issued = (ms - (ms % TIME_TRAP_WINDOW_MS)).toString(36);
+      return `${issued}.${macOf(`${form.id}.${issued}`)}`;
     },
     /** The issue time of a genuine token for this form, or undefined. */
     open(form: Form, token: string): number | undefined {
-      const m = token.length <= MAX_TOKEN_LENGTH ? STAMP.exec(token) : null;
-      if (!m?.[1] || !m[2]) return undefined;
-      // The given MAC decoded (22 base64url characters are exactly 16 bytes) against the HMAC's first 16 bytes.
-      const given = Buffer.from(m[2], 'base64url');
-      const expected = macBytesOf(form.id, m[1]);
-      if (given.length !== MAC_BYTES) return undefined;
-      if (
-        !timingSafeEqual(given, expected) &&
-        !(previousHmac && timingSafeEqual(given, previousHmac(`time-trap.${form.id}.${m[1]}`).subarray(0, MAC_BYTES)))
-      ) {
-        return undefined;
-      }
-      const issued = Number.parseInt(m[1], 36);
-      return Number.isSafeInteger(issued) ? issued : undefined;
+      if (token.length > MAX_TOKEN_LENGTH) return undefined;
+      const dot = token.indexOf('.');
+      if (dot < 1 || dot > MAX_ISSUED_DIGITS || token.length - dot - 1 !== MAC_CHARS) return undefined;
+      const text = token.slice(0, dot);
+      const issued = Number.parseInt(text, 36);
+      // Only the canonical spelling (lower case, no sign or leading zero): the one `issue` writes.
+      if (!Number.isSafeInteger(issued) || issued.toString(36) !== text) return undefined;
+      const given = token.slice(dot + 1);
+      const formAndIssued = `${form.id}.${text}`;
+      if (sameChars(given, macOf(formAndIssued))) return issued;
+      const previousMac = previousMacOf(formAndIssued);
+      return previousMac !== undefined && sameChars(given, previousMac) ? issued : undefined;
     },
   };
 }
