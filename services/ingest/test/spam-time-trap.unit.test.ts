@@ -1,3 +1,4 @@
+import { hmacSha256 } from '@formgate/kit';
 import { describe, expect, it } from 'vitest';
 import { createTimeStamps, createTimeTrapLayer, TIME_TRAP_FIELD } from '../src/spam/time-trap.ts';
 import { form, NOW, SECRET, spamSubmission } from './spam-fixtures.ts';
@@ -66,10 +67,34 @@ describe('time-trap layer', () => {
   });
 
   it('accepts only the canonical spelling of the time (no upper case, sign or leading zero)', () => {
+    // An invariant (each of these also fails on its MAC): checked before any HMAC is computed.
     const [payload = '', mac] = token.split('.');
-    for (const time of [payload.toUpperCase(), `0${payload}`, `+${payload}`, `${payload} `]) {
+    for (const time of [payload.toUpperCase(), `0${payload}`, `+${payload}`, `-${payload}`, `${payload} `]) {
       expect(check(`${time}.${mac}`, at(10_000))).toMatchObject({ verdict: 'flag', reasons: [{ rule: 'forged' }] });
     }
+  });
+
+  it('still passes a stamp issued at any millisecond (by the code before ADR 60) within its 24 h', () => {
+    const issued = (NOW.getTime() + 1_234).toString(36);
+    const mac = hmacSha256(Buffer.from(SECRET))(`time-trap.${form().id}.${issued}`).subarray(0, 16);
+    const old = `${issued}.${mac.toString('base64url')}`;
+    expect(check(old, at(1_234 + 3_000))).toEqual({ verdict: 'pass' });
+    expect(check(old, at(1_234 + 2_999))).toMatchObject({ verdict: 'flag', reasons: [{ rule: 'too-fast' }] });
+  });
+
+  it('remembers the MAC of a pair it issued or saw genuine, never of a stamp that failed', () => {
+    const fresh = createTimeStamps(SECRET, 3);
+    const mine = fresh.issue(form(), NOW);
+    expect(fresh.rememberedMacs).toBe(1);
+    // Made-up pairs (well formed, wrong MAC): each one computed, none kept, nothing evicted.
+    for (let i = 1; i <= 10; i++) {
+      expect(fresh.open(form(), `${(NOW.getTime() + i).toString(36)}.${'A'.repeat(22)}`)).toBeUndefined();
+    }
+    expect(fresh.rememberedMacs).toBe(1);
+    expect(fresh.open(form(), mine)).toBe(NOW.getTime());
+    // A genuine stamp another instance issued: kept once it passed.
+    expect(fresh.open(form(), stamps.issue(form(), at(500)))).toBe(NOW.getTime() + 500);
+    expect(fresh.rememberedMacs).toBe(2);
   });
 
   it('a remembered (form, window) pair passes only its own MAC', () => {
@@ -104,6 +129,12 @@ describe('time-trap layer', () => {
         reserved: { [TIME_TRAP_FIELD]: t },
       });
     expect(rotated.check(input(token))).toEqual({ verdict: 'pass' });
+    // The same pair remembered with the new secret's MAC (issued first): the previous one's stamp still passes.
+    const both = createTimeStamps({ current: NEW, previous: SECRET });
+    const issuedFirst = both.issue(form(), NOW);
+    expect(both.rememberedMacs).toBe(1);
+    expect(both.open(form(), token)).toBe(NOW.getTime());
+    expect(both.open(form(), issuedFirst)).toBe(NOW.getTime());
     const issued = createTimeStamps({ current: NEW, previous: SECRET }).issue(form(), NOW);
     expect(issued).toBe(createTimeStamps(NEW).issue(form(), NOW));
     // The previous secret retired: its stamps are forged.

@@ -1,5 +1,5 @@
 import type { Form, SpamReason } from '@formgate/contracts';
-import { boundedMemo, hmacSha256, type SigningSecret, signingKeys } from '@formgate/kit';
+import { boundedMap, hmacSha256, type SigningSecret, signingKeys } from '@formgate/kit';
 import type { AfterBodyLayer, LayerFinding, SpamSubmission } from './layer.ts';
 
 /** The reserved field that carries the signed render timestamp (removed from the submission's data). */
@@ -15,14 +15,14 @@ export const TIME_TRAP_WINDOW_MS = 100;
 /** Clock skew tolerated between ingest instances (a timestamp from the future by more is `forged`). */
 const MAX_SKEW_MS = 5_000;
 const MAX_TOKEN_LENGTH = 300;
-/** `<issued>` is at most 12 base-36 digits (the year 2026 needs 9). */
-const MAX_ISSUED_DIGITS = 12;
+/** `<issued>` is at most 11 base-36 digits (a safe integer; the year 2026 needs 9). */
+const MAX_ISSUED_DIGITS = 11;
 
 /** A stamp's MAC: the first 16 bytes (128 bits) of the HMAC, base64url (22 characters, canonical spelling only). */
 const MAC_BYTES = 16;
 const MAC_CHARS = 22;
-/** MACs remembered per (form, window): ~17 minutes of one form's windows (~1.5 MB); cycling keys costs an HMAC each. */
-const MAC_MEMO_ENTRIES = 10_000;
+/** MACs remembered per (form, window): ~17 minutes of one form's windows (~1.5 MB). */
+const REMEMBERED_MACS = 10_000;
 
 /** Equal strings of equal length, in time that depends on the length only (no early exit). */
 function sameChars(a: string, b: string): boolean {
@@ -37,25 +37,32 @@ function sameChars(a: string, b: string): boolean {
  * `_formgate_ts`. A stamp is `<issued ms, base 36>.<mac>`, the MAC an HMAC-SHA256 with the instance secret
  * (`INGEST_SECRET`, shared by every ingest instance) over `time-trap.<form id>.<issued>`: bound to the form without
  * carrying its id. The time-trap runs on every submission (P1s): a stamp is checked with no decoding, against the
- * MAC its (form, issued) pair is remembered to have (`MAC_MEMO_ENTRIES`; a pure function of the pair, so a forged
- * MAC gains nothing from it). During a rotation (ADR 50) a stamp the current secret does not match is checked once
- * more with the previous one (not remembered: rotations are rare and short).
+ * MAC of its (form, issued) pair, remembered (`REMEMBERED_MACS`) once this instance issued the pair or saw a genuine
+ * stamp of it — never for a stamp that failed, so made-up pairs cost an HMAC each and evict nothing. During a
+ * rotation (ADR 50) a stamp the current secret does not match is checked once more with the previous one (not
+ * remembered: rotations are rare and short). `remembered` takes the memo's size (tests).
  */
-export function createTimeStamps(secret: SigningSecret) {
+export function createTimeStamps(secret: SigningSecret, remembered = REMEMBERED_MACS) {
   const { current, previous } = signingKeys(secret, 'ingest');
   const hmac = hmacSha256(Buffer.from(current, 'utf8'));
   const previousHmac = previous === undefined ? undefined : hmacSha256(Buffer.from(previous, 'utf8'));
-  /** `formAndIssued` = `<form id>.<issued>`. */
-  const macOf = boundedMemo(MAC_MEMO_ENTRIES, (formAndIssued) =>
-    hmac(`time-trap.${formAndIssued}`).subarray(0, MAC_BYTES).toString('base64url'),
-  );
+  /** `formAndIssued` = `<form id>.<issued>` → its MAC. */
+  const macs = boundedMap<string>(remembered);
+  const macOf = (formAndIssued: string) =>
+    hmac(`time-trap.${formAndIssued}`).subarray(0, MAC_BYTES).toString('base64url');
   const previousMacOf = (formAndIssued: string) =>
     previousHmac?.(`time-trap.${formAndIssued}`).subarray(0, MAC_BYTES).toString('base64url');
   return {
     issue(form: Form, now: Date): string {
       const ms = now.getTime();
       const issued = (ms - (ms % TIME_TRAP_WINDOW_MS)).toString(36);
-      return `${issued}.${macOf(`${form.id}.${issued}`)}`;
+      const formAndIssued = `${form.id}.${issued}`;
+      let mac = macs.get(formAndIssued);
+      if (mac === undefined) {
+        mac = macOf(formAndIssued);
+        macs.set(formAndIssued, mac);
+      }
+      return `${issued}.${mac}`;
     },
     /** The issue time of a genuine token for this form, or undefined. */
     open(form: Form, token: string): number | undefined {
@@ -65,12 +72,25 @@ export function createTimeStamps(secret: SigningSecret) {
       const text = token.slice(0, dot);
       const issued = Number.parseInt(text, 36);
       // Only the canonical spelling (lower case, no sign or leading zero): the one `issue` writes.
-      if (!Number.isSafeInteger(issued) || issued.toString(36) !== text) return undefined;
+      if (!Number.isSafeInteger(issued) || issued < 0 || issued.toString(36) !== text) return undefined;
       const given = token.slice(dot + 1);
       const formAndIssued = `${form.id}.${text}`;
-      if (sameChars(given, macOf(formAndIssued))) return issued;
+      const known = macs.get(formAndIssued);
+      if (known !== undefined) {
+        if (sameChars(given, known)) return issued;
+      } else {
+        const mac = macOf(formAndIssued);
+        if (sameChars(given, mac)) {
+          macs.set(formAndIssued, mac);
+          return issued;
+        }
+      }
       const previousMac = previousMacOf(formAndIssued);
       return previousMac !== undefined && sameChars(given, previousMac) ? issued : undefined;
+    },
+    /** (form, window) pairs whose MAC is remembered (tests). */
+    get rememberedMacs() {
+      return macs.size;
     },
   };
 }
