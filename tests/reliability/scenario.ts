@@ -102,6 +102,23 @@ export async function check(
 }
 
 /**
+ * Runs a scenario's setup, trying again while the deployment answers 503 ("retry shortly": a database the previous
+ * scenario restarted may still be reconnecting, and accounts answer `AUTH_UNAVAILABLE` until it has), for up to a
+ * minute. Each try starts from scratch (a new organization): a failed one leaves nothing the scenario uses.
+ */
+async function afterFaults<T>(setup: () => Promise<T>, patienceMs = 60_000): Promise<T> {
+  const deadline = Date.now() + patienceMs;
+  for (;;) {
+    try {
+      return await setup();
+    } catch (err) {
+      if (!/: 503 /.test(err instanceof Error ? err.message : '') || Date.now() > deadline) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+    }
+  }
+}
+
+/**
  * The e2e harness's distributed deployment (gateway, 2 ingest, 2 forms, billing, orgs) on the given backends, with
  * what a scenario needs: a fresh form in its own organization, load through the gateway, and the checker.
  */
@@ -120,10 +137,12 @@ export async function startScenarioCluster(backends: { kafkaBrokers: string; mon
       if (!p) throw new Error(`no process ${name}`);
       return p;
     },
-    async newForm(scenario: string): Promise<ScenarioForm> {
-      const apiKey = await cluster.apiKey(`${scenario}-${randomBytes(3).toString('hex')}`);
-      return createScenarioForm(cluster.baseUrl, apiKey, scenario, ingestUrls());
-    },
+    /** A fresh organization and form; set up like a patient client right after a fault (`afterFaults`). */
+    newForm: (scenario: string): Promise<ScenarioForm> =>
+      afterFaults(async () => {
+        const apiKey = await cluster.apiKey(`${scenario}-${randomBytes(3).toString('hex')}`);
+        return createScenarioForm(cluster.baseUrl, apiKey, scenario, ingestUrls());
+      }),
     load: (form: ScenarioForm, opts: Omit<LoadOptions, 'baseUrl' | 'formKey' | 'runId'>) =>
       loadOn(cluster.baseUrl, form, opts),
     check: (
