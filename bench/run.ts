@@ -102,6 +102,8 @@ function readOptions() {
     only: positionals.length > 0,
     /** `pnpm bench P1s`: rounds of P1o and P1s alone (the spam layers' cost, issue 14), without B0, P1–P7. */
     runP1s: positionals.includes('P1s'),
+    /** wrk and throughput rounds: every round with no goal named, P1o and P1s alone with `P1s`. */
+    runThroughput: positionals.length === 0 || positionals.includes('P1s'),
     runP8: positionals.length === 0 || positionals.includes('P8'),
     runQuery: positionals.length === 0 || positionals.includes('P9') || positionals.includes('P10'),
     runP12: positionals.length === 0 || positionals.includes('P12'),
@@ -121,7 +123,7 @@ type Options = ReturnType<typeof readOptions>;
  * P1o and P1s with `pnpm bench P1s`.
  */
 async function throughputRounds(options: Options, base: Omit<RoundContext, 'b0' | 'b1' | 'script'>) {
-  if (options.only && !options.runP1s) return [];
+  if (!options.runThroughput) return [];
   const b0 = await startBaseline('B0', join(base.workDir, 'logs'));
   const b1 = await startBaseline('B1', join(base.workDir, 'logs'));
   const script = prepareWrk(base.workDir, Object.values(PAYLOADS));
@@ -194,7 +196,7 @@ function p12Modes(options: Options, workDir: string, distributed: DistributedSta
 
 async function main(): Promise<boolean> {
   const options = readOptions();
-  const wrkVersion = options.only && !options.runP1s ? 'wrk not used (P8–P12 only)' : ensureWrk();
+  const wrkVersion = options.runThroughput ? ensureWrk() : 'wrk not used (P8–P12 only)';
   const workDir = mkdtempSync(join(tmpdir(), 'formgate-bench-'));
   const logDir = join(workDir, 'logs');
   mkdirSync(logDir);
@@ -275,9 +277,7 @@ async function main(): Promise<boolean> {
         loadGenerator: 'wrk -t1 (throughput), autocannon in a child process (P7), fetch (P8–P10, P12 open loop)',
       },
       goals: [
-        ...(options.only
-          ? evaluate(rounds, problems, p2Unavailable(distributed)).filter((g) => options.runP1s && g.goal === 'P1s')
-          : evaluate(rounds, problems, p2Unavailable(distributed))),
+        ...evaluate(rounds, problems, p2Unavailable(distributed)).filter((g) => !options.only || g.goal === 'P1s'),
         ...p8.flatMap((r) => p8Goals(r, problems)),
         ...query.flatMap((r) => queryGoals(r, problems)),
         ...p12.flatMap((r) => p12Goals(r, options.p12, problems)),

@@ -238,13 +238,7 @@ export async function runRound(ctx: RoundContext, round: number): Promise<RoundR
       `round ${round} ${name}: ${fmtRun(r)}, stored ${r.stored}, projection lag ${r.projectionLagMs?.toFixed(0)} ms`,
     );
   }
-  {
-    const { P1o, P1s: r } = await measureSpamLayers(ctx, round);
-    result.runs.P1o = P1o;
-    ctx.log(`round ${round} P1o: ${fmtRun(P1o)}, stored ${P1o.stored}`);
-    result.runs.P1s = r;
-    ctx.log(`round ${round} P1s: ${fmtRun(r)}, stored ${r.stored}, spam-flagged ${r.flagged}`);
-  }
+  Object.assign(result.runs, await spamLayerRuns(ctx, round));
   if (ctx.distributed) {
     const r = await measureIngest(ctx, ctx.distributed, `P2 round ${round}`, PAYLOADS.urlencoded);
     result.runs.P2 = r;
@@ -254,13 +248,19 @@ export async function runRound(ctx: RoundContext, round: number): Promise<RoundR
   return result;
 }
 
-/** `pnpm bench P1s`: a round of P1o and P1s alone. */
-export async function runSpamRound(ctx: RoundContext, round: number): Promise<RoundResult> {
+/** P1o then P1s (`measureSpamLayers`), each logged. */
+async function spamLayerRuns(ctx: RoundContext, round: number) {
   const { P1o, P1s } = await measureSpamLayers(ctx, round);
   ctx.log(`round ${round} P1o: ${fmtRun(P1o)}, stored ${P1o.stored}`);
   ctx.log(`round ${round} P1s: ${fmtRun(P1s)}, stored ${P1s.stored}, spam-flagged ${P1s.flagged}`);
-  ctx.log(`round ${round} P1s/P1o: ${(P1s.rps / P1o.rps).toFixed(3)}`);
-  return { round, runs: { P1o, P1s }, P7: null };
+  return { P1o, P1s };
+}
+
+/** `pnpm bench P1s`: a round of P1o and P1s alone. */
+export async function runSpamRound(ctx: RoundContext, round: number): Promise<RoundResult> {
+  const runs = await spamLayerRuns(ctx, round);
+  ctx.log(`round ${round} P1s/P1o: ${(runs.P1s.rps / runs.P1o.rps).toFixed(3)}`);
+  return { round, runs, P7: null };
 }
 
 async function measureBurst(ctx: RoundContext, round: number): Promise<BurstResult> {

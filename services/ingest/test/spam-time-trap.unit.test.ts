@@ -67,7 +67,7 @@ describe('time-trap layer', () => {
   });
 
   it('accepts only the canonical spelling of the time (no upper case, sign or leading zero)', () => {
-    // An invariant (each of these also fails on its MAC): checked before any HMAC is computed.
+    // Each also fails on its MAC, which is over the time as sent: this fails if the time were normalised first.
     const [payload = '', mac] = token.split('.');
     for (const time of [payload.toUpperCase(), `0${payload}`, `+${payload}`, `-${payload}`, `${payload} `]) {
       expect(check(`${time}.${mac}`, at(10_000))).toMatchObject({ verdict: 'flag', reasons: [{ rule: 'forged' }] });

@@ -57,11 +57,8 @@ export function createTimeStamps(secret: SigningSecret, remembered = REMEMBERED_
       const ms = now.getTime();
       const issued = (ms - (ms % TIME_TRAP_WINDOW_MS)).toString(36);
       const formAndIssued = `${form.id}.${issued}`;
-      let mac = macs.get(formAndIssued);
-      if (mac === undefined) {
-        mac = macOf(formAndIssued);
-        macs.set(formAndIssued, mac);
-      }
+      const mac = macs.get(formAndIssued) ?? macOf(formAndIssued);
+      macs.set(formAndIssued, mac);
       return `${issued}.${mac}`;
     },
     /** The issue time of a genuine token for this form, or undefined. */
@@ -76,14 +73,10 @@ export function createTimeStamps(secret: SigningSecret, remembered = REMEMBERED_
       const given = token.slice(dot + 1);
       const formAndIssued = `${form.id}.${text}`;
       const known = macs.get(formAndIssued);
-      if (known !== undefined) {
-        if (sameChars(given, known)) return issued;
-      } else {
-        const mac = macOf(formAndIssued);
-        if (sameChars(given, mac)) {
-          macs.set(formAndIssued, mac);
-          return issued;
-        }
+      const mac = known ?? macOf(formAndIssued);
+      if (sameChars(given, mac)) {
+        if (known === undefined) macs.set(formAndIssued, mac);
+        return issued;
       }
       const previousMac = previousMacOf(formAndIssued);
       return previousMac !== undefined && sameChars(given, previousMac) ? issued : undefined;
