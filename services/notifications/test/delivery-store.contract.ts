@@ -1,8 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { DEFAULT_FORM_NOTIFICATIONS } from '@formgate/contracts';
 import { type ContractSkip, describeContract } from '@formgate/kit/testing';
-import { afterAll, beforeAll, expect } from 'vitest';
-import type { Delivery, DeliveryStore, FormView, StoredSubmission } from '../src/deliveries/delivery-store.ts';
+import { afterAll, beforeAll, describe, expect } from 'vitest';
+import type {
+  AttemptOutcome,
+  Delivery,
+  DeliveryStore,
+  FirstAttemptBatch,
+  FormView,
+  StoredSubmission,
+} from '../src/deliveries/delivery-store.ts';
 
 export interface DeliveryStoreTarget {
   skip?: ContractSkip[];
@@ -375,6 +382,295 @@ export function runDeliveryStoreContract(target: DeliveryStoreTarget) {
         1,
       );
       expect(await store.countSince({ formId, purpose: 'notification', since: at(0) })).toBe(5);
+    });
+
+    describe('a consumer batch’s first attempts (ADR 61)', () => {
+      const batchOf = (startedAt = at(100), leaseUntil = at(220)): FirstAttemptBatch => ({
+        id: `batch_${randomUUID()}`,
+        startedAt,
+        leaseUntil,
+      });
+      const accepted = { code: '250', text: 'accepted' };
+      const succeeded = (seconds: number, messageId = `<${randomUUID()}@formgate>`): AttemptOutcome => ({
+        status: 'succeeded',
+        response: accepted,
+        messageId,
+        nextAttemptAt: null,
+        at: at(seconds),
+      });
+      const ids = (list: Delivery[]) => list.map((d) => d.id);
+      const unpublished = async () => ids(await store.listUnpublished(100_000, LATER));
+      const dueEver = async () => ids(await store.listDue(LATER, 100_000));
+      /** Claims `d` alone in a new batch; answers the batch and the delivery as claimed. */
+      const claimed = async (d: Delivery, batch = batchOf()) => {
+        const [first] = await store.claimFirstAttempts(batch, [d]);
+        if (!first?.claimed) throw new Error(`the batch did not claim ${d.id}`);
+        return { batch, delivery: first.delivery };
+      };
+
+      it('claims attempt 1 of each delivery it inserts, and answers one planned before as stored, unchanged', async () => {
+        const submissionId = randomUUID();
+        const [planned, earlier, fresh1, fresh2] = [0, 1, 2, 3].map((i) =>
+          delivery({ submissionId, target: `t${i}@example.com`, createdAt: at(i) }),
+        ) as [Delivery, Delivery, Delivery, Delivery];
+        await store.planDeliveries([planned]);
+        const first = await claimed(earlier, batchOf(at(50), at(170)));
+
+        const batch = batchOf();
+        const answer = await store.claimFirstAttempts(batch, [
+          fresh1,
+          { ...planned, status: 'failed', nextAttemptAt: null },
+          fresh2,
+          { ...earlier, createdAt: at(9) },
+        ]);
+        expect(answer.map((a) => [a.delivery.id, a.claimed])).toEqual([
+          [fresh1.id, true],
+          [planned.id, false],
+          [fresh2.id, true],
+          [earlier.id, false],
+        ]);
+        for (const fresh of [fresh1, fresh2]) {
+          const stored = await store.getDelivery(fresh.id);
+          expect(stored).toMatchObject({
+            ...fresh,
+            status: 'pending',
+            attempts: 0,
+            lastClaimed: 1,
+            nextAttemptAt: null,
+            updatedAt: expect.any(String),
+          });
+          expect(answer.find((a) => a.delivery.id === fresh.id)?.delivery).toEqual(stored);
+        }
+        // Planned before (by `planDeliveries`, or by an earlier batch): as stored, not claimed again.
+        expect(answer[1]?.delivery).toEqual(planned);
+        expect(await store.getDelivery(planned.id)).toEqual(planned);
+        expect(answer[3]?.delivery).toEqual(first.delivery);
+        expect(await store.getDelivery(earlier.id)).toEqual(first.delivery);
+        expect(await store.listBySubmission(submissionId)).toEqual(
+          await Promise.all([planned, earlier, fresh1, fresh2].map((d) => store.getDelivery(d.id))),
+        );
+        // The one planned before is still at its attempt 1.
+        expect(await store.claimAttempt(planned.id, 1, { startedAt: at(101), leaseUntil: at(221) })).toEqual({
+          claimed: true,
+        });
+        expect(await store.claimFirstAttempts(batchOf(), [])).toEqual([]);
+      });
+
+      it('refuses anyone else attempt 1 of a delivery the batch claimed', async () => {
+        const { batch, delivery: d } = await claimed(delivery());
+        expect(await store.claimAttempt(d.id, 1, { startedAt: at(101), leaseUntil: at(221) })).toMatchObject({
+          claimed: false,
+          startedAt: batch.startedAt,
+        });
+        expect(await store.getDelivery(d.id)).toEqual(d);
+      });
+
+      it('never lists a delivery the batch claimed as due, however late', async () => {
+        const d = delivery({ nextAttemptAt: '2001-01-01T00:00:00.000Z' });
+        await claimed(d);
+        expect(await dueEver()).not.toContain(d.id);
+        expect(ids(await store.listDue(at(220), 100_000))).not.toContain(d.id);
+      });
+
+      it('lists an open batch once its lease has ended, until it is closed', async () => {
+        const [a, b] = [delivery(), delivery()];
+        await store.planDeliveries([b]);
+        const batch = batchOf(at(100), at(220));
+        await store.claimFirstAttempts(batch, [a, b]);
+        const open = async (before: string) =>
+          (await store.listOpenBatches(before, 100_000)).filter((x) => x.id === batch.id);
+        expect(await open(at(100))).toEqual([]);
+        expect(await open(at(220))).toEqual([]);
+        const listed = [{ id: batch.id, deliveryIds: [a.id, b.id], startedAt: at(100), leaseUntil: at(220) }];
+        expect(await open(at(221))).toEqual(listed);
+        expect(await open(LATER)).toEqual(listed);
+        // Recording the outcomes does not close it: only `closeBatch` does (once they are published).
+        const claimedA = (await store.getDelivery(a.id)) as Delivery;
+        await store.recordFirstAttempts(batch, [{ delivery: claimedA, outcome: succeeded(110) }]);
+        expect(await open(LATER)).toEqual(listed);
+        await store.closeBatch(batch.id);
+        expect(await open(LATER)).toEqual([]);
+        await store.closeBatch(batch.id);
+      });
+
+      it('records a batch’s success: visible to every read, its publication the batch’s', async () => {
+        const targetId = randomUUID();
+        const webhookEvent = { type: 'submission.created' as const, occurredAt: at(0), receivedAt: at(0) };
+        const hook = delivery({
+          channel: 'webhook',
+          purpose: 'slack',
+          target: 'https://hooks.example/y',
+          targetId,
+          webhookEvent,
+        });
+        const mail = delivery({ submissionId: hook.submissionId, createdAt: at(1) });
+        const batch = batchOf();
+        const claims = await store.claimFirstAttempts(batch, [hook, mail]);
+        const outcomes = [succeeded(110, '<hook@formgate>'), succeeded(111, '<mail@formgate>')];
+        const recorded = await store.recordFirstAttempts(
+          batch,
+          claims.map((c, i) => ({ delivery: c.delivery, outcome: outcomes[i] as AttemptOutcome })),
+        );
+        expect(ids(recorded)).toEqual([hook.id, mail.id]);
+        expect(recorded[0]).toMatchObject({
+          status: 'succeeded',
+          attempts: 1,
+          lastClaimed: 1,
+          lastResponse: accepted,
+          messageId: '<hook@formgate>',
+          nextAttemptAt: null,
+          webhookEvent,
+        });
+        expect(recorded[1]).toMatchObject({ status: 'succeeded', attempts: 1, messageId: '<mail@formgate>' });
+        const [storedHook, storedMail] = recorded as [Delivery, Delivery];
+        expect(await store.getDelivery(hook.id)).toEqual(storedHook);
+        expect(await store.getDelivery(mail.id)).toEqual(storedMail);
+        expect(await store.listBySubmission(hook.submissionId)).toEqual([storedHook, storedMail]);
+        expect(await store.listByTarget(targetId, 5)).toEqual([storedHook]);
+        expect(await store.listAttempts(hook.id)).toEqual([
+          { deliveryId: hook.id, attempt: 1, startedAt: batch.startedAt, outcome: outcomes[0] },
+        ]);
+        expect(await store.listAttempts(mail.id)).toEqual([
+          { deliveryId: mail.id, attempt: 1, startedAt: batch.startedAt, outcome: outcomes[1] },
+        ]);
+        // Its publication is the batch's (`closeBatch`), not the outbox's; nor is it due again.
+        expect(await unpublished()).not.toContain(hook.id);
+        expect(await unpublished()).not.toContain(mail.id);
+        expect(await dueEver()).not.toContain(hook.id);
+        // A redelivered batch finds it as recorded, and does not claim it.
+        expect(await store.claimFirstAttempts(batchOf(), [mail])).toEqual([{ delivery: storedMail, claimed: false }]);
+        expect(await store.claimAttempt(mail.id, 1, { startedAt: at(300), leaseUntil: at(420) })).toMatchObject({
+          claimed: false,
+          finished: true,
+        });
+      });
+
+      it('records a batch’s failures as recordOutcome does: a retry due later, a final failure listed and pending publication', async () => {
+        const formId = `form_${randomUUID()}`;
+        const [retry, fail] = [delivery({ formId, createdAt: at(5) }), delivery({ formId, createdAt: at(6) })];
+        const batch = batchOf();
+        const claims = await store.claimFirstAttempts(batch, [retry, fail]);
+        const later: AttemptOutcome = {
+          status: 'retrying',
+          response: { code: '421', text: 'try later' },
+          messageId: null,
+          nextAttemptAt: at(400),
+          at: at(110),
+        };
+        const no: AttemptOutcome = {
+          status: 'failed',
+          response: { code: '550', text: 'no such user' },
+          messageId: null,
+          nextAttemptAt: null,
+          at: at(111),
+        };
+        const recorded = await store.recordFirstAttempts(batch, [
+          { delivery: claims[0]?.delivery as Delivery, outcome: later },
+          { delivery: claims[1]?.delivery as Delivery, outcome: no },
+        ]);
+        expect(recorded[0]).toMatchObject({
+          id: retry.id,
+          status: 'retrying',
+          attempts: 1,
+          lastClaimed: 1,
+          lastResponse: later.response,
+          nextAttemptAt: at(400),
+        });
+        expect(recorded[1]).toMatchObject({
+          id: fail.id,
+          status: 'failed',
+          attempts: 1,
+          lastResponse: no.response,
+          nextAttemptAt: null,
+        });
+        expect(await store.getDelivery(retry.id)).toEqual(recorded[0]);
+        expect(await store.getDelivery(fail.id)).toEqual(recorded[1]);
+        expect(await store.listAttempts(retry.id)).toEqual([
+          { deliveryId: retry.id, attempt: 1, startedAt: batch.startedAt, outcome: later },
+        ]);
+
+        // The retry: due once its time has come, not pending publication.
+        expect(ids(await store.listDue(at(399), 100_000))).not.toContain(retry.id);
+        expect(ids(await store.listDue(at(400), 100_000))).toContain(retry.id);
+        expect(await unpublished()).not.toContain(retry.id);
+        expect(await store.claimAttempt(retry.id, 2, { startedAt: at(400), leaseUntil: at(520) })).toEqual({
+          claimed: true,
+        });
+
+        // The final failure: listed as failed, pending publication (recorded at 111), never due.
+        expect(ids(await store.listFailed(formId, { from: at(0), to: at(10) }, 10))).toEqual([fail.id]);
+        expect(await dueEver()).not.toContain(fail.id);
+        expect(await unpublished()).toContain(fail.id);
+        expect(ids(await store.listUnpublished(100_000, at(111)))).not.toContain(fail.id);
+        await store.markPublished([fail.id]);
+        expect(await unpublished()).not.toContain(fail.id);
+      });
+
+      it('lets exactly one of many concurrent callers claim attempt 2 of a batch’s delivery (the recovery’s)', async () => {
+        const { delivery: d } = await claimed(delivery());
+        const results = await Promise.all(
+          Array.from({ length: 8 }, () => store.claimAttempt(d.id, 2, { startedAt: at(300), leaseUntil: at(420) })),
+        );
+        expect(results.filter((r) => r.claimed)).toHaveLength(1);
+        for (const r of results.filter((x) => !x.claimed))
+          expect(r).toEqual({ claimed: false, startedAt: at(300), finished: false });
+        expect(await store.getDelivery(d.id)).toMatchObject({
+          status: 'pending',
+          attempts: 0,
+          lastClaimed: 2,
+          nextAttemptAt: at(420),
+        });
+        // Due again only once attempt 2's lease has ended.
+        expect(ids(await store.listDue(at(419), 100_000))).not.toContain(d.id);
+        expect(ids(await store.listDue(at(420), 100_000))).toContain(d.id);
+      });
+
+      it('makes a delivery final when attempt 1’s success is recorded after the recovery claimed attempt 2', async () => {
+        const { batch, delivery: d } = await claimed(delivery());
+        expect(await store.claimAttempt(d.id, 2, { startedAt: at(300), leaseUntil: at(420) })).toEqual({
+          claimed: true,
+        });
+        const outcome = succeeded(310);
+        await store.recordFirstAttempts(batch, [{ delivery: d, outcome }]);
+        expect(await store.getDelivery(d.id)).toMatchObject({
+          status: 'succeeded',
+          attempts: 1,
+          lastClaimed: 2,
+          messageId: outcome.messageId,
+          nextAttemptAt: null,
+        });
+        // As `recordOutcome(id, 1, success)` would: no longer due, so nobody makes attempt 3.
+        expect(await dueEver()).not.toContain(d.id);
+      });
+
+      it('never hides a batch’s success behind a late deferral', async () => {
+        const orgId = `org_${randomUUID()}`;
+        const { batch, delivery: d } = await claimed(delivery({ orgId }));
+        const [done] = await store.recordFirstAttempts(batch, [{ delivery: d, outcome: succeeded(110) }]);
+        expect(done).toMatchObject({ status: 'succeeded', attempts: 1 });
+        // Written by someone who read the delivery while attempt 1 was in flight (lastClaimed 1).
+        const answer = await store.deferDelivery(d.id, 1, at(120));
+        expect(answer).toMatchObject({ status: 'succeeded', attempts: 1, nextAttemptAt: null });
+        expect(await store.getDelivery(d.id)).toEqual(done);
+        expect(await store.listBySubmission(d.submissionId)).toEqual([done]);
+        expect(await store.listDeferred(orgId, 10)).toEqual([]);
+        expect(await store.deferredOrgs()).not.toContain(orgId);
+        expect(await unpublished()).not.toContain(d.id);
+        expect(await dueEver()).not.toContain(d.id);
+      });
+
+      it('ends a deferral written while the batch’s attempt was in flight once that attempt succeeds', async () => {
+        const orgId = `org_${randomUUID()}`;
+        const { batch, delivery: d } = await claimed(delivery({ orgId }));
+        expect(await store.deferDelivery(d.id, 1, at(105))).toMatchObject({ status: 'deferred' });
+        const [done] = await store.recordFirstAttempts(batch, [{ delivery: d, outcome: succeeded(110) }]);
+        expect(done).toMatchObject({ status: 'succeeded', attempts: 1 });
+        expect(await store.getDelivery(d.id)).toMatchObject({ status: 'succeeded', attempts: 1 });
+        expect(await store.listDeferred(orgId, 10)).toEqual([]);
+        // As `recordOutcome` would: the deferral ends, and so does its pending publication.
+        expect(await store.deferredOrgs()).not.toContain(orgId);
+        expect(await unpublished()).not.toContain(d.id);
+      });
     });
   });
 }

@@ -3,7 +3,7 @@ import { Topics } from '@formgate/contracts';
 import { createSmtpMailer } from '@formgate/mail';
 import { type SmtpTestServer, startSmtpTestServer } from '@formgate/mail/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDeliveryRunner, type DeliveryRunner } from '../src/deliveries/delivery-runner.ts';
+import { createDeliveryRunner } from '../src/deliveries/delivery-runner.ts';
 import type { DeliveryStore } from '../src/deliveries/delivery-store.ts';
 import { ATTEMPT_CONCURRENCY, BOTH_CHANNELS, createSubmissionReceivedHandler } from '../src/deliveries/handlers.ts';
 import { createWebhookChannel } from '../src/endpoints/webhook-channel.ts';
@@ -112,22 +112,23 @@ describe('first attempts of a batch', () => {
   it('keeps at most ATTEMPT_CONCURRENCY first attempts in flight across batches handled at once', async () => {
     const form = await formMailingTwo();
     const { deps } = svc;
-    const inner = createDeliveryRunner(deps);
     let inFlight = 0;
     let most = 0;
-    const runner: DeliveryRunner = {
-      ...inner,
-      attempt: async (d, context) => {
+    // Counted where the mails leave: every first attempt of the batches ends in one send.
+    const mailer: typeof deps.mailer = {
+      ...deps.mailer,
+      send: async (message) => {
         inFlight += 1;
         most = Math.max(most, inFlight);
         try {
           await new Promise((r) => setTimeout(r, 20));
-          return await inner.attempt(d, context);
+          return await deps.mailer.send(message);
         } finally {
           inFlight -= 1;
         }
       },
     };
+    const runner = createDeliveryRunner({ ...deps, mailer });
     const handler = createSubmissionReceivedHandler({ ...deps, runner }, BOTH_CHANNELS);
 
     // Four partitions' batches at once (the Kafka subscription consumes partitions concurrently), each of 10

@@ -71,6 +71,16 @@ describe('two notifications instances on the real broker and FerretDB', () => {
         if (outcome.status === 'succeeded' && sentAt) windows.push(recordedAt - sentAt);
         return after;
       },
+      // A consumer batch's first attempts are recorded together, once the batch's last send is over (ADR 61).
+      async recordFirstAttempts(batch, results) {
+        const after = await inner.recordFirstAttempts(batch, results);
+        const recordedAt = performance.now();
+        for (const d of after) {
+          const sentAt = accepted.get(`${d.target} n ${d.submissionId}`);
+          if (d.status === 'succeeded' && sentAt) windows.push(recordedAt - sentAt);
+        }
+        return after;
+      },
     };
     const service = createNotificationsService({
       store,

@@ -1,10 +1,17 @@
 import type { EventPublisher } from '@formgate/bus';
 import { encodeEvent, Topics } from '@formgate/contracts';
-import { type Clock, type Ids, type Logger, type Metrics, type Tracing, tracing } from '@formgate/kit';
+import { type Clock, type Ids, type Logger, type Metrics, mapLimit, type Tracing, tracing } from '@formgate/kit';
 import { type Mailer, MailSendError } from '@formgate/mail';
 import type { WebhookChannel } from '../endpoints/webhook-channel.ts';
 import { nextRetryDelayMs } from '../webhooks/retry-schedule.ts';
-import { type AttemptOutcome, type Delivery, type DeliveryStore, isFinal } from './delivery-store.ts';
+import {
+  type AttemptOutcome,
+  type Delivery,
+  type DeliveryStore,
+  type FirstAttemptBatch,
+  type FirstAttemptResult,
+  isFinal,
+} from './delivery-store.ts';
 import type { EmailQuota } from './email-quota.ts';
 import type { AttemptContext, Composer } from './ports.ts';
 import { MAX_ATTEMPTS, retryDelayMs } from './retry-schedule.ts';
@@ -37,6 +44,10 @@ export interface DeliveryRunnerDeps {
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
+
+/** Runs a send within a concurrency limit (`p-limit`'s shape); the identity by default. */
+type Limit = <T>(fn: () => Promise<T>) => Promise<T>;
+type EmailTicket = NonNullable<ReturnType<EmailQuota['take']>>;
 
 /** A short, header-free description of why a send failed: the SMTP reply code and text, never message content. */
 function responseOf(err: unknown): { code: string; text: string } {
@@ -194,14 +205,8 @@ export function createDeliveryRunner(deps: DeliveryRunnerDeps) {
     }
   }
 
-  async function attemptNow(delivery: Delivery, known: AttemptContext = {}): Promise<Delivery | null> {
-    const n = delivery.lastClaimed + 1;
-    const started = clock.now().getTime();
-    const claim = await store.claimAttempt(delivery.id, n, {
-      startedAt: iso(started),
-      leaseUntil: iso(started + leaseMs),
-    });
-    if (!claim.claimed) return recover(delivery, n, claim);
+  /** Sends attempt `n` of a delivery whose claim this instance holds; resolves with its outcome (logged, counted). */
+  async function outcomeOf(delivery: Delivery, n: number, known: AttemptContext = {}): Promise<AttemptOutcome> {
     const result = tracing ? await traced(tracing, delivery, n, known) : await send(delivery, known);
     const now = clock.now().getTime();
     const schedule = delivery.channel === 'webhook' ? nextRetryDelayMs : retryDelayMs;
@@ -218,22 +223,170 @@ export function createDeliveryRunner(deps: DeliveryRunnerDeps) {
       'delivery attempt',
     );
     deps.metrics?.countNotificationAttempt(delivery.channel, outcome.status);
-    const recorded = await store.recordOutcome(delivery.id, n, outcome);
+    return outcome;
+  }
+
+  /** What follows a recorded final webhook delivery: the endpoint's health (a consequence, never a resend). */
+  async function afterRecorded(recorded: Delivery | null) {
     if (recorded?.channel === 'webhook' && isFinal(recorded.status) && deps.webhooks) {
-      // The endpoint's health is a consequence, not part of the delivery: a store hiccup here must not redo the send.
+      // A store hiccup here must not redo the send.
       await deps.webhooks
         .afterFinal(recorded)
-        .catch((err: unknown) => logger.warn({ err, deliveryId: delivery.id }, 'checking the endpoint failed'));
+        .catch((err: unknown) => logger.warn({ err, deliveryId: recorded.id }, 'checking the endpoint failed'));
     }
+  }
+
+  async function attemptNow(delivery: Delivery, known: AttemptContext = {}): Promise<Delivery | null> {
+    const n = delivery.lastClaimed + 1;
+    const started = clock.now().getTime();
+    const claim = await store.claimAttempt(delivery.id, n, {
+      startedAt: iso(started),
+      leaseUntil: iso(started + leaseMs),
+    });
+    if (!claim.claimed) return recover(delivery, n, claim);
+    const outcome = await outcomeOf(delivery, n, known);
+    const recorded = await store.recordOutcome(delivery.id, n, outcome);
+    await afterRecorded(recorded);
     return recorded;
+  }
+
+  /**
+   * Records a batch's first-attempt outcomes as they come, in as few store calls as the store's pace allows: the
+   * outcomes that arrive while one `recordFirstAttempts` call is under way go together in the next (a group commit).
+   * `record` resolves once its outcome is stored, with the delivery as recorded.
+   */
+  function recorderOf(batch: FirstAttemptBatch) {
+    type Waiting = FirstAttemptResult & { resolve(d: Delivery): void; reject(err: unknown): void };
+    let waiting: Waiting[] = [];
+    let flushing = false;
+    async function flush() {
+      flushing = true;
+      while (waiting.length > 0) {
+        const taken = waiting;
+        waiting = [];
+        try {
+          const recorded = await store.recordFirstAttempts(batch, taken);
+          for (const [i, w] of taken.entries()) w.resolve(recorded[i] ?? w.delivery);
+        } catch (err) {
+          for (const w of taken) w.reject(err);
+        }
+      }
+      flushing = false;
+    }
+    return {
+      record: (result: FirstAttemptResult) =>
+        new Promise<Delivery>((resolve, reject) => {
+          waiting.push({ ...result, resolve, reject });
+          if (!flushing) void flush();
+        }),
+    };
+  }
+
+  /**
+   * The first attempts of a consumer batch's deliveries, with the store called per batch, not per delivery (ADR 61):
+   * the batch record and the claim of every new delivery's attempt 1 (`claimFirstAttempts`), the sends, every outcome
+   * in one call (`recordFirstAttempts`; a failure also writes its delivery), one publication, and the batch closed.
+   * Emails over their organization's quota are planned unclaimed and deferred (`attempt`). Deliveries planned before
+   * (a redelivered batch) are not attempted; their final outcomes are published again (same event ids).
+   *
+   * Every send is waited for before anything throws: what was sent is recorded and published even when another
+   * attempt's store read failed. A batch with an attempt left unrecorded stays open, and the retry worker makes that
+   * delivery's attempt 2 once the lease has passed (`recoverBatches`): the window of a duplicate, as for any claim.
+   */
+  async function firstAttempts(
+    wanted: Delivery[],
+    options: { known?: (id: string) => AttemptContext | undefined; limit?: Limit } = {},
+  ): Promise<void> {
+    if (wanted.length === 0) return;
+    const limit: Limit = options.limit ?? ((fn) => fn());
+    const now = clock.now();
+    const tickets = new Map<string, EmailTicket>();
+    const overQuota: Delivery[] = [];
+    const claimable: Delivery[] = [];
+    for (const d of wanted) {
+      const ticket = d.channel === 'email' && deps.quota ? deps.quota.take(d.orgId, now) : undefined;
+      if (ticket === null) overQuota.push(d);
+      else {
+        if (ticket) tickets.set(d.id, ticket);
+        claimable.push(d);
+      }
+    }
+    const batch = { id: deps.ids.next(), startedAt: iso(now.getTime()), leaseUntil: iso(now.getTime() + leaseMs) };
+    let planned: { delivery: Delivery; claimed: boolean }[];
+    try {
+      planned = await store.claimFirstAttempts(batch, claimable);
+    } catch (err) {
+      for (const ticket of tickets.values()) ticket.settle(false);
+      throw err;
+    }
+    const found = planned.filter((p) => !p.claimed).map((p) => p.delivery);
+    for (const d of found) tickets.get(d.id)?.settle(false);
+    const recorder = recorderOf(batch);
+    const sends = await Promise.allSettled(
+      planned
+        .filter((p) => p.claimed)
+        .map(({ delivery }) =>
+          // The slot is held until the outcome is recorded: what a crash can duplicate stays what is in flight.
+          limit(async () => {
+            let outcome: AttemptOutcome;
+            try {
+              outcome = await outcomeOf(delivery, 1, options.known?.(delivery.id));
+            } catch (err) {
+              tickets.get(delivery.id)?.settle(false);
+              throw err;
+            }
+            tickets.get(delivery.id)?.settle(outcome.status === 'succeeded');
+            const recorded = await recorder.record({ delivery, outcome });
+            await afterRecorded(recorded);
+            return recorded;
+          }),
+        ),
+    );
+    const recorded = sends.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+    const succeeded = new Set(recorded.filter((d) => d.status === 'succeeded' && d.attempts === 1).map((d) => d.id));
+    await publishOutcomes([...found, ...recorded], succeeded);
+    const failedSend = sends.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    // Open until every claimed attempt has its outcome: one without is the retry worker's after the lease.
+    if (!failedSend) await store.closeBatch(batch.id);
+    if (overQuota.length > 0) {
+      const deferred = await Promise.all((await store.planDeliveries(overQuota)).map((d) => attempt(d)));
+      await publishOutcomes(deferred.filter((d): d is Delivery => d !== null));
+    }
+    if (failedSend) throw failedSend.reason;
+  }
+
+  /**
+   * Finishes batches whose lease ended while they were open (their instance stopped, or an attempt could not be
+   * recorded): a delivery still without attempt 1's outcome was abandoned, and its attempt 2 is made now (through the
+   * claim, so one instance makes it); the final outcomes found are published again (same event ids); then the batch
+   * is closed. Resolves with how many batches it finished.
+   */
+  async function recoverBatches(limitBatches: number): Promise<number> {
+    const open = await store.listOpenBatches(clock.now().toISOString(), limitBatches);
+    for (const batch of open) {
+      const stored = (await Promise.all(batch.deliveryIds.map((id) => store.getDelivery(id)))).filter(
+        (d): d is Delivery => d !== null,
+      );
+      const abandoned = (d: Delivery) => d.lastClaimed === 1 && d.attempts === 0 && d.status === 'pending';
+      for (const d of stored.filter(abandoned)) {
+        logger.warn(
+          { deliveryId: d.id, attempt: 1 },
+          'attempt abandoned (its instance stopped mid-send?); trying again',
+        );
+      }
+      const made = await mapLimit(stored, 4, (d) => (abandoned(d) ? attempt(d) : Promise.resolve(d)));
+      await publishOutcomes(made.filter((d): d is Delivery => d !== null));
+      await store.closeBatch(batch.id);
+    }
+    return open.length;
   }
 
   /**
    * Publishes `delivery.succeeded` / `delivery.failed` for final deliveries and `delivery.deferred` for deferred
    * ones, then clears their pending marks (each its own: a deferral published while the delivery was released and
-   * finished leaves the outcome pending).
+   * finished leaves the outcome pending), except those of `unmarked` (a batch's successes, which have none).
    */
-  async function publishOutcomes(deliveries: Delivery[]) {
+  async function publishOutcomes(deliveries: Delivery[], unmarked: ReadonlySet<string> = new Set()) {
     const final = deliveries.filter((d) => isFinal(d.status));
     const deferred = deliveries.filter((d) => d.status === 'deferred');
     if (final.length === 0 && deferred.length === 0) return;
@@ -264,11 +417,13 @@ export function createDeliveryRunner(deps: DeliveryRunnerDeps) {
       }),
     }));
     await deps.bus.publish(Topics.notificationsDelivery, messages);
-    if (final.length > 0) await store.markPublished(final.map((d) => d.id));
+    // A batch's successes carry no mark of their own: closing the batch is theirs (`firstAttempts`).
+    const marked = final.filter((d) => !unmarked.has(d.id));
+    if (marked.length > 0) await store.markPublished(marked.map((d) => d.id));
     if (deferred.length > 0) await store.markDeferralPublished(deferred.map((d) => d.id));
   }
 
-  return { attempt, publishOutcomes };
+  return { attempt, firstAttempts, recoverBatches, publishOutcomes };
 }
 
 export type DeliveryRunner = ReturnType<typeof createDeliveryRunner>;

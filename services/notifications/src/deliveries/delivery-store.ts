@@ -49,7 +49,10 @@ export interface Delivery {
   lastClaimed: number;
   lastResponse: { code: string; text: string } | null;
   messageId: string | null;
-  /** When the next attempt is due: set while `pending` or `retrying`, null once final or while `deferred`. */
+  /**
+   * When the next attempt is due: set while `pending` or `retrying`, null once final, while `deferred`, and while its
+   * first attempt is in flight in a consumer batch (the batch's lease stands for it: `claimFirstAttempts`).
+   */
   nextAttemptAt: string | null;
   resendOf: string | null;
   /** Webhook deliveries only: the event sent (absent on email deliveries). */
@@ -75,6 +78,27 @@ export interface AttemptRecord {
   startedAt: string;
   /** Absent while the attempt is in flight (or was abandoned by a crash). */
   outcome: AttemptOutcome | null;
+}
+
+/**
+ * A consumer batch's first attempts (ADR 61): one record that leases attempt 1 of every delivery it claimed until
+ * `leaseUntil`, and that stays open until the batch's outcomes are published.
+ */
+export interface FirstAttemptBatch {
+  id: string;
+  startedAt: string;
+  leaseUntil: string;
+}
+
+/** An open batch record, as the retry worker finds it once its lease has ended. */
+export interface OpenBatch extends FirstAttemptBatch {
+  deliveryIds: string[];
+}
+
+/** A first attempt's outcome, with the delivery as the batch claimed it. */
+export interface FirstAttemptResult {
+  delivery: Delivery;
+  outcome: AttemptOutcome;
 }
 
 export type ClaimResult =
@@ -107,6 +131,19 @@ export type ClaimResult =
  * - `recordOutcome(id, n, outcome)` writes the attempt's outcome into its attempt record, and into the delivery
  *   unless an attempt numbered above n already recorded one there; a final status (`succeeded`, `failed`) clears
  *   `nextAttemptAt` and marks the delivery's event as pending publication.
+ * - `claimFirstAttempts(batch, deliveries)` records the batch (its id, its lease, the ids given), then plans the
+ *   deliveries as `planDeliveries` does, except that each one it inserts is claimed at once for attempt 1 by the
+ *   batch (`lastClaimed` 1, no `nextAttemptAt`: `listDue` never lists it; the batch's lease stands for it). It answers,
+ *   in the order given, each delivery as stored and whether this call claimed it (false: planned before, left as it
+ *   was). The next attempt of a claimed delivery is 2 (`claimAttempt(id, 2)`), made only once the batch's lease has
+ *   ended without an outcome (`listOpenBatches`).
+ * - `recordFirstAttempts(batch, results)` records attempt 1's outcome of deliveries the batch claimed, as
+ *   `recordOutcome(id, 1, outcome)` would, with one difference: a success's pending publication is the batch's
+ *   (`listUnpublished` does not list it) until `closeBatch`. A success stays visible to every read
+ *   (`getDelivery`, `listBySubmission`, `listByTarget`, `listAttempts`) and is never hidden by a later deferral.
+ *   Answers the deliveries as recorded, in the order given.
+ * - `listOpenBatches(before, limit)` lists batch records whose lease ended before `before` and that were not closed;
+ *   `closeBatch(id)` removes one (its outcomes are published).
  * - `skipAttempt(id, n)` moves `lastClaimed` to at least n (an abandoned claim: the next claim takes n + 1).
  * - `listDue(now, limit)` returns deliveries that are `pending` or `retrying` with `nextAttemptAt ≤ now`, earliest
  *   first (index-backed); never a `deferred` one.
@@ -152,6 +189,13 @@ export interface DeliveryStore {
   ): Promise<ClaimResult>;
   recordOutcome(deliveryId: string, attempt: number, outcome: AttemptOutcome): Promise<Delivery | null>;
   skipAttempt(deliveryId: string, attempt: number): Promise<void>;
+  claimFirstAttempts(
+    batch: FirstAttemptBatch,
+    deliveries: Delivery[],
+  ): Promise<{ delivery: Delivery; claimed: boolean }[]>;
+  recordFirstAttempts(batch: FirstAttemptBatch, results: FirstAttemptResult[]): Promise<Delivery[]>;
+  listOpenBatches(before: string, limit: number): Promise<OpenBatch[]>;
+  closeBatch(batchId: string): Promise<void>;
   listAttempts(deliveryId: string): Promise<AttemptRecord[]>;
   listDue(now: string, limit: number): Promise<Delivery[]>;
 

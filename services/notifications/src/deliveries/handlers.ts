@@ -159,9 +159,10 @@ type Received = { data: SubmissionReceived['data']; occurredAt: string };
  * outcome of every final one. A temporary send failure is an outcome (`retrying`), never an exception: only a
  * store or bus outage throws, and the bus retries that without limit.
  *
- * Throughput (P12): the store is called once per batch, not once per submission: one `saveSubmissions`, one
- * `planDeliveries` (forms without autoresponse), then every first attempt of the batch concurrently, then one
- * publication of the outcomes (as the attempts recorded them: nothing is read back). A form's view, its endpoints
+ * Throughput (P12): the store is called per batch, not per submission or delivery: one `saveSubmissions`, then the
+ * batch's first attempts (forms without autoresponse) through `runner.firstAttempts` (ADR 61: the batch record and
+ * the claims in two calls, the sends concurrently, every outcome in one call, one publication, the batch closed;
+ * only a failed attempt writes its delivery on its own). A form's view, its endpoints
  * and its organization's verified addresses are read once per batch, and its first attempts use them. A form with
  * autoresponse on is planned one submission after the other in log order (the limits count what was planned before).
  */
@@ -227,34 +228,33 @@ export function createSubmissionReceivedHandler(deps: HandlerDeps, channels: Cha
         if (w) together.push(w);
       }
     });
-    // The copies first (a retry composes from them), in one call; then the deliveries of every form without
-    // autoresponse in one call.
+    // The copies first (a retry composes from them), in one call; then the first attempts of every form without
+    // autoresponse as one batch (ADR 61: the store is called per batch, not per delivery).
     await store.saveSubmissions(together.filter((w) => w.keep).map((w) => w.data));
-    const stored = await store.planDeliveries(together.flatMap((w) => w.wanted));
-    const planned = together.filter((w) => w.wanted.length > 0);
-    const fresh = stored.filter((d) => d.lastClaimed === 0);
-    const inOrderStored: Delivery[] = [];
-    // Autoresponse forms: each submission planned after the one before it, as the limits require.
+    await runner.firstAttempts(cheapFirst(together.flatMap((w) => w.wanted)), {
+      known: (id) => known.get(id),
+      limit: attempts,
+    });
+    // Autoresponse forms: each submission planned after the one before it, as the limits require, and attempted
+    // one delivery at a time (`attempt`).
+    const fresh: Delivery[] = [];
+    const found: Delivery[] = [];
     await mapLimit(inOrder, FORM_CONCURRENCY, async ({ form, endpoints, received }) => {
       for (const item of received) {
         const w = await want(form, endpoints, item);
         if (!w?.keep) continue;
         await store.saveSubmission(w.data);
         if (w.wanted.length === 0) continue;
-        const mine = await store.planDeliveries(w.wanted);
-        inOrderStored.push(...mine);
-        planned.push(w);
-        fresh.push(...mine.filter((d) => d.lastClaimed === 0));
+        for (const d of await store.planDeliveries(w.wanted)) (d.lastClaimed === 0 ? fresh : found).push(d);
       }
     });
-    if (planned.length === 0) return;
+    if (fresh.length === 0 && found.length === 0) return;
     const attempted = await Promise.all(
       cheapFirst(fresh).map((d) => attempts(() => runner.attempt(d, known.get(d.id)))),
     );
     // What to publish: each first attempt's delivery as it recorded it, and the deliveries planned before (a
-    // redelivered batch) as they were found. Not read back: on FerretDB a read of many deliveries is a scan. An
-    // attempt held by another instance (null) is published by that instance, or by the retry worker's outbox pass.
-    const found = [...stored, ...inOrderStored].filter((d) => d.lastClaimed !== 0);
+    // redelivered batch) as they were found. An attempt held by another instance (null) is published by that
+    // instance, or by the retry worker.
     await runner.publishOutcomes([...found, ...attempted.filter((d): d is Delivery => d !== null)]);
   };
 }

@@ -8,6 +8,7 @@ import {
   type DeliveryStore,
   type FormView,
   isFinal,
+  type OpenBatch,
   type StoredSubmission,
 } from './delivery-store.ts';
 
@@ -29,9 +30,15 @@ interface SubmissionDoc {
  * the releaser find those deliveries by these equalities, which FerretDB 1.24 answers from an index, where a range
  * or a `$type` reads every delivery ever made (ADR 57). Deliveries written without them (before they existed, or by
  * an older instance during an upgrade) are found by a sweep every `SWEEP_MS`, until `CLEAN_SWEEPS` in a row found none.
+ *
+ * `batch` is set on a delivery whose first attempt a consumer batch claimed (`claimFirstAttempts`, ADR 61). Such a
+ * delivery is not written again when that attempt succeeds: the success is its attempt record `<id>#1`, inserted with
+ * the batch's other successes in one command, and every read overlays it (`overlay`) while the delivery says
+ * `attempts: 0`. A failure is written on the delivery as any attempt's is.
  */
 type DeliveryDoc = Omit<Delivery, 'id'> & {
   _id: string;
+  batch?: { id: string; startedAt: string };
   eventPending?: true;
   deferredAt?: string;
   deferralPending?: true;
@@ -56,8 +63,16 @@ interface AttemptDoc {
   outcome: AttemptOutcome | null;
 }
 
+interface BatchDoc {
+  _id: string;
+  deliveryIds: string[];
+  startedAt: string;
+  leaseUntil: string;
+}
+
 const toDelivery = ({
   _id,
+  batch: _b,
   eventPending: _e,
   deferralPending: _d,
   due: _due,
@@ -72,6 +87,24 @@ const toDelivery = ({
   status: deferredAt !== undefined && !isFinal(rest.status) ? 'deferred' : rest.status,
   ...(webhookEvent ? { webhookEvent } : {}),
 });
+
+/** A delivery whose first attempt a batch claimed and whose own document has no outcome yet: read its record. */
+const awaitsOverlay = (doc: DeliveryDoc) => doc.batch !== undefined && doc.attempts === 0;
+
+/** The delivery with its first attempt's outcome, recorded in the attempt record only (a batch's success). */
+function withOutcome(delivery: Delivery, outcome: AttemptOutcome | null | undefined): Delivery {
+  if (!outcome) return delivery;
+  return {
+    ...delivery,
+    status: outcome.status,
+    attempts: 1,
+    lastClaimed: Math.max(delivery.lastClaimed, 1),
+    lastResponse: outcome.response,
+    messageId: outcome.messageId ?? delivery.messageId,
+    nextAttemptAt: isFinal(outcome.status) ? null : outcome.nextAttemptAt,
+    updatedAt: outcome.at,
+  };
+}
 
 /**
  * Whether a sweep for deliveries written without `due` or `parked` is due: at the first call, then every `SWEEP_MS`,
@@ -114,6 +147,7 @@ export async function createMongoDeliveryStore(conn: MongoConnection): Promise<D
   const submissions = db.collection<SubmissionDoc>('submissions');
   const deliveries = db.collection<DeliveryDoc>('deliveries');
   const attempts = db.collection<AttemptDoc>('delivery_attempts');
+  const batches = db.collection<BatchDoc>('first_attempt_batches');
   await Promise.all([
     deliveries.createIndex({ submissionId: 1, createdAt: 1 }, { name: 'submission' }),
     deliveries.createIndex({ nextAttemptAt: 1 }, { name: 'due' }),
@@ -137,6 +171,60 @@ export async function createMongoDeliveryStore(conn: MongoConnection): Promise<D
    * be there changes nothing (ADR 56, "Applied since").
    */
   const kept = new LRUCache<string, true>({ max: KEPT_COPIES });
+  /** The delivery as every read answers it: with a batch's first-attempt success overlaid (one `_id` read). */
+  const overlay = async (doc: DeliveryDoc): Promise<Delivery> => {
+    const delivery = toDelivery(doc);
+    if (!awaitsOverlay(doc)) return delivery;
+    return withOutcome(delivery, (await attempts.findOne({ _id: attemptKey(doc._id, 1) }))?.outcome);
+  };
+  const overlayAll = (docs: DeliveryDoc[]) => Promise.all(docs.map(overlay));
+  /**
+   * The deliveries as `overlay` answers them, for the lists whose queries read the document's own flags (`due`,
+   * `parked`, the publication marks): a batch's success whose delivery a later writer flagged (a recovery's claim
+   * or deferral while the success was on its way) is written on the delivery as any outcome is, which clears the
+   * flags, so the lists stop finding it.
+   */
+  const settled = (docs: DeliveryDoc[]) =>
+    Promise.all(
+      docs.map(async (doc) => {
+        if (!awaitsOverlay(doc)) return toDelivery(doc);
+        const outcome = (await attempts.findOne({ _id: attemptKey(doc._id, 1) }))?.outcome;
+        if (!outcome) return toDelivery(doc);
+        // Its publication stays the batch's (whoever finishes the batch publishes it).
+        return (await writeOutcome(doc._id, 1, outcome, false)) ?? withOutcome(toDelivery(doc), outcome);
+      }),
+    );
+  /** An attempt's outcome on its delivery, unless a later attempt recorded one there first; the delivery after it. */
+  const writeOutcome = async (deliveryId: string, attempt: number, outcome: AttemptOutcome, publication = true) => {
+    const final = isFinal(outcome.status);
+    const next = final ? null : outcome.nextAttemptAt;
+    const set = {
+      status: outcome.status,
+      attempts: attempt,
+      lastResponse: outcome.response,
+      nextAttemptAt: next,
+      updatedAt: outcome.at,
+      ...(outcome.messageId === null ? {} : { messageId: outcome.messageId }),
+      ...(next === null ? {} : { due: true as const }),
+    };
+    const unset = {
+      deferredAt: '',
+      parked: '',
+      deferralPending: '',
+      ...(next === null ? { due: '' as const } : {}),
+    } as const;
+    // The delivery as written, in the same command; read only when a later attempt had recorded first.
+    const doc =
+      (await deliveries.findOneAndUpdate(
+        { _id: deliveryId, attempts: { $lt: attempt } },
+        final
+          ? { $set: publication ? { ...set, eventPending: true as const } : set, $unset: unset }
+          : { $set: set, $unset: { eventPending: '', ...unset } },
+        { returnDocument: 'after' },
+      )) ?? (await deliveries.findOne({ _id: deliveryId }));
+    return doc ? overlay(doc) : null;
+  };
+
   // One `updateOne` per `_id`: an `_id` equality is an index read on FerretDB 1.24, an `$in` a scan of every
   // delivery (and not one `bulkWrite`: see `updateEachOne`).
   const unsetEach = (ids: string[], field: 'eventPending' | 'deferralPending') =>
@@ -215,21 +303,23 @@ export async function createMongoDeliveryStore(conn: MongoConnection): Promise<D
           if (!before.has(i)) return toDelivery(doc);
           const stored = await deliveries.findOne({ _id: doc._id });
           if (!stored) throw new Error(`delivery ${doc._id} was not stored`);
-          return toDelivery(stored);
+          return overlay(stored);
         }),
       );
     },
     async getDelivery(id) {
       const doc = await deliveries.findOne({ _id: id });
-      return doc ? toDelivery(doc) : null;
+      return doc ? overlay(doc) : null;
     },
     async listBySubmission(submissionId) {
       const docs = await deliveries.find({ submissionId }).sort({ submissionId: 1, createdAt: 1 }).toArray();
-      return docs.map(toDelivery).sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+      return (await overlayAll(docs)).sort(
+        (a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id),
+      );
     },
     async listByTarget(targetId, limit) {
       const docs = await deliveries.find({ targetId }).sort({ targetId: -1, createdAt: -1 }).limit(limit).toArray();
-      return docs.map(toDelivery);
+      return overlayAll(docs);
     },
     async listFailed(formId, range, limit) {
       const docs = await deliveries
@@ -250,6 +340,14 @@ export async function createMongoDeliveryStore(conn: MongoConnection): Promise<D
 
     async claimAttempt(deliveryId, attempt, at) {
       const _id = attemptKey(deliveryId, attempt);
+      if (attempt === 1) {
+        // A delivery a batch planned was claimed for attempt 1 by its insert (set once, at creation): held.
+        const doc = await deliveries.findOne({ _id: deliveryId });
+        if (doc?.batch !== undefined) {
+          const delivery = await overlay(doc);
+          return { claimed: false, startedAt: doc.batch.startedAt, finished: delivery.attempts > 0 };
+        }
+      }
       try {
         await attempts.insertOne({ _id, deliveryId, attempt, startedAt: at.startedAt, outcome: null });
       } catch (err) {
@@ -269,33 +367,70 @@ export async function createMongoDeliveryStore(conn: MongoConnection): Promise<D
     },
     async recordOutcome(deliveryId, attempt, outcome) {
       await attempts.updateOne({ _id: attemptKey(deliveryId, attempt) }, { $set: { outcome } });
-      const final = isFinal(outcome.status);
-      const next = final ? null : outcome.nextAttemptAt;
-      const set = {
-        status: outcome.status,
-        attempts: attempt,
-        lastResponse: outcome.response,
-        nextAttemptAt: next,
-        updatedAt: outcome.at,
-        ...(outcome.messageId === null ? {} : { messageId: outcome.messageId }),
-        ...(next === null ? {} : { due: true as const }),
-      };
-      const unset = {
-        deferredAt: '',
-        parked: '',
-        deferralPending: '',
-        ...(next === null ? { due: '' as const } : {}),
-      } as const;
-      // The delivery as written, in the same command; read only when a later attempt had recorded first.
-      const doc =
-        (await deliveries.findOneAndUpdate(
-          { _id: deliveryId, attempts: { $lt: attempt } },
-          final
-            ? { $set: { ...set, eventPending: true as const }, $unset: unset }
-            : { $set: set, $unset: { eventPending: '', ...unset } },
-          { returnDocument: 'after' },
-        )) ?? (await deliveries.findOne({ _id: deliveryId }));
-      return doc ? toDelivery(doc) : null;
+      return writeOutcome(deliveryId, attempt, outcome);
+    },
+    async claimFirstAttempts(batch, planned) {
+      if (planned.length === 0) return [];
+      // The batch record first: from here on a crash leaves something the retry worker finds (after the lease).
+      await batches.insertOne({
+        _id: batch.id,
+        deliveryIds: planned.map((d) => d.id),
+        startedAt: batch.startedAt,
+        leaseUntil: batch.leaseUntil,
+      });
+      const docs: DeliveryDoc[] = planned.map(({ id, ...rest }) => ({
+        _id: id,
+        ...rest,
+        lastClaimed: 1,
+        nextAttemptAt: null,
+        updatedAt: batch.startedAt,
+        batch: { id: batch.id, startedAt: batch.startedAt },
+      }));
+      // The unique insert of each delivery is the claim of its attempt 1 (as an attempt record's is for later ones).
+      const taken = new Set(await deliveries.insertMany(docs, { ordered: false }).then(() => [], duplicateIndexes));
+      return Promise.all(
+        docs.map(async (doc, i) => {
+          if (!taken.has(i)) return { delivery: toDelivery(doc), claimed: true };
+          const stored = await deliveries.findOne({ _id: doc._id });
+          if (!stored) throw new Error(`delivery ${doc._id} was not stored`);
+          return { delivery: await overlay(stored), claimed: false };
+        }),
+      );
+    },
+    async recordFirstAttempts(batch, results) {
+      if (results.length === 0) return [];
+      // Every attempt record in one insert (a success is nothing more); then each failure on its delivery too, for
+      // the retry worker's and `listFailed`'s equality reads. A record there already (a batch recorded twice) stays.
+      await attempts
+        .insertMany(
+          results.map(({ delivery, outcome }) => ({
+            _id: attemptKey(delivery.id, 1),
+            deliveryId: delivery.id,
+            attempt: 1,
+            startedAt: batch.startedAt,
+            outcome,
+          })),
+          { ordered: false },
+        )
+        .catch(ignoreDuplicates);
+      return Promise.all(
+        results.map(async ({ delivery, outcome }) =>
+          outcome.status === 'succeeded'
+            ? withOutcome(delivery, outcome)
+            : ((await writeOutcome(delivery.id, 1, outcome)) ?? withOutcome(delivery, outcome)),
+        ),
+      );
+    },
+    async listOpenBatches(before, limit) {
+      // Open batches are the few in flight (and any a crash left): the collection stays small, a scan is cheap.
+      const docs = await batches
+        .find({ leaseUntil: { $lt: before } })
+        .limit(limit)
+        .toArray();
+      return docs.map(({ _id, ...rest }): OpenBatch => ({ id: _id, ...rest }));
+    },
+    async closeBatch(batchId) {
+      await batches.deleteOne({ _id: batchId });
     },
     async skipAttempt(deliveryId, attempt) {
       await deliveries.updateOne(
@@ -313,17 +448,19 @@ export async function createMongoDeliveryStore(conn: MongoConnection): Promise<D
         .sort({ nextAttemptAt: 1 })
         .limit(limit)
         .toArray();
-      if (!sweep.due()) return docs.map(toDelivery);
+      const notFinal = async (found: DeliveryDoc[]) => (await settled(found)).filter((d) => !isFinal(d.status));
+      if (!sweep.due()) return notFinal(docs);
       // Every scheduled delivery without the flag, due or not: a sweep that finds none counts towards the last one.
       const unflagged = await deliveries
         .find({ nextAttemptAt: { $type: 'string' }, due: { $exists: false } })
         .toArray();
       sweep.found('due', unflagged.length > 0);
       const dueNow = unflagged.filter((d) => (d.nextAttemptAt as string) <= now);
-      return [...docs, ...dueNow]
-        .sort((a, b) => (a.nextAttemptAt as string).localeCompare(b.nextAttemptAt as string))
-        .slice(0, limit)
-        .map(toDelivery);
+      return notFinal(
+        [...docs, ...dueNow]
+          .sort((a, b) => (a.nextAttemptAt as string).localeCompare(b.nextAttemptAt as string))
+          .slice(0, limit),
+      );
     },
 
     async deferDelivery(deliveryId, lastClaimed, at) {
@@ -341,7 +478,7 @@ export async function createMongoDeliveryStore(conn: MongoConnection): Promise<D
         },
       );
       const doc = await deliveries.findOne({ _id: deliveryId });
-      return doc ? toDelivery(doc) : null;
+      return doc ? ((await settled([doc]))[0] ?? null) : null;
     },
     async listDeferred(orgId, limit) {
       const unflagged = sweep.unflaggedOrgs.has(orgId);
@@ -355,7 +492,7 @@ export async function createMongoDeliveryStore(conn: MongoConnection): Promise<D
         .limit(limit)
         .toArray();
       if (unflagged && docs.length < limit) sweep.unflaggedOrgs.delete(orgId);
-      return docs.map(toDelivery);
+      return (await settled(docs)).filter((d) => d.status === 'deferred');
     },
     async deferredOrgs() {
       const flagged = (await deliveries.distinct('orgId', { parked: true, status: NOT_FINAL })) as string[];
@@ -386,7 +523,7 @@ export async function createMongoDeliveryStore(conn: MongoConnection): Promise<D
               .limit(limit - outcomes.length)
               .toArray()
           : [];
-      return [...outcomes, ...deferrals.filter((d) => !seen.has(d._id))].map(toDelivery);
+      return settled([...outcomes, ...deferrals.filter((d) => !seen.has(d._id))]);
     },
     async markPublished(ids) {
       await unsetEach(ids, 'eventPending');

@@ -4,6 +4,8 @@ import type { DeliveryStore } from './delivery-store.ts';
 
 const DUE_BATCH = 20;
 const PUBLISH_BATCH = 100;
+/** Consumer batches whose lease ended while open (`recoverBatches`), finished per pass. */
+const OPEN_BATCHES = 10;
 /**
  * How long the outbox pass leaves a recorded outcome or deferral to whoever recorded it: the consumer, a resend,
  * the releaser and this worker publish their own and clear the mark. Only one still marked after this is the
@@ -14,7 +16,7 @@ export const OUTBOX_GRACE_MS = 60_000;
 
 /**
  * The retry worker: every `intervalMs`, makes the attempts that are due (scheduled retries, and first attempts
- * whose claimer stopped before finishing), releases deferred emails whose quota allows again (`release`, see
+ * whose claimer stopped before finishing), finishes consumer batches whose lease ended while open (ADR 61), releases deferred emails whose quota allows again (`release`, see
  * `deferred-releaser.ts`), publishing what those attempts recorded, then publishes the outcomes and deferrals that
  * others recorded and left unpublished for `OUTBOX_GRACE_MS` (the outbox pass). All its state is in the
  * store, so it resumes after a restart; with several instances the attempt claim decides who sends.
@@ -35,12 +37,18 @@ export function createRetryWorker(deps: {
       const due = await deps.store.listDue(deps.clock.now().toISOString(), DUE_BATCH);
       const made = (await mapLimit(due, 4, (d) => deps.runner.attempt(d))).filter((d) => d !== null);
       await deps.runner.publishOutcomes(made);
+      const recovered = await deps.runner.recoverBatches(OPEN_BATCHES);
       const released = deps.release ? await deps.release() : false;
       const before = new Date(deps.clock.now().getTime() - OUTBOX_GRACE_MS).toISOString();
       const unpublished = await deps.store.listUnpublished(PUBLISH_BATCH, before);
       await deps.runner.publishOutcomes(unpublished);
       // Another pass at once only when this one made progress on a full batch.
-      return (due.length === DUE_BATCH && made.length > 0) || released || unpublished.length === PUBLISH_BATCH;
+      return (
+        (due.length === DUE_BATCH && made.length > 0) ||
+        recovered === OPEN_BATCHES ||
+        released ||
+        unpublished.length === PUBLISH_BATCH
+      );
     },
   });
 }

@@ -4,8 +4,11 @@ import {
   attemptKey,
   type Delivery,
   type DeliveryStore,
+  type FirstAttemptBatch,
+  type FirstAttemptResult,
   type FormView,
   isFinal,
+  type OpenBatch,
   type StoredSubmission,
 } from './delivery-store.ts';
 
@@ -45,6 +48,13 @@ ALTER TABLE deliveries ADD COLUMN deferred_at TEXT;
 ALTER TABLE deliveries ADD COLUMN deferral_pending INTEGER NOT NULL DEFAULT 0;
 CREATE INDEX IF NOT EXISTS deliveries_deferred ON deliveries (org_id, deferred_at) WHERE deferred_at IS NOT NULL;
 CREATE INDEX IF NOT EXISTS deliveries_deferral_unpublished ON deliveries (deferral_pending) WHERE deferral_pending = 1;
+`;
+
+// A consumer batch's first attempts (ADR 61): the batch record that leases them until their outcomes are published.
+const BATCHES = `
+CREATE TABLE IF NOT EXISTS first_attempt_batches (
+  id TEXT PRIMARY KEY, delivery_ids TEXT NOT NULL, started_at TEXT NOT NULL, lease_until TEXT NOT NULL
+) WITHOUT ROWID;
 `;
 
 const NOT_FINAL = `status NOT IN ('succeeded', 'failed')`;
@@ -96,6 +106,7 @@ const toDelivery = (r: DeliveryRow): Delivery => ({
 /** `DeliveryStore` on SQLite (embedded mode): one file, each change one statement or one transaction. */
 export function createSqliteDeliveryStore(db: SqliteDb): DeliveryStore {
   db.exec(SCHEMA);
+  db.exec(BATCHES);
   if (!db.prepare(`SELECT 1 FROM pragma_table_info('deliveries') WHERE name = 'webhook_event'`).get()) {
     db.transaction(() => db.exec(WEBHOOKS))();
   }
@@ -173,6 +184,11 @@ export function createSqliteDeliveryStore(db: SqliteDb): DeliveryStore {
     ),
     published: db.prepare('UPDATE deliveries SET event_pending = 0 WHERE id = ?'),
     deferralPublished: db.prepare('UPDATE deliveries SET deferral_pending = 0 WHERE id = ?'),
+    openBatch: db.prepare(
+      'INSERT INTO first_attempt_batches (id, delivery_ids, started_at, lease_until) VALUES (?, ?, ?, ?)',
+    ),
+    openBatches: db.prepare('SELECT * FROM first_attempt_batches WHERE lease_until < ? LIMIT ?'),
+    closeBatch: db.prepare('DELETE FROM first_attempt_batches WHERE id = ?'),
   };
 
   const plan = db.transaction((deliveries: Delivery[]) =>
@@ -190,8 +206,14 @@ export function createSqliteDeliveryStore(db: SqliteDb): DeliveryStore {
     const row = s.getAttempt.get(key) as { started_at: string; outcome: string | null };
     return { claimed: false as const, startedAt: row.started_at, finished: row.outcome !== null };
   });
+  /** `batchPublishes`: a batch's first-attempt success, whose publication is the batch's (no `event_pending`). */
   const record = db.transaction(
-    (deliveryId: string, attempt: number, outcome: Parameters<DeliveryStore['recordOutcome']>[2]) => {
+    (
+      deliveryId: string,
+      attempt: number,
+      outcome: Parameters<DeliveryStore['recordOutcome']>[2],
+      batchPublishes = false,
+    ) => {
       s.outcomeOfAttempt.run(JSON.stringify(outcome), attemptKey(deliveryId, attempt));
       s.outcomeOfDelivery.run({
         id: deliveryId,
@@ -201,11 +223,32 @@ export function createSqliteDeliveryStore(db: SqliteDb): DeliveryStore {
         messageId: outcome.messageId,
         nextAttemptAt: isFinal(outcome.status) ? null : outcome.nextAttemptAt,
         at: outcome.at,
-        eventPending: isFinal(outcome.status) ? 1 : 0,
+        eventPending: isFinal(outcome.status) && !(batchPublishes && outcome.status === 'succeeded') ? 1 : 0,
       });
       const row = s.getDelivery.get(deliveryId) as DeliveryRow | undefined;
       return row ? toDelivery(row) : null;
     },
+  );
+  /** The batch record, then each new delivery planned with attempt 1 claimed (its attempt record written). */
+  const claimFirst = db.transaction((batch: FirstAttemptBatch, deliveries: Delivery[]) => {
+    s.openBatch.run(batch.id, JSON.stringify(deliveries.map((d) => d.id)), batch.startedAt, batch.leaseUntil);
+    return deliveries.map((d) => {
+      const inserted = s.insertDelivery.run({
+        ...d,
+        lastClaimed: 1,
+        nextAttemptAt: null,
+        updatedAt: batch.startedAt,
+        webhookEvent: d.webhookEvent ? JSON.stringify(d.webhookEvent) : null,
+      });
+      if (inserted.changes === 1) s.claim.run(attemptKey(d.id, 1), d.id, 1, batch.startedAt);
+      return { delivery: toDelivery(s.getDelivery.get(d.id) as DeliveryRow), claimed: inserted.changes === 1 };
+    });
+  });
+  /** Each outcome as `record` writes it; a success's publication is the batch's. */
+  const recordFirst = db.transaction((results: FirstAttemptResult[]) =>
+    results.map(({ delivery, outcome }) => {
+      return record(delivery.id, 1, outcome, true) ?? delivery;
+    }),
   );
   const saveSubmissions = db.transaction((submissions: StoredSubmission[]) => {
     for (const sub of submissions) s.saveSubmission.run(sub.submissionId, JSON.stringify(sub));
@@ -283,6 +326,28 @@ export function createSqliteDeliveryStore(db: SqliteDb): DeliveryStore {
         : s.countTarget.get(q.formId, q.purpose, q.target, q.since)) as number,
     claimAttempt: (deliveryId, attempt, at) => write(() => claim(deliveryId, attempt, at.startedAt, at.leaseUntil)),
     recordOutcome: (deliveryId, attempt, outcome) => write(() => record(deliveryId, attempt, outcome)),
+    claimFirstAttempts: (batch, deliveries) =>
+      deliveries.length === 0 ? Promise.resolve([]) : write(() => claimFirst(batch, deliveries)),
+    recordFirstAttempts: (_batch, results) => write(() => recordFirst(results)),
+    listOpenBatches: async (before, limit) =>
+      (
+        s.openBatches.all(before, limit) as {
+          id: string;
+          delivery_ids: string;
+          started_at: string;
+          lease_until: string;
+        }[]
+      ).map(
+        (r): OpenBatch => ({
+          id: r.id,
+          deliveryIds: JSON.parse(r.delivery_ids),
+          startedAt: r.started_at,
+          leaseUntil: r.lease_until,
+        }),
+      ),
+    async closeBatch(batchId) {
+      await write(() => s.closeBatch.run(batchId));
+    },
     async skipAttempt(deliveryId, attempt) {
       await write(() => s.skip.run(attempt, deliveryId));
     },
