@@ -33,7 +33,7 @@ import { openSqlite } from '@formgate/store/sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createNotificationsService, type NotificationsService } from '../src/create-service.ts';
 import { ATTEMPT_LEASE_MS } from '../src/deliveries/delivery-runner.ts';
-import type { DeliveryStore } from '../src/deliveries/delivery-store.ts';
+import type { Delivery, DeliveryStore } from '../src/deliveries/delivery-store.ts';
 import { newDelivery, plannedDeliveryId } from '../src/deliveries/plan-deliveries.ts';
 import type { Composer } from '../src/deliveries/ports.ts';
 import { OUTBOX_GRACE_MS } from '../src/deliveries/retry-worker.ts';
@@ -451,6 +451,82 @@ describe('notifications deliveries on the embedded log with a real SMTP server',
     ]);
     await service.runDueAttempts();
     expect(mailsOf(submission.submissionId)).toHaveLength(1);
+  });
+
+  it('finishes a consumer batch its instance left open once the lease has passed: attempt 2 of what it never recorded, its success published again', async () => {
+    const orgId = `org_${randomUUID()}`;
+    const form = await publishForm({ emails: ['batch-one@example.com', 'batch-two@example.com'] }, orgId);
+    const submission = decodeEvent(Topics.ingestSubmission, submissionEvent(form).value).data;
+    await store.saveSubmission(submission);
+    const clock = { now: () => new Date(now) };
+    const planned = ['batch-one@example.com', 'batch-two@example.com'].map((address) => {
+      const target = {
+        orgId,
+        formId: form.id,
+        submissionId: submission.submissionId,
+        channel: 'email' as const,
+        purpose: 'notification',
+        target: address,
+        resendOf: null,
+      };
+      return newDelivery({ clock }, { ...target, id: plannedDeliveryId(systemIds, target) });
+    });
+    // What a crashed instance leaves: its batch claimed both, sent the first (recorded), maybe the second (not).
+    const batch = {
+      id: `batch_${randomUUID()}`,
+      startedAt: new Date(now).toISOString(),
+      leaseUntil: new Date(now + ATTEMPT_LEASE_MS).toISOString(),
+    };
+    const [one, two] = (await store.claimFirstAttempts(batch, planned)).map((p) => p.delivery) as [Delivery, Delivery];
+    const at = new Date(now).toISOString();
+    const response = { code: '250', text: 'accepted' };
+    await store.recordFirstAttempts(batch, [
+      { delivery: one, outcome: { status: 'succeeded', response, messageId: '<m1@x.test>', nextAttemptAt: null, at } },
+    ]);
+
+    now += ATTEMPT_LEASE_MS - 1_000;
+    await service.runDueAttempts();
+    expect(mailsOf(submission.submissionId)).toEqual([]);
+    expect(await store.listOpenBatches(new Date(now).toISOString(), 10)).toEqual([]);
+
+    now += 2_000;
+    await service.runDueAttempts();
+    expect(mailsOf(submission.submissionId).map((m) => m.to)).toEqual([['batch-two@example.com']]);
+    expect(await store.getDelivery(one.id)).toMatchObject({ status: 'succeeded', attempts: 1 });
+    expect(await store.getDelivery(two.id)).toMatchObject({ status: 'succeeded', attempts: 2, lastClaimed: 2 });
+    await eventually(() =>
+      expect(
+        outcomesOf(submission.submissionId)
+          .map((e) => e.data.deliveryId)
+          .sort(),
+      ).toEqual([one.id, two.id].sort()),
+    );
+    expect(await store.listOpenBatches(new Date(now).toISOString(), 10)).toEqual([]);
+    await service.runDueAttempts();
+    expect(mailsOf(submission.submissionId)).toHaveLength(1);
+  });
+
+  it('attempts a delivery planned before and never claimed when its submission comes again', async () => {
+    const orgId = `org_${randomUUID()}`;
+    await setVerified(orgId, ['unclaimed@example.com']);
+    const form = await publishForm({ emails: ['unclaimed@example.com'] }, orgId);
+    const event = submissionEvent(form);
+    const target = {
+      orgId,
+      formId: form.id,
+      submissionId: event.submissionId,
+      channel: 'email' as const,
+      purpose: 'notification',
+      target: 'unclaimed@example.com',
+      resendOf: null,
+    };
+    // Planned by a version that claimed after planning, and stopped in between.
+    await store.planDeliveries([
+      newDelivery({ clock: { now: () => new Date(now) } }, { ...target, id: plannedDeliveryId(systemIds, target) }),
+    ]);
+    await bus.publish(Topics.ingestSubmission, [{ key: event.key, value: event.value }]);
+    await eventually(() => expect(mailsOf(event.submissionId)).toHaveLength(1));
+    expect(await deliveriesOf(form, event.submissionId)).toMatchObject([{ status: 'succeeded', attempts: 1 }]);
   });
 
   it('publishes an outcome its recorder left unpublished once OUTBOX_GRACE_MS has passed, and only then', async () => {

@@ -342,9 +342,26 @@ export function createDeliveryRunner(deps: DeliveryRunnerDeps) {
           }),
         ),
     );
-    const recorded = sends.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
-    const succeeded = new Set(recorded.filter((d) => d.status === 'succeeded' && d.attempts === 1).map((d) => d.id));
-    await publishOutcomes([...found, ...recorded], succeeded);
+    // Planned before and never claimed (a batch handled by an older version that stopped before its first attempts):
+    // attempted now, one claim each, as a redelivered submission's were.
+    const unclaimed = await Promise.all(
+      found
+        .filter((d) => d.lastClaimed === 0 && d.status === 'pending')
+        .map((d) => limit(() => attempt(d, options.known?.(d.id)))),
+    );
+    const batchRecorded = sends.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+    // The batch's successes have no publication mark of their own: closing the batch is theirs.
+    const unmarked = new Set(
+      batchRecorded.filter((d) => d.status === 'succeeded' && d.attempts === 1).map((d) => d.id),
+    );
+    await publishOutcomes(
+      [
+        ...found.filter((d) => d.lastClaimed !== 0),
+        ...batchRecorded,
+        ...unclaimed.filter((d): d is Delivery => d !== null),
+      ],
+      unmarked,
+    );
     const failedSend = sends.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     // Open until every claimed attempt has its outcome: one without is the retry worker's after the lease.
     if (!failedSend) await store.closeBatch(batch.id);
