@@ -78,8 +78,18 @@ export interface SubscribeOptions {
    */
   startAtGroup?: string;
   maxBatchSize?: number;
+  /**
+   * How long a fetch may wait for more records before it answers (Kafka: the broker holds it up to this long for
+   * `GATHER_BYTES`; the embedded log delivers what it has). For a handler whose store cost is per batch, not per
+   * record (a projection writing one batch in a few commands): under load its batches grow and its commands per
+   * record fall, while a lone record waits at most this long (ADR 62). Unset: answered as soon as anything is there.
+   */
+  gatherMs?: number;
   retry?: RetryPolicy;
 }
+
+/** `gatherMs` for projections: a record may wait this long to share its batch's store commands (ADR 62). */
+export const PROJECTION_GATHER_MS = 300;
 
 export interface Subscription {
   /**

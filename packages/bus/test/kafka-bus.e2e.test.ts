@@ -88,6 +88,56 @@ describe('Kafka bus specifics', () => {
     expect(deliveries).toBe(10_000);
   });
 
+  it('gathers a trickle into few batches for a subscription with gatherMs, and still delivers a lone record', async () => {
+    const topic = `kafka.gather.${randomUUID().slice(0, 8)}`;
+    await bus.ensureTopics([{ name: topic, partitions: 1, compacted: false }]);
+    const batches = { gathered: [] as number[], plain: [] as number[] };
+    const arrived: Record<'gathered' | 'plain', number[]> = { gathered: [], plain: [] };
+    for (const name of ['gathered', 'plain'] as const) {
+      subs.push(
+        await bus.subscribe({
+          group: `gather.${name}.${randomUUID().slice(0, 8)}`,
+          topic,
+          fromBeginning: false,
+          ...(name === 'gathered' ? { gatherMs: 400 } : {}),
+          handler: async (batch) => {
+            batches[name].push(batch.length);
+            for (const _ of batch) arrived[name].push(Date.now());
+          },
+        }),
+      );
+    }
+    // Both consuming (joined, fetching) before the trickle starts: the records of a join's wait come in one batch.
+    await eventually(async () => {
+      await bus.publish(topic, [{ key: 'k', value: 'warm-up' }]);
+      expect(batches.gathered.length > 0 && batches.plain.length > 0).toBe(true);
+    }, 30_000);
+    await new Promise((r) => setTimeout(r, 1_000));
+    const counted = { gathered: arrived.gathered.length, plain: arrived.plain.length };
+    batches.gathered.length = 0;
+    batches.plain.length = 0;
+
+    // 60 records over at least 0.6 s, one at a time.
+    for (let i = 0; i < 60; i++) {
+      await bus.publish(topic, [{ key: 'k', value: String(i) }]);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+    await eventually(() => {
+      expect(sum(batches.gathered)).toBe(60);
+      expect(sum(batches.plain)).toBe(60);
+    }, 30_000);
+    // Each gathering fetch waits up to 400 ms for more: a few batches, where the plain subscription takes many.
+    expect(batches.gathered.length).toBeLessThanOrEqual(5);
+    expect(batches.plain.length).toBeGreaterThan(2 * batches.gathered.length);
+
+    // A lone record is not held for more: it comes once the wait is over.
+    const sent = Date.now();
+    await bus.publish(topic, [{ key: 'k', value: 'lone' }]);
+    await eventually(() => expect(arrived.gathered.length).toBe(counted.gathered + 61), 10_000);
+    expect((arrived.gathered.at(-1) as number) - sent).toBeLessThan(3_000);
+  }, 90_000);
+
   it('creates compacted topics with cleanup.policy=compact, their .dlq without, their .dlq.replayed with', async () => {
     const name = `kafka.compact.${randomUUID().slice(0, 8)}`;
     await bus.ensureTopics([{ name, partitions: 3, compacted: true }]);

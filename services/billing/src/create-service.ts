@@ -1,4 +1,4 @@
-import { createConsumers, type EventBus } from '@formgate/bus';
+import { createConsumers, type EventBus, PROJECTION_GATHER_MS } from '@formgate/bus';
 import {
   type BillingUsageDto,
   billingPeriodOf,
@@ -123,12 +123,14 @@ export function createBillingService(deps: BillingServiceDeps): Service {
       topic: Topics.ingestSubmission,
       handler: createUsageHandler(handlerDeps),
       maxBatchSize: 1_000,
+      gatherMs: PROJECTION_GATHER_MS,
     },
     {
       group: 'billing.releases',
       topic: Topics.formsSubmission,
       handler: createSubmissionChangedHandler(handlerDeps),
       maxBatchSize: 1_000,
+      gatherMs: PROJECTION_GATHER_MS,
     },
     {
       group: 'billing.subscriptions',
@@ -136,12 +138,19 @@ export function createBillingService(deps: BillingServiceDeps): Service {
       handler: createSubscriptionChangedHandler(handlerDeps),
     },
     { group: 'billing.org-purge', topic: Topics.orgsOrganization, handler: createOrgPurgeHandler(handlerDeps) },
-    { group: 'billing.storage', topic: Topics.ingestSubmission, handler: storage.received, maxBatchSize: 1_000 },
+    {
+      group: 'billing.storage',
+      topic: Topics.ingestSubmission,
+      handler: storage.received,
+      maxBatchSize: 1_000,
+      gatherMs: PROJECTION_GATHER_MS,
+    },
     {
       group: 'billing.storage-deletions',
       topic: Topics.formsSubmission,
       handler: storage.deleted,
       maxBatchSize: 1_000,
+      gatherMs: PROJECTION_GATHER_MS,
     },
     { group: 'billing.storage-forms', topic: Topics.formsForm, handler: storage.formDeleted, maxBatchSize: 500 },
     {
@@ -149,6 +158,7 @@ export function createBillingService(deps: BillingServiceDeps): Service {
       topic: Topics.notificationsDelivery,
       handler: createEmailUsageHandler(handlerDeps),
       maxBatchSize: 1_000,
+      gatherMs: PROJECTION_GATHER_MS,
     },
   ]);
   let watch: ReturnType<typeof startPeriodWatch> | undefined;

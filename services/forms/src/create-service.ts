@@ -1,4 +1,4 @@
-import { createConsumers, type EventBus, type Subscription } from '@formgate/bus';
+import { createConsumers, type EventBus, PROJECTION_GATHER_MS, type Subscription } from '@formgate/bus';
 import { SITE_ORG_ID, TOPIC_SPECS, Topics } from '@formgate/contracts';
 import {
   type Clock,
@@ -84,12 +84,14 @@ export function createFormsService(deps: FormsServiceDeps): Service {
       topic: Topics.ingestSubmission,
       handler: createSubmissionReceivedHandler(deps.store, deps.blobs),
       maxBatchSize: 1_000,
+      gatherMs: PROJECTION_GATHER_MS,
     },
     {
       group: 'forms.submission-counts',
       topic: Topics.formsSubmission,
       handler: createSubmissionChangedHandler(deps.store),
       maxBatchSize: 500,
+      gatherMs: PROJECTION_GATHER_MS,
     },
     {
       group: 'forms.blocked-counts',

@@ -30,17 +30,27 @@ export interface ConsumerFactoryOptions {
   maxRestarts: number;
 }
 
-export type ConsumerFactory = (groupId: string, state: ConsumerState) => Consumer;
+/**
+ * What the broker waits for before it answers a fetch of a gathering consumer (`SubscribeOptions.gatherMs`): more
+ * than a batch of P12's submissions, so that under load the wait, not the size, ends the fetch.
+ */
+export const GATHER_BYTES = 100_000;
+/** How long an idle fetch waits at the broker when the subscription does not gather. */
+const MAX_WAIT_MS = 1_000;
+
+export type ConsumerFactory = (groupId: string, state: ConsumerState, fetch?: { gatherMs?: number }) => Consumer;
 
 /** kafkajs consumers with Formgate's session, fetch and restart settings, on a client with `CONSUMER_RETRY`. */
 export function createConsumerFactory(kafka: Kafka, opts: ConsumerFactoryOptions): ConsumerFactory {
-  return (groupId, state) => {
+  return (groupId, state, fetch = {}) => {
     const consumer = kafka.consumer({
       groupId,
       sessionTimeout: SESSION_TIMEOUT_MS,
       heartbeatInterval: HEARTBEAT_MS,
       rebalanceTimeout: 60_000,
-      maxWaitTimeInMs: 1_000,
+      ...(fetch.gatherMs === undefined
+        ? { maxWaitTimeInMs: MAX_WAIT_MS }
+        : { maxWaitTimeInMs: fetch.gatherMs, minBytes: GATHER_BYTES }),
       allowAutoTopicCreation: false,
       retry: {
         ...CONSUMER_RETRY,

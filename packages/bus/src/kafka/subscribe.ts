@@ -193,7 +193,7 @@ export function createSubscribe(deps: SubscribeDeps) {
     const startAt =
       starts.size === 0 ? new Map<number, bigint>() : await deps.groupStart.pin(groupId, physical, starts);
     const state: MemberState = { crashes: 0, stopping: false, revoked: false, deliveries: new Set() };
-    const consumer = deps.newConsumer(groupId, state);
+    const consumer = deps.newConsumer(groupId, state, { gatherMs: options.gatherMs });
     const context = deliveryContext(deps, options, retry ?? DEFAULT_RETRY);
     const report = (err: unknown) => deps.onError(err, `consumer ${group} on ${topic}`);
     await startConsumer(consumer, physical, true);
