@@ -12,6 +12,7 @@ import { startDistributed } from '../harness/processes.ts';
  */
 const ATTEMPT_LEASE_MS = 30_000;
 
+import { ATTEMPT_CONCURRENCY } from '../../services/notifications/src/deliveries/handlers.ts';
 import { kill9 } from './faults/process-faults.ts';
 import { scale, sharedBackends, sleep } from './scenario.ts';
 
@@ -271,9 +272,9 @@ describe('reliability: a notifications instance killed mid-send (distributed mod
       // The documented bound: at most one duplicate per (submission, recipient), with the same Message-ID.
       expect(copies.filter((p) => p.n > 2)).toEqual([]);
       expect(copies.filter((p) => p.ids.size > 1)).toEqual([]);
-      // Only what the dead instance had in flight can be repeated: at most its first attempts in flight (24, across
+      // Only what the dead instance had in flight can be repeated: at most its first attempts in flight (48, across
       // the partitions it consumed at once), its retry worker's (4) and its releaser's (4).
-      expect(duplicates).toBeLessThanOrEqual(24 + 4 + 4);
+      expect(duplicates).toBeLessThanOrEqual(ATTEMPT_CONCURRENCY + 4 + 4);
     },
     ATTEMPT_LEASE_MS + 450_000,
   );

@@ -11,18 +11,19 @@ export interface SmtpMailerOptions {
   from: string;
   logger?: MailLogger;
   /**
-   * Connections the pool keeps open at most (`SMTP_MAX_CONNECTIONS`, default 20; nodemailer's own default is 5). Mails
+   * Connections the pool keeps open at most (`SMTP_MAX_CONNECTIONS`, default 40; nodemailer's own default is 5). Mails
    * beyond it wait for a free connection, so this bounds how many sends are in flight: the notifications consumer
    * sends a batch's mails concurrently, and each send waits on several SMTP round trips, so the pool's size bounds
    * the mails per second (ADR 34: 10 connections drained ~80 submissions/s of 2 mails in embedded mode, 20 kept up
-   * with 100/s). Keep it within the provider's limit on concurrent connections.
+   * with 100/s; ADR 63: distributed mode needed 40). Connections open only as mails queue. Keep it within the
+   * provider's limit on concurrent connections.
    */
   maxConnections?: number;
   /** Messages sent over one connection before it is replaced (`SMTP_MAX_MESSAGES`, default 1000; nodemailer's 100). */
   maxMessages?: number;
 }
 
-export const SMTP_POOL_DEFAULTS = { maxConnections: 20, maxMessages: 1000 };
+export const SMTP_POOL_DEFAULTS = { maxConnections: 40, maxMessages: 1000 };
 
 interface SmtpError {
   code?: string;

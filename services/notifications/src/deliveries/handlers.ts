@@ -141,11 +141,13 @@ export function cheapFirst(deliveries: Delivery[]): Delivery[] {
 /** Forms of one batch planned at once. */
 const FORM_CONCURRENCY = 8;
 /**
- * First attempts (mails, webhooks) in flight at once per handler, across the batches it is given at once (the Kafka
- * subscription consumes several partitions concurrently): above the SMTP pool's default size (20), so that no
- * connection idles. Also the bound on what a crash of the instance can duplicate (docs/notifications.md).
+ * First attempts (mails, webhooks) in flight at once per handler, from claim to recorded outcome, across the batches
+ * it is given at once (the Kafka subscription consumes several partitions concurrently): above the SMTP pool's
+ * default size (40), since a batch's attempt keeps its place while its outcome waits for the next group commit, so
+ * that no connection idles (ADR 63). Also the bound on what a crash of the instance can duplicate
+ * (docs/notifications.md).
  */
-export const ATTEMPT_CONCURRENCY = 24;
+export const ATTEMPT_CONCURRENCY = 48;
 
 type Received = { data: SubmissionReceived['data']; occurredAt: string };
 
