@@ -213,6 +213,16 @@ describe('notifications deliveries on the embedded log with a real SMTP server',
     expect(res.status).toBe(200);
     return res.body.data as DeliveryDto[];
   };
+  /** The key of a planned notification to `address` (what `plannedDeliveryId` derives the delivery's id from). */
+  const notificationTo = (orgId: string, formId: string, submissionId: string, address: string) => ({
+    orgId,
+    formId,
+    submissionId,
+    channel: 'email' as const,
+    purpose: 'notification',
+    target: address,
+    resendOf: null,
+  });
   const mailsOf = (submissionId: string) => smtp.messages.filter((m) => m.subject.includes(submissionId));
   const outcomesOf = (submissionId: string) =>
     outcomes
@@ -423,8 +433,7 @@ describe('notifications deliveries on the embedded log with a real SMTP server',
     // What a crashed instance leaves: the submission kept, the delivery planned, attempt 1 claimed (and perhaps sent),
     // no outcome recorded.
     await store.saveSubmission(submission);
-    const key = { orgId, formId: form.id, submissionId: submission.submissionId, channel: 'email' as const };
-    const target = { ...key, purpose: 'notification', target: 'crash@example.com', resendOf: null };
+    const target = notificationTo(orgId, form.id, submission.submissionId, 'crash@example.com');
     const clock = { now: () => new Date(now) };
     const [planned] = await store.planDeliveries([
       newDelivery({ clock }, { ...target, id: plannedDeliveryId(systemIds, target) }),
@@ -460,15 +469,7 @@ describe('notifications deliveries on the embedded log with a real SMTP server',
     await store.saveSubmission(submission);
     const clock = { now: () => new Date(now) };
     const planned = ['batch-one@example.com', 'batch-two@example.com'].map((address) => {
-      const target = {
-        orgId,
-        formId: form.id,
-        submissionId: submission.submissionId,
-        channel: 'email' as const,
-        purpose: 'notification',
-        target: address,
-        resendOf: null,
-      };
+      const target = notificationTo(orgId, form.id, submission.submissionId, address);
       return newDelivery({ clock }, { ...target, id: plannedDeliveryId(systemIds, target) });
     });
     // What a crashed instance leaves: its batch claimed both, sent the first (recorded), maybe the second (not).
@@ -511,15 +512,7 @@ describe('notifications deliveries on the embedded log with a real SMTP server',
     await setVerified(orgId, ['unclaimed@example.com']);
     const form = await publishForm({ emails: ['unclaimed@example.com'] }, orgId);
     const event = submissionEvent(form);
-    const target = {
-      orgId,
-      formId: form.id,
-      submissionId: event.submissionId,
-      channel: 'email' as const,
-      purpose: 'notification',
-      target: 'unclaimed@example.com',
-      resendOf: null,
-    };
+    const target = notificationTo(orgId, form.id, event.submissionId, 'unclaimed@example.com');
     // Planned by a version that claimed after planning, and stopped in between.
     await store.planDeliveries([
       newDelivery({ clock: { now: () => new Date(now) } }, { ...target, id: plannedDeliveryId(systemIds, target) }),
@@ -534,15 +527,7 @@ describe('notifications deliveries on the embedded log with a real SMTP server',
     const form = await publishForm({ emails: ['outbox@example.com'] }, orgId);
     const submission = decodeEvent(Topics.ingestSubmission, submissionEvent(form).value).data;
     // What an instance that stopped after recording and before publishing leaves: a final outcome, marked pending.
-    const target = {
-      orgId,
-      formId: form.id,
-      submissionId: submission.submissionId,
-      channel: 'email' as const,
-      purpose: 'notification',
-      target: 'outbox@example.com',
-      resendOf: null,
-    };
+    const target = notificationTo(orgId, form.id, submission.submissionId, 'outbox@example.com');
     const clock = { now: () => new Date(now) };
     const [planned] = await store.planDeliveries([
       newDelivery({ clock }, { ...target, id: plannedDeliveryId(systemIds, target) }),
