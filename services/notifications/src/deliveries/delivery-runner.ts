@@ -328,14 +328,12 @@ export function createDeliveryRunner(deps: DeliveryRunnerDeps) {
         .map(({ delivery }) =>
           // The slot is held until the outcome is recorded: what a crash can duplicate stays what is in flight.
           limit(async () => {
-            let outcome: AttemptOutcome;
+            let outcome: AttemptOutcome | undefined;
             try {
               outcome = await outcomeOf(delivery, 1, options.known?.(delivery.id));
-            } catch (err) {
-              tickets.get(delivery.id)?.settle(false);
-              throw err;
+            } finally {
+              tickets.get(delivery.id)?.settle(outcome?.status === 'succeeded');
             }
-            tickets.get(delivery.id)?.settle(outcome.status === 'succeeded');
             const recorded = await recorder.record({ delivery, outcome });
             await afterRecorded(recorded);
             return recorded;

@@ -171,12 +171,12 @@ export async function createMongoDeliveryStore(conn: MongoConnection): Promise<D
    * be there changes nothing (ADR 56, "Applied since").
    */
   const kept = new LRUCache<string, true>({ max: KEPT_COPIES });
-  /** The delivery as every read answers it: with a batch's first-attempt success overlaid (one `_id` read). */
-  const overlay = async (doc: DeliveryDoc): Promise<Delivery> => {
-    const delivery = toDelivery(doc);
-    if (!awaitsOverlay(doc)) return delivery;
-    return withOutcome(delivery, (await attempts.findOne({ _id: attemptKey(doc._id, 1) }))?.outcome);
-  };
+  /** Attempt 1's recorded outcome (one `_id` read). */
+  const firstOutcome = async (deliveryId: string) =>
+    (await attempts.findOne({ _id: attemptKey(deliveryId, 1) }))?.outcome ?? null;
+  /** The delivery as every read answers it: with a batch's first-attempt success overlaid. */
+  const overlay = async (doc: DeliveryDoc): Promise<Delivery> =>
+    awaitsOverlay(doc) ? withOutcome(toDelivery(doc), await firstOutcome(doc._id)) : toDelivery(doc);
   const overlayAll = (docs: DeliveryDoc[]) => Promise.all(docs.map(overlay));
   /**
    * The deliveries as `overlay` answers them, for the lists whose queries read the document's own flags (`due`,
@@ -187,8 +187,7 @@ export async function createMongoDeliveryStore(conn: MongoConnection): Promise<D
   const settled = (docs: DeliveryDoc[]) =>
     Promise.all(
       docs.map(async (doc) => {
-        if (!awaitsOverlay(doc)) return toDelivery(doc);
-        const outcome = (await attempts.findOne({ _id: attemptKey(doc._id, 1) }))?.outcome;
+        const outcome = awaitsOverlay(doc) ? await firstOutcome(doc._id) : null;
         if (!outcome) return toDelivery(doc);
         // Its publication stays the batch's (whoever finishes the batch publishes it).
         return (await writeOutcome(doc._id, 1, outcome, false)) ?? withOutcome(toDelivery(doc), outcome);
@@ -223,6 +222,23 @@ export async function createMongoDeliveryStore(conn: MongoConnection): Promise<D
         { returnDocument: 'after' },
       )) ?? (await deliveries.findOne({ _id: deliveryId }));
     return doc ? overlay(doc) : null;
+  };
+
+  /**
+   * Inserts the deliveries whose id is new (one unordered insert) and answers each as stored, with whether this call
+   * inserted it. Only one planned before (a redelivered batch) is read back, by its `_id`: on FerretDB 1.24 an `$in`
+   * is not pushed down and reads every delivery, while an `_id` equality is an index read.
+   */
+  const insertOrFind = async (docs: DeliveryDoc[]) => {
+    const taken = new Set(await deliveries.insertMany(docs, { ordered: false }).then(() => [], duplicateIndexes));
+    return Promise.all(
+      docs.map(async (doc, i) => {
+        if (!taken.has(i)) return { delivery: toDelivery(doc), inserted: true };
+        const stored = await deliveries.findOne({ _id: doc._id });
+        if (!stored) throw new Error(`delivery ${doc._id} was not stored`);
+        return { delivery: await overlay(stored), inserted: false };
+      }),
+    );
   };
 
   // One `updateOne` per `_id`: an `_id` equality is an index read on FerretDB 1.24, an `$in` a scan of every
@@ -294,18 +310,7 @@ export async function createMongoDeliveryStore(conn: MongoConnection): Promise<D
         ...rest,
         ...(rest.nextAttemptAt === null ? {} : { due: true as const }),
       }));
-      // Only a delivery planned before (a redelivered batch) is read back, by its `_id`: on FerretDB 1.24 an `$in`
-      // is not pushed down and reads every delivery, while an `_id` equality is an index read.
-      const taken = await deliveries.insertMany(docs, { ordered: false }).then(() => [], duplicateIndexes);
-      const before = new Set(taken);
-      return Promise.all(
-        docs.map(async (doc, i) => {
-          if (!before.has(i)) return toDelivery(doc);
-          const stored = await deliveries.findOne({ _id: doc._id });
-          if (!stored) throw new Error(`delivery ${doc._id} was not stored`);
-          return overlay(stored);
-        }),
-      );
+      return (await insertOrFind(docs)).map((r) => r.delivery);
     },
     async getDelivery(id) {
       const doc = await deliveries.findOne({ _id: id });
@@ -387,15 +392,7 @@ export async function createMongoDeliveryStore(conn: MongoConnection): Promise<D
         batch: { id: batch.id, startedAt: batch.startedAt },
       }));
       // The unique insert of each delivery is the claim of its attempt 1 (as an attempt record's is for later ones).
-      const taken = new Set(await deliveries.insertMany(docs, { ordered: false }).then(() => [], duplicateIndexes));
-      return Promise.all(
-        docs.map(async (doc, i) => {
-          if (!taken.has(i)) return { delivery: toDelivery(doc), claimed: true };
-          const stored = await deliveries.findOne({ _id: doc._id });
-          if (!stored) throw new Error(`delivery ${doc._id} was not stored`);
-          return { delivery: await overlay(stored), claimed: false };
-        }),
-      );
+      return (await insertOrFind(docs)).map(({ delivery, inserted }) => ({ delivery, claimed: inserted }));
     },
     async recordFirstAttempts(batch, results) {
       if (results.length === 0) return [];

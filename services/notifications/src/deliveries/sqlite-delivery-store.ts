@@ -191,12 +191,14 @@ export function createSqliteDeliveryStore(db: SqliteDb): DeliveryStore {
     closeBatch: db.prepare('DELETE FROM first_attempt_batches WHERE id = ?'),
   };
 
-  const plan = db.transaction((deliveries: Delivery[]) =>
-    deliveries.map((d) => {
-      s.insertDelivery.run({ ...d, webhookEvent: d.webhookEvent ? JSON.stringify(d.webhookEvent) : null });
-      return toDelivery(s.getDelivery.get(d.id) as DeliveryRow);
-    }),
-  );
+  /** Inserts the delivery unless its id is there; answers it as stored and whether this call inserted it. */
+  const insertOrFind = (d: Delivery) => {
+    const inserted =
+      s.insertDelivery.run({ ...d, webhookEvent: d.webhookEvent ? JSON.stringify(d.webhookEvent) : null }).changes ===
+      1;
+    return { delivery: toDelivery(s.getDelivery.get(d.id) as DeliveryRow), inserted };
+  };
+  const plan = db.transaction((deliveries: Delivery[]) => deliveries.map((d) => insertOrFind(d).delivery));
   const claim = db.transaction((deliveryId: string, attempt: number, startedAt: string, leaseUntil: string) => {
     const key = attemptKey(deliveryId, attempt);
     if (s.claim.run(key, deliveryId, attempt, startedAt).changes === 1) {
@@ -233,15 +235,14 @@ export function createSqliteDeliveryStore(db: SqliteDb): DeliveryStore {
   const claimFirst = db.transaction((batch: FirstAttemptBatch, deliveries: Delivery[]) => {
     s.openBatch.run(batch.id, JSON.stringify(deliveries.map((d) => d.id)), batch.startedAt, batch.leaseUntil);
     return deliveries.map((d) => {
-      const inserted = s.insertDelivery.run({
+      const { delivery, inserted } = insertOrFind({
         ...d,
         lastClaimed: 1,
         nextAttemptAt: null,
         updatedAt: batch.startedAt,
-        webhookEvent: d.webhookEvent ? JSON.stringify(d.webhookEvent) : null,
       });
-      if (inserted.changes === 1) s.claim.run(attemptKey(d.id, 1), d.id, 1, batch.startedAt);
-      return { delivery: toDelivery(s.getDelivery.get(d.id) as DeliveryRow), claimed: inserted.changes === 1 };
+      if (inserted) s.claim.run(attemptKey(d.id, 1), d.id, 1, batch.startedAt);
+      return { delivery, claimed: inserted };
     });
   });
   /** Each outcome as `record` writes it; a success's publication is the batch's. */
