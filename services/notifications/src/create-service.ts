@@ -109,6 +109,12 @@ export function createNotificationsService(deps: NotificationsServiceDeps): Noti
   app.use((_req, _res, next) => next(new AppError('NOT_FOUND')));
   app.use(errorHandler(deps.logger));
 
+  // Their first attempts go on after a batch is committed (ADR 64): `stop` waits for them.
+  const handlers = {
+    changes: createSubmissionChangesHandler({ ...deps, runner }),
+    webhooks: createSubmissionReceivedHandler({ ...deps, runner }, { emails: false, webhooks: true }),
+    emails: createSubmissionReceivedHandler({ ...deps, runner }, { emails: true, webhooks: false }),
+  };
   const consumers = createConsumers(deps.bus, TOPIC_SPECS, [
     {
       group: 'notifications.recipients-org',
@@ -119,7 +125,7 @@ export function createNotificationsService(deps: NotificationsServiceDeps): Noti
     {
       group: 'notifications.submission-changes',
       topic: Topics.formsSubmission,
-      handler: createSubmissionChangesHandler({ ...deps, runner }),
+      handler: handlers.changes,
     },
     // Webhooks and emails of a submission in two groups (ADR 54): a webhook never waits behind mails. The webhooks
     // group comes first: on the upgrade that created it, it takes over where `notifications.deliveries` (then both
@@ -127,7 +133,7 @@ export function createNotificationsService(deps: NotificationsServiceDeps): Noti
     {
       group: 'notifications.webhooks',
       topic: Topics.ingestSubmission,
-      handler: createSubmissionReceivedHandler({ ...deps, runner }, { emails: false, webhooks: true }),
+      handler: handlers.webhooks,
       fromBeginning: false,
       startAtGroup: 'notifications.deliveries',
       maxBatchSize: 100,
@@ -135,7 +141,7 @@ export function createNotificationsService(deps: NotificationsServiceDeps): Noti
     {
       group: 'notifications.deliveries',
       topic: Topics.ingestSubmission,
-      handler: createSubmissionReceivedHandler({ ...deps, runner }, { emails: true, webhooks: false }),
+      handler: handlers.emails,
       fromBeginning: false,
       maxBatchSize: 100,
     },
@@ -154,6 +160,7 @@ export function createNotificationsService(deps: NotificationsServiceDeps): Noti
       await worker.stop();
       await api.drain();
       await consumers.stop();
+      await Promise.all(Object.values(handlers).map((h) => h.drain()));
       await Promise.all(views.splice(0).map((v) => v.stop()));
     },
     runDueAttempts: worker.kick,

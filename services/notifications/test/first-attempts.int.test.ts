@@ -1,11 +1,16 @@
 import type { BusMessage } from '@formgate/bus';
 import { Topics } from '@formgate/contracts';
-import { createSmtpMailer } from '@formgate/mail';
+import { createSmtpMailer, type Mailer } from '@formgate/mail';
 import { type SmtpTestServer, startSmtpTestServer } from '@formgate/mail/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDeliveryRunner } from '../src/deliveries/delivery-runner.ts';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { ATTEMPT_LEASE_MS, createDeliveryRunner } from '../src/deliveries/delivery-runner.ts';
 import type { DeliveryStore } from '../src/deliveries/delivery-store.ts';
-import { ATTEMPT_CONCURRENCY, BOTH_CHANNELS, createSubmissionReceivedHandler } from '../src/deliveries/handlers.ts';
+import {
+  ATTEMPT_CONCURRENCY,
+  BOTH_CHANNELS,
+  createSubmissionReceivedHandler,
+  SEND_BACKLOG,
+} from '../src/deliveries/handlers.ts';
 import { createWebhookChannel } from '../src/endpoints/webhook-channel.ts';
 import type { WebhookEndpointStore } from '../src/endpoints/webhook-endpoint-store.ts';
 import { startReceiver, type WebhookReceiver } from './webhook-receiver.ts';
@@ -39,6 +44,28 @@ const recordOf = (
   headers: {},
   timestamp: Date.now(),
 });
+
+/** `mailer` with its sends held until `open()`; `started` counts the sends begun. */
+function gated(mailer: Mailer) {
+  let open!: () => void;
+  const gate = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  const counts = { started: 0 };
+  const held: Mailer = {
+    ...mailer,
+    send: async (message) => {
+      counts.started += 1;
+      await gate;
+      return mailer.send(message);
+    },
+  };
+  return { mailer: held, open, counts };
+}
+
+/** Resolves with whether `promise` settled within `ms`. */
+const settlesWithin = (promise: Promise<unknown>, ms: number) =>
+  Promise.race([promise.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), ms))]);
 
 /**
  * The received handler makes a batch's first attempts with what it read for planning (ADR 57): on a Mongo server
@@ -92,6 +119,7 @@ describe('first attempts of a batch', () => {
     const batch = events.map((event, offset) => recordOf(event, 0, offset));
     const mailsBefore = smtp.messages.length;
     await handler(batch);
+    await handler.drain();
 
     expect(smtp.messages.length - mailsBefore).toBe(4);
     expect(receiver.requests.map((r) => (JSON.parse(r.body) as { data: { id: string } }).data.id).sort()).toEqual(
@@ -138,9 +166,94 @@ describe('first attempts of a batch', () => {
     );
     const mailsBefore = smtp.messages.length;
     await Promise.all(batches.map((b) => handler(b)));
+    await handler.drain();
 
     expect(smtp.messages.length - mailsBefore).toBe(80);
     // Without one limit for the handler, each batch would have its 20 in flight: 80 at once.
     expect(most).toBe(ATTEMPT_CONCURRENCY);
+  });
+
+  it('returns once the claims are durable; the sends go on after it, and drain waits for them (ADR 64)', async () => {
+    const form = await formMailingTwo();
+    const { deps } = svc;
+    const gate = gated(deps.mailer);
+    const runner = createDeliveryRunner({ ...deps, mailer: gate.mailer });
+    const handler = createSubmissionReceivedHandler({ ...deps, runner }, BOTH_CHANNELS);
+    const event = svc.submissionEvent(form);
+    const mailsBefore = smtp.messages.length;
+
+    // No mail can leave, yet the handler returns: the bus may commit the batch.
+    expect(await settlesWithin(handler([recordOf(event, 0, 0)]), 5_000)).toBe(true);
+    const claimed = await svc.store.listBySubmission(event.submissionId);
+    expect(claimed.map((d) => [d.status, d.lastClaimed])).toEqual([
+      ['pending', 1],
+      ['pending', 1],
+    ]);
+    await vi.waitFor(() => expect(gate.counts.started).toBe(2));
+
+    gate.open();
+    await handler.drain();
+    expect(smtp.messages.length - mailsBefore).toBe(2);
+    const log = await svc.deliveriesOf(form, event.submissionId);
+    expect(log.map((d) => [d.status, d.attempts])).toEqual([
+      ['succeeded', 1],
+      ['succeeded', 1],
+    ]);
+  });
+
+  it('claims no more while SEND_BACKLOG deliveries are handed on and unsent', async () => {
+    const form = await formMailingTwo();
+    const { deps } = svc;
+    const gate = gated(deps.mailer);
+    const runner = createDeliveryRunner({ ...deps, mailer: gate.mailer });
+    const handler = createSubmissionReceivedHandler({ ...deps, runner }, BOTH_CHANNELS);
+    // Two recipients each: a first batch of exactly SEND_BACKLOG deliveries, then one more submission.
+    const full = Array.from({ length: SEND_BACKLOG / 2 }, (_, offset) =>
+      recordOf(svc.submissionEvent(form), 0, offset),
+    );
+    const next = svc.submissionEvent(form);
+    const mailsBefore = smtp.messages.length;
+
+    expect(await settlesWithin(handler(full), 20_000)).toBe(true);
+    const waiting = handler([recordOf(next, 0, SEND_BACKLOG / 2)]);
+    expect(await settlesWithin(waiting, 300)).toBe(false);
+    // Not claimed while it waits: a crash now leaves it to the redelivered batch, not to the lease.
+    expect(await svc.store.listBySubmission(next.submissionId)).toEqual([]);
+
+    gate.open();
+    await waiting;
+    await handler.drain();
+    expect(smtp.messages.length - mailsBefore).toBe(SEND_BACKLOG + 2);
+  });
+
+  it('leaves a send not started within half the lease to the retry worker, which makes it once', async () => {
+    const form = await formMailingTwo();
+    const { deps } = svc;
+    const gate = gated(deps.mailer);
+    const runner = createDeliveryRunner({ ...deps, mailer: gate.mailer });
+    const handler = createSubmissionReceivedHandler({ ...deps, runner }, BOTH_CHANNELS);
+    // 60 mails: ATTEMPT_CONCURRENCY of them start and wait at the gate, the rest wait for a slot.
+    const events = Array.from({ length: 30 }, () => svc.submissionEvent(form));
+    const mailsBefore = smtp.messages.length;
+    await handler(events.map((e, offset) => recordOf(e, 0, offset)));
+    await vi.waitFor(() => expect(gate.counts.started).toBe(ATTEMPT_CONCURRENCY));
+
+    // Half the lease passes with the SMTP server hung: the waiting sends must not start now, since the retry
+    // worker's attempt 2 would race them once the lease ends.
+    svc.clock.now += ATTEMPT_LEASE_MS / 2 + 1_000;
+    gate.open();
+    await handler.drain();
+    expect(smtp.messages.length - mailsBefore).toBe(ATTEMPT_CONCURRENCY);
+
+    svc.clock.now += ATTEMPT_LEASE_MS;
+    await svc.service.runDueAttempts();
+    const sent = smtp.messages.slice(mailsBefore);
+    expect(sent).toHaveLength(60);
+    // Each (submission, recipient) once: the deterministic Message-ID names the pair.
+    expect(new Set(sent.map((m) => m.raw.match(/^Message-ID: *(.*)$/im)?.[1])).size).toBe(60);
+    for (const { submissionId } of events) {
+      const log = await svc.deliveriesOf(form, submissionId);
+      expect(log.map((d) => d.status)).toEqual(['succeeded', 'succeeded']);
+    }
   });
 });

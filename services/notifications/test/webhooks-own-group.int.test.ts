@@ -85,6 +85,7 @@ describe('webhooks in their own consumer group, beside a stalled SMTP server', (
       fromBeginning: true,
       handler: async (batch) => {
         await handler(batch);
+        await handler.drain();
         batches += batch.length;
       },
     });

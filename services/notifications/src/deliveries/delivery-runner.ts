@@ -285,19 +285,23 @@ export function createDeliveryRunner(deps: DeliveryRunnerDeps) {
   /**
    * The first attempts of a consumer batch's deliveries, with the store called per batch, not per delivery (ADR 61):
    * the batch record and the claim of every new delivery's attempt 1 (`claimFirstAttempts`), the sends, every outcome
-   * in one call (`recordFirstAttempts`; a failure also writes its delivery), one publication, and the batch closed.
-   * Emails over their organization's quota are planned unclaimed and deferred (`attempt`). Deliveries planned before
-   * (a redelivered batch) are not attempted; their final outcomes are published again (same event ids).
+   * in group commits (`recordFirstAttempts`; a failure also writes its delivery), one publication, and the batch
+   * closed. Emails over their organization's quota are planned unclaimed and deferred (`attempt`). Deliveries planned
+   * before (a redelivered batch) are not attempted; their final outcomes are published again (same event ids).
    *
-   * Every send is waited for before anything throws: what was sent is recorded and published even when another
-   * attempt's store read failed. A batch with an attempt left unrecorded stays open, and the retry worker makes that
-   * delivery's attempt 2 once the lease has passed (`recoverBatches`): the window of a duplicate, as for any claim.
+   * Resolves once every claim is durable (ADR 64), with how many deliveries it claimed and `sent`: the sends, their
+   * outcomes recorded and published, the batch closed. The caller may commit its consumer offset then: from there the
+   * batch record is what finds an unfinished send. `sent` waits for every send before it rejects, so what was sent is
+   * recorded and published even when another attempt's store call failed. A batch with an attempt left unrecorded
+   * stays open, and the retry worker makes that delivery's attempt 2 once the lease has passed (`recoverBatches`):
+   * the window of a duplicate, as for any claim. A send not started within half the lease (a backlog behind a hung
+   * SMTP server) is not started at all: the retry worker's attempt 2 would race it.
    */
   async function firstAttempts(
     wanted: Delivery[],
     options: { known?: (id: string) => AttemptContext | undefined; limit?: Limit } = {},
-  ): Promise<void> {
-    if (wanted.length === 0) return;
+  ): Promise<{ claimed: number; sent: Promise<void> }> {
+    if (wanted.length === 0) return { claimed: 0, sent: Promise.resolve() };
     const limit: Limit = options.limit ?? ((fn) => fn());
     const now = clock.now();
     const tickets = new Map<string, EmailTicket>();
@@ -321,52 +325,75 @@ export function createDeliveryRunner(deps: DeliveryRunnerDeps) {
     }
     const found = planned.filter((p) => !p.claimed).map((p) => p.delivery);
     for (const d of found) tickets.get(d.id)?.settle(false);
-    const recorder = recorderOf(batch);
-    const sends = await Promise.allSettled(
-      planned
-        .filter((p) => p.claimed)
-        .map(({ delivery }) =>
-          // The slot is held until the outcome is recorded: what a crash can duplicate stays what is in flight.
-          limit(async () => {
-            let outcome: AttemptOutcome | undefined;
-            try {
-              outcome = await outcomeOf(delivery, 1, options.known?.(delivery.id));
-            } finally {
-              tickets.get(delivery.id)?.settle(outcome?.status === 'succeeded');
-            }
-            const recorded = await recorder.record({ delivery, outcome });
-            await afterRecorded(recorded);
-            return recorded;
-          }),
-        ),
-    );
-    // Planned before and never claimed (a batch handled by an older version that stopped before its first attempts):
-    // attempted now, one claim each, as a redelivered submission's were.
+    const claimed = planned.filter((p) => p.claimed).map((p) => p.delivery);
+    const sent = sendClaimed(batch, claimed, tickets, options.known, limit);
+    // The caller awaits `sent`; handled here too, so that it failing while the rest is awaited is no unhandled
+    // rejection. A failure below leaves these sends going on: their batch record finds any that cannot finish.
+    sent.catch(() => {});
+    // Planned before and never claimed (a batch handled by an older version that stopped before its first
+    // attempts): attempted now, one claim each, as a redelivered submission's were. No batch record covers them,
+    // so they are finished before the caller commits, as are the deferrals over the quota.
     const unclaimed = await Promise.all(
       found
         .filter((d) => d.lastClaimed === 0 && d.status === 'pending')
         .map((d) => limit(() => attempt(d, options.known?.(d.id)))),
     );
-    const batchRecorded = sends.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
-    // The batch's successes have no publication mark of their own: closing the batch is theirs.
-    const unmarked = new Set(
-      batchRecorded.filter((d) => d.status === 'succeeded' && d.attempts === 1).map((d) => d.id),
-    );
-    await publishOutcomes(
-      [
-        ...found.filter((d) => d.lastClaimed !== 0),
-        ...batchRecorded,
-        ...unclaimed.filter((d): d is Delivery => d !== null),
-      ],
-      unmarked,
-    );
-    const failedSend = sends.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-    // Open until every claimed attempt has its outcome: one without is the retry worker's after the lease.
-    if (!failedSend) await store.closeBatch(batch.id);
+    await publishOutcomes([
+      ...found.filter((d) => d.lastClaimed !== 0),
+      ...unclaimed.filter((d): d is Delivery => d !== null),
+    ]);
     if (overQuota.length > 0) {
       const deferred = await Promise.all((await store.planDeliveries(overQuota)).map((d) => attempt(d)));
       await publishOutcomes(deferred.filter((d): d is Delivery => d !== null));
     }
+    return { claimed: claimed.length, sent };
+  }
+
+  /** `firstAttempts`' sends of the deliveries it claimed in `batch`: see there. */
+  async function sendClaimed(
+    batch: FirstAttemptBatch,
+    claimed: Delivery[],
+    tickets: Map<string, EmailTicket>,
+    known: ((id: string) => AttemptContext | undefined) | undefined,
+    limit: Limit,
+  ): Promise<void> {
+    const recorder = recorderOf(batch);
+    const startBy = Date.parse(batch.leaseUntil) - leaseMs / 2;
+    let late = 0;
+    const sends = await Promise.allSettled(
+      claimed.map((delivery) =>
+        // The slot is held until the outcome is recorded: what a crash can duplicate stays what is in flight.
+        limit(async () => {
+          if (clock.now().getTime() > startBy) {
+            tickets.get(delivery.id)?.settle(false);
+            late += 1;
+            return null;
+          }
+          let outcome: AttemptOutcome | undefined;
+          try {
+            outcome = await outcomeOf(delivery, 1, known?.(delivery.id));
+          } finally {
+            tickets.get(delivery.id)?.settle(outcome?.status === 'succeeded');
+          }
+          const recorded = await recorder.record({ delivery, outcome });
+          await afterRecorded(recorded);
+          return recorded;
+        }),
+      ),
+    );
+    const recorded = sends.flatMap((r) => (r.status === 'fulfilled' && r.value ? [r.value] : []));
+    // The batch's successes have no publication mark of their own: closing the batch is theirs.
+    const unmarked = new Set(recorded.filter((d) => d.status === 'succeeded' && d.attempts === 1).map((d) => d.id));
+    await publishOutcomes(recorded, unmarked);
+    const failedSend = sends.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (late > 0) {
+      logger.warn(
+        { batchId: batch.id, deliveries: late },
+        'first attempts not started within half their lease: left to the retry worker',
+      );
+    }
+    // Open until every claimed attempt has its outcome: one without is the retry worker's after the lease.
+    if (!failedSend && late === 0) await store.closeBatch(batch.id);
     if (failedSend) throw failedSend.reason;
   }
 

@@ -8,6 +8,7 @@ import type { DeliveryRunner } from './delivery-runner.ts';
 import type { Delivery, DeliveryStore, FormView } from './delivery-store.ts';
 import { deliveriesFor, type PlanDeps } from './plan-deliveries.ts';
 import type { AttemptContext } from './ports.ts';
+import { createSendBacklog } from './send-backlog.ts';
 
 /** The form of a submission is not in the view yet (`forms.form` lags): the bus retries, without limit. */
 export class FormNotYetKnownError extends Error {
@@ -81,7 +82,7 @@ export function createSubmissionChangesHandler(deps: HandlerDeps) {
     const form = await store.getForm(formId);
     return form && form !== 'deleted' && form.orgId === orgId ? form : null;
   };
-  return async (batch: BusMessage[]) => {
+  const handle = async (batch: BusMessage[]) => {
     for (const m of batch) {
       const event = decodeEvent(Topics.formsSubmission, m.value);
       if (event.type === 'submission.released') {
@@ -122,6 +123,8 @@ export function createSubmissionChangesHandler(deps: HandlerDeps) {
       if (wanted.length > 0) await planAndAttempt(deps, submissionId, wanted);
     }
   };
+  /** Waits for the first attempts of released submissions handed on (ADR 64). */
+  return Object.assign(handle, { drain: received.drain });
 }
 
 /**
@@ -148,6 +151,11 @@ const FORM_CONCURRENCY = 8;
  * (docs/notifications.md).
  */
 export const ATTEMPT_CONCURRENCY = 48;
+/**
+ * Claimed first attempts a handler may have handed on unsent (ADR 64) before it waits to claim more: about two
+ * seconds of P12's mails. After a crash, these wait for the lease (`ATTEMPT_LEASE_MS`) instead of being sent again.
+ */
+export const SEND_BACKLOG = 400;
 
 type Received = { data: SubmissionReceived['data']; occurredAt: string };
 
@@ -163,15 +171,17 @@ type Received = { data: SubmissionReceived['data']; occurredAt: string };
  *
  * Throughput (P12): the store is called per batch, not per submission or delivery: one `saveSubmissions`, then the
  * batch's first attempts (forms without autoresponse) through `runner.firstAttempts` (ADR 61: the batch record and
- * the claims in two calls, the sends concurrently, every outcome in one call, one publication, the batch closed;
- * only a failed attempt writes its delivery on its own). A form's view, its endpoints
+ * the claims in two calls, the sends concurrently, outcomes in group commits, one publication, the batch closed;
+ * only a failed attempt writes its delivery on its own). The handler returns once the claims are durable, and the
+ * sends go on beside the next batches (ADR 64), at most `SEND_BACKLOG` deliveries of them: `drain` waits for them. A form's view, its endpoints
  * and its organization's verified addresses are read once per batch, and its first attempts use them. A form with
  * autoresponse on is planned one submission after the other in log order (the limits count what was planned before).
  */
 export function createSubmissionReceivedHandler(deps: HandlerDeps, channels: Channels = BOTH_CHANNELS) {
   const { store, runner } = deps;
   const attempts = pLimit(ATTEMPT_CONCURRENCY);
-  return async (batch: BusMessage[]) => {
+  const backlog = createSendBacklog(SEND_BACKLOG, deps.logger);
+  const handle = async (batch: BusMessage[]) => {
     const byForm = new Map<string, Received[]>();
     for (const m of batch) {
       const { data, occurredAt } = decodeEvent(Topics.ingestSubmission, m.value);
@@ -233,10 +243,13 @@ export function createSubmissionReceivedHandler(deps: HandlerDeps, channels: Cha
     // The copies first (a retry composes from them), in one call; then the first attempts of every form without
     // autoresponse as one batch (ADR 61: the store is called per batch, not per delivery).
     await store.saveSubmissions(together.filter((w) => w.keep).map((w) => w.data));
-    await runner.firstAttempts(cheapFirst(together.flatMap((w) => w.wanted)), {
+    // The sends go on after this handler returns (ADR 64): the batch record finds what a crash leaves unsent.
+    await backlog.room();
+    const { claimed, sent } = await runner.firstAttempts(cheapFirst(together.flatMap((w) => w.wanted)), {
       known: (id) => known.get(id),
       limit: attempts,
     });
+    backlog.add(claimed, sent);
     // Autoresponse forms: each submission planned after the one before it, as the limits require, and attempted
     // one delivery at a time (`attempt`).
     const fresh: Delivery[] = [];
@@ -259,4 +272,6 @@ export function createSubmissionReceivedHandler(deps: HandlerDeps, channels: Cha
     // instance, or by the retry worker.
     await runner.publishOutcomes([...found, ...attempted.filter((d): d is Delivery => d !== null)]);
   };
+  /** Waits for the first attempts handed on (on stop, and in tests that call the handler directly). */
+  return Object.assign(handle, { drain: backlog.drain });
 }
