@@ -80,8 +80,8 @@ describe('billing.org-purge consumer on the embedded log', () => {
     const orgId = `org_${randomUUID()}`;
     const other = `org_${randomUUID()}`;
     const entry = (o: string, period: string) => ({ id: randomUUID(), orgId: o, period });
-    await store.recordUsage([entry(orgId, '2026-04'), entry(orgId, '2026-05'), entry(orgId, '2026-05')]);
-    await store.recordUsage([entry(other, '2026-05')]);
+    await store.recordUsage([entry(orgId, '2026-04'), entry(orgId, '2026-05'), entry(orgId, '2026-05')], 'test');
+    await store.recordUsage([entry(other, '2026-05')], 'test');
     const message = organizationDeleted(orgId);
     await bus.publish(Topics.orgsOrganization, [
       { key: orgId, value: message },

@@ -2,7 +2,7 @@ import type { BusMessage } from '@formgate/bus';
 import { billingPeriodOf, decodeEvent, Topics } from '@formgate/contracts';
 import type { Quota } from '../quota.ts';
 import type { HeldEntry, HeldStore } from '../store/held-store.ts';
-import type { UsageEntry, UsageStore } from '../store/usage-store.ts';
+import { recordByWriter, type UsageEntry, type UsageStore } from '../store/usage-store.ts';
 
 /**
  * Meters notification emails: every `delivery.succeeded` of the email channel (notifications and autoresponses; a
@@ -16,7 +16,7 @@ import type { UsageEntry, UsageStore } from '../store/usage-store.ts';
  */
 export function createEmailUsageHandler(deps: { emails: UsageStore; deferredEmails: HeldStore; quota: Quota }) {
   return async (batch: BusMessage[]) => {
-    const entries: UsageEntry[] = [];
+    const entries: { from: BusMessage; entry: UsageEntry }[] = [];
     const deferred: HeldEntry[] = [];
     const settled: HeldEntry[] = [];
     for (const m of batch) {
@@ -28,11 +28,13 @@ export function createEmailUsageHandler(deps: { emails: UsageStore; deferredEmai
         continue;
       }
       settled.push(entry);
-      if (event.type === 'delivery.succeeded') entries.push({ ...entry, period: billingPeriodOf(event.data.at) });
+      if (event.type === 'delivery.succeeded') {
+        entries.push({ from: m, entry: { ...entry, period: billingPeriodOf(event.data.at) } });
+      }
     }
     // Deferrals before outcomes: an outcome in the same batch settles its deferral.
     if (deferred.length > 0) await deps.deferredEmails.hold(deferred);
-    const counts = entries.length > 0 ? await deps.emails.recordUsage(entries) : [];
+    const counts = entries.length > 0 ? await recordByWriter(deps.emails, 'emails', entries) : [];
     if (settled.length > 0) await deps.deferredEmails.release(settled);
     if (counts.length > 0) await deps.quota.publish(counts);
   };

@@ -2,7 +2,7 @@ import type { BusMessage } from '@formgate/bus';
 import { billingPeriodOf, decodeEvent, Topics } from '@formgate/contracts';
 import type { Quota } from '../quota.ts';
 import type { HeldEntry, HeldStore } from '../store/held-store.ts';
-import type { UsageEntry, UsageStore } from '../store/usage-store.ts';
+import { recordByWriter, type UsageEntry, type UsageStore } from '../store/usage-store.ts';
 
 /**
  * `billing.releases` on `forms.submission`: a `submission.released` leaves the held ledger and is metered in the
@@ -15,22 +15,23 @@ export function createSubmissionChangedHandler(deps: { store: UsageStore; held: 
   return async (batch: BusMessage[]) => {
     const released: UsageEntry[] = [];
     const settled: HeldEntry[] = [];
-    const unspammed: UsageEntry[] = [];
+    const metered: { from: BusMessage; entry: UsageEntry }[] = [];
     for (const m of batch) {
       const event = decodeEvent(Topics.formsSubmission, m.value);
       const { submissionId: id, orgId } = event.data;
       if (event.type === 'submission.released') {
-        released.push({ id, orgId, period: billingPeriodOf(event.data.releasedAt) });
+        const entry = { id, orgId, period: billingPeriodOf(event.data.releasedAt) };
+        released.push(entry);
+        metered.push({ from: m, entry });
       } else if (event.type === 'submission.deleted') {
         settled.push({ id, orgId });
       } else if (!event.data.spam && event.data.submission) {
-        unspammed.push({ id, orgId, period: billingPeriodOf(event.occurredAt) });
+        metered.push({ from: m, entry: { id, orgId, period: billingPeriodOf(event.occurredAt) } });
       }
     }
-    if (released.length === 0 && settled.length === 0 && unspammed.length === 0) return;
+    if (metered.length === 0 && settled.length === 0) return;
     // Counted before it stops being held: a failure in between leaves it both, which the retry settles.
-    const metered = [...released, ...unspammed];
-    const counts = metered.length > 0 ? await deps.store.recordUsage(metered) : [];
+    const counts = metered.length > 0 ? await recordByWriter(deps.store, 'releases', metered) : [];
     if (released.length > 0 || settled.length > 0) await deps.held.release([...released, ...settled]);
     await deps.quota.publish([...counts, ...settled]);
   };

@@ -2,7 +2,7 @@ import type { BusMessage } from '@formgate/bus';
 import { billingPeriodOf, decodeEvent, Topics } from '@formgate/contracts';
 import type { Quota } from '../quota.ts';
 import type { HeldEntry, HeldStore } from '../store/held-store.ts';
-import type { UsageEntry, UsageStore } from '../store/usage-store.ts';
+import { recordByWriter, type UsageEntry, type UsageStore } from '../store/usage-store.ts';
 
 /**
  * `billing.usage` on `ingest.submission`: meters `submission.received` (spam is never billed), records a held one
@@ -12,16 +12,17 @@ import type { UsageEntry, UsageStore } from '../store/usage-store.ts';
  */
 export function createUsageHandler(deps: { store: UsageStore; held: HeldStore; quota: Quota }) {
   return async (batch: BusMessage[]) => {
-    const entries: UsageEntry[] = [];
+    const entries: { from: BusMessage; entry: UsageEntry }[] = [];
     const held: (HeldEntry & { period: string })[] = [];
     for (const m of batch) {
       const { data } = decodeEvent(Topics.ingestSubmission, m.value);
       if (data.spam.isSpam) continue;
       const entry = { id: data.submissionId, orgId: data.orgId, period: billingPeriodOf(data.receivedAt) };
-      (data.held ? held : entries).push(entry);
+      if (data.held) held.push(entry);
+      else entries.push({ from: m, entry });
     }
     if (held.length > 0) await deps.held.hold(held);
-    const counts = entries.length > 0 ? await deps.store.recordUsage(entries) : [];
+    const counts = entries.length > 0 ? await recordByWriter(deps.store, 'usage', entries) : [];
     await deps.quota.publish([...counts, ...held]);
   };
 }

@@ -62,7 +62,7 @@ export function createSqliteUsageStore(db: SqliteDb, options: { meter?: Meter } 
   });
 
   return {
-    recordUsage: async (entries) => record(entries),
+    recordUsage: async (entries, _writer) => record(entries),
     getUsage: async (scope, period) => (read.get(scope.orgId, period) as { used: number } | undefined)?.used ?? 0,
     purgeOrganization: async (scope) => purge(scope.orgId),
     async close() {},

@@ -30,9 +30,33 @@ export interface UsageCount {
  *   nothing behind. That holds even when the purge and `recordUsage` run at once: once both have returned, the
  *   organization has no entry and no count.
  */
+/**
+ * Records the entries of a consumer batch, each under its writer (`recordUsage`): the handler's name, the topic and
+ * the partition of the message it came from (a batch is one partition's; grouped all the same).
+ */
+export async function recordByWriter(
+  store: UsageStore,
+  handler: string,
+  metered: { from: { topic: string; partition: number }; entry: UsageEntry }[],
+): Promise<UsageCount[]> {
+  const byWriter = new Map<string, UsageEntry[]>();
+  for (const { from, entry } of metered) {
+    const writer = `${handler}:${from.topic}:${from.partition}`;
+    byWriter.set(writer, [...(byWriter.get(writer) ?? []), entry]);
+  }
+  const counts: UsageCount[] = [];
+  for (const [writer, entries] of byWriter) counts.push(...(await store.recordUsage(entries, writer)));
+  return counts;
+}
+
 export interface UsageStore {
   /** Records entries; returns the current count of every (orgId, period) of a live organization they touched. */
-  recordUsage(entries: UsageEntry[]): Promise<UsageCount[]>;
+  /**
+   * `writer`: the stream the call belongs to — a consumer's topic and partition (`recordByWriter`). Calls of one writer
+   * never overlap (a partition is handled by one consumer at a time, one batch after the other); calls of different
+   * writers may, on the same organization and period.
+   */
+  recordUsage(entries: UsageEntry[], writer: string): Promise<UsageCount[]>;
   getUsage(scope: { orgId: string }, period: string): Promise<number>;
   /** Deletes the organization's whole ledger (every period) and keeps it from being metered again. */
   purgeOrganization(scope: { orgId: string }): Promise<void>;
