@@ -32,6 +32,12 @@ export const DeliveryEventDataSchema = z.object({
   final: z.boolean(),
   /** When it happened; billing meters emails in this moment's period. */
   at: z.string(),
+  /**
+   * True on the outcome of a delivery whose first attempt was claimed as it was planned (a consumer batch's, ADR 61):
+   * it was never deferred, so no `delivery.deferred` of it exists and billing keeps no entry of it in its deferred
+   * emails' ledger (ADR 65). Absent when not known (billing then records that the delivery left that ledger).
+   */
+  neverDeferred: z.boolean().optional(),
 });
 export type DeliveryEventData = z.infer<typeof DeliveryEventDataSchema>;
 

@@ -257,6 +257,8 @@ describe('notifications deliveries on the embedded log with a real SMTP server',
       expect(outcomesOf(submissionId).map((e) => e.type)).toEqual(['delivery.succeeded', 'delivery.succeeded']),
     );
     expect(outcomesOf(submissionId)[0]?.data).toMatchObject({ orgId, channel: 'email', attempt: 1, final: true });
+    // Claimed as they were planned (a batch's first attempts): never deferred, billing's deferred ledger skips them.
+    expect(outcomesOf(submissionId).map((e) => e.data.neverDeferred)).toEqual([true, true]);
   });
 
   it('notifies nobody of a spam or a held submission', async () => {
@@ -323,6 +325,8 @@ describe('notifications deliveries on the embedded log with a real SMTP server',
           .sort(),
       ).toEqual(['delivery.failed never@example.com 1', 'delivery.succeeded later@example.com 2']),
     );
+    // Outcomes recorded outside a batch's first attempts say nothing of deferrals: billing settles its ledger.
+    expect(outcomesOf(submissionId).map((e) => e.data.neverDeferred)).toEqual([undefined, undefined]);
     // Every attempt counted once by what became of it: 421 then success, 550 for good.
     const counted = await attemptsByStatus();
     expect({

@@ -12,7 +12,8 @@ import { recordByWriter, type UsageEntry, type UsageStore } from '../store/usage
  *
  * Keeps the deferred emails' ledger too (`emails.deferred` of the usage API): a `delivery.deferred` enters it, the
  * delivery's `delivery.succeeded` / `delivery.failed` leaves it for good (a deferral republished after the outcome,
- * or redelivered, does not enter it again). Idempotent by delivery id.
+ * or redelivered, does not enter it again) — except an outcome marked `neverDeferred`, which has no deferral to
+ * settle and writes nothing there. Idempotent by delivery id.
  */
 export function createEmailUsageHandler(deps: { emails: UsageStore; deferredEmails: HeldStore; quota: Quota }) {
   return async (batch: BusMessage[]) => {
@@ -27,7 +28,8 @@ export function createEmailUsageHandler(deps: { emails: UsageStore; deferredEmai
         deferred.push(entry);
         continue;
       }
-      settled.push(entry);
+      // Never deferred (ADR 65): no deferral of it can arrive, so the ledger needs no record that it left.
+      if (!event.data.neverDeferred) settled.push(entry);
       if (event.type === 'delivery.succeeded') {
         entries.push({ from: m, entry: { ...entry, period: billingPeriodOf(event.data.at) } });
       }

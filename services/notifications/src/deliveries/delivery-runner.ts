@@ -455,6 +455,8 @@ export function createDeliveryRunner(deps: DeliveryRunnerDeps) {
           attempt: d.status === 'deferred' ? d.lastClaimed + 1 : Math.max(d.attempts, 1),
           final: isFinal(d.status),
           at: d.updatedAt,
+          // A batch's successes were claimed as they were planned: never deferred (billing skips its ledger).
+          ...(unmarked.has(d.id) ? { neverDeferred: true } : {}),
         },
       }),
     }));
