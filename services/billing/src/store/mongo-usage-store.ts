@@ -88,6 +88,8 @@ export async function createMongoUsageStore(
     if (await counters.findOne({ _id }, { projection: { _id: 1 } })) return;
     const count = await entries.countDocuments({ orgId, period, tally: { $exists: false } });
     await insertOnce(counters.insertOne({ _id, orgId, period, writer: LEGACY, count, seq: 0 }));
+    // A purge that ran meanwhile may have deleted the counters before this one was written: it goes too.
+    if ((await purgedAmong([orgId])).has(orgId)) await counters.deleteMany({ orgId });
   }
 
   /** The committed counts of an (organization, period) plus what died or is under way (`pending`). */
