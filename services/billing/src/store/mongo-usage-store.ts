@@ -35,7 +35,7 @@ const counterId = (writer: string, orgId: string, period: string) => JSON.string
 const slotOf = (e: { orgId: string; period: string }) => `${e.orgId}\u0000${e.period}`;
 
 /** Another call of the same writer moved the counter (a zombie consumer after a rebalance): the bus retries. */
-export class UsageCounterMovedError extends Error {
+class UsageCounterMovedError extends Error {
   readonly retryable = true;
   constructor(id: string) {
     super(`usage counter ${id} was written by another call of its writer meanwhile`);
@@ -82,20 +82,28 @@ export async function createMongoUsageStore(
   const purgedAmong = (orgIds: Iterable<string>) => existingIds(purged, orgIds);
   const inTally = (tally: string, orgId: string, period: string) => entries.countDocuments({ tally, orgId, period });
 
-  /** The entries written before counters, counted once per (organization, period) by whoever needs it first. */
-  async function legacyBase(orgId: string, period: string): Promise<void> {
-    const _id = counterId(LEGACY, orgId, period);
-    if (await counters.findOne({ _id }, { projection: { _id: 1 } })) return;
+  /**
+   * The entries written before counters, counted once per (organization, period) into an insert-only counter by the
+   * first read that finds none (a concurrent one's insert wins; both counted the same untallied entries).
+   */
+  async function writeLegacyBase(orgId: string, period: string): Promise<void> {
     const count = await entries.countDocuments({ orgId, period, tally: { $exists: false } });
+    const _id = counterId(LEGACY, orgId, period);
     await insertOnce(counters.insertOne({ _id, orgId, period, writer: LEGACY, count, seq: 0 }));
     // A purge that ran meanwhile may have deleted the counters before this one was written: it goes too.
     if ((await purgedAmong([orgId])).has(orgId)) await counters.deleteMany({ orgId });
   }
 
-  /** The committed counts of an (organization, period) plus what died or is under way (`pending`). */
+  /**
+   * The committed counts of an (organization, period), its legacy base included (written first when missing), plus
+   * what died or is under way (`pending`).
+   */
   async function count(orgId: string, period: string): Promise<number> {
-    await legacyBase(orgId, period);
-    const docs = await counters.find({ orgId, period }).toArray();
+    let docs = await counters.find({ orgId, period }).toArray();
+    if (!docs.some((d) => d.writer === LEGACY)) {
+      await writeLegacyBase(orgId, period);
+      docs = await counters.find({ orgId, period }).toArray();
+    }
     const pending = await Promise.all(docs.map((d) => (d.pending ? inTally(d.pending, orgId, period) : 0)));
     return docs.reduce((sum, d, i) => sum + d.count + (pending[i] ?? 0), 0);
   }
@@ -136,10 +144,7 @@ export async function createMongoUsageStore(
     }
     if (docs.size === 0) return [];
     const reserved = new Map<string, Awaited<ReturnType<typeof reserve>>>();
-    for (const [slot, { orgId, period }] of slots) {
-      await legacyBase(orgId, period);
-      reserved.set(slot, await reserve(writer, orgId, period, tally));
-    }
+    for (const [slot, { orgId, period }] of slots) reserved.set(slot, await reserve(writer, orgId, period, tally));
     const written = [...docs.values()];
     const taken = new Set(await entries.insertMany(written, { ordered: false }).then(() => [], duplicateIndexes));
     const inserted = new Map<string, number>();
