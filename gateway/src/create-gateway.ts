@@ -14,6 +14,7 @@ import {
   type Logger,
   type Metrics,
   requestId,
+  type StoreHealth,
   secondsSince,
   tracing,
   unauthenticated,
@@ -42,6 +43,8 @@ export interface GatewayDeps {
   accounts: Pick<Accounts, 'authHandler' | 'authenticate' | 'routes'>;
   signer: IdentitySigner;
   logger: Logger;
+  /** The process's stores, probed by a real round trip: an unknown error while one is down answers 503, not 500. */
+  storeHealth?: StoreHealth;
   /** Origins allowed to send mutations with credentials (the dashboard's own origin). */
   trustedOrigins: string[];
   /** Peers whose `X-Forwarded-For` is believed (a load balancer in front of the gateway). */
@@ -231,7 +234,7 @@ export function createGateway(deps: GatewayDeps) {
     });
   }
   app.use((_req, _res, next) => next(new AppError('NOT_FOUND')));
-  app.use(errorHandler(deps.logger));
+  app.use(errorHandler(deps.logger, deps.storeHealth));
 
   const serve = (req: IncomingMessage, res: ServerResponse) => {
     delete req.headers[IDENTITY_HEADER];

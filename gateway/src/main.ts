@@ -9,7 +9,7 @@ import { ROUTES } from './routes.ts';
 import { siteConfigFrom } from './site-config.ts';
 import { formsCaller, startSiteProvisioning } from './site-forms.ts';
 
-await runDistributed('gateway', loadGatewayConfig, async ({ config, logger, bus, metrics, mongo }) => {
+await runDistributed('gateway', loadGatewayConfig, async ({ config, logger, bus, metrics, mongo, storeHealth }) => {
   const settings = accountSettings(config);
   const conn = await mongo('accounts');
   const mailer = createMailer({ ...settings, mailDir: config.MAIL_DIR, logger, logLinks: false });
@@ -24,6 +24,7 @@ await runDistributed('gateway', loadGatewayConfig, async ({ config, logger, bus,
     clock: systemClock,
     ids: systemIds,
     logger: logger.child({ component: 'accounts' }),
+    storeHealth,
   });
   const signer = createIdentityCodec({ current: config.IDENTITY_SECRET, previous: config.IDENTITY_SECRET_PREVIOUS });
   const formsTarget = { kind: 'http', urls: config.FORMS_URL } as const;
@@ -44,6 +45,7 @@ await runDistributed('gateway', loadGatewayConfig, async ({ config, logger, bus,
     accounts,
     signer,
     logger,
+    storeHealth,
     trustedOrigins: [config.PUBLIC_URL],
     trustedProxies: settings.trustedProxies,
     publicUrl: config.PUBLIC_URL,

@@ -6,17 +6,19 @@ import {
   createLogger,
   createMetrics,
   createReadiness,
+  createStoreHealth,
   exitOnBootFailure,
   type Logger,
   type Metrics,
   type Readiness,
+  type StoreHealth,
   serveMetrics,
   serveUntilSignal,
   startedCheck,
   startTracing,
   stopTracing,
 } from '@formgate/kit';
-import { connectMongo, type MongoConnection } from '@formgate/store/mongo';
+import { connectMongo, type MongoConnection, probeStorage } from '@formgate/store/mongo';
 
 /** What every distributed process reads (see `serviceEnv`). */
 interface DistributedConfig {
@@ -47,6 +49,11 @@ export interface DistributedParts<C> {
    * (views replayed); a process registers what else it needs. Never another service (docs/operations.md).
    */
   readiness: Readiness;
+  /**
+   * Whether every database opened through `mongo()` takes a write now (`probeStorage`): consumers never dead-letter
+   * while it says no, `errorHandler(logger, storeHealth)` answers 503 instead of 500, and `/readyz` checks it.
+   */
+  storeHealth: StoreHealth;
 }
 
 /** The process's HTTP handler and what `start`s before it listens and `stop`s after it stops accepting. */
@@ -72,8 +79,15 @@ export async function runDistributed<C extends DistributedConfig>(
     const metrics = createMetrics();
     // Before anything is built: services decide once whether to trace (OTEL_EXPORTER_OTLP_ENDPOINT, ADR 51).
     const tracing = await startTracing(name, process.env, { 'service.instance.id': config.INSTANCE_ID });
+    const storeHealth = createStoreHealth({
+      onChange: (store, ok, err) =>
+        ok ? logger.info({ store }, 'store answers again') : logger.warn({ store, err }, 'store does not answer'),
+    });
     const kafka = createKafkaBus({
       metrics: metrics.bus,
+      storeHealthy: () => storeHealth.healthy(),
+      onDeadLetter: (err, letter) =>
+        logger.error({ err, ...letter }, 'record dead-lettered: acknowledged data left the pipeline'),
       brokers: config.KAFKA_BROKERS,
       topicPrefix: config.KAFKA_TOPIC_PREFIX,
       clientId: `${name}-${config.INSTANCE_ID}`,
@@ -88,6 +102,9 @@ export async function runDistributed<C extends DistributedConfig>(
     const started = startedCheck('starting: views not replayed yet');
     readiness.register('started', started.check);
     readiness.register('bus', () => bus.ping());
+    readiness.register('stores', async () => {
+      if (!(await storeHealth.healthy())) throw new Error('a database does not take writes');
+    });
     const connections: MongoConnection[] = [];
     const checked = new Set<string>();
     const mongo = async (db: string) => {
@@ -95,14 +112,14 @@ export async function runDistributed<C extends DistributedConfig>(
       connections.push(conn);
       if (!checked.has(db)) {
         checked.add(db);
-        readiness.register(`mongo:${db}`, async () => {
+        storeHealth.register(`mongo:${db}`, async () => {
           if (!conn.db) throw new Error('not connected');
-          await conn.db.command({ ping: 1 });
+          await probeStorage(conn.db, `${name}-${config.INSTANCE_ID}`);
         });
       }
       return conn;
     };
-    const served = await build({ config, logger, bus, metrics, mongo, readiness });
+    const served = await build({ config, logger, bus, metrics, mongo, readiness, storeHealth });
     // Before `start()`: a scrape during a long view replay already shows the lag going down.
     const metricsServer =
       config.METRICS_PORT === undefined

@@ -23,6 +23,7 @@ import {
   createLogger,
   createMetrics,
   createReadiness,
+  createStoreHealth,
   drainServer,
   type EmbeddedSecretName,
   listen,
@@ -96,15 +97,23 @@ export async function startEmbedded(config: EmbeddedConfig, seams: EmbeddedSeams
       ? undefined
       : await serveMetrics(metrics, { port: config.METRICS_PORT, host: config.HOST, logger });
   const busDb = sqlite('bus.db', true);
+  // The SQLite files answer a read of their schema (a real read of the file, not a no-op `SELECT 1`).
+  const storeHealth = createStoreHealth({
+    onChange: (store, ok, err) =>
+      ok ? logger.info({ store }, 'store answers again') : logger.warn({ store, err }, 'store does not answer'),
+  });
   const log = createSqliteBus(busDb, {
     onError: (err, context) => logger.warn({ err, context }, 'event log'),
+    storeHealthy: () => storeHealth.healthy(),
+    onDeadLetter: (err, letter) =>
+      logger.error({ err, ...letter }, 'record dead-lettered: acknowledged data left the pipeline'),
     metrics: metrics.bus,
   });
   const bus = tracing ? traced(log, tracing, 'formgate-log') : log;
   readiness.register('bus', () => bus.ping());
   seams.exposeBus?.(bus);
   const codec = createIdentityCodec(randomBytes(32).toString('base64url'));
-  const common = { bus, clock: systemClock, ids: systemIds, identity: codec, metrics };
+  const common = { bus, clock: systemClock, ids: systemIds, identity: codec, metrics, storeHealth };
   const dbs = {
     forms: sqlite('forms.db'),
     billing: sqlite('billing.db'),
@@ -113,8 +122,12 @@ export async function startEmbedded(config: EmbeddedConfig, seams: EmbeddedSeams
     blobs: sqlite('blobs.db'),
     auth: openSqlite(join(config.DATA_DIR, 'auth.db')),
   };
-  readiness.register('stores', () => {
-    for (const db of Object.values(dbs)) db.prepare('SELECT 1').get();
+  for (const [name, db] of Object.entries(dbs)) {
+    const read = db.prepare('SELECT count(*) FROM sqlite_schema');
+    storeHealth.register(`sqlite:${name}`, () => void read.get());
+  }
+  readiness.register('stores', async () => {
+    if (!(await storeHealth.healthy())) throw new Error('a database file does not answer');
   });
   // Files uploaded before blobs moved into SQLite (ADR 11) stay under DATA_DIR/blobs and remain readable.
   const blobs = createFallbackBlobStore(
@@ -222,6 +235,7 @@ export async function startEmbedded(config: EmbeddedConfig, seams: EmbeddedSeams
     accounts,
     signer: codec,
     logger,
+    storeHealth,
     trustedOrigins,
     trustedProxies: settings.trustedProxies,
     operator: {

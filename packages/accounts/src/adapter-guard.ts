@@ -1,3 +1,4 @@
+import { classifyFailure } from '@formgate/contracts';
 import { ERROR_CODES } from '@formgate/kit';
 import type { BetterAuthPlugin } from 'better-auth';
 import { APIError } from 'better-auth/api';
@@ -21,6 +22,11 @@ export interface AdapterGuardOptions {
   timeoutMs: number;
   onWrite?: (write: AdapterWrite) => void;
   wrap?: AdapterWrapper;
+  /**
+   * A real round trip to the accounts database (`StoreHealth.healthy`): an error the driver words in a way not
+   * known to mean "unreachable" still answers 503 while this says the store is down.
+   */
+  storeHealthy?: () => Promise<boolean>;
 }
 
 const DATA_METHODS = new Set([
@@ -36,11 +42,6 @@ const DATA_METHODS = new Set([
   'incrementOne',
 ]);
 const WRITES = new Set(['update', 'updateMany', 'delete', 'deleteMany', 'consumeOne', 'incrementOne']);
-const MONGO_UNREACHABLE =
-  /^Mongo(Network\w*|ServerSelection|NotConnected|TopologyClosed|PoolCleared|WaitQueueTimeout)Error$|^PoolCleared/;
-const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EHOSTUNREACH', 'ENETUNREACH', 'ETIMEDOUT', 'EPIPE']);
-const SQLITE_UNAVAILABLE = /^SQLITE_(BUSY|LOCKED|IOERR|CANTOPEN|FULL)/;
-
 /**
  * The accounts database did not answer: better-auth's adapter timed out or could not reach it. An `APIError`, so
  * better-auth passes it through its endpoints as it is (503 + Retry-After on `/api/auth/*`) instead of turning it
@@ -55,15 +56,19 @@ export class AccountsUnavailableError extends APIError {
 }
 
 /** True for an error that says the database could not be reached or did not answer, not that a query failed. */
-export function isUnreachable(err: unknown, depth = 0): boolean {
-  if (!err || typeof err !== 'object' || depth > 3) return false;
-  const { name, code, cause } = err as { name?: string; code?: unknown; cause?: unknown };
-  if (err instanceof AccountsUnavailableError || (name && MONGO_UNREACHABLE.test(name))) return true;
-  if (typeof code === 'string' && (SOCKET_CODES.has(code) || SQLITE_UNAVAILABLE.test(code))) return true;
-  return isUnreachable(cause, depth + 1);
+export function isUnreachable(err: unknown): boolean {
+  return err instanceof AccountsUnavailableError || classifyFailure(err) === 'transient';
 }
 
-function withDeadline<T>(work: () => Promise<T>, timeoutMs: number, what: string): Promise<T> {
+/** `err` as `AccountsUnavailableError` when it means the store is down: by its kind, or else by a round trip. */
+async function unavailableOr(err: unknown, storeHealthy: AdapterGuardOptions['storeHealthy']): Promise<unknown> {
+  if (isUnreachable(err)) return new AccountsUnavailableError(err);
+  const healthy = storeHealthy ? await storeHealthy().catch(() => false) : true;
+  return healthy ? err : new AccountsUnavailableError(err);
+}
+
+function withDeadline<T>(work: () => Promise<T>, opts: AdapterGuardOptions, what: string): Promise<T> {
+  const { timeoutMs } = opts;
   return new Promise<T>((resolve, reject) => {
     const timer = setTimeout(
       () => reject(new AccountsUnavailableError(new Error(`${what} took over ${timeoutMs} ms`))),
@@ -71,7 +76,7 @@ function withDeadline<T>(work: () => Promise<T>, timeoutMs: number, what: string
     );
     Promise.resolve()
       .then(work)
-      .then(resolve, (err: unknown) => reject(isUnreachable(err) ? new AccountsUnavailableError(err) : err))
+      .then(resolve, (err: unknown) => unavailableOr(err, opts.storeHealthy).then(reject))
       .finally(() => clearTimeout(timer));
   });
 }
@@ -94,7 +99,7 @@ export function guardAdapter<A extends object>(adapter: A, opts: AdapterGuardOpt
       const method = String(prop);
       return async (query: AdapterWrite) => {
         try {
-          return await withDeadline(() => value.call(target, query), opts.timeoutMs, method);
+          return await withDeadline(() => value.call(target, query), opts, method);
         } finally {
           // Even a failed write may have been applied: forgetting a cached key is always safe.
           if (WRITES.has(method)) opts.onWrite?.({ ...query, method, where: query.where ?? [] });

@@ -1,6 +1,6 @@
 import { createConsumers, type EventBus, type EventPublisher } from '@formgate/bus';
 import { TOPIC_SPECS, Topics } from '@formgate/contracts';
-import { type Clock, type Ids, loadPlans, type PlanCatalog } from '@formgate/kit';
+import { type Clock, type Ids, loadPlans, type PlanCatalog, type StoreHealth } from '@formgate/kit';
 import type { SqliteDb } from '@formgate/store/sqlite';
 import { mongodbAdapter } from 'better-auth/adapters/mongodb';
 import { getMigrations } from 'better-auth/db/migration';
@@ -36,6 +36,8 @@ export interface AccountsDeps
   lookupsPerMinute: number;
   /** Deadline of every accounts database call (default 3 s). */
   authTimeoutMs?: number;
+  /** The accounts database's health by a real round trip: a failed call answers 503 while it says down. */
+  storeHealth?: StoreHealth;
   /** Verified API keys kept in memory (default: 30 s, 5 min stale while the database is down, 10,000 keys). */
   apiKeyCache?: ApiKeyCacheOptions;
   /**
@@ -161,7 +163,12 @@ export function createAccounts(deps: AccountsDeps) {
       now: () => deps.clock.now(),
     }),
     database,
-    adapterGuard: { timeoutMs: deps.authTimeoutMs ?? 3_000, onWrite: keyCache.observeWrite, wrap: deps.wrapAdapter },
+    adapterGuard: {
+      timeoutMs: deps.authTimeoutMs ?? 3_000,
+      onWrite: keyCache.observeWrite,
+      wrap: deps.wrapAdapter,
+      ...(deps.storeHealth ? { storeHealthy: deps.storeHealth.healthy } : {}),
+    },
     recordOrgEvent: outbox.record,
     revokeApiKeys: keyRevoker(() => adapter),
     onVerifiedUser: async (user) => {

@@ -13,39 +13,72 @@ export interface TransientWait {
   waitingMs: number;
 }
 
+/** A record moved to `<topic>.dlq`, as reported to `onDeadLetter`. */
+export interface DeadLetterReport {
+  group: string;
+  topic: string;
+  partition: number;
+  offset: string;
+  failure: Exclude<FailureClass, 'transient'>;
+}
+
+/**
+ * What a bus's subscriptions report to and ask of their process (both adapters' options extend it): failures,
+ * dead letters, and whether the stores the handlers write to answer.
+ */
+export interface DeliveryHooks {
+  onError?: (err: unknown, context: string) => void;
+  /**
+   * A record went to its dead-letter topic: data the log acknowledged left the pipeline, an incident (hosts log it
+   * at error level). Default: reported through `onError`. Counted in `formgate_dead_letters_total` either way.
+   */
+  onDeadLetter?: (err: unknown, letter: DeadLetterReport) => void;
+  /**
+   * A real round trip to the stores the handlers depend on (`StoreHealth.healthy`). A record failing for an unknown
+   * reason is dead-lettered only while this answers true: while a store is sick the failure is transient (the
+   * partition waits), however the driver worded it. Without it, unknown failures are judged by their count alone.
+   */
+  storeHealthy?: () => Promise<boolean>;
+}
+
 export interface DeliveryContext {
   group: string;
   policy: RetryPolicy;
   dlq: EventPublisher;
   /** Aborted when the subscription stops or loses the partition: waiting ends at once and nothing is committed. */
   signal: AbortSignal;
-  onDeadLetter?: (message: BusMessage, error: unknown, failure: FailureClass) => void;
+  onDeadLetter?: (message: BusMessage, error: unknown, failure: DeadLetterReport['failure']) => void;
   /** Called on the first transient failure of a wait and then at most every `TRANSIENT_REPORT_EVERY_MS`. */
   onTransient?: (error: unknown, wait: TransientWait) => void;
+  storeHealthy?: () => Promise<boolean>;
 }
 
 export class DeliveryAborted extends Error {}
 
 /**
- * The `onDeadLetter` and `onTransient` of a subscription, both reported through the adapter's `onError`; a dead
- * letter is also counted in `formgate_dead_letters_total`.
+ * The hooks of a subscription's `DeliveryContext`: dead letters reported through `onDeadLetter` (else `onError`)
+ * and counted in `formgate_dead_letters_total`, transient waits through `onError`, the stores' health passed on.
  */
 export function reportThrough(
-  onError: (err: unknown, context: string) => void,
+  hooks: DeliveryHooks,
   group: string,
   topic: string,
   metrics: BusMetrics = NO_BUS_METRICS,
-): Pick<DeliveryContext, 'onDeadLetter' | 'onTransient'> {
+): Pick<DeliveryContext, 'onDeadLetter' | 'onTransient' | 'storeHealthy'> {
+  const onError = hooks.onError ?? (() => {});
   return {
     onDeadLetter: (m, e, failure) => {
       metrics.deadLettered(group, topic);
-      onError(e, `dead-lettered ${topic}/${m.partition}@${m.offset} (${failure} failure)`);
+      const letter: DeadLetterReport = { group, topic, partition: m.partition, offset: m.offset, failure };
+      if (hooks.onDeadLetter) hooks.onDeadLetter(e, letter);
+      else onError(e, `dead-lettered ${topic}/${m.partition}@${m.offset} (${failure} failure)`);
     },
     onTransient: (e, { attempts, waitingMs }) =>
       onError(
         e,
         `consumer ${group} on ${topic}: transient failure, partition waiting (${attempts} tries, ${Math.round(waitingMs / 1000)} s)`,
       ),
+    ...(hooks.storeHealthy ? { storeHealthy: hooks.storeHealthy } : {}),
   };
 }
 
@@ -98,9 +131,18 @@ async function waitBeforeRetry(ms: number, signal: AbortSignal) {
   if (signal.aborted) throw new DeliveryAborted('stopping');
 }
 
+/** `classifyFailure`, with an unknown failure made transient while a real round trip says a store is sick. */
+async function judge(error: unknown, ctx: DeliveryContext): Promise<FailureClass> {
+  const failure = classifyFailure(error);
+  if (failure !== 'unknown' || !ctx.storeHealthy) return failure;
+  const healthy = await ctx.storeHealthy().catch(() => false);
+  return healthy ? 'unknown' : 'transient';
+}
+
 /**
- * Runs `run` until it succeeds (undefined), fails permanently, or fails `attempts` times for unknown reasons.
- * Transient failures are retried without limit and do not count as attempts.
+ * Runs `run` until it succeeds (undefined), fails permanently, or fails `attempts` times for unknown reasons while
+ * the stores answer. Transient failures, and unknown ones while a store is sick, are retried without limit and do
+ * not count as attempts.
  */
 async function settle(
   run: () => Promise<void>,
@@ -115,7 +157,7 @@ async function settle(
       transient.reset();
       return undefined;
     } catch (error) {
-      const failure = classifyFailure(error);
+      const failure = await judge(error, ctx);
       if (failure === 'permanent') return { error, failure };
       if (failure === 'transient') {
         await waitBeforeRetry(jittered(backoff(ctx.policy, transient.failed(error))), ctx.signal);

@@ -143,4 +143,66 @@ describe('deliver', () => {
     expect(Date.now() - t0).toBeLessThan(1_000);
     expect([calls, dead.length]).toEqual([1, 0]);
   });
+
+  it('never dead-letters an unknown failure while the stores do not answer; once they do, the policy applies', async () => {
+    const { ctx, dead, waits } = context();
+    let storeUp = false;
+    let probes = 0;
+    ctx.storeHealthy = async () => {
+      probes++;
+      return storeUp;
+    };
+    const calls: string[][] = [];
+    // FerretDB's answer with its PostgreSQL down, reworded: nothing in the error itself says "transient".
+    const storageDown = new Error('InternalError: backend is gone');
+    await deliver(
+      [message('only', 0)],
+      async (b) => {
+        calls.push(b.map((m) => m.value));
+        if (calls.length === 20) storeUp = true;
+        if (!storeUp) throw storageDown;
+      },
+      ctx,
+    );
+    // 19 failures (the policy allows 3) waited while the store was down; with it back the record is handled.
+    expect(calls).toHaveLength(20);
+    expect(dead).toEqual([]);
+    expect(probes).toBe(19);
+    expect(waits[0]?.attempts).toBe(1);
+  });
+
+  it('dead-letters an unknown failure after its attempts when the stores answer (a poison message stays poison)', async () => {
+    const { ctx, dead } = context();
+    ctx.storeHealthy = async () => true;
+    let calls = 0;
+    await deliver(
+      [message('bad', 0)],
+      async () => {
+        calls++;
+        throw new Error('cannot handle');
+      },
+      ctx,
+    );
+    expect(calls).toBe(3);
+    expect(dead.map((d) => d.record.headers?.['x-failure'])).toEqual(['unknown']);
+  });
+
+  it('a probe that throws counts as a sick store', async () => {
+    const { ctx, dead } = context();
+    let calls = 0;
+    ctx.storeHealthy = async () => {
+      if (calls < 10) throw new Error('probe failed');
+      return true;
+    };
+    await deliver(
+      [message('bad', 0)],
+      async () => {
+        calls++;
+        throw new Error('cannot handle');
+      },
+      ctx,
+    );
+    expect(calls).toBe(12);
+    expect(dead).toHaveLength(1);
+  });
 });

@@ -12,6 +12,7 @@ import { ZodError } from 'zod';
 import { AppError } from './errors.ts';
 import type { Logger } from './logger.ts';
 import { httpMetrics, type Metrics, matchedRoute } from './metrics.ts';
+import type { StoreHealth } from './store-health.ts';
 import { type Tracing, tracing } from './tracing/index.ts';
 
 /**
@@ -51,15 +52,26 @@ export function requestId() {
   };
 }
 
-/** The single place where the API's errors become HTTP: `{ error: { code, message, requestId, details? } }`. */
-export function errorHandler(logger: Logger): ErrorRequestHandler {
+/**
+ * The single place where the API's errors become HTTP: `{ error: { code, message, requestId, details? } }`. With
+ * `health`, an error that is not one of ours is first checked against the process's stores: while one of them does
+ * not answer, it is an outage (503 `STORE_UNAVAILABLE` + Retry-After), whatever the driver's message said.
+ */
+export function errorHandler(logger: Logger, health?: StoreHealth): ErrorRequestHandler {
   return (err: unknown, req, res, _next) => {
     const requestId = req.requestId ?? randomUUID();
+    const answer = (known: AppError) => {
+      if (known.code === 'INTERNAL') logger.error({ err, requestId, path: req.path }, 'request failed');
+      else if (known.status >= 500) logger.warn({ code: known.code, requestId, path: req.path }, 'request failed');
+      if (known.retryable) res.setHeader('retry-after', String(known.retryAfterSeconds ?? 1));
+      res.status(known.status).json(toErrorBody(known, requestId));
+    };
     const known = toAppError(err);
-    if (known.code === 'INTERNAL') logger.error({ err, requestId, path: req.path }, 'request failed');
-    else if (known.status >= 500) logger.warn({ code: known.code, requestId, path: req.path }, 'request failed');
-    if (known.retryable) res.setHeader('retry-after', String(known.retryAfterSeconds ?? 1));
-    res.status(known.status).json(toErrorBody(known, requestId));
+    if (known.code !== 'INTERNAL' || !health) return answer(known);
+    health.healthy().then(
+      (ok) => answer(ok ? known : new AppError('STORE_UNAVAILABLE', undefined, { cause: err })),
+      () => answer(known),
+    );
   };
 }
 

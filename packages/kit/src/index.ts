@@ -17,4 +17,5 @@ export * from './secret-files.ts';
 export * from './serve.ts';
 export * from './service.ts';
 export * from './signed-tokens.ts';
+export * from './store-health.ts';
 export * from './tracing/index.ts';

@@ -26,6 +26,20 @@ export async function connectMongo(url: string, dbName: string): Promise<Connect
   return conn;
 }
 
+/** Where `probeStorage` writes: one document per probing process, never read by anything else. */
+const HEALTH_COLLECTION = 'formgate_health';
+
+/**
+ * A round trip that reaches the storage behind the server: an upsert of this process's probe document. A `ping` is
+ * not one — FerretDB answers it itself while its PostgreSQL is down, and a MongoDB secondary answers it while no
+ * primary can take writes. Rejects with the driver's error when the store cannot take the write. For `StoreHealth`.
+ */
+export async function probeStorage(db: MongoDb, probe: string): Promise<void> {
+  await db
+    .collection<{ _id: string; at: Date }>(HEALTH_COLLECTION)
+    .updateOne({ _id: probe }, { $set: { at: new Date() } }, { upsert: true });
+}
+
 /** True for a duplicate-key error (E11000), including inside a bulk write. */
 export function isDuplicateKeyError(err: unknown): boolean {
   return (err as { code?: number })?.code === 11000;

@@ -20,6 +20,7 @@ import {
   type PlanCatalog,
   requireIdentity,
   type Service,
+  type StoreHealth,
 } from '@formgate/kit';
 import { createEmailUsageHandler } from './handlers/delivery.handler.ts';
 import { createOrgPurgeHandler } from './handlers/org-purge.handler.ts';
@@ -53,6 +54,8 @@ export interface BillingServiceDeps {
   bus: EventBus;
   clock: Clock;
   logger: Logger;
+  /** The process's stores, probed by a real round trip: an unknown error while one is down answers 503, not 500. */
+  storeHealth?: StoreHealth;
   /** The process's metrics (`formgate_http_*` of this service's routes); none recorded without. */
   metrics?: Metrics;
   identity: IdentityVerifier;
@@ -113,7 +116,7 @@ export function createBillingService(deps: BillingServiceDeps): Service {
     res.json(body);
   });
   app.use((_req, _res, next) => next(new AppError('NOT_FOUND')));
-  app.use(errorHandler(deps.logger));
+  app.use(errorHandler(deps.logger, deps.storeHealth));
 
   const handlerDeps = { ...deps, quota };
   const storage = createStorageHandlers(deps);

@@ -7,7 +7,7 @@ import { createMongoStorageStore } from './store/mongo-storage-store.ts';
 import { createMongoSubscriptionStore } from './store/mongo-subscription-store.ts';
 import { createMongoUsageStore } from './store/mongo-usage-store.ts';
 
-await runDistributed('billing', loadBillingConfig, async ({ config, logger, bus, metrics, mongo }) => {
+await runDistributed('billing', loadBillingConfig, async ({ config, logger, bus, metrics, mongo, storeHealth }) => {
   const catalog = loadPlans(config.PLANS_FILE);
   const db = await mongo('billing');
   const service = createBillingService({
@@ -22,6 +22,7 @@ await runDistributed('billing', loadBillingConfig, async ({ config, logger, bus,
     bus,
     clock: systemClock,
     logger,
+    storeHealth,
     metrics,
     identity: createIdentityCodec({ current: config.IDENTITY_SECRET, previous: config.IDENTITY_SECRET_PREVIOUS }),
   });

@@ -13,6 +13,7 @@ import {
   requireJson,
   type Service,
   type SigningSecret,
+  type StoreHealth,
 } from '@formgate/kit';
 import type { BlobStore } from '@formgate/store';
 import express from 'express';
@@ -36,6 +37,8 @@ export interface FormsServiceDeps {
   clock: Clock;
   ids: Ids;
   logger: Logger;
+  /** The process's stores, probed by a real round trip: an unknown error while one is down answers 503, not 500. */
+  storeHealth?: StoreHealth;
   /** The process's metrics (`formgate_http_*` of this service's routes); none recorded without. */
   metrics?: Metrics;
   identity: IdentityVerifier;
@@ -76,7 +79,7 @@ export function createFormsService(deps: FormsServiceDeps): Service {
   );
   // Public: the signed token is the credential (a plain `<a href>` must work).
   app.use('/api/v1/files', fileDownloadRoutes(fileDeps));
-  app.use(errorHandler(deps.logger));
+  app.use(errorHandler(deps.logger, deps.storeHealth));
 
   const consumers = createConsumers(deps.bus, TOPIC_SPECS, [
     {

@@ -5,7 +5,7 @@ import { loadFormsConfig } from './config.ts';
 import { createFormsService } from './create-service.ts';
 import { createMongoFormsStore } from './store/mongo-forms-store.ts';
 
-await runDistributed('forms', loadFormsConfig, async ({ config, logger, bus, metrics, mongo }) => {
+await runDistributed('forms', loadFormsConfig, async ({ config, logger, bus, metrics, mongo, storeHealth }) => {
   // A bad PLANS_FILE stops the boot listing every problem.
   const catalog = loadPlans(config.PLANS_FILE);
   const service = createFormsService({
@@ -15,6 +15,7 @@ await runDistributed('forms', loadFormsConfig, async ({ config, logger, bus, met
     clock: systemClock,
     ids: systemIds,
     logger,
+    storeHealth,
     metrics,
     identity: createIdentityCodec({ current: config.IDENTITY_SECRET, previous: config.IDENTITY_SECRET_PREVIOUS }),
     fileLinkSecret: { current: config.FILE_LINK_SECRET, previous: config.FILE_LINK_SECRET_PREVIOUS },

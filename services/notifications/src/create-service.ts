@@ -13,6 +13,7 @@ import {
   requireJson,
   type Service,
   type SigningSecret,
+  type StoreHealth,
 } from '@formgate/kit';
 import type { Mailer } from '@formgate/mail';
 import express from 'express';
@@ -43,6 +44,8 @@ export interface NotificationsServiceDeps {
   clock: Clock;
   ids: Ids;
   logger: Logger;
+  /** The process's stores, probed by a real round trip: an unknown error while one is down answers 503, not 500. */
+  storeHealth?: StoreHealth;
   /** The process's metrics (`formgate_http_*` of this service's routes); none recorded without. */
   metrics?: Metrics;
   identity: IdentityVerifier;
@@ -107,7 +110,7 @@ export function createNotificationsService(deps: NotificationsServiceDeps): Noti
     webhooksRoutes(deps),
   );
   app.use((_req, _res, next) => next(new AppError('NOT_FOUND')));
-  app.use(errorHandler(deps.logger));
+  app.use(errorHandler(deps.logger, deps.storeHealth));
 
   // Their first attempts go on after a batch is committed (ADR 64): `stop` waits for them.
   const handlers = {

@@ -8,40 +8,45 @@ import { createEmailComposer } from './email/composer.ts';
 import { createMongoWebhookEndpointStore } from './endpoints/mongo-webhook-endpoint-store.ts';
 import { createMongoRecipientStore } from './recipients/mongo-recipient-store.ts';
 
-await runDistributed('notifications', loadNotificationsConfig, async ({ config, logger, bus, metrics, mongo }) => {
-  const mailer = config.SMTP_URL
-    ? createSmtpMailer({
-        url: config.SMTP_URL,
-        from: config.MAIL_FROM,
-        logger,
-        maxConnections: config.SMTP_MAX_CONNECTIONS,
-        maxMessages: config.SMTP_MAX_MESSAGES,
-      })
-    : createFileMailer({ dir: config.MAIL_DIR, from: config.MAIL_FROM, logger });
-  const db = await mongo('notifications');
-  const service = createNotificationsService({
-    store: await createMongoDeliveryStore(db),
-    bus,
-    mailer,
-    clock: systemClock,
-    ids: systemIds,
-    logger,
-    metrics,
-    identity: createIdentityCodec({ current: config.IDENTITY_SECRET, previous: config.IDENTITY_SECRET_PREVIOUS }),
-    compose: createEmailComposer({ fileLinks: createFileLinks(config.FILE_LINK_SECRET), clock: systemClock }),
-    recipients: await createMongoRecipientStore(db),
-    endpoints: await createMongoWebhookEndpointStore(db),
-    allowPrivateTargets: config.WEBHOOKS_ALLOW_PRIVATE_TARGETS,
-    linkSecret: { current: config.NOTIFICATIONS_LINK_SECRET, previous: config.NOTIFICATIONS_LINK_SECRET_PREVIOUS },
-    publicUrl: config.PUBLIC_URL,
-    attemptLeaseMs: config.NOTIFICATIONS_ATTEMPT_LEASE_MS,
-  });
-  return {
-    ...service,
-    handler: service.app,
-    async stop() {
-      await service.stop();
-      await mailer.close();
-    },
-  };
-});
+await runDistributed(
+  'notifications',
+  loadNotificationsConfig,
+  async ({ config, logger, bus, metrics, mongo, storeHealth }) => {
+    const mailer = config.SMTP_URL
+      ? createSmtpMailer({
+          url: config.SMTP_URL,
+          from: config.MAIL_FROM,
+          logger,
+          maxConnections: config.SMTP_MAX_CONNECTIONS,
+          maxMessages: config.SMTP_MAX_MESSAGES,
+        })
+      : createFileMailer({ dir: config.MAIL_DIR, from: config.MAIL_FROM, logger });
+    const db = await mongo('notifications');
+    const service = createNotificationsService({
+      store: await createMongoDeliveryStore(db),
+      bus,
+      mailer,
+      clock: systemClock,
+      ids: systemIds,
+      logger,
+      storeHealth,
+      metrics,
+      identity: createIdentityCodec({ current: config.IDENTITY_SECRET, previous: config.IDENTITY_SECRET_PREVIOUS }),
+      compose: createEmailComposer({ fileLinks: createFileLinks(config.FILE_LINK_SECRET), clock: systemClock }),
+      recipients: await createMongoRecipientStore(db),
+      endpoints: await createMongoWebhookEndpointStore(db),
+      allowPrivateTargets: config.WEBHOOKS_ALLOW_PRIVATE_TARGETS,
+      linkSecret: { current: config.NOTIFICATIONS_LINK_SECRET, previous: config.NOTIFICATIONS_LINK_SECRET_PREVIOUS },
+      publicUrl: config.PUBLIC_URL,
+      attemptLeaseMs: config.NOTIFICATIONS_ATTEMPT_LEASE_MS,
+    });
+    return {
+      ...service,
+      handler: service.app,
+      async stop() {
+        await service.stop();
+        await mailer.close();
+      },
+    };
+  },
+);

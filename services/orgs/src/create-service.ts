@@ -10,6 +10,7 @@ import {
   requireIdentity,
   requireJson,
   type Service,
+  type StoreHealth,
 } from '@formgate/kit';
 import express from 'express';
 import { createOrganizationLifecycleHandler } from './handlers/organization-lifecycle.handler.ts';
@@ -23,6 +24,8 @@ export interface OrgsServiceDeps {
   bus: EventBus;
   clock: Clock;
   logger: Logger;
+  /** The process's stores, probed by a real round trip: an unknown error while one is down answers 503, not 500. */
+  storeHealth?: StoreHealth;
   /** The process's metrics (`formgate_http_*` of this service's routes); none recorded without. */
   metrics?: Metrics;
   identity: IdentityVerifier;
@@ -41,7 +44,7 @@ export function createOrgsService(deps: OrgsServiceDeps): Service {
     orgsRoutes({ ...deps, onSpamChanged: () => void publisher.kick() }),
   );
   app.use('/api/v1/flags', requireIdentity(deps.identity), flagsRoutes(deps));
-  app.use(errorHandler(deps.logger));
+  app.use(errorHandler(deps.logger, deps.storeHealth));
 
   const consumers = createConsumers(deps.bus, TOPIC_SPECS, [
     {

@@ -4,12 +4,13 @@ import { loadOrgsConfig } from './config.ts';
 import { createOrgsService } from './create-service.ts';
 import { createMongoOrgsStore } from './store/mongo-orgs-store.ts';
 
-await runDistributed('orgs', loadOrgsConfig, async ({ config, logger, bus, metrics, mongo }) => {
+await runDistributed('orgs', loadOrgsConfig, async ({ config, logger, bus, metrics, mongo, storeHealth }) => {
   const service = createOrgsService({
     store: await createMongoOrgsStore(await mongo('orgs')),
     bus,
     clock: systemClock,
     logger,
+    storeHealth,
     metrics,
     identity: createIdentityCodec({ current: config.IDENTITY_SECRET, previous: config.IDENTITY_SECRET_PREVIOUS }),
   });

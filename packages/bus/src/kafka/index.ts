@@ -1,5 +1,6 @@
 import type { Admin } from 'kafkajs';
 import { createDeadLetters, type DeadLetterLog } from '../dead-letters.ts';
+import type { DeliveryHooks } from '../delivery.ts';
 import {
   type BusMessage,
   BusUnavailableError,
@@ -19,7 +20,7 @@ import { createBatchingProducer } from './producer.ts';
 import { createReplay } from './replay.ts';
 import { createSubscribe } from './subscribe.ts';
 
-export interface KafkaBusOptions {
+export interface KafkaBusOptions extends DeliveryHooks {
   brokers: string[];
   clientId: string;
   /**
@@ -43,7 +44,6 @@ export interface KafkaBusOptions {
   requestTimeoutMs?: number;
   /** Consecutive consumer crashes (no commit in between) after which a subscription stops restarting. */
   maxConsumerRestarts?: number;
-  onError?: (err: unknown, context: string) => void;
   /** Called before every produce request with the number of messages it carries. */
   onSend?: (messageCount: number) => void;
   /** Publish latency, batch sizes, lag and dead letters (`createMetrics().bus`); default: not recorded. */
@@ -120,6 +120,8 @@ export function createKafkaBus(opts: KafkaBusOptions): EventBus {
       dlq: { publish },
       registry,
       onError,
+      onDeadLetter: opts.onDeadLetter,
+      storeHealthy: opts.storeHealthy,
       metrics,
     }),
     replay,

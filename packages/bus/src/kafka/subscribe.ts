@@ -1,5 +1,5 @@
 import type { Consumer, EachBatchPayload } from 'kafkajs';
-import { DeliveryAborted, type DeliveryContext, deliver, reportThrough } from '../delivery.ts';
+import { DeliveryAborted, type DeliveryContext, type DeliveryHooks, deliver, reportThrough } from '../delivery.ts';
 import {
   type BatchHandler,
   type BusMessage,
@@ -21,7 +21,7 @@ import type { Namespace } from './namespace.ts';
 const JOIN_TIMEOUT_MS = 30_000;
 const REVOKED = new Set(['REBALANCE_IN_PROGRESS', 'ILLEGAL_GENERATION', 'UNKNOWN_MEMBER_ID', 'FENCED_INSTANCE_ID']);
 
-export interface SubscribeDeps {
+export interface SubscribeDeps extends Pick<DeliveryHooks, 'onDeadLetter' | 'storeHealthy'> {
   topics: Topics;
   names: Namespace;
   groupStart: GroupStart;
@@ -160,7 +160,7 @@ function deliveryContext(deps: SubscribeDeps, { group, topic }: SubscribeOptions
     policy,
     dlq: deps.dlq,
     signal,
-    ...reportThrough(deps.onError, group, topic, deps.metrics),
+    ...reportThrough(deps, group, topic, deps.metrics),
   });
 }
 

@@ -1,11 +1,11 @@
-import { DeliveryAborted, type DeliveryContext, deliver, reportThrough } from '../delivery.ts';
+import { DeliveryAborted, type DeliveryContext, type DeliveryHooks, deliver, reportThrough } from '../delivery.ts';
 import { DEFAULT_RETRY, type EventPublisher, type SubscribeOptions, type Subscription } from '../event-bus.ts';
 import type { BusMetrics } from '../metrics.ts';
 import type { SubscriptionRegistry } from '../subscriptions.ts';
 import { type Log, type Row, toMessage } from './log.ts';
 import type { Wakeups } from './wakeups.ts';
 
-export interface ConsumerDeps {
+export interface ConsumerDeps extends Pick<DeliveryHooks, 'onDeadLetter' | 'storeHealthy'> {
   log: Log;
   wakeups: Wakeups;
   dlq: EventPublisher;
@@ -63,7 +63,7 @@ class GroupMember {
       policy: this.options.retry ?? DEFAULT_RETRY,
       dlq: this.deps.dlq,
       signal,
-      ...reportThrough(this.deps.onError, group, topic, this.deps.metrics),
+      ...reportThrough(this.deps, group, topic, this.deps.metrics),
     };
   }
 

@@ -1,5 +1,6 @@
 import type { SqliteDb } from '@formgate/store/sqlite';
 import { createDeadLetters, type DeadLetterLog } from '../dead-letters.ts';
+import type { DeliveryHooks } from '../delivery.ts';
 import { type BusMessage, BusUnavailableError, type EventBus, type EventPublisher } from '../event-bus.ts';
 import { measureLag } from '../lag.ts';
 import { type BusMetrics, NO_BUS_METRICS, timedPublish } from '../metrics.ts';
@@ -10,7 +11,7 @@ import { createAppender } from './producer.ts';
 import { createReplay } from './replay.ts';
 import { createWakeups } from './wakeups.ts';
 
-export interface SqliteBusOptions {
+export interface SqliteBusOptions extends DeliveryHooks {
   /** Records of non-compacted topics older than this are deleted. */
   retentionMs?: number;
   maxPendingPublishes?: number;
@@ -21,7 +22,6 @@ export interface SqliteBusOptions {
    * busy topic is consumed one group commit at a time, and every batch pays its transaction, fsync and offset commit.
    */
   consumerLingerMs?: number;
-  onError?: (err: unknown, context: string) => void;
   /** Publish latency, batch sizes, lag and dead letters (`createMetrics().bus`); default: not recorded. */
   metrics?: BusMetrics;
 }
@@ -66,6 +66,8 @@ export function createSqliteBus(db: SqliteDb, opts: SqliteBusOptions = {}): Even
     dlq: appender,
     registry,
     onError,
+    onDeadLetter: opts.onDeadLetter,
+    storeHealthy: opts.storeHealthy,
     idlePollMs,
     lingerMs: opts.consumerLingerMs ?? 20,
     metrics,
