@@ -160,6 +160,8 @@ export function createNotificationsService(deps: NotificationsServiceDeps): Noti
       void worker.start();
     },
     async stop() {
+      // Outcomes the store does not take now are left to their lease, as after a crash: stopping waits for no outage.
+      runner.stop();
       await worker.stop();
       await api.drain();
       await consumers.stop();

@@ -1,5 +1,3 @@
-import type { BusMessage } from '@formgate/bus';
-import { Topics } from '@formgate/contracts';
 import { createSmtpMailer, type Mailer } from '@formgate/mail';
 import { type SmtpTestServer, startSmtpTestServer } from '@formgate/mail/testing';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -13,6 +11,7 @@ import {
 } from '../src/deliveries/handlers.ts';
 import { createWebhookChannel } from '../src/endpoints/webhook-channel.ts';
 import type { WebhookEndpointStore } from '../src/endpoints/webhook-endpoint-store.ts';
+import { recordOf } from './bus-records.ts';
 import { startReceiver, type WebhookReceiver } from './webhook-receiver.ts';
 import { startWebhookService, type WebhookService } from './webhook-service-harness.ts';
 
@@ -29,21 +28,6 @@ function counting<T extends object>(target: T, counted: string[], calls: string[
     },
   });
 }
-
-/** A submission event as the bus hands it to a consumer, at `offset` of `partition`. */
-const recordOf = (
-  { key, value }: Pick<BusMessage, 'key' | 'value'>,
-  partition: number,
-  offset: number,
-): BusMessage => ({
-  topic: Topics.ingestSubmission,
-  partition,
-  offset: String(offset),
-  key,
-  value,
-  headers: {},
-  timestamp: Date.now(),
-});
 
 /** `mailer` with its sends held until `open()`; `started` counts the sends begun. */
 function gated(mailer: Mailer) {

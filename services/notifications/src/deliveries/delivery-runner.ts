@@ -12,6 +12,7 @@ import {
   type FirstAttemptResult,
   isFinal,
 } from './delivery-store.ts';
+import { createDurableOutcomes, type DurableOutcomesDeps } from './durable-outcomes.ts';
 import type { EmailQuota } from './email-quota.ts';
 import type { AttemptContext, Composer } from './ports.ts';
 import { MAX_ATTEMPTS, retryDelayMs } from './retry-schedule.ts';
@@ -41,6 +42,8 @@ export interface DeliveryRunnerDeps {
   metrics?: Pick<Metrics, 'countNotificationAttempt'>;
   /** `ATTEMPT_LEASE_MS` unless configured (`NOTIFICATIONS_ATTEMPT_LEASE_MS`). */
   attemptLeaseMs?: number;
+  /** How outcomes are written again after a store failure (tests shorten it): `durable-outcomes.ts`. */
+  outcomeRetry?: Pick<DurableOutcomesDeps, 'retry' | 'graceMs'>;
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -62,13 +65,15 @@ function responseOf(err: unknown): { code: string; text: string } {
 /**
  * Makes attempts and publishes outcomes. One attempt of one delivery: claim attempt n (a unique insert — the effect
  * record, written before anything is sent), compose, send, record the outcome. Only the claim's holder sends, so
- * two instances never send the same attempt; a claimer that crashes after sending and before recording leaves a
- * claim without outcome, and after `ATTEMPT_LEASE_MS` the next attempt is made: that is the one possible duplicate.
+ * two instances never send the same attempt. An outcome the store does not take is written again until it does
+ * (ADR 66), so only a claimer that crashes after sending and before recording leaves a claim without outcome; after
+ * `ATTEMPT_LEASE_MS` the next attempt is made: that is the one possible duplicate.
  */
 export function createDeliveryRunner(deps: DeliveryRunnerDeps) {
   const { store, clock, logger } = deps;
   const random = deps.random ?? Math.random;
   const leaseMs = deps.attemptLeaseMs ?? ATTEMPT_LEASE_MS;
+  const outcomes = createDurableOutcomes({ clock, logger, random, ...deps.outcomeRetry });
 
   /** Sends one attempt; resolves with the outcome (a failed send is an outcome, not an exception). */
   async function send(
@@ -155,7 +160,7 @@ export function createDeliveryRunner(deps: DeliveryRunnerDeps) {
       const outcome = (await store.listAttempts(delivery.id)).find((a) => a.attempt === n)?.outcome;
       return outcome ? store.recordOutcome(delivery.id, n, outcome) : null;
     }
-    if (clock.now().getTime() - Date.parse(held.startedAt) < leaseMs) return null;
+    if (clock.now().getTime() - Date.parse(held.startedAt) < leaseMs || !outcomes.mayTakeOver()) return null;
     logger.warn(
       { deliveryId: delivery.id, attempt: n },
       'attempt abandoned (its instance stopped mid-send?); trying again',
@@ -185,6 +190,8 @@ export function createDeliveryRunner(deps: DeliveryRunnerDeps) {
    */
   async function attempt(delivery: Delivery, known: AttemptContext = {}): Promise<Delivery | null> {
     if (isFinal(delivery.status)) return delivery;
+    // A claim without outcome whose lease ended: its holder may be alive and waiting for the store (ADR 66).
+    if (delivery.lastClaimed > delivery.attempts && !outcomes.mayTakeOver()) return null;
     if (delivery.channel !== 'email' || !deps.quota) return attemptNow(delivery, known);
     const now = clock.now();
     const ticket = deps.quota.take(delivery.orgId, now);
@@ -245,7 +252,10 @@ export function createDeliveryRunner(deps: DeliveryRunnerDeps) {
     });
     if (!claim.claimed) return recover(delivery, n, claim);
     const outcome = await outcomeOf(delivery, n, known);
-    const recorded = await store.recordOutcome(delivery.id, n, outcome);
+    const recorded = await outcomes.retryUntilRecorded(() => store.recordOutcome(delivery.id, n, outcome), {
+      deliveryId: delivery.id,
+      attempt: n,
+    });
     await afterRecorded(recorded);
     return recorded;
   }
@@ -253,7 +263,8 @@ export function createDeliveryRunner(deps: DeliveryRunnerDeps) {
   /**
    * Records a batch's first-attempt outcomes as they come, in as few store calls as the store's pace allows: the
    * outcomes that arrive while one `recordFirstAttempts` call is under way go together in the next (a group commit).
-   * `record` resolves once its outcome is stored, with the delivery as recorded.
+   * `record` resolves once its outcome is stored, with the delivery as recorded; a failed call is made again until
+   * it is (ADR 66), the outcomes arriving meanwhile waiting for the call after it.
    */
   function recorderOf(batch: FirstAttemptBatch) {
     type Waiting = FirstAttemptResult & { resolve(d: Delivery): void; reject(err: unknown): void };
@@ -265,7 +276,10 @@ export function createDeliveryRunner(deps: DeliveryRunnerDeps) {
         const taken = waiting;
         waiting = [];
         try {
-          const recorded = await store.recordFirstAttempts(batch, taken);
+          const recorded = await outcomes.retryUntilRecorded(() => store.recordFirstAttempts(batch, taken), {
+            batchId: batch.id,
+            deliveries: taken.length,
+          });
           for (const [i, w] of taken.entries()) w.resolve(recorded[i] ?? w.delivery);
         } catch (err) {
           for (const w of taken) w.reject(err);
@@ -292,9 +306,9 @@ export function createDeliveryRunner(deps: DeliveryRunnerDeps) {
    * Resolves once every claim is durable (ADR 64), with how many deliveries it claimed and `sent`: the sends, their
    * outcomes recorded and published, the batch closed. The caller may commit its consumer offset then: from there the
    * batch record is what finds an unfinished send. `sent` waits for every send before it rejects, so what was sent is
-   * recorded and published even when another attempt's store call failed. A batch with an attempt left unrecorded
-   * stays open, and the retry worker makes that delivery's attempt 2 once the lease has passed (`recoverBatches`):
-   * the window of a duplicate, as for any claim. A send not started within half the lease (a backlog behind a hung
+   * recorded and published even when another attempt failed. Outcomes are written until the store takes them (ADR
+   * 66): only a stopped instance leaves a batch open with an attempt unrecorded, and the retry worker makes that
+   * delivery's attempt 2 once the lease has passed (`recoverBatches`): the window of a duplicate, as for any claim. A send not started within half the lease (a backlog behind a hung
    * SMTP server) is not started at all: the retry worker's attempt 2 would race it.
    */
   async function firstAttempts(
@@ -393,17 +407,21 @@ export function createDeliveryRunner(deps: DeliveryRunnerDeps) {
       );
     }
     // Open until every claimed attempt has its outcome: one without is the retry worker's after the lease.
-    if (!failedSend && late === 0) await store.closeBatch(batch.id);
+    if (!failedSend && late === 0) {
+      // Also the publication mark of the batch's successes: without it, the lease would publish them again.
+      await outcomes.retryUntilRecorded(() => store.closeBatch(batch.id), { batchId: batch.id });
+    }
     if (failedSend) throw failedSend.reason;
   }
 
   /**
-   * Finishes batches whose lease ended while they were open (their instance stopped, or an attempt could not be
-   * recorded): a delivery still without attempt 1's outcome was abandoned, and its attempt 2 is made now (through the
-   * claim, so one instance makes it); the final outcomes found are published again (same event ids); then the batch
-   * is closed. Resolves with how many batches it finished.
+   * Finishes batches whose lease ended while they were open (their instance stopped, or could not publish): a
+   * delivery still without attempt 1's outcome was abandoned, and its attempt 2 is made now (through the claim, so
+   * one instance makes it); the final outcomes found are published again (same event ids); then the batch is closed.
+   * None while a store failure is recent (`mayTakeOver`, ADR 66). Resolves with how many batches it finished.
    */
   async function recoverBatches(limitBatches: number): Promise<number> {
+    if (!outcomes.mayTakeOver()) return 0;
     const open = await store.listOpenBatches(clock.now().toISOString(), limitBatches);
     for (const batch of open) {
       const stored = (await Promise.all(batch.deliveryIds.map((id) => store.getDelivery(id)))).filter(
@@ -467,7 +485,16 @@ export function createDeliveryRunner(deps: DeliveryRunnerDeps) {
     if (deferred.length > 0) await store.markDeferralPublished(deferred.map((d) => d.id));
   }
 
-  return { attempt, firstAttempts, recoverBatches, publishOutcomes };
+  return {
+    attempt,
+    firstAttempts,
+    recoverBatches,
+    publishOutcomes,
+    /** A store call failed (the retry worker's): no lease is taken over for a while (`durable-outcomes.ts`). */
+    storeFailed: outcomes.failed,
+    /** Shutdown: outcomes still unwritten are left to their lease, as after a crash. */
+    stop: outcomes.stop,
+  };
 }
 
 export type DeliveryRunner = ReturnType<typeof createDeliveryRunner>;

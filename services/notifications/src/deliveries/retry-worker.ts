@@ -32,7 +32,11 @@ export function createRetryWorker(deps: {
 }) {
   return createRelayLoop({
     intervalMs: deps.intervalMs ?? 1_000,
-    onError: (err) => deps.logger.warn({ err }, 'delivery retry pass failed; next pass soon'),
+    onError: (err) => {
+      // The store may be down: a holder waiting to record an outcome is not to be taken for dead (ADR 66).
+      deps.runner.storeFailed();
+      deps.logger.warn({ err }, 'delivery retry pass failed; next pass soon');
+    },
     pass: async () => {
       const due = await deps.store.listDue(deps.clock.now().toISOString(), DUE_BATCH);
       const made = (await mapLimit(due, 4, (d) => deps.runner.attempt(d))).filter((d) => d !== null);
