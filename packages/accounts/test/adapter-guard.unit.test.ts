@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { AccountsUnavailableError, guardAdapter, isUnreachable } from '../src/adapter-guard.ts';
 
 /** A better-auth adapter whose `findOne` fails with `error`. */
-const failingWith = (error: Error) => ({ findOne: async () => Promise.reject(error) });
+const failingWith = (error: Error) => ({ findOne: async (_query: unknown) => Promise.reject(error) });
 const query = { model: 'user', where: [] };
 
 describe('the accounts adapter guard', () => {
