@@ -1,14 +1,22 @@
 import type { Agent, IncomingMessage, ServerResponse } from 'node:http';
 import { CLIENT_IP_HEADER } from '@formgate/accounts';
+import type { Settle } from '@formgate/contracts';
 import { type AppError, IDENTITY_HEADER, type Logger, toErrorBody } from '@formgate/kit';
 import type { Express, NextFunction, Request, Response } from 'express';
 import { createRawProxy, type ErrorAnswer } from './raw-proxy.ts';
 import type { ServiceName } from './routes.ts';
+import { createSettleAll, holdUntilSettled, type SettleAll, settleOf } from './settle.ts';
 import { createUpstreamPool, type PoolHealth, type UpstreamPool } from './upstreams.ts';
 
 /** A service the gateway forwards to: in the same process (embedded), or over HTTP (distributed). */
 export type Target =
-  | { kind: 'in-process'; app: Express; handle?: (req: IncomingMessage, res: ServerResponse) => void }
+  | {
+      kind: 'in-process';
+      app: Express;
+      handle?: (req: IncomingMessage, res: ServerResponse) => void;
+      /** Ingest's: whether its views hold a change of settings (`createSettleAll`). */
+      settled?: (settle: Settle) => Promise<boolean>;
+    }
   | { kind: 'http'; urls: string[] };
 
 export type Forward = (req: Request, res: Response, next: NextFunction) => void;
@@ -31,8 +39,18 @@ const answerApiError: ErrorAnswer = (req, res, error: AppError) => {
     .end(JSON.stringify(toErrorBody(error, (req as Request).requestId ?? '')));
 };
 
-function apiForward(pool: UpstreamPool, s: ForwardSettings): Forward {
-  const proxy = createRawProxy({ pool, ...s, timeoutMs: s.upstreamTimeoutMs, answerError: answerApiError });
+function apiForward(pool: UpstreamPool, s: ForwardSettings, settleAll: SettleAll): Forward {
+  const beforeRelay = (answer: IncomingMessage) => {
+    const settle = settleOf(answer);
+    return settle ? settleAll(settle) : undefined;
+  };
+  const proxy = createRawProxy({
+    pool,
+    ...s,
+    timeoutMs: s.upstreamTimeoutMs,
+    answerError: answerApiError,
+    beforeRelay,
+  });
   return (req, res) => {
     delete req.headers.cookie;
     const ip = String(req.headers[CLIENT_IP_HEADER] ?? '');
@@ -45,22 +63,27 @@ function apiForward(pool: UpstreamPool, s: ForwardSettings): Forward {
 
 /**
  * Turns the gateway's targets into handlers: in-process services are called directly; each HTTP service gets one
- * upstream pool (ADR 16), shared by its `/api` forwarder and, for ingest, by the raw `/f/*` proxy.
+ * upstream pool (ADR 16), shared by its `/api` forwarder and, for ingest, by the raw `/f/*` proxy. An API answer
+ * naming a change of settings (`SETTLE_HEADER`) is held until every ingest instance has it (`settle.ts`).
  */
 export function createForwarders(targets: Partial<Record<ServiceName, Target>>, s: ForwardSettings) {
   const forwards = new Map<ServiceName, Forward>();
   const pools: UpstreamPool[] = [];
   let ingest: IngestHandler | undefined;
+  const settleAll = createSettleAll(targets.ingest, s.logger);
   for (const [name, target] of Object.entries(targets) as [ServiceName, Target][]) {
     if (target.kind === 'in-process') {
       const handle = target.handle ?? target.app;
-      forwards.set(name, (req, res) => handle(req, res));
+      forwards.set(name, (req, res) => {
+        if (name !== 'ingest') holdUntilSettled(res, settleAll);
+        handle(req, res);
+      });
       if (name === 'ingest') ingest = (req, res) => handle(req, res);
       continue;
     }
     const pool = createUpstreamPool(name, target.urls, { logger: s.logger });
     pools.push(pool);
-    forwards.set(name, apiForward(pool, s));
+    forwards.set(name, apiForward(pool, s, settleAll));
     if (name === 'ingest') ingest = createRawProxy({ pool, ...s, timeoutMs: s.ingestTimeoutMs });
   }
   const health = (): Record<string, PoolHealth> => Object.fromEntries(pools.map((p) => [p.name, p.health()]));

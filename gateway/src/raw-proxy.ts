@@ -16,6 +16,8 @@ export interface ProxyOptions {
   connectTimeoutMs?: number;
   /** How a failure is answered (default: `{ error: { code, message } }`). */
   answerError?: ErrorAnswer;
+  /** Called with an instance's answer before it is relayed (it may edit its headers); a promise holds the relay. */
+  beforeRelay?: (answer: IncomingMessage) => Promise<void> | undefined;
 }
 
 export type Proxy = (req: IncomingMessage, res: ServerResponse, forwarded: Record<string, string>) => void;
@@ -117,7 +119,13 @@ function attempt(opts: ProxyOptions, x: Exchange) {
   upstream.on('response', (answer) => {
     clearTimeout(a.timer);
     opts.pool.markUp(target);
-    relay(x, upstream, answer);
+    const held = opts.beforeRelay?.(answer);
+    if (!held) return relay(x, upstream, answer);
+    // Answered: from here nothing is retried or answered as an error, while the relay waits.
+    x.settled = true;
+    void held.finally(() => {
+      if (!x.res.destroyed) relay(x, upstream, answer);
+    });
   });
   upstream.on('error', (err) => {
     clearTimeout(a.timer);

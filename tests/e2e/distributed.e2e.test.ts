@@ -11,6 +11,7 @@ import { describeBrowserJourney } from '../browser/journey.ts';
 import { describeAccountFlows } from '../flows/account.flows.ts';
 import { describeApiKeyFlows } from '../flows/api-key.flows.ts';
 import { describeOrganizationFlows } from '../flows/organization.flows.ts';
+import { describeReadYourSettingsFlows } from '../flows/read-your-settings.flows.ts';
 import { describeSubmissionManagementFlows } from '../flows/submission-management.flows.ts';
 import type { FlowTarget } from '../flows/target.ts';
 import { distributedTarget } from '../flows/targets.ts';
@@ -122,6 +123,7 @@ describe('distributed mode: separate processes on Kafka and a Mongo-wire server'
   describeApiKeyFlows(target);
   describeTenantIsolation(target);
   describeSubmissionManagementFlows(target);
+  describeReadYourSettingsFlows(target);
 
   it('site forms: gateways booting at once provision one site organization and three forms; a waitlist post is stored', async () => {
     type Site = { forms: Record<'example' | 'waitlist' | 'feedback', string | null> };

@@ -226,7 +226,7 @@ export async function startEmbedded(config: EmbeddedConfig, seams: EmbeddedSeams
   const gateway = createGateway({
     routes: ROUTES,
     targets: {
-      ingest: { kind: 'in-process', app: ingest.app, handle: ingest.handle },
+      ingest: { kind: 'in-process', app: ingest.app, handle: ingest.handle, settled: ingest.settled },
       forms: { kind: 'in-process', app: forms.app },
       billing: { kind: 'in-process', app: billing.app },
       orgs: { kind: 'in-process', app: orgs.app },

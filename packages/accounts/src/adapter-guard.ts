@@ -1,5 +1,5 @@
 import { classifyFailure } from '@formgate/contracts';
-import { ERROR_CODES } from '@formgate/kit';
+import { AppError, ERROR_CODES } from '@formgate/kit';
 import type { BetterAuthPlugin } from 'better-auth';
 import { APIError } from 'better-auth/api';
 
@@ -55,9 +55,15 @@ export class AccountsUnavailableError extends APIError {
   }
 }
 
-/** True for an error that says the database could not be reached or did not answer, not that a query failed. */
+/**
+ * True for an error that says the database could not be reached or did not answer, not that a query failed. An
+ * `AppError`'s own `retryable` speaks of its HTTP answer (a 429 is retryable), not of the database: only its cause
+ * is judged.
+ */
 export function isUnreachable(err: unknown): boolean {
-  return err instanceof AccountsUnavailableError || classifyFailure(err) === 'transient';
+  if (err instanceof AccountsUnavailableError) return true;
+  if (err instanceof AppError) return err.cause !== undefined && isUnreachable(err.cause);
+  return classifyFailure(err) === 'transient';
 }
 
 /** `err` as `AccountsUnavailableError` when it means the store is down: by its kind, or else by a round trip. */

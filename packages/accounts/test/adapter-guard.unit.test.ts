@@ -1,3 +1,4 @@
+import { AppError } from '@formgate/kit';
 import { describe, expect, it } from 'vitest';
 import { AccountsUnavailableError, guardAdapter, isUnreachable } from '../src/adapter-guard.ts';
 
@@ -32,5 +33,11 @@ describe('the accounts adapter guard', () => {
     expect(await up.findOne(query).catch((e: unknown) => e)).toBe(bug);
     const unprobed = guardAdapter(failingWith(bug), { timeoutMs: 1_000 });
     expect(await unprobed.findOne(query).catch((e: unknown) => e)).toBe(bug);
+  });
+
+  it('an AppError is judged by its cause, not by its own retryable flag (a 429 is not an outage)', () => {
+    expect(isUnreachable(new AppError('RATE_LIMITED'))).toBe(false);
+    const refused = Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+    expect(isUnreachable(new AppError('INTERNAL', undefined, { cause: refused }))).toBe(true);
   });
 });

@@ -103,7 +103,7 @@ export function runOrgEventOutboxContract(target: OutboxTarget) {
       return r;
     };
     // The second pass starts after any pass a record's nudge had already started.
-    const flush = async (...rs: { relay: () => Promise<void> }[]) => {
+    const flush = async (...rs: { relay: () => Promise<unknown> }[]) => {
       for (const r of rs) await r.relay();
       for (const r of rs) await r.relay();
     };

@@ -52,6 +52,12 @@ export const SubmissionReceivedSchema = envelope(
      */
     origin: z.string().max(MAX_SOURCE_URL_LENGTH).optional(),
     referer: z.string().max(MAX_SOURCE_URL_LENGTH).optional(),
+    /**
+     * The version of its form ingest accepted it under (read your own settings, docs/architecture.md): a consumer
+     * whose view of the form is older waits until it has this version. Absent on a submission forms re-emits (a
+     * release, a release from spam), which is handled under the view as it stands.
+     */
+    formVersion: z.number().int().positive().optional(),
   }),
 );
 

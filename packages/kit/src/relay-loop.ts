@@ -2,8 +2,8 @@
  * The loop behind every outbox relay: runs `pass` until it reports nothing more to do, one run at a time, again
  * `intervalMs` after each run once started (so rows a crash left behind go out too), and at once on `kick()`. A
  * kick during a run asks for one more run after it, and resolves when that run is over: whoever kicks after
- * writing a row knows, once the kick resolves, that a run which started after the write has finished. A failed
- * pass is reported to `onError` and retried on the next tick.
+ * writing a row knows, once the kick resolves, that a run which started after the write has finished, and whether
+ * it drained everything (true) or failed. A failed pass is reported to `onError` and retried on the next tick.
  */
 export function createRelayLoop(opts: {
   /** Publishes one batch; resolves true when more may be pending. */
@@ -11,9 +11,9 @@ export function createRelayLoop(opts: {
   intervalMs: number;
   onError: (err: unknown) => void;
 }) {
-  let running: Promise<void> | undefined;
+  let running: Promise<boolean> | undefined;
   /** The run asked for during the current one: every kick meanwhile joins it. */
-  let queued: Promise<void> | undefined;
+  let queued: Promise<boolean> | undefined;
   let started = false;
   let timer: NodeJS.Timeout | undefined;
 
@@ -26,7 +26,7 @@ export function createRelayLoop(opts: {
     timer = setTimeout(() => void run(), opts.intervalMs);
     timer.unref();
   };
-  const run = (): Promise<void> => {
+  const run = (): Promise<boolean> => {
     if (running) {
       queued ??= running.then(() => {
         queued = undefined;
@@ -35,7 +35,13 @@ export function createRelayLoop(opts: {
       return queued;
     }
     running = drain()
-      .catch(opts.onError)
+      .then(
+        () => true,
+        (err: unknown) => {
+          opts.onError(err);
+          return false;
+        },
+      )
       .finally(() => {
         running = undefined;
         if (!queued) schedule();
@@ -44,7 +50,7 @@ export function createRelayLoop(opts: {
   };
 
   return {
-    /** Runs a pass now, or asks for one after the run in flight; resolves when that run is over. */
+    /** Runs a pass now, or asks for one after the run in flight; resolves when that run is over: true if it drained. */
     kick: run,
     start() {
       started = true;

@@ -72,7 +72,7 @@ export function createFormsService(deps: FormsServiceDeps): Service {
     formsRoutes({
       ...deps,
       ...(formsLimit ? { formsLimit } : {}),
-      onFormChanged: () => void publisher.kick(),
+      onFormChanged: () => publisher.kick(),
       onSubmissionChanged: () => void publisher.kick(),
     }),
     fileLinkRoutes(fileDeps),

@@ -8,6 +8,7 @@ import { createAbuseExchange } from './abuse/abuse-exchange.ts';
 import { createClientIpResolver } from './client-ip.ts';
 import { createIngestHandler } from './ingest-handler.ts';
 import { DEFAULT_LIMITS, type IngestLimits } from './limits.ts';
+import { createSettled, type Settled, settledRoute } from './settle.ts';
 import { type AltchaDifficulty, createAltcha } from './spam/altcha.ts';
 import { type CaptchaVerifyConfig, createCaptchaLayer, DEFAULT_CAPTCHA_VERIFY } from './spam/captcha.ts';
 import { createSpamEvaluator, type OnBlocked } from './spam/evaluate.ts';
@@ -54,6 +55,8 @@ export interface IngestServiceDeps {
 export interface IngestService extends Service {
   /** The raw request handler for `/f/*` and `/form/*`, for hosts that route before any framework. */
   handle(req: IncomingMessage, res: ServerResponse): void;
+  /** Whether this instance's views hold a change of settings (read your own settings; also `/internal/settled`). */
+  settled: Settled;
 }
 
 /**
@@ -109,7 +112,9 @@ export function createIngestService(deps: IngestServiceDeps): IngestService {
     deps.logger,
   );
   // No HTTP metrics middleware here: the raw handler records its own (this app only adds `/healthz`).
+  const settled = createSettled({ forms, orgSettings });
   const app = createServiceApp(() => ({ forms: forms.size }));
+  app.get('/internal/settled', settledRoute(settled));
   app.use((req, res) => handle(req, res));
   const views: Subscription[] = [];
 
@@ -117,6 +122,7 @@ export function createIngestService(deps: IngestServiceDeps): IngestService {
     name: 'ingest',
     app,
     handle,
+    settled,
     async start() {
       await deps.bus.ensureTopics(TOPIC_SPECS);
       views.push(await deps.bus.replay(Topics.formsForm, (m) => forms.apply(m)));

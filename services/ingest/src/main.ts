@@ -26,6 +26,8 @@ await runDistributed('ingest', loadIngestConfig, async ({ config, logger, bus, m
   });
   return {
     ...service,
-    handler: (req, res) => (req.url === '/healthz' ? service.app(req, res) : service.handle(req, res)),
+    // The raw handler for the public endpoint; the app for `/healthz` and the gateway's `/internal/settled`.
+    handler: (req, res) =>
+      req.url === '/healthz' || req.url?.startsWith('/internal/') ? service.app(req, res) : service.handle(req, res),
   };
 });

@@ -144,6 +144,7 @@ export async function receiveSubmission(deps: ReceiveDeps, req: IncomingMessage,
         held: !spam.isSpam && deps.quota.isOverQuota(form.orgId, billingPeriodOf(receivedAt)),
         ...(clientKey ? { idempotencyKey: clientKey } : {}),
         ...requestSource(req),
+        formVersion: form.version,
       },
     };
     try {

@@ -168,6 +168,6 @@ export function createNotificationsService(deps: NotificationsServiceDeps): Noti
       await Promise.all(Object.values(handlers).map((h) => h.drain()));
       await Promise.all(views.splice(0).map((v) => v.stop()));
     },
-    runDueAttempts: worker.kick,
+    runDueAttempts: async () => void (await worker.kick()),
   };
 }

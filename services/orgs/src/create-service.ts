@@ -41,7 +41,7 @@ export function createOrgsService(deps: OrgsServiceDeps): Service {
     requireIdentity(deps.identity),
     requireJson,
     express.json({ limit: '16kb' }),
-    orgsRoutes({ ...deps, onSpamChanged: () => void publisher.kick() }),
+    orgsRoutes({ ...deps, onSpamChanged: () => publisher.kick() }),
   );
   app.use('/api/v1/flags', requireIdentity(deps.identity), flagsRoutes(deps));
   app.use(errorHandler(deps.logger, deps.storeHealth));

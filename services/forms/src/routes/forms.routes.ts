@@ -9,7 +9,9 @@ import {
   FormListQuerySchema,
   type FormStatsDto,
   FormStatsQuerySchema,
+  formatSettle,
   type OrgScope,
+  SETTLE_HEADER,
   UpdateFormRequestSchema,
   UpdateSubmissionRequestSchema,
 } from '@formgate/contracts';
@@ -98,7 +100,8 @@ export function formsRoutes(deps: FormWriteDeps & SubmissionChangeDeps & { store
 
   router.post('/', async (req, res) => {
     requireWriter(req, 'create');
-    const form = await createForm(deps, scopeOf(req), CreateFormRequestSchema.parse(req.body));
+    const { form, inForce } = await createForm(deps, scopeOf(req), CreateFormRequestSchema.parse(req.body));
+    if (inForce) res.setHeader(SETTLE_HEADER, formatSettle({ view: 'form', id: form.id, version: form.version }));
     res.status(201).json(toFormDto(form, NO_COUNTS));
   });
 
@@ -137,6 +140,7 @@ export function formsRoutes(deps: FormWriteDeps & SubmissionChangeDeps & { store
       String(req.params.formId),
       UpdateFormRequestSchema.parse(req.body),
     );
+    res.setHeader(SETTLE_HEADER, formatSettle({ view: 'form', id: form.id, version: form.version }));
     res.json(toFormDto(form));
   });
 

@@ -8,8 +8,12 @@ export interface FormWriteDeps {
   store: FormsStore;
   clock: Clock;
   ids: Ids;
-  /** Called after a form version is stored, so the outbox relay publishes it promptly. */
-  onFormChanged: () => void;
+  /**
+   * Called after a form version is stored: the outbox relay publishes it now. Resolves true once the change is in
+   * the log (a relay run that started after the write drained), false when the log did not take it (it goes out on
+   * a later run).
+   */
+  onFormChanged: () => Promise<boolean>;
   /** The most forms the organization's plan allows (`null`: no limit); absent: no limit. */
   formsLimit?: (orgId: string) => number | null;
 }
@@ -44,7 +48,11 @@ export function slugify(name: string): string {
   return slug || 'form';
 }
 
-export async function createForm(deps: FormWriteDeps, scope: OrgScope, request: CreateFormRequest): Promise<Form> {
+export async function createForm(
+  deps: FormWriteDeps,
+  scope: OrgScope,
+  request: CreateFormRequest,
+): Promise<{ form: Form; inForce: boolean }> {
   await checkFormsLimit(deps, scope);
   const now = deps.clock.now().toISOString();
   const base = request.slug ?? slugify(request.name);
@@ -69,8 +77,7 @@ export async function createForm(deps: FormWriteDeps, scope: OrgScope, request: 
     };
     try {
       await deps.store.insertForm(form);
-      deps.onFormChanged();
-      return form;
+      return { form, inForce: await deps.onFormChanged() };
     } catch (err) {
       if (!(err instanceof SlugTakenError)) throw err;
       if (request.slug) throw new AppError('FORMS_SLUG_TAKEN', `The slug "${slug}" is already used`);

@@ -11,6 +11,8 @@ import { AppError } from '@formgate/kit';
 import type { FormWriteDeps } from './create-form.ts';
 import { mergeFormSpam } from './spam-settings.ts';
 
+const NOT_IN_FORCE = 'The change is saved but not yet in force; repeat the request shortly';
+
 export async function updateForm(
   deps: FormWriteDeps,
   scope: OrgScope,
@@ -30,7 +32,8 @@ export async function updateForm(
       version: current.version + 1,
     };
     if (await deps.store.replaceForm(next, current.version)) {
-      deps.onFormChanged();
+      // Answered only once in the log (read your own settings): the stored change goes out later either way.
+      if (!(await deps.onFormChanged())) throw new AppError('UPSTREAM_UNAVAILABLE', NOT_IN_FORCE);
       return next;
     }
   }

@@ -1,5 +1,6 @@
 import type { BusMessage } from '@formgate/bus';
 import { decodeEvent, type Form, Topics } from '@formgate/contracts';
+import { createVersionWaits } from './version-waits.ts';
 
 type Entry = { form: Form; deleted: false } | { deleted: true; version: number };
 
@@ -10,16 +11,26 @@ type Entry = { form: Form; deleted: false } | { deleted: true; version: number }
 export function createFormsView() {
   const byKey = new Map<string, Entry>();
   const versionOf = (e: Entry | undefined) => (e ? (e.deleted ? e.version : e.form.version) : 0);
+  /** The version held of each form, by id: what a settle waits on (`until`). */
+  const versions = new Map<string, number>();
+  const waits = createVersionWaits();
+  const reached = (id: string, version: number) => {
+    if ((versions.get(id) ?? 0) >= version) return;
+    versions.set(id, version);
+    waits.reached(id, version);
+  };
 
   return {
     apply(message: BusMessage) {
       const event = decodeEvent(Topics.formsForm, message.value);
       if (event.type === 'form.upserted') {
         const form = event.data;
+        reached(form.id, form.version);
         if (versionOf(byKey.get(form.key)) >= form.version) return;
         byKey.set(form.key, { form, deleted: false });
       } else {
-        const { key, version } = event.data;
+        const { formId, key, version } = event.data;
+        reached(formId, version);
         if (versionOf(byKey.get(key)) > version) return;
         byKey.set(key, { deleted: true, version });
       }
@@ -30,6 +41,9 @@ export function createFormsView() {
       if (!entry) return undefined;
       return entry.deleted ? 'deleted' : entry.form;
     },
+    /** Resolves true once the view holds `version` of form `id` or a later one; false after `timeoutMs`. */
+    until: (id: string, version: number, timeoutMs: number) =>
+      waits.until(id, version, versions.get(id) ?? 0, timeoutMs),
     get size() {
       return byKey.size;
     },

@@ -10,14 +10,22 @@ import { deliveriesFor, type PlanDeps } from './plan-deliveries.ts';
 import type { AttemptContext } from './ports.ts';
 import { createSendBacklog } from './send-backlog.ts';
 
-/** The form of a submission is not in the view yet (`forms.form` lags): the bus retries, without limit. */
+/**
+ * The form of a submission is not in the view yet, or only at a version older than the one ingest accepted the
+ * submission under (`forms.form` lags): the bus retries, without limit, so the submission is handled under the
+ * settings in force when it was accepted (read your own settings).
+ */
 export class FormNotYetKnownError extends Error {
   readonly retryable = true;
-  constructor(formId: string) {
-    super(`form ${formId} is not in the notifications view yet`);
+  constructor(formId: string, version?: number) {
+    super(`form ${formId} is not in the notifications view${version ? ` at version ${version}` : ''} yet`);
     this.name = 'FormNotYetKnownError';
   }
 }
+
+/** The newest form version the submissions of one form were accepted under (0: none says). */
+const acceptedUnder = (received: { data: { formVersion?: number } }[]) =>
+  received.reduce((v, r) => Math.max(v, r.data.formVersion ?? 0), 0);
 
 /** `forms.form` → the forms view (highest version wins; a deleted form stays deleted). */
 export function createFormsViewHandler(deps: { store: DeliveryStore }) {
@@ -230,6 +238,8 @@ export function createSubmissionReceivedHandler(deps: HandlerDeps, channels: Cha
       const form = await store.getForm(formId);
       if (form === null) throw new FormNotYetKnownError(formId);
       if (form === 'deleted') return;
+      const version = acceptedUnder(received);
+      if (form.version < version) throw new FormNotYetKnownError(formId, version);
       const endpoints = channels.webhooks ? await deps.endpoints.listByForm({ orgId: form.orgId }, form.id) : [];
       if (channels.emails && form.notifications.enabled && form.notifications.autoresponse.enabled) {
         inOrder.push({ form, endpoints, received });

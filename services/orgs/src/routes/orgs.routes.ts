@@ -1,4 +1,10 @@
-import { type AuditEntryDto, type OrgSettingsDto, OrgSettingsSchema } from '@formgate/contracts';
+import {
+  type AuditEntryDto,
+  formatSettle,
+  type OrgSettingsDto,
+  OrgSettingsSchema,
+  SETTLE_HEADER,
+} from '@formgate/contracts';
 import { identityOf, keysetCursor, PageQuerySchema, readPage, requirePermission } from '@formgate/kit';
 import { type Request, Router } from 'express';
 import type { AuditEntry, OrgsStore } from '../store/orgs-store.ts';
@@ -21,7 +27,7 @@ const toAuditDto = ({ id, type, actor, occurredAt, data }: AuditEntry): AuditEnt
 });
 
 /** `/api/v1/orgs`: the caller's organization's settings (with its spam defaults, issue 14) and audit log. */
-export function orgsRoutes(deps: { store: OrgsStore; onSpamChanged: () => void }) {
+export function orgsRoutes(deps: { store: OrgsStore; onSpamChanged: () => Promise<boolean> }) {
   const { store } = deps;
   const router = Router();
 
@@ -36,10 +42,13 @@ export function orgsRoutes(deps: { store: OrgsStore; onSpamChanged: () => void }
     requirePermission(identityOf(req), { organization: ['update'] });
     const { spam, ...rest } = PatchSettingsSchema.parse(req.body);
     // The spam defaults first: a refused one (a captcha without its secret) changes nothing at all.
-    const spamView =
-      spam === undefined
-        ? await readSpamDefaults(store, scopeOf(req))
-        : await updateSpamDefaults(deps, scopeOf(req), spam);
+    let spamView = await readSpamDefaults(store, scopeOf(req));
+    if (spam !== undefined) {
+      const changed = await updateSpamDefaults(deps, scopeOf(req), spam);
+      spamView = changed.view;
+      const { orgId } = scopeOf(req);
+      res.setHeader(SETTLE_HEADER, formatSettle({ view: 'org-settings', id: orgId, version: changed.version }));
+    }
     const settings = await updateOrgSettings(store, scopeOf(req), rest);
     const body: OrgSettingsDto = { ...settings, spam: spamView };
     res.json(body);

@@ -19,14 +19,16 @@ export async function readSpamDefaults(store: OrgsStore, scope: OrgScope): Promi
 /**
  * Merges a PATCH's `spam` into the organization's defaults (key by key; a captcha without a secret for the same
  * provider keeps the stored one; `null` drops them) and stores the result as a new version, which the relay
- * publishes on `orgs.settings`: once this returns, the change will be published. A provider that needs a secret
- * without one: 400 `VALIDATION_FAILED`. A concurrent change: tried again, then 409 `ORG_CONCURRENT_UPDATE`.
+ * publishes on `orgs.settings`; this returns once it did (read your own settings), with the version to settle, or
+ * throws 503 `UPSTREAM_UNAVAILABLE` when the log did not take it (stored all the same: it goes out on a later run).
+ * A provider that needs a secret without one: 400 `VALIDATION_FAILED`. A concurrent change: tried again, then 409
+ * `ORG_CONCURRENT_UPDATE`.
  */
 export async function updateSpamDefaults(
-  deps: { store: OrgsStore; onSpamChanged: () => void },
+  deps: { store: OrgsStore; onSpamChanged: () => Promise<boolean> },
   scope: OrgScope,
   patch: SpamSettingsPatch | null,
-): Promise<SpamSettingsPatchView | null> {
+): Promise<{ view: SpamSettingsPatchView | null; version: number }> {
   for (let attempt = 0; attempt < 3; attempt++) {
     const current = await deps.store.getSpamSettings(scope);
     if (!current) throw orgNotFound();
@@ -38,8 +40,13 @@ export async function updateSpamDefaults(
       });
     }
     if (await deps.store.replaceSpamSettings(scope, settings, current.version)) {
-      deps.onSpamChanged();
-      return spamSettingsView(settings);
+      if (!(await deps.onSpamChanged())) {
+        throw new AppError(
+          'UPSTREAM_UNAVAILABLE',
+          'The change is saved but not yet in force; repeat the request shortly',
+        );
+      }
+      return { view: spamSettingsView(settings), version: current.version + 1 };
     }
   }
   throw new AppError('ORG_CONCURRENT_UPDATE');
