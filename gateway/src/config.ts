@@ -46,6 +46,12 @@ export const GatewayEnvSchema = z.object({
   /** Each a comma-separated list of a service's instances, used round-robin. */
   FORMS_URL: urlList,
   INGEST_URL: urlList,
+  /**
+   * Where a change of settings is settled on every ingest instance (read your own settings, ADR 69): URLs whose
+   * host names resolve to every instance — Kubernetes' headless Service `ingest-peers`; compose's service name.
+   * Default: INGEST_URL.
+   */
+  INGEST_PEERS_URL: urlList.optional(),
   BILLING_URL: urlList,
   ORGS_URL: urlList,
   /** Optional: without it the notification routes (delivery log, resend, replay) answer 503. */

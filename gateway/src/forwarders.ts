@@ -17,7 +17,12 @@ export type Target =
       /** Ingest's: whether its views hold a change of settings (`createSettleAll`). */
       settled?: (settle: Settle) => Promise<boolean>;
     }
-  | { kind: 'http'; urls: string[] };
+  | {
+      kind: 'http';
+      urls: string[];
+      /** Ingest's: names that resolve to every instance, to settle a change on each (default: `urls`). */
+      peers?: string[];
+    };
 
 export type Forward = (req: Request, res: Response, next: NextFunction) => void;
 export type IngestHandler = (req: IncomingMessage, res: ServerResponse, forwarded: Record<string, string>) => void;

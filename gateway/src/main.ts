@@ -37,7 +37,7 @@ await runDistributed('gateway', loadGatewayConfig, async ({ config, logger, bus,
     routes: ROUTES,
     targets: {
       forms: formsTarget,
-      ingest: { kind: 'http', urls: config.INGEST_URL },
+      ingest: { kind: 'http', urls: config.INGEST_URL, peers: config.INGEST_PEERS_URL },
       billing: { kind: 'http', urls: config.BILLING_URL },
       orgs: { kind: 'http', urls: config.ORGS_URL },
       ...(config.NOTIFICATIONS_URL ? { notifications: { kind: 'http', urls: config.NOTIFICATIONS_URL } as const } : {}),

@@ -1,3 +1,4 @@
+import { lookup } from 'node:dns/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { formatSettle, parseSettle, SETTLE_HEADER, type Settle } from '@formgate/contracts';
 import type { Logger } from '@formgate/kit';
@@ -9,13 +10,36 @@ const INSTANCE_DEADLINE_MS = 6_000;
 /** Waits until every ingest instance's views hold a change of settings (read your own settings). */
 export type SettleAll = (settle: Settle) => Promise<void>;
 
+/** Resolves a host name to every address it has (`dns.promises.lookup` with `all`). */
+export type LookupAll = (hostname: string) => Promise<{ address: string; family: number }[]>;
+
+const lookupAll: LookupAll = (hostname) => lookup(hostname, { all: true });
+
+/** Every instance behind `urls`: each URL once per address its host resolves to (none if it resolves to none). */
+async function instancesOf(urls: string[], resolve: LookupAll): Promise<string[]> {
+  const found = await Promise.all(
+    urls.map(async (raw) => {
+      const url = new URL(raw);
+      const addresses = await resolve(url.hostname.replace(/^\[|\]$/g, '')).catch(() => []);
+      return addresses.map(({ address, family }) => {
+        const each = new URL(url);
+        each.hostname = family === 6 ? `[${address}]` : address;
+        return each.origin;
+      });
+    }),
+  );
+  return [...new Set(found.flat())];
+}
+
 /**
  * `SettleAll` over the ingest target: in process, its views directly; over HTTP, `GET /internal/settled` on every
- * instance at once. An instance that cannot be reached is skipped: it takes no submissions either, and one that
- * starts replays its views before it listens. One that answers without the version within its wait is logged (its
- * view lags the log: an incident of its own); the change is in the log and answered all the same.
+ * instance at once — every address the host names of `peers` (default: its URLs) resolve to, so a name that resolves
+ * to each instance (compose's service name, a Kubernetes headless Service) reaches them all. An instance that
+ * cannot be reached is skipped: it takes no submissions either, and one that starts replays its views before it
+ * listens. One that answers without the version within its wait is logged (its view lags the log: an incident of
+ * its own); the change is in the log and answered all the same.
  */
-export function createSettleAll(ingest: Target | undefined, logger: Logger): SettleAll {
+export function createSettleAll(ingest: Target | undefined, logger: Logger, resolve = lookupAll): SettleAll {
   const behind = (settle: Settle, instance: string) =>
     logger.warn({ settle, instance }, 'an ingest instance did not apply a change of settings in time');
   if (!ingest) return async () => {};
@@ -25,14 +49,16 @@ export function createSettleAll(ingest: Target | undefined, logger: Logger): Set
       if (settled && !(await settled(settle))) behind(settle, 'in-process');
     };
   }
+  const peers = ingest.peers ?? ingest.urls;
   return async (settle) => {
-    const of = formatSettle(settle);
+    const of = encodeURIComponent(formatSettle(settle));
+    const instances = await instancesOf(peers, resolve);
     await Promise.all(
-      ingest.urls.map(async (url) => {
-        const answer = await fetch(`${url.replace(/\/$/, '')}/internal/settled?of=${encodeURIComponent(of)}`, {
+      instances.map(async (origin) => {
+        const answer = await fetch(`${origin}/internal/settled?of=${of}`, {
           signal: AbortSignal.timeout(INSTANCE_DEADLINE_MS),
         }).catch(() => null);
-        if (answer && answer.status !== 204) behind(settle, url);
+        if (answer && answer.status !== 204) behind(settle, origin);
       }),
     );
   };

@@ -95,11 +95,13 @@ describe('infra/k8s', () => {
         .map((d) => d.metadata.name)
         .sort(),
     ).toEqual(expected);
+    // And ingest's headless Service: every pod by name, where the gateway settles changes of settings.
     expect(
       ofKind('Service')
         .map((d) => d.metadata.name)
         .sort(),
-    ).toEqual(expected);
+    ).toEqual([...expected, 'ingest-peers'].sort());
+    expect(ofKind('Service').find((s) => s.metadata.name === 'ingest-peers')?.spec.clusterIP).toBe('None');
     expect(Object.keys(LOADERS).sort()).toEqual(expected);
   });
 
@@ -174,7 +176,7 @@ describe('infra/k8s', () => {
     }
     // The gateway reaches each service on the port its Service exposes.
     for (const s of ofKind('Service').filter((x) => x.metadata.name !== 'gateway')) {
-      const url = configMap.data[`${s.metadata.name.toUpperCase()}_URL`];
+      const url = configMap.data[`${s.metadata.name.toUpperCase().replace('-', '_')}_URL`];
       expect(url, s.metadata.name).toBe(`http://${s.metadata.name}:${s.spec.ports[0].port}`);
     }
   });
