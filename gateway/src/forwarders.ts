@@ -14,13 +14,13 @@ export type Target =
       kind: 'in-process';
       app: Express;
       handle?: (req: IncomingMessage, res: ServerResponse) => void;
-      /** Ingest's: whether its views hold a change of settings (`createSettleAll`). */
+      /** Ingest's and notifications': whether their views hold a change of settings (`createSettleAll`). */
       settled?: (settle: Settle) => Promise<boolean>;
     }
   | {
       kind: 'http';
       urls: string[];
-      /** Ingest's: names that resolve to every instance, to settle a change on each (default: `urls`). */
+      /** Names that resolve to every instance, to settle a change on each (ingest; default: `urls`). */
       peers?: string[];
     };
 
@@ -75,7 +75,7 @@ export function createForwarders(targets: Partial<Record<ServiceName, Target>>, 
   const forwards = new Map<ServiceName, Forward>();
   const pools: UpstreamPool[] = [];
   let ingest: IngestHandler | undefined;
-  const settleAll = createSettleAll(targets.ingest, s.logger);
+  const settleAll = createSettleAll({ ingest: targets.ingest, notifications: targets.notifications }, s.logger);
   for (const [name, target] of Object.entries(targets) as [ServiceName, Target][]) {
     if (target.kind === 'in-process') {
       const handle = target.handle ?? target.app;

@@ -32,36 +32,45 @@ async function instancesOf(urls: string[], resolve: LookupAll): Promise<string[]
 }
 
 /**
- * `SettleAll` over the ingest target: in process, its views directly; over HTTP, `GET /internal/settled` on every
- * instance at once — every address the host names of `peers` (default: its URLs) resolve to, so a name that resolves
- * to each instance (compose's service name, a Kubernetes headless Service) reaches them all. An instance that
- * cannot be reached is skipped: it takes no submissions either, and one that starts replays its views before it
- * listens. One that answers without the version within its wait is logged (its view lags the log: an incident of
- * its own); the change is in the log and answered all the same.
+ * `SettleAll` over the services whose views must hold a change before it is answered: ingest (every instance: each
+ * has views of its own in memory) and notifications (its forms view, read by its consumers and webhook routes). In
+ * process, their views directly; over HTTP, `GET /internal/settled` on every instance at once — every address the
+ * host names of `peers` (default: the target's URLs) resolve to, so a name that resolves to each instance
+ * (compose's service name, a Kubernetes headless Service) reaches them all. An instance that cannot be reached is
+ * skipped: it takes no traffic either, and one that starts replays its views before it listens. One that answers
+ * without the version within its wait is logged (its view lags the log: an incident of its own); the change is in
+ * the log and answered all the same.
  */
-export function createSettleAll(ingest: Target | undefined, logger: Logger, resolve = lookupAll): SettleAll {
+export function createSettleAll(
+  targets: { ingest?: Target; notifications?: Target },
+  logger: Logger,
+  resolve = lookupAll,
+): SettleAll {
   const behind = (settle: Settle, instance: string) =>
-    logger.warn({ settle, instance }, 'an ingest instance did not apply a change of settings in time');
-  if (!ingest) return async () => {};
-  if (ingest.kind === 'in-process') {
-    const { settled } = ingest;
-    return async (settle) => {
-      if (settled && !(await settled(settle))) behind(settle, 'in-process');
+    logger.warn({ settle, instance }, 'a view did not apply a change of settings in time');
+  const each = Object.entries(targets).flatMap(([name, target]) => (target ? [settlerOf(name, target)] : []));
+  function settlerOf(name: string, target: Target) {
+    if (target.kind === 'in-process') {
+      const { settled } = target;
+      return async (settle: Settle) => {
+        if (settled && !(await settled(settle))) behind(settle, `${name} (in process)`);
+      };
+    }
+    const peers = target.peers ?? target.urls;
+    return async (settle: Settle) => {
+      const of = encodeURIComponent(formatSettle(settle));
+      const instances = await instancesOf(peers, resolve);
+      await Promise.all(
+        instances.map(async (origin) => {
+          const answer = await fetch(`${origin}/internal/settled?of=${of}`, {
+            signal: AbortSignal.timeout(INSTANCE_DEADLINE_MS),
+          }).catch(() => null);
+          if (answer && answer.status !== 204) behind(settle, `${name} ${origin}`);
+        }),
+      );
     };
   }
-  const peers = ingest.peers ?? ingest.urls;
-  return async (settle) => {
-    const of = encodeURIComponent(formatSettle(settle));
-    const instances = await instancesOf(peers, resolve);
-    await Promise.all(
-      instances.map(async (origin) => {
-        const answer = await fetch(`${origin}/internal/settled?of=${of}`, {
-          signal: AbortSignal.timeout(INSTANCE_DEADLINE_MS),
-        }).catch(() => null);
-        if (answer && answer.status !== 204) behind(settle, origin);
-      }),
-    );
-  };
+  return async (settle) => void (await Promise.all(each.map((settleOn) => settleOn(settle))));
 }
 
 /**

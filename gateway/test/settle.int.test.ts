@@ -35,7 +35,7 @@ describe('the gateway settles a change of settings on every ingest instance', ()
     // ingest-peers resolves to three pods: two answer, the third (127.0.0.3) refuses connections.
     const resolve = async () => ['127.0.0.1', '127.0.0.2', '127.0.0.3'].map((address) => ({ address, family: 4 }));
     const settleAll = createSettleAll(
-      { kind: 'http', urls: ['http://ingest:1'], peers: [`http://ingest-peers:${port}`] },
+      { ingest: { kind: 'http', urls: ['http://ingest:1'], peers: [`http://ingest-peers:${port}`] } },
       logger,
       resolve,
     );
@@ -43,18 +43,20 @@ describe('the gateway settles a change of settings on every ingest instance', ()
     await settleAll(settle);
     expect(a.asked).toEqual(['/internal/settled?of=form%3Aform-1%407']);
     expect(b.asked).toEqual(['/internal/settled?of=form%3Aform-1%407']);
-    expect(logged).toEqual([{ settle, instance: `http://127.0.0.2:${port}` }]);
+    expect(logged).toEqual([{ settle, instance: `ingest http://127.0.0.2:${port}` }]);
   });
 
-  it('in process: asks ingest’s views, and logs when they did not get there', async () => {
+  it('in process: asks the service’s views, and logs when they did not get there', async () => {
     const asked: unknown[] = [];
     const settleAll = createSettleAll(
       {
-        kind: 'in-process',
-        app: (() => {}) as never,
-        settled: async (s) => {
-          asked.push(s);
-          return false;
+        notifications: {
+          kind: 'in-process',
+          app: (() => {}) as never,
+          settled: async (s) => {
+            asked.push(s);
+            return false;
+          },
         },
       },
       logger,
@@ -62,6 +64,6 @@ describe('the gateway settles a change of settings on every ingest instance', ()
     logged.length = 0;
     await settleAll(settle);
     expect(asked).toEqual([settle]);
-    expect(logged).toEqual([{ settle, instance: 'in-process' }]);
+    expect(logged).toEqual([{ settle, instance: 'notifications (in process)' }]);
   });
 });

@@ -10,8 +10,8 @@ const ROUNDS = 100;
 /**
  * Read your own settings (docs/architecture.md): once a change of a form's or an organization's settings was
  * answered 2xx, the very next submission is handled under it — by ingest (redirect, spam layers; every instance)
- * and by the notifications consumer (recipients) — however quickly it follows; a new form takes submissions as soon
- * as it is created. Through the gateway, in both modes.
+ * and by the notifications consumer (recipients) — however quickly it follows; a new form takes submissions, and
+ * webhook endpoints, as soon as its creation is answered. Through the gateway, in both modes.
  */
 export function describeReadYourSettingsFlows(target: TargetRef) {
   describe('a settings change holds for the very next submission', () => {
@@ -74,6 +74,19 @@ export function describeReadYourSettingsFlows(target: TargetRef) {
       for (let i = 0; i < 20; i++) {
         const form = await newForm(`Fresh ${i}`);
         expect((await submit(form.key, { message: 'first' })).status).toBe(200);
+      }
+    }, 120_000);
+
+    it('a webhook endpoint added right after its form is created: accepted at once (no 404 from a lagging view)', async () => {
+      for (let i = 0; i < 20; i++) {
+        const form = await newForm(`Hooked ${i}`);
+        const endpoint = {
+          url: 'https://hooks.example.com/formgate',
+          kind: 'standard',
+          events: ['submission.created'],
+        };
+        const created = await owner.call('POST', `/api/v1/forms/${form.id}/webhooks`, endpoint);
+        expect(created.status, JSON.stringify(created.body)).toBe(201);
       }
     }, 120_000);
 

@@ -230,7 +230,7 @@ export async function startEmbedded(config: EmbeddedConfig, seams: EmbeddedSeams
       forms: { kind: 'in-process', app: forms.app },
       billing: { kind: 'in-process', app: billing.app },
       orgs: { kind: 'in-process', app: orgs.app },
-      notifications: { kind: 'in-process', app: notifications.app },
+      notifications: { kind: 'in-process', app: notifications.app, settled: notifications.settled },
     },
     accounts,
     signer: codec,

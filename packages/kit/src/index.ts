@@ -16,6 +16,7 @@ export * from './relay-loop.ts';
 export * from './secret-files.ts';
 export * from './serve.ts';
 export * from './service.ts';
+export * from './settled-route.ts';
 export * from './signed-tokens.ts';
 export * from './store-health.ts';
 export * from './tracing/index.ts';

@@ -2,13 +2,21 @@ import { createHmac } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { EventBus, Subscription } from '@formgate/bus';
 import { TOPIC_SPECS, Topics } from '@formgate/contracts';
-import { type Clock, createServiceApp, type Ids, type Logger, type Metrics, type Service } from '@formgate/kit';
+import {
+  type Clock,
+  createServiceApp,
+  type Ids,
+  type Logger,
+  type Metrics,
+  type Service,
+  settledRoute,
+} from '@formgate/kit';
 import type { BlobStore } from '@formgate/store';
 import { createAbuseExchange } from './abuse/abuse-exchange.ts';
 import { createClientIpResolver } from './client-ip.ts';
 import { createIngestHandler } from './ingest-handler.ts';
 import { DEFAULT_LIMITS, type IngestLimits } from './limits.ts';
-import { createSettled, type Settled, settledRoute } from './settle.ts';
+import { createSettled, type Settled } from './settle.ts';
 import { type AltchaDifficulty, createAltcha } from './spam/altcha.ts';
 import { type CaptchaVerifyConfig, createCaptchaLayer, DEFAULT_CAPTCHA_VERIFY } from './spam/captcha.ts';
 import { createSpamEvaluator, type OnBlocked } from './spam/evaluate.ts';

@@ -14,6 +14,7 @@ import {
   type Service,
   type SigningSecret,
   type StoreHealth,
+  settledRoute,
 } from '@formgate/kit';
 import type { Mailer } from '@formgate/mail';
 import express from 'express';
@@ -22,6 +23,7 @@ import { deliveriesRoutes } from './deliveries/deliveries.routes.ts';
 import { createDeliveryRunner } from './deliveries/delivery-runner.ts';
 import type { DeliveryStore } from './deliveries/delivery-store.ts';
 import { createEmailQuota } from './deliveries/email-quota.ts';
+import { createFormsViewSettled, type FormsViewSettled } from './deliveries/forms-view-settled.ts';
 import {
   createFormsViewHandler,
   createSubmissionChangesHandler,
@@ -73,6 +75,8 @@ export interface NotificationsServiceDeps {
 export type NotificationsService = Service & {
   /** Runs a pass of the retry worker now; resolves when it is over (tests, after moving their clock). */
   runDueAttempts(): Promise<void>;
+  /** Whether the forms view holds a change of a form (read your own settings; also `/internal/settled`). */
+  settled: FormsViewSettled;
 };
 
 /**
@@ -93,7 +97,9 @@ export function createNotificationsService(deps: NotificationsServiceDeps): Noti
   const views: Subscription[] = [];
 
   const api = deliveriesRoutes({ ...deps, runner });
+  const settled = createFormsViewSettled(deps.store);
   const app = createServiceApp(undefined, deps.metrics && { service: 'notifications', metrics: deps.metrics });
+  app.get('/internal/settled', settledRoute(settled));
   app.use(
     createRecipientRoutes({
       ...deps,
@@ -169,5 +175,6 @@ export function createNotificationsService(deps: NotificationsServiceDeps): Noti
       await Promise.all(views.splice(0).map((v) => v.stop()));
     },
     runDueAttempts: async () => void (await worker.kick()),
+    settled,
   };
 }

@@ -1,0 +1,27 @@
+import type { Settle } from '@formgate/contracts';
+import type { DeliveryStore } from './delivery-store.ts';
+
+/** How long this service waits for its forms view to reach a settle before saying it is behind. */
+const SETTLE_TIMEOUT_MS = 5_000;
+const POLL_MS = 25;
+
+/**
+ * Read your own settings (`SETTLE_HEADER`): resolves true once the forms view holds the version of the form a change
+ * was answered with (or the form is deleted), false when it does not within `timeoutMs`. The view lives in the
+ * store, shared by every instance, and the instance asked may not be the one consuming `forms.form`, so this reads
+ * the store until it has it: a change of settings is rare. An organization's settings are not in this view: settled.
+ */
+export function createFormsViewSettled(store: Pick<DeliveryStore, 'getForm'>) {
+  return async ({ view, id, version }: Settle, timeoutMs = SETTLE_TIMEOUT_MS): Promise<boolean> => {
+    if (view !== 'form') return true;
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const form = await store.getForm(id);
+      if (form === 'deleted' || (form && form.version >= version)) return true;
+      if (Date.now() >= deadline) return false;
+      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    }
+  };
+}
+
+export type FormsViewSettled = ReturnType<typeof createFormsViewSettled>;
