@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type OwnBackend, prepareOwnBackend } from './faults/backend-faults.ts';
 import { shuffled } from './faults/process-faults.ts';
@@ -9,6 +10,8 @@ const KAFKA_PORT = 29580;
 const FERRETDB_PORT = 29590;
 /** How long the deployment runs with neither backend before the first one starts. */
 const ALONE_MS = 10_000;
+/** Issue 28's bound: a record sent once the broker is back is consumed within this long of its return. */
+const CATCH_UP_MS = 5_000;
 
 /**
  * Issue 28: every process of a distributed deployment started while Kafka and FerretDB are down, the backends
@@ -25,6 +28,11 @@ describe('reliability: a whole deployment started before its backends (distribut
       prepareOwnBackend('ferretdb', FERRETDB_PORT),
     ]);
   });
+  /** The processes that are gone (nothing restarts them here). */
+  const exited = () =>
+    Object.values(env.cluster.processes)
+      .filter((p) => p.child.exitCode !== null || p.child.signalCode !== null)
+      .map((p) => `${p.name} (${p.child.exitCode ?? p.child.signalCode})`);
   afterAll(async () => {
     await env?.stop();
     await Promise.allSettled([kafka?.stop(), ferret?.stop()]);
@@ -36,10 +44,6 @@ describe('reliability: a whole deployment started before its backends (distribut
       const t0 = Date.now();
       env = await startScenarioCluster({ kafkaBrokers: kafka.url, mongoUrl: ferret.url }, 'alive');
       const aliveS = (Date.now() - t0) / 1000;
-      const exited = () =>
-        Object.values(env.cluster.processes)
-          .filter((p) => p.child.exitCode !== null || p.child.signalCode !== null)
-          .map((p) => `${p.name} (${p.child.exitCode ?? p.child.signalCode})`);
       await sleep(Math.max(0, t0 + ALONE_MS - Date.now()));
       expect(exited()).toEqual([]);
 
@@ -88,5 +92,43 @@ describe('reliability: a whole deployment started before its backends (distribut
       expect(exited()).toEqual([]);
     },
     scenarioTimeout(600_000),
+  );
+
+  it(
+    'after a broker outage of the running deployment, a submission sent on its return is stored within 5 s',
+    async () => {
+      const form = await env.newForm('broker-return');
+      await kafka.kill9();
+      await sleep(10_000); // past the consumers' session (10 s): their members must rejoin, not just reconnect
+      await kafka.start();
+      const backAt = Date.now();
+      // A client that retries on 503 + Retry-After, as the load generator does, until its submission is acked.
+      const probe = randomUUID();
+      let id: string | undefined;
+      while (id === undefined && Date.now() - backAt < 60_000) {
+        const res = await fetch(`${env.cluster.baseUrl}/f/${form.key}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'application/json' },
+          body: JSON.stringify({ ledger: probe }),
+        }).catch(() => undefined);
+        const body = (await res?.json().catch(() => undefined)) as { id?: string } | undefined;
+        if (res?.ok) id = body?.id;
+        else await sleep(100);
+      }
+      const ackedS = (Date.now() - backAt) / 1000;
+      let storedS = 0;
+      for (; storedS === 0 && Date.now() - backAt < 120_000; await sleep(100)) {
+        const stored = await form.readModel.listAll(form.id);
+        if (stored.some((s) => s.id === id)) storedS = (Date.now() - backAt) / 1000;
+      }
+      process.stderr.write(
+        `[reliability] broker-return: acked=${ackedS}s stored=${storedS}s after the broker's return\n`,
+      );
+      expect(id).toBeDefined();
+      expect(storedS).toBeGreaterThan(0);
+      expect(storedS * 1000).toBeLessThanOrEqual(CATCH_UP_MS);
+      expect(exited()).toEqual([]);
+    },
+    scenarioTimeout(300_000),
   );
 });
