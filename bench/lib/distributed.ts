@@ -124,7 +124,7 @@ async function startProcesses(opts: { logDir: string; kafka: string; mongo: stri
       logDir: opts.logDir,
       env: { ...common, INSTANCE_ID: `bench-${name}`, ...env },
       bootTimeoutMs: 90_000,
-      readyPath: '/healthz',
+      readyPath: '/readyz',
     });
     started.push(p);
     return p;
@@ -177,7 +177,7 @@ async function startProcesses(opts: { logDir: string; kafka: string; mongo: stri
           NOTIFICATIONS_LINK_SECRET: randomBytes(32).toString('base64url'),
         },
         bootTimeoutMs: 90_000,
-        readyPath: '/healthz',
+        readyPath: '/readyz',
       });
       started.push(notifications);
       const p12 = await startGateway('p12-gateway', p12Port, { ...upstreams, NOTIFICATIONS_URL: notifications.url });

@@ -46,7 +46,7 @@ export async function startEmbeddedFormgate(opts: {
     script: EMBEDDED_SCRIPT,
     port,
     logDir: opts.logDir,
-    readyPath: '/healthz',
+    readyPath: '/readyz',
     env: {
       NODE_ENV: 'production',
       DATA_DIR: opts.dataDir,

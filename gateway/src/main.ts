@@ -10,6 +10,9 @@ import { siteConfigFrom } from './site-config.ts';
 import { formsCaller, startSiteProvisioning } from './site-forms.ts';
 
 await runDistributed('gateway', loadGatewayConfig, async ({ config, logger, bus, metrics, mongo, storeHealth }) => {
+  // `/api/v1/site` shows the default plan's limits; a bad PLANS_FILE stops the boot listing every problem (before
+  // waiting for any database).
+  const plans = loadPlans(config.PLANS_FILE);
   const settings = accountSettings(config);
   const conn = await mongo('accounts');
   const mailer = createMailer({ ...settings, mailDir: config.MAIL_DIR, logger, logLinks: false });
@@ -28,8 +31,6 @@ await runDistributed('gateway', loadGatewayConfig, async ({ config, logger, bus,
   });
   const signer = createIdentityCodec({ current: config.IDENTITY_SECRET, previous: config.IDENTITY_SECRET_PREVIOUS });
   const formsTarget = { kind: 'http', urls: config.FORMS_URL } as const;
-  // `/api/v1/site` shows the default plan's limits; a bad PLANS_FILE stops the boot listing every problem.
-  const plans = loadPlans(config.PLANS_FILE);
   const { submissionsPerMonth, emailsPerMonth } = plans.resolve(undefined).limits;
   const limits = { submissionsPerMonth, emailsPerMonth };
   let provisioning: ReturnType<typeof startSiteProvisioning> | undefined;

@@ -29,8 +29,19 @@ export interface RunningProcess {
   env: Record<string, string>;
 }
 
-/** Starts `entry` (a `main.ts`) as its own Node process and waits until it answers `GET /healthz`. */
-export async function startProcess(name: string, entry: string, env: Record<string, string>): Promise<RunningProcess> {
+/**
+ * What `startProcess` waits for: `ready` — `GET /readyz` answers 200 (built, started, its backends answer); `alive`
+ * — `GET /healthz` answers 200, which a process does as soon as it listens, before its backends are there.
+ */
+export type StartedWhen = 'ready' | 'alive';
+
+/** Starts `entry` (a `main.ts`) as its own Node process and waits until it is ready (or only alive). */
+export async function startProcess(
+  name: string,
+  entry: string,
+  env: Record<string, string>,
+  when: StartedWhen = 'ready',
+): Promise<RunningProcess> {
   const port = Number(env.PORT ?? (await freePort()));
   const metricsPort = Number(env.METRICS_PORT ?? (await freePort()));
   const child = spawn(process.execPath, ['--import', 'tsx', resolve(ROOT, entry)], {
@@ -65,11 +76,11 @@ export async function startProcess(name: string, entry: string, env: Record<stri
   for (;;) {
     if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}:\n${out}`);
     try {
-      if ((await fetch(`${url}/healthz`)).ok) break;
+      if ((await fetch(`${url}/${when === 'ready' ? 'readyz' : 'healthz'}`)).ok) break;
     } catch {
       // not listening yet
     }
-    if (Date.now() > deadline) throw new Error(`${name} did not become healthy:\n${out}`);
+    if (Date.now() > deadline) throw new Error(`${name} did not become ${when}:\n${out}`);
     await new Promise((r) => setTimeout(r, 100));
   }
   return {
@@ -126,6 +137,8 @@ export async function startDistributed(opts: {
    * for the plain names (the reliability tier's fault injectors read and write them directly).
    */
   kafkaTopicPrefix?: string;
+  /** Whether it resolves once every process is ready (default) or only alive (its backends may not be there yet). */
+  startedWhen?: StartedWhen;
 }) {
   const secret = randomBytes(32).toString('base64url');
   const deployment = randomBytes(4).toString('hex');
@@ -147,7 +160,7 @@ export async function startDistributed(opts: {
     i === 0 ? 'notifications' : `notifications-${i + 1}`,
   );
   const start = async (name: string, entry: string, env: Record<string, string> = {}) => {
-    processes[name] = await startProcess(name, entry, { ...shared, INSTANCE_ID: name, ...env });
+    processes[name] = await startProcess(name, entry, { ...shared, INSTANCE_ID: name, ...env }, opts.startedWhen);
     return processes[name];
   };
   const startServices = async () => {

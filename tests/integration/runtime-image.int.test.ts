@@ -186,7 +186,7 @@ describe('the production image: its Dockerfile and the runtime tree it copies', 
     });
     let health = 0;
     for (let i = 0; i < 300 && health !== 200 && embedded.exitCode === null; i++) {
-      health = await fetch(`${baseUrl}/healthz`).then(
+      health = await fetch(`${baseUrl}/readyz`).then(
         (r) => r.status,
         () => 0,
       );

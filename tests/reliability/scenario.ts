@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { startDistributed } from '../harness/processes.ts';
+import { type StartedWhen, startDistributed } from '../harness/processes.ts';
 import { checkLedger } from './ledger/checker.ts';
 import { readSubmissionDlq } from './ledger/dlq.ts';
 import { type LoadOptions, startLoad } from './ledger/generator.ts';
@@ -122,12 +122,16 @@ async function afterFaults<T>(setup: () => Promise<T>, patienceMs = 60_000): Pro
  * The e2e harness's distributed deployment (gateway, 2 ingest, 2 forms, billing, orgs) on the given backends, with
  * what a scenario needs: a fresh form in its own organization, load through the gateway, and the checker.
  */
-export async function startScenarioCluster(backends: { kafkaBrokers: string; mongoUrl: string }) {
+export async function startScenarioCluster(
+  backends: { kafkaBrokers: string; mongoUrl: string },
+  /** `alive`: resolves once every process listens, before its backends may be there (default: every one ready). */
+  startedWhen: StartedWhen = 'ready',
+) {
   const t0 = Date.now();
   // The plain topic names: the fault injectors (faults/poison.ts, ledger/dlq.ts) read and write them directly, and
   // this tier runs one file at a time.
-  const cluster = await startDistributed({ ...backends, kafkaTopicPrefix: '' });
-  process.stderr.write(`[reliability] distributed deployment up in ${(Date.now() - t0) / 1000} s\n`);
+  const cluster = await startDistributed({ ...backends, kafkaTopicPrefix: '', startedWhen });
+  process.stderr.write(`[reliability] distributed deployment ${startedWhen} in ${(Date.now() - t0) / 1000} s\n`);
   const ingestUrls = () => ['ingest-1', 'ingest-2'].map((n) => cluster.processes[n]?.url as string);
   return {
     cluster,

@@ -1,40 +1,25 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { type EventBus, traced } from '@formgate/bus';
-import { createKafkaBus } from '@formgate/bus/kafka';
+import type { EventBus } from '@formgate/bus';
 import {
   type Closable,
-  createLogger,
-  createMetrics,
-  createReadiness,
-  createStoreHealth,
+  createHttpServer,
   exitOnBootFailure,
   type Logger,
+  listen,
   type Metrics,
+  onShutdownSignal,
   type Readiness,
   type StoreHealth,
   serveMetrics,
-  serveUntilSignal,
-  startedCheck,
-  startTracing,
+  startingHandler,
   stopTracing,
+  withReadyz,
 } from '@formgate/kit';
-import { connectMongo, type MongoConnection, probeStorage } from '@formgate/store/mongo';
-
-/** What every distributed process reads (see `serviceEnv`). */
-interface DistributedConfig {
-  LOG_LEVEL: string;
-  PORT: number;
-  HOST: string;
-  METRICS_PORT?: number;
-  KAFKA_BROKERS: string[];
-  KAFKA_TOPIC_PREFIX: string;
-  KAFKA_PUBLISH_TIMEOUT_MS: number;
-  MONGO_URL: string;
-  MONGO_DB_PREFIX: string;
-  INSTANCE_ID: string;
-  SHUTDOWN_TIMEOUT_MS: number;
-  SHUTDOWN_DELAY_MS: number;
-}
+import type { MongoConnection } from '@formgate/store/mongo';
+import { attemptBus } from './attempt-bus.ts';
+import { awaitedDependency } from './boot-failure.ts';
+import { createBootLoop } from './boot-loop.ts';
+import { type DistributedConfig, type Host, openHost } from './host.ts';
 
 export interface DistributedParts<C> {
   config: C;
@@ -42,11 +27,12 @@ export interface DistributedParts<C> {
   bus: EventBus;
   /** This process's metrics (the bus records into them already); served on `METRICS_PORT` when set. */
   metrics: Metrics;
-  /** Connects to this deployment's database `<MONGO_DB_PREFIX>_<name>`; closed on shutdown. */
+  /** Connects to this deployment's database `<MONGO_DB_PREFIX>_<name>` (once per name); closed on shutdown. */
   mongo(name: string): Promise<MongoConnection>;
   /**
    * `GET /readyz`: already checks the bus, every database opened through `mongo()`, and that `start()` resolved
-   * (views replayed); a process registers what else it needs. Never another service (docs/operations.md).
+   * (views replayed); a process registers what else it needs — once per name, since `build` may run more than once.
+   * Never another service (docs/operations.md).
    */
   readiness: Readiness;
   /**
@@ -56,95 +42,87 @@ export interface DistributedParts<C> {
   storeHealth: StoreHealth;
 }
 
-/** The process's HTTP handler and what `start`s before it listens and `stop`s after it stops accepting. */
+/** The process's HTTP handler and what `start`s before it takes requests and `stop`s after it stops accepting. */
 export interface Served extends Closable {
   handler: (req: IncomingMessage, res: ServerResponse) => void;
   start?(): Promise<void>;
 }
 
+type Build<C> = (parts: DistributedParts<C>) => Promise<Served>;
+
+/** One boot attempt after another (`createBootLoop`), each on a bus of its own that a failure stops (`attemptBus`). */
+function bootAttempts<C extends DistributedConfig>(config: C, host: Host, build: Build<C>) {
+  const { logger, metrics, readiness, storeHealth } = host;
+  let attempt: { stopOpened(): Promise<void>; served?: Served } | undefined;
+  const loop = createBootLoop({
+    logger,
+    async attempt() {
+      const tracked = attemptBus(host.bus);
+      attempt = tracked;
+      const mongo = (db: string) => host.mongo.connect(db);
+      const served = await build({ config, logger, bus: tracked.bus, metrics, mongo, readiness, storeHealth });
+      attempt.served = served;
+      await served.start?.();
+      return served;
+    },
+    async undo() {
+      const failed = attempt;
+      attempt = undefined;
+      await failed?.served?.stop();
+      await failed?.stopOpened();
+    },
+    awaited: (err) => awaitedDependency(err, { bus: () => host.bus.ping(), stores: () => storeHealth.healthy() }),
+  });
+  /** Ends the loop and stops what the attempt in flight, or the one that succeeded, has built. */
+  const stop = async () => {
+    loop.stop();
+    await attempt?.served?.stop();
+  };
+  return { run: loop.run, stop };
+}
+
 /**
  * The shared shape of every distributed entry point: parse the config (a bad one stops the boot listing every
- * problem), a logger per instance, the Kafka bus, Mongo connections on demand, then `build` wires the process;
- * it serves until SIGINT/SIGTERM and closes in reverse order of opening. `GET /readyz` answers 200 once `start()`
- * resolved while the bus and its databases answer, 503 otherwise and from the first SIGTERM on.
+ * problem), then listen at once — `/healthz` 200 (alive), `/readyz` 503 naming what is awaited, every other request
+ * 503 `UPSTREAM_UNAVAILABLE` — and `build` and `start()` the process, again and again while Kafka or MongoDB is away
+ * (a failure that is not a dependency's still stops the boot). Once started it takes requests until SIGINT/SIGTERM
+ * and closes in reverse order of opening. `GET /readyz` answers 200 once `start()` resolved while the bus and its
+ * databases answer, 503 otherwise and from the first SIGTERM on.
  */
-export async function runDistributed<C extends DistributedConfig>(
-  name: string,
-  loadConfig: () => C,
-  build: (parts: DistributedParts<C>) => Promise<Served>,
-) {
+export async function runDistributed<C extends DistributedConfig>(name: string, loadConfig: () => C, build: Build<C>) {
   try {
     const config = loadConfig();
-    const logger = createLogger({ level: config.LOG_LEVEL, name }).child({ instance: config.INSTANCE_ID });
-    const metrics = createMetrics();
-    // Before anything is built: services decide once whether to trace (OTEL_EXPORTER_OTLP_ENDPOINT, ADR 51).
-    const tracing = await startTracing(name, process.env, { 'service.instance.id': config.INSTANCE_ID });
-    const storeHealth = createStoreHealth({
-      onChange: (store, ok, err) =>
-        ok ? logger.info({ store }, 'store answers again') : logger.warn({ store, err }, 'store does not answer'),
-    });
-    const kafka = createKafkaBus({
-      metrics: metrics.bus,
-      storeHealthy: () => storeHealth.healthy(),
-      onDeadLetter: (err, letter) =>
-        logger.error({ err, ...letter }, 'record dead-lettered: acknowledged data left the pipeline'),
-      brokers: config.KAFKA_BROKERS,
-      topicPrefix: config.KAFKA_TOPIC_PREFIX,
-      clientId: `${name}-${config.INSTANCE_ID}`,
-      publishTimeoutMs: config.KAFKA_PUBLISH_TIMEOUT_MS,
-      onError: (err, context) => logger.warn({ err, context }, 'kafka'),
-    });
-    const bus = tracing ? traced(kafka, tracing, 'kafka') : kafka;
-    const readiness = createReadiness({
-      onChange: (check, ok, err) =>
-        ok ? logger.info({ check }, 'ready again') : logger.warn({ check, err }, 'readiness check failing'),
-    });
-    const started = startedCheck('starting: views not replayed yet');
-    readiness.register('started', started.check);
-    readiness.register('bus', () => bus.ping());
-    readiness.register('stores', async () => {
-      if (!(await storeHealth.healthy())) throw new Error('a database does not take writes');
-    });
-    const connections: MongoConnection[] = [];
-    const checked = new Set<string>();
-    const mongo = async (db: string) => {
-      const conn = await connectMongo(config.MONGO_URL, `${config.MONGO_DB_PREFIX}_${db}`);
-      connections.push(conn);
-      if (!checked.has(db)) {
-        checked.add(db);
-        storeHealth.register(`mongo:${db}`, async () => {
-          if (!conn.db) throw new Error('not connected');
-          await probeStorage(conn.db, `${name}-${config.INSTANCE_ID}`);
-        });
-      }
-      return conn;
-    };
-    const served = await build({ config, logger, bus, metrics, mongo, readiness, storeHealth });
-    // Before `start()`: a scrape during a long view replay already shows the lag going down.
+    const host = await openHost(name, config);
+    let handler: (req: IncomingMessage, res: ServerResponse) => void = startingHandler;
+    const server = createHttpServer(withReadyz(host.readiness, (req, res) => handler(req, res)));
+    const port = await listen(server, config.PORT, config.HOST);
+    host.logger.info({ port }, `${name} listening; starting`);
     const metricsServer =
       config.METRICS_PORT === undefined
         ? undefined
-        : await serveMetrics(metrics, { port: config.METRICS_PORT, host: config.HOST, logger });
-    await served.start?.();
-    started.started();
-    await serveUntilSignal({
+        : await serveMetrics(host.metrics, { port: config.METRICS_PORT, host: config.HOST, logger: host.logger });
+    const boot = bootAttempts(config, host, build);
+    onShutdownSignal({
       name,
-      handler: served.handler,
-      port: config.PORT,
-      host: config.HOST,
-      logger,
-      readiness,
-      shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
-      shutdownDelayMs: config.SHUTDOWN_DELAY_MS,
+      logger: host.logger,
+      readiness: host.readiness,
+      server,
+      timeoutMs: config.SHUTDOWN_TIMEOUT_MS,
+      delayMs: config.SHUTDOWN_DELAY_MS,
       closables: [
-        served,
-        { stop: () => bus.close() },
-        ...connections.map((c) => ({ stop: () => c.close() })),
+        { stop: boot.stop },
+        { stop: () => host.bus.close() },
+        { stop: () => host.mongo.close() },
         ...(metricsServer ? [metricsServer] : []),
         // Last: the spans of the drain itself are exported too.
         { stop: () => stopTracing() },
       ],
     });
+    const served = await boot.run();
+    if (!served || host.readiness.draining) return;
+    handler = served.handler;
+    host.started();
+    host.logger.info({ port }, `${name} started`);
   } catch (err) {
     exitOnBootFailure(err);
   }

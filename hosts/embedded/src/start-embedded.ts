@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,7 +16,6 @@ import { createFormsService, createSqliteFormsStore } from '@formgate/forms';
 import { createGateway, formsCaller, ROUTES, siteConfigFrom, startSiteProvisioning } from '@formgate/gateway';
 import { altchaDifficulty, captchaVerifyConfig, createIngestService } from '@formgate/ingest';
 import {
-  AppError,
   createFileLinks,
   createHttpServer,
   createIdentityCodec,
@@ -30,11 +29,11 @@ import {
   loadPlans,
   serveMetrics,
   startedCheck,
+  startingHandler,
   startTracing,
   stopTracing,
   systemClock,
   systemIds,
-  toErrorBody,
   withReadyz,
 } from '@formgate/kit';
 import {
@@ -71,11 +70,8 @@ export async function startEmbedded(config: EmbeddedConfig, seams: EmbeddedSeams
   // Before anything listens or opens: a bad PLANS_FILE stops the boot listing every problem.
   const catalog = loadPlans(config.PLANS_FILE);
   // Listen first: with PORT=0 the public URL (cookies, links in emails) is known only then.
-  // Until then every request gets the API's 503 `UPSTREAM_UNAVAILABLE` envelope (documented on every route).
-  let handler: (req: IncomingMessage, res: ServerResponse) => void = (_req, res) => {
-    const body = JSON.stringify(toErrorBody(new AppError('UPSTREAM_UNAVAILABLE'), randomUUID()));
-    res.writeHead(503, { 'content-type': 'application/json; charset=utf-8', 'retry-after': '1' }).end(body);
-  };
+  // Until then `/healthz` says alive and every other request gets the API's 503 `UPSTREAM_UNAVAILABLE` envelope.
+  let handler: (req: IncomingMessage, res: ServerResponse) => void = startingHandler;
   // `GET /readyz` (docs/operations.md): 503 until every service started (views replayed) and from shutdown on.
   const readiness = createReadiness({
     onChange: (check, ok, err) =>

@@ -49,6 +49,7 @@ describe('classifyFailure', () => {
       new MongoTopologyClosedError(),
       new MongoServerSelectionError('no server', {} as never),
       named('MongoPoolClearedError'),
+      named('MongooseServerSelectionError'),
       new MongoServerError({ message: 'shutting down', code: 91, errorLabels: ['RetryableWriteError'] }),
       new MongoServerError({ message: 'conflict', code: 112, errorLabels: ['TransientTransactionError'] }),
       Object.assign(new Error('from JSON'), { errorLabels: ['RetryableWriteError'] }),

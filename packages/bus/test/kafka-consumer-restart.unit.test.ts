@@ -7,13 +7,14 @@ import { type ConsumerState, createConsumerFactory } from '../src/kafka/consumer
 function fakeKafka() {
   const emitter = new EventEmitter();
   const consumer = {
-    events: { CRASH: 'consumer.crash' },
+    events: { CRASH: 'consumer.crash', GROUP_JOIN: 'consumer.group_join' },
     on: (event: string, listener: (e: unknown) => void) => emitter.on(event, listener),
   } as unknown as Consumer;
   const kafka = { consumer: () => consumer } as unknown as Kafka;
   const crash = (restart: boolean) =>
     emitter.emit('consumer.crash', { payload: { error: new Error('Failed to find group coordinator'), restart } });
-  return { kafka, crash };
+  const join = (memberId: string) => emitter.emit('consumer.group_join', { payload: { memberId } });
+  return { kafka, crash, join };
 }
 
 const until = async (check: () => boolean, ms = 5_000) => {
@@ -53,6 +54,27 @@ describe('a Kafka consumer kafkajs does not restart after a crash', () => {
     crash(false);
     await new Promise((r) => setTimeout(r, 1_200));
     expect(relaunches).toBe(2);
+  });
+
+  it('removes the member a crashed consumer was from its group, restarted by kafkajs or not, never when stopping', async () => {
+    const { kafka, crash, join } = fakeKafka();
+    const left: string[] = [];
+    const newConsumer = createConsumerFactory(kafka, {
+      onError: () => {},
+      maxRestarts: Number.POSITIVE_INFINITY,
+      leaveFormer: async (groupId, memberId) => void left.push(`${groupId}/${memberId}`),
+    });
+    const state: ConsumerState = { crashes: 0, stopping: false, relaunch: async () => {} };
+    newConsumer('g', state);
+    join('m-1');
+    crash(true);
+    crash(true); // no member joined since: nothing more to remove
+    join('m-2');
+    crash(false);
+    join('m-3');
+    state.stopping = true;
+    crash(false);
+    expect(left).toEqual(['g/m-1', 'g/m-2']);
   });
 
   it('gives up after maxRestarts consecutive crashes, saying so', async () => {

@@ -5,8 +5,13 @@
  * goes to a dead-letter topic, so this list makes the common cases cheap, not the promise correct.
  */
 
-/** The MongoDB driver's own error classes for a server it cannot reach or a pool it had to clear. */
+/**
+ * The MongoDB driver's own error classes for a server it cannot reach or a pool it had to clear, and Mongoose's for a
+ * connection whose first server selection failed (`MongooseServerSelectionError`, with no `cause`: what
+ * `connectMongo` rejects with while no server answers).
+ */
 export const MONGO_UNREACHABLE_NAMES: ReadonlySet<string> = new Set([
+  'MongooseServerSelectionError',
   'MongoNetworkError',
   'MongoNetworkTimeoutError',
   'MongoServerSelectionError',

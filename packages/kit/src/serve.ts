@@ -1,5 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import { createHttpServer, listen } from './http.ts';
+import { AppError } from './errors.ts';
+import { createHttpServer, listen, toErrorBody } from './http.ts';
 import type { Logger } from './logger.ts';
 import type { Readiness } from './readiness.ts';
 
@@ -105,6 +107,22 @@ export function withReadyz(
     if (req.url === '/readyz' || req.url?.startsWith('/readyz?')) return readiness.handle(req, res);
     handler(req, res);
   };
+}
+
+/**
+ * A process's answers while it is not built yet (its dependencies, its views): `GET /healthz` 200 `{ status: 'ok' }`
+ * — alive, no I/O, so a liveness probe never restarts a process that only waits — and anything else 503 with
+ * `Retry-After` and the API's `UPSTREAM_UNAVAILABLE` envelope (documented on every route). `/readyz` is answered
+ * before it (`withReadyz`).
+ */
+export function startingHandler(req: IncomingMessage, res: ServerResponse): void {
+  const json = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' };
+  if (req.url === '/healthz' || req.url?.startsWith('/healthz?')) {
+    res.writeHead(200, json).end(JSON.stringify({ status: 'ok' }));
+    return;
+  }
+  const body = JSON.stringify(toErrorBody(new AppError('UPSTREAM_UNAVAILABLE'), randomUUID()));
+  res.writeHead(503, { ...json, 'retry-after': '1' }).end(body);
 }
 
 /** Prints a boot failure (e.g. a bad configuration listing every problem) and exits non-zero. */

@@ -22,7 +22,13 @@ export async function connectMongo(url: string, dbName: string): Promise<Connect
     bufferCommands: false,
     maxPoolSize: 20,
   });
-  await conn.asPromise();
+  try {
+    await conn.asPromise();
+  } catch (err) {
+    // Nothing of it is used again: a caller that retries opens a new connection.
+    await conn.close().catch(() => {});
+    throw err;
+  }
   return conn;
 }
 

@@ -58,6 +58,16 @@ async function freePortPair(preferred: number) {
  * storage backend.
  */
 export async function startOwnBackend(kind: BackendKind, preferredPort: number): Promise<OwnBackend> {
+  const backend = await prepareOwnBackend(kind, preferredPort);
+  await backend.start();
+  return backend;
+}
+
+/**
+ * `startOwnBackend` without the start: the ports are chosen and `url` is known, nothing listens on them until
+ * `start()` (a deployment started before its backends).
+ */
+export async function prepareOwnBackend(kind: BackendKind, preferredPort: number): Promise<OwnBackend> {
   const script = `${LOCAL}/${kind}.sh`;
   const env = { ...process.env, FORMGATE_RUN_DIR: RUN_BASE };
   // Our own server of an earlier, interrupted run (same run dir) is stopped first; a stranger's ports are avoided.
@@ -91,11 +101,12 @@ export async function startOwnBackend(kind: BackendKind, preferredPort: number):
   };
   // Stopped above on the preferred port; on another, a server of ours would have kept it from being free.
   rmSync(instanceDir, { recursive: true, force: true });
+  // What `<kind>.sh start` prints last (`KAFKA_BROKERS=…` / `MONGO_URL=…`), known before it runs.
+  const url = kind === 'kafka' ? `127.0.0.1:${port}` : `mongodb://127.0.0.1:${port}/`;
   const start = async () => {
     const last = (await sh('start', 180_000)).trim().split('\n').at(-1) ?? '';
-    return last.slice(last.indexOf('=') + 1);
+    if (last.slice(last.indexOf('=') + 1) !== url) throw new Error(`${kind}.sh start printed "${last}", not ${url}`);
   };
-  const url = await start();
   // Detached servers outlive a killed test process: never leave one behind.
   const killOnExit = () => {
     try {
@@ -115,7 +126,7 @@ export async function startOwnBackend(kind: BackendKind, preferredPort: number):
         await sleep(50);
       }
     },
-    start: async () => void (await start()),
+    start,
     running() {
       try {
         return alive(readPid());

@@ -28,6 +28,8 @@ export interface ConsumerFactoryOptions {
   onError: OnError;
   /** Consecutive crashes (no commit in between) after which a consumer stops restarting. */
   maxRestarts: number;
+  /** Removes the member a crashed consumer was from its group, once the coordinator answers (`former-member.ts`). */
+  leaveFormer?: (groupId: string, memberId: string, stopped: () => boolean) => Promise<void>;
 }
 
 /**
@@ -85,7 +87,15 @@ export function createConsumerFactory(kafka: Kafka, opts: ConsumerFactoryOptions
         relaunching = false;
       }
     };
+    let member: string | undefined;
+    consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
+      member = payload.memberId;
+    });
     consumer.on(consumer.events.CRASH, ({ payload }) => {
+      // Whether kafkajs restarts it or we do, the consumer joins again as a new member: its former self must go.
+      const former = member;
+      member = undefined;
+      if (former && !state.stopping) void opts.leaveFormer?.(groupId, former, () => state.stopping);
       if (payload.restart || state.stopping) return;
       if (!state.relaunch) {
         opts.onError(payload.error, `consumer ${groupId} stopped consuming`);

@@ -17,6 +17,7 @@ const GROUP_HAS_MEMBERS = new Set(['UNKNOWN_MEMBER_ID', 'ILLEGAL_GENERATION', 'R
 
 /** The part of kafkajs' internal cluster and broker this module uses (kafkajs 2.2.4, the last release). */
 interface Coordinator {
+  leaveGroup(request: { groupId: string; memberId: string }): Promise<unknown>;
   offsetCommit(request: {
     groupId: string;
     groupGenerationId: number;
@@ -24,7 +25,7 @@ interface Coordinator {
     topics: { topic: string; partitions: { partition: number; offset: string }[] }[];
   }): Promise<unknown>;
 }
-interface Cluster {
+export interface Cluster {
   connect(): Promise<void>;
   disconnect(): Promise<void>;
   findGroupCoordinator(request: { groupId: string }): Promise<Coordinator>;
@@ -34,7 +35,7 @@ interface Cluster {
  * kafkajs' cluster for its own clients, made by the `Kafka` instance's private factory: kafkajs has no public call
  * for a member-less commit (its `admin.setOffsets` joins the group with a hidden consumer and waits for a fetch).
  */
-function clusterOf(kafka: Kafka): Cluster {
+export function clusterOf(kafka: Kafka): Cluster {
   const factory = Object.getOwnPropertySymbols(kafka).find((s) => s.description === 'private:Kafka:createCluster');
   const create = factory && (kafka as unknown as Record<symbol, unknown>)[factory];
   if (typeof create !== 'function') throw new Error('kafkajs has no cluster factory (only 2.2.x is supported)');

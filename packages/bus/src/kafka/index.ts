@@ -14,6 +14,7 @@ import { createSubscriptionRegistry } from '../subscriptions.ts';
 import { createTopics, type Topics } from './admin.ts';
 import { CONSUMER_RETRY, connected, createKafkaClient } from './client.ts';
 import { createConsumerFactory } from './consumer.ts';
+import { createFormerMemberLeave } from './former-member.ts';
 import { createGroupStart } from './group-start.ts';
 import { createNamespace, type Namespace } from './namespace.ts';
 import { createBatchingProducer } from './producer.ts';
@@ -102,6 +103,7 @@ export function createKafkaBus(opts: KafkaBusOptions): EventBus {
   const newConsumer = createConsumerFactory(createKafkaClient({ ...opts, onError }, CONSUMER_RETRY), {
     onError,
     maxRestarts: opts.maxConsumerRestarts ?? Number.POSITIVE_INFINITY,
+    leaveFormer: createFormerMemberLeave(kafka, onError),
   });
   const deleteGroup = async (groupId: string) => void (await (await admin.get()).deleteGroups([groupId]));
   const replay = createReplay({ topics, names, newConsumer, registry, deleteGroup, onError });
