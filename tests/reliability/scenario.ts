@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { BrowserSession } from '../harness/browser-session.ts';
 import { type StartedWhen, startDistributed } from '../harness/processes.ts';
 import { checkLedger } from './ledger/checker.ts';
 import { readSubmissionDlq } from './ledger/dlq.ts';
@@ -81,12 +82,17 @@ export function loadOn(baseUrl: string, form: ScenarioForm, opts: Omit<LoadOptio
   });
 }
 
+interface CheckOpts {
+  faultsEndedAt: number;
+  recoveryDeadlineMs: number;
+  kafkaBrokers?: string;
+  extra?: Record<string, unknown>;
+  /** `false`: the caller prints the report itself (`printReport`), with figures it gathers after the check. */
+  print?: false;
+}
+
 /** Runs the checker for `form`, prints its one-line report and returns it. */
-export async function check(
-  form: ScenarioForm,
-  ledger: LedgerResult,
-  opts: { faultsEndedAt: number; recoveryDeadlineMs: number; kafkaBrokers?: string; extra?: Record<string, unknown> },
-) {
+export async function check(form: ScenarioForm, ledger: LedgerResult, opts: CheckOpts) {
   const brokers = opts.kafkaBrokers?.split(',');
   const report = await checkLedger({
     scenario: form.scenario,
@@ -97,7 +103,7 @@ export async function check(
     recoveryDeadlineMs: opts.recoveryDeadlineMs,
     ...(brokers ? { readDlq: () => readSubmissionDlq(brokers, form.id) } : {}),
   });
-  printReport(report, opts.extra);
+  if (opts.print !== false) printReport(report, opts.extra);
   return report;
 }
 
@@ -126,11 +132,12 @@ export async function startScenarioCluster(
   backends: { kafkaBrokers: string; mongoUrl: string },
   /** `alive`: resolves once every process listens, before its backends may be there (default: every one ready). */
   startedWhen: StartedWhen = 'ready',
+  opts: { notificationsEnv?: Record<string, string> } = {},
 ) {
   const t0 = Date.now();
   // The plain topic names: the fault injectors (faults/poison.ts, ledger/dlq.ts) read and write them directly, and
   // this tier runs one file at a time.
-  const cluster = await startDistributed({ ...backends, kafkaTopicPrefix: '', startedWhen });
+  const cluster = await startDistributed({ ...backends, ...opts, kafkaTopicPrefix: '', startedWhen });
   process.stderr.write(`[reliability] distributed deployment ${startedWhen} in ${(Date.now() - t0) / 1000} s\n`);
   const ingestUrls = () => ['ingest-1', 'ingest-2'].map((n) => cluster.processes[n]?.url as string);
   return {
@@ -147,13 +154,18 @@ export async function startScenarioCluster(
         const apiKey = await cluster.apiKey(`${scenario}-${randomBytes(3).toString('hex')}`);
         return createScenarioForm(cluster.baseUrl, apiKey, scenario, ingestUrls());
       }),
+    /** `newForm`, with the signed-in session of the organization's owner (for its cookie and more API keys). */
+    newOwnedForm: (scenario: string): Promise<{ form: ScenarioForm; owner: BrowserSession }> =>
+      afterFaults(async () => {
+        const owner = await cluster.accounts.signUp();
+        await cluster.accounts.createOrg(owner, `${scenario}-${randomBytes(3).toString('hex')}`);
+        const apiKey = await cluster.accounts.createApiKey(owner, 'write');
+        return { form: await createScenarioForm(cluster.baseUrl, apiKey, scenario, ingestUrls()), owner };
+      }),
     load: (form: ScenarioForm, opts: Omit<LoadOptions, 'baseUrl' | 'formKey' | 'runId'>) =>
       loadOn(cluster.baseUrl, form, opts),
-    check: (
-      form: ScenarioForm,
-      ledger: LedgerResult,
-      opts: { faultsEndedAt: number; recoveryDeadlineMs: number; extra?: Record<string, unknown> },
-    ) => check(form, ledger, { ...opts, kafkaBrokers: backends.kafkaBrokers }),
+    check: (form: ScenarioForm, ledger: LedgerResult, opts: Omit<CheckOpts, 'kafkaBrokers'>) =>
+      check(form, ledger, { ...opts, kafkaBrokers: backends.kafkaBrokers }),
     stop: () => cluster.stop(),
   };
 }
@@ -168,12 +180,21 @@ export interface ProbeResult {
   ms: number;
 }
 
-/** One API call with an API key, never throwing: what a client would see, and how long it took. */
-export async function apiProbe(baseUrl: string, apiKey: string, path: string, timeoutMs = 15_000) {
+/**
+ * One API call with an API key (or other credentials: a session's `cookie` header), never throwing: what a client
+ * would see, and how long it took.
+ */
+export async function apiProbe(
+  baseUrl: string,
+  credentials: string | Record<string, string>,
+  path: string,
+  timeoutMs = 15_000,
+) {
   const t0 = Date.now();
+  const auth = typeof credentials === 'string' ? { 'x-api-key': credentials } : credentials;
   try {
     const res = await fetch(`${baseUrl}${path}`, {
-      headers: { 'x-api-key': apiKey, accept: 'application/json' },
+      headers: { ...auth, accept: 'application/json' },
       signal: AbortSignal.timeout(timeoutMs),
     });
     await res.arrayBuffer();
@@ -182,4 +203,34 @@ export async function apiProbe(baseUrl: string, apiKey: string, path: string, ti
     const name = (err as Error).name === 'TimeoutError' ? 'TIMEOUT' : (err as Error).name;
     return { path, status: name, retryAfter: null, ms: Date.now() - t0 } satisfies ProbeResult;
   }
+}
+
+/**
+ * Probes `path` every `everyMs` until `stop()`: each round one call per client, with the credentials its function
+ * gives for that round (an API key, or headers), not waiting for the previous round's answers. `stop` returns every
+ * answer, named by its client.
+ */
+export function probeApi(
+  baseUrl: string,
+  path: string,
+  clients: Record<string, () => string | Record<string, string>>,
+  everyMs = 500,
+) {
+  const answers: Promise<ProbeResult & { client: string }>[] = [];
+  let stopped = false;
+  const loop = (async () => {
+    while (!stopped) {
+      for (const [client, credentials] of Object.entries(clients)) {
+        answers.push(apiProbe(baseUrl, credentials(), path).then((p) => ({ ...p, client })));
+      }
+      await sleep(everyMs);
+    }
+  })();
+  return {
+    async stop() {
+      stopped = true;
+      await loop;
+      return Promise.all(answers);
+    },
+  };
 }
