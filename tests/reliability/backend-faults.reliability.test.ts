@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startReceiver, type WebhookReceiver } from '../../services/notifications/test/webhook-receiver.ts';
 import { relatedDeadLetters, watchEffects } from './effects.ts';
@@ -22,6 +23,7 @@ const FERRETDB_PORT = 29530;
  * sent again once it has passed, so the storage scenarios wait that long after the outage for such a copy.
  */
 const ATTEMPT_LEASE_MS = 30_000;
+const MANY_EMAILS_PLANS_FILE = resolve(import.meta.dirname, '../harness/plans/many-emails.json');
 
 /**
  * Faults of the broker and of the database (kill -9 of the server process named by its pid file, then a restart on
@@ -40,17 +42,15 @@ describe('reliability: broker and database faults under load (distributed mode)'
       startReceiver(),
     ]);
     receiver.handler = (_request, response) => response.writeHead(204).end();
-    env = await startScenarioCluster(
-      { kafkaBrokers: kafka.url, mongoUrl: ferret.url },
-      'ready',
+    env = await startScenarioCluster({ kafkaBrokers: kafka.url, mongoUrl: ferret.url }, 'ready', {
       // The receiver listens on loopback.
-      {
-        notificationsEnv: {
-          WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true',
-          NOTIFICATIONS_ATTEMPT_LEASE_MS: `${ATTEMPT_LEASE_MS}`,
-        },
+      notificationsEnv: {
+        WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true',
+        NOTIFICATIONS_ATTEMPT_LEASE_MS: `${ATTEMPT_LEASE_MS}`,
       },
-    );
+      // The storage scenarios mail every submission: more than the roomy plans' 1,000 emails a month would defer.
+      plansFile: MANY_EMAILS_PLANS_FILE,
+    });
   });
   afterAll(async () => {
     await env?.stop();
@@ -218,6 +218,9 @@ describe('reliability: broker and database faults under load (distributed mode)'
         otherDlq: deadLetters.length,
         api: JSON.stringify(api),
       });
+      const lost = [...new Set([...tally.lostMails, ...tally.lostWebhooks])].slice(0, 5);
+      for (const line of await effects.deliveryLogs(lost))
+        process.stderr.write(`[reliability] ${scenario}: lost ${line}\n`);
       expectAllAcked(report);
       expectLedgerHolds(report, 90);
       expect(deadLetters, 'dead letters of the form or its organization').toEqual([]);

@@ -113,6 +113,14 @@ export async function watchEffects(env: ScenarioCluster, form: ScenarioForm, rec
   return {
     orgId: String(patched.body.orgId),
     tally,
+    /** The delivery log of each of `ids` (what the service knows of a lost one), one line each. */
+    deliveryLogs: (ids: string[]) =>
+      Promise.all(
+        ids.map(async (id) => {
+          const log = await api('GET', `/api/v1/forms/${form.id}/submissions/${id}/deliveries`);
+          return `${id}: ${log.status} ${JSON.stringify(log.body.data ?? log.body)}`;
+        }),
+      ),
     /** Waits until every acked id was mailed and webhooked, or until `deadline` (ms since the epoch). */
     async untilDelivered(acked: Set<string>, deadline: number) {
       const done = () => {

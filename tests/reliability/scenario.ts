@@ -132,7 +132,7 @@ export async function startScenarioCluster(
   backends: { kafkaBrokers: string; mongoUrl: string },
   /** `alive`: resolves once every process listens, before its backends may be there (default: every one ready). */
   startedWhen: StartedWhen = 'ready',
-  opts: { notificationsEnv?: Record<string, string> } = {},
+  opts: Pick<Parameters<typeof startDistributed>[0], 'notificationsEnv' | 'plansFile'> = {},
 ) {
   const t0 = Date.now();
   // The plain topic names: the fault injectors (faults/poison.ts, ledger/dlq.ts) read and write them directly, and
