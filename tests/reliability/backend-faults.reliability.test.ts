@@ -158,6 +158,7 @@ describe('reliability: broker and database faults under load (distributed mode)'
     },
     scenarioTimeout(180_000),
   );
+
   /**
    * PostgreSQL killed -9 under a live FerretDB for 8 s (issue 28: FerretDB then answers every command with an error
    * naming its PostgreSQL, which consumers once took for a poison message) while `load` runs against a form that
@@ -206,6 +207,7 @@ describe('reliability: broker and database faults under load (distributed mode)'
         api[label] = (api[label] ?? 0) + 1;
       }
       printReport(report, {
+        // From the kill until FerretDB could write again (the postmaster reaped, 8 s, PostgreSQL's recovery).
         storageDownS: (faultsEndedAt - downAt) / 1000,
         mails: tally.mails,
         webhooks: tally.webhooks,
