@@ -37,4 +37,16 @@ describe('org settings view', () => {
     const view = createOrgSettingsView();
     expect(() => view.apply({ ...message('org-1', 1, null), value: '{"type":"nope"}' })).toThrow();
   });
+
+  it('settles: a wait for a version resolves once it is applied (or a later one), false at its timeout', async () => {
+    const view = createOrgSettingsView();
+    view.apply(message('org-1', 1, null));
+    expect(await view.until('org-1', 1, 10)).toBe(true);
+    const waiting = view.until('org-1', 3, 5_000);
+    view.apply(message('org-1', 2, null));
+    view.apply(message('org-1', 4, { shadow: true }));
+    expect(await waiting).toBe(true);
+    expect(await view.until('org-1', 5, 20)).toBe(false);
+    expect(await view.until('org-unknown', 1, 20)).toBe(false);
+  });
 });
