@@ -77,7 +77,7 @@ export async function openHost(name: string, config: DistributedConfig): Promise
   });
   const kafka = createKafkaBus({
     metrics: metrics.bus,
-    storeHealthy: () => storeHealth.healthy(),
+    storeHealthy: (options) => storeHealth.healthy(options),
     onDeadLetter: (err, letter) =>
       logger.error({ err, ...letter }, 'record dead-lettered: acknowledged data left the pipeline'),
     brokers: config.KAFKA_BROKERS,

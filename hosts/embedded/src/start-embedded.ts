@@ -100,7 +100,7 @@ export async function startEmbedded(config: EmbeddedConfig, seams: EmbeddedSeams
   });
   const log = createSqliteBus(busDb, {
     onError: (err, context) => logger.warn({ err, context }, 'event log'),
-    storeHealthy: () => storeHealth.healthy(),
+    storeHealthy: (options) => storeHealth.healthy(options),
     onDeadLetter: (err, letter) =>
       logger.error({ err, ...letter }, 'record dead-lettered: acknowledged data left the pipeline'),
     metrics: metrics.bus,

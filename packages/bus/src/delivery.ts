@@ -38,7 +38,7 @@ export interface DeliveryHooks {
    * reason is dead-lettered only while this answers true: while a store is sick the failure is transient (the
    * partition waits), however the driver worded it. Without it, unknown failures are judged by their count alone.
    */
-  storeHealthy?: () => Promise<boolean>;
+  storeHealthy?: (options?: { fresh?: boolean }) => Promise<boolean>;
 }
 
 export interface DeliveryContext {
@@ -50,7 +50,7 @@ export interface DeliveryContext {
   onDeadLetter?: (message: BusMessage, error: unknown, failure: DeadLetterReport['failure']) => void;
   /** Called on the first transient failure of a wait and then at most every `TRANSIENT_REPORT_EVERY_MS`. */
   onTransient?: (error: unknown, wait: TransientWait) => void;
-  storeHealthy?: () => Promise<boolean>;
+  storeHealthy?: DeliveryHooks['storeHealthy'];
 }
 
 export class DeliveryAborted extends Error {}
@@ -131,11 +131,14 @@ async function waitBeforeRetry(ms: number, signal: AbortSignal) {
   if (signal.aborted) throw new DeliveryAborted('stopping');
 }
 
-/** `classifyFailure`, with an unknown failure made transient while a real round trip says a store is sick. */
-async function judge(error: unknown, ctx: DeliveryContext): Promise<FailureClass> {
+/**
+ * `classifyFailure`, with an unknown failure made transient while a real round trip says a store is sick. The
+ * failure that would spend the last attempt (and dead-letter) asks for a round trip made after it, not a cached one.
+ */
+async function judge(error: unknown, ctx: DeliveryContext, last: boolean): Promise<FailureClass> {
   const failure = classifyFailure(error);
   if (failure !== 'unknown' || !ctx.storeHealthy) return failure;
-  const healthy = await ctx.storeHealthy().catch(() => false);
+  const healthy = await ctx.storeHealthy({ fresh: last }).catch(() => false);
   return healthy ? 'unknown' : 'transient';
 }
 
@@ -157,9 +160,11 @@ async function settle(
       transient.reset();
       return undefined;
     } catch (error) {
-      const failure = await judge(error, ctx);
+      const failure = await judge(error, ctx, unknownFailures + 1 >= attempts);
       if (failure === 'permanent') return { error, failure };
       if (failure === 'transient') {
+        // Only failures in a row with the stores answering count: an outage starts the count again.
+        unknownFailures = 0;
         await waitBeforeRetry(jittered(backoff(ctx.policy, transient.failed(error))), ctx.signal);
         continue;
       }

@@ -205,4 +205,27 @@ describe('deliver', () => {
     expect(calls).toBe(12);
     expect(dead).toHaveLength(1);
   });
+
+  it('counts only unknown failures in a row with the stores answering, and asks afresh before the last one', async () => {
+    const { ctx, dead } = context();
+    const asked: (boolean | undefined)[] = [];
+    let calls = 0;
+    // Two failures with the store up, one while it is down (the count starts again), then three more with it up.
+    ctx.storeHealthy = async (options) => {
+      asked.push(options?.fresh);
+      return calls !== 3;
+    };
+    await deliver(
+      [message('bad', 0)],
+      async () => {
+        calls++;
+        throw new Error('cannot handle');
+      },
+      ctx,
+    );
+    expect(calls).toBe(6);
+    expect(dead).toHaveLength(1);
+    // The policy allows 3: a failure that would be the third in a row asks for a round trip made after it.
+    expect(asked).toEqual([false, false, true, false, false, true]);
+  });
 });

@@ -24,8 +24,11 @@ export interface Readiness {
   /** From now on the process is not ready, whatever the checks say (shutdown: traffic must go elsewhere first). */
   drain(): void;
   readonly draining: boolean;
-  /** Runs every check, each bounded by `timeoutMs`; a result younger than `cacheMs` is returned as it is. */
-  report(): Promise<ReadinessReport>;
+  /**
+   * Runs every check, each bounded by `timeoutMs`; a result younger than `cacheMs` is returned as it is, unless
+   * `fresh` (a round started now; checks already running are still shared).
+   */
+  report(options?: { fresh?: boolean }): Promise<ReadinessReport>;
   /** `GET /readyz`: 200 `{ status: 'ready', checks }` or 503 `{ status: 'not-ready' | 'draining', checks }`. */
   handle(req: IncomingMessage, res: ServerResponse): void;
 }
@@ -90,9 +93,9 @@ export function createReadiness(opts: ReadinessOptions = {}): Readiness {
     }
   };
 
-  const report = (): Promise<ReadinessReport> => {
+  const report = (fresh = false): Promise<ReadinessReport> => {
     const now = Date.now();
-    if (cached && now - cached.at < cacheMs) return cached.report;
+    if (!fresh && cached && now - cached.at < cacheMs) return cached.report;
     const round = Promise.all([...checks].map(([name, check]) => run(name, check))).then((results) => ({
       ready: results.every((r) => r.ok),
       checks: results,
@@ -113,8 +116,8 @@ export function createReadiness(opts: ReadinessOptions = {}): Readiness {
     get draining() {
       return draining;
     },
-    report: async () => {
-      const r = await report();
+    report: async (options) => {
+      const r = await report(options?.fresh);
       return draining ? { ready: false, checks: r.checks } : r;
     },
     handle(_req, res) {

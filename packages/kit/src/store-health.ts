@@ -10,8 +10,11 @@ import { createReadiness } from './readiness.ts';
 export interface StoreHealth {
   /** Adds a store's probe: resolves when the store answered, rejects (or throws) when it did not. */
   register(name: string, probe: () => Promise<void> | void): void;
-  /** True when every registered probe passed within the timeout (true with none registered); cached briefly. */
-  healthy(): Promise<boolean>;
+  /**
+   * True when every registered probe passed within the timeout (true with none registered). The answer is cached
+   * briefly, unless `fresh`: a round of probes started now (one in flight is still shared).
+   */
+  healthy(options?: { fresh?: boolean }): Promise<boolean>;
 }
 
 export interface StoreHealthOptions {
@@ -28,6 +31,6 @@ export function createStoreHealth(opts: StoreHealthOptions = {}): StoreHealth {
   const probes = createReadiness(opts);
   return {
     register: (name, probe) => probes.register(name, probe),
-    healthy: async () => (await probes.report()).ready,
+    healthy: async (options) => (await probes.report(options)).ready,
   };
 }
