@@ -165,7 +165,7 @@ export async function startDistributed(opts: {
   };
   const startServices = async () => {
     // Settled, not `Promise.all`: when one fails, the others are still starting; waiting for them records every
-    // process that did start, so the cleanup below stops it (CI-35 left three running for an hour).
+    // process that did start, so the cleanup below stops it (otherwise those started beside a failed one keep running).
     const started = await Promise.allSettled([
       start('forms-1', 'services/forms/src/main.ts', { FILE_LINK_SECRET: secret }),
       start('forms-2', 'services/forms/src/main.ts', { FILE_LINK_SECRET: secret }),

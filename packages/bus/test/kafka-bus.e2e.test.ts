@@ -261,7 +261,7 @@ describe('Kafka bus recovery', () => {
     // The publish deadline (3 s), not kafkajs' retries, decides how long a caller waits to learn the log is down.
     expect(Date.now() - down).toBeLessThan(6_000);
     // Down for 8 s: the consumer's heartbeats fail and its rejoin looks for the group coordinator while no broker
-    // answers, a crash kafkajs does not restart itself (KafkaJSGroupCoordinatorNotFound, non-retriable: CI-20); the
+    // answers, a crash kafkajs does not restart itself (KafkaJSGroupCoordinatorNotFound, non-retriable); the
     // subscription must relaunch it.
     await new Promise((r) => setTimeout(r, Math.max(0, down + 8_000 - Date.now())));
     await broker.start();

@@ -132,7 +132,7 @@ const LINGER_MS = 5_000;
  * makes our kernel answer the rest with a reset, which can destroy the answer before the client (or a proxy in
  * front) has read it. So: keep reading and dropping what arrives, and cut the connection only past `LINGER_BYTES`
  * or `LINGER_MS`; a client that stops sending keeps its keep-alive connection. Used by ingest's refusals and by the
- * gateway when an instance answered early (CI-37: an 8 MB post got `write EPIPE` instead of its 413).
+ * gateway when an instance answered early (without it, an 8 MB post could get `write EPIPE` instead of its 413).
  */
 export function lingerThenClose(req: IncomingMessage): void {
   let dropped = 0;

@@ -19,7 +19,7 @@ export interface ConsumerState {
    * Connects, subscribes and runs the consumer again after a crash kafkajs does not restart itself (set by the
    * subscription once it runs). kafkajs restarts only after errors it deems retriable; a broker unreachable for longer
    * than the retries ends in `KafkaJSGroupCoordinatorNotFound`, a non-retriable error, and the consumer would have
-   * stayed stopped for good (CI-20: a broker stopped and started again).
+   * stayed stopped for good (seen when a broker was stopped and started again).
    */
   relaunch?: () => Promise<void>;
 }

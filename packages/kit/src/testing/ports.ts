@@ -3,7 +3,7 @@ import { createServer } from 'node:net';
 /**
  * Ports handed to servers the tests start, below Linux's ephemeral range (32768–60999 by default), which the kernel
  * gives to the local end of outgoing connections: a port picked there by `listen(0)` and closed could be taken by
- * any client socket of a parallel test before the child binds it (CI-21: `EADDRINUSE` on 127.0.0.1:33347). Above
+ * any client socket of a parallel test before the child binds it (`EADDRINUSE` in a parallel run). Above
  * 10000, and below 29000 where the local Kafka and FerretDB servers of the tests sit.
  */
 const FIRST = 10_000;
@@ -20,13 +20,13 @@ export const canListen = (port: number) =>
 /** Slices of the range, one per vitest worker (`VITEST_POOL_ID`), so parallel test files never draw the same port. */
 const SLICES = 8;
 
-/** The ports this process handed out: a child not listening yet must not get its own port twice (CI-35). */
+/** The ports this process handed out: a child not listening yet must not get its own port twice. */
 const handedOut = new Set<number>();
 
 /**
  * A port nothing listens on now and this process has not handed out before, chosen at random from 10000–28999, in
  * the slice of this vitest worker when it runs in one. Two draws for one child (its `PORT` and its `METRICS_PORT`)
- * both passed `canListen` before either was bound, and CI-35's forms-2 got 19464 for both.
+ * both passed `canListen` before either was bound, and one child once got the same port for both.
  */
 export async function freePort(): Promise<number> {
   const pool = Number(process.env.VITEST_POOL_ID);
