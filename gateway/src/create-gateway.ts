@@ -23,12 +23,13 @@ import { toNodeHandler } from 'better-auth/node';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { apiReferenceRoutes, openApiRoutes } from './api-docs.routes.ts';
 import { clientIp } from './client-ip.ts';
-import { createForwarders, type Target } from './forwarders.ts';
+import { createForwarders } from './forwarders.ts';
 import { createDeadLetterGauge, type OperatorDeps, operatorRoutes } from './operator.routes.ts';
 import { createRouter, isPublicIngestPath, type RouteSpec, type ServiceName } from './routes.ts';
 import { siteRoutes } from './site.routes.ts';
+import type { Target } from './target.ts';
 
-export type { Target } from './forwarders.ts';
+export type { Target } from './target.ts';
 
 const DEFAULT_SITE: SiteConfig = {
   productName: 'Formgate',

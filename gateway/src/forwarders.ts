@@ -1,28 +1,12 @@
 import type { Agent, IncomingMessage, ServerResponse } from 'node:http';
 import { CLIENT_IP_HEADER } from '@formgate/accounts';
-import type { Settle } from '@formgate/contracts';
 import { type AppError, IDENTITY_HEADER, type Logger, toErrorBody } from '@formgate/kit';
-import type { Express, NextFunction, Request, Response } from 'express';
+import type { NextFunction, Request, Response } from 'express';
 import { createRawProxy, type ErrorAnswer } from './raw-proxy.ts';
 import type { ServiceName } from './routes.ts';
 import { createSettleAll, holdUntilSettled, type SettleAll, settleOf } from './settle.ts';
+import type { Target } from './target.ts';
 import { createUpstreamPool, type PoolHealth, type UpstreamPool } from './upstreams.ts';
-
-/** A service the gateway forwards to: in the same process (embedded), or over HTTP (distributed). */
-export type Target =
-  | {
-      kind: 'in-process';
-      app: Express;
-      handle?: (req: IncomingMessage, res: ServerResponse) => void;
-      /** Ingest's and notifications': whether their views hold a change of settings (`createSettleAll`). */
-      settled?: (settle: Settle) => Promise<boolean>;
-    }
-  | {
-      kind: 'http';
-      urls: string[];
-      /** Names that resolve to every instance, to settle a change on each (ingest; default: `urls`). */
-      peers?: string[];
-    };
 
 export type Forward = (req: Request, res: Response, next: NextFunction) => void;
 export type IngestHandler = (req: IncomingMessage, res: ServerResponse, forwarded: Record<string, string>) => void;

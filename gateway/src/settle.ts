@@ -2,7 +2,7 @@ import { lookup } from 'node:dns/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { formatSettle, parseSettle, SETTLE_HEADER, type Settle } from '@formgate/contracts';
 import type { Logger } from '@formgate/kit';
-import type { Target } from './forwarders.ts';
+import type { Target } from './target.ts';
 
 /** Longer than ingest's own wait (5 s), so an instance that is behind says so before this gives up on it. */
 const INSTANCE_DEADLINE_MS = 6_000;

@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { SiteOrganization } from '@formgate/accounts';
 import { IDENTITY_HEADER, type IdentitySigner, type Logger } from '@formgate/kit';
-import type { Target } from './forwarders.ts';
+import type { Target } from './target.ts';
 
 /** The site's three forms, each its own form of the site organization (the example never fills the waitlist). */
 export const SITE_FORMS = [

@@ -7,9 +7,9 @@ import { freePort } from '@formgate/kit/testing';
 import express, { Router } from 'express';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createGateway } from '../src/create-gateway.ts';
-import type { Target } from '../src/forwarders.ts';
 import { ROUTES } from '../src/routes.ts';
 import { createSettleAll } from '../src/settle.ts';
+import type { Target } from '../src/target.ts';
 
 const settle = { view: 'form', id: 'form-1', version: 7 } as const;
 

@@ -9,10 +9,9 @@ import { AppError } from '@formgate/kit';
 import { type NextFunction, type Request, type Response, Router } from 'express';
 import { z } from 'zod';
 import { API_KEY_SCOPES, type Caller, unavailableAsAppError } from './authenticate.ts';
-import { creatorOf } from './create-accounts.ts';
 import { type Auth, CLIENT_IP_HEADER } from './create-auth.ts';
 import { createFixedWindowLimiter } from './rate-limit.ts';
-import { type ApiKeyRow, scopeOf } from './verify-api-key.ts';
+import { type ApiKeyRow, creatorOf, scopeOf } from './verify-api-key.ts';
 
 declare global {
   namespace Express {

@@ -17,7 +17,7 @@ import type { OutboxAdapter } from './org-events/schema.ts';
 import { createOrganizationDirectory } from './organization-directory.ts';
 import { createQuotaWarningHandler } from './quota-warnings.ts';
 import { createSiteOrganization } from './site-org.ts';
-import { createApiKeyVerifier } from './verify-api-key.ts';
+import { createApiKeyVerifier, creatorOf } from './verify-api-key.ts';
 
 /** The accounts database, opened by the composition root: SQLite (embedded) or a MongoDB database. */
 export type AccountsStore = { kind: 'sqlite'; db: SqliteDb } | { kind: 'mongo'; db: Db };
@@ -52,13 +52,6 @@ export interface AccountsDeps
 }
 
 const DEFAULT_KEY_CACHE: ApiKeyCacheOptions = { ttlMs: 30_000, maxStaleMs: 300_000, size: 10_000 };
-
-/** The user who created an API key (kept in its metadata by the gateway). */
-export function creatorOf(metadata: unknown): string | undefined {
-  const parsed = typeof metadata === 'string' ? (JSON.parse(metadata) as unknown) : metadata;
-  const createdBy = (parsed as { createdBy?: unknown } | null)?.createdBy;
-  return typeof createdBy === 'string' ? createdBy : undefined;
-}
 
 /** MongoDB's code for an index that exists on the same keys under another name. */
 const INDEX_OPTIONS_CONFLICT = 85;

@@ -82,3 +82,10 @@ export function createApiKeyVerifier(deps: {
     return result;
   };
 }
+
+/** The user who created an API key (kept in its metadata by the gateway). */
+export function creatorOf(metadata: unknown): string | undefined {
+  const parsed = typeof metadata === 'string' ? (JSON.parse(metadata) as unknown) : metadata;
+  const createdBy = (parsed as { createdBy?: unknown } | null)?.createdBy;
+  return typeof createdBy === 'string' ? createdBy : undefined;
+}

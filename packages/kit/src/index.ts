@@ -4,6 +4,7 @@ export * from './distributed-config.ts';
 export * from './errors.ts';
 export * from './file-links.ts';
 export * from './http.ts';
+export * from './http-server.ts';
 export * from './identity.ts';
 export * from './logger.ts';
 export * from './map-limit.ts';

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
 import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import { FastCounter, FastHistogram } from './fast-metrics.ts';
-import { closeServer, createHttpServer, listen } from './http.ts';
+import { closeServer, createHttpServer, listen } from './http-server.ts';
 import type { Logger } from './logger.ts';
 
 /**

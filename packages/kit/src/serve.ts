@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AppError } from './errors.ts';
-import { createHttpServer, listen, toErrorBody } from './http.ts';
+import { toErrorBody } from './http.ts';
+import { createHttpServer, listen } from './http-server.ts';
 import type { Logger } from './logger.ts';
 import type { Readiness } from './readiness.ts';
 

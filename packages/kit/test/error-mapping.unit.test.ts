@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ZodError } from 'zod';
 import { AppError } from '../src/errors.ts';
-import { closeServer, createHttpServer, createServiceApp, errorHandler, listen, toAppError } from '../src/http.ts';
+import { createServiceApp, errorHandler, toAppError } from '../src/http.ts';
+import { closeServer, createHttpServer, listen } from '../src/http-server.ts';
 import { createLogger } from '../src/logger.ts';
 import type { StoreHealth } from '../src/store-health.ts';
 

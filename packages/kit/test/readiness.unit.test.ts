@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { listen } from '../src/http.ts';
+import { listen } from '../src/http-server.ts';
 import { createReadiness, startedCheck } from '../src/readiness.ts';
 import { withReadyz } from '../src/serve.ts';
 

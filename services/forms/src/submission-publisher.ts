@@ -1,8 +1,9 @@
 import type { EventPublisher } from '@formgate/bus';
 import { encodeEvent, type TopicEvent, Topics } from '@formgate/contracts';
 import type { BlobStore } from '@formgate/store';
-import type { FormsStore, SubmissionRecord } from './store/forms-store.ts';
+import type { FormsStore } from './store/forms-store.ts';
 import type { SubmissionChange } from './store/submission-changes.ts';
+import type { SubmissionRecord } from './store/submission-record.ts';
 import { deleteBlobs } from './use-cases/delete-form.ts';
 
 type Deps = { store: FormsStore; bus: EventPublisher; blobs: BlobStore };

@@ -2,14 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { DEFAULT_FORM_SETTINGS, type Form } from '@formgate/contracts';
 import { type ContractSkip, describeContract } from '@formgate/kit/testing';
 import { afterAll, beforeAll, expect } from 'vitest';
-import {
-  type FormsStore,
-  SlugTakenError,
-  type StoredSubmission,
-  type SubmissionFilter,
-  type SubmissionRecord,
-} from '../src/store/forms-store.ts';
+import { type FormsStore, SlugTakenError, type SubmissionFilter } from '../src/store/forms-store.ts';
 import { words } from '../src/store/search-terms.ts';
+import type { StoredSubmission, SubmissionRecord } from '../src/store/submission-record.ts';
 import { blockedCountsContract } from './blocked-counts.contract.ts';
 import { heldSubmissionsContract } from './held-submissions.contract.ts';
 import { submissionChangesContract } from './submission-changes.contract.ts';

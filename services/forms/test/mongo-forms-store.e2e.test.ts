@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { DEFAULT_FORM_SETTINGS, type Form, type OrgScope } from '@formgate/contracts';
 import { useTestMongo } from '@formgate/store/testing';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { FormsStore, SubmissionRecord } from '../src/store/forms-store.ts';
+import type { FormsStore } from '../src/store/forms-store.ts';
 import { FIELD_NAMES } from '../src/store/mongo-field-names.ts';
 import { createMongoFormsStore } from '../src/store/mongo-forms-store.ts';
 import { LEGACY_SUBMISSIONS } from '../src/store/mongo-legacy-submissions.ts';
@@ -16,6 +16,7 @@ import {
   submissionDoc,
 } from '../src/store/mongo-submissions.ts';
 import { bucketKeys, legacyLayout, pageLayout } from '../src/store/page-buckets.ts';
+import type { SubmissionRecord } from '../src/store/submission-record.ts';
 import { runFormsStoreContract } from './forms-store.contract.ts';
 
 const mongo = useTestMongo();

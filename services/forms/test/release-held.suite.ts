@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { billingPeriodOf, DEFAULT_FORM_SETTINGS, type Form, type QuotaUpdated } from '@formgate/contracts';
 import { systemIds } from '@formgate/kit';
 import { describe, expect, it } from 'vitest';
-import type { FormsStore, SubmissionRecord } from '../src/store/forms-store.ts';
+import type { FormsStore } from '../src/store/forms-store.ts';
+import type { SubmissionRecord } from '../src/store/submission-record.ts';
 import { RELEASE_BATCH, releaseHeld } from '../src/use-cases/release-held.ts';
 
 const NOW = new Date('2026-03-15T12:00:00.000Z');

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { DEFAULT_FORM_SETTINGS, type Form, type OrgScope } from '@formgate/contracts';
 import type { ContractIt } from '@formgate/kit/testing';
 import { expect } from 'vitest';
-import type { FormsStore, SubmissionRecord } from '../src/store/forms-store.ts';
+import type { FormsStore } from '../src/store/forms-store.ts';
+import type { SubmissionRecord } from '../src/store/submission-record.ts';
 
 const org = (): OrgScope => ({ orgId: `org_${randomUUID()}` });
 

@@ -22,7 +22,7 @@ import {
   TraceIdRatioBasedSampler,
   TracerProvider,
 } from '@opentelemetry/sdk-trace';
-import type { TraceSpan, Tracing } from './index.ts';
+import type { TraceSpan, Tracing } from './tracing.ts';
 
 /** Marks this module as evaluated: the unit test checks a process without an endpoint never gets here. */
 (globalThis as Record<symbol, unknown>)[Symbol.for('formgate.tracing.sdk-loaded')] = true;

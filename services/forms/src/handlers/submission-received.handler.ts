@@ -1,7 +1,8 @@
 import type { BusMessage } from '@formgate/bus';
 import { decodeEvent, Topics } from '@formgate/contracts';
 import type { BlobStore } from '@formgate/store';
-import type { FormsStore, SubmissionRecord } from '../store/forms-store.ts';
+import type { FormsStore } from '../store/forms-store.ts';
+import type { SubmissionRecord } from '../store/submission-record.ts';
 import { deleteBlobs, purgeDeletedForm } from '../use-cases/delete-form.ts';
 
 /**

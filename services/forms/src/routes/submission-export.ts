@@ -4,7 +4,8 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Form } from '@formgate/contracts';
 import type { Logger } from '@formgate/kit';
 import type { Response } from 'express';
-import type { FormsStore, StoredSubmission, SubmissionFilter } from '../store/forms-store.ts';
+import type { FormsStore, SubmissionFilter } from '../store/forms-store.ts';
+import type { StoredSubmission } from '../store/submission-record.ts';
 
 export type ExportFormat = 'csv' | 'json' | 'ndjson';
 

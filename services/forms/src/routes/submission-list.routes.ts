@@ -7,7 +7,8 @@ import {
 } from '@formgate/contracts';
 import { AppError, identityOf, type Logger, PageQuerySchema, readPage } from '@formgate/kit';
 import { type Request, Router } from 'express';
-import type { FormsStore, StoredSubmission, SubmissionRecord } from '../store/forms-store.ts';
+import type { FormsStore } from '../store/forms-store.ts';
+import type { StoredSubmission, SubmissionRecord } from '../store/submission-record.ts';
 import { encodeCursor, resolveCursor, resolveFilteredCursor } from './submission-cursor.ts';
 import { sendExport } from './submission-export.ts';
 import { filterTag, isFiltered, parseFilter, withoutHeldByDefault } from './submission-filter.ts';

@@ -1,5 +1,5 @@
 import type { OrgScope } from '@formgate/contracts';
-import type { StoredSubmission } from './forms-store.ts';
+import type { StoredSubmission } from './submission-record.ts';
 
 /**
  * What the release of an organization's held submissions has promised in a billing period (issue 13): `level` is

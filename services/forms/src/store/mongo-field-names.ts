@@ -1,5 +1,5 @@
 import type { MongoConnection } from '@formgate/store/mongo';
-import type { SubmissionRecord } from './forms-store.ts';
+import type { SubmissionRecord } from './submission-record.ts';
 
 type MongoDb = NonNullable<MongoConnection['db']>;
 

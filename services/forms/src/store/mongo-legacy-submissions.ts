@@ -1,8 +1,8 @@
 import { ignoreDuplicates, type MongoConnection } from '@formgate/store/mongo';
-import type { SubmissionRecord } from './forms-store.ts';
 import { recordFieldNames } from './mongo-field-names.ts';
 import { COUNTERS, type CounterDoc, SUBMISSIONS, type SubmissionDoc, submissionDoc } from './mongo-submissions.ts';
 import type { PageLayout } from './page-buckets.ts';
+import type { SubmissionRecord } from './submission-record.ts';
 
 type MongoDb = NonNullable<MongoConnection['db']>;
 

@@ -1,6 +1,5 @@
 import { AppError } from '@formgate/kit';
 import { ignoreDuplicates, isDuplicateKeyError, type MongoDb } from '@formgate/store/mongo';
-import type { SubmissionRecord } from './forms-store.ts';
 import { BLOCKED_COUNTS } from './mongo-blocked-counts.ts';
 import { FIELD_NAMES } from './mongo-field-names.ts';
 import {
@@ -21,6 +20,7 @@ import {
   type SubmissionChange,
   type SubmissionChangeMethods,
 } from './submission-changes.ts';
+import type { SubmissionRecord } from './submission-record.ts';
 
 export const SUBMISSION_CHANGES = 'submission_changes';
 /** Per form: what the changes counted so far add to `form_counters` (which only the projection writes). */

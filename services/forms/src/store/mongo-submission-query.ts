@@ -1,5 +1,5 @@
 import { ignoreDuplicates, type MongoDb, updateEachOne } from '@formgate/store/mongo';
-import type { FormsStore, StoredSubmission, SubmissionFilter } from './forms-store.ts';
+import type { FormsStore, SubmissionFilter } from './forms-store.ts';
 import { FIELD_NAMES, type FieldNamesDoc, recordFieldNames } from './mongo-field-names.ts';
 import {
   COUNTERS,
@@ -11,6 +11,7 @@ import {
 } from './mongo-submissions.ts';
 import { type FormPages, formBucketBelow } from './page-buckets.ts';
 import { searchTerms } from './search-terms.ts';
+import type { StoredSubmission } from './submission-record.ts';
 
 type SubmissionQuery = Parameters<ReturnType<typeof collectionOf>['deleteMany']>[0];
 const collectionOf = (db: MongoDb) => db.collection<SubmissionDoc>(SUBMISSIONS);

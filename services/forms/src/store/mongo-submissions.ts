@@ -1,9 +1,10 @@
 import type { MongoConnection } from '@formgate/store/mongo';
 import { groupByForm } from './batch-order.ts';
-import type { FormsStore, StoredSubmission, SubmissionRecord } from './forms-store.ts';
+import type { FormsStore } from './forms-store.ts';
 import { recordFieldNames } from './mongo-field-names.ts';
 import { bucketKeys, type FormPages, formBucketBelow, formBucketsCovering, type PageLayout } from './page-buckets.ts';
 import { searchTerms } from './search-terms.ts';
+import type { StoredSubmission, SubmissionRecord } from './submission-record.ts';
 
 type MongoDb = NonNullable<MongoConnection['db']>;
 

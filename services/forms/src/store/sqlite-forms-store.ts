@@ -1,18 +1,13 @@
 import { type Form, withDefaultSettings } from '@formgate/contracts';
 import type { SqliteDb } from '@formgate/store/sqlite';
 import { groupByForm } from './batch-order.ts';
-import {
-  type FormDeletion,
-  type FormsStore,
-  SlugTakenError,
-  type StoredSubmission,
-  type SubmissionRecord,
-} from './forms-store.ts';
+import { type FormDeletion, type FormsStore, SlugTakenError } from './forms-store.ts';
 import { createSqliteBlockedCounts } from './sqlite-blocked-counts.ts';
 import { prepareFormsSchema } from './sqlite-forms-schema.ts';
 import { createSqliteHeldSubmissions } from './sqlite-held-submissions.ts';
 import { createSqliteInsertCounters, createSqliteSubmissionChanges } from './sqlite-submission-changes.ts';
 import { createSqliteSubmissionQuery, prepareSubmissionQuerySchema } from './sqlite-submission-query.ts';
+import type { StoredSubmission, SubmissionRecord } from './submission-record.ts';
 
 type SubmissionBody = Pick<SubmissionRecord, 'fields' | 'files' | 'spam' | 'held' | 'origin' | 'referer' | 'meta'>;
 

@@ -1,6 +1,6 @@
 import type { SqliteDb } from '@formgate/store/sqlite';
-import type { StoredSubmission } from './forms-store.ts';
 import type { HeldSubmissionMethods, ReleaseLedger } from './held-submissions.ts';
+import type { StoredSubmission } from './submission-record.ts';
 
 type Row = { id: string; form_id: string; org_id: string; created_at: string; seq: number; doc: string };
 

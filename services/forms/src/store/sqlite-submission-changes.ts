@@ -1,6 +1,6 @@
 import type { SubmissionFile } from '@formgate/contracts';
 import type { SqliteDb } from '@formgate/store/sqlite';
-import type { FormDeletion, SubmissionRecord } from './forms-store.ts';
+import type { FormDeletion } from './forms-store.ts';
 import {
   changes,
   dayOf,
@@ -9,6 +9,7 @@ import {
   type SubmissionChange,
   type SubmissionChangeMethods,
 } from './submission-changes.ts';
+import type { SubmissionRecord } from './submission-record.ts';
 
 const TABLES = `
 CREATE TABLE IF NOT EXISTS form_days (

@@ -1,6 +1,7 @@
 import type { SqliteDb } from '@formgate/store/sqlite';
-import type { FormsStore, StoredSubmission, SubmissionFilter } from './forms-store.ts';
+import type { FormsStore, SubmissionFilter } from './forms-store.ts';
 import { formToken, ftsMatch } from './search-terms.ts';
+import type { StoredSubmission } from './submission-record.ts';
 
 /** The text FTS indexes for a submission row: its field values, never its field names. */
 const BODY_OF = (row: string) =>

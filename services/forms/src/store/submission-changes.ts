@@ -1,5 +1,5 @@
 import type { DailyCount, FormCounts, OrgScope, SubmissionAction, SubmissionChangeResult } from '@formgate/contracts';
-import type { SubmissionRecord } from './forms-store.ts';
+import type { SubmissionRecord } from './submission-record.ts';
 
 /**
  * What a change does: the API's actions, and `release` (a held submission becomes visible, made by the release of

@@ -1,22 +1,9 @@
 import type { OrgScope } from '@formgate/contracts';
 import { type CreateFormRequest, DEFAULT_FORM_SETTINGS, type Form } from '@formgate/contracts';
-import { AppError, type Clock, type Ids } from '@formgate/kit';
-import { type FormsStore, SlugTakenError } from '../store/forms-store.ts';
+import { AppError } from '@formgate/kit';
+import { SlugTakenError } from '../store/forms-store.ts';
+import type { FormWriteDeps } from './form-write-deps.ts';
 import { mergeSettings } from './update-form.ts';
-
-export interface FormWriteDeps {
-  store: FormsStore;
-  clock: Clock;
-  ids: Ids;
-  /**
-   * Called after a form version is stored: the outbox relay publishes it now. Resolves true once the change is in
-   * the log (a relay run that started after the write drained), false when the log did not take it (it goes out on
-   * a later run).
-   */
-  onFormChanged: () => Promise<boolean>;
-  /** The most forms the organization's plan allows (`null`: no limit); absent: no limit. */
-  formsLimit?: (orgId: string) => number | null;
-}
 
 /**
  * Refuses a new form when the organization already has as many as its plan allows (issue 13). Forms kept over a

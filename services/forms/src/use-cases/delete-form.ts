@@ -2,7 +2,7 @@ import type { OrgScope } from '@formgate/contracts';
 import { AppError } from '@formgate/kit';
 import type { BlobStore } from '@formgate/store';
 import type { FormsStore } from '../store/forms-store.ts';
-import type { FormWriteDeps } from './create-form.ts';
+import type { FormWriteDeps } from './form-write-deps.ts';
 
 /**
  * Deletes a form: it is gone from the API at once, and its deletion waits in the outbox; `onFormChanged` nudges

@@ -8,7 +8,7 @@ import {
   type UpdateFormRequest,
 } from '@formgate/contracts';
 import { AppError } from '@formgate/kit';
-import type { FormWriteDeps } from './create-form.ts';
+import type { FormWriteDeps } from './form-write-deps.ts';
 import { mergeFormSpam } from './spam-settings.ts';
 
 const NOT_IN_FORCE = 'The change is saved but not yet in force; repeat the request shortly';

@@ -32,6 +32,11 @@ export const activeOrganizationQuery = ({ auth }: AppServices) =>
     queryFn: async () => unwrap(await auth.organization.getFullOrganization()),
   });
 
+/** The active organization with its members, invitations and teams. */
+export type FullOrganization = NonNullable<
+  Awaited<ReturnType<ReturnType<typeof activeOrganizationQuery>['queryFn'] & {}>>
+>;
+
 export const activeMemberQuery = ({ auth }: AppServices) =>
   queryOptions({
     queryKey: activeMemberKey,

@@ -5,8 +5,8 @@ import { useForm } from 'react-hook-form';
 import { toast } from 'sonner';
 import { ConfirmDialog, formatDateTime, Panel, SelectField } from '../../../components/panel.tsx';
 import { Button, TextField } from '../../../components/ui.tsx';
+import type { FullOrganization } from '../../../features/session/session.queries.ts';
 import { unwrap, useServices } from '../../../lib/app-context.tsx';
-import type { FullOrganization } from './organization.tsx';
 
 type Can = (request: PermissionRequest) => boolean;
 const ROLES = ['owner', 'admin', 'member'] as const;

@@ -10,10 +10,6 @@ import { OrganizationSettings } from './settings.tsx';
 import { SpamDefaults } from './spam-defaults.tsx';
 import { Teams } from './teams.tsx';
 
-export type FullOrganization = NonNullable<
-  Awaited<ReturnType<ReturnType<typeof activeOrganizationQuery>['queryFn'] & {}>>
->;
-
 /**
  * `/dashboard/organization`: the active organization's members, invitations, teams, API keys and settings. Each
  * action shows only when the member's role grants it (contracts' `authorize`); the server checks again and its

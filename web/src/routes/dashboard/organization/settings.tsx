@@ -13,10 +13,10 @@ import { ConfirmDialog, Panel } from '../../../components/panel.tsx';
 import { Button, TextField } from '../../../components/ui.tsx';
 import { flagQuery } from '../../../features/flags/flags.queries.ts';
 import { organizationKeys, orgSettingsQuery } from '../../../features/organization/organization.queries.ts';
+import type { FullOrganization } from '../../../features/session/session.queries.ts';
 import { apiFetch } from '../../../lib/api.ts';
 import { unwrap, useServices } from '../../../lib/app-context.tsx';
 import { sessionKey } from '../../../lib/auth-invalidation.ts';
-import type { FullOrganization } from './organization.tsx';
 
 type Can = (request: PermissionRequest) => boolean;
 

@@ -7,8 +7,8 @@ import { toast } from 'sonner';
 import { ConfirmDialog, Panel, SelectField } from '../../../components/panel.tsx';
 import { Button, TextField } from '../../../components/ui.tsx';
 import { organizationKeys, teamMembersQuery } from '../../../features/organization/organization.queries.ts';
+import type { FullOrganization } from '../../../features/session/session.queries.ts';
 import { unwrap, useServices } from '../../../lib/app-context.tsx';
-import type { FullOrganization } from './organization.tsx';
 
 type Can = (request: PermissionRequest) => boolean;
 type Team = NonNullable<FullOrganization['teams']>[number];
