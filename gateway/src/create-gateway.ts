@@ -16,7 +16,7 @@ import {
   requestId,
   type StoreHealth,
   secondsSince,
-  tracing,
+  type Tracing,
   unauthenticated,
 } from '@formgate/kit';
 import { toNodeHandler } from 'better-auth/node';
@@ -66,6 +66,8 @@ export interface GatewayDeps {
   ingestTimeoutMs?: number;
   /** The process's metrics: every answer counted in `formgate_http_*` with `service="gateway"`. */
   metrics?: Metrics;
+  /** The process's tracing (`startTracing`): a SERVER span per request when on; absent: off. */
+  tracing?: Tracing | undefined;
 }
 
 /**
@@ -258,7 +260,7 @@ export function createGateway(deps: GatewayDeps) {
   };
   // Tracing (ADR 51): one SERVER span per request, a new trace (a client's `traceparent` is not trusted at the
   // edge); the services get the span's `traceparent` instead, in process and through the proxies alike.
-  const traces = tracing;
+  const traces = deps.tracing;
   const handle = !traces
     ? serve
     : (req: IncomingMessage, res: ServerResponse) => {

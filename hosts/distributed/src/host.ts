@@ -11,6 +11,7 @@ import {
   type StoreHealth,
   startedCheck,
   startTracing,
+  type Tracing,
 } from '@formgate/kit';
 import { createMongoPool, type MongoPool } from './mongo-pool.ts';
 
@@ -58,6 +59,8 @@ export interface Host {
   mongo: MongoPool;
   readiness: Readiness;
   storeHealth: StoreHealth;
+  /** The process's tracing (`OTEL_EXPORTER_OTLP_ENDPOINT`, ADR 51); `undefined` when off. */
+  tracing: Tracing | undefined;
   /** `/readyz`'s `started` check: passes once `build` and `start()` succeeded. */
   started(): void;
 }
@@ -99,5 +102,5 @@ export async function openHost(name: string, config: DistributedConfig): Promise
   });
   const probe = `${name}-${config.INSTANCE_ID}`;
   const mongo = createMongoPool({ url: config.MONGO_URL, prefix: config.MONGO_DB_PREFIX, probe, storeHealth });
-  return { logger, metrics, bus, mongo, readiness, storeHealth, started: started.started };
+  return { logger, metrics, bus, mongo, readiness, storeHealth, tracing, started: started.started };
 }

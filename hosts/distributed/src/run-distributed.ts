@@ -12,7 +12,7 @@ import {
   type StoreHealth,
   serveMetrics,
   startingHandler,
-  stopTracing,
+  type Tracing,
   withReadyz,
 } from '@formgate/kit';
 import type { MongoConnection } from '@formgate/store/mongo';
@@ -40,6 +40,8 @@ export interface DistributedParts<C> {
    * while it says no, `errorHandler(logger, storeHealth)` answers 503 instead of 500, and `/readyz` checks it.
    */
   storeHealth: StoreHealth;
+  /** The process's tracing, for the service's deps (the bus is traced already); `undefined` when off. */
+  tracing: Tracing | undefined;
 }
 
 /** The process's HTTP handler and what `start`s before it takes requests and `stop`s after it stops accepting. */
@@ -52,7 +54,7 @@ type Build<C> = (parts: DistributedParts<C>) => Promise<Served>;
 
 /** One boot attempt after another (`createBootLoop`), each on a bus of its own that a failure stops (`attemptBus`). */
 function bootAttempts<C extends DistributedConfig>(config: C, host: Host, build: Build<C>) {
-  const { logger, metrics, readiness, storeHealth } = host;
+  const { logger, metrics, readiness, storeHealth, tracing } = host;
   let attempt: { stopOpened(): Promise<void>; served?: Served } | undefined;
   const loop = createBootLoop({
     logger,
@@ -60,7 +62,7 @@ function bootAttempts<C extends DistributedConfig>(config: C, host: Host, build:
       const tracked = attemptBus(host.bus);
       attempt = tracked;
       const mongo = (db: string) => host.mongo.connect(db);
-      const served = await build({ config, logger, bus: tracked.bus, metrics, mongo, readiness, storeHealth });
+      const served = await build({ config, logger, bus: tracked.bus, metrics, mongo, readiness, storeHealth, tracing });
       attempt.served = served;
       await served.start?.();
       return served;
@@ -115,7 +117,7 @@ export async function runDistributed<C extends DistributedConfig>(name: string, 
         { stop: () => host.mongo.close() },
         ...(metricsServer ? [metricsServer] : []),
         // Last: the spans of the drain itself are exported too.
-        { stop: () => stopTracing() },
+        { stop: async () => host.tracing?.stop() },
       ],
     });
     const served = await boot.run();

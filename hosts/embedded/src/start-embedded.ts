@@ -31,7 +31,6 @@ import {
   startedCheck,
   startingHandler,
   startTracing,
-  stopTracing,
   systemClock,
   systemIds,
   withReadyz,
@@ -66,7 +65,7 @@ export interface EmbeddedSeams {
 export async function startEmbedded(config: EmbeddedConfig, seams: EmbeddedSeams = {}) {
   const logger = createLogger({ level: config.LOG_LEVEL, name: 'formgate' });
   // Before anything is built: services decide once whether to trace (OTEL_EXPORTER_OTLP_ENDPOINT, ADR 51).
-  const tracing = await startTracing('formgate');
+  const tracing = await startTracing('formgate', process.env);
   // Before anything listens or opens: a bad PLANS_FILE stops the boot listing every problem.
   const catalog = loadPlans(config.PLANS_FILE);
   // Listen first: with PORT=0 the public URL (cookies, links in emails) is known only then.
@@ -109,7 +108,7 @@ export async function startEmbedded(config: EmbeddedConfig, seams: EmbeddedSeams
   readiness.register('bus', () => bus.ping());
   seams.exposeBus?.(bus);
   const codec = createIdentityCodec(randomBytes(32).toString('base64url'));
-  const common = { bus, clock: systemClock, ids: systemIds, identity: codec, metrics, storeHealth };
+  const common = { bus, clock: systemClock, ids: systemIds, identity: codec, metrics, storeHealth, tracing };
   const dbs = {
     forms: sqlite('forms.db'),
     billing: sqlite('billing.db'),
@@ -247,6 +246,7 @@ export async function startEmbedded(config: EmbeddedConfig, seams: EmbeddedSeams
     site: () => siteConfigFrom(config, limits, provisioning.keys()),
     ...(config.PUBLIC_URL ? { publicUrl: config.PUBLIC_URL } : {}),
     metrics,
+    tracing,
   });
   handler = gateway.handle;
   started.started();
@@ -272,7 +272,7 @@ export async function startEmbedded(config: EmbeddedConfig, seams: EmbeddedSeams
       await mailer.close();
       for (const db of [...Object.values(dbs), busDb]) db.close();
       await metricsServer?.stop();
-      await stopTracing();
+      await tracing?.stop();
     },
   };
 }

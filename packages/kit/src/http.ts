@@ -12,17 +12,22 @@ import { AppError } from './errors.ts';
 import type { Logger } from './logger.ts';
 import { httpMetrics, type Metrics, matchedRoute } from './metrics.ts';
 import type { StoreHealth } from './store-health.ts';
-import { type Tracing, tracing } from './tracing/index.ts';
+import type { Tracing } from './tracing/tracing.ts';
+
+export interface ServiceAppOptions {
+  /** What `GET /healthz` adds to `{ status: 'ok' }`. */
+  health?: () => Record<string, unknown>;
+  /** Counts every request in `formgate_http_*` under the service's name and the route template. */
+  observe?: { service: string; metrics: Metrics } | undefined;
+  /** The process's tracing (`startTracing`): a SERVER span per request when on. */
+  tracing?: Tracing | undefined;
+}
 
 /**
  * The Express app every service starts from: no `X-Powered-By`, a request id on every request, and `GET /healthz`
- * answering `{ status: 'ok', ...health() }`. With `observe`, every request is counted in `formgate_http_*` under the
- * service's name and the route template. The service adds its routes and, last, `errorHandler`.
+ * answering `{ status: 'ok', ...health() }`. The service adds its routes and, last, `errorHandler`.
  */
-export function createServiceApp(
-  health: () => Record<string, unknown> = () => ({}),
-  observe?: { service: string; metrics: Metrics },
-): Express {
+export function createServiceApp({ health = () => ({}), observe, tracing }: ServiceAppOptions = {}): Express {
   const app = express();
   app.disable('x-powered-by');
   if (observe) app.use(httpMetrics(observe.metrics, observe.service));

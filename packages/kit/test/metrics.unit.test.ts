@@ -76,7 +76,7 @@ describe('HTTP metrics of a service app, and the /metrics listener', () => {
 
   it('labels requests with the route template, mount path included, also when the route fails', async () => {
     const metrics = createMetrics({ defaults: false });
-    const app = createServiceApp(undefined, { service: 'forms', metrics });
+    const app = createServiceApp({ observe: { service: 'forms', metrics } });
     const router = express.Router();
     router.get('/:formId', (req, res, next) => {
       if (req.params.formId === 'missing') return next(new AppError('NOT_FOUND'));

@@ -21,6 +21,7 @@ import {
   requireIdentity,
   type Service,
   type StoreHealth,
+  type Tracing,
 } from '@formgate/kit';
 import { createEmailUsageHandler } from './handlers/delivery.handler.ts';
 import { createOrgPurgeHandler } from './handlers/org-purge.handler.ts';
@@ -53,6 +54,8 @@ export interface BillingServiceDeps {
   billingEnabled: boolean;
   bus: EventBus;
   clock: Clock;
+  /** The process's tracing (`startTracing`); absent: off. */
+  tracing?: Tracing | undefined;
   logger: Logger;
   /** The process's stores, probed by a real round trip: an unknown error while one is down answers 503, not 500. */
   storeHealth?: StoreHealth;
@@ -82,7 +85,10 @@ const toMb = (bytes: number) => Math.ceil((bytes / MIB) * 100) / 100;
 /** Billing: plans in force, subscriptions, the usage and held ledgers, and the quota view on `billing.quota`. */
 export function createBillingService(deps: BillingServiceDeps): Service {
   const quota = createQuota(deps);
-  const app = createServiceApp(undefined, deps.metrics && { service: 'billing', metrics: deps.metrics });
+  const app = createServiceApp({
+    observe: deps.metrics && { service: 'billing', metrics: deps.metrics },
+    tracing: deps.tracing,
+  });
   app.get('/api/v1/plans', (_req, res) => {
     const plans: PlansResponseDto = {
       data: deps.catalog.plans,

@@ -14,6 +14,7 @@ import {
   type Service,
   type SigningSecret,
   type StoreHealth,
+  type Tracing,
 } from '@formgate/kit';
 import type { BlobStore } from '@formgate/store';
 import express from 'express';
@@ -35,6 +36,8 @@ export interface FormsServiceDeps {
   blobs: BlobStore;
   bus: EventBus;
   clock: Clock;
+  /** The process's tracing (`startTracing`); absent: off. */
+  tracing?: Tracing | undefined;
   ids: Ids;
   logger: Logger;
   /** The process's stores, probed by a real round trip: an unknown error while one is down answers 503, not 500. */
@@ -57,7 +60,10 @@ export function createFormsService(deps: FormsServiceDeps): Service {
   const formsLimit = catalog
     ? (orgId: string) => (orgId === SITE_ORG_ID ? null : catalog.resolve(plans.planOf(orgId)).limits.forms)
     : undefined;
-  const app = createServiceApp(undefined, deps.metrics && { service: 'forms', metrics: deps.metrics });
+  const app = createServiceApp({
+    observe: deps.metrics && { service: 'forms', metrics: deps.metrics },
+    tracing: deps.tracing,
+  });
   const fileDeps: FileLinkDeps = {
     store: deps.store,
     clock: deps.clock,

@@ -10,6 +10,7 @@ import {
   type Metrics,
   type Service,
   settledRoute,
+  type Tracing,
 } from '@formgate/kit';
 import type { BlobStore } from '@formgate/store';
 import { createAbuseExchange } from './abuse/abuse-exchange.ts';
@@ -32,6 +33,8 @@ export interface IngestServiceDeps {
   bus: EventBus;
   blobs: BlobStore;
   clock: Clock;
+  /** The process's tracing (`startTracing`); absent: off. */
+  tracing?: Tracing | undefined;
   ids: Ids;
   logger: Logger;
   publicBaseUrl: string;
@@ -121,7 +124,7 @@ export function createIngestService(deps: IngestServiceDeps): IngestService {
   );
   // No HTTP metrics middleware here: the raw handler records its own (this app only adds `/healthz`).
   const settled = createSettled({ forms, orgSettings });
-  const app = createServiceApp(() => ({ forms: forms.size }));
+  const app = createServiceApp({ health: () => ({ forms: forms.size }), tracing: deps.tracing });
   app.get('/internal/settled', settledRoute(settled));
   app.use((req, res) => handle(req, res));
   const views: Subscription[] = [];

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { IngestAccepted, TimeStampDto } from '@formgate/contracts';
-import { AppError, type Logger, type Metrics, secondsSince, tracing } from '@formgate/kit';
+import { AppError, type Logger, type Metrics, secondsSince, type Tracing } from '@formgate/kit';
 import { IngestErrors } from './ingest-errors.ts';
 import { findForm, type ReceiveDeps, receiveSubmission } from './receive-submission.ts';
 import { CORS_HEADERS, escapeHtml, page, sendError, sendHtml, sendJson, sendRedirect, wantsJson } from './respond.ts';
@@ -32,7 +32,7 @@ function thanksPage(req: IncomingMessage, res: ServerResponse, search: URLSearch
  * signed render timestamp) and `GET /form/submission-received`. Cookies are never read.
  */
 export function createIngestHandler(
-  deps: ReceiveDeps & { altcha?: Altcha; stamps: TimeStamps; metrics?: Metrics },
+  deps: ReceiveDeps & { altcha?: Altcha; stamps: TimeStamps; metrics?: Metrics; tracing?: Tracing | undefined },
   logger: Logger,
 ) {
   const { metrics } = deps;
@@ -134,7 +134,7 @@ export function createIngestHandler(
     }
   };
   // Tracing off (the default): the handler is `dispatch` itself, nothing added to the hot path (ADR 51).
-  const traces = tracing;
+  const traces = deps.tracing;
   if (!traces) return dispatch;
   return (req: IncomingMessage, res: ServerResponse) =>
     traces.server(

@@ -6,7 +6,7 @@ import { loadIngestConfig } from './config.ts';
 import { createIngestService } from './create-service.ts';
 import { altchaDifficulty, captchaVerifyConfig } from './spam/captcha.ts';
 
-await runDistributed('ingest', loadIngestConfig, async ({ config, logger, bus, metrics, mongo }) => {
+await runDistributed('ingest', loadIngestConfig, async ({ config, logger, bus, metrics, mongo, tracing }) => {
   const service = createIngestService({
     bus,
     // Ingest owns no database; uploaded files go to the shared file store.
@@ -15,6 +15,7 @@ await runDistributed('ingest', loadIngestConfig, async ({ config, logger, bus, m
     ids: systemIds,
     logger,
     metrics,
+    tracing,
     publicBaseUrl: config.PUBLIC_URL.replace(/\/$/, ''),
     secret: config.INGEST_SECRET,
     previousSecret: config.INGEST_SECRET_PREVIOUS,

@@ -15,6 +15,7 @@ import {
   type SigningSecret,
   type StoreHealth,
   settledRoute,
+  type Tracing,
 } from '@formgate/kit';
 import type { Mailer } from '@formgate/mail';
 import express from 'express';
@@ -44,6 +45,8 @@ export interface NotificationsServiceDeps {
   bus: EventBus;
   mailer: Mailer;
   clock: Clock;
+  /** The process's tracing (`startTracing`); absent: off. */
+  tracing?: Tracing | undefined;
   ids: Ids;
   logger: Logger;
   /** The process's stores, probed by a real round trip: an unknown error while one is down answers 503, not 500. */
@@ -98,7 +101,10 @@ export function createNotificationsService(deps: NotificationsServiceDeps): Noti
 
   const api = deliveriesRoutes({ ...deps, runner });
   const settled = createFormsViewSettled(deps.store);
-  const app = createServiceApp(undefined, deps.metrics && { service: 'notifications', metrics: deps.metrics });
+  const app = createServiceApp({
+    observe: deps.metrics && { service: 'notifications', metrics: deps.metrics },
+    tracing: deps.tracing,
+  });
   app.get('/internal/settled', settledRoute(settled));
   app.use(
     createRecipientRoutes({

@@ -11,7 +11,7 @@ import { createMongoRecipientStore } from './recipients/mongo-recipient-store.ts
 await runDistributed(
   'notifications',
   loadNotificationsConfig,
-  async ({ config, logger, bus, metrics, mongo, storeHealth }) => {
+  async ({ config, logger, bus, metrics, mongo, storeHealth, tracing }) => {
     const mailer = config.SMTP_URL
       ? createSmtpMailer({
           url: config.SMTP_URL,
@@ -31,6 +31,7 @@ await runDistributed(
       logger,
       storeHealth,
       metrics,
+      tracing,
       identity: createIdentityCodec({ current: config.IDENTITY_SECRET, previous: config.IDENTITY_SECRET_PREVIOUS }),
       compose: createEmailComposer({ fileLinks: createFileLinks(config.FILE_LINK_SECRET), clock: systemClock }),
       recipients: await createMongoRecipientStore(db),

@@ -11,6 +11,7 @@ import {
   requireJson,
   type Service,
   type StoreHealth,
+  type Tracing,
 } from '@formgate/kit';
 import express from 'express';
 import { createOrganizationLifecycleHandler } from './handlers/organization-lifecycle.handler.ts';
@@ -23,6 +24,8 @@ export interface OrgsServiceDeps {
   store: OrgsStore;
   bus: EventBus;
   clock: Clock;
+  /** The process's tracing (`startTracing`); absent: off. */
+  tracing?: Tracing | undefined;
   logger: Logger;
   /** The process's stores, probed by a real round trip: an unknown error while one is down answers 503, not 500. */
   storeHealth?: StoreHealth;
@@ -33,7 +36,10 @@ export interface OrgsServiceDeps {
 
 /** The orgs service: organization settings, feature flags and the audit log, kept from `orgs.organization`. */
 export function createOrgsService(deps: OrgsServiceDeps): Service {
-  const app = createServiceApp(undefined, deps.metrics && { service: 'orgs', metrics: deps.metrics });
+  const app = createServiceApp({
+    observe: deps.metrics && { service: 'orgs', metrics: deps.metrics },
+    tracing: deps.tracing,
+  });
   // The organization's spam defaults (issue 14) reach `orgs.settings` through this outbox relay.
   const publisher = createSpamSettingsPublisher(deps);
   app.use(

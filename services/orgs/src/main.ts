@@ -4,7 +4,7 @@ import { loadOrgsConfig } from './config.ts';
 import { createOrgsService } from './create-service.ts';
 import { createMongoOrgsStore } from './store/mongo-orgs-store.ts';
 
-await runDistributed('orgs', loadOrgsConfig, async ({ config, logger, bus, metrics, mongo, storeHealth }) => {
+await runDistributed('orgs', loadOrgsConfig, async ({ config, logger, bus, metrics, mongo, storeHealth, tracing }) => {
   const service = createOrgsService({
     store: await createMongoOrgsStore(await mongo('orgs')),
     bus,
@@ -12,6 +12,7 @@ await runDistributed('orgs', loadOrgsConfig, async ({ config, logger, bus, metri
     logger,
     storeHealth,
     metrics,
+    tracing,
     identity: createIdentityCodec({ current: config.IDENTITY_SECRET, previous: config.IDENTITY_SECRET_PREVIOUS }),
   });
   return { ...service, handler: service.app };

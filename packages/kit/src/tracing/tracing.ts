@@ -15,8 +15,9 @@ export type Carrier = Record<string, string | string[] | undefined>;
 
 /**
  * The tracing of this process (docs/operations.md "Traces", ADR 51): explicit spans, W3C `traceparent`
- * propagation, OTLP/HTTP export. `tracing` is `undefined` unless `startTracing` found an OTLP endpoint: every
- * call site checks it first and does nothing else when tracing is off.
+ * propagation, OTLP/HTTP export. Made by `startTracing` in the composition root and passed in as a dependency; it
+ * is `undefined` unless an OTLP endpoint is set, and every user checks it once when built and adds nothing when
+ * tracing is off.
  */
 export interface Tracing {
   /**

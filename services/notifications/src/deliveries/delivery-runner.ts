@@ -1,6 +1,6 @@
 import type { EventPublisher } from '@formgate/bus';
 import { encodeEvent, Topics } from '@formgate/contracts';
-import { type Clock, type Ids, type Logger, type Metrics, mapLimit, type Tracing, tracing } from '@formgate/kit';
+import { type Clock, type Ids, type Logger, type Metrics, mapLimit, type Tracing } from '@formgate/kit';
 import { type Mailer, MailSendError } from '@formgate/mail';
 import type { WebhookChannel } from '../endpoints/webhook-channel.ts';
 import { nextRetryDelayMs } from '../webhooks/retry-schedule.ts';
@@ -36,6 +36,8 @@ export interface DeliveryRunnerDeps {
   clock: Clock;
   ids: Ids;
   logger: Logger;
+  /** Spans around every attempt when on (`startTracing`). */
+  tracing?: Tracing | undefined;
   publicUrl: string;
   random?: () => number;
   /** Counts every attempt in `formgate_notification_attempts_total{channel,status}`. */
@@ -214,7 +216,7 @@ export function createDeliveryRunner(deps: DeliveryRunnerDeps) {
 
   /** Sends attempt `n` of a delivery whose claim this instance holds; resolves with its outcome (logged, counted). */
   async function outcomeOf(delivery: Delivery, n: number, known: AttemptContext = {}): Promise<AttemptOutcome> {
-    const result = tracing ? await traced(tracing, delivery, n, known) : await send(delivery, known);
+    const result = deps.tracing ? await traced(deps.tracing, delivery, n, known) : await send(delivery, known);
     const now = clock.now().getTime();
     const schedule = delivery.channel === 'webhook' ? nextRetryDelayMs : retryDelayMs;
     const delay = result.ok || !result.retryable ? null : schedule(n, random);
