@@ -4,7 +4,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { createMongoFormsStore } from '@formgate/forms';
+import { createMongoFormsStore } from '@formgate/forms/mongo';
 import { connectMongo } from '@formgate/store/mongo';
 import { type Backend, startBackend } from './backends.ts';
 import { createFormgateApi, mintApiKey } from './formgate-api.ts';

@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { accountSettings, createAccounts, createMailer } from '@formgate/accounts';
+import { createMongoAccountsStore } from '@formgate/accounts/mongo';
 import { runDistributed } from '@formgate/host-distributed';
 import { createIdentityCodec, loadPlans, systemClock, systemIds } from '@formgate/kit';
 import type { Db } from 'mongodb';
@@ -21,7 +22,7 @@ await runDistributed(
     const mailer = createMailer({ ...settings, mailDir: config.MAIL_DIR, logger, logLinks: false });
     const accounts = createAccounts({
       ...settings,
-      store: { kind: 'mongo', db: conn.db as unknown as Db },
+      store: createMongoAccountsStore(conn.db as unknown as Db),
       publicUrl: config.PUBLIC_URL,
       secret: config.AUTH_SECRET,
       trustedOrigins: [config.PUBLIC_URL],

@@ -2,7 +2,13 @@ import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type AdapterWrapper, accountSettings, createAccounts, createMailer } from '@formgate/accounts';
+import {
+  type AdapterWrapper,
+  accountSettings,
+  createAccounts,
+  createMailer,
+  createSqliteAccountsStore,
+} from '@formgate/accounts';
 import {
   createBillingService,
   createSqliteHeldStore,
@@ -197,7 +203,7 @@ export async function startEmbedded(config: EmbeddedConfig, seams: EmbeddedSeams
   const accounts = createAccounts({
     ...common,
     ...settings,
-    store: { kind: 'sqlite', db: dbs.auth },
+    store: createSqliteAccountsStore(dbs.auth),
     publicUrl,
     trustedOrigins,
     // Sessions are signed with one secret only (better-auth 1.7): a rotated one signs every session out (ADR 50).

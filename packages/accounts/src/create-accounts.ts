@@ -1,11 +1,8 @@
 import { createConsumers, type EventBus, type EventPublisher } from '@formgate/bus';
 import { TOPIC_SPECS, Topics } from '@formgate/contracts';
 import { type Clock, type Ids, loadPlans, type PlanCatalog, type StoreHealth } from '@formgate/kit';
-import type { SqliteDb } from '@formgate/store/sqlite';
-import { mongodbAdapter } from 'better-auth/adapters/mongodb';
-import { getMigrations } from 'better-auth/db/migration';
-import type { Db } from 'mongodb';
 import { accountRoutes } from './accounts.routes.ts';
+import type { AccountsStore } from './accounts-store.ts';
 import { type AdapterWrapper, guardAuthHandler } from './adapter-guard.ts';
 import { type ApiKeyCacheOptions, createApiKeyCache } from './api-key-cache.ts';
 import { createAuthenticator } from './authenticate.ts';
@@ -18,9 +15,6 @@ import { createOrganizationDirectory } from './organization-directory.ts';
 import { createQuotaWarningHandler } from './quota-warnings.ts';
 import { createSiteOrganization } from './site-org.ts';
 import { createApiKeyVerifier, creatorOf } from './verify-api-key.ts';
-
-/** The accounts database, opened by the composition root: SQLite (embedded) or a MongoDB database. */
-export type AccountsStore = { kind: 'sqlite'; db: SqliteDb } | { kind: 'mongo'; db: Db };
 
 export interface AccountsDeps
   extends Omit<
@@ -53,51 +47,6 @@ export interface AccountsDeps
 
 const DEFAULT_KEY_CACHE: ApiKeyCacheOptions = { ttlMs: 30_000, maxStaleMs: 300_000, size: 10_000 };
 
-/** MongoDB's code for an index that exists on the same keys under another name. */
-const INDEX_OPTIONS_CONFLICT = 85;
-
-/**
- * The indexes better-auth's queries need on MongoDB (its adapter creates none, and runs without transactions
- * here: FerretDB has none to offer). Idempotent; run at every boot.
- */
-async function ensureMongoIndexes(db: Db) {
-  const specs: [string, Record<string, 1 | -1>, { unique?: boolean }?][] = [
-    ['user', { email: 1 }, { unique: true }],
-    ['session', { token: 1 }, { unique: true }],
-    ['session', { userId: 1 }],
-    ['account', { userId: 1 }],
-    ['verification', { identifier: 1 }],
-    ['member', { organizationId: 1, userId: 1 }],
-    ['member', { userId: 1 }],
-    ['organization', { slug: 1 }, { unique: true }],
-    ['invitation', { organizationId: 1 }],
-    ['invitation', { email: 1 }],
-    ['team', { organizationId: 1 }],
-    ['teamMember', { teamId: 1 }],
-    ['teamMember', { userId: 1 }],
-    ['apikey', { key: 1 }],
-    ['apikey', { referenceId: 1 }],
-    ['rateLimit', { key: 1 }, { unique: true }],
-    ['orgEventOutbox', { eventId: 1 }],
-    // The stripe plugin's (present only when Stripe is configured; indexes on absent collections are harmless).
-    ['subscription', { referenceId: 1 }],
-    ['subscription', { stripeSubscriptionId: 1 }],
-    ['subscription', { stripeCustomerId: 1 }],
-    ['organization', { stripeCustomerId: 1 }],
-    ['stripeEvent', { stripeEventId: 1 }],
-    ['stripeEvent', { stripeSubscriptionId: 1, outcome: 1, created: -1 }],
-  ];
-  for (const [collection, keys, options] of specs) {
-    // better-auth (1.7.25+) creates some of the same indexes itself under its own names: an equal index is enough.
-    await db
-      .collection(collection)
-      .createIndex(keys, options ?? {})
-      .catch((err: { code?: number }) => {
-        if (err.code !== INDEX_OPTIONS_CONFLICT) throw err;
-      });
-  }
-}
-
 /** Deletes an organization's API keys: all of them, or those one member created. */
 function keyRevoker(adapter: () => OutboxAdapter | undefined): AuthSettings['revokeApiKeys'] {
   return async (orgId, createdBy) => {
@@ -121,7 +70,7 @@ function keyRevoker(adapter: () => OutboxAdapter | undefined): AuthSettings['rev
  */
 export function createAccounts(deps: AccountsDeps) {
   const outbox = createOrgEventOutbox({ clock: deps.clock, ids: deps.ids, logger: deps.logger });
-  const database = deps.store.kind === 'sqlite' ? deps.store.db : mongodbAdapter(deps.store.db, { transaction: false });
+  const database = deps.store.database;
   const keyCache = createApiKeyCache(deps.apiKeyCache ?? DEFAULT_KEY_CACHE, () => deps.clock.now().getTime());
   let adapter: OutboxAdapter | undefined;
   const site = createSiteOrganization({
@@ -205,8 +154,7 @@ export function createAccounts(deps: AccountsDeps) {
     /** Whether organizations can buy plans here (Stripe keys set): `/api/auth/subscription/*` exists. */
     billingEnabled: deps.stripe !== undefined,
     async start() {
-      if (deps.store.kind === 'sqlite') await (await getMigrations(authOptions(settings))).runMigrations();
-      else await ensureMongoIndexes(deps.store.db);
+      await deps.store.prepare(authOptions(settings));
       adapter = (await auth.$context).adapter as unknown as OutboxAdapter;
       outbox.start(adapter, deps.bus);
       await quotaWarnings?.start();

@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { accountEnv, accountSettings } from '../src/config.ts';
 import { createAccounts } from '../src/create-accounts.ts';
+import { createSqliteAccountsStore } from '../src/sqlite-accounts-store.ts';
 
 const parse = (env: Record<string, string>) => z.object(accountEnv).parse(env);
 
@@ -41,7 +42,7 @@ describe('billing configuration', () => {
     const db = openSqlite(join(dir, 'auth.db'));
     const accounts = createAccounts({
       ...accountSettings(parse({})),
-      store: { kind: 'sqlite', db },
+      store: createSqliteAccountsStore(db),
       bus: { publish: async () => {} },
       clock: systemClock,
       ids: systemIds,

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { MongoClient } from 'mongodb';
 import { afterAll, beforeAll } from 'vitest';
+import { createMongoAccountsStore } from '../src/mongo-accounts-store.ts';
 import { runStripeWebhookContract } from './stripe-webhooks.contract.ts';
 
 const url = process.env.MONGO_URL;
@@ -21,6 +22,6 @@ runStripeWebhookContract({
   name: 'mongo',
   async open() {
     const db = client.db(`fg_test_${randomBytes(6).toString('hex')}`);
-    return { store: { kind: 'mongo', db }, close: async () => void (await db.dropDatabase()) };
+    return { store: createMongoAccountsStore(db), close: async () => void (await db.dropDatabase()) };
   },
 });

@@ -7,7 +7,8 @@ import { eventually } from '@formgate/kit/testing';
 import { type Backend, startStripeMock } from '@formgate/kit/testing/backends';
 import Stripe from 'stripe';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type AccountsStore, createAccounts } from '../src/create-accounts.ts';
+import type { AccountsStore } from '../src/accounts-store.ts';
+import { createAccounts } from '../src/create-accounts.ts';
 import type { OutboxAdapter } from '../src/org-events/schema.ts';
 
 /** stripe-mock's fixture subscription has this price: the plans below sell "pro" at it. */

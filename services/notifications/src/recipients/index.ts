@@ -1,5 +1,4 @@
 export * from './add-notification-email.ts';
-export * from './mongo-recipient-store.ts';
 export * from './org-events.handler.ts';
 export * from './recipient-store.ts';
 export * from './recipients.routes.ts';
