@@ -1,13 +1,13 @@
 import { type FormNotifications, FormNotificationsSchema } from '@formgate/contracts';
 import { zodResolver } from '@hookform/resolvers/zod';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import { useId } from 'react';
 import { useForm as useHookForm } from 'react-hook-form';
 import { Link } from 'react-router';
-import { toast } from 'sonner';
 import { z } from 'zod';
 import { Button, Notice, TextField } from '../../components/ui.tsx';
-import { type FormDto, formsKeys, updateForm } from '../../features/forms/forms.queries.ts';
+import { useUpdateFormNotifications } from '../../features/forms/forms.mutations.ts';
+import type { FormDto } from '../../features/forms/forms.queries.ts';
 import { notificationEmailsQuery } from '../../features/notifications/notification-emails.queries.ts';
 
 /** The panel's fields; `subject` empty means the default subject. */
@@ -36,21 +36,13 @@ export const notificationsRequestOf = (v: NotificationsFormValues): FormNotifica
  * key by key by the server, so it never resets the other settings).
  */
 export function FormNotificationsPanel({ form, canUpdate }: { form: FormDto; canUpdate: boolean }) {
-  const queryClient = useQueryClient();
   const emails = useQuery(notificationEmailsQuery());
   const headingId = useId();
   const fields = useHookForm<NotificationsFormValues>({
     resolver: zodResolver(NotificationsFormSchema),
     values: valuesOf(form.settings.notifications),
   });
-  const save = useMutation({
-    mutationFn: (values: NotificationsFormValues) =>
-      updateForm(form.id, { settings: { notifications: notificationsRequestOf(values) } }),
-    onSuccess: async () => {
-      toast.success('Notification settings saved');
-      await queryClient.invalidateQueries({ queryKey: formsKeys.all });
-    },
-  });
+  const save = useUpdateFormNotifications(form.id);
   const chosen = fields.watch('emails');
   const verified = (emails.data ?? []).filter((e) => e.verified).map((e) => e.email);
   // Chosen before and no longer verified (removed since): shown so they can be unticked; they get no mail.
@@ -64,7 +56,11 @@ export function FormNotificationsPanel({ form, canUpdate }: { form: FormDto; can
       <h2 id={headingId} className="text-lg font-semibold">
         Notifications
       </h2>
-      <form noValidate className="flex flex-col gap-4" onSubmit={fields.handleSubmit((v) => save.mutate(v))}>
+      <form
+        noValidate
+        className="flex flex-col gap-4"
+        onSubmit={fields.handleSubmit((v) => save.mutate(notificationsRequestOf(v)))}
+      >
         <fieldset disabled={!canUpdate} className="flex min-w-0 flex-col gap-4">
           <label className="flex items-center gap-3 text-sm font-medium">
             <input

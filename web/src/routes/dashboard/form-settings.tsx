@@ -1,13 +1,12 @@
 import { CreateFormRequestSchema, FormSettingsSchema, type UpdateFormRequest } from '@formgate/contracts';
 import { zodResolver } from '@hookform/resolvers/zod';
-import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useForm as useHookForm } from 'react-hook-form';
 import { useNavigate } from 'react-router';
-import { toast } from 'sonner';
 import { z } from 'zod';
 import { ConfirmDialog } from '../../components/confirm-dialog.tsx';
 import { Button, Notice, TextField } from '../../components/ui.tsx';
-import { deleteForm, type FormDto, formsKeys, updateForm } from '../../features/forms/forms.queries.ts';
+import { useDeleteForm, useUpdateForm } from '../../features/forms/forms.mutations.ts';
+import type { FormDto } from '../../features/forms/forms.queries.ts';
 import { useCan } from '../../features/organization/use-can.ts';
 import { useForm } from './form-layout.tsx';
 import { FormNotificationsPanel } from './form-notifications-panel.tsx';
@@ -62,7 +61,6 @@ export const requestOf = (values: SettingsFormValues): UpdateFormRequest => ({
 /** `/dashboard/forms/{formSlug}/settings`: name, redirect, origins, honeypot, enabled; spam protection; notifications; webhooks; deleting the form. */
 export function Component() {
   const form = useForm();
-  const queryClient = useQueryClient();
   const navigate = useNavigate();
   const { can } = useCan();
   const canUpdate = can({ form: ['update'] });
@@ -71,26 +69,12 @@ export function Component() {
     resolver: zodResolver(SettingsFormSchema),
     values: valuesOf(form),
   });
-  const save = useMutation({
-    mutationFn: (values: SettingsFormValues) => updateForm(form.id, requestOf(values)),
-    onSuccess: async () => {
-      toast.success('Settings saved');
-      await queryClient.invalidateQueries({ queryKey: formsKeys.all });
-    },
-  });
-  const remove = useMutation({
-    mutationFn: () => deleteForm(form.id),
-    onSuccess: async () => {
-      toast.success(`Form "${form.name}" deleted`);
-      queryClient.removeQueries({ queryKey: formsKeys.bySlug(form.slug) });
-      navigate('/dashboard/forms', { replace: true });
-      await queryClient.invalidateQueries({ queryKey: formsKeys.all });
-    },
-  });
+  const save = useUpdateForm(form.id);
+  const remove = useDeleteForm(form, { onSuccess: () => navigate('/dashboard/forms', { replace: true }) });
   const errors = fields.formState.errors;
   return (
     <div className="flex max-w-2xl flex-col gap-10">
-      <form noValidate className="flex flex-col gap-4" onSubmit={fields.handleSubmit((v) => save.mutate(v))}>
+      <form noValidate className="flex flex-col gap-4" onSubmit={fields.handleSubmit((v) => save.mutate(requestOf(v)))}>
         <h2 className="text-lg font-semibold">Settings</h2>
         {canUpdate ? null : <Notice>Only owners and admins of the organization can change a form.</Notice>}
         <fieldset disabled={!canUpdate} className="flex flex-col gap-4">

@@ -1,11 +1,11 @@
 import { resolveSpamSettings } from '@formgate/contracts';
 import { zodResolver } from '@hookform/resolvers/zod';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import { useId } from 'react';
 import { useForm as useHookForm } from 'react-hook-form';
-import { toast } from 'sonner';
 import { Button, Notice } from '../../components/ui.tsx';
-import { type FormDto, formsKeys, updateFormSpam } from '../../features/forms/forms.queries.ts';
+import { useUpdateFormSpam } from '../../features/forms/forms.mutations.ts';
+import type { FormDto } from '../../features/forms/forms.queries.ts';
 import { orgSettingsQuery } from '../../features/organization/organization.queries.ts';
 import {
   SpamFormSchema,
@@ -21,7 +21,6 @@ import { SpamSettingsFields } from './spam-settings-fields.tsx';
  * or the organization's default (shown while inherited). Saved on its own: the PATCH carries `settings.spam` only.
  */
 export function FormSpamPanel({ form, canUpdate }: { form: FormDto; canUpdate: boolean }) {
-  const queryClient = useQueryClient();
   const headingId = useId();
   const org = useQuery(orgSettingsQuery());
   // Until the organization's defaults are known, the built-in ones are shown for inherited keys.
@@ -31,13 +30,7 @@ export function FormSpamPanel({ form, canUpdate }: { form: FormDto; canUpdate: b
     resolver: zodResolver(SpamFormSchema),
     values: spamValuesOf(own, inherited),
   });
-  const save = useMutation({
-    mutationFn: (values: SpamFormValues) => updateFormSpam(form.id, spamRequestOf(values)),
-    onSuccess: async () => {
-      toast.success('Spam protection saved');
-      await queryClient.invalidateQueries({ queryKey: formsKeys.all });
-    },
-  });
+  const save = useUpdateFormSpam(form.id);
   return (
     <section aria-labelledby={headingId} className="flex flex-col gap-4">
       <div className="flex flex-col gap-1">
@@ -52,7 +45,11 @@ export function FormSpamPanel({ form, canUpdate }: { form: FormDto; canUpdate: b
       {org.isError ? (
         <Notice tone="error">The organization's defaults could not be loaded; the built-in ones are shown.</Notice>
       ) : null}
-      <form noValidate className="flex flex-col gap-4" onSubmit={fields.handleSubmit((v) => save.mutate(v))}>
+      <form
+        noValidate
+        className="flex flex-col gap-4"
+        onSubmit={fields.handleSubmit((v) => save.mutate(spamRequestOf(v)))}
+      >
         <fieldset disabled={!canUpdate} className="flex min-w-0 flex-col gap-4">
           <SpamSettingsFields
             fields={fields}

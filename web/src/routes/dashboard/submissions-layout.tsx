@@ -1,23 +1,17 @@
-import { keepPreviousData, useInfiniteQuery, useMutation, useQueryClient } from '@tanstack/react-query';
+import { keepPreviousData, useInfiniteQuery } from '@tanstack/react-query';
 import { DropdownMenu } from 'radix-ui';
 import { type FormEvent, type KeyboardEvent, useEffect, useMemo, useState } from 'react';
 import { Link, NavLink, Outlet, useLocation, useNavigate, useParams, useSearchParams } from 'react-router';
-import { toast } from 'sonner';
 import { ConfirmDialog } from '../../components/confirm-dialog.tsx';
 import { Button, cx, Notice } from '../../components/ui.tsx';
-import { formsKeys } from '../../features/forms/forms.queries.ts';
+import { useBulkSubmissions, useExportSubmissions } from '../../features/forms/submissions.mutations.ts';
 import {
   type BulkSubmissionsRequest,
-  bulkSubmissions,
-  type ExportFormat,
-  exportSubmissions,
   filtersOf,
   filtersToQuery,
   hasFilters,
-  MAX_BULK_IDS,
   type Submission,
   type SubmissionFilters,
-  submissionsKeys,
   submissionsListQuery,
 } from '../../features/forms/submissions.queries.ts';
 import { useCan } from '../../features/organization/use-can.ts';
@@ -168,19 +162,7 @@ function Filters(props: { filters: SubmissionFilters; onChange: (f: SubmissionFi
 /** Export the list as it is filtered, as a CSV or JSON download. */
 function ExportMenu({ formId, filters }: { formId: string; filters: SubmissionFilters }) {
   const form = useForm();
-  const run = useMutation({
-    mutationFn: (format: ExportFormat) => exportSubmissions(formId, filters, format),
-    onSuccess: ({ blob, filename }, format) => {
-      const url = URL.createObjectURL(blob);
-      const a = document.createElement('a');
-      a.href = url;
-      a.download = filename ?? `${form.slug}-submissions.${format}`;
-      document.body.append(a);
-      a.click();
-      a.remove();
-      setTimeout(() => URL.revokeObjectURL(url), 0);
-    },
-  });
+  const run = useExportSubmissions(formId, filters, (format) => `${form.slug}-submissions.${format}`);
   const item =
     'cursor-pointer rounded px-3 py-1.5 text-sm outline-none data-[highlighted]:bg-zinc-100 dark:data-[highlighted]:bg-zinc-800';
   return (
@@ -232,7 +214,6 @@ function SubmissionList(props: {
   const { search } = useLocation();
   const { submissionId } = useParams();
   const navigate = useNavigate();
-  const queryClient = useQueryClient();
   const [selected, setSelected] = useState<Set<string>>(new Set());
   // Forget what is no longer listed (deleted, or filtered away).
   useEffect(() => {
@@ -243,26 +224,13 @@ function SubmissionList(props: {
     });
   }, [items]);
 
-  const bulk = useMutation({
-    mutationFn: async (action: BulkSubmissionsRequest['action']) => {
-      const ids = [...selected];
-      let changed = 0;
-      for (let i = 0; i < ids.length; i += MAX_BULK_IDS) {
-        const answer = await bulkSubmissions(formId, { action, ids: ids.slice(i, i + MAX_BULK_IDS) });
-        changed += answer.data.filter((d) => d.result === 'changed').length;
-      }
-      return { action, ids, changed };
-    },
-    onSuccess: async ({ action, ids, changed }) => {
+  const bulk = useBulkSubmissions(formId, {
+    onSuccess: ({ action, ids }) => {
       setSelected(new Set());
-      const verb = action === 'delete' ? 'deleted' : action === 'spam' ? 'marked spam' : 'marked not spam';
-      toast.success(`${changed} ${changed === 1 ? 'submission' : 'submissions'} ${verb}`);
-      await queryClient.invalidateQueries({ queryKey: submissionsKeys.lists(formId) });
       if (action === 'delete' && submissionId && ids.includes(submissionId)) navigate({ pathname: '.', search });
-      await queryClient.invalidateQueries({ queryKey: submissionsKeys.all(formId) });
-      await queryClient.invalidateQueries({ queryKey: formsKeys.all });
     },
   });
+  const act = (action: BulkSubmissionsRequest['action']) => bulk.mutate({ action, ids: [...selected] });
 
   const allSelected = items.length > 0 && items.every((i) => selected.has(i.id));
   const toggle = (id: string) =>
@@ -297,20 +265,10 @@ function SubmissionList(props: {
           </label>
           {selected.size > 0 ? (
             <fieldset aria-label="With the selected submissions" className="ml-auto flex flex-wrap gap-1">
-              <Button
-                variant="ghost"
-                className="px-2 py-1"
-                disabled={bulk.isPending}
-                onClick={() => bulk.mutate('spam')}
-              >
+              <Button variant="ghost" className="px-2 py-1" disabled={bulk.isPending} onClick={() => act('spam')}>
                 Mark spam
               </Button>
-              <Button
-                variant="ghost"
-                className="px-2 py-1"
-                disabled={bulk.isPending}
-                onClick={() => bulk.mutate('not-spam')}
-              >
+              <Button variant="ghost" className="px-2 py-1" disabled={bulk.isPending} onClick={() => act('not-spam')}>
                 Not spam
               </Button>
               <ConfirmDialog
@@ -326,7 +284,7 @@ function SubmissionList(props: {
                 title={`Delete ${selected.size} ${selected.size === 1 ? 'submission' : 'submissions'}?`}
                 description="Their fields and files are deleted for good."
                 confirmLabel="Delete"
-                onConfirm={() => bulk.mutate('delete')}
+                onConfirm={() => act('delete')}
               />
             </fieldset>
           ) : null}

@@ -1,15 +1,10 @@
 import { type NotificationEmailRequest, NotificationEmailRequestSchema } from '@formgate/contracts';
 import { zodResolver } from '@hookform/resolvers/zod';
-import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useForm } from 'react-hook-form';
 import { Link, useNavigate } from 'react-router';
-import { toast } from 'sonner';
 import { Panel } from '../../../components/panel.tsx';
 import { Button, Notice, TextField } from '../../../components/ui.tsx';
-import {
-  addNotificationEmail,
-  notificationEmailsKeys,
-} from '../../../features/notifications/notification-emails.queries.ts';
+import { useAddNotificationEmail } from '../../../features/notifications/notification-emails.mutations.ts';
 import { useCan } from '../../../features/organization/use-can.ts';
 import { EmailsGate } from './emails-gate.tsx';
 
@@ -23,21 +18,13 @@ export function Component() {
 }
 
 function CreateEmail() {
-  const queryClient = useQueryClient();
   const navigate = useNavigate();
   const { can, isPending } = useCan();
   const form = useForm<NotificationEmailRequest>({
     resolver: zodResolver(NotificationEmailRequestSchema),
     defaultValues: { email: '' },
   });
-  const add = useMutation({
-    mutationFn: ({ email }: NotificationEmailRequest) => addNotificationEmail(email),
-    onSuccess: async (item) => {
-      toast.success(item.verified ? 'Email verified' : 'Verification email sent');
-      await queryClient.invalidateQueries({ queryKey: notificationEmailsKeys.all });
-      navigate('/dashboard/emails');
-    },
-  });
+  const add = useAddNotificationEmail({ onSuccess: () => navigate('/dashboard/emails') });
   return (
     <div className="flex max-w-xl flex-col gap-6">
       <h1 className="text-2xl font-semibold">Add an email</h1>
@@ -46,7 +33,7 @@ function CreateEmail() {
           title="Notification email"
           description="We send this address a link to confirm it; it receives submissions once confirmed. Your own sign-in address is confirmed at once."
         >
-          <form noValidate className="flex flex-col gap-4" onSubmit={form.handleSubmit((v) => add.mutate(v))}>
+          <form noValidate className="flex flex-col gap-4" onSubmit={form.handleSubmit((v) => add.mutate(v.email))}>
             <TextField
               label="Email address"
               type="email"
