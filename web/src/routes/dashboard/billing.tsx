@@ -1,24 +1,20 @@
 import { billingPeriodBounds, type Plan, type PlansResponseDto, type SubscriptionDto } from '@formgate/contracts';
-import { type UseQueryResult, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { type UseQueryResult, useQuery } from '@tanstack/react-query';
 import { type ReactNode, useEffect, useRef, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { toast } from 'sonner';
 import { Panel } from '../../components/panel.tsx';
 import { Button, Notice } from '../../components/ui.tsx';
+import { useRefreshBilling, useSubscriptionActions } from '../../features/billing/billing.mutations.ts';
 import {
   type BillingUsage,
-  billingKeys,
   billingUsageQuery,
-  cancelSubscription,
   formatPrice,
   formatStorageMb,
   type Interval,
   isPurchasable,
-  openBillingPortal,
   plansQuery,
   priceOf,
-  restoreSubscription,
-  upgradeSubscription,
   yearlySavingPercent,
 } from '../../features/billing/billing.queries.ts';
 import { IntervalSwitch } from '../../features/billing/interval-switch.tsx';
@@ -26,7 +22,6 @@ import { formsListQuery } from '../../features/forms/forms.queries.ts';
 import { safeLink } from '../../features/forms/submissions.queries.ts';
 import { useCan } from '../../features/organization/use-can.ts';
 import { useSession } from '../../features/session/use-session.ts';
-import { useServices } from '../../lib/app-context.tsx';
 import { leaveApp } from '../../lib/leave-app.ts';
 import { UsageBar } from './usage-meter.tsx';
 
@@ -51,8 +46,6 @@ const HELD_FORM_LINKS = 5;
  * cancelled subscription. Members see the plan and usage only. With billing off on the instance nothing is for sale.
  */
 export function Component() {
-  const services = useServices();
-  const queryClient = useQueryClient();
   const session = useSession();
   const orgId = session.data?.session.activeOrganizationId ?? null;
   const { can, isPending: roleLoading } = useCan();
@@ -92,31 +85,7 @@ export function Component() {
     setLeaving(true);
     leaveApp.assign(safe);
   };
-  const refresh = () => queryClient.invalidateQueries({ queryKey: billingKeys.all });
-  const requireOrg = () => {
-    if (!orgId) throw new Error('Choose an organization first.');
-    return orgId;
-  };
-  const upgrade = useMutation({
-    mutationFn: (args: { planId: string; interval: Interval }) =>
-      upgradeSubscription(services, { ...args, orgId: requireOrg() }),
-    onSuccess: goTo,
-  });
-  const cancel = useMutation({
-    mutationFn: () => cancelSubscription(services, requireOrg()),
-    onSuccess: goTo,
-  });
-  const portal = useMutation({
-    mutationFn: () => openBillingPortal(services, requireOrg()),
-    onSuccess: goTo,
-  });
-  const restore = useMutation({
-    mutationFn: () => restoreSubscription(services, requireOrg()),
-    onSuccess: async () => {
-      toast.success('Subscription restored: it renews at the end of the period.');
-      await refresh();
-    },
-  });
+  const { upgrade, cancel, portal, restore } = useSubscriptionActions(orgId, goTo);
   const busy = leaving || upgrade.isPending || cancel.isPending || portal.isPending || restore.isPending;
 
   const catalog = plans.data;
@@ -211,7 +180,7 @@ const STATUS_LABELS: Record<string, string> = {
  */
 function useCheckoutReturn(onSuccess: () => void) {
   const [params, setParams] = useSearchParams();
-  const queryClient = useQueryClient();
+  const refreshBilling = useRefreshBilling();
   const checkout = params.get('checkout');
   const handled = useRef<string | null>(null);
   const onSuccessRef = useRef(onSuccess);
@@ -226,7 +195,7 @@ function useCheckoutReturn(onSuccess: () => void) {
     } else {
       toast('Checkout cancelled: nothing was charged.');
     }
-    void queryClient.invalidateQueries({ queryKey: billingKeys.all });
+    void refreshBilling();
     setParams(
       (prev) => {
         const next = new URLSearchParams(prev);
@@ -235,7 +204,7 @@ function useCheckoutReturn(onSuccess: () => void) {
       },
       { replace: true },
     );
-  }, [checkout, queryClient, setParams]);
+  }, [checkout, refreshBilling, setParams]);
 }
 
 function PlanSkeleton() {

@@ -5,14 +5,14 @@ import {
   type PermissionRequest,
 } from '@formgate/contracts';
 import { zodResolver } from '@hookform/resolvers/zod';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useForm } from 'react-hook-form';
 import { toast } from 'sonner';
 import { ConfirmDialog, formatDateTime, Panel, SelectField } from '../../../components/panel.tsx';
 import { Button, Notice, TextField } from '../../../components/ui.tsx';
-import { apiKeysQuery, organizationKeys } from '../../../features/organization/organization.queries.ts';
-import { apiFetch } from '../../../lib/api.ts';
+import { useCreateApiKey, useRevokeApiKey } from '../../../features/organization/api-keys.mutations.ts';
+import { apiKeysQuery } from '../../../features/organization/organization.queries.ts';
 
 type Can = (request: PermissionRequest) => boolean;
 
@@ -21,31 +21,19 @@ type Can = (request: PermissionRequest) => boolean;
  * (never cached): dismissing it or leaving the page loses it for good; the list shows its first characters.
  */
 export function ApiKeys({ can }: { can: Can }) {
-  const queryClient = useQueryClient();
   const keys = useQuery(apiKeysQuery());
   const [created, setCreated] = useState<CreatedApiKeyDto | null>(null);
   const form = useForm<CreateApiKeyRequest>({
     resolver: zodResolver(CreateApiKeyRequestSchema),
     defaultValues: { name: '', scope: 'read' },
   });
-  const refresh = () => queryClient.invalidateQueries({ queryKey: organizationKeys.apiKeys });
-  const create = useMutation({
-    mutationFn: (body: CreateApiKeyRequest) =>
-      apiFetch<CreatedApiKeyDto>('/api/v1/api-keys', { method: 'POST', json: body }),
-    onSuccess: async (key) => {
+  const create = useCreateApiKey({
+    onSuccess: (key) => {
       setCreated(key);
       form.reset({ name: '', scope: 'read' });
-      await refresh();
     },
   });
-  const revoke = useMutation({
-    mutationFn: (keyId: string) =>
-      apiFetch<void>(`/api/v1/api-keys/${encodeURIComponent(keyId)}`, { method: 'DELETE' }),
-    onSuccess: async () => {
-      toast.success('API key revoked');
-      await refresh();
-    },
-  });
+  const revoke = useRevokeApiKey();
   return (
     <Panel
       title="API keys"

@@ -1,16 +1,11 @@
 import { DEFAULT_SPAM_SETTINGS } from '@formgate/contracts';
 import { zodResolver } from '@hookform/resolvers/zod';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import { useForm } from 'react-hook-form';
-import { toast } from 'sonner';
 import { Panel } from '../../../components/panel.tsx';
 import { Button, Notice } from '../../../components/ui.tsx';
-import { formsKeys } from '../../../features/forms/forms.queries.ts';
-import {
-  organizationKeys,
-  orgSettingsQuery,
-  updateOrgSpamDefaults,
-} from '../../../features/organization/organization.queries.ts';
+import { useUpdateOrgSpamDefaults } from '../../../features/organization/organization.mutations.ts';
+import { orgSettingsQuery } from '../../../features/organization/organization.queries.ts';
 import {
   SpamFormSchema,
   type SpamFormValues,
@@ -24,21 +19,12 @@ import { SpamSettingsFields } from '../spam-settings-fields.tsx';
  * organization uses for the keys it does not set itself. Owners and admins edit; members read.
  */
 export function SpamDefaults({ canUpdate }: { canUpdate: boolean }) {
-  const queryClient = useQueryClient();
   const settings = useQuery(orgSettingsQuery());
   const fields = useForm<SpamFormValues>({
     resolver: zodResolver(SpamFormSchema),
     values: spamValuesOf(settings.data?.spam ?? null, DEFAULT_SPAM_SETTINGS),
   });
-  const save = useMutation({
-    mutationFn: (values: SpamFormValues) => updateOrgSpamDefaults(spamRequestOf(values)),
-    onSuccess: async (saved) => {
-      toast.success('Spam defaults saved');
-      queryClient.setQueryData(organizationKeys.settings, saved);
-      // The forms' settings screens show these defaults for the keys they inherit.
-      await queryClient.invalidateQueries({ queryKey: formsKeys.all });
-    },
-  });
+  const save = useUpdateOrgSpamDefaults();
   return (
     <Panel
       title="Spam protection defaults"
@@ -47,7 +33,11 @@ export function SpamDefaults({ canUpdate }: { canUpdate: boolean }) {
       {settings.isPending ? <p role="status">Loading…</p> : null}
       {settings.isError ? <Notice tone="error">The organization's settings could not be loaded.</Notice> : null}
       {settings.data ? (
-        <form noValidate className="flex flex-col gap-4" onSubmit={fields.handleSubmit((v) => save.mutate(v))}>
+        <form
+          noValidate
+          className="flex flex-col gap-4"
+          onSubmit={fields.handleSubmit((v) => save.mutate(spamRequestOf(v)))}
+        >
           {canUpdate ? null : <Notice>Only owners and admins of the organization can change its defaults.</Notice>}
           <fieldset disabled={!canUpdate} className="flex min-w-0 flex-col gap-4">
             <SpamSettingsFields

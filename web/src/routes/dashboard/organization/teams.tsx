@@ -1,13 +1,19 @@
 import { type PermissionRequest, type TeamNameRequest, TeamNameSchema } from '@formgate/contracts';
 import { zodResolver } from '@hookform/resolvers/zod';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useForm } from 'react-hook-form';
-import { toast } from 'sonner';
 import { ConfirmDialog, Panel, SelectField } from '../../../components/panel.tsx';
 import { Button, TextField } from '../../../components/ui.tsx';
-import { organizationKeys, teamMembersQuery } from '../../../features/organization/organization.queries.ts';
-import { unwrap, useServices } from '../../../lib/app-context.tsx';
+import { teamMembersQuery } from '../../../features/organization/organization.queries.ts';
+import {
+  useAddTeamMember,
+  useCreateTeam,
+  useDeleteTeam,
+  useRemoveTeamMember,
+  useRenameTeam,
+} from '../../../features/organization/teams.mutations.ts';
+import { useServices } from '../../../lib/app-context.tsx';
 import type { FullOrganization } from './organization.tsx';
 
 type Can = (request: PermissionRequest) => boolean;
@@ -15,15 +21,8 @@ type Team = NonNullable<FullOrganization['teams']>[number];
 
 /** The organization's teams: create, rename, delete, and who is in each. */
 export function Teams({ organization: org, can }: { organization: FullOrganization; can: Can }) {
-  const { auth } = useServices();
   const form = useForm<TeamNameRequest>({ resolver: zodResolver(TeamNameSchema), defaultValues: { name: '' } });
-  const create = useMutation({
-    mutationFn: async ({ name }: TeamNameRequest) => unwrap(await auth.organization.createTeam({ name })),
-    onSuccess: (_d, v) => {
-      form.reset({ name: '' });
-      toast.success(`Team ${v.name} created`);
-    },
-  });
+  const create = useCreateTeam({ onSuccess: () => form.reset({ name: '' }) });
   const teams = org.teams ?? [];
   return (
     <Panel title="Teams" description="Teams group members of the organization.">
@@ -57,37 +56,15 @@ export function Teams({ organization: org, can }: { organization: FullOrganizati
 
 function TeamRow({ team, organization: org, can }: { team: Team; organization: FullOrganization; can: Can }) {
   const services = useServices();
-  const { auth } = services;
-  const queryClient = useQueryClient();
   const [open, setOpen] = useState(false);
   const [renaming, setRenaming] = useState(false);
   const [addUserId, setAddUserId] = useState('');
   const members = useQuery({ ...teamMembersQuery(services, team.id), enabled: open });
   const form = useForm<TeamNameRequest>({ resolver: zodResolver(TeamNameSchema), values: { name: team.name } });
-  const refreshMembers = () => queryClient.invalidateQueries({ queryKey: organizationKeys.teamMembers(team.id) });
-  const rename = useMutation({
-    mutationFn: async ({ name }: TeamNameRequest) =>
-      unwrap(await auth.organization.updateTeam({ teamId: team.id, data: { name } })),
-    onSuccess: () => {
-      setRenaming(false);
-      toast.success('Team renamed');
-    },
-  });
-  const remove = useMutation({
-    mutationFn: async () => unwrap(await auth.organization.removeTeam({ teamId: team.id })),
-    onSuccess: () => toast.success(`Team ${team.name} deleted`),
-  });
-  const addMember = useMutation({
-    mutationFn: async (userId: string) => unwrap(await auth.organization.addTeamMember({ teamId: team.id, userId })),
-    onSuccess: async () => {
-      setAddUserId('');
-      await refreshMembers();
-    },
-  });
-  const removeMember = useMutation({
-    mutationFn: async (userId: string) => unwrap(await auth.organization.removeTeamMember({ teamId: team.id, userId })),
-    onSuccess: refreshMembers,
-  });
+  const rename = useRenameTeam(team.id, { onSuccess: () => setRenaming(false) });
+  const remove = useDeleteTeam(team);
+  const addMember = useAddTeamMember(team.id, { onSuccess: () => setAddUserId('') });
+  const removeMember = useRemoveTeamMember(team.id);
   const canUpdate = can({ team: ['update'] });
   const inTeam = new Set((members.data ?? []).map((m) => m.userId));
   const userOf = (userId: string) => org.members.find((m) => m.userId === userId)?.user;
