@@ -1,4 +1,9 @@
-import type { InviteMemberRequest, OrgSettings, UpdateOrganizationRequest } from '@formgate/contracts';
+import type {
+  CreateOrganizationRequest,
+  InviteMemberRequest,
+  OrgSettings,
+  UpdateOrganizationRequest,
+} from '@formgate/contracts';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { toast } from 'sonner';
 import { unwrap, useServices } from '../../lib/app-context.tsx';
@@ -117,5 +122,40 @@ export function useCancelInvitation() {
   return useMutation({
     mutationFn: async (invitationId: string) => unwrap(await auth.organization.cancelInvitation({ invitationId })),
     onSuccess: () => toast.success('Invitation canceled'),
+  });
+}
+
+/** Joins the organization of an invitation and makes it the active one (which refreshes the session). */
+export function useAcceptInvitation(step: ScreenStep<void, string> = {}) {
+  const { auth } = useServices();
+  return useMutation({
+    mutationFn: async (invitationId: string) => {
+      const accepted = unwrap(await auth.organization.acceptInvitation({ invitationId }));
+      unwrap(await auth.organization.setActive({ organizationId: accepted.invitation.organizationId }));
+    },
+    onSuccess: (_data, invitationId) => step.onSuccess?.(undefined, invitationId),
+  });
+}
+
+/** A slug better-auth accepts, unique enough that two "Acme"s do not collide. */
+const slugOf = (name: string) =>
+  `${
+    name
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-|-$/g, '')
+      .slice(0, 40) || 'org'
+  }-${Math.random().toString(36).slice(2, 8)}`;
+
+/** Creates an organization and makes it the active one. */
+export function useCreateOrganization() {
+  const { auth } = useServices();
+  return useMutation({
+    // better-auth makes the new organization active on the server, but only set-active refreshes the session
+    // here (spec §4), which is what moves the user on to the dashboard.
+    mutationFn: async ({ name }: CreateOrganizationRequest) => {
+      const created = unwrap(await auth.organization.create({ name, slug: slugOf(name) }));
+      unwrap(await auth.organization.setActive({ organizationId: created.id }));
+    },
   });
 }

@@ -1,22 +1,17 @@
 import { SignInRequestSchema } from '@formgate/contracts';
 import { zodResolver } from '@hookform/resolvers/zod';
-import { useMutation } from '@tanstack/react-query';
 import { useForm } from 'react-hook-form';
 import { Link } from 'react-router';
 import type { z } from 'zod';
 import { Button, Notice, TextField } from '../../components/ui.tsx';
-import { unwrap, useServices } from '../../lib/app-context.tsx';
+import { useRequestPasswordReset } from '../../features/session/session.mutations.ts';
 
 const RequestSchema = SignInRequestSchema.pick({ email: true });
 
 /** Asks for a reset link; the answer is the same whether or not the address has an account. */
 export function Component() {
-  const { auth } = useServices();
   const form = useForm<z.infer<typeof RequestSchema>>({ resolver: zodResolver(RequestSchema) });
-  const request = useMutation({
-    mutationFn: async ({ email }: { email: string }) =>
-      unwrap(await auth.requestPasswordReset({ email, redirectTo: '/reset-password' })),
-  });
+  const request = useRequestPasswordReset();
   if (request.isSuccess)
     return (
       <div className="flex flex-col gap-4" role="status">

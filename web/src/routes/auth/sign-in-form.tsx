@@ -1,22 +1,16 @@
 import { type SignInRequest, SignInRequestSchema } from '@formgate/contracts';
 import { zodResolver } from '@hookform/resolvers/zod';
-import { useMutation } from '@tanstack/react-query';
 import { useForm } from 'react-hook-form';
 import { Link, useNavigate } from 'react-router';
 import { Button, Notice, TextField } from '../../components/ui.tsx';
+import { useSignIn } from '../../features/session/session.mutations.ts';
 import { isApiError } from '../../lib/api.ts';
-import { unwrap, useServices } from '../../lib/app-context.tsx';
 
 /** Email and password; a signed-in user goes to `redirectTo`. An unverified address gets a new link by email. */
 export function SignInForm({ email = '', redirectTo }: { email?: string; redirectTo: string }) {
-  const { auth } = useServices();
   const navigate = useNavigate();
   const form = useForm<SignInRequest>({ resolver: zodResolver(SignInRequestSchema), defaultValues: { email } });
-  const signIn = useMutation({
-    mutationFn: async (values: SignInRequest) => unwrap(await auth.signIn.email(values)),
-    meta: { toast: false },
-    onSuccess: () => navigate(redirectTo, { replace: true }),
-  });
+  const signIn = useSignIn({ onSuccess: () => navigate(redirectTo, { replace: true }) });
   const unverified = isApiError(signIn.error) && signIn.error.code === 'EMAIL_NOT_VERIFIED';
   return (
     <form noValidate className="flex flex-col gap-4" onSubmit={form.handleSubmit((v) => signIn.mutate(v))}>

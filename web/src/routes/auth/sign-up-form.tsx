@@ -1,20 +1,15 @@
 import { type SignUpRequest, SignUpRequestSchema } from '@formgate/contracts';
 import { zodResolver } from '@hookform/resolvers/zod';
-import { useMutation } from '@tanstack/react-query';
 import { useForm } from 'react-hook-form';
 import { useNavigate } from 'react-router';
 import { Button, Notice, TextField } from '../../components/ui.tsx';
-import { unwrap, useServices } from '../../lib/app-context.tsx';
+import { useSignUp } from '../../features/session/session.mutations.ts';
 
 /** Creates the account; the verification link lands on `/verify-email`, which signs the user in. */
 export function SignUpForm({ email = '' }: { email?: string }) {
-  const { auth } = useServices();
   const navigate = useNavigate();
   const form = useForm<SignUpRequest>({ resolver: zodResolver(SignUpRequestSchema), defaultValues: { email } });
-  const signUp = useMutation({
-    mutationFn: async (values: SignUpRequest) =>
-      unwrap(await auth.signUp.email({ ...values, callbackURL: '/verify-email' })),
-    meta: { toast: false },
+  const signUp = useSignUp({
     onSuccess: (_data, values) => navigate(`/check-email?email=${encodeURIComponent(values.email)}`),
   });
   return (
