@@ -3,6 +3,7 @@ import { zodResolver } from '@hookform/resolvers/zod';
 import { useForm } from 'react-hook-form';
 import { Link } from 'react-router';
 import type { z } from 'zod';
+import { fieldOf } from '../../components/form-field.ts';
 import { Button, Notice, TextField } from '../../components/ui.tsx';
 import { useRequestPasswordReset } from '../../features/session/session.mutations.ts';
 
@@ -22,13 +23,7 @@ export function Component() {
   return (
     <form noValidate className="flex flex-col gap-4" onSubmit={form.handleSubmit((v) => request.mutate(v))}>
       <h1 className="text-xl font-semibold">Reset your password</h1>
-      <TextField
-        label="Email"
-        type="email"
-        autoComplete="email"
-        error={form.formState.errors.email?.message}
-        {...form.register('email')}
-      />
+      <TextField label="Email" type="email" autoComplete="email" {...fieldOf(form, 'email')} />
       {request.error ? <Notice tone="error">{request.error.message}</Notice> : null}
       <Button type="submit" disabled={request.isPending}>
         {request.isPending ? 'Sending…' : 'Send the link'}

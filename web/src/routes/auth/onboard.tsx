@@ -3,6 +3,7 @@ import { zodResolver } from '@hookform/resolvers/zod';
 import { useQuery } from '@tanstack/react-query';
 import { useForm } from 'react-hook-form';
 import { Navigate, useLocation } from 'react-router';
+import { fieldOf } from '../../components/form-field.ts';
 import { Button, TextField } from '../../components/ui.tsx';
 import {
   useAcceptInvitation,
@@ -86,12 +87,7 @@ function CreateOrganization() {
   return (
     <form noValidate className="flex flex-col gap-3" onSubmit={form.handleSubmit((v) => create.mutate(v))}>
       <h2 className="font-medium">Create an organization</h2>
-      <TextField
-        label="Organization name"
-        autoComplete="organization"
-        error={form.formState.errors.name?.message}
-        {...form.register('name')}
-      />
+      <TextField label="Organization name" autoComplete="organization" {...fieldOf(form, 'name')} />
       <Button type="submit" disabled={create.isPending}>
         {create.isPending ? 'Creating…' : 'Create organization'}
       </Button>

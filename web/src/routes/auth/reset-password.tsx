@@ -3,6 +3,7 @@ import { zodResolver } from '@hookform/resolvers/zod';
 import { useForm } from 'react-hook-form';
 import { Link, useSearchParams } from 'react-router';
 import { z } from 'zod';
+import { fieldOf } from '../../components/form-field.ts';
 import { Button, TextField } from '../../components/ui.tsx';
 import { useResetPassword } from '../../features/session/session.mutations.ts';
 
@@ -41,8 +42,7 @@ export function Component() {
         type="password"
         autoComplete="new-password"
         hint="At least 10 characters."
-        error={form.formState.errors.newPassword?.message}
-        {...form.register('newPassword')}
+        {...fieldOf(form, 'newPassword')}
       />
       <Button type="submit" disabled={reset.isPending}>
         {reset.isPending ? 'Saving…' : 'Save the password'}

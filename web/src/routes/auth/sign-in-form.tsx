@@ -2,6 +2,7 @@ import { type SignInRequest, SignInRequestSchema } from '@formgate/contracts';
 import { zodResolver } from '@hookform/resolvers/zod';
 import { useForm } from 'react-hook-form';
 import { Link, useNavigate } from 'react-router';
+import { fieldOf } from '../../components/form-field.ts';
 import { Button, Notice, TextField } from '../../components/ui.tsx';
 import { useSignIn } from '../../features/session/session.mutations.ts';
 import { isApiError } from '../../lib/api.ts';
@@ -14,20 +15,13 @@ export function SignInForm({ email = '', redirectTo }: { email?: string; redirec
   const unverified = isApiError(signIn.error) && signIn.error.code === 'EMAIL_NOT_VERIFIED';
   return (
     <form noValidate className="flex flex-col gap-4" onSubmit={form.handleSubmit((v) => signIn.mutate(v))}>
-      <TextField
-        label="Email"
-        type="email"
-        autoComplete="email"
-        error={form.formState.errors.email?.message}
-        {...form.register('email')}
-      />
+      <TextField label="Email" type="email" autoComplete="email" {...fieldOf(form, 'email')} />
       <TextField
         label="Password"
         type="password"
         autoComplete="current-password"
         autoFocus={email !== ''}
-        error={form.formState.errors.password?.message}
-        {...form.register('password')}
+        {...fieldOf(form, 'password')}
       />
       {signIn.error ? (
         <Notice tone="error">

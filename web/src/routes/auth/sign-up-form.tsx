@@ -2,6 +2,7 @@ import { type SignUpRequest, SignUpRequestSchema } from '@formgate/contracts';
 import { zodResolver } from '@hookform/resolvers/zod';
 import { useForm } from 'react-hook-form';
 import { useNavigate } from 'react-router';
+import { fieldOf } from '../../components/form-field.ts';
 import { Button, Notice, TextField } from '../../components/ui.tsx';
 import { useSignUp } from '../../features/session/session.mutations.ts';
 
@@ -14,26 +15,14 @@ export function SignUpForm({ email = '' }: { email?: string }) {
   });
   return (
     <form noValidate className="flex flex-col gap-4" onSubmit={form.handleSubmit((v) => signUp.mutate(v))}>
-      <TextField
-        label="Name"
-        autoComplete="name"
-        error={form.formState.errors.name?.message}
-        {...form.register('name')}
-      />
-      <TextField
-        label="Email"
-        type="email"
-        autoComplete="email"
-        error={form.formState.errors.email?.message}
-        {...form.register('email')}
-      />
+      <TextField label="Name" autoComplete="name" {...fieldOf(form, 'name')} />
+      <TextField label="Email" type="email" autoComplete="email" {...fieldOf(form, 'email')} />
       <TextField
         label="Password"
         type="password"
         autoComplete="new-password"
         hint="At least 10 characters."
-        error={form.formState.errors.password?.message}
-        {...form.register('password')}
+        {...fieldOf(form, 'password')}
       />
       {signUp.error ? <Notice tone="error">{signUp.error.message}</Notice> : null}
       <Button type="submit" disabled={signUp.isPending}>

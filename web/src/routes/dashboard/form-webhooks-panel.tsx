@@ -10,9 +10,10 @@ import { zodResolver } from '@hookform/resolvers/zod';
 import { useQuery } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import { useForm as useHookForm } from 'react-hook-form';
-import { toast } from 'sonner';
 import { z } from 'zod';
+import { fieldOf } from '../../components/form-field.ts';
 import { ConfirmDialog, SelectField } from '../../components/panel.tsx';
+import { SecretOnce } from '../../components/secret-once.tsx';
 import { Button, Notice, TextField } from '../../components/ui.tsx';
 import type { FormDto } from '../../features/forms/forms.queries.ts';
 import {
@@ -184,8 +185,7 @@ function AddWebhook({ formId, onCreated }: { formId: string; onCreated: (e: Webh
         label="Endpoint URL"
         type="url"
         placeholder="https://example.com/formgate-hook"
-        error={errors.url?.message}
-        {...fields.register('url')}
+        {...fieldOf(fields, 'url')}
       />
       <SelectField label="Format" {...fields.register('kind')}>
         {WebhookKindSchema.options.map((k) => (
@@ -218,33 +218,19 @@ function AddWebhook({ formId, onCreated }: { formId: string; onCreated: (e: Webh
 }
 
 function NewSecret({ url, secret, onDone }: { url: string; secret: string; onDone: () => void }) {
-  const copy = async () => {
-    try {
-      await navigator.clipboard.writeText(secret);
-      toast.success('Signing secret copied');
-    } catch {
-      toast.error('Copying failed: select the secret and copy it yourself');
-    }
-  };
   return (
-    <section
-      aria-label="Your webhook signing secret"
-      className="flex min-w-0 flex-col gap-3 rounded-md border border-amber-400 bg-amber-50 p-4 text-sm dark:border-amber-700 dark:bg-amber-950"
+    <SecretOnce
+      label="Your webhook signing secret"
+      secret={secret}
+      warning="Copy this signing secret now: it is shown only once. Your endpoint uses it to check that requests come from Formgate."
+      copyLabel="Copy secret"
+      copied="Signing secret copied"
+      copyFailed="Copying failed: select the secret and copy it yourself"
+      onDone={onDone}
     >
-      <p className="font-semibold text-amber-900 dark:text-amber-100">
-        Copy this signing secret now: it is shown only once. Your endpoint uses it to check that requests come from
-        Formgate.
-      </p>
       <p className="break-all text-amber-900 dark:text-amber-100">
         For <span className="font-mono">{url}</span>
       </p>
-      <code className="block overflow-x-auto rounded bg-white p-2 font-mono break-all dark:bg-zinc-950">{secret}</code>
-      <div className="flex flex-wrap gap-2">
-        <Button onClick={copy}>Copy secret</Button>
-        <Button variant="secondary" onClick={onDone}>
-          I have saved it
-        </Button>
-      </div>
-    </section>
+    </SecretOnce>
   );
 }

@@ -9,6 +9,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import { useForm } from 'react-hook-form';
 import { useNavigate } from 'react-router';
+import { fieldOf } from '../../components/form-field.ts';
 import { ConfirmDialog, formatDateTime, Panel } from '../../components/panel.tsx';
 import { Button, Notice, TextField } from '../../components/ui.tsx';
 import {
@@ -47,12 +48,7 @@ function ProfileDetails({ session }: { session: SessionData }) {
   return (
     <Panel title="Profile">
       <form noValidate className="flex flex-col gap-4" onSubmit={form.handleSubmit((v) => update.mutate(v))}>
-        <TextField
-          label="Name"
-          autoComplete="name"
-          error={form.formState.errors.name?.message}
-          {...form.register('name')}
-        />
+        <TextField label="Name" autoComplete="name" {...fieldOf(form, 'name')} />
         <dl className="flex flex-col gap-1.5">
           <dt className="text-sm font-medium">Email</dt>
           <dd className="text-sm break-all">
@@ -78,7 +74,6 @@ function ChangePassword() {
     defaultValues: { currentPassword: '', newPassword: '', revokeOtherSessions: true },
   });
   const change = useChangePassword({ onSuccess: () => form.reset() });
-  const { errors } = form.formState;
   return (
     <Panel title="Password">
       <form noValidate className="flex flex-col gap-4" onSubmit={form.handleSubmit((v) => change.mutate(v))}>
@@ -86,16 +81,9 @@ function ChangePassword() {
           label="Current password"
           type="password"
           autoComplete="current-password"
-          error={errors.currentPassword?.message}
-          {...form.register('currentPassword')}
+          {...fieldOf(form, 'currentPassword')}
         />
-        <TextField
-          label="New password"
-          type="password"
-          autoComplete="new-password"
-          error={errors.newPassword?.message}
-          {...form.register('newPassword')}
-        />
+        <TextField label="New password" type="password" autoComplete="new-password" {...fieldOf(form, 'newPassword')} />
         <label className="flex items-center gap-2 text-sm">
           <input type="checkbox" className="size-4" {...form.register('revokeOtherSessions')} />
           Sign out of my other sessions

@@ -2,6 +2,7 @@ import { type NotificationEmailRequest, NotificationEmailRequestSchema } from '@
 import { zodResolver } from '@hookform/resolvers/zod';
 import { useForm } from 'react-hook-form';
 import { Link, useNavigate } from 'react-router';
+import { fieldOf } from '../../../components/form-field.ts';
 import { Panel } from '../../../components/panel.tsx';
 import { Button, Notice, TextField } from '../../../components/ui.tsx';
 import { useAddNotificationEmail } from '../../../features/notifications/notification-emails.mutations.ts';
@@ -34,13 +35,7 @@ function CreateEmail() {
           description="We send this address a link to confirm it; it receives submissions once confirmed. Your own sign-in address is confirmed at once."
         >
           <form noValidate className="flex flex-col gap-4" onSubmit={form.handleSubmit((v) => add.mutate(v.email))}>
-            <TextField
-              label="Email address"
-              type="email"
-              autoComplete="email"
-              error={form.formState.errors.email?.message}
-              {...form.register('email')}
-            />
+            <TextField label="Email address" type="email" autoComplete="email" {...fieldOf(form, 'email')} />
             <div className="flex flex-wrap gap-2">
               <Button type="submit" disabled={add.isPending}>
                 {add.isPending ? 'Adding…' : 'Add email'}

@@ -8,8 +8,9 @@ import { zodResolver } from '@hookform/resolvers/zod';
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useForm } from 'react-hook-form';
-import { toast } from 'sonner';
+import { fieldOf } from '../../../components/form-field.ts';
 import { ConfirmDialog, formatDateTime, Panel, SelectField } from '../../../components/panel.tsx';
+import { SecretOnce } from '../../../components/secret-once.tsx';
 import { Button, Notice, TextField } from '../../../components/ui.tsx';
 import { useCreateApiKey, useRevokeApiKey } from '../../../features/organization/api-keys.mutations.ts';
 import { apiKeysQuery } from '../../../features/organization/organization.queries.ts';
@@ -47,12 +48,7 @@ export function ApiKeys({ can }: { can: Can }) {
           className="flex flex-col gap-3 sm:flex-row sm:items-end"
           onSubmit={form.handleSubmit((v) => create.mutate(v))}
         >
-          <TextField
-            className="sm:flex-1"
-            label="Key name"
-            error={form.formState.errors.name?.message}
-            {...form.register('name')}
-          />
+          <TextField className="sm:flex-1" label="Key name" {...fieldOf(form, 'name')} />
           <SelectField label="Scope" {...form.register('scope')}>
             <option value="read">read</option>
             <option value="write">write</option>
@@ -104,34 +100,16 @@ export function ApiKeys({ can }: { can: Can }) {
 }
 
 function NewKey({ created, onDone }: { created: CreatedApiKeyDto; onDone: () => void }) {
-  const copy = async () => {
-    try {
-      await navigator.clipboard.writeText(created.key);
-      toast.success('API key copied');
-    } catch {
-      toast.error('Copying failed: select the key and copy it yourself');
-    }
-  };
   return (
-    <section
-      aria-label="Your new API key"
-      className="flex flex-col gap-3 rounded-md border border-amber-400 bg-amber-50 p-4 text-sm dark:border-amber-700 dark:bg-amber-950"
-    >
-      <p className="font-semibold text-amber-900 dark:text-amber-100">
-        Copy this key now: it is shown only once. Formgate keeps only a hash and cannot show it again.
-      </p>
-      <code
-        data-testid="new-api-key"
-        className="block overflow-x-auto rounded bg-white p-2 font-mono break-all dark:bg-zinc-950"
-      >
-        {created.key}
-      </code>
-      <div className="flex flex-wrap gap-2">
-        <Button onClick={copy}>Copy key</Button>
-        <Button variant="secondary" onClick={onDone}>
-          I have saved it
-        </Button>
-      </div>
-    </section>
+    <SecretOnce
+      label="Your new API key"
+      secret={created.key}
+      warning="Copy this key now: it is shown only once. Formgate keeps only a hash and cannot show it again."
+      copyLabel="Copy key"
+      copied="API key copied"
+      copyFailed="Copying failed: select the key and copy it yourself"
+      testId="new-api-key"
+      onDone={onDone}
+    />
   );
 }

@@ -1,6 +1,7 @@
 import { type InviteMemberRequest, InviteMemberRequestSchema, type PermissionRequest } from '@formgate/contracts';
 import { zodResolver } from '@hookform/resolvers/zod';
 import { useForm } from 'react-hook-form';
+import { fieldOf } from '../../../components/form-field.ts';
 import { ConfirmDialog, formatDateTime, Panel, SelectField } from '../../../components/panel.tsx';
 import { Button, TextField } from '../../../components/ui.tsx';
 import {
@@ -100,14 +101,7 @@ function Invitations({ organization: org, can }: { organization: FullOrganizatio
           className="flex flex-col gap-3 sm:flex-row sm:items-end"
           onSubmit={form.handleSubmit((v) => invite.mutate(v))}
         >
-          <TextField
-            className="sm:flex-1"
-            label="Email"
-            type="email"
-            autoComplete="off"
-            error={form.formState.errors.email?.message}
-            {...form.register('email')}
-          />
+          <TextField className="sm:flex-1" label="Email" type="email" autoComplete="off" {...fieldOf(form, 'email')} />
           <SelectField label="Role" {...form.register('role')}>
             <option value="member">member</option>
             <option value="admin">admin</option>

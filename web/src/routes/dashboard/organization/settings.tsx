@@ -7,6 +7,7 @@ import { zodResolver } from '@hookform/resolvers/zod';
 import { useQuery } from '@tanstack/react-query';
 import { useForm } from 'react-hook-form';
 import { useNavigate } from 'react-router';
+import { fieldOf } from '../../../components/form-field.ts';
 import { ConfirmDialog, Panel } from '../../../components/panel.tsx';
 import { Button, TextField } from '../../../components/ui.tsx';
 import {
@@ -39,17 +40,15 @@ function NameAndSlug({ organization: org }: { organization: FullOrganization }) 
     values: { name: org.name, slug: org.slug },
   });
   const update = useUpdateOrganization(org.id);
-  const { errors } = form.formState;
   return (
     <Panel title="Organization settings">
       <form noValidate className="flex flex-col gap-4" onSubmit={form.handleSubmit((v) => update.mutate(v))}>
-        <TextField label="Name" autoComplete="organization" error={errors.name?.message} {...form.register('name')} />
+        <TextField label="Name" autoComplete="organization" {...fieldOf(form, 'name')} />
         <TextField
           label="Slug"
           autoComplete="off"
           hint="Lowercase letters, digits and dashes; unique on this instance."
-          error={errors.slug?.message}
-          {...form.register('slug')}
+          {...fieldOf(form, 'slug')}
         />
         <div>
           <Button type="submit" disabled={update.isPending || !form.formState.isDirty}>

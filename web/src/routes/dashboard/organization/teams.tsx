@@ -3,6 +3,7 @@ import { zodResolver } from '@hookform/resolvers/zod';
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useForm } from 'react-hook-form';
+import { fieldOf } from '../../../components/form-field.ts';
 import { ConfirmDialog, Panel, SelectField } from '../../../components/panel.tsx';
 import { Button, TextField } from '../../../components/ui.tsx';
 import { teamMembersQuery } from '../../../features/organization/organization.queries.ts';
@@ -39,12 +40,7 @@ export function Teams({ organization: org, can }: { organization: FullOrganizati
           className="flex flex-col gap-3 sm:flex-row sm:items-end"
           onSubmit={form.handleSubmit((v) => create.mutate(v))}
         >
-          <TextField
-            className="sm:flex-1"
-            label="New team name"
-            error={form.formState.errors.name?.message}
-            {...form.register('name')}
-          />
+          <TextField className="sm:flex-1" label="New team name" {...fieldOf(form, 'name')} />
           <Button type="submit" disabled={create.isPending}>
             Create team
           </Button>
@@ -79,7 +75,7 @@ function TeamRow({ team, organization: org, can }: { team: Team; organization: F
             className="flex flex-col gap-2 sm:flex-row sm:items-end"
             onSubmit={form.handleSubmit((v) => rename.mutate(v))}
           >
-            <TextField label="Team name" error={form.formState.errors.name?.message} {...form.register('name')} />
+            <TextField label="Team name" {...fieldOf(form, 'name')} />
             <div className="flex gap-2">
               <Button type="submit" disabled={rename.isPending}>
                 Save
