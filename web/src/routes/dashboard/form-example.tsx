@@ -2,7 +2,7 @@ import { CAPTCHA_PROVIDERS, type CaptchaProvider } from '@formgate/contracts';
 import { useState } from 'react';
 import { CopyButton } from '../../components/copy-button.tsx';
 import { SelectField } from '../../components/panel.tsx';
-import { TextField } from '../../components/ui.tsx';
+import { CheckboxField, TextField } from '../../components/ui.tsx';
 import { endpointUrl, type FormDto } from '../../features/forms/forms.queries.ts';
 import { CAPTCHA_LABELS, needsSecret } from '../../features/spam/spam-settings.ts';
 import { spamSnippet } from '../../features/spam/spam-snippets.ts';
@@ -138,15 +138,11 @@ function SpamSnippetGenerator({ form, endpoint }: { form: FormDto; endpoint: str
         the form's settings (Spam protection).
       </p>
       <div className="flex max-w-2xl flex-col gap-3">
-        <label className="flex items-center gap-3 text-sm font-medium">
-          <input
-            type="checkbox"
-            className="size-4"
-            checked={timeTrap}
-            onChange={(e) => setTimeTrap(e.target.checked)}
-          />
-          Time-trap timestamp field
-        </label>
+        <CheckboxField
+          label="Time-trap timestamp field"
+          checked={timeTrap}
+          onChange={(e) => setTimeTrap(e.target.checked)}
+        />
         <SelectField
           label="Captcha widget"
           value={captcha}
@@ -169,15 +165,11 @@ function SpamSnippetGenerator({ form, endpoint }: { form: FormDto; endpoint: str
           />
         ) : null}
         {captcha === 'recaptcha' ? (
-          <label className="flex items-center gap-3 text-sm font-medium">
-            <input
-              type="checkbox"
-              className="size-4"
-              checked={recaptchaV3}
-              onChange={(e) => setRecaptchaV3(e.target.checked)}
-            />
-            reCAPTCHA v3 (invisible, scored)
-          </label>
+          <CheckboxField
+            label="reCAPTCHA v3 (invisible, scored)"
+            checked={recaptchaV3}
+            onChange={(e) => setRecaptchaV3(e.target.checked)}
+          />
         ) : null}
       </div>
       <pre className="overflow-x-auto rounded-md bg-zinc-900 p-4 text-xs leading-relaxed text-zinc-100 dark:bg-black">

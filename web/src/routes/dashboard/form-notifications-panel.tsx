@@ -5,7 +5,8 @@ import { useId } from 'react';
 import { useForm as useHookForm } from 'react-hook-form';
 import { Link } from 'react-router';
 import { z } from 'zod';
-import { Button, Notice, TextField } from '../../components/ui.tsx';
+import { fieldOf } from '../../components/form-field.ts';
+import { Button, CheckboxField, Notice, TextAreaField, TextField } from '../../components/ui.tsx';
 import { useUpdateFormNotifications } from '../../features/forms/forms.mutations.ts';
 import type { FormDto } from '../../features/forms/forms.queries.ts';
 import { notificationEmailsQuery } from '../../features/notifications/notification-emails.queries.ts';
@@ -62,16 +63,12 @@ export function FormNotificationsPanel({ form, canUpdate }: { form: FormDto; can
         onSubmit={fields.handleSubmit((v) => save.mutate(notificationsRequestOf(v)))}
       >
         <fieldset disabled={!canUpdate} className="flex min-w-0 flex-col gap-4">
-          <label className="flex items-center gap-3 text-sm font-medium">
-            <input
-              type="checkbox"
-              role="switch"
-              aria-checked={fields.watch('enabled')}
-              className="size-4"
-              {...fields.register('enabled')}
-            />
-            Email new submissions
-          </label>
+          <CheckboxField
+            role="switch"
+            aria-checked={fields.watch('enabled')}
+            label="Email new submissions"
+            {...fields.register('enabled')}
+          />
           <fieldset className="flex min-w-0 flex-col gap-2">
             <legend className="mb-1 text-sm font-medium">Recipients</legend>
             {emails.isPending ? (
@@ -107,45 +104,21 @@ export function FormNotificationsPanel({ form, canUpdate }: { form: FormDto; can
           <TextField
             label="Subject"
             placeholder="New submission to {{form}}"
-            error={errors.subject?.message}
             hint="{{form}} becomes the form's name, {{subject}} the submission's _subject; empty for the default."
-            {...fields.register('subject')}
+            {...fieldOf(fields, 'subject')}
           />
-          <label className="flex items-center gap-3 text-sm font-medium">
-            <input
-              type="checkbox"
-              role="switch"
-              aria-checked={fields.watch('autoresponse.enabled')}
-              className="size-4"
-              {...fields.register('autoresponse.enabled')}
-            />
-            Send an autoresponse to the submitter
-          </label>
-          <div className="flex flex-col gap-1.5">
-            <label htmlFor={`${headingId}-autoresponse`} className="text-sm font-medium">
-              Autoresponse text
-            </label>
-            <textarea
-              id={`${headingId}-autoresponse`}
-              rows={4}
-              aria-invalid={errors.autoresponse?.text ? true : undefined}
-              aria-describedby={`${headingId}-autoresponse-message`}
-              className="rounded-md border border-zinc-300 bg-white px-3 py-2 text-sm aria-invalid:border-red-600 dark:border-zinc-700 dark:bg-zinc-900"
-              {...fields.register('autoresponse.text')}
-            />
-            <p
-              id={`${headingId}-autoresponse-message`}
-              role={errors.autoresponse?.text ? 'alert' : undefined}
-              className={
-                errors.autoresponse?.text
-                  ? 'text-sm text-red-700 dark:text-red-400'
-                  : 'text-sm text-zinc-600 dark:text-zinc-400'
-              }
-            >
-              {errors.autoresponse?.text?.message ??
-                'Sent as plain text to the address the submitter gave (never for spam).'}
-            </p>
-          </div>
+          <CheckboxField
+            role="switch"
+            aria-checked={fields.watch('autoresponse.enabled')}
+            label="Send an autoresponse to the submitter"
+            {...fields.register('autoresponse.enabled')}
+          />
+          <TextAreaField
+            label="Autoresponse text"
+            rows={4}
+            hint="Sent as plain text to the address the submitter gave (never for spam)."
+            {...fieldOf(fields, 'autoresponse.text')}
+          />
           <div>
             <Button type="submit" disabled={save.isPending || !canUpdate}>
               {save.isPending ? 'Saving…' : 'Save notifications'}

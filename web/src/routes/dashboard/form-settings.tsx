@@ -4,7 +4,8 @@ import { useForm as useHookForm } from 'react-hook-form';
 import { useNavigate } from 'react-router';
 import { z } from 'zod';
 import { ConfirmDialog } from '../../components/confirm-dialog.tsx';
-import { Button, Notice, TextField } from '../../components/ui.tsx';
+import { fieldOf } from '../../components/form-field.ts';
+import { Button, CheckboxField, Notice, TextAreaField, TextField } from '../../components/ui.tsx';
 import { useDeleteForm, useUpdateForm } from '../../features/forms/forms.mutations.ts';
 import type { FormDto } from '../../features/forms/forms.queries.ts';
 import { useCan } from '../../features/organization/use-can.ts';
@@ -95,46 +96,23 @@ export function Component() {
             label="Redirect URL"
             type="url"
             placeholder="https://example.com/thanks"
-            error={errors.redirectUrl?.message}
             hint="Where an HTML form goes after a submission; empty for Formgate’s thank-you page."
-            {...fields.register('redirectUrl')}
+            {...fieldOf(fields, 'redirectUrl')}
           />
-          <div className="flex flex-col gap-1.5">
-            <label htmlFor="allowed-origins" className="text-sm font-medium">
-              Allowed origins
-            </label>
-            <textarea
-              id="allowed-origins"
-              rows={3}
-              placeholder="https://example.com"
-              aria-invalid={errors.allowedOrigins ? true : undefined}
-              aria-describedby="allowed-origins-message"
-              className="rounded-md border border-zinc-300 bg-white px-3 py-2 font-mono text-sm aria-invalid:border-red-600 dark:border-zinc-700 dark:bg-zinc-900"
-              {...fields.register('allowedOrigins')}
-            />
-            <p
-              id="allowed-origins-message"
-              role={errors.allowedOrigins ? 'alert' : undefined}
-              className={
-                errors.allowedOrigins
-                  ? 'text-sm text-red-700 dark:text-red-400'
-                  : 'text-sm text-zinc-600 dark:text-zinc-400'
-              }
-            >
-              {errors.allowedOrigins?.message ?? 'One origin (scheme://host[:port]) a line.'}
-            </p>
-          </div>
+          <TextAreaField
+            mono
+            label="Allowed origins"
+            placeholder="https://example.com"
+            hint="One origin (scheme://host[:port]) a line."
+            {...fieldOf(fields, 'allowedOrigins')}
+          />
           <TextField
             label="Honeypot field"
             placeholder="_gotcha"
-            error={errors.honeypotField?.message}
             hint="A hidden field of your form that people leave empty; a submission that fills it is spam."
-            {...fields.register('honeypotField')}
+            {...fieldOf(fields, 'honeypotField')}
           />
-          <label className="flex items-center gap-3 text-sm font-medium">
-            <input type="checkbox" className="size-4" {...fields.register('enabled')} />
-            Accept submissions
-          </label>
+          <CheckboxField label="Accept submissions" {...fields.register('enabled')} />
           <div>
             <Button type="submit" disabled={save.isPending || !canUpdate}>
               {save.isPending ? 'Saving…' : 'Save settings'}
