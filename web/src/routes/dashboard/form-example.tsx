@@ -1,12 +1,13 @@
-import { CAPTCHA_PROVIDERS, type CaptchaProvider } from '@formgate/contracts';
+import type { CaptchaProvider } from '@formgate/contracts';
 import { useState } from 'react';
 import { CopyButton } from '../../components/copy-button.tsx';
 import { SelectField } from '../../components/panel.tsx';
 import { CheckboxField, TextField } from '../../components/ui.tsx';
 import { endpointUrl, type FormDto } from '../../features/forms/forms.queries.ts';
-import { CAPTCHA_LABELS, needsSecret } from '../../features/spam/spam-settings.ts';
+import { needsSecret } from '../../features/spam/spam-settings.ts';
 import { spamSnippet } from '../../features/spam/spam-snippets.ts';
 import { useForm } from './form-layout.tsx';
+import { CaptchaOptions } from './spam-settings-fields.tsx';
 
 /** The copy-paste snippets for a form's endpoint (`/f/{key}` on this instance's origin). */
 export function snippets(endpoint: string, key: string, origin: string, honeypot: string) {
@@ -148,12 +149,7 @@ function SpamSnippetGenerator({ form, endpoint }: { form: FormDto; endpoint: str
           value={captcha}
           onChange={(e) => setCaptcha(e.target.value as CaptchaProvider | 'none')}
         >
-          <option value="none">None</option>
-          {CAPTCHA_PROVIDERS.map((p) => (
-            <option key={p} value={p}>
-              {CAPTCHA_LABELS[p]}
-            </option>
-          ))}
+          <CaptchaOptions />
         </SelectField>
         {needsSecret(captcha) ? (
           <TextField

@@ -72,12 +72,7 @@ export function SpamSettingsFields(props: {
 
       <Group {...group} name="captcha" title="Captcha">
         <SelectField label="Provider" {...fields.register('captcha.provider')}>
-          <option value="none">None</option>
-          {CAPTCHA_PROVIDERS.map((p) => (
-            <option key={p} value={p}>
-              {CAPTCHA_LABELS[p]}
-            </option>
-          ))}
+          <CaptchaOptions />
         </SelectField>
         {needsSecret(provider) ? (
           <TextField
@@ -208,5 +203,19 @@ function Group(props: {
         {props.children}
       </fieldset>
     </fieldset>
+  );
+}
+
+/** "None" and every captcha provider, as a select's options. */
+export function CaptchaOptions() {
+  return (
+    <>
+      <option value="none">None</option>
+      {CAPTCHA_PROVIDERS.map((p) => (
+        <option key={p} value={p}>
+          {CAPTCHA_LABELS[p]}
+        </option>
+      ))}
+    </>
   );
 }

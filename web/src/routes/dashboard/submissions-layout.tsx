@@ -1,6 +1,6 @@
 import { keepPreviousData, useInfiniteQuery } from '@tanstack/react-query';
 import { DropdownMenu } from 'radix-ui';
-import { type FormEvent, type KeyboardEvent, useEffect, useMemo, useState } from 'react';
+import { type FormEvent, type KeyboardEvent, useEffect, useId, useMemo, useState } from 'react';
 import { Link, NavLink, Outlet, useLocation, useNavigate, useParams, useSearchParams } from 'react-router';
 import { ConfirmDialog } from '../../components/confirm-dialog.tsx';
 import { Button, cx, Notice } from '../../components/ui.tsx';
@@ -80,7 +80,7 @@ function Filters(props: { filters: SubmissionFilters; onChange: (f: SubmissionFi
     e.preventDefault();
     onChange({ ...filters, q: q.trim() || undefined });
   };
-  const select = 'rounded-md border border-zinc-300 bg-white px-2 py-1.5 text-sm dark:border-zinc-700 dark:bg-zinc-900';
+  const field = { filters, onChange };
   return (
     <div className="flex flex-col gap-2">
       <search>
@@ -104,48 +104,10 @@ function Filters(props: { filters: SubmissionFilters; onChange: (f: SubmissionFi
       </search>
       <fieldset className="grid grid-cols-2 gap-2 text-sm">
         <legend className="sr-only">Filters</legend>
-        <label className="flex flex-col gap-1">
-          <span>Spam</span>
-          <select
-            className={select}
-            value={filters.spam ?? ''}
-            onChange={(e) => onChange({ ...filters, spam: (e.target.value || undefined) as SubmissionFilters['spam'] })}
-          >
-            <option value="">All</option>
-            <option value="true">Spam only</option>
-            <option value="false">Not spam</option>
-          </select>
-        </label>
-        <label className="flex flex-col gap-1">
-          <span>Held</span>
-          <select
-            className={select}
-            value={filters.held ?? ''}
-            onChange={(e) => onChange({ ...filters, held: (e.target.value || undefined) as SubmissionFilters['held'] })}
-          >
-            <option value="">All</option>
-            <option value="true">Held only</option>
-            <option value="false">Not held</option>
-          </select>
-        </label>
-        <label className="flex flex-col gap-1">
-          <span>From</span>
-          <input
-            type="date"
-            className={select}
-            value={filters.from ?? ''}
-            onChange={(e) => onChange({ ...filters, from: e.target.value || undefined })}
-          />
-        </label>
-        <label className="flex flex-col gap-1">
-          <span>Before</span>
-          <input
-            type="date"
-            className={select}
-            value={filters.to ?? ''}
-            onChange={(e) => onChange({ ...filters, to: e.target.value || undefined })}
-          />
-        </label>
+        <FilterField {...field} name="spam" label="Spam" options={SPAM_OPTIONS} />
+        <FilterField {...field} name="held" label="Held" options={HELD_OPTIONS} />
+        <FilterField {...field} name="from" label="From" />
+        <FilterField {...field} name="to" label="Before" />
       </fieldset>
       <div className="flex flex-wrap items-center gap-2">
         {hasFilters(filters) ? (
@@ -155,6 +117,54 @@ function Filters(props: { filters: SubmissionFilters; onChange: (f: SubmissionFi
         ) : null}
         <ExportMenu formId={props.formId} filters={filters} />
       </div>
+    </div>
+  );
+}
+
+const SPAM_OPTIONS: [string, string][] = [
+  ['', 'All'],
+  ['true', 'Spam only'],
+  ['false', 'Not spam'],
+];
+const HELD_OPTIONS: [string, string][] = [
+  ['', 'All'],
+  ['true', 'Held only'],
+  ['false', 'Not held'],
+];
+
+/** One filter: a select of `options`, or without them a date; empty means "not filtered". */
+function FilterField(props: {
+  filters: SubmissionFilters;
+  onChange: (f: SubmissionFilters) => void;
+  name: 'spam' | 'held' | 'from' | 'to';
+  label: string;
+  options?: [string, string][];
+}) {
+  const { filters, name } = props;
+  const control =
+    'rounded-md border border-zinc-300 bg-white px-2 py-1.5 text-sm dark:border-zinc-700 dark:bg-zinc-900';
+  const set = (value: string) => props.onChange({ ...filters, [name]: value || undefined } as SubmissionFilters);
+  const id = useId();
+  return (
+    <div className="flex flex-col gap-1">
+      <label htmlFor={id}>{props.label}</label>
+      {props.options ? (
+        <select id={id} className={control} value={filters[name] ?? ''} onChange={(e) => set(e.target.value)}>
+          {props.options.map(([value, text]) => (
+            <option key={value} value={value}>
+              {text}
+            </option>
+          ))}
+        </select>
+      ) : (
+        <input
+          id={id}
+          type="date"
+          className={control}
+          value={filters[name] ?? ''}
+          onChange={(e) => set(e.target.value)}
+        />
+      )}
     </div>
   );
 }
