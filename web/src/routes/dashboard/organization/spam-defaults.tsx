@@ -12,7 +12,7 @@ import {
   spamRequestOf,
   spamValuesOf,
 } from '../../../features/spam/spam-settings.ts';
-import { SpamSettingsFields } from '../spam-settings-fields.tsx';
+import { SpamSettingsFields } from '../../../features/spam/spam-settings-fields.tsx';
 
 /**
  * The organization's spam defaults (issue 14, `spam` of `/api/v1/orgs/settings`): what every form of the

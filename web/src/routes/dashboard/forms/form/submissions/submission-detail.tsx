@@ -2,15 +2,19 @@ import type { SpamReason } from '@formgate/contracts';
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useRef } from 'react';
 import { useLocation, useNavigate, useParams } from 'react-router';
-import { ConfirmDialog } from '../../components/confirm-dialog.tsx';
-import { Button, Notice } from '../../components/ui.tsx';
-import { useDeleteSubmission, useDownloadFile, useMarkSubmission } from '../../features/forms/submissions.mutations.ts';
-import { type Submission, submissionQuery } from '../../features/forms/submissions.queries.ts';
-import { useCan } from '../../features/organization/use-can.ts';
-import { SPAM_LAYER_LABELS } from '../../features/spam/spam-settings.ts';
-import { describeError, isApiError } from '../../lib/api.ts';
-import { formatBytes, formatDateTime } from '../../lib/format.ts';
-import { useForm } from './form-layout.tsx';
+import { ConfirmDialog } from '../../../../../components/confirm-dialog.tsx';
+import { Button, Notice } from '../../../../../components/ui.tsx';
+import {
+  useDeleteSubmission,
+  useDownloadFile,
+  useMarkSubmission,
+} from '../../../../../features/forms/submissions.mutations.ts';
+import { type Submission, submissionQuery } from '../../../../../features/forms/submissions.queries.ts';
+import { useCan } from '../../../../../features/organization/use-can.ts';
+import { SPAM_LAYER_LABELS } from '../../../../../features/spam/spam-settings.ts';
+import { describeError, isApiError } from '../../../../../lib/api.ts';
+import { formatBytes, formatDateTime } from '../../../../../lib/format.ts';
+import { useForm } from '../form-layout.tsx';
 import { DeliveriesSection } from './submission-deliveries.tsx';
 import { Badge } from './submissions-layout.tsx';
 

@@ -4,13 +4,7 @@ import type { UseFormReturn } from 'react-hook-form';
 import { fieldOf } from '../../components/form-field.ts';
 import { SelectField } from '../../components/panel.tsx';
 import { CheckboxField, TextAreaField, TextField } from '../../components/ui.tsx';
-import {
-  CAPTCHA_LABELS,
-  inheritedFieldsOf,
-  needsSecret,
-  type SpamFormValues,
-  type SpamKey,
-} from '../../features/spam/spam-settings.ts';
+import { CAPTCHA_LABELS, inheritedFieldsOf, needsSecret, type SpamFormValues, type SpamKey } from './spam-settings.ts';
 
 /**
  * The spam settings editor (issue 14): one group per key of `settings.spam`, each with "use the default" (the key

@@ -2,8 +2,8 @@ import { type CreateFormRequest, CreateFormRequestSchema } from '@formgate/contr
 import { zodResolver } from '@hookform/resolvers/zod';
 import { useForm } from 'react-hook-form';
 import { useNavigate } from 'react-router';
-import { Button, TextField } from '../../components/ui.tsx';
-import { useCreateForm } from '../../features/forms/forms.mutations.ts';
+import { Button, TextField } from '../../../components/ui.tsx';
+import { useCreateForm } from '../../../features/forms/forms.mutations.ts';
 
 /** The slug the server derives from a name when none is given (`slugify` in the forms service). */
 export function slugify(name: string): string {

@@ -3,18 +3,18 @@ import { zodResolver } from '@hookform/resolvers/zod';
 import { useQuery } from '@tanstack/react-query';
 import { useId } from 'react';
 import { useForm as useHookForm } from 'react-hook-form';
-import { Button, Notice } from '../../components/ui.tsx';
-import { useUpdateFormSpam } from '../../features/forms/forms.mutations.ts';
-import type { FormDto } from '../../features/forms/forms.queries.ts';
-import { orgSettingsQuery } from '../../features/organization/organization.queries.ts';
+import { Button, Notice } from '../../../../../components/ui.tsx';
+import { useUpdateFormSpam } from '../../../../../features/forms/forms.mutations.ts';
+import type { FormDto } from '../../../../../features/forms/forms.queries.ts';
+import { orgSettingsQuery } from '../../../../../features/organization/organization.queries.ts';
 import {
   SpamFormSchema,
   type SpamFormValues,
   type SpamSettingsRead,
   spamRequestOf,
   spamValuesOf,
-} from '../../features/spam/spam-settings.ts';
-import { SpamSettingsFields } from './spam-settings-fields.tsx';
+} from '../../../../../features/spam/spam-settings.ts';
+import { SpamSettingsFields } from '../../../../../features/spam/spam-settings-fields.tsx';
 
 /**
  * The form settings' "Spam protection" panel (issue 14): the form's own `settings.spam`, each key either the form's

@@ -11,18 +11,18 @@ import { useQuery } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import { useForm as useHookForm } from 'react-hook-form';
 import { z } from 'zod';
-import { fieldOf } from '../../components/form-field.ts';
-import { ConfirmDialog, SelectField } from '../../components/panel.tsx';
-import { SecretOnce } from '../../components/secret-once.tsx';
-import { Button, Notice, TextField } from '../../components/ui.tsx';
-import type { FormDto } from '../../features/forms/forms.queries.ts';
+import { fieldOf } from '../../../../../components/form-field.ts';
+import { ConfirmDialog, SelectField } from '../../../../../components/panel.tsx';
+import { SecretOnce } from '../../../../../components/secret-once.tsx';
+import { Button, Notice, TextField } from '../../../../../components/ui.tsx';
+import type { FormDto } from '../../../../../features/forms/forms.queries.ts';
 import {
   useCreateWebhook,
   useDeleteWebhook,
   useRotateWebhookSecret,
   useUpdateWebhook,
-} from '../../features/webhooks/webhooks.mutations.ts';
-import { successText, webhooksQuery } from '../../features/webhooks/webhooks.queries.ts';
+} from '../../../../../features/webhooks/webhooks.mutations.ts';
+import { successText, webhooksQuery } from '../../../../../features/webhooks/webhooks.queries.ts';
 
 const EVENT_LABELS: Record<WebhookEventType, string> = {
   'submission.created': 'New submission',

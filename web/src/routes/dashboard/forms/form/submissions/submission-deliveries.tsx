@@ -1,11 +1,11 @@
 import type { DeliveryDto } from '@formgate/contracts';
 import { useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
-import { Button, cx, Notice, TextField } from '../../components/ui.tsx';
-import { useReplayDeliveries, useResendDelivery } from '../../features/notifications/deliveries.mutations.ts';
-import { deliveriesQuery } from '../../features/notifications/deliveries.queries.ts';
-import { describeError } from '../../lib/api.ts';
-import { formatDateTime } from '../../lib/format.ts';
+import { Button, cx, Notice, TextField } from '../../../../../components/ui.tsx';
+import { useReplayDeliveries, useResendDelivery } from '../../../../../features/notifications/deliveries.mutations.ts';
+import { deliveriesQuery } from '../../../../../features/notifications/deliveries.queries.ts';
+import { describeError } from '../../../../../lib/api.ts';
+import { formatDateTime } from '../../../../../lib/format.ts';
 
 const STATUS_LABEL: Record<DeliveryDto['status'], string> = {
   pending: 'Sending',

@@ -1,13 +1,13 @@
 import type { CaptchaProvider } from '@formgate/contracts';
 import { useState } from 'react';
-import { CopyButton } from '../../components/copy-button.tsx';
-import { SelectField } from '../../components/panel.tsx';
-import { CheckboxField, TextField } from '../../components/ui.tsx';
-import { endpointUrl, type FormDto } from '../../features/forms/forms.queries.ts';
-import { needsSecret } from '../../features/spam/spam-settings.ts';
-import { spamSnippet } from '../../features/spam/spam-snippets.ts';
+import { CopyButton } from '../../../../components/copy-button.tsx';
+import { SelectField } from '../../../../components/panel.tsx';
+import { CheckboxField, TextField } from '../../../../components/ui.tsx';
+import { endpointUrl, type FormDto } from '../../../../features/forms/forms.queries.ts';
+import { needsSecret } from '../../../../features/spam/spam-settings.ts';
+import { CaptchaOptions } from '../../../../features/spam/spam-settings-fields.tsx';
+import { spamSnippet } from '../../../../features/spam/spam-snippets.ts';
 import { useForm } from './form-layout.tsx';
-import { CaptchaOptions } from './spam-settings-fields.tsx';
 
 /** The copy-paste snippets for a form's endpoint (`/f/{key}` on this instance's origin). */
 export function snippets(endpoint: string, key: string, origin: string, honeypot: string) {

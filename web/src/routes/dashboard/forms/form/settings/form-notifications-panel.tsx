@@ -5,11 +5,11 @@ import { useId } from 'react';
 import { useForm as useHookForm } from 'react-hook-form';
 import { Link } from 'react-router';
 import { z } from 'zod';
-import { fieldOf } from '../../components/form-field.ts';
-import { Button, CheckboxField, Notice, TextAreaField, TextField } from '../../components/ui.tsx';
-import { useUpdateFormNotifications } from '../../features/forms/forms.mutations.ts';
-import type { FormDto } from '../../features/forms/forms.queries.ts';
-import { notificationEmailsQuery } from '../../features/notifications/notification-emails.queries.ts';
+import { fieldOf } from '../../../../../components/form-field.ts';
+import { Button, CheckboxField, Notice, TextAreaField, TextField } from '../../../../../components/ui.tsx';
+import { useUpdateFormNotifications } from '../../../../../features/forms/forms.mutations.ts';
+import type { FormDto } from '../../../../../features/forms/forms.queries.ts';
+import { notificationEmailsQuery } from '../../../../../features/notifications/notification-emails.queries.ts';
 
 /** The panel's fields; `subject` empty means the default subject. */
 export const NotificationsFormSchema = z.object({

@@ -2,9 +2,9 @@ import { keepPreviousData, useInfiniteQuery } from '@tanstack/react-query';
 import { DropdownMenu } from 'radix-ui';
 import { type FormEvent, type KeyboardEvent, useEffect, useId, useMemo, useState } from 'react';
 import { Link, NavLink, Outlet, useLocation, useNavigate, useParams, useSearchParams } from 'react-router';
-import { ConfirmDialog } from '../../components/confirm-dialog.tsx';
-import { Button, cx, Notice } from '../../components/ui.tsx';
-import { useBulkSubmissions, useExportSubmissions } from '../../features/forms/submissions.mutations.ts';
+import { ConfirmDialog } from '../../../../../components/confirm-dialog.tsx';
+import { Button, cx, Notice } from '../../../../../components/ui.tsx';
+import { useBulkSubmissions, useExportSubmissions } from '../../../../../features/forms/submissions.mutations.ts';
 import {
   type BulkSubmissionsRequest,
   filtersOf,
@@ -13,11 +13,11 @@ import {
   type Submission,
   type SubmissionFilters,
   submissionsListQuery,
-} from '../../features/forms/submissions.queries.ts';
-import { useCan } from '../../features/organization/use-can.ts';
-import { describeError } from '../../lib/api.ts';
-import { formatDateTime } from '../../lib/format.ts';
-import { useForm } from './form-layout.tsx';
+} from '../../../../../features/forms/submissions.queries.ts';
+import { useCan } from '../../../../../features/organization/use-can.ts';
+import { describeError } from '../../../../../lib/api.ts';
+import { formatDateTime } from '../../../../../lib/format.ts';
+import { useForm } from '../form-layout.tsx';
 
 export const NO_SUBMISSIONS = 'No submissions, follow the examples to setup your form.';
 
