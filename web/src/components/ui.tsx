@@ -28,6 +28,21 @@ export function Button({ variant = 'primary', className, type = 'button', ...pro
 
 type FieldProps = ComponentProps<'input'> & { label: string; error?: string | undefined; hint?: ReactNode };
 
+/** A form's submit button: disabled while `pending` (or `disabled`), saying `pendingLabel` meanwhile. */
+export function SubmitButton({
+  pending,
+  pendingLabel,
+  disabled,
+  children,
+  ...props
+}: ButtonProps & { pending: boolean; pendingLabel: string }) {
+  return (
+    <Button type="submit" disabled={pending || disabled} {...props}>
+      {pending ? pendingLabel : children}
+    </Button>
+  );
+}
+
 /** A labelled input; its error is announced and tied to the input by `aria-describedby`. */
 export const TextField = forwardRef<HTMLInputElement, FieldProps>(function TextField(
   { label, error, hint, className, id, ...props },

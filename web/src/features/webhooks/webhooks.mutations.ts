@@ -12,19 +12,29 @@ function useRefreshWebhooks(formId: string) {
   return () => queryClient.invalidateQueries({ queryKey: webhooksKeys.ofForm(formId) });
 }
 
-export function useCreateWebhook(
+/** A mutation whose answer carries a new signing secret: the screen's step takes it, then the list refreshes. */
+function useSecretMutation<TVariables>(
   formId: string,
-  step: ScreenStep<WebhookEndpointWithSecretDto, CreateWebhookRequest> = {},
+  mutationFn: (variables: TVariables) => Promise<WebhookEndpointWithSecretDto>,
+  step: ScreenStep<WebhookEndpointWithSecretDto, TVariables>,
 ) {
   const refresh = useRefreshWebhooks(formId);
   return useMutation({
-    mutationFn: (body: CreateWebhookRequest) => createWebhook(formId, body),
-    onSuccess: async (created, body) => {
-      step.onSuccess?.(created, body);
+    mutationFn,
+    onSuccess: async (endpoint: WebhookEndpointWithSecretDto, variables: TVariables) => {
+      step.onSuccess?.(endpoint, variables);
       await refresh();
     },
   });
 }
+
+export const useCreateWebhook = (
+  formId: string,
+  step: ScreenStep<WebhookEndpointWithSecretDto, CreateWebhookRequest> = {},
+) => useSecretMutation(formId, (body: CreateWebhookRequest) => createWebhook(formId, body), step);
+
+export const useRotateWebhookSecret = (formId: string, step: ScreenStep<WebhookEndpointWithSecretDto, string> = {}) =>
+  useSecretMutation(formId, (id: string) => rotateWebhookSecret(formId, id), step);
 
 /** Enables or disables an endpoint (the only change the dashboard makes). */
 export function useUpdateWebhook(formId: string) {
@@ -33,17 +43,6 @@ export function useUpdateWebhook(formId: string) {
     mutationFn: ({ id, body }: { id: string; body: UpdateWebhookRequest }) => updateWebhook(formId, id, body),
     onSuccess: async (e) => {
       toast.success(e.enabled ? 'Webhook enabled' : 'Webhook disabled');
-      await refresh();
-    },
-  });
-}
-
-export function useRotateWebhookSecret(formId: string, step: ScreenStep<WebhookEndpointWithSecretDto, string> = {}) {
-  const refresh = useRefreshWebhooks(formId);
-  return useMutation({
-    mutationFn: (id: string) => rotateWebhookSecret(formId, id),
-    onSuccess: async (e, id) => {
-      step.onSuccess?.(e, id);
       await refresh();
     },
   });

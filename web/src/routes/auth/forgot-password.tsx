@@ -4,7 +4,7 @@ import { useForm } from 'react-hook-form';
 import { Link } from 'react-router';
 import type { z } from 'zod';
 import { fieldOf } from '../../components/form-field.ts';
-import { Button, Notice, TextField } from '../../components/ui.tsx';
+import { Notice, SubmitButton, TextField } from '../../components/ui.tsx';
 import { useRequestPasswordReset } from '../../features/session/session.mutations.ts';
 
 const RequestSchema = SignInRequestSchema.pick({ email: true });
@@ -25,9 +25,9 @@ export function Component() {
       <h1 className="text-xl font-semibold">Reset your password</h1>
       <TextField label="Email" type="email" autoComplete="email" {...fieldOf(form, 'email')} />
       {request.error ? <Notice tone="error">{request.error.message}</Notice> : null}
-      <Button type="submit" disabled={request.isPending}>
-        {request.isPending ? 'Sending…' : 'Send the link'}
-      </Button>
+      <SubmitButton pending={request.isPending} pendingLabel="Sending…">
+        Send the link
+      </SubmitButton>
       <Link to="/login" className="text-sm text-brand-600 underline dark:text-brand-50">
         Back to sign in
       </Link>

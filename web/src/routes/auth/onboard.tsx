@@ -4,7 +4,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useForm } from 'react-hook-form';
 import { Navigate, useLocation } from 'react-router';
 import { fieldOf } from '../../components/form-field.ts';
-import { Button, TextField } from '../../components/ui.tsx';
+import { Button, SubmitButton, TextField } from '../../components/ui.tsx';
 import {
   useAcceptInvitation,
   useCreateOrganization,
@@ -88,9 +88,9 @@ function CreateOrganization() {
     <form noValidate className="flex flex-col gap-3" onSubmit={form.handleSubmit((v) => create.mutate(v))}>
       <h2 className="font-medium">Create an organization</h2>
       <TextField label="Organization name" autoComplete="organization" {...fieldOf(form, 'name')} />
-      <Button type="submit" disabled={create.isPending}>
-        {create.isPending ? 'Creating…' : 'Create organization'}
-      </Button>
+      <SubmitButton pending={create.isPending} pendingLabel="Creating…">
+        Create organization
+      </SubmitButton>
     </form>
   );
 }

@@ -4,7 +4,7 @@ import { useForm } from 'react-hook-form';
 import { Link, useSearchParams } from 'react-router';
 import { z } from 'zod';
 import { fieldOf } from '../../components/form-field.ts';
-import { Button, TextField } from '../../components/ui.tsx';
+import { SubmitButton, TextField } from '../../components/ui.tsx';
 import { useResetPassword } from '../../features/session/session.mutations.ts';
 
 const ResetSchema = z.object({ newPassword: SignUpRequestSchema.shape.password });
@@ -44,9 +44,9 @@ export function Component() {
         hint="At least 10 characters."
         {...fieldOf(form, 'newPassword')}
       />
-      <Button type="submit" disabled={reset.isPending}>
-        {reset.isPending ? 'Saving…' : 'Save the password'}
-      </Button>
+      <SubmitButton pending={reset.isPending} pendingLabel="Saving…">
+        Save the password
+      </SubmitButton>
     </form>
   );
 }

@@ -3,7 +3,7 @@ import { zodResolver } from '@hookform/resolvers/zod';
 import { useForm } from 'react-hook-form';
 import { Link, useNavigate } from 'react-router';
 import { fieldOf } from '../../components/form-field.ts';
-import { Button, Notice, TextField } from '../../components/ui.tsx';
+import { Notice, SubmitButton, TextField } from '../../components/ui.tsx';
 import { useSignIn } from '../../features/session/session.mutations.ts';
 import { isApiError } from '../../lib/api.ts';
 
@@ -30,9 +30,9 @@ export function SignInForm({ email = '', redirectTo }: { email?: string; redirec
             : (signIn.error.message ?? 'Could not sign in')}
         </Notice>
       ) : null}
-      <Button type="submit" disabled={signIn.isPending}>
-        {signIn.isPending ? 'Signing in…' : 'Sign in'}
-      </Button>
+      <SubmitButton pending={signIn.isPending} pendingLabel="Signing in…">
+        Sign in
+      </SubmitButton>
       <Link to="/forgot-password" className="text-sm text-brand-600 underline dark:text-brand-50">
         Forgot your password?
       </Link>

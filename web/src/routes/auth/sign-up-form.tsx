@@ -3,7 +3,7 @@ import { zodResolver } from '@hookform/resolvers/zod';
 import { useForm } from 'react-hook-form';
 import { useNavigate } from 'react-router';
 import { fieldOf } from '../../components/form-field.ts';
-import { Button, Notice, TextField } from '../../components/ui.tsx';
+import { Notice, SubmitButton, TextField } from '../../components/ui.tsx';
 import { useSignUp } from '../../features/session/session.mutations.ts';
 
 /** Creates the account; the verification link lands on `/verify-email`, which signs the user in. */
@@ -25,9 +25,9 @@ export function SignUpForm({ email = '' }: { email?: string }) {
         {...fieldOf(form, 'password')}
       />
       {signUp.error ? <Notice tone="error">{signUp.error.message}</Notice> : null}
-      <Button type="submit" disabled={signUp.isPending}>
-        {signUp.isPending ? 'Creating your account…' : 'Create account'}
-      </Button>
+      <SubmitButton pending={signUp.isPending} pendingLabel="Creating your account…">
+        Create account
+      </SubmitButton>
     </form>
   );
 }

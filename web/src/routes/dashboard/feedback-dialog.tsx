@@ -1,6 +1,6 @@
 import { Dialog } from 'radix-ui';
 import { useId, useState } from 'react';
-import { Button } from '../../components/ui.tsx';
+import { Button, SubmitButton } from '../../components/ui.tsx';
 import { useSendFeedback } from '../../features/site/site.mutations.ts';
 
 /**
@@ -60,9 +60,9 @@ export function FeedbackDialog({ email, endpoint }: { email: string; endpoint: s
               <Dialog.Close asChild>
                 <Button variant="ghost">Cancel</Button>
               </Dialog.Close>
-              <Button type="submit" disabled={send.isPending} aria-busy={send.isPending}>
-                {send.isPending ? 'Sending…' : 'Send feedback'}
-              </Button>
+              <SubmitButton pending={send.isPending} pendingLabel="Sending…" aria-busy={send.isPending}>
+                Send feedback
+              </SubmitButton>
             </div>
           </form>
         </Dialog.Content>

@@ -11,7 +11,7 @@ import { useForm } from 'react-hook-form';
 import { useNavigate } from 'react-router';
 import { fieldOf } from '../../components/form-field.ts';
 import { ConfirmDialog, formatDateTime, Panel } from '../../components/panel.tsx';
-import { Button, Notice, TextField } from '../../components/ui.tsx';
+import { Button, Notice, SubmitButton, TextField } from '../../components/ui.tsx';
 import {
   useChangePassword,
   useDeleteAccount,
@@ -59,9 +59,9 @@ function ProfileDetails({ session }: { session: SessionData }) {
           </dd>
         </dl>
         <div>
-          <Button type="submit" disabled={update.isPending || !form.formState.isDirty}>
-            {update.isPending ? 'Saving…' : 'Save name'}
-          </Button>
+          <SubmitButton pending={update.isPending} pendingLabel="Saving…" disabled={!form.formState.isDirty}>
+            Save name
+          </SubmitButton>
         </div>
       </form>
     </Panel>
@@ -89,9 +89,9 @@ function ChangePassword() {
           Sign out of my other sessions
         </label>
         <div>
-          <Button type="submit" disabled={change.isPending}>
-            {change.isPending ? 'Changing…' : 'Change password'}
-          </Button>
+          <SubmitButton pending={change.isPending} pendingLabel="Changing…">
+            Change password
+          </SubmitButton>
         </div>
       </form>
     </Panel>

@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react';
-import { Button, Notice } from '../../components/ui.tsx';
+import { Notice, SubmitButton } from '../../components/ui.tsx';
 import { usePostToForm } from '../../features/site/site.mutations.ts';
 import { describeError } from '../../lib/api.ts';
 
@@ -21,9 +21,9 @@ export function PublicForm(props: { endpoint: string; submitLabel: string; succe
       {props.children}
       <input type="text" name="_gotcha" tabIndex={-1} autoComplete="off" aria-hidden="true" className="hidden" />
       {send.error ? <Notice tone="error">{describeError(send.error)}</Notice> : null}
-      <Button type="submit" disabled={send.isPending}>
-        {send.isPending ? 'Sending…' : props.submitLabel}
-      </Button>
+      <SubmitButton pending={send.isPending} pendingLabel="Sending…">
+        {props.submitLabel}
+      </SubmitButton>
     </form>
   );
 }

@@ -4,7 +4,7 @@ import { useForm } from 'react-hook-form';
 import { Link, useNavigate } from 'react-router';
 import { fieldOf } from '../../../components/form-field.ts';
 import { Panel } from '../../../components/panel.tsx';
-import { Button, Notice, TextField } from '../../../components/ui.tsx';
+import { Notice, SubmitButton, TextField } from '../../../components/ui.tsx';
 import { useAddNotificationEmail } from '../../../features/notifications/notification-emails.mutations.ts';
 import { useCan } from '../../../features/organization/use-can.ts';
 import { EmailsGate } from './emails-gate.tsx';
@@ -37,9 +37,9 @@ function CreateEmail() {
           <form noValidate className="flex flex-col gap-4" onSubmit={form.handleSubmit((v) => add.mutate(v.email))}>
             <TextField label="Email address" type="email" autoComplete="email" {...fieldOf(form, 'email')} />
             <div className="flex flex-wrap gap-2">
-              <Button type="submit" disabled={add.isPending}>
-                {add.isPending ? 'Adding…' : 'Add email'}
-              </Button>
+              <SubmitButton pending={add.isPending} pendingLabel="Adding…">
+                Add email
+              </SubmitButton>
               <Link
                 to="/dashboard/emails"
                 className="rounded-md px-3.5 py-2 text-sm font-medium text-zinc-700 hover:bg-zinc-100 dark:text-zinc-300 dark:hover:bg-zinc-800"

@@ -2,7 +2,7 @@ import { type CreateFormRequest, CreateFormRequestSchema } from '@formgate/contr
 import { zodResolver } from '@hookform/resolvers/zod';
 import { useForm } from 'react-hook-form';
 import { useNavigate } from 'react-router';
-import { Button, TextField } from '../../../components/ui.tsx';
+import { SubmitButton, TextField } from '../../../components/ui.tsx';
 import { useCreateForm } from '../../../features/forms/forms.mutations.ts';
 
 /** The slug the server derives from a name when none is given (`slugify` in the forms service). */
@@ -66,9 +66,9 @@ export function Component() {
           {...form.register('slug', { setValueAs: (v: string) => (v.trim() === '' ? undefined : v.trim()) })}
         />
         <div>
-          <Button type="submit" disabled={create.isPending}>
-            {create.isPending ? 'Creating…' : 'Create form'}
-          </Button>
+          <SubmitButton pending={create.isPending} pendingLabel="Creating…">
+            Create form
+          </SubmitButton>
         </div>
       </form>
     </section>

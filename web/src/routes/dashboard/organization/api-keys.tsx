@@ -11,7 +11,7 @@ import { useForm } from 'react-hook-form';
 import { fieldOf } from '../../../components/form-field.ts';
 import { ConfirmDialog, formatDateTime, Panel, SelectField } from '../../../components/panel.tsx';
 import { SecretOnce } from '../../../components/secret-once.tsx';
-import { Button, Notice, TextField } from '../../../components/ui.tsx';
+import { Notice, SubmitButton, TextField } from '../../../components/ui.tsx';
 import { useCreateApiKey, useRevokeApiKey } from '../../../features/organization/api-keys.mutations.ts';
 import { apiKeysQuery } from '../../../features/organization/organization.queries.ts';
 
@@ -53,9 +53,9 @@ export function ApiKeys({ can }: { can: Can }) {
             <option value="read">read</option>
             <option value="write">write</option>
           </SelectField>
-          <Button type="submit" disabled={create.isPending}>
-            {create.isPending ? 'Creating…' : 'Create key'}
-          </Button>
+          <SubmitButton pending={create.isPending} pendingLabel="Creating…">
+            Create key
+          </SubmitButton>
         </form>
       ) : null}
       {keys.isPending ? (

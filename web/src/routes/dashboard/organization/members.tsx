@@ -3,7 +3,7 @@ import { zodResolver } from '@hookform/resolvers/zod';
 import { useForm } from 'react-hook-form';
 import { fieldOf } from '../../../components/form-field.ts';
 import { ConfirmDialog, formatDateTime, Panel, SelectField } from '../../../components/panel.tsx';
-import { Button, TextField } from '../../../components/ui.tsx';
+import { Button, SubmitButton, TextField } from '../../../components/ui.tsx';
 import {
   useCancelInvitation,
   useInviteMember,
@@ -106,9 +106,9 @@ function Invitations({ organization: org, can }: { organization: FullOrganizatio
             <option value="member">member</option>
             <option value="admin">admin</option>
           </SelectField>
-          <Button type="submit" disabled={invite.isPending}>
-            {invite.isPending ? 'Sending…' : 'Send invitation'}
-          </Button>
+          <SubmitButton pending={invite.isPending} pendingLabel="Sending…">
+            Send invitation
+          </SubmitButton>
         </form>
       ) : null}
       {pending.length > 0 ? (

@@ -9,7 +9,7 @@ import { useForm } from 'react-hook-form';
 import { useNavigate } from 'react-router';
 import { fieldOf } from '../../../components/form-field.ts';
 import { ConfirmDialog, Panel } from '../../../components/panel.tsx';
-import { Button, TextField } from '../../../components/ui.tsx';
+import { SubmitButton, TextField } from '../../../components/ui.tsx';
 import {
   useDeleteOrganization,
   useUpdateOrganization,
@@ -51,9 +51,9 @@ function NameAndSlug({ organization: org }: { organization: FullOrganization }) 
           {...fieldOf(form, 'slug')}
         />
         <div>
-          <Button type="submit" disabled={update.isPending || !form.formState.isDirty}>
-            {update.isPending ? 'Saving…' : 'Save'}
-          </Button>
+          <SubmitButton pending={update.isPending} pendingLabel="Saving…" disabled={!form.formState.isDirty}>
+            Save
+          </SubmitButton>
         </div>
       </form>
     </Panel>

@@ -3,7 +3,7 @@ import { zodResolver } from '@hookform/resolvers/zod';
 import { useQuery } from '@tanstack/react-query';
 import { useForm } from 'react-hook-form';
 import { Panel } from '../../../components/panel.tsx';
-import { Button, Notice } from '../../../components/ui.tsx';
+import { Notice, SubmitButton } from '../../../components/ui.tsx';
 import { useUpdateOrgSpamDefaults } from '../../../features/organization/organization.mutations.ts';
 import { orgSettingsQuery } from '../../../features/organization/organization.queries.ts';
 import {
@@ -46,9 +46,13 @@ export function SpamDefaults({ canUpdate }: { canUpdate: boolean }) {
               inheritLabel="Use the built-in default"
             />
             <div>
-              <Button type="submit" disabled={save.isPending || !canUpdate || !fields.formState.isDirty}>
-                {save.isPending ? 'Saving…' : 'Save spam defaults'}
-              </Button>
+              <SubmitButton
+                pending={save.isPending}
+                pendingLabel="Saving…"
+                disabled={!canUpdate || !fields.formState.isDirty}
+              >
+                Save spam defaults
+              </SubmitButton>
             </div>
           </fieldset>
         </form>

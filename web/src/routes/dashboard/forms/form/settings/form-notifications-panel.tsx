@@ -6,7 +6,7 @@ import { useForm as useHookForm } from 'react-hook-form';
 import { Link } from 'react-router';
 import { z } from 'zod';
 import { fieldOf } from '../../../../../components/form-field.ts';
-import { Button, CheckboxField, Notice, TextAreaField, TextField } from '../../../../../components/ui.tsx';
+import { CheckboxField, Notice, SubmitButton, TextAreaField, TextField } from '../../../../../components/ui.tsx';
 import { useUpdateFormNotifications } from '../../../../../features/forms/forms.mutations.ts';
 import type { FormDto } from '../../../../../features/forms/forms.queries.ts';
 import { notificationEmailsQuery } from '../../../../../features/notifications/notification-emails.queries.ts';
@@ -120,9 +120,9 @@ export function FormNotificationsPanel({ form, canUpdate }: { form: FormDto; can
             {...fieldOf(fields, 'autoresponse.text')}
           />
           <div>
-            <Button type="submit" disabled={save.isPending || !canUpdate}>
-              {save.isPending ? 'Saving…' : 'Save notifications'}
-            </Button>
+            <SubmitButton pending={save.isPending} pendingLabel="Saving…" disabled={!canUpdate}>
+              Save notifications
+            </SubmitButton>
           </div>
         </fieldset>
       </form>

@@ -5,7 +5,14 @@ import { useNavigate } from 'react-router';
 import { z } from 'zod';
 import { ConfirmDialog } from '../../../../../components/confirm-dialog.tsx';
 import { fieldOf } from '../../../../../components/form-field.ts';
-import { Button, CheckboxField, Notice, TextAreaField, TextField } from '../../../../../components/ui.tsx';
+import {
+  Button,
+  CheckboxField,
+  Notice,
+  SubmitButton,
+  TextAreaField,
+  TextField,
+} from '../../../../../components/ui.tsx';
 import { useDeleteForm, useUpdateForm } from '../../../../../features/forms/forms.mutations.ts';
 import type { FormDto } from '../../../../../features/forms/forms.queries.ts';
 import { useCan } from '../../../../../features/organization/use-can.ts';
@@ -114,9 +121,9 @@ export function Component() {
           />
           <CheckboxField label="Accept submissions" {...fields.register('enabled')} />
           <div>
-            <Button type="submit" disabled={save.isPending || !canUpdate}>
-              {save.isPending ? 'Saving…' : 'Save settings'}
-            </Button>
+            <SubmitButton pending={save.isPending} pendingLabel="Saving…" disabled={!canUpdate}>
+              Save settings
+            </SubmitButton>
           </div>
         </fieldset>
       </form>

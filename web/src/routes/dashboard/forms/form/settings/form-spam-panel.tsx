@@ -3,7 +3,7 @@ import { zodResolver } from '@hookform/resolvers/zod';
 import { useQuery } from '@tanstack/react-query';
 import { useId } from 'react';
 import { useForm as useHookForm } from 'react-hook-form';
-import { Button, Notice } from '../../../../../components/ui.tsx';
+import { Notice, SubmitButton } from '../../../../../components/ui.tsx';
 import { useUpdateFormSpam } from '../../../../../features/forms/forms.mutations.ts';
 import type { FormDto } from '../../../../../features/forms/forms.queries.ts';
 import { orgSettingsQuery } from '../../../../../features/organization/organization.queries.ts';
@@ -58,9 +58,13 @@ export function FormSpamPanel({ form, canUpdate }: { form: FormDto; canUpdate: b
             allowedOrigins={form.settings.allowedOrigins}
           />
           <div>
-            <Button type="submit" disabled={save.isPending || !canUpdate || !fields.formState.isDirty}>
-              {save.isPending ? 'Saving…' : 'Save spam protection'}
-            </Button>
+            <SubmitButton
+              pending={save.isPending}
+              pendingLabel="Saving…"
+              disabled={!canUpdate || !fields.formState.isDirty}
+            >
+              Save spam protection
+            </SubmitButton>
           </div>
         </fieldset>
       </form>

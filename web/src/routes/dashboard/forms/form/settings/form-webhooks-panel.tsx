@@ -14,7 +14,7 @@ import { z } from 'zod';
 import { fieldOf } from '../../../../../components/form-field.ts';
 import { ConfirmDialog, SelectField } from '../../../../../components/panel.tsx';
 import { SecretOnce } from '../../../../../components/secret-once.tsx';
-import { Button, Notice, TextField } from '../../../../../components/ui.tsx';
+import { Button, Notice, SubmitButton, TextField } from '../../../../../components/ui.tsx';
 import type { FormDto } from '../../../../../features/forms/forms.queries.ts';
 import {
   useCreateWebhook,
@@ -209,9 +209,9 @@ function AddWebhook({ formId, onCreated }: { formId: string; onCreated: (e: Webh
         ) : null}
       </fieldset>
       <div>
-        <Button type="submit" disabled={create.isPending}>
-          {create.isPending ? 'Adding…' : 'Add webhook'}
-        </Button>
+        <SubmitButton pending={create.isPending} pendingLabel="Adding…">
+          Add webhook
+        </SubmitButton>
       </div>
     </form>
   );
