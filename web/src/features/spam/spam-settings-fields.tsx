@@ -21,7 +21,6 @@ export function SpamSettingsFields(props: {
   allowedOrigins?: string[];
 }) {
   const { fields, inherited, inheritLabel } = props;
-  const _errors = fields.formState.errors;
   const provider = fields.watch('captcha.provider');
   const captcha = fields.watch('captcha');
   const group = { fields, inherited, inheritLabel };

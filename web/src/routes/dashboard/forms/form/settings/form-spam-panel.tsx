@@ -1,20 +1,12 @@
 import { resolveSpamSettings } from '@formgate/contracts';
-import { zodResolver } from '@hookform/resolvers/zod';
 import { useQuery } from '@tanstack/react-query';
 import { useId } from 'react';
-import { useForm as useHookForm } from 'react-hook-form';
-import { Notice, SubmitButton } from '../../../../../components/ui.tsx';
+import { Notice } from '../../../../../components/ui.tsx';
 import { useUpdateFormSpam } from '../../../../../features/forms/forms.mutations.ts';
 import type { FormDto } from '../../../../../features/forms/forms.queries.ts';
 import { orgSettingsQuery } from '../../../../../features/organization/organization.queries.ts';
-import {
-  SpamFormSchema,
-  type SpamFormValues,
-  type SpamSettingsRead,
-  spamRequestOf,
-  spamValuesOf,
-} from '../../../../../features/spam/spam-settings.ts';
-import { SpamSettingsFields } from '../../../../../features/spam/spam-settings-fields.tsx';
+import type { SpamSettingsRead } from '../../../../../features/spam/spam-settings.ts';
+import { SpamSettingsForm } from '../../../../../features/spam/spam-settings-form.tsx';
 
 /**
  * The form settings' "Spam protection" panel (issue 14): the form's own `settings.spam`, each key either the form's
@@ -25,11 +17,6 @@ export function FormSpamPanel({ form, canUpdate }: { form: FormDto; canUpdate: b
   const org = useQuery(orgSettingsQuery());
   // Until the organization's defaults are known, the built-in ones are shown for inherited keys.
   const inherited = resolveSpamSettings(org.data?.spam ?? null, null);
-  const own = form.settings.spam as SpamSettingsRead | null;
-  const fields = useHookForm<SpamFormValues>({
-    resolver: zodResolver(SpamFormSchema),
-    values: spamValuesOf(own, inherited),
-  });
   const save = useUpdateFormSpam(form.id);
   return (
     <section aria-labelledby={headingId} className="flex flex-col gap-4">
@@ -45,29 +32,16 @@ export function FormSpamPanel({ form, canUpdate }: { form: FormDto; canUpdate: b
       {org.isError ? (
         <Notice tone="error">The organization's defaults could not be loaded; the built-in ones are shown.</Notice>
       ) : null}
-      <form
-        noValidate
-        className="flex flex-col gap-4"
-        onSubmit={fields.handleSubmit((v) => save.mutate(spamRequestOf(v)))}
-      >
-        <fieldset disabled={!canUpdate} className="flex min-w-0 flex-col gap-4">
-          <SpamSettingsFields
-            fields={fields}
-            inherited={inherited}
-            inheritLabel="Use the organization’s default"
-            allowedOrigins={form.settings.allowedOrigins}
-          />
-          <div>
-            <SubmitButton
-              pending={save.isPending}
-              pendingLabel="Saving…"
-              disabled={!canUpdate || !fields.formState.isDirty}
-            >
-              Save spam protection
-            </SubmitButton>
-          </div>
-        </fieldset>
-      </form>
+      <SpamSettingsForm
+        own={form.settings.spam as SpamSettingsRead | null}
+        inherited={inherited}
+        inheritLabel="Use the organization’s default"
+        allowedOrigins={form.settings.allowedOrigins}
+        canUpdate={canUpdate}
+        submitLabel="Save spam protection"
+        saving={save.isPending}
+        onSave={(spam) => save.mutate(spam)}
+      />
     </section>
   );
 }
