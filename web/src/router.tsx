@@ -80,7 +80,7 @@ export const routes: RouteObject[] = [
               },
             ],
           },
-          { path: 'billing', lazy: () => import('./routes/dashboard/billing.tsx') },
+          { path: 'billing', lazy: () => import('./routes/dashboard/billing/billing.tsx') },
           { path: 'profile', lazy: () => import('./routes/dashboard/profile.tsx') },
           { path: 'organization', lazy: () => import('./routes/dashboard/organization/organization.tsx') },
           { path: 'emails', lazy: () => import('./routes/dashboard/emails/emails-index.tsx') },
