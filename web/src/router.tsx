@@ -54,27 +54,33 @@ export const routes: RouteObject[] = [
         lazy: () => import('./routes/dashboard/dashboard-layout.tsx'),
         children: [
           { index: true, element: <Navigate to="/dashboard/forms" replace /> },
-          { path: 'forms', lazy: () => import('./routes/dashboard/forms-index.tsx') },
-          { path: 'forms/create', lazy: () => import('./routes/dashboard/form-create.tsx') },
+          { path: 'forms', lazy: () => import('./routes/dashboard/forms/forms-index.tsx') },
+          { path: 'forms/create', lazy: () => import('./routes/dashboard/forms/form-create.tsx') },
           {
             path: 'forms/:formSlug',
-            lazy: () => import('./routes/dashboard/form-layout.tsx'),
+            lazy: () => import('./routes/dashboard/forms/form/form-layout.tsx'),
             children: [
               { index: true, element: <Navigate to="submissions" replace /> },
-              { path: 'overview', lazy: () => import('./routes/dashboard/form-overview.tsx') },
-              { path: 'settings', lazy: () => import('./routes/dashboard/form-settings.tsx') },
-              { path: 'example', lazy: () => import('./routes/dashboard/form-example.tsx') },
+              { path: 'overview', lazy: () => import('./routes/dashboard/forms/form/form-overview.tsx') },
+              { path: 'settings', lazy: () => import('./routes/dashboard/forms/form/settings/form-settings.tsx') },
+              { path: 'example', lazy: () => import('./routes/dashboard/forms/form/form-example.tsx') },
               {
                 path: 'submissions',
-                lazy: () => import('./routes/dashboard/submissions-layout.tsx'),
+                lazy: () => import('./routes/dashboard/forms/form/submissions/submissions-layout.tsx'),
                 children: [
-                  { index: true, lazy: () => import('./routes/dashboard/submissions-index.tsx') },
-                  { path: ':submissionId', lazy: () => import('./routes/dashboard/submission-detail.tsx') },
+                  {
+                    index: true,
+                    lazy: () => import('./routes/dashboard/forms/form/submissions/submissions-index.tsx'),
+                  },
+                  {
+                    path: ':submissionId',
+                    lazy: () => import('./routes/dashboard/forms/form/submissions/submission-detail.tsx'),
+                  },
                 ],
               },
             ],
           },
-          { path: 'billing', lazy: () => import('./routes/dashboard/billing.tsx') },
+          { path: 'billing', lazy: () => import('./routes/dashboard/billing/billing.tsx') },
           { path: 'profile', lazy: () => import('./routes/dashboard/profile.tsx') },
           { path: 'organization', lazy: () => import('./routes/dashboard/organization/organization.tsx') },
           { path: 'emails', lazy: () => import('./routes/dashboard/emails/emails-index.tsx') },

@@ -28,6 +28,21 @@ export function Button({ variant = 'primary', className, type = 'button', ...pro
 
 type FieldProps = ComponentProps<'input'> & { label: string; error?: string | undefined; hint?: ReactNode };
 
+/** A form's submit button: disabled while `pending` (or `disabled`), saying `pendingLabel` meanwhile. */
+export function SubmitButton({
+  pending,
+  pendingLabel,
+  disabled,
+  children,
+  ...props
+}: ButtonProps & { pending: boolean; pendingLabel: string }) {
+  return (
+    <Button type="submit" disabled={pending || disabled} {...props}>
+      {pending ? pendingLabel : children}
+    </Button>
+  );
+}
+
 /** A labelled input; its error is announced and tied to the input by `aria-describedby`. */
 export const TextField = forwardRef<HTMLInputElement, FieldProps>(function TextField(
   { label, error, hint, className, id, ...props },
@@ -61,6 +76,60 @@ export const TextField = forwardRef<HTMLInputElement, FieldProps>(function TextF
     </div>
   );
 });
+
+type TextAreaProps = ComponentProps<'textarea'> & {
+  label: string;
+  hint: string;
+  error?: string | undefined;
+  /** Monospaced, for one-entry-a-line lists (origins, words, domains). */
+  mono?: boolean;
+};
+
+/** A labelled textarea; the hint, or in its place the error (announced), is tied to it by `aria-describedby`. */
+export const TextAreaField = forwardRef<HTMLTextAreaElement, TextAreaProps>(function TextAreaField(
+  { label, hint, error, mono, ...props },
+  ref,
+) {
+  const id = useId();
+  return (
+    <div className="flex flex-col gap-1.5">
+      <label htmlFor={id} className="text-sm font-medium">
+        {label}
+      </label>
+      <textarea
+        ref={ref}
+        id={id}
+        rows={3}
+        aria-invalid={error ? true : undefined}
+        aria-describedby={`${id}-message`}
+        className={cx(
+          'rounded-md border border-zinc-300 bg-white px-3 py-2 text-sm aria-invalid:border-red-600 dark:border-zinc-700 dark:bg-zinc-900',
+          mono && 'font-mono',
+        )}
+        {...props}
+      />
+      <p
+        id={`${id}-message`}
+        role={error ? 'alert' : undefined}
+        className={error ? 'text-sm text-red-700 dark:text-red-400' : 'text-sm text-zinc-600 dark:text-zinc-400'}
+      >
+        {error ?? hint}
+      </p>
+    </div>
+  );
+});
+
+/** A checkbox with its label on the right; `role="switch"` with `aria-checked` for an on/off setting. */
+export const CheckboxField = forwardRef<HTMLInputElement, ComponentProps<'input'> & { label: ReactNode }>(
+  function CheckboxField({ label, ...props }, ref) {
+    return (
+      <label className="flex items-center gap-3 text-sm font-medium">
+        <input ref={ref} type="checkbox" className="size-4" {...props} />
+        {label}
+      </label>
+    );
+  },
+);
 
 export function Notice({ children, tone = 'info' }: { children: ReactNode; tone?: 'info' | 'error' }) {
   return (

@@ -1,4 +1,5 @@
 import { queryOptions } from '@tanstack/react-query';
+import { apiFetch } from '../../lib/api.ts';
 import { type AppServices, unwrap } from '../../lib/app-context.tsx';
 import {
   activeMemberKey,
@@ -41,4 +42,19 @@ export const activeMemberQuery = ({ auth }: AppServices) =>
   queryOptions({
     queryKey: activeMemberKey,
     queryFn: async () => unwrap(await auth.organization.getActiveMember()),
+  });
+
+/** The invitations sent to the signed-in user's address (onboarding offers the pending ones). */
+export const userInvitationsQuery = ({ auth }: AppServices) =>
+  queryOptions({
+    queryKey: ['organization', 'user-invitations'],
+    queryFn: async () => unwrap(await auth.organization.listUserInvitations()),
+  });
+
+/** Whether an account uses `email` (`GET /api/v1/users/by-email/{email}`, rate-limited: asked once). */
+export const userExistsQuery = (email: string) =>
+  queryOptions({
+    queryKey: ['users', 'by-email', email],
+    queryFn: () => apiFetch<{ exists: boolean }>(`/api/v1/users/by-email/${encodeURIComponent(email)}`),
+    retry: false,
   });

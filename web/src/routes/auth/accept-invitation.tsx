@@ -1,31 +1,23 @@
-import { useMutation } from '@tanstack/react-query';
 import { Link, Navigate, useLocation, useNavigate, useParams } from 'react-router';
 import { Button } from '../../components/ui.tsx';
+import { useAcceptInvitation } from '../../features/organization/organization.mutations.ts';
 import { useSession } from '../../features/session/use-session.ts';
-import { unwrap, useServices } from '../../lib/app-context.tsx';
 import { LoadingShell } from '../dashboard/loading-shell.tsx';
 
 /** The link of an invitation email: sign in (or up) first, then join and make it the active organization. */
 export function Component() {
   const { invitationId = '' } = useParams();
-  const { auth } = useServices();
   const session = useSession();
   const location = useLocation();
   const navigate = useNavigate();
-  const accept = useMutation({
-    mutationFn: async () => {
-      const accepted = unwrap(await auth.organization.acceptInvitation({ invitationId }));
-      unwrap(await auth.organization.setActive({ organizationId: accepted.invitation.organizationId }));
-    },
-    onSuccess: () => navigate('/dashboard', { replace: true }),
-  });
+  const accept = useAcceptInvitation({ onSuccess: () => navigate('/dashboard', { replace: true }) });
   if (session.isPending) return <LoadingShell />;
   if (!session.data) return <Navigate to={`/login?redirect=${encodeURIComponent(location.pathname)}`} replace />;
   return (
     <div className="flex flex-col gap-4">
       <h1 className="text-xl font-semibold">Join the organization</h1>
       <p>You were invited to an organization on Formgate as {session.data.user.email}.</p>
-      <Button disabled={accept.isPending} onClick={() => accept.mutate()}>
+      <Button disabled={accept.isPending} onClick={() => accept.mutate(invitationId)}>
         {accept.isPending ? 'Joining…' : 'Accept the invitation'}
       </Button>
       <Link to="/onboard" className="text-sm text-brand-600 underline dark:text-brand-50">

@@ -1,15 +1,11 @@
-import { useMutation } from '@tanstack/react-query';
 import { Link, useSearchParams } from 'react-router';
 import { Button } from '../../components/ui.tsx';
-import { unwrap, useServices } from '../../lib/app-context.tsx';
+import { useResendVerification } from '../../features/session/session.mutations.ts';
 
 /** After sign-up: the verification link is on its way; it can be sent again. */
 export function Component() {
-  const { auth } = useServices();
   const email = useSearchParams()[0].get('email') ?? '';
-  const resend = useMutation({
-    mutationFn: async () => unwrap(await auth.sendVerificationEmail({ email, callbackURL: '/verify-email' })),
-  });
+  const resend = useResendVerification(email);
   return (
     <div className="flex flex-col gap-4">
       <h1 className="text-xl font-semibold">Check your email</h1>

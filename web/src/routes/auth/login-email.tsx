@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { Link, Navigate, useParams, useSearchParams } from 'react-router';
+import { userExistsQuery } from '../../features/session/session.queries.ts';
 import { safeRedirect, useSession } from '../../features/session/use-session.ts';
-import { apiFetch } from '../../lib/api.ts';
 import { LoadingShell } from '../dashboard/loading-shell.tsx';
 import { SignInForm } from './sign-in-form.tsx';
 import { SignUpForm } from './sign-up-form.tsx';
@@ -14,11 +14,7 @@ export function Component() {
   const { email = '' } = useParams();
   const [params] = useSearchParams();
   const session = useSession();
-  const lookup = useQuery({
-    queryKey: ['users', 'by-email', email],
-    queryFn: () => apiFetch<{ exists: boolean }>(`/api/v1/users/by-email/${encodeURIComponent(email)}`),
-    retry: false,
-  });
+  const lookup = useQuery(userExistsQuery(email));
   if (session.isPending || lookup.isPending) return <LoadingShell />;
   if (session.data) return <Navigate to="/dashboard" replace />;
   const isNew = lookup.data?.exists === false;

@@ -1,23 +1,19 @@
 import { type CreateOrganizationRequest, CreateOrganizationRequestSchema } from '@formgate/contracts';
 import { zodResolver } from '@hookform/resolvers/zod';
-import { useMutation, useQuery } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import { useForm } from 'react-hook-form';
 import { Navigate, useLocation } from 'react-router';
-import { Button, TextField } from '../../components/ui.tsx';
-import { organizationListQuery } from '../../features/session/session.queries.ts';
+import { fieldOf } from '../../components/form-field.ts';
+import { Button, SubmitButton, TextField } from '../../components/ui.tsx';
+import {
+  useAcceptInvitation,
+  useCreateOrganization,
+  useSetActiveOrganization,
+} from '../../features/organization/organization.mutations.ts';
+import { organizationListQuery, userInvitationsQuery } from '../../features/session/session.queries.ts';
 import { useSession } from '../../features/session/use-session.ts';
-import { unwrap, useServices } from '../../lib/app-context.tsx';
+import { useServices } from '../../lib/app-context.tsx';
 import { LoadingShell } from '../dashboard/loading-shell.tsx';
-
-/** A slug better-auth accepts, unique enough that two "Acme"s do not collide. */
-const slugOf = (name: string) =>
-  `${
-    name
-      .toLowerCase()
-      .replace(/[^a-z0-9]+/g, '-')
-      .replace(/^-|-$/g, '')
-      .slice(0, 40) || 'org'
-  }-${Math.random().toString(36).slice(2, 8)}`;
 
 /**
  * `/onboard`: no session → `/login?redirect=<here>`; an active organization → `/dashboard`. Otherwise: accept a
@@ -43,17 +39,8 @@ export function Component() {
 }
 
 function Invitations() {
-  const { auth } = useServices();
-  const invitations = useQuery({
-    queryKey: ['organization', 'user-invitations'],
-    queryFn: async () => unwrap(await auth.organization.listUserInvitations()),
-  });
-  const accept = useMutation({
-    mutationFn: async (invitationId: string) => {
-      const accepted = unwrap(await auth.organization.acceptInvitation({ invitationId }));
-      unwrap(await auth.organization.setActive({ organizationId: accepted.invitation.organizationId }));
-    },
-  });
+  const invitations = useQuery(userInvitationsQuery(useServices()));
+  const accept = useAcceptInvitation();
   const pending = (invitations.data ?? []).filter((i) => i.status === 'pending');
   if (pending.length === 0) return null;
   return (
@@ -78,10 +65,7 @@ function Invitations() {
 function ExistingOrganizations() {
   const services = useServices();
   const organizations = useQuery(organizationListQuery(services));
-  const choose = useMutation({
-    mutationFn: async (organizationId: string) =>
-      unwrap(await services.auth.organization.setActive({ organizationId })),
-  });
+  const choose = useSetActiveOrganization();
   if (!organizations.data?.length) return null;
   return (
     <section aria-labelledby="orgs-heading" className="flex flex-col gap-2">
@@ -98,28 +82,15 @@ function ExistingOrganizations() {
 }
 
 function CreateOrganization() {
-  const { auth } = useServices();
   const form = useForm<CreateOrganizationRequest>({ resolver: zodResolver(CreateOrganizationRequestSchema) });
-  const create = useMutation({
-    // better-auth makes the new organization active on the server, but only set-active refreshes the session
-    // here (spec §4), which is what moves the user on to the dashboard.
-    mutationFn: async ({ name }: CreateOrganizationRequest) => {
-      const created = unwrap(await auth.organization.create({ name, slug: slugOf(name) }));
-      unwrap(await auth.organization.setActive({ organizationId: created.id }));
-    },
-  });
+  const create = useCreateOrganization();
   return (
     <form noValidate className="flex flex-col gap-3" onSubmit={form.handleSubmit((v) => create.mutate(v))}>
       <h2 className="font-medium">Create an organization</h2>
-      <TextField
-        label="Organization name"
-        autoComplete="organization"
-        error={form.formState.errors.name?.message}
-        {...form.register('name')}
-      />
-      <Button type="submit" disabled={create.isPending}>
-        {create.isPending ? 'Creating…' : 'Create organization'}
-      </Button>
+      <TextField label="Organization name" autoComplete="organization" {...fieldOf(form, 'name')} />
+      <SubmitButton pending={create.isPending} pendingLabel="Creating…">
+        Create organization
+      </SubmitButton>
     </form>
   );
 }

@@ -1,24 +1,20 @@
 import { SignUpRequestSchema } from '@formgate/contracts';
 import { zodResolver } from '@hookform/resolvers/zod';
-import { useMutation } from '@tanstack/react-query';
 import { useForm } from 'react-hook-form';
 import { Link, useSearchParams } from 'react-router';
 import { z } from 'zod';
-import { Button, TextField } from '../../components/ui.tsx';
-import { unwrap, useServices } from '../../lib/app-context.tsx';
+import { fieldOf } from '../../components/form-field.ts';
+import { SubmitButton, TextField } from '../../components/ui.tsx';
+import { useResetPassword } from '../../features/session/session.mutations.ts';
 
 const ResetSchema = z.object({ newPassword: SignUpRequestSchema.shape.password });
 
 /** The reset link lands here with `?token=` (or `?error=` when it expired); sessions are revoked on reset. */
 export function Component() {
-  const { auth } = useServices();
   const [params] = useSearchParams();
   const token = params.get('token');
   const form = useForm<z.infer<typeof ResetSchema>>({ resolver: zodResolver(ResetSchema) });
-  const reset = useMutation({
-    mutationFn: async ({ newPassword }: { newPassword: string }) =>
-      unwrap(await auth.resetPassword({ newPassword, token: token ?? '' })),
-  });
+  const reset = useResetPassword(token ?? '');
   if (!token || params.get('error'))
     return (
       <div className="flex flex-col gap-4">
@@ -46,12 +42,11 @@ export function Component() {
         type="password"
         autoComplete="new-password"
         hint="At least 10 characters."
-        error={form.formState.errors.newPassword?.message}
-        {...form.register('newPassword')}
+        {...fieldOf(form, 'newPassword')}
       />
-      <Button type="submit" disabled={reset.isPending}>
-        {reset.isPending ? 'Saving…' : 'Save the password'}
-      </Button>
+      <SubmitButton pending={reset.isPending} pendingLabel="Saving…">
+        Save the password
+      </SubmitButton>
     </form>
   );
 }

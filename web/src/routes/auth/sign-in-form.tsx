@@ -1,39 +1,27 @@
 import { type SignInRequest, SignInRequestSchema } from '@formgate/contracts';
 import { zodResolver } from '@hookform/resolvers/zod';
-import { useMutation } from '@tanstack/react-query';
 import { useForm } from 'react-hook-form';
 import { Link, useNavigate } from 'react-router';
-import { Button, Notice, TextField } from '../../components/ui.tsx';
+import { fieldOf } from '../../components/form-field.ts';
+import { Notice, SubmitButton, TextField } from '../../components/ui.tsx';
+import { useSignIn } from '../../features/session/session.mutations.ts';
 import { isApiError } from '../../lib/api.ts';
-import { unwrap, useServices } from '../../lib/app-context.tsx';
 
 /** Email and password; a signed-in user goes to `redirectTo`. An unverified address gets a new link by email. */
 export function SignInForm({ email = '', redirectTo }: { email?: string; redirectTo: string }) {
-  const { auth } = useServices();
   const navigate = useNavigate();
   const form = useForm<SignInRequest>({ resolver: zodResolver(SignInRequestSchema), defaultValues: { email } });
-  const signIn = useMutation({
-    mutationFn: async (values: SignInRequest) => unwrap(await auth.signIn.email(values)),
-    meta: { toast: false },
-    onSuccess: () => navigate(redirectTo, { replace: true }),
-  });
+  const signIn = useSignIn({ onSuccess: () => navigate(redirectTo, { replace: true }) });
   const unverified = isApiError(signIn.error) && signIn.error.code === 'EMAIL_NOT_VERIFIED';
   return (
     <form noValidate className="flex flex-col gap-4" onSubmit={form.handleSubmit((v) => signIn.mutate(v))}>
-      <TextField
-        label="Email"
-        type="email"
-        autoComplete="email"
-        error={form.formState.errors.email?.message}
-        {...form.register('email')}
-      />
+      <TextField label="Email" type="email" autoComplete="email" {...fieldOf(form, 'email')} />
       <TextField
         label="Password"
         type="password"
         autoComplete="current-password"
         autoFocus={email !== ''}
-        error={form.formState.errors.password?.message}
-        {...form.register('password')}
+        {...fieldOf(form, 'password')}
       />
       {signIn.error ? (
         <Notice tone="error">
@@ -42,9 +30,9 @@ export function SignInForm({ email = '', redirectTo }: { email?: string; redirec
             : (signIn.error.message ?? 'Could not sign in')}
         </Notice>
       ) : null}
-      <Button type="submit" disabled={signIn.isPending}>
-        {signIn.isPending ? 'Signing in…' : 'Sign in'}
-      </Button>
+      <SubmitButton pending={signIn.isPending} pendingLabel="Signing in…">
+        Sign in
+      </SubmitButton>
       <Link to="/forgot-password" className="text-sm text-brand-600 underline dark:text-brand-50">
         Forgot your password?
       </Link>

@@ -1,49 +1,33 @@
 import { type SignUpRequest, SignUpRequestSchema } from '@formgate/contracts';
 import { zodResolver } from '@hookform/resolvers/zod';
-import { useMutation } from '@tanstack/react-query';
 import { useForm } from 'react-hook-form';
 import { useNavigate } from 'react-router';
-import { Button, Notice, TextField } from '../../components/ui.tsx';
-import { unwrap, useServices } from '../../lib/app-context.tsx';
+import { fieldOf } from '../../components/form-field.ts';
+import { Notice, SubmitButton, TextField } from '../../components/ui.tsx';
+import { useSignUp } from '../../features/session/session.mutations.ts';
 
 /** Creates the account; the verification link lands on `/verify-email`, which signs the user in. */
 export function SignUpForm({ email = '' }: { email?: string }) {
-  const { auth } = useServices();
   const navigate = useNavigate();
   const form = useForm<SignUpRequest>({ resolver: zodResolver(SignUpRequestSchema), defaultValues: { email } });
-  const signUp = useMutation({
-    mutationFn: async (values: SignUpRequest) =>
-      unwrap(await auth.signUp.email({ ...values, callbackURL: '/verify-email' })),
-    meta: { toast: false },
+  const signUp = useSignUp({
     onSuccess: (_data, values) => navigate(`/check-email?email=${encodeURIComponent(values.email)}`),
   });
   return (
     <form noValidate className="flex flex-col gap-4" onSubmit={form.handleSubmit((v) => signUp.mutate(v))}>
-      <TextField
-        label="Name"
-        autoComplete="name"
-        error={form.formState.errors.name?.message}
-        {...form.register('name')}
-      />
-      <TextField
-        label="Email"
-        type="email"
-        autoComplete="email"
-        error={form.formState.errors.email?.message}
-        {...form.register('email')}
-      />
+      <TextField label="Name" autoComplete="name" {...fieldOf(form, 'name')} />
+      <TextField label="Email" type="email" autoComplete="email" {...fieldOf(form, 'email')} />
       <TextField
         label="Password"
         type="password"
         autoComplete="new-password"
         hint="At least 10 characters."
-        error={form.formState.errors.password?.message}
-        {...form.register('password')}
+        {...fieldOf(form, 'password')}
       />
       {signUp.error ? <Notice tone="error">{signUp.error.message}</Notice> : null}
-      <Button type="submit" disabled={signUp.isPending}>
-        {signUp.isPending ? 'Creating your account…' : 'Create account'}
-      </Button>
+      <SubmitButton pending={signUp.isPending} pendingLabel="Creating your account…">
+        Create account
+      </SubmitButton>
     </form>
   );
 }

@@ -21,7 +21,7 @@ export function DashboardShell({ session, children }: { session: SessionData; ch
             aria-label="Open navigation"
             className="rounded-md p-2 hover:bg-zinc-100 dark:hover:bg-zinc-800"
           >
-            <MenuIcon />
+            <StrokeIcon path="M3 5h14M3 10h14M3 15h14" />
           </Dialog.Trigger>
           <span className="font-semibold">Formgate</span>
         </header>
@@ -36,7 +36,7 @@ export function DashboardShell({ session, children }: { session: SessionData; ch
               aria-label="Close navigation"
               className="absolute top-3 right-3 rounded-md p-2 hover:bg-zinc-200 dark:hover:bg-zinc-800"
             >
-              <CloseIcon />
+              <StrokeIcon path="M5 5l10 10M15 5L5 15" />
             </Dialog.Close>
             <Sidebar session={session} />
           </Dialog.Content>
@@ -47,7 +47,8 @@ export function DashboardShell({ session, children }: { session: SessionData; ch
   );
 }
 
-function MenuIcon() {
+/** A 20 px stroked icon of one path: the menu's three bars, or the cross that closes it. */
+function StrokeIcon({ path }: { path: string }) {
   return (
     <svg
       aria-hidden="true"
@@ -58,23 +59,7 @@ function MenuIcon() {
       stroke="currentColor"
       strokeWidth="1.8"
     >
-      <path d="M3 5h14M3 10h14M3 15h14" />
-    </svg>
-  );
-}
-
-function CloseIcon() {
-  return (
-    <svg
-      aria-hidden="true"
-      width="20"
-      height="20"
-      viewBox="0 0 20 20"
-      fill="none"
-      stroke="currentColor"
-      strokeWidth="1.8"
-    >
-      <path d="M5 5l10 10M15 5L5 15" />
+      <path d={path} />
     </svg>
   );
 }

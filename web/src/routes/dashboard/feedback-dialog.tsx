@@ -1,17 +1,7 @@
-import { useMutation } from '@tanstack/react-query';
 import { Dialog } from 'radix-ui';
 import { useId, useState } from 'react';
-import { toast } from 'sonner';
-import { Button } from '../../components/ui.tsx';
-import { apiFetch } from '../../lib/api.ts';
-
-/** Posts `email` and `feedback` as multipart to a form endpoint (by default one of this instance's own forms). */
-export async function sendFeedback(endpoint: string, email: string, feedback: string): Promise<void> {
-  const body = new FormData();
-  body.set('email', email);
-  body.set('feedback', feedback);
-  await apiFetch(endpoint, { method: 'POST', body, credentials: 'omit' });
-}
+import { Button, SubmitButton } from '../../components/ui.tsx';
+import { useSendFeedback } from '../../features/site/site.mutations.ts';
 
 /**
  * "Share Feedback": a dialog titled "Thanks for using the product!". Sending shows a submitting state; success
@@ -21,11 +11,8 @@ export function FeedbackDialog({ email, endpoint }: { email: string; endpoint: s
   const [open, setOpen] = useState(false);
   const [feedback, setFeedback] = useState('');
   const fieldId = useId();
-  const send = useMutation({
-    mutationFn: () => sendFeedback(endpoint, email, feedback),
-    meta: { toast: false },
+  const send = useSendFeedback(endpoint, {
     onSuccess: () => {
-      toast.success('Feedback received, thank you!');
       setFeedback('');
       setOpen(false);
     },
@@ -53,7 +40,7 @@ export function FeedbackDialog({ email, endpoint }: { email: string; endpoint: s
             className="mt-4 flex flex-col gap-3"
             onSubmit={(event) => {
               event.preventDefault();
-              send.mutate();
+              send.mutate({ email, feedback });
             }}
           >
             <label htmlFor={fieldId} className="text-sm font-medium">
@@ -73,9 +60,9 @@ export function FeedbackDialog({ email, endpoint }: { email: string; endpoint: s
               <Dialog.Close asChild>
                 <Button variant="ghost">Cancel</Button>
               </Dialog.Close>
-              <Button type="submit" disabled={send.isPending} aria-busy={send.isPending}>
-                {send.isPending ? 'Sending…' : 'Send feedback'}
-              </Button>
+              <SubmitButton pending={send.isPending} pendingLabel="Sending…" aria-busy={send.isPending}>
+                Send feedback
+              </SubmitButton>
             </div>
           </form>
         </Dialog.Content>

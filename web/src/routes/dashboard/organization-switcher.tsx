@@ -1,24 +1,16 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import { DropdownMenu } from 'radix-ui';
 import { useNavigate } from 'react-router';
+import { useSetActiveOrganization } from '../../features/organization/organization.mutations.ts';
 import { organizationListQuery } from '../../features/session/session.queries.ts';
-import { unwrap, useServices } from '../../lib/app-context.tsx';
+import { useServices } from '../../lib/app-context.tsx';
 
 /** The active organization, and a menu to switch to another one the user belongs to. */
 export function OrganizationSwitcher({ activeOrganizationId }: { activeOrganizationId: string | null }) {
   const services = useServices();
-  const queryClient = useQueryClient();
   const navigate = useNavigate();
   const organizations = useQuery(organizationListQuery(services));
-  const setActive = useMutation({
-    mutationFn: async (organizationId: string) =>
-      unwrap(await services.auth.organization.setActive({ organizationId })),
-    // Everything on screen belongs to the previous organization.
-    onSuccess: async () => {
-      await queryClient.invalidateQueries();
-      navigate('/dashboard/forms');
-    },
-  });
+  const setActive = useSetActiveOrganization({ onSuccess: () => navigate('/dashboard/forms') });
   const active = organizations.data?.find((o) => o.id === activeOrganizationId);
   return (
     <DropdownMenu.Root>

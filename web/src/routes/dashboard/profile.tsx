@@ -5,18 +5,24 @@ import {
   UpdateProfileRequestSchema,
 } from '@formgate/contracts';
 import { zodResolver } from '@hookform/resolvers/zod';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import { useForm } from 'react-hook-form';
 import { useNavigate } from 'react-router';
-import { toast } from 'sonner';
+import { fieldOf } from '../../components/form-field.ts';
 import { ConfirmDialog, formatDateTime, Panel } from '../../components/panel.tsx';
-import { Button, Notice, TextField } from '../../components/ui.tsx';
-import { accountKeys, describeUserAgent, sessionsQuery } from '../../features/account/account.queries.ts';
+import { Button, Notice, SubmitButton, TextField } from '../../components/ui.tsx';
+import {
+  useChangePassword,
+  useDeleteAccount,
+  useRevokeOtherSessions,
+  useRevokeSession,
+  useUpdateName,
+} from '../../features/account/account.mutations.ts';
+import { describeUserAgent, sessionsQuery } from '../../features/account/account.queries.ts';
 import type { SessionData } from '../../features/session/session.queries.ts';
 import { useSession } from '../../features/session/use-session.ts';
-import { unwrap, useServices } from '../../lib/app-context.tsx';
-import { sessionKey } from '../../lib/auth-invalidation.ts';
+import { useServices } from '../../lib/app-context.tsx';
 
 /** `/dashboard/profile` ("My profile"): name, email, password, signed-in sessions, account deletion. */
 export function Component() {
@@ -34,27 +40,15 @@ export function Component() {
 }
 
 function ProfileDetails({ session }: { session: SessionData }) {
-  const { auth } = useServices();
   const form = useForm<UpdateProfileRequest>({
     resolver: zodResolver(UpdateProfileRequestSchema),
     defaultValues: { name: session.user.name },
   });
-  const update = useMutation({
-    mutationFn: async ({ name }: UpdateProfileRequest) => unwrap(await auth.updateUser({ name })),
-    onSuccess: (_data, values) => {
-      form.reset(values);
-      toast.success('Name saved');
-    },
-  });
+  const update = useUpdateName({ onSuccess: (_data, values) => form.reset(values) });
   return (
     <Panel title="Profile">
       <form noValidate className="flex flex-col gap-4" onSubmit={form.handleSubmit((v) => update.mutate(v))}>
-        <TextField
-          label="Name"
-          autoComplete="name"
-          error={form.formState.errors.name?.message}
-          {...form.register('name')}
-        />
+        <TextField label="Name" autoComplete="name" {...fieldOf(form, 'name')} />
         <dl className="flex flex-col gap-1.5">
           <dt className="text-sm font-medium">Email</dt>
           <dd className="text-sm break-all">
@@ -65,9 +59,9 @@ function ProfileDetails({ session }: { session: SessionData }) {
           </dd>
         </dl>
         <div>
-          <Button type="submit" disabled={update.isPending || !form.formState.isDirty}>
-            {update.isPending ? 'Saving…' : 'Save name'}
-          </Button>
+          <SubmitButton pending={update.isPending} pendingLabel="Saving…" disabled={!form.formState.isDirty}>
+            Save name
+          </SubmitButton>
         </div>
       </form>
     </Panel>
@@ -75,21 +69,11 @@ function ProfileDetails({ session }: { session: SessionData }) {
 }
 
 function ChangePassword() {
-  const { auth } = useServices();
-  const queryClient = useQueryClient();
   const form = useForm<ChangePasswordRequest>({
     resolver: zodResolver(ChangePasswordRequestSchema),
     defaultValues: { currentPassword: '', newPassword: '', revokeOtherSessions: true },
   });
-  const change = useMutation({
-    mutationFn: async (values: ChangePasswordRequest) => unwrap(await auth.changePassword(values)),
-    onSuccess: async () => {
-      form.reset();
-      toast.success('Password changed');
-      await queryClient.invalidateQueries({ queryKey: accountKeys.sessions });
-    },
-  });
-  const { errors } = form.formState;
+  const change = useChangePassword({ onSuccess: () => form.reset() });
   return (
     <Panel title="Password">
       <form noValidate className="flex flex-col gap-4" onSubmit={form.handleSubmit((v) => change.mutate(v))}>
@@ -97,24 +81,17 @@ function ChangePassword() {
           label="Current password"
           type="password"
           autoComplete="current-password"
-          error={errors.currentPassword?.message}
-          {...form.register('currentPassword')}
+          {...fieldOf(form, 'currentPassword')}
         />
-        <TextField
-          label="New password"
-          type="password"
-          autoComplete="new-password"
-          error={errors.newPassword?.message}
-          {...form.register('newPassword')}
-        />
+        <TextField label="New password" type="password" autoComplete="new-password" {...fieldOf(form, 'newPassword')} />
         <label className="flex items-center gap-2 text-sm">
           <input type="checkbox" className="size-4" {...form.register('revokeOtherSessions')} />
           Sign out of my other sessions
         </label>
         <div>
-          <Button type="submit" disabled={change.isPending}>
-            {change.isPending ? 'Changing…' : 'Change password'}
-          </Button>
+          <SubmitButton pending={change.isPending} pendingLabel="Changing…">
+            Change password
+          </SubmitButton>
         </div>
       </form>
     </Panel>
@@ -123,27 +100,9 @@ function ChangePassword() {
 
 function Sessions({ currentToken }: { currentToken: string | undefined }) {
   const services = useServices();
-  const queryClient = useQueryClient();
   const sessions = useQuery(sessionsQuery(services));
-  const refresh = () =>
-    Promise.all([
-      queryClient.invalidateQueries({ queryKey: accountKeys.sessions }),
-      queryClient.invalidateQueries({ queryKey: sessionKey }),
-    ]);
-  const revokeOne = useMutation({
-    mutationFn: async (token: string) => unwrap(await services.auth.revokeSession({ token })),
-    onSuccess: async () => {
-      toast.success('Session signed out');
-      await refresh();
-    },
-  });
-  const revokeOthers = useMutation({
-    mutationFn: async () => unwrap(await services.auth.revokeOtherSessions()),
-    onSuccess: async () => {
-      toast.success('Signed out of your other sessions');
-      await refresh();
-    },
-  });
+  const revokeOne = useRevokeSession();
+  const revokeOthers = useRevokeOtherSessions();
   const rows = sessions.data ?? [];
   const others = rows.filter((s) => s.token !== currentToken);
   return (
@@ -202,16 +161,11 @@ function Sessions({ currentToken }: { currentToken: string | undefined }) {
 const DELETE_CONFIRMATION = 'delete my account';
 
 function DeleteAccount({ email }: { email: string }) {
-  const { auth } = useServices();
   const navigate = useNavigate();
   const [password, setPassword] = useState('');
   const passwordId = useId();
-  const remove = useMutation({
-    mutationFn: async () => unwrap(await auth.deleteUser({ password })),
-    onSuccess: () => {
-      toast.success('Your account was deleted');
-      navigate('/', { replace: true });
-    },
+  const remove = useDeleteAccount({
+    onSuccess: () => navigate('/', { replace: true }),
     onSettled: () => setPassword(''),
   });
   return (
@@ -235,7 +189,7 @@ function DeleteAccount({ email }: { email: string }) {
           confirmLabel={remove.isPending ? 'Deleting…' : 'Delete my account'}
           confirmText={DELETE_CONFIRMATION}
           pending={remove.isPending || password.length === 0}
-          onConfirm={() => remove.mutate()}
+          onConfirm={() => remove.mutate(password)}
         >
           <div className="flex flex-col gap-1.5">
             <label htmlFor={passwordId} className="text-sm font-medium">

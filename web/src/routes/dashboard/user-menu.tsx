@@ -1,17 +1,12 @@
-import { useMutation } from '@tanstack/react-query';
 import { DropdownMenu } from 'radix-ui';
 import { useLocation, useNavigate } from 'react-router';
-import { unwrap, useServices } from '../../lib/app-context.tsx';
+import { useSignOut } from '../../features/session/session.mutations.ts';
 
 /** Avatar (the email's first letter), the email in the sidebar variant, "My profile" and "Sign out". */
 export function UserMenu({ email, variant }: { email: string; variant: 'sidebar' | 'compact' }) {
-  const { auth } = useServices();
   const navigate = useNavigate();
   const { pathname } = useLocation();
-  const signOut = useMutation({
-    mutationFn: async () => unwrap(await auth.signOut()),
-    onSuccess: () => navigate(`/login?redirect=${encodeURIComponent(pathname)}`),
-  });
+  const signOut = useSignOut({ onSuccess: () => navigate(`/login?redirect=${encodeURIComponent(pathname)}`) });
   return (
     <DropdownMenu.Root>
       <DropdownMenu.Trigger

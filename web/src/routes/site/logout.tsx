@@ -1,12 +1,10 @@
-import { useMutation } from '@tanstack/react-query';
 import { useEffect } from 'react';
 import { Link } from 'react-router';
-import { unwrap, useServices } from '../../lib/app-context.tsx';
+import { useSignOut } from '../../features/session/session.mutations.ts';
 
 /** Signs the visitor out on arrival (a link anyone can bookmark), then says so. */
 export function Component() {
-  const { auth } = useServices();
-  const signOut = useMutation({ mutationFn: async () => unwrap(await auth.signOut()) });
+  const signOut = useSignOut();
   const { mutate } = signOut;
   useEffect(() => mutate(), [mutate]);
   return (

@@ -1,22 +1,14 @@
-import { useMutation } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
-import { Button, Notice } from '../../components/ui.tsx';
-import { apiFetch, describeError } from '../../lib/api.ts';
+import { Notice, SubmitButton } from '../../components/ui.tsx';
+import { usePostToForm } from '../../features/site/site.mutations.ts';
+import { describeError } from '../../lib/api.ts';
 
 /**
  * A form that really posts to one of this instance's own forms (`/f/{key}`), as JSON-answering `fetch`: what a
  * customer's site would do. `fields` are the inputs; the honeypot `_gotcha` stays hidden from people.
  */
 export function PublicForm(props: { endpoint: string; submitLabel: string; success: ReactNode; children: ReactNode }) {
-  const send = useMutation({
-    mutationFn: (form: HTMLFormElement) =>
-      apiFetch<{ ok: boolean; id: string }>(props.endpoint, {
-        method: 'POST',
-        body: new FormData(form),
-        credentials: 'omit',
-      }),
-    meta: { toast: false },
-  });
+  const send = usePostToForm(props.endpoint);
   if (send.isSuccess) return <Notice>{props.success}</Notice>;
   return (
     <form
@@ -29,9 +21,9 @@ export function PublicForm(props: { endpoint: string; submitLabel: string; succe
       {props.children}
       <input type="text" name="_gotcha" tabIndex={-1} autoComplete="off" aria-hidden="true" className="hidden" />
       {send.error ? <Notice tone="error">{describeError(send.error)}</Notice> : null}
-      <Button type="submit" disabled={send.isPending}>
-        {send.isPending ? 'Sending…' : props.submitLabel}
-      </Button>
+      <SubmitButton pending={send.isPending} pendingLabel="Sending…">
+        {props.submitLabel}
+      </SubmitButton>
     </form>
   );
 }

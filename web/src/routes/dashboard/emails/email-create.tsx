@@ -1,15 +1,11 @@
 import { type NotificationEmailRequest, NotificationEmailRequestSchema } from '@formgate/contracts';
 import { zodResolver } from '@hookform/resolvers/zod';
-import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useForm } from 'react-hook-form';
 import { Link, useNavigate } from 'react-router';
-import { toast } from 'sonner';
+import { fieldOf } from '../../../components/form-field.ts';
 import { Panel } from '../../../components/panel.tsx';
-import { Button, Notice, TextField } from '../../../components/ui.tsx';
-import {
-  addNotificationEmail,
-  notificationEmailsKeys,
-} from '../../../features/notifications/notification-emails.queries.ts';
+import { Notice, SubmitButton, TextField } from '../../../components/ui.tsx';
+import { useAddNotificationEmail } from '../../../features/notifications/notification-emails.mutations.ts';
 import { useCan } from '../../../features/organization/use-can.ts';
 import { EmailsGate } from './emails-gate.tsx';
 
@@ -23,21 +19,13 @@ export function Component() {
 }
 
 function CreateEmail() {
-  const queryClient = useQueryClient();
   const navigate = useNavigate();
   const { can, isPending } = useCan();
   const form = useForm<NotificationEmailRequest>({
     resolver: zodResolver(NotificationEmailRequestSchema),
     defaultValues: { email: '' },
   });
-  const add = useMutation({
-    mutationFn: ({ email }: NotificationEmailRequest) => addNotificationEmail(email),
-    onSuccess: async (item) => {
-      toast.success(item.verified ? 'Email verified' : 'Verification email sent');
-      await queryClient.invalidateQueries({ queryKey: notificationEmailsKeys.all });
-      navigate('/dashboard/emails');
-    },
-  });
+  const add = useAddNotificationEmail({ onSuccess: () => navigate('/dashboard/emails') });
   return (
     <div className="flex max-w-xl flex-col gap-6">
       <h1 className="text-2xl font-semibold">Add an email</h1>
@@ -46,18 +34,12 @@ function CreateEmail() {
           title="Notification email"
           description="We send this address a link to confirm it; it receives submissions once confirmed. Your own sign-in address is confirmed at once."
         >
-          <form noValidate className="flex flex-col gap-4" onSubmit={form.handleSubmit((v) => add.mutate(v))}>
-            <TextField
-              label="Email address"
-              type="email"
-              autoComplete="email"
-              error={form.formState.errors.email?.message}
-              {...form.register('email')}
-            />
+          <form noValidate className="flex flex-col gap-4" onSubmit={form.handleSubmit((v) => add.mutate(v.email))}>
+            <TextField label="Email address" type="email" autoComplete="email" {...fieldOf(form, 'email')} />
             <div className="flex flex-wrap gap-2">
-              <Button type="submit" disabled={add.isPending}>
-                {add.isPending ? 'Adding…' : 'Add email'}
-              </Button>
+              <SubmitButton pending={add.isPending} pendingLabel="Adding…">
+                Add email
+              </SubmitButton>
               <Link
                 to="/dashboard/emails"
                 className="rounded-md px-3.5 py-2 text-sm font-medium text-zinc-700 hover:bg-zinc-100 dark:text-zinc-300 dark:hover:bg-zinc-800"

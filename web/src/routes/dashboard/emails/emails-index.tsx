@@ -1,15 +1,13 @@
 import type { NotificationEmailDto } from '@formgate/contracts';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import { Link, useSearchParams } from 'react-router';
-import { toast } from 'sonner';
 import { ConfirmDialog, Panel } from '../../../components/panel.tsx';
 import { Button, Notice } from '../../../components/ui.tsx';
 import {
-  addNotificationEmail,
-  notificationEmailsKeys,
-  notificationEmailsQuery,
-  removeNotificationEmail,
-} from '../../../features/notifications/notification-emails.queries.ts';
+  useAddNotificationEmail,
+  useRemoveNotificationEmail,
+} from '../../../features/notifications/notification-emails.mutations.ts';
+import { notificationEmailsQuery } from '../../../features/notifications/notification-emails.queries.ts';
 import { useCan } from '../../../features/organization/use-can.ts';
 import { EmailsGate } from './emails-gate.tsx';
 
@@ -69,22 +67,8 @@ function EmailsIndex() {
 }
 
 function EmailRow({ item, canEdit }: { item: NotificationEmailDto; canEdit: boolean }) {
-  const queryClient = useQueryClient();
-  const refresh = () => queryClient.invalidateQueries({ queryKey: notificationEmailsKeys.all });
-  const resend = useMutation({
-    mutationFn: () => addNotificationEmail(item.email),
-    onSuccess: async (answer) => {
-      toast.success(answer.verified ? 'Email verified' : 'Verification email sent');
-      await refresh();
-    },
-  });
-  const remove = useMutation({
-    mutationFn: () => removeNotificationEmail(item.id),
-    onSuccess: async () => {
-      toast.success('Notification email removed');
-      await refresh();
-    },
-  });
+  const resend = useAddNotificationEmail();
+  const remove = useRemoveNotificationEmail();
   return (
     <li className="flex flex-col gap-2 py-3 sm:flex-row sm:items-center sm:justify-between">
       <div className="flex min-w-0 flex-wrap items-center gap-2">
@@ -106,7 +90,7 @@ function EmailRow({ item, canEdit }: { item: NotificationEmailDto; canEdit: bool
               variant="secondary"
               aria-label={`Resend verification to ${item.email}`}
               disabled={resend.isPending}
-              onClick={() => resend.mutate()}
+              onClick={() => resend.mutate(item.email)}
             >
               {resend.isPending ? 'Sending…' : 'Resend verification'}
             </Button>
@@ -119,7 +103,7 @@ function EmailRow({ item, canEdit }: { item: NotificationEmailDto; canEdit: bool
             description={<p>Forms that notify this address stop mailing it.</p>}
             confirmLabel="Remove email"
             pending={remove.isPending}
-            onConfirm={() => remove.mutate()}
+            onConfirm={() => remove.mutate(item.id)}
           />
         </div>
       ) : null}

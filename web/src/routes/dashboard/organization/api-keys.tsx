@@ -5,14 +5,15 @@ import {
   type PermissionRequest,
 } from '@formgate/contracts';
 import { zodResolver } from '@hookform/resolvers/zod';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useForm } from 'react-hook-form';
-import { toast } from 'sonner';
+import { fieldOf } from '../../../components/form-field.ts';
 import { ConfirmDialog, formatDateTime, Panel, SelectField } from '../../../components/panel.tsx';
-import { Button, Notice, TextField } from '../../../components/ui.tsx';
-import { apiKeysQuery, organizationKeys } from '../../../features/organization/organization.queries.ts';
-import { apiFetch } from '../../../lib/api.ts';
+import { SecretOnce } from '../../../components/secret-once.tsx';
+import { Notice, SubmitButton, TextField } from '../../../components/ui.tsx';
+import { useCreateApiKey, useRevokeApiKey } from '../../../features/organization/api-keys.mutations.ts';
+import { apiKeysQuery } from '../../../features/organization/organization.queries.ts';
 
 type Can = (request: PermissionRequest) => boolean;
 
@@ -21,31 +22,19 @@ type Can = (request: PermissionRequest) => boolean;
  * (never cached): dismissing it or leaving the page loses it for good; the list shows its first characters.
  */
 export function ApiKeys({ can }: { can: Can }) {
-  const queryClient = useQueryClient();
   const keys = useQuery(apiKeysQuery());
   const [created, setCreated] = useState<CreatedApiKeyDto | null>(null);
   const form = useForm<CreateApiKeyRequest>({
     resolver: zodResolver(CreateApiKeyRequestSchema),
     defaultValues: { name: '', scope: 'read' },
   });
-  const refresh = () => queryClient.invalidateQueries({ queryKey: organizationKeys.apiKeys });
-  const create = useMutation({
-    mutationFn: (body: CreateApiKeyRequest) =>
-      apiFetch<CreatedApiKeyDto>('/api/v1/api-keys', { method: 'POST', json: body }),
-    onSuccess: async (key) => {
+  const create = useCreateApiKey({
+    onSuccess: (key) => {
       setCreated(key);
       form.reset({ name: '', scope: 'read' });
-      await refresh();
     },
   });
-  const revoke = useMutation({
-    mutationFn: (keyId: string) =>
-      apiFetch<void>(`/api/v1/api-keys/${encodeURIComponent(keyId)}`, { method: 'DELETE' }),
-    onSuccess: async () => {
-      toast.success('API key revoked');
-      await refresh();
-    },
-  });
+  const revoke = useRevokeApiKey();
   return (
     <Panel
       title="API keys"
@@ -59,19 +48,14 @@ export function ApiKeys({ can }: { can: Can }) {
           className="flex flex-col gap-3 sm:flex-row sm:items-end"
           onSubmit={form.handleSubmit((v) => create.mutate(v))}
         >
-          <TextField
-            className="sm:flex-1"
-            label="Key name"
-            error={form.formState.errors.name?.message}
-            {...form.register('name')}
-          />
+          <TextField className="sm:flex-1" label="Key name" {...fieldOf(form, 'name')} />
           <SelectField label="Scope" {...form.register('scope')}>
             <option value="read">read</option>
             <option value="write">write</option>
           </SelectField>
-          <Button type="submit" disabled={create.isPending}>
-            {create.isPending ? 'Creating…' : 'Create key'}
-          </Button>
+          <SubmitButton pending={create.isPending} pendingLabel="Creating…">
+            Create key
+          </SubmitButton>
         </form>
       ) : null}
       {keys.isPending ? (
@@ -116,34 +100,16 @@ export function ApiKeys({ can }: { can: Can }) {
 }
 
 function NewKey({ created, onDone }: { created: CreatedApiKeyDto; onDone: () => void }) {
-  const copy = async () => {
-    try {
-      await navigator.clipboard.writeText(created.key);
-      toast.success('API key copied');
-    } catch {
-      toast.error('Copying failed: select the key and copy it yourself');
-    }
-  };
   return (
-    <section
-      aria-label="Your new API key"
-      className="flex flex-col gap-3 rounded-md border border-amber-400 bg-amber-50 p-4 text-sm dark:border-amber-700 dark:bg-amber-950"
-    >
-      <p className="font-semibold text-amber-900 dark:text-amber-100">
-        Copy this key now: it is shown only once. Formgate keeps only a hash and cannot show it again.
-      </p>
-      <code
-        data-testid="new-api-key"
-        className="block overflow-x-auto rounded bg-white p-2 font-mono break-all dark:bg-zinc-950"
-      >
-        {created.key}
-      </code>
-      <div className="flex flex-wrap gap-2">
-        <Button onClick={copy}>Copy key</Button>
-        <Button variant="secondary" onClick={onDone}>
-          I have saved it
-        </Button>
-      </div>
-    </section>
+    <SecretOnce
+      label="Your new API key"
+      secret={created.key}
+      warning="Copy this key now: it is shown only once. Formgate keeps only a hash and cannot show it again."
+      copyLabel="Copy key"
+      copied="API key copied"
+      copyFailed="Copying failed: select the key and copy it yourself"
+      testId="new-api-key"
+      onDone={onDone}
+    />
   );
 }

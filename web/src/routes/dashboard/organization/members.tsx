@@ -1,12 +1,16 @@
 import { type InviteMemberRequest, InviteMemberRequestSchema, type PermissionRequest } from '@formgate/contracts';
 import { zodResolver } from '@hookform/resolvers/zod';
-import { useMutation } from '@tanstack/react-query';
 import { useForm } from 'react-hook-form';
-import { toast } from 'sonner';
+import { fieldOf } from '../../../components/form-field.ts';
 import { ConfirmDialog, formatDateTime, Panel, SelectField } from '../../../components/panel.tsx';
-import { Button, TextField } from '../../../components/ui.tsx';
+import { Button, SubmitButton, TextField } from '../../../components/ui.tsx';
+import {
+  useCancelInvitation,
+  useInviteMember,
+  useRemoveMember,
+  useUpdateMemberRole,
+} from '../../../features/organization/organization.mutations.ts';
 import type { FullOrganization } from '../../../features/session/session.queries.ts';
-import { unwrap, useServices } from '../../../lib/app-context.tsx';
 
 type Can = (request: PermissionRequest) => boolean;
 const ROLES = ['owner', 'admin', 'member'] as const;
@@ -14,16 +18,8 @@ const ROLES = ['owner', 'admin', 'member'] as const;
 /** Members and their roles, then invitations: the pending ones, and a form to send one. */
 export function Members(props: { organization: FullOrganization; currentUserId: string; can: Can }) {
   const { organization: org, can } = props;
-  const { auth } = useServices();
-  const updateRole = useMutation({
-    mutationFn: async (v: { memberId: string; role: string }) =>
-      unwrap(await auth.organization.updateMemberRole({ memberId: v.memberId, role: v.role as 'member' })),
-    onSuccess: () => toast.success('Role changed'),
-  });
-  const remove = useMutation({
-    mutationFn: async (memberId: string) => unwrap(await auth.organization.removeMember({ memberIdOrEmail: memberId })),
-    onSuccess: () => toast.success('Member removed'),
-  });
+  const updateRole = useUpdateMemberRole();
+  const remove = useRemoveMember();
   const canUpdate = can({ member: ['update'] });
   const canRemove = can({ member: ['delete'] });
   return (
@@ -86,23 +82,12 @@ export function Members(props: { organization: FullOrganization; currentUserId: 
 }
 
 function Invitations({ organization: org, can }: { organization: FullOrganization; can: Can }) {
-  const { auth } = useServices();
   const form = useForm<InviteMemberRequest>({
     resolver: zodResolver(InviteMemberRequestSchema),
     defaultValues: { email: '', role: 'member' },
   });
-  const invite = useMutation({
-    mutationFn: async (v: InviteMemberRequest) =>
-      unwrap(await auth.organization.inviteMember({ email: v.email, role: v.role })),
-    onSuccess: (_d, v) => {
-      form.reset({ email: '', role: v.role });
-      toast.success(`Invitation sent to ${v.email}`);
-    },
-  });
-  const cancel = useMutation({
-    mutationFn: async (invitationId: string) => unwrap(await auth.organization.cancelInvitation({ invitationId })),
-    onSuccess: () => toast.success('Invitation canceled'),
-  });
+  const invite = useInviteMember({ onSuccess: (_d, v) => form.reset({ email: '', role: v.role }) });
+  const cancel = useCancelInvitation();
   const pending = org.invitations.filter((i) => i.status === 'pending');
   const canInvite = can({ invitation: ['create'] });
   const canCancel = can({ invitation: ['cancel'] });
@@ -116,21 +101,14 @@ function Invitations({ organization: org, can }: { organization: FullOrganizatio
           className="flex flex-col gap-3 sm:flex-row sm:items-end"
           onSubmit={form.handleSubmit((v) => invite.mutate(v))}
         >
-          <TextField
-            className="sm:flex-1"
-            label="Email"
-            type="email"
-            autoComplete="off"
-            error={form.formState.errors.email?.message}
-            {...form.register('email')}
-          />
+          <TextField className="sm:flex-1" label="Email" type="email" autoComplete="off" {...fieldOf(form, 'email')} />
           <SelectField label="Role" {...form.register('role')}>
             <option value="member">member</option>
             <option value="admin">admin</option>
           </SelectField>
-          <Button type="submit" disabled={invite.isPending}>
-            {invite.isPending ? 'Sending…' : 'Send invitation'}
-          </Button>
+          <SubmitButton pending={invite.isPending} pendingLabel="Sending…">
+            Send invitation
+          </SubmitButton>
         </form>
       ) : null}
       {pending.length > 0 ? (

@@ -1,22 +1,22 @@
 import {
-  type OrgSettings,
   type PermissionRequest,
   type UpdateOrganizationRequest,
   UpdateOrganizationRequestSchema,
 } from '@formgate/contracts';
 import { zodResolver } from '@hookform/resolvers/zod';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import { useForm } from 'react-hook-form';
 import { useNavigate } from 'react-router';
-import { toast } from 'sonner';
+import { fieldOf } from '../../../components/form-field.ts';
 import { ConfirmDialog, Panel } from '../../../components/panel.tsx';
-import { Button, TextField } from '../../../components/ui.tsx';
-import { flagQuery } from '../../../features/flags/flags.queries.ts';
-import { organizationKeys, orgSettingsQuery } from '../../../features/organization/organization.queries.ts';
+import { SubmitButton, TextField } from '../../../components/ui.tsx';
+import {
+  useDeleteOrganization,
+  useUpdateOrganization,
+  useUpdateOrgFeatures,
+} from '../../../features/organization/organization.mutations.ts';
+import { orgSettingsQuery } from '../../../features/organization/organization.queries.ts';
 import type { FullOrganization } from '../../../features/session/session.queries.ts';
-import { apiFetch } from '../../../lib/api.ts';
-import { unwrap, useServices } from '../../../lib/app-context.tsx';
-import { sessionKey } from '../../../lib/auth-invalidation.ts';
 
 type Can = (request: PermissionRequest) => boolean;
 
@@ -35,32 +35,25 @@ export function OrganizationSettings({ organization: org, can }: { organization:
 }
 
 function NameAndSlug({ organization: org }: { organization: FullOrganization }) {
-  const { auth } = useServices();
   const form = useForm<UpdateOrganizationRequest>({
     resolver: zodResolver(UpdateOrganizationRequestSchema),
     values: { name: org.name, slug: org.slug },
   });
-  const update = useMutation({
-    mutationFn: async (data: UpdateOrganizationRequest) =>
-      unwrap(await auth.organization.update({ organizationId: org.id, data })),
-    onSuccess: () => toast.success('Organization saved'),
-  });
-  const { errors } = form.formState;
+  const update = useUpdateOrganization(org.id);
   return (
     <Panel title="Organization settings">
       <form noValidate className="flex flex-col gap-4" onSubmit={form.handleSubmit((v) => update.mutate(v))}>
-        <TextField label="Name" autoComplete="organization" error={errors.name?.message} {...form.register('name')} />
+        <TextField label="Name" autoComplete="organization" {...fieldOf(form, 'name')} />
         <TextField
           label="Slug"
           autoComplete="off"
           hint="Lowercase letters, digits and dashes; unique on this instance."
-          error={errors.slug?.message}
-          {...form.register('slug')}
+          {...fieldOf(form, 'slug')}
         />
         <div>
-          <Button type="submit" disabled={update.isPending || !form.formState.isDirty}>
-            {update.isPending ? 'Saving…' : 'Save'}
-          </Button>
+          <SubmitButton pending={update.isPending} pendingLabel="Saving…" disabled={!form.formState.isDirty}>
+            Save
+          </SubmitButton>
         </div>
       </form>
     </Panel>
@@ -68,16 +61,8 @@ function NameAndSlug({ organization: org }: { organization: FullOrganization }) 
 }
 
 function Features() {
-  const queryClient = useQueryClient();
   const settings = useQuery(orgSettingsQuery());
-  const patch = useMutation({
-    mutationFn: (body: OrgSettings) =>
-      apiFetch<Required<OrgSettings>>('/api/v1/orgs/settings', { method: 'PATCH', json: body }),
-    onSuccess: async (saved) => {
-      queryClient.setQueryData(organizationKeys.settings, saved);
-      await queryClient.invalidateQueries({ queryKey: flagQuery('emailManagement').queryKey });
-    },
-  });
+  const patch = useUpdateOrgFeatures();
   const enabled = settings.data?.email_management === true;
   return (
     <Panel title="Features">
@@ -102,18 +87,8 @@ function Features() {
 }
 
 function DeleteOrganization({ organization: org }: { organization: FullOrganization }) {
-  const { auth } = useServices();
-  const queryClient = useQueryClient();
   const navigate = useNavigate();
-  const remove = useMutation({
-    mutationFn: async () => unwrap(await auth.organization.delete({ organizationId: org.id })),
-    onSuccess: async () => {
-      toast.success(`${org.name} was deleted`);
-      // better-auth clears the session's active organization: the guard then leads to onboarding.
-      await queryClient.invalidateQueries({ queryKey: sessionKey });
-      navigate('/onboard', { replace: true });
-    },
-  });
+  const remove = useDeleteOrganization(org, { onSuccess: () => navigate('/onboard', { replace: true }) });
   return (
     <Panel title="Delete organization" tone="danger">
       <p className="text-sm text-zinc-700 dark:text-zinc-300">

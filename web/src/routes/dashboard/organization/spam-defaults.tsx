@@ -1,44 +1,18 @@
 import { DEFAULT_SPAM_SETTINGS } from '@formgate/contracts';
-import { zodResolver } from '@hookform/resolvers/zod';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useForm } from 'react-hook-form';
-import { toast } from 'sonner';
+import { useQuery } from '@tanstack/react-query';
 import { Panel } from '../../../components/panel.tsx';
-import { Button, Notice } from '../../../components/ui.tsx';
-import { formsKeys } from '../../../features/forms/forms.queries.ts';
-import {
-  organizationKeys,
-  orgSettingsQuery,
-  updateOrgSpamDefaults,
-} from '../../../features/organization/organization.queries.ts';
-import {
-  SpamFormSchema,
-  type SpamFormValues,
-  spamRequestOf,
-  spamValuesOf,
-} from '../../../features/spam/spam-settings.ts';
-import { SpamSettingsFields } from '../spam-settings-fields.tsx';
+import { Notice } from '../../../components/ui.tsx';
+import { useUpdateOrgSpamDefaults } from '../../../features/organization/organization.mutations.ts';
+import { orgSettingsQuery } from '../../../features/organization/organization.queries.ts';
+import { SpamSettingsForm } from '../../../features/spam/spam-settings-form.tsx';
 
 /**
  * The organization's spam defaults (issue 14, `spam` of `/api/v1/orgs/settings`): what every form of the
  * organization uses for the keys it does not set itself. Owners and admins edit; members read.
  */
 export function SpamDefaults({ canUpdate }: { canUpdate: boolean }) {
-  const queryClient = useQueryClient();
   const settings = useQuery(orgSettingsQuery());
-  const fields = useForm<SpamFormValues>({
-    resolver: zodResolver(SpamFormSchema),
-    values: spamValuesOf(settings.data?.spam ?? null, DEFAULT_SPAM_SETTINGS),
-  });
-  const save = useMutation({
-    mutationFn: (values: SpamFormValues) => updateOrgSpamDefaults(spamRequestOf(values)),
-    onSuccess: async (saved) => {
-      toast.success('Spam defaults saved');
-      queryClient.setQueryData(organizationKeys.settings, saved);
-      // The forms' settings screens show these defaults for the keys they inherit.
-      await queryClient.invalidateQueries({ queryKey: formsKeys.all });
-    },
-  });
+  const save = useUpdateOrgSpamDefaults();
   return (
     <Panel
       title="Spam protection defaults"
@@ -47,21 +21,18 @@ export function SpamDefaults({ canUpdate }: { canUpdate: boolean }) {
       {settings.isPending ? <p role="status">Loading…</p> : null}
       {settings.isError ? <Notice tone="error">The organization's settings could not be loaded.</Notice> : null}
       {settings.data ? (
-        <form noValidate className="flex flex-col gap-4" onSubmit={fields.handleSubmit((v) => save.mutate(v))}>
-          {canUpdate ? null : <Notice>Only owners and admins of the organization can change its defaults.</Notice>}
-          <fieldset disabled={!canUpdate} className="flex min-w-0 flex-col gap-4">
-            <SpamSettingsFields
-              fields={fields}
-              inherited={DEFAULT_SPAM_SETTINGS}
-              inheritLabel="Use the built-in default"
-            />
-            <div>
-              <Button type="submit" disabled={save.isPending || !canUpdate || !fields.formState.isDirty}>
-                {save.isPending ? 'Saving…' : 'Save spam defaults'}
-              </Button>
-            </div>
-          </fieldset>
-        </form>
+        <SpamSettingsForm
+          own={settings.data.spam ?? null}
+          inherited={DEFAULT_SPAM_SETTINGS}
+          inheritLabel="Use the built-in default"
+          canUpdate={canUpdate}
+          notice={
+            canUpdate ? null : <Notice>Only owners and admins of the organization can change its defaults.</Notice>
+          }
+          submitLabel="Save spam defaults"
+          saving={save.isPending}
+          onSave={(spam) => save.mutate(spam)}
+        />
       ) : null}
     </Panel>
   );

@@ -1,29 +1,29 @@
 import { type PermissionRequest, type TeamNameRequest, TeamNameSchema } from '@formgate/contracts';
 import { zodResolver } from '@hookform/resolvers/zod';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useForm } from 'react-hook-form';
-import { toast } from 'sonner';
+import { fieldOf } from '../../../components/form-field.ts';
 import { ConfirmDialog, Panel, SelectField } from '../../../components/panel.tsx';
 import { Button, TextField } from '../../../components/ui.tsx';
-import { organizationKeys, teamMembersQuery } from '../../../features/organization/organization.queries.ts';
+import { teamMembersQuery } from '../../../features/organization/organization.queries.ts';
+import {
+  useAddTeamMember,
+  useCreateTeam,
+  useDeleteTeam,
+  useRemoveTeamMember,
+  useRenameTeam,
+} from '../../../features/organization/teams.mutations.ts';
 import type { FullOrganization } from '../../../features/session/session.queries.ts';
-import { unwrap, useServices } from '../../../lib/app-context.tsx';
+import { useServices } from '../../../lib/app-context.tsx';
 
 type Can = (request: PermissionRequest) => boolean;
 type Team = NonNullable<FullOrganization['teams']>[number];
 
 /** The organization's teams: create, rename, delete, and who is in each. */
 export function Teams({ organization: org, can }: { organization: FullOrganization; can: Can }) {
-  const { auth } = useServices();
   const form = useForm<TeamNameRequest>({ resolver: zodResolver(TeamNameSchema), defaultValues: { name: '' } });
-  const create = useMutation({
-    mutationFn: async ({ name }: TeamNameRequest) => unwrap(await auth.organization.createTeam({ name })),
-    onSuccess: (_d, v) => {
-      form.reset({ name: '' });
-      toast.success(`Team ${v.name} created`);
-    },
-  });
+  const create = useCreateTeam({ onSuccess: () => form.reset({ name: '' }) });
   const teams = org.teams ?? [];
   return (
     <Panel title="Teams" description="Teams group members of the organization.">
@@ -40,12 +40,7 @@ export function Teams({ organization: org, can }: { organization: FullOrganizati
           className="flex flex-col gap-3 sm:flex-row sm:items-end"
           onSubmit={form.handleSubmit((v) => create.mutate(v))}
         >
-          <TextField
-            className="sm:flex-1"
-            label="New team name"
-            error={form.formState.errors.name?.message}
-            {...form.register('name')}
-          />
+          <TextField className="sm:flex-1" label="New team name" {...fieldOf(form, 'name')} />
           <Button type="submit" disabled={create.isPending}>
             Create team
           </Button>
@@ -57,37 +52,15 @@ export function Teams({ organization: org, can }: { organization: FullOrganizati
 
 function TeamRow({ team, organization: org, can }: { team: Team; organization: FullOrganization; can: Can }) {
   const services = useServices();
-  const { auth } = services;
-  const queryClient = useQueryClient();
   const [open, setOpen] = useState(false);
   const [renaming, setRenaming] = useState(false);
   const [addUserId, setAddUserId] = useState('');
   const members = useQuery({ ...teamMembersQuery(services, team.id), enabled: open });
   const form = useForm<TeamNameRequest>({ resolver: zodResolver(TeamNameSchema), values: { name: team.name } });
-  const refreshMembers = () => queryClient.invalidateQueries({ queryKey: organizationKeys.teamMembers(team.id) });
-  const rename = useMutation({
-    mutationFn: async ({ name }: TeamNameRequest) =>
-      unwrap(await auth.organization.updateTeam({ teamId: team.id, data: { name } })),
-    onSuccess: () => {
-      setRenaming(false);
-      toast.success('Team renamed');
-    },
-  });
-  const remove = useMutation({
-    mutationFn: async () => unwrap(await auth.organization.removeTeam({ teamId: team.id })),
-    onSuccess: () => toast.success(`Team ${team.name} deleted`),
-  });
-  const addMember = useMutation({
-    mutationFn: async (userId: string) => unwrap(await auth.organization.addTeamMember({ teamId: team.id, userId })),
-    onSuccess: async () => {
-      setAddUserId('');
-      await refreshMembers();
-    },
-  });
-  const removeMember = useMutation({
-    mutationFn: async (userId: string) => unwrap(await auth.organization.removeTeamMember({ teamId: team.id, userId })),
-    onSuccess: refreshMembers,
-  });
+  const rename = useRenameTeam(team.id, { onSuccess: () => setRenaming(false) });
+  const remove = useDeleteTeam(team);
+  const addMember = useAddTeamMember(team.id, { onSuccess: () => setAddUserId('') });
+  const removeMember = useRemoveTeamMember(team.id);
   const canUpdate = can({ team: ['update'] });
   const inTeam = new Set((members.data ?? []).map((m) => m.userId));
   const userOf = (userId: string) => org.members.find((m) => m.userId === userId)?.user;
@@ -102,7 +75,7 @@ function TeamRow({ team, organization: org, can }: { team: Team; organization: F
             className="flex flex-col gap-2 sm:flex-row sm:items-end"
             onSubmit={form.handleSubmit((v) => rename.mutate(v))}
           >
-            <TextField label="Team name" error={form.formState.errors.name?.message} {...form.register('name')} />
+            <TextField label="Team name" {...fieldOf(form, 'name')} />
             <div className="flex gap-2">
               <Button type="submit" disabled={rename.isPending}>
                 Save

@@ -1,25 +1,20 @@
 import type { SpamReason } from '@formgate/contracts';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import { useEffect, useRef } from 'react';
 import { useLocation, useNavigate, useParams } from 'react-router';
-import { toast } from 'sonner';
-import { ConfirmDialog } from '../../components/confirm-dialog.tsx';
-import { Button, Notice } from '../../components/ui.tsx';
-import { formsKeys } from '../../features/forms/forms.queries.ts';
+import { ConfirmDialog } from '../../../../../components/confirm-dialog.tsx';
+import { Button, Notice } from '../../../../../components/ui.tsx';
 import {
-  deleteSubmission,
-  fileLink,
-  markSubmission,
-  type Submission,
-  safeLink,
-  submissionQuery,
-  submissionsKeys,
-} from '../../features/forms/submissions.queries.ts';
-import { useCan } from '../../features/organization/use-can.ts';
-import { SPAM_LAYER_LABELS } from '../../features/spam/spam-settings.ts';
-import { describeError, isApiError } from '../../lib/api.ts';
-import { formatBytes, formatDateTime } from '../../lib/format.ts';
-import { useForm } from './form-layout.tsx';
+  useDeleteSubmission,
+  useDownloadFile,
+  useMarkSubmission,
+} from '../../../../../features/forms/submissions.mutations.ts';
+import { type Submission, submissionQuery } from '../../../../../features/forms/submissions.queries.ts';
+import { useCan } from '../../../../../features/organization/use-can.ts';
+import { SPAM_LAYER_LABELS } from '../../../../../features/spam/spam-settings.ts';
+import { describeError, isApiError } from '../../../../../lib/api.ts';
+import { formatBytes, formatDateTime } from '../../../../../lib/format.ts';
+import { useForm } from '../form-layout.tsx';
 import { DeliveriesSection } from './submission-deliveries.tsx';
 import { Badge } from './submissions-layout.tsx';
 
@@ -45,7 +40,6 @@ export function Component() {
 
 function SubmissionView({ formId, submission: s }: { formId: string; submission: Submission }) {
   const canManage = useCan().can({ form: ['update'] });
-  const queryClient = useQueryClient();
   const navigate = useNavigate();
   const { search } = useLocation();
   // Stacked under the list (small screens), an opened submission would be out of sight: bring it into view.
@@ -58,27 +52,9 @@ function SubmissionView({ formId, submission: s }: { formId: string; submission:
     el.scrollIntoView?.({ block: 'start' });
     el.focus({ preventScroll: true });
   }, [s.id]);
-  const refresh = async () => {
-    await queryClient.invalidateQueries({ queryKey: submissionsKeys.all(formId) });
-    await queryClient.invalidateQueries({ queryKey: formsKeys.all });
-  };
-  const mark = useMutation({
-    mutationFn: (spam: boolean) => markSubmission(formId, s.id, { spam }),
-    onSuccess: async (_updated, spam) => {
-      toast.success(spam ? 'Marked as spam' : 'Marked as not spam: it is notified and counted now');
-      await refresh();
-    },
-  });
-  const remove = useMutation({
-    mutationFn: () => deleteSubmission(formId, s.id),
-    onSuccess: async () => {
-      toast.success('Submission deleted');
-      // The list must no longer hold it before the index opens the newest one again.
-      await queryClient.invalidateQueries({ queryKey: submissionsKeys.lists(formId) });
-      queryClient.removeQueries({ queryKey: submissionsKeys.detail(formId, s.id) });
-      navigate({ pathname: '..', search }, { relative: 'path', replace: true });
-      await queryClient.invalidateQueries({ queryKey: formsKeys.all });
-    },
+  const mark = useMarkSubmission(formId, s.id);
+  const remove = useDeleteSubmission(formId, s.id, {
+    onSuccess: () => navigate({ pathname: '..', search }, { relative: 'path', replace: true }),
   });
 
   return (
@@ -244,17 +220,7 @@ function SpamReasons({ reasons, spam }: { reasons: SpamReason[]; spam: boolean }
 
 /** Asks for a short-lived link to the file, then opens it (the server answers it as an attachment). */
 function DownloadButton(props: { formId: string; submissionId: string; fileId: string; filename: string }) {
-  const link = useMutation({
-    mutationFn: () => fileLink(props.formId, props.submissionId, props.fileId),
-    onSuccess: ({ url }) => {
-      const safe = safeLink(url);
-      if (!safe) {
-        toast.error('The server answered an unusable link.');
-        return;
-      }
-      window.location.assign(safe);
-    },
-  });
+  const link = useDownloadFile(props.formId, props.submissionId, props.fileId);
   return (
     <Button
       variant="secondary"

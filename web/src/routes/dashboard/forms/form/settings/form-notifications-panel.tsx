@@ -1,14 +1,15 @@
 import { type FormNotifications, FormNotificationsSchema } from '@formgate/contracts';
 import { zodResolver } from '@hookform/resolvers/zod';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import { useId } from 'react';
 import { useForm as useHookForm } from 'react-hook-form';
 import { Link } from 'react-router';
-import { toast } from 'sonner';
 import { z } from 'zod';
-import { Button, Notice, TextField } from '../../components/ui.tsx';
-import { type FormDto, formsKeys, updateForm } from '../../features/forms/forms.queries.ts';
-import { notificationEmailsQuery } from '../../features/notifications/notification-emails.queries.ts';
+import { fieldOf } from '../../../../../components/form-field.ts';
+import { CheckboxField, Notice, SubmitButton, TextAreaField, TextField } from '../../../../../components/ui.tsx';
+import { useUpdateFormNotifications } from '../../../../../features/forms/forms.mutations.ts';
+import type { FormDto } from '../../../../../features/forms/forms.queries.ts';
+import { notificationEmailsQuery } from '../../../../../features/notifications/notification-emails.queries.ts';
 
 /** The panel's fields; `subject` empty means the default subject. */
 export const NotificationsFormSchema = z.object({
@@ -36,21 +37,13 @@ export const notificationsRequestOf = (v: NotificationsFormValues): FormNotifica
  * key by key by the server, so it never resets the other settings).
  */
 export function FormNotificationsPanel({ form, canUpdate }: { form: FormDto; canUpdate: boolean }) {
-  const queryClient = useQueryClient();
   const emails = useQuery(notificationEmailsQuery());
   const headingId = useId();
   const fields = useHookForm<NotificationsFormValues>({
     resolver: zodResolver(NotificationsFormSchema),
     values: valuesOf(form.settings.notifications),
   });
-  const save = useMutation({
-    mutationFn: (values: NotificationsFormValues) =>
-      updateForm(form.id, { settings: { notifications: notificationsRequestOf(values) } }),
-    onSuccess: async () => {
-      toast.success('Notification settings saved');
-      await queryClient.invalidateQueries({ queryKey: formsKeys.all });
-    },
-  });
+  const save = useUpdateFormNotifications(form.id);
   const chosen = fields.watch('emails');
   const verified = (emails.data ?? []).filter((e) => e.verified).map((e) => e.email);
   // Chosen before and no longer verified (removed since): shown so they can be unticked; they get no mail.
@@ -64,18 +57,18 @@ export function FormNotificationsPanel({ form, canUpdate }: { form: FormDto; can
       <h2 id={headingId} className="text-lg font-semibold">
         Notifications
       </h2>
-      <form noValidate className="flex flex-col gap-4" onSubmit={fields.handleSubmit((v) => save.mutate(v))}>
+      <form
+        noValidate
+        className="flex flex-col gap-4"
+        onSubmit={fields.handleSubmit((v) => save.mutate(notificationsRequestOf(v)))}
+      >
         <fieldset disabled={!canUpdate} className="flex min-w-0 flex-col gap-4">
-          <label className="flex items-center gap-3 text-sm font-medium">
-            <input
-              type="checkbox"
-              role="switch"
-              aria-checked={fields.watch('enabled')}
-              className="size-4"
-              {...fields.register('enabled')}
-            />
-            Email new submissions
-          </label>
+          <CheckboxField
+            role="switch"
+            aria-checked={fields.watch('enabled')}
+            label="Email new submissions"
+            {...fields.register('enabled')}
+          />
           <fieldset className="flex min-w-0 flex-col gap-2">
             <legend className="mb-1 text-sm font-medium">Recipients</legend>
             {emails.isPending ? (
@@ -111,49 +104,25 @@ export function FormNotificationsPanel({ form, canUpdate }: { form: FormDto; can
           <TextField
             label="Subject"
             placeholder="New submission to {{form}}"
-            error={errors.subject?.message}
             hint="{{form}} becomes the form's name, {{subject}} the submission's _subject; empty for the default."
-            {...fields.register('subject')}
+            {...fieldOf(fields, 'subject')}
           />
-          <label className="flex items-center gap-3 text-sm font-medium">
-            <input
-              type="checkbox"
-              role="switch"
-              aria-checked={fields.watch('autoresponse.enabled')}
-              className="size-4"
-              {...fields.register('autoresponse.enabled')}
-            />
-            Send an autoresponse to the submitter
-          </label>
-          <div className="flex flex-col gap-1.5">
-            <label htmlFor={`${headingId}-autoresponse`} className="text-sm font-medium">
-              Autoresponse text
-            </label>
-            <textarea
-              id={`${headingId}-autoresponse`}
-              rows={4}
-              aria-invalid={errors.autoresponse?.text ? true : undefined}
-              aria-describedby={`${headingId}-autoresponse-message`}
-              className="rounded-md border border-zinc-300 bg-white px-3 py-2 text-sm aria-invalid:border-red-600 dark:border-zinc-700 dark:bg-zinc-900"
-              {...fields.register('autoresponse.text')}
-            />
-            <p
-              id={`${headingId}-autoresponse-message`}
-              role={errors.autoresponse?.text ? 'alert' : undefined}
-              className={
-                errors.autoresponse?.text
-                  ? 'text-sm text-red-700 dark:text-red-400'
-                  : 'text-sm text-zinc-600 dark:text-zinc-400'
-              }
-            >
-              {errors.autoresponse?.text?.message ??
-                'Sent as plain text to the address the submitter gave (never for spam).'}
-            </p>
-          </div>
+          <CheckboxField
+            role="switch"
+            aria-checked={fields.watch('autoresponse.enabled')}
+            label="Send an autoresponse to the submitter"
+            {...fields.register('autoresponse.enabled')}
+          />
+          <TextAreaField
+            label="Autoresponse text"
+            rows={4}
+            hint="Sent as plain text to the address the submitter gave (never for spam)."
+            {...fieldOf(fields, 'autoresponse.text')}
+          />
           <div>
-            <Button type="submit" disabled={save.isPending || !canUpdate}>
-              {save.isPending ? 'Saving…' : 'Save notifications'}
-            </Button>
+            <SubmitButton pending={save.isPending} pendingLabel="Saving…" disabled={!canUpdate}>
+              Save notifications
+            </SubmitButton>
           </div>
         </fieldset>
       </form>

@@ -1,29 +1,23 @@
-import { keepPreviousData, useInfiniteQuery, useMutation, useQueryClient } from '@tanstack/react-query';
-import { DropdownMenu } from 'radix-ui';
-import { type FormEvent, type KeyboardEvent, useEffect, useMemo, useState } from 'react';
+import { keepPreviousData, useInfiniteQuery } from '@tanstack/react-query';
+import { type KeyboardEvent, useEffect, useMemo, useState } from 'react';
 import { Link, NavLink, Outlet, useLocation, useNavigate, useParams, useSearchParams } from 'react-router';
-import { toast } from 'sonner';
-import { ConfirmDialog } from '../../components/confirm-dialog.tsx';
-import { Button, cx, Notice } from '../../components/ui.tsx';
-import { formsKeys } from '../../features/forms/forms.queries.ts';
+import { ConfirmDialog } from '../../../../../components/confirm-dialog.tsx';
+import { Button, cx, Notice } from '../../../../../components/ui.tsx';
+import { useBulkSubmissions } from '../../../../../features/forms/submissions.mutations.ts';
 import {
   type BulkSubmissionsRequest,
-  bulkSubmissions,
-  type ExportFormat,
-  exportSubmissions,
   filtersOf,
   filtersToQuery,
   hasFilters,
-  MAX_BULK_IDS,
   type Submission,
   type SubmissionFilters,
-  submissionsKeys,
   submissionsListQuery,
-} from '../../features/forms/submissions.queries.ts';
-import { useCan } from '../../features/organization/use-can.ts';
-import { describeError } from '../../lib/api.ts';
-import { formatDateTime } from '../../lib/format.ts';
-import { useForm } from './form-layout.tsx';
+} from '../../../../../features/forms/submissions.queries.ts';
+import { useCan } from '../../../../../features/organization/use-can.ts';
+import { describeError } from '../../../../../lib/api.ts';
+import { formatDateTime } from '../../../../../lib/format.ts';
+import { useForm } from '../form-layout.tsx';
+import { Filters } from './submissions-filters.tsx';
 
 export const NO_SUBMISSIONS = 'No submissions, follow the examples to setup your form.';
 
@@ -78,136 +72,6 @@ export function Component() {
   );
 }
 
-function Filters(props: { filters: SubmissionFilters; onChange: (f: SubmissionFilters) => void; formId: string }) {
-  const { filters, onChange } = props;
-  const [q, setQ] = useState(filters.q ?? '');
-  useEffect(() => setQ(filters.q ?? ''), [filters.q]);
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    onChange({ ...filters, q: q.trim() || undefined });
-  };
-  const select = 'rounded-md border border-zinc-300 bg-white px-2 py-1.5 text-sm dark:border-zinc-700 dark:bg-zinc-900';
-  return (
-    <div className="flex flex-col gap-2">
-      <search>
-        <form onSubmit={submit} className="flex gap-2">
-          <label htmlFor="submission-search" className="sr-only">
-            Search submissions
-          </label>
-          <input
-            id="submission-search"
-            type="search"
-            value={q}
-            onChange={(e) => setQ(e.target.value)}
-            placeholder="Search values"
-            maxLength={200}
-            className="min-w-0 flex-1 rounded-md border border-zinc-300 bg-white px-3 py-1.5 text-sm dark:border-zinc-700 dark:bg-zinc-900"
-          />
-          <Button type="submit" variant="secondary" className="px-3 py-1.5">
-            Search
-          </Button>
-        </form>
-      </search>
-      <fieldset className="grid grid-cols-2 gap-2 text-sm">
-        <legend className="sr-only">Filters</legend>
-        <label className="flex flex-col gap-1">
-          <span>Spam</span>
-          <select
-            className={select}
-            value={filters.spam ?? ''}
-            onChange={(e) => onChange({ ...filters, spam: (e.target.value || undefined) as SubmissionFilters['spam'] })}
-          >
-            <option value="">All</option>
-            <option value="true">Spam only</option>
-            <option value="false">Not spam</option>
-          </select>
-        </label>
-        <label className="flex flex-col gap-1">
-          <span>Held</span>
-          <select
-            className={select}
-            value={filters.held ?? ''}
-            onChange={(e) => onChange({ ...filters, held: (e.target.value || undefined) as SubmissionFilters['held'] })}
-          >
-            <option value="">All</option>
-            <option value="true">Held only</option>
-            <option value="false">Not held</option>
-          </select>
-        </label>
-        <label className="flex flex-col gap-1">
-          <span>From</span>
-          <input
-            type="date"
-            className={select}
-            value={filters.from ?? ''}
-            onChange={(e) => onChange({ ...filters, from: e.target.value || undefined })}
-          />
-        </label>
-        <label className="flex flex-col gap-1">
-          <span>Before</span>
-          <input
-            type="date"
-            className={select}
-            value={filters.to ?? ''}
-            onChange={(e) => onChange({ ...filters, to: e.target.value || undefined })}
-          />
-        </label>
-      </fieldset>
-      <div className="flex flex-wrap items-center gap-2">
-        {hasFilters(filters) ? (
-          <Button variant="ghost" className="px-2 py-1 text-sm" onClick={() => onChange({})}>
-            Clear filters
-          </Button>
-        ) : null}
-        <ExportMenu formId={props.formId} filters={filters} />
-      </div>
-    </div>
-  );
-}
-
-/** Export the list as it is filtered, as a CSV or JSON download. */
-function ExportMenu({ formId, filters }: { formId: string; filters: SubmissionFilters }) {
-  const form = useForm();
-  const run = useMutation({
-    mutationFn: (format: ExportFormat) => exportSubmissions(formId, filters, format),
-    onSuccess: ({ blob, filename }, format) => {
-      const url = URL.createObjectURL(blob);
-      const a = document.createElement('a');
-      a.href = url;
-      a.download = filename ?? `${form.slug}-submissions.${format}`;
-      document.body.append(a);
-      a.click();
-      a.remove();
-      setTimeout(() => URL.revokeObjectURL(url), 0);
-    },
-  });
-  const item =
-    'cursor-pointer rounded px-3 py-1.5 text-sm outline-none data-[highlighted]:bg-zinc-100 dark:data-[highlighted]:bg-zinc-800';
-  return (
-    <DropdownMenu.Root>
-      <DropdownMenu.Trigger asChild>
-        <Button variant="secondary" className="ml-auto px-3 py-1.5" disabled={run.isPending}>
-          {run.isPending ? 'Exporting…' : 'Export'}
-        </Button>
-      </DropdownMenu.Trigger>
-      <DropdownMenu.Portal>
-        <DropdownMenu.Content
-          align="end"
-          sideOffset={4}
-          className="z-50 min-w-40 rounded-md border border-zinc-200 bg-white p-1 shadow-lg dark:border-zinc-800 dark:bg-zinc-900"
-        >
-          <DropdownMenu.Item className={item} onSelect={() => run.mutate('csv')}>
-            CSV (spreadsheets)
-          </DropdownMenu.Item>
-          <DropdownMenu.Item className={item} onSelect={() => run.mutate('json')}>
-            JSON
-          </DropdownMenu.Item>
-        </DropdownMenu.Content>
-      </DropdownMenu.Portal>
-    </DropdownMenu.Root>
-  );
-}
-
 /** A one-line summary of a submission: its first values, as text. */
 export function summaryOf(s: Submission): string {
   const text = s.fields
@@ -232,7 +96,6 @@ function SubmissionList(props: {
   const { search } = useLocation();
   const { submissionId } = useParams();
   const navigate = useNavigate();
-  const queryClient = useQueryClient();
   const [selected, setSelected] = useState<Set<string>>(new Set());
   // Forget what is no longer listed (deleted, or filtered away).
   useEffect(() => {
@@ -243,26 +106,13 @@ function SubmissionList(props: {
     });
   }, [items]);
 
-  const bulk = useMutation({
-    mutationFn: async (action: BulkSubmissionsRequest['action']) => {
-      const ids = [...selected];
-      let changed = 0;
-      for (let i = 0; i < ids.length; i += MAX_BULK_IDS) {
-        const answer = await bulkSubmissions(formId, { action, ids: ids.slice(i, i + MAX_BULK_IDS) });
-        changed += answer.data.filter((d) => d.result === 'changed').length;
-      }
-      return { action, ids, changed };
-    },
-    onSuccess: async ({ action, ids, changed }) => {
+  const bulk = useBulkSubmissions(formId, {
+    onSuccess: ({ action, ids }) => {
       setSelected(new Set());
-      const verb = action === 'delete' ? 'deleted' : action === 'spam' ? 'marked spam' : 'marked not spam';
-      toast.success(`${changed} ${changed === 1 ? 'submission' : 'submissions'} ${verb}`);
-      await queryClient.invalidateQueries({ queryKey: submissionsKeys.lists(formId) });
       if (action === 'delete' && submissionId && ids.includes(submissionId)) navigate({ pathname: '.', search });
-      await queryClient.invalidateQueries({ queryKey: submissionsKeys.all(formId) });
-      await queryClient.invalidateQueries({ queryKey: formsKeys.all });
     },
   });
+  const act = (action: BulkSubmissionsRequest['action']) => bulk.mutate({ action, ids: [...selected] });
 
   const allSelected = items.length > 0 && items.every((i) => selected.has(i.id));
   const toggle = (id: string) =>
@@ -297,20 +147,10 @@ function SubmissionList(props: {
           </label>
           {selected.size > 0 ? (
             <fieldset aria-label="With the selected submissions" className="ml-auto flex flex-wrap gap-1">
-              <Button
-                variant="ghost"
-                className="px-2 py-1"
-                disabled={bulk.isPending}
-                onClick={() => bulk.mutate('spam')}
-              >
+              <Button variant="ghost" className="px-2 py-1" disabled={bulk.isPending} onClick={() => act('spam')}>
                 Mark spam
               </Button>
-              <Button
-                variant="ghost"
-                className="px-2 py-1"
-                disabled={bulk.isPending}
-                onClick={() => bulk.mutate('not-spam')}
-              >
+              <Button variant="ghost" className="px-2 py-1" disabled={bulk.isPending} onClick={() => act('not-spam')}>
                 Not spam
               </Button>
               <ConfirmDialog
@@ -326,7 +166,7 @@ function SubmissionList(props: {
                 title={`Delete ${selected.size} ${selected.size === 1 ? 'submission' : 'submissions'}?`}
                 description="Their fields and files are deleted for good."
                 confirmLabel="Delete"
-                onConfirm={() => bulk.mutate('delete')}
+                onConfirm={() => act('delete')}
               />
             </fieldset>
           ) : null}

@@ -1,15 +1,22 @@
 import { CreateFormRequestSchema, FormSettingsSchema, type UpdateFormRequest } from '@formgate/contracts';
 import { zodResolver } from '@hookform/resolvers/zod';
-import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useForm as useHookForm } from 'react-hook-form';
 import { useNavigate } from 'react-router';
-import { toast } from 'sonner';
 import { z } from 'zod';
-import { ConfirmDialog } from '../../components/confirm-dialog.tsx';
-import { Button, Notice, TextField } from '../../components/ui.tsx';
-import { deleteForm, type FormDto, formsKeys, updateForm } from '../../features/forms/forms.queries.ts';
-import { useCan } from '../../features/organization/use-can.ts';
-import { useForm } from './form-layout.tsx';
+import { ConfirmDialog } from '../../../../../components/confirm-dialog.tsx';
+import { fieldOf } from '../../../../../components/form-field.ts';
+import {
+  Button,
+  CheckboxField,
+  Notice,
+  SubmitButton,
+  TextAreaField,
+  TextField,
+} from '../../../../../components/ui.tsx';
+import { useDeleteForm, useUpdateForm } from '../../../../../features/forms/forms.mutations.ts';
+import type { FormDto } from '../../../../../features/forms/forms.queries.ts';
+import { useCan } from '../../../../../features/organization/use-can.ts';
+import { useForm } from '../form-layout.tsx';
 import { FormNotificationsPanel } from './form-notifications-panel.tsx';
 import { FormSpamPanel } from './form-spam-panel.tsx';
 import { FormWebhooksPanel } from './form-webhooks-panel.tsx';
@@ -62,7 +69,6 @@ export const requestOf = (values: SettingsFormValues): UpdateFormRequest => ({
 /** `/dashboard/forms/{formSlug}/settings`: name, redirect, origins, honeypot, enabled; spam protection; notifications; webhooks; deleting the form. */
 export function Component() {
   const form = useForm();
-  const queryClient = useQueryClient();
   const navigate = useNavigate();
   const { can } = useCan();
   const canUpdate = can({ form: ['update'] });
@@ -71,26 +77,12 @@ export function Component() {
     resolver: zodResolver(SettingsFormSchema),
     values: valuesOf(form),
   });
-  const save = useMutation({
-    mutationFn: (values: SettingsFormValues) => updateForm(form.id, requestOf(values)),
-    onSuccess: async () => {
-      toast.success('Settings saved');
-      await queryClient.invalidateQueries({ queryKey: formsKeys.all });
-    },
-  });
-  const remove = useMutation({
-    mutationFn: () => deleteForm(form.id),
-    onSuccess: async () => {
-      toast.success(`Form "${form.name}" deleted`);
-      queryClient.removeQueries({ queryKey: formsKeys.bySlug(form.slug) });
-      navigate('/dashboard/forms', { replace: true });
-      await queryClient.invalidateQueries({ queryKey: formsKeys.all });
-    },
-  });
+  const save = useUpdateForm(form.id);
+  const remove = useDeleteForm(form, { onSuccess: () => navigate('/dashboard/forms', { replace: true }) });
   const errors = fields.formState.errors;
   return (
     <div className="flex max-w-2xl flex-col gap-10">
-      <form noValidate className="flex flex-col gap-4" onSubmit={fields.handleSubmit((v) => save.mutate(v))}>
+      <form noValidate className="flex flex-col gap-4" onSubmit={fields.handleSubmit((v) => save.mutate(requestOf(v)))}>
         <h2 className="text-lg font-semibold">Settings</h2>
         {canUpdate ? null : <Notice>Only owners and admins of the organization can change a form.</Notice>}
         <fieldset disabled={!canUpdate} className="flex flex-col gap-4">
@@ -111,50 +103,27 @@ export function Component() {
             label="Redirect URL"
             type="url"
             placeholder="https://example.com/thanks"
-            error={errors.redirectUrl?.message}
             hint="Where an HTML form goes after a submission; empty for Formgate’s thank-you page."
-            {...fields.register('redirectUrl')}
+            {...fieldOf(fields, 'redirectUrl')}
           />
-          <div className="flex flex-col gap-1.5">
-            <label htmlFor="allowed-origins" className="text-sm font-medium">
-              Allowed origins
-            </label>
-            <textarea
-              id="allowed-origins"
-              rows={3}
-              placeholder="https://example.com"
-              aria-invalid={errors.allowedOrigins ? true : undefined}
-              aria-describedby="allowed-origins-message"
-              className="rounded-md border border-zinc-300 bg-white px-3 py-2 font-mono text-sm aria-invalid:border-red-600 dark:border-zinc-700 dark:bg-zinc-900"
-              {...fields.register('allowedOrigins')}
-            />
-            <p
-              id="allowed-origins-message"
-              role={errors.allowedOrigins ? 'alert' : undefined}
-              className={
-                errors.allowedOrigins
-                  ? 'text-sm text-red-700 dark:text-red-400'
-                  : 'text-sm text-zinc-600 dark:text-zinc-400'
-              }
-            >
-              {errors.allowedOrigins?.message ?? 'One origin (scheme://host[:port]) a line.'}
-            </p>
-          </div>
+          <TextAreaField
+            mono
+            label="Allowed origins"
+            placeholder="https://example.com"
+            hint="One origin (scheme://host[:port]) a line."
+            {...fieldOf(fields, 'allowedOrigins')}
+          />
           <TextField
             label="Honeypot field"
             placeholder="_gotcha"
-            error={errors.honeypotField?.message}
             hint="A hidden field of your form that people leave empty; a submission that fills it is spam."
-            {...fields.register('honeypotField')}
+            {...fieldOf(fields, 'honeypotField')}
           />
-          <label className="flex items-center gap-3 text-sm font-medium">
-            <input type="checkbox" className="size-4" {...fields.register('enabled')} />
-            Accept submissions
-          </label>
+          <CheckboxField label="Accept submissions" {...fields.register('enabled')} />
           <div>
-            <Button type="submit" disabled={save.isPending || !canUpdate}>
-              {save.isPending ? 'Saving…' : 'Save settings'}
-            </Button>
+            <SubmitButton pending={save.isPending} pendingLabel="Saving…" disabled={!canUpdate}>
+              Save settings
+            </SubmitButton>
           </div>
         </fieldset>
       </form>

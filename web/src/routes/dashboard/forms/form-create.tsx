@@ -1,11 +1,9 @@
 import { type CreateFormRequest, CreateFormRequestSchema } from '@formgate/contracts';
 import { zodResolver } from '@hookform/resolvers/zod';
-import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useForm } from 'react-hook-form';
 import { useNavigate } from 'react-router';
-import { toast } from 'sonner';
-import { Button, TextField } from '../../components/ui.tsx';
-import { createForm, formsKeys } from '../../features/forms/forms.queries.ts';
+import { SubmitButton, TextField } from '../../../components/ui.tsx';
+import { useCreateForm } from '../../../features/forms/forms.mutations.ts';
 
 /** The slug the server derives from a name when none is given (`slugify` in the forms service). */
 export function slugify(name: string): string {
@@ -23,18 +21,12 @@ export function slugify(name: string): string {
 /** `/dashboard/forms/create`: a name (and optionally a slug) → the new form's example page. */
 export function Component() {
   const navigate = useNavigate();
-  const queryClient = useQueryClient();
   const form = useForm<CreateFormRequest>({
     resolver: zodResolver(CreateFormRequestSchema),
     defaultValues: { name: '' },
   });
-  const create = useMutation({
-    mutationFn: createForm,
-    onSuccess: async (created) => {
-      await queryClient.invalidateQueries({ queryKey: formsKeys.all });
-      toast.success(`Form "${created.name}" created`);
-      navigate(`/dashboard/forms/${encodeURIComponent(created.slug)}/example`);
-    },
+  const create = useCreateForm({
+    onSuccess: (created) => navigate(`/dashboard/forms/${encodeURIComponent(created.slug)}/example`),
   });
   const name = form.watch('name');
   const slug = form.watch('slug');
@@ -74,9 +66,9 @@ export function Component() {
           {...form.register('slug', { setValueAs: (v: string) => (v.trim() === '' ? undefined : v.trim()) })}
         />
         <div>
-          <Button type="submit" disabled={create.isPending}>
-            {create.isPending ? 'Creating…' : 'Create form'}
-          </Button>
+          <SubmitButton pending={create.isPending} pendingLabel="Creating…">
+            Create form
+          </SubmitButton>
         </div>
       </form>
     </section>

@@ -1,15 +1,10 @@
 import { CAPTCHA_PROVIDERS, type SpamSettings } from '@formgate/contracts';
-import { type ComponentProps, forwardRef, type ReactNode, useId } from 'react';
+import type { ReactNode } from 'react';
 import type { UseFormReturn } from 'react-hook-form';
+import { fieldOf } from '../../components/form-field.ts';
 import { SelectField } from '../../components/panel.tsx';
-import { TextField } from '../../components/ui.tsx';
-import {
-  CAPTCHA_LABELS,
-  inheritedFieldsOf,
-  needsSecret,
-  type SpamFormValues,
-  type SpamKey,
-} from '../../features/spam/spam-settings.ts';
+import { CheckboxField, TextAreaField, TextField } from '../../components/ui.tsx';
+import { CAPTCHA_LABELS, inheritedFieldsOf, needsSecret, type SpamFormValues, type SpamKey } from './spam-settings.ts';
 
 /**
  * The spam settings editor (issue 14): one group per key of `settings.spam`, each with "use the default" (the key
@@ -26,7 +21,6 @@ export function SpamSettingsFields(props: {
   allowedOrigins?: string[];
 }) {
   const { fields, inherited, inheritLabel } = props;
-  const errors = fields.formState.errors;
   const provider = fields.watch('captcha.provider');
   const captcha = fields.watch('captcha');
   const group = { fields, inherited, inheritLabel };
@@ -36,9 +30,8 @@ export function SpamSettingsFields(props: {
         <TextField
           label="Minimum seconds between rendering and sending"
           inputMode="numeric"
-          error={errors.timeTrapSeconds?.value?.message}
           hint="A submission sent sooner after its signed render timestamp is spam; 0 turns it off. Needs the page's timestamp field (see the examples)."
-          {...fields.register('timeTrapSeconds.value')}
+          {...fieldOf(fields, 'timeTrapSeconds.value')}
         />
       </Group>
 
@@ -72,12 +65,7 @@ export function SpamSettingsFields(props: {
 
       <Group {...group} name="captcha" title="Captcha">
         <SelectField label="Provider" {...fields.register('captcha.provider')}>
-          <option value="none">None</option>
-          {CAPTCHA_PROVIDERS.map((p) => (
-            <option key={p} value={p}>
-              {CAPTCHA_LABELS[p]}
-            </option>
-          ))}
+          <CaptchaOptions />
         </SelectField>
         {needsSecret(provider) ? (
           <TextField
@@ -86,13 +74,12 @@ export function SpamSettingsFields(props: {
             autoComplete="off"
             spellCheck={false}
             placeholder={captcha.secretSet && captcha.savedProvider === provider ? 'Set (type to replace)' : ''}
-            error={errors.captcha?.secret?.message}
             hint={
               captcha.secretSet && captcha.savedProvider === provider
                 ? 'A secret is set; it is never shown. Leave empty to keep it.'
                 : 'From the provider’s dashboard; it is stored and never shown again.'
             }
-            {...fields.register('captcha.secret')}
+            {...fieldOf(fields, 'captcha.secret')}
           />
         ) : null}
         {provider === 'recaptcha' ? (
@@ -100,9 +87,8 @@ export function SpamSettingsFields(props: {
             label="Minimum score (reCAPTCHA v3)"
             inputMode="decimal"
             placeholder="0.5"
-            error={errors.captcha?.minScore?.message}
             hint="From 0 to 1; empty for reCAPTCHA v2 (no score)."
-            {...fields.register('captcha.minScore')}
+            {...fieldOf(fields, 'captcha.minScore')}
           />
         ) : null}
         {provider === 'none' ? null : (
@@ -123,74 +109,53 @@ export function SpamSettingsFields(props: {
           Requests per minute; 0 means no limit. Over a limit: 429 RATE_LIMITED with Retry-After, nothing stored.
         </p>
         <div className="grid gap-3 sm:grid-cols-3">
-          <TextField
-            label="Per IP address"
-            inputMode="numeric"
-            error={errors.rateLimit?.perIpPerMinute?.message}
-            {...fields.register('rateLimit.perIpPerMinute')}
-          />
-          <TextField
-            label="Per form"
-            inputMode="numeric"
-            error={errors.rateLimit?.perFormPerMinute?.message}
-            {...fields.register('rateLimit.perFormPerMinute')}
-          />
-          <TextField
-            label="Per organization"
-            inputMode="numeric"
-            error={errors.rateLimit?.perOrgPerMinute?.message}
-            {...fields.register('rateLimit.perOrgPerMinute')}
-          />
+          <TextField label="Per IP address" inputMode="numeric" {...fieldOf(fields, 'rateLimit.perIpPerMinute')} />
+          <TextField label="Per form" inputMode="numeric" {...fieldOf(fields, 'rateLimit.perFormPerMinute')} />
+          <TextField label="Per organization" inputMode="numeric" {...fieldOf(fields, 'rateLimit.perOrgPerMinute')} />
         </div>
       </Group>
 
       <Group {...group} name="rules" title="Content rules">
-        <TextArea
+        <TextAreaField
+          mono
           label="Blocked words"
           hint="One word or phrase a line, matched whole and case-insensitively in any field."
-          error={errors.rules?.blockedWords?.message}
-          {...fields.register('rules.blockedWords')}
+          {...fieldOf(fields, 'rules.blockedWords')}
         />
-        <TextArea
+        <TextAreaField
+          mono
           label="Blocked email domains"
           hint="One domain a line; its subdomains are blocked too."
-          error={errors.rules?.blockedDomains?.message}
-          {...fields.register('rules.blockedDomains')}
+          {...fieldOf(fields, 'rules.blockedDomains')}
         />
         <div className="grid gap-3 sm:grid-cols-2">
           <TextField
             label="Most links allowed"
             inputMode="numeric"
             placeholder="No limit"
-            error={errors.rules?.maxLinks?.message}
             hint="More links than this across the fields score; empty for no limit."
-            {...fields.register('rules.maxLinks')}
+            {...fieldOf(fields, 'rules.maxLinks')}
           />
           <TextField
             label="Spam score threshold"
             inputMode="numeric"
-            error={errors.rules?.threshold?.message}
             hint="Each rule hit adds to the score; at or above this, the submission is spam."
-            {...fields.register('rules.threshold')}
+            {...fieldOf(fields, 'rules.threshold')}
           />
         </div>
-        <label className="flex items-center gap-3 text-sm font-medium">
-          <input type="checkbox" className="size-4" {...fields.register('rules.disposableEmails')} />
-          Score addresses at disposable email providers
-        </label>
+        <CheckboxField
+          label="Score addresses at disposable email providers"
+          {...fields.register('rules.disposableEmails')}
+        />
       </Group>
 
       <Group {...group} name="shadow" title="Shadow mode">
-        <label className="flex items-center gap-3 text-sm font-medium">
-          <input
-            type="checkbox"
-            role="switch"
-            aria-checked={fields.watch('shadow.value')}
-            className="size-4"
-            {...fields.register('shadow.value')}
-          />
-          Only record what the layers would have done
-        </label>
+        <CheckboxField
+          role="switch"
+          aria-checked={fields.watch('shadow.value')}
+          label="Only record what the layers would have done"
+          {...fields.register('shadow.value')}
+        />
         <p className="text-sm text-zinc-600 dark:text-zinc-400">
           Try rules without refusing or flagging anyone: each submission shows the reasons marked "shadow". The honeypot
           always acts.
@@ -234,34 +199,16 @@ function Group(props: {
   );
 }
 
-type TextAreaProps = ComponentProps<'textarea'> & { label: string; hint: string; error?: string | undefined };
-
-const TextArea = forwardRef<HTMLTextAreaElement, TextAreaProps>(function TextArea(
-  { label, hint, error, ...props },
-  ref,
-) {
-  const id = useId();
+/** "None" and every captcha provider, as a select's options. */
+export function CaptchaOptions() {
   return (
-    <div className="flex flex-col gap-1.5">
-      <label htmlFor={id} className="text-sm font-medium">
-        {label}
-      </label>
-      <textarea
-        ref={ref}
-        id={id}
-        rows={3}
-        aria-invalid={error ? true : undefined}
-        aria-describedby={`${id}-message`}
-        className="rounded-md border border-zinc-300 bg-white px-3 py-2 font-mono text-sm aria-invalid:border-red-600 dark:border-zinc-700 dark:bg-zinc-900"
-        {...props}
-      />
-      <p
-        id={`${id}-message`}
-        role={error ? 'alert' : undefined}
-        className={error ? 'text-sm text-red-700 dark:text-red-400' : 'text-sm text-zinc-600 dark:text-zinc-400'}
-      >
-        {error ?? hint}
-      </p>
-    </div>
+    <>
+      <option value="none">None</option>
+      {CAPTCHA_PROVIDERS.map((p) => (
+        <option key={p} value={p}>
+          {CAPTCHA_LABELS[p]}
+        </option>
+      ))}
+    </>
   );
-});
+}

@@ -1,16 +1,11 @@
 import type { DeliveryDto } from '@formgate/contracts';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
-import { toast } from 'sonner';
-import { Button, cx, Notice, TextField } from '../../components/ui.tsx';
-import {
-  deliveriesKeys,
-  deliveriesQuery,
-  replayDeliveries,
-  resendDelivery,
-} from '../../features/notifications/deliveries.queries.ts';
-import { describeError } from '../../lib/api.ts';
-import { formatDateTime } from '../../lib/format.ts';
+import { Button, cx, Notice, TextField } from '../../../../../components/ui.tsx';
+import { useReplayDeliveries, useResendDelivery } from '../../../../../features/notifications/deliveries.mutations.ts';
+import { deliveriesQuery } from '../../../../../features/notifications/deliveries.queries.ts';
+import { describeError } from '../../../../../lib/api.ts';
+import { formatDateTime } from '../../../../../lib/format.ts';
 
 const STATUS_LABEL: Record<DeliveryDto['status'], string> = {
   pending: 'Sending',
@@ -46,15 +41,8 @@ export function DeliveriesSection(props: {
   canManage: boolean;
 }) {
   const { formId, submissionId, canManage } = props;
-  const queryClient = useQueryClient();
   const deliveries = useQuery(deliveriesQuery(formId, submissionId));
-  const resend = useMutation({
-    mutationFn: (deliveryId: string) => resendDelivery(formId, submissionId, deliveryId),
-    onSuccess: async (created) => {
-      toast.success(created.status === 'succeeded' ? 'Sent again' : 'Sending again');
-      await queryClient.invalidateQueries({ queryKey: deliveriesKeys.ofSubmission(formId, submissionId) });
-    },
-  });
+  const resend = useResendDelivery(formId, submissionId);
   return (
     <section aria-labelledby="deliveries-heading" className="flex flex-col gap-2">
       <h3 id="deliveries-heading" className="font-semibold">
@@ -148,29 +136,14 @@ const localInput = (date: Date) => {
 
 /** Owners and admins: re-attempts the form's failed deliveries of submissions received in a time range. */
 export function ReplayFailedDeliveries({ formId }: { formId: string }) {
-  const queryClient = useQueryClient();
   const [from, setFrom] = useState(() => localInput(new Date(Date.now() - 24 * 3_600_000)));
   const [to, setTo] = useState(() => localInput(new Date()));
   const invalid = !from || !to || new Date(from) > new Date(to);
-  const replay = useMutation({
-    mutationFn: () =>
-      replayDeliveries(formId, {
-        from: new Date(from).toISOString(),
-        to: new Date(to).toISOString(),
-        status: 'failed',
-      }),
-    onSuccess: async ({ replayed }) => {
-      toast.success(
-        replayed === 0
-          ? 'No failed deliveries in that range'
-          : `Replaying ${replayed} ${replayed === 1 ? 'delivery' : 'deliveries'}`,
-      );
-      await queryClient.invalidateQueries({ queryKey: deliveriesKeys.all(formId) });
-    },
-  });
+  const replay = useReplayDeliveries(formId);
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    if (!invalid) replay.mutate();
+    if (!invalid)
+      replay.mutate({ from: new Date(from).toISOString(), to: new Date(to).toISOString(), status: 'failed' });
   };
   return (
     <details className="rounded-md border border-zinc-200 px-3 py-2 text-sm dark:border-zinc-800">

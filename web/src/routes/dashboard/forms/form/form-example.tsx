@@ -1,11 +1,12 @@
-import { CAPTCHA_PROVIDERS, type CaptchaProvider } from '@formgate/contracts';
+import type { CaptchaProvider } from '@formgate/contracts';
 import { useState } from 'react';
-import { CopyButton } from '../../components/copy-button.tsx';
-import { SelectField } from '../../components/panel.tsx';
-import { TextField } from '../../components/ui.tsx';
-import { endpointUrl, type FormDto } from '../../features/forms/forms.queries.ts';
-import { CAPTCHA_LABELS, needsSecret } from '../../features/spam/spam-settings.ts';
-import { spamSnippet } from '../../features/spam/spam-snippets.ts';
+import { CopyButton } from '../../../../components/copy-button.tsx';
+import { SelectField } from '../../../../components/panel.tsx';
+import { CheckboxField, TextField } from '../../../../components/ui.tsx';
+import { endpointUrl, type FormDto } from '../../../../features/forms/forms.queries.ts';
+import { needsSecret } from '../../../../features/spam/spam-settings.ts';
+import { CaptchaOptions } from '../../../../features/spam/spam-settings-fields.tsx';
+import { spamSnippet } from '../../../../features/spam/spam-snippets.ts';
 import { useForm } from './form-layout.tsx';
 
 /** The copy-paste snippets for a form's endpoint (`/f/{key}` on this instance's origin). */
@@ -138,26 +139,17 @@ function SpamSnippetGenerator({ form, endpoint }: { form: FormDto; endpoint: str
         the form's settings (Spam protection).
       </p>
       <div className="flex max-w-2xl flex-col gap-3">
-        <label className="flex items-center gap-3 text-sm font-medium">
-          <input
-            type="checkbox"
-            className="size-4"
-            checked={timeTrap}
-            onChange={(e) => setTimeTrap(e.target.checked)}
-          />
-          Time-trap timestamp field
-        </label>
+        <CheckboxField
+          label="Time-trap timestamp field"
+          checked={timeTrap}
+          onChange={(e) => setTimeTrap(e.target.checked)}
+        />
         <SelectField
           label="Captcha widget"
           value={captcha}
           onChange={(e) => setCaptcha(e.target.value as CaptchaProvider | 'none')}
         >
-          <option value="none">None</option>
-          {CAPTCHA_PROVIDERS.map((p) => (
-            <option key={p} value={p}>
-              {CAPTCHA_LABELS[p]}
-            </option>
-          ))}
+          <CaptchaOptions />
         </SelectField>
         {needsSecret(captcha) ? (
           <TextField
@@ -169,15 +161,11 @@ function SpamSnippetGenerator({ form, endpoint }: { form: FormDto; endpoint: str
           />
         ) : null}
         {captcha === 'recaptcha' ? (
-          <label className="flex items-center gap-3 text-sm font-medium">
-            <input
-              type="checkbox"
-              className="size-4"
-              checked={recaptchaV3}
-              onChange={(e) => setRecaptchaV3(e.target.checked)}
-            />
-            reCAPTCHA v3 (invisible, scored)
-          </label>
+          <CheckboxField
+            label="reCAPTCHA v3 (invisible, scored)"
+            checked={recaptchaV3}
+            onChange={(e) => setRecaptchaV3(e.target.checked)}
+          />
         ) : null}
       </div>
       <pre className="overflow-x-auto rounded-md bg-zinc-900 p-4 text-xs leading-relaxed text-zinc-100 dark:bg-black">

@@ -1,5 +1,5 @@
-import type { DailyCount } from '../../features/forms/forms.queries.ts';
-import { formatDay } from '../../lib/format.ts';
+import type { DailyCount } from '../../../../features/forms/forms.queries.ts';
+import { formatDay } from '../../../../lib/format.ts';
 
 const WIDTH = 600;
 const HEIGHT = 160;

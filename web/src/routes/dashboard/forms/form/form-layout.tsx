@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { Navigate, NavLink, Outlet, useOutletContext, useParams } from 'react-router';
-import { cx } from '../../components/ui.tsx';
-import { type FormDto, formBySlugQuery } from '../../features/forms/forms.queries.ts';
+import { cx } from '../../../../components/ui.tsx';
+import { type FormDto, formBySlugQuery } from '../../../../features/forms/forms.queries.ts';
 
 const TABS = [
   { to: 'overview', label: 'Overview' },

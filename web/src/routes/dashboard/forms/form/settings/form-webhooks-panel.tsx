@@ -1,7 +1,5 @@
 import {
-  type CreateWebhookRequest,
   MAX_WEBHOOK_URL_LENGTH,
-  type UpdateWebhookRequest,
   type WebhookEndpointDto,
   type WebhookEndpointWithSecretDto,
   type WebhookEventType,
@@ -9,35 +7,22 @@ import {
   WebhookKindSchema,
 } from '@formgate/contracts';
 import { zodResolver } from '@hookform/resolvers/zod';
-import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import { useForm as useHookForm } from 'react-hook-form';
-import { toast } from 'sonner';
 import { z } from 'zod';
-import { ConfirmDialog, SelectField } from '../../components/panel.tsx';
-import { Button, Notice, TextField } from '../../components/ui.tsx';
-import type { FormDto } from '../../features/forms/forms.queries.ts';
-import { apiFetch } from '../../lib/api.ts';
-
-/* The form's webhook endpoints (the notifications API). Secrets are never cached: only the answer of a creation or a
-   rotation carries one, held in this panel's state until the person dismisses it. */
-
-const webhooksKeys = { ofForm: (formId: string) => ['webhooks', formId] as const };
-const ofForm = (formId: string) => `/api/v1/forms/${encodeURIComponent(formId)}/webhooks`;
-const ofEndpoint = (formId: string, id: string) => `${ofForm(formId)}/${encodeURIComponent(id)}`;
-
-export const webhooksQuery = (formId: string) =>
-  queryOptions({
-    queryKey: webhooksKeys.ofForm(formId),
-    queryFn: async () => (await apiFetch<{ data: WebhookEndpointDto[] }>(ofForm(formId))).data,
-  });
-const createWebhook = (formId: string, body: CreateWebhookRequest) =>
-  apiFetch<WebhookEndpointWithSecretDto>(ofForm(formId), { method: 'POST', json: body });
-const updateWebhook = (formId: string, id: string, body: UpdateWebhookRequest) =>
-  apiFetch<WebhookEndpointDto>(ofEndpoint(formId, id), { method: 'PATCH', json: body });
-const deleteWebhook = (formId: string, id: string) => apiFetch<void>(ofEndpoint(formId, id), { method: 'DELETE' });
-const rotateSecret = (formId: string, id: string) =>
-  apiFetch<WebhookEndpointWithSecretDto>(`${ofEndpoint(formId, id)}/rotate-secret`, { method: 'POST', json: {} });
+import { fieldOf } from '../../../../../components/form-field.ts';
+import { ConfirmDialog, SelectField } from '../../../../../components/panel.tsx';
+import { SecretOnce } from '../../../../../components/secret-once.tsx';
+import { Button, Notice, SubmitButton, TextField } from '../../../../../components/ui.tsx';
+import type { FormDto } from '../../../../../features/forms/forms.queries.ts';
+import {
+  useCreateWebhook,
+  useDeleteWebhook,
+  useRotateWebhookSecret,
+  useUpdateWebhook,
+} from '../../../../../features/webhooks/webhooks.mutations.ts';
+import { successText, webhooksQuery } from '../../../../../features/webhooks/webhooks.queries.ts';
 
 const EVENT_LABELS: Record<WebhookEventType, string> = {
   'submission.created': 'New submission',
@@ -58,12 +43,6 @@ export const WebhookFormSchema = z.object({
 });
 export type WebhookFormValues = z.infer<typeof WebhookFormSchema>;
 
-/** "12 of 13 recent deliveries succeeded (92%)", or that there is none yet. */
-export function successText({ succeeded, failed, successRate }: WebhookEndpointDto['stats']): string {
-  if (successRate === null) return 'No finished deliveries yet';
-  return `${succeeded} of ${succeeded + failed} recent deliveries succeeded (${Math.round(successRate * 100)}%)`;
-}
-
 /**
  * The form settings' "Webhooks" panel: the endpoints (URL, kind, events, state, recent success rate), and for
  * owners and admins adding one, rotating its secret, enabling or disabling it and deleting it. A new secret is shown
@@ -71,33 +50,12 @@ export function successText({ succeeded, failed, successRate }: WebhookEndpointD
  */
 export function FormWebhooksPanel({ form, canUpdate }: { form: FormDto; canUpdate: boolean }) {
   const headingId = useId();
-  const queryClient = useQueryClient();
   const list = useQuery(webhooksQuery(form.id));
   const [secret, setSecret] = useState<{ url: string; secret: string } | null>(null);
-  const refresh = () => queryClient.invalidateQueries({ queryKey: webhooksKeys.ofForm(form.id) });
   const showSecret = (e: WebhookEndpointWithSecretDto) => setSecret({ url: e.url, secret: e.secret });
-
-  const update = useMutation({
-    mutationFn: ({ id, body }: { id: string; body: UpdateWebhookRequest }) => updateWebhook(form.id, id, body),
-    onSuccess: async (e) => {
-      toast.success(e.enabled ? 'Webhook enabled' : 'Webhook disabled');
-      await refresh();
-    },
-  });
-  const rotate = useMutation({
-    mutationFn: (id: string) => rotateSecret(form.id, id),
-    onSuccess: async (e) => {
-      showSecret(e);
-      await refresh();
-    },
-  });
-  const remove = useMutation({
-    mutationFn: (id: string) => deleteWebhook(form.id, id),
-    onSuccess: async () => {
-      toast.success('Webhook deleted');
-      await refresh();
-    },
-  });
+  const update = useUpdateWebhook(form.id);
+  const rotate = useRotateWebhookSecret(form.id, { onSuccess: showSecret });
+  const remove = useDeleteWebhook(form.id);
 
   return (
     <section aria-labelledby={headingId} className="flex min-w-0 flex-col gap-4">
@@ -132,15 +90,7 @@ export function FormWebhooksPanel({ form, canUpdate }: { form: FormDto; canUpdat
           ))}
         </ul>
       )}
-      {canUpdate ? (
-        <AddWebhook
-          formId={form.id}
-          onCreated={async (e) => {
-            showSecret(e);
-            await refresh();
-          }}
-        />
-      ) : null}
+      {canUpdate ? <AddWebhook formId={form.id} onCreated={showSecret} /> : null}
     </section>
   );
 }
@@ -216,8 +166,7 @@ function AddWebhook({ formId, onCreated }: { formId: string; onCreated: (e: Webh
     resolver: zodResolver(WebhookFormSchema),
     defaultValues: { url: '', kind: 'standard', events: ['submission.created'] },
   });
-  const create = useMutation({
-    mutationFn: (values: WebhookFormValues) => createWebhook(formId, values),
+  const create = useCreateWebhook(formId, {
     onSuccess: (e) => {
       fields.reset();
       onCreated(e);
@@ -236,8 +185,7 @@ function AddWebhook({ formId, onCreated }: { formId: string; onCreated: (e: Webh
         label="Endpoint URL"
         type="url"
         placeholder="https://example.com/formgate-hook"
-        error={errors.url?.message}
-        {...fields.register('url')}
+        {...fieldOf(fields, 'url')}
       />
       <SelectField label="Format" {...fields.register('kind')}>
         {WebhookKindSchema.options.map((k) => (
@@ -261,42 +209,28 @@ function AddWebhook({ formId, onCreated }: { formId: string; onCreated: (e: Webh
         ) : null}
       </fieldset>
       <div>
-        <Button type="submit" disabled={create.isPending}>
-          {create.isPending ? 'Adding…' : 'Add webhook'}
-        </Button>
+        <SubmitButton pending={create.isPending} pendingLabel="Adding…">
+          Add webhook
+        </SubmitButton>
       </div>
     </form>
   );
 }
 
 function NewSecret({ url, secret, onDone }: { url: string; secret: string; onDone: () => void }) {
-  const copy = async () => {
-    try {
-      await navigator.clipboard.writeText(secret);
-      toast.success('Signing secret copied');
-    } catch {
-      toast.error('Copying failed: select the secret and copy it yourself');
-    }
-  };
   return (
-    <section
-      aria-label="Your webhook signing secret"
-      className="flex min-w-0 flex-col gap-3 rounded-md border border-amber-400 bg-amber-50 p-4 text-sm dark:border-amber-700 dark:bg-amber-950"
+    <SecretOnce
+      label="Your webhook signing secret"
+      secret={secret}
+      warning="Copy this signing secret now: it is shown only once. Your endpoint uses it to check that requests come from Formgate."
+      copyLabel="Copy secret"
+      copied="Signing secret copied"
+      copyFailed="Copying failed: select the secret and copy it yourself"
+      onDone={onDone}
     >
-      <p className="font-semibold text-amber-900 dark:text-amber-100">
-        Copy this signing secret now: it is shown only once. Your endpoint uses it to check that requests come from
-        Formgate.
-      </p>
       <p className="break-all text-amber-900 dark:text-amber-100">
         For <span className="font-mono">{url}</span>
       </p>
-      <code className="block overflow-x-auto rounded bg-white p-2 font-mono break-all dark:bg-zinc-950">{secret}</code>
-      <div className="flex flex-wrap gap-2">
-        <Button onClick={copy}>Copy secret</Button>
-        <Button variant="secondary" onClick={onDone}>
-          I have saved it
-        </Button>
-      </div>
-    </section>
+    </SecretOnce>
   );
 }

@@ -1,10 +1,10 @@
 import { useQuery } from '@tanstack/react-query';
 import { Link } from 'react-router';
-import { CopyButton } from '../../components/copy-button.tsx';
-import { Notice } from '../../components/ui.tsx';
-import { endpointUrl, type FormDto, formsListQuery } from '../../features/forms/forms.queries.ts';
-import { describeError } from '../../lib/api.ts';
-import { formatDateTime } from '../../lib/format.ts';
+import { CopyButton } from '../../../components/copy-button.tsx';
+import { Notice } from '../../../components/ui.tsx';
+import { endpointUrl, type FormDto, formsListQuery } from '../../../features/forms/forms.queries.ts';
+import { describeError } from '../../../lib/api.ts';
+import { formatDateTime } from '../../../lib/format.ts';
 
 /** `/dashboard/forms`: the organization's forms as cards, or a first-form call to action. */
 export function Component() {

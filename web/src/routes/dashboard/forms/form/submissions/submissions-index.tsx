@@ -1,8 +1,8 @@
 import { useInfiniteQuery } from '@tanstack/react-query';
 import { useMemo } from 'react';
 import { Navigate, useLocation, useSearchParams } from 'react-router';
-import { filtersOf, submissionsListQuery } from '../../features/forms/submissions.queries.ts';
-import { useForm } from './form-layout.tsx';
+import { filtersOf, submissionsListQuery } from '../../../../../features/forms/submissions.queries.ts';
+import { useForm } from '../form-layout.tsx';
 
 /**
  * `/dashboard/forms/{formSlug}/submissions/`: opens the newest submission (of the filtered list, if filtered). The
