@@ -14,6 +14,16 @@ const message = (value: string, offset: number): BusMessage => ({
 const batch = ['a', 'bad', 'c'].map(message);
 const transientError = () => Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:27017'), { code: 'ECONNREFUSED' });
 const permanentError = () => Object.assign(new Error('invalid payload'), { retryable: false });
+/** Delivers one message whose handler always fails for an unknown reason, calling `onCall` first each time. */
+const deliverPoison = (ctx: DeliveryContext, onCall: () => void) =>
+  deliver(
+    [message('bad', 0)],
+    async () => {
+      onCall();
+      throw new Error('cannot handle');
+    },
+    ctx,
+  );
 
 /** A delivery context whose dead-letter publisher records what it was given (and can be made to refuse). */
 function context(refusals = 0, signal = new AbortController().signal) {
@@ -175,14 +185,7 @@ describe('deliver', () => {
     const { ctx, dead } = context();
     ctx.storeHealthy = async () => true;
     let calls = 0;
-    await deliver(
-      [message('bad', 0)],
-      async () => {
-        calls++;
-        throw new Error('cannot handle');
-      },
-      ctx,
-    );
+    await deliverPoison(ctx, () => calls++);
     expect(calls).toBe(3);
     expect(dead.map((d) => d.record.headers?.['x-failure'])).toEqual(['unknown']);
   });
@@ -194,14 +197,7 @@ describe('deliver', () => {
       if (calls < 10) throw new Error('probe failed');
       return true;
     };
-    await deliver(
-      [message('bad', 0)],
-      async () => {
-        calls++;
-        throw new Error('cannot handle');
-      },
-      ctx,
-    );
+    await deliverPoison(ctx, () => calls++);
     expect(calls).toBe(12);
     expect(dead).toHaveLength(1);
   });
@@ -215,14 +211,7 @@ describe('deliver', () => {
       asked.push(options?.fresh);
       return calls !== 3;
     };
-    await deliver(
-      [message('bad', 0)],
-      async () => {
-        calls++;
-        throw new Error('cannot handle');
-      },
-      ctx,
-    );
+    await deliverPoison(ctx, () => calls++);
     expect(calls).toBe(6);
     expect(dead).toHaveLength(1);
     // The policy allows 3: a failure that would be the third in a row asks for a round trip made after it.
