@@ -63,10 +63,12 @@ export function createForwarders(targets: Partial<Record<ServiceName, Target>>, 
   for (const [name, target] of Object.entries(targets) as [ServiceName, Target][]) {
     if (target.kind === 'in-process') {
       const handle = target.handle ?? target.app;
-      forwards.set(name, (req, res) => {
-        if (name !== 'ingest') holdUntilSettled(res, settleAll);
+      // Only a change can name one to settle: reads go straight through.
+      const settling: Forward = (req, res) => {
+        if (req.method !== 'GET' && req.method !== 'HEAD') holdUntilSettled(res, settleAll);
         handle(req, res);
-      });
+      };
+      forwards.set(name, name === 'ingest' ? (req, res) => handle(req, res) : settling);
       if (name === 'ingest') ingest = (req, res) => handle(req, res);
       continue;
     }

@@ -10,7 +10,7 @@ import type { FormWriteDeps } from './form-write-deps.ts';
  */
 export async function deleteForm(deps: FormWriteDeps, scope: OrgScope, formId: string): Promise<void> {
   if (!(await deps.store.deleteForm(scope, formId))) throw new AppError('FORMS_FORM_NOT_FOUND');
-  await deps.onFormChanged();
+  void deps.onFormChanged();
 }
 
 /**
