@@ -144,6 +144,8 @@ async function startProcesses(opts: { logDir: string; kafka: string; mongo: stri
         MAIL_DIR: join(mailDir, 'mail'),
         ...env,
       },
+      // It listens before it has booted (answering 503): ready once its accounts database and views are.
+      readyPath: '/readyz',
     });
     started.push(gateway);
     return { gateway, api: createFormgateApi(gateway.url, await mintApiKey(gateway.url, mailDir)) };
