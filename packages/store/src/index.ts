@@ -1,3 +1,4 @@
 export * from './blob-store.ts';
 export * from './fallback-blob-store.ts';
 export * from './fs-blob-store.ts';
+export * from './migrations.ts';

@@ -1,3 +1,4 @@
 export * from './gridfs-blob-store.ts';
 export * from './mongo.ts';
+export * from './mongo-migrations.ts';
 export * from './mongo-version-outbox.ts';

@@ -1,2 +1,3 @@
 export * from './sqlite.ts';
 export * from './sqlite-blob-store.ts';
+export * from './sqlite-migrations.ts';
