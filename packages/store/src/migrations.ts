@@ -14,7 +14,7 @@ export interface Migration<Db> {
    * run again (`createIndex` is; a data rewrite must be written so): a process that dies after the change and before
    * its record runs it again on the next boot.
    */
-  up(db: Db): void | Promise<void>;
+  up(db: Db): unknown;
 }
 
 /** What a run did: the versions it applied, in order (empty when the store was up to date). */
