@@ -2,13 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  createBillingService,
-  createSqliteHeldStore,
-  createSqliteStorageStore,
-  createSqliteSubscriptionStore,
-  createSqliteUsageStore,
-} from '@formgate/billing';
+import { createBillingService, createSqliteBillingStores, migrateSqliteBilling } from '@formgate/billing';
 import { createSqliteBus } from '@formgate/bus/sqlite';
 import { DEFAULT_PLANS } from '@formgate/contracts';
 import { createFormsService, createSqliteFormsStore } from '@formgate/forms';
@@ -48,6 +42,8 @@ beforeAll(async () => {
   const logger = createLogger({ level: 'silent', name: 'test' });
   const bus = createSqliteBus(openSqlite(join(dir, 'bus.db')));
   const common = { bus, clock: systemClock, ids: systemIds, identity: createIdentityCodec(SECRET), logger };
+  const billingDb = openSqlite(join(dir, 'b.db'));
+  migrateSqliteBilling(billingDb);
   const services = [
     {
       name: 'forms',
@@ -63,12 +59,7 @@ beforeAll(async () => {
       path: '/api/v1/billing/usage',
       app: createBillingService({
         ...common,
-        store: createSqliteUsageStore(openSqlite(join(dir, 'b.db'))),
-        emails: createSqliteUsageStore(openSqlite(join(dir, 'b.db')), { meter: 'emails' }),
-        held: createSqliteHeldStore(openSqlite(join(dir, 'b.db'))),
-        deferredEmails: createSqliteHeldStore(openSqlite(join(dir, 'b.db')), { ledger: 'emails' }),
-        subscriptions: createSqliteSubscriptionStore(openSqlite(join(dir, 'b.db'))),
-        storage: createSqliteStorageStore(openSqlite(join(dir, 'b.db'))),
+        ...createSqliteBillingStores(billingDb),
         catalog: planCatalog(DEFAULT_PLANS),
         billingEnabled: false,
       }).app,

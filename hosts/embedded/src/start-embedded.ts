@@ -9,13 +9,7 @@ import {
   createMailer,
   createSqliteAccountsStore,
 } from '@formgate/accounts';
-import {
-  createBillingService,
-  createSqliteHeldStore,
-  createSqliteStorageStore,
-  createSqliteSubscriptionStore,
-  createSqliteUsageStore,
-} from '@formgate/billing';
+import { createBillingService, createSqliteBillingStores, migrateSqliteBilling } from '@formgate/billing';
 import { type EventBus, traced } from '@formgate/bus';
 import { createSqliteBus } from '@formgate/bus/sqlite';
 import { createFormsService, createSqliteFormsStore } from '@formgate/forms';
@@ -161,15 +155,11 @@ export async function startEmbedded(config: EmbeddedConfig, seams: EmbeddedSeams
     fileLinkSecret,
     catalog,
   });
+  migrateSqliteBilling(dbs.billing);
   const billing = createBillingService({
     ...common,
     logger: logger.child({ service: 'billing' }),
-    store: createSqliteUsageStore(dbs.billing),
-    emails: createSqliteUsageStore(dbs.billing, { meter: 'emails' }),
-    held: createSqliteHeldStore(dbs.billing),
-    deferredEmails: createSqliteHeldStore(dbs.billing, { ledger: 'emails' }),
-    subscriptions: createSqliteSubscriptionStore(dbs.billing),
-    storage: createSqliteStorageStore(dbs.billing),
+    ...createSqliteBillingStores(dbs.billing),
     catalog,
     billingEnabled: config.STRIPE_SECRET_KEY !== undefined,
   });

@@ -31,23 +31,11 @@ import { createUsageHandler } from './handlers/submission-received.handler.ts';
 import { createSubscriptionChangedHandler } from './handlers/subscription-changed.handler.ts';
 import { startPeriodWatch } from './period-watch.ts';
 import { createQuota } from './quota.ts';
-import type { HeldStore } from './store/held-store.ts';
-import type { StorageStore } from './store/storage-store.ts';
-import type { SubscriptionState, SubscriptionStore } from './store/subscription-store.ts';
-import type { UsageStore } from './store/usage-store.ts';
+import type { BillingStores } from './store/billing-stores.ts';
+import type { SubscriptionState } from './store/records.ts';
 
-export interface BillingServiceDeps {
-  /** The submissions meter. */
-  store: UsageStore;
-  /** The notification emails meter (`createSqliteUsageStore(db, { meter: 'emails' })`). */
-  emails: UsageStore;
-  /** Submissions accepted over quota, waiting for an upgrade or the next period. */
-  held: HeldStore;
-  /** Notification emails deferred over quota (`createSqliteHeldStore(db, { ledger: 'emails' })`): `emails.deferred`. */
-  deferredEmails: HeldStore;
-  subscriptions: SubscriptionStore;
-  /** The file storage meter: bytes of uploaded files kept per organization. */
-  storage: StorageStore;
+/** The stores (`BillingStores`, each its own port) and the rest of what the service needs. */
+export interface BillingServiceDeps extends BillingStores {
   /** The plans in force (`loadPlans(config.PLANS_FILE)`). */
   catalog: PlanCatalog;
   /** The instance takes payments (it has Stripe keys); without, every organization is on the default plan. */

@@ -2,24 +2,18 @@ import { runDistributed } from '@formgate/host-distributed';
 import { createIdentityCodec, loadPlans, systemClock } from '@formgate/kit';
 import { loadBillingConfig } from './config.ts';
 import { createBillingService } from './create-service.ts';
-import { createMongoHeldStore } from './store/mongo-held-store.ts';
-import { createMongoStorageStore } from './store/mongo-storage-store.ts';
-import { createMongoSubscriptionStore } from './store/mongo-subscription-store.ts';
-import { createMongoUsageStore } from './store/mongo-usage-store.ts';
+import { createMongoBillingStores, migrateMongoBilling } from './store/mongo/index.ts';
 
 await runDistributed(
   'billing',
   loadBillingConfig,
   async ({ config, logger, bus, metrics, mongo, storeHealth, tracing }) => {
     const catalog = loadPlans(config.PLANS_FILE);
-    const db = await mongo('billing');
+    const db = (await mongo('billing')).db;
+    if (!db) throw new Error('billing: the database connection is not open');
+    await migrateMongoBilling(db);
     const service = createBillingService({
-      store: await createMongoUsageStore(db),
-      emails: await createMongoUsageStore(db, { meter: 'emails' }),
-      held: await createMongoHeldStore(db),
-      deferredEmails: await createMongoHeldStore(db, { ledger: 'emails' }),
-      subscriptions: await createMongoSubscriptionStore(db),
-      storage: await createMongoStorageStore(db),
+      ...createMongoBillingStores(db),
       catalog,
       billingEnabled: config.BILLING_ENABLED,
       bus,

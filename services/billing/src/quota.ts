@@ -3,7 +3,8 @@ import { billingPeriodOf, type Plan, type QuotaUpdated, Topics } from '@formgate
 import type { Clock, PlanCatalog } from '@formgate/kit';
 import { quotaUpdatedMessage } from './quota-event.ts';
 import type { HeldStore } from './store/held-store.ts';
-import type { SubscriptionState, SubscriptionStore } from './store/subscription-store.ts';
+import type { SubscriptionState } from './store/records.ts';
+import type { SubscriptionStore } from './store/subscription-store.ts';
 import type { UsageStore } from './store/usage-store.ts';
 
 /** Statuses whose plan is in effect: Stripe keeps serving a `past_due` subscription while it retries the payment. */
@@ -17,7 +18,7 @@ export function effectivePlan(catalog: PlanCatalog, subscription: SubscriptionSt
 }
 
 export interface QuotaDeps {
-  store: UsageStore;
+  usage: UsageStore;
   emails: UsageStore;
   held: HeldStore;
   subscriptions: SubscriptionStore;
@@ -37,7 +38,7 @@ export function createQuota(deps: QuotaDeps) {
   async function quotaOf(orgId: string, period: string): Promise<OrgQuota> {
     const [subscription, used, held, emailsUsed] = await Promise.all([
       deps.subscriptions.get({ orgId }),
-      deps.store.getUsage({ orgId }, period),
+      deps.usage.getUsage({ orgId }, period),
       deps.held.countHeld({ orgId }),
       deps.emails.getUsage({ orgId }, period),
     ]);

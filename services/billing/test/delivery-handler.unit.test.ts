@@ -4,8 +4,9 @@ import { type DeliveryEventData, encodeEvent, Topics } from '@formgate/contracts
 import { describe, expect, it } from 'vitest';
 import { createEmailUsageHandler } from '../src/handlers/delivery.handler.ts';
 import type { Quota } from '../src/quota.ts';
-import type { HeldEntry, HeldStore } from '../src/store/held-store.ts';
-import type { UsageEntry, UsageStore } from '../src/store/usage-store.ts';
+import type { HeldStore } from '../src/store/held-store.ts';
+import type { HeldEntry, UsageEntry } from '../src/store/records.ts';
+import type { UsageStore } from '../src/store/usage-store.ts';
 
 const orgId = 'org_1';
 const message = (

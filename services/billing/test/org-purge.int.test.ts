@@ -58,7 +58,7 @@ describe('billing.org-purge consumer on the embedded log', () => {
     bus = createSqliteBus(openSqlite(join(dir, 'bus.db')));
     const db = openSqlite(':memory:');
     const deps = sqliteBillingDeps(db, onePlan(2, 0));
-    store = deps.store;
+    store = deps.usage;
     service = createBillingService({
       ...deps,
       bus,

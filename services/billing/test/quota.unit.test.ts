@@ -3,7 +3,7 @@ import { planCatalog } from '@formgate/kit';
 import { describe, expect, it } from 'vitest';
 import { effectivePlan } from '../src/quota.ts';
 import { quotaUpdatedMessage } from '../src/quota-event.ts';
-import type { SubscriptionState } from '../src/store/subscription-store.ts';
+import type { SubscriptionState } from '../src/store/records.ts';
 
 const catalog = planCatalog(DEFAULT_PLANS);
 const subscription = (planId: string, status: SubscriptionState['status']): SubscriptionState => ({

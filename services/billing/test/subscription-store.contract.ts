@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { type ContractSkip, describeContract } from '@formgate/kit/testing';
 import { afterAll, beforeAll, expect } from 'vitest';
-import type { SubscriptionChange, SubscriptionStore } from '../src/store/subscription-store.ts';
+import type { SubscriptionChange } from '../src/store/records.ts';
+import type { SubscriptionStore } from '../src/store/subscription-store.ts';
 
 export interface SubscriptionStoreTarget {
   /** Tests this adapter does not run, each with the reason. */

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { type ContractSkip, describeContract } from '@formgate/kit/testing';
 import { afterAll, beforeAll, expect } from 'vitest';
-import type { Meter, UsageStore } from '../src/store/usage-store.ts';
+import type { Meter } from '../src/store/records.ts';
+import type { UsageStore } from '../src/store/usage-store.ts';
 
 export interface UsageStoreTarget {
   /** Tests this adapter does not run, each with the reason. */

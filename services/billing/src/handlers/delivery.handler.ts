@@ -1,8 +1,9 @@
 import type { BusMessage } from '@formgate/bus';
 import { billingPeriodOf, decodeEvent, Topics } from '@formgate/contracts';
 import type { Quota } from '../quota.ts';
-import type { HeldEntry, HeldStore } from '../store/held-store.ts';
-import { recordByWriter, type UsageEntry, type UsageStore } from '../store/usage-store.ts';
+import type { HeldStore } from '../store/held-store.ts';
+import type { HeldEntry, UsageEntry } from '../store/records.ts';
+import { recordByWriter, type UsageStore } from '../store/usage-store.ts';
 
 /**
  * Meters notification emails: every `delivery.succeeded` of the email channel (notifications and autoresponses; a

@@ -15,7 +15,7 @@ import type { UsageStore } from '../store/usage-store.ts';
  * republishing the same view change nothing.
  */
 export function createOrgPurgeHandler(deps: {
-  store: UsageStore;
+  usage: UsageStore;
   held: HeldStore;
   deferredEmails: HeldStore;
   subscriptions: SubscriptionStore;
@@ -27,7 +27,7 @@ export function createOrgPurgeHandler(deps: {
       const event = decodeEvent(Topics.orgsOrganization, message.value);
       if (event.type !== 'organization.deleted') continue;
       const scope = { orgId: event.data.orgId };
-      await deps.store.purgeOrganization(scope);
+      await deps.usage.purgeOrganization(scope);
       await deps.held.purgeOrganization(scope);
       await deps.deferredEmails.purgeOrganization(scope);
       await deps.subscriptions.purgeOrganization(scope);

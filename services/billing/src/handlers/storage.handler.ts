@@ -1,6 +1,7 @@
 import type { BusMessage } from '@formgate/bus';
 import { decodeEvent, Topics } from '@formgate/contracts';
-import type { FreedSubmission, StorageStore, StoredFiles } from '../store/storage-store.ts';
+import type { FreedSubmission, StoredFiles } from '../store/records.ts';
+import type { StorageStore } from '../store/storage-store.ts';
 
 /**
  * The file storage meter (issue 13, ADR 37): three consumers feeding one ledger keyed by submission id, so

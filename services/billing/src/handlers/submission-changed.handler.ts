@@ -1,8 +1,9 @@
 import type { BusMessage } from '@formgate/bus';
 import { billingPeriodOf, decodeEvent, Topics } from '@formgate/contracts';
 import type { Quota } from '../quota.ts';
-import type { HeldEntry, HeldStore } from '../store/held-store.ts';
-import { recordByWriter, type UsageEntry, type UsageStore } from '../store/usage-store.ts';
+import type { HeldStore } from '../store/held-store.ts';
+import type { HeldEntry, UsageEntry } from '../store/records.ts';
+import { recordByWriter, type UsageStore } from '../store/usage-store.ts';
 
 /**
  * `billing.releases` on `forms.submission`: a `submission.released` leaves the held ledger and is metered in the
@@ -11,7 +12,7 @@ import { recordByWriter, type UsageEntry, type UsageStore } from '../store/usage
  * A not-spam mark that carries the submission (released from spam, issue 14, ADR 42) is metered in the period of
  * the mark (the event's `occurredAt`), once by submission id too; other spam marks change nothing here.
  */
-export function createSubmissionChangedHandler(deps: { store: UsageStore; held: HeldStore; quota: Quota }) {
+export function createSubmissionChangedHandler(deps: { usage: UsageStore; held: HeldStore; quota: Quota }) {
   return async (batch: BusMessage[]) => {
     const released: UsageEntry[] = [];
     const settled: HeldEntry[] = [];
@@ -31,7 +32,7 @@ export function createSubmissionChangedHandler(deps: { store: UsageStore; held: 
     }
     if (metered.length === 0 && settled.length === 0) return;
     // Counted before it stops being held: a failure in between leaves it both, which the retry settles.
-    const counts = metered.length > 0 ? await recordByWriter(deps.store, 'releases', metered) : [];
+    const counts = metered.length > 0 ? await recordByWriter(deps.usage, 'releases', metered) : [];
     if (released.length > 0 || settled.length > 0) await deps.held.release([...released, ...settled]);
     await deps.quota.publish([...counts, ...settled]);
   };

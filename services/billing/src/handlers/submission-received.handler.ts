@@ -1,8 +1,9 @@
 import type { BusMessage } from '@formgate/bus';
 import { billingPeriodOf, decodeEvent, Topics } from '@formgate/contracts';
 import type { Quota } from '../quota.ts';
-import type { HeldEntry, HeldStore } from '../store/held-store.ts';
-import { recordByWriter, type UsageEntry, type UsageStore } from '../store/usage-store.ts';
+import type { HeldStore } from '../store/held-store.ts';
+import type { HeldEntry, UsageEntry } from '../store/records.ts';
+import { recordByWriter, type UsageStore } from '../store/usage-store.ts';
 
 /**
  * `billing.usage` on `ingest.submission`: meters `submission.received` (spam is never billed), records a held one
@@ -10,7 +11,7 @@ import { recordByWriter, type UsageEntry, type UsageStore } from '../store/usage
  * Idempotent: both ledgers are keyed by submission id and the view's id names its content. A submission of an
  * organization already purged is dropped by the stores.
  */
-export function createUsageHandler(deps: { store: UsageStore; held: HeldStore; quota: Quota }) {
+export function createUsageHandler(deps: { usage: UsageStore; held: HeldStore; quota: Quota }) {
   return async (batch: BusMessage[]) => {
     const entries: { from: BusMessage; entry: UsageEntry }[] = [];
     const held: (HeldEntry & { period: string })[] = [];
@@ -22,7 +23,7 @@ export function createUsageHandler(deps: { store: UsageStore; held: HeldStore; q
       else entries.push({ from: m, entry });
     }
     if (held.length > 0) await deps.held.hold(held);
-    const counts = entries.length > 0 ? await recordByWriter(deps.store, 'usage', entries) : [];
+    const counts = entries.length > 0 ? await recordByWriter(deps.usage, 'usage', entries) : [];
     await deps.quota.publish([...counts, ...held]);
   };
 }

@@ -6,9 +6,9 @@ import type { SubscriptionStore } from '../store/subscription-store.ts';
 
 /**
  * `billing.subscriptions` on `billing.subscription`: applies each `subscription.changed` (once by event id, the
- * newest by `changedAt`) and publishes the organization's quota view for the current period, so an upgrade raises
- * the maximum ingest and forms see. The view is published even when the change was not applied: a retry after a
- * failure between the two must still publish, and the same view is the same event.
+ * newest by `changedAt`) and publishes the organization's quota view for the current period, so a higher plan
+ * raises the maximum ingest and forms see. The view is published even when the change was not applied: a retry
+ * after a failure between the two must still publish, and the same view is the same event.
  */
 export function createSubscriptionChangedHandler(deps: {
   subscriptions: SubscriptionStore;

@@ -1,15 +1,7 @@
-/**
- * A submission accepted over quota: stored and counted nowhere until released. The same ledger, on its own table,
- * keeps the notification emails deferred over quota (the delivery's id; released when its outcome arrives).
- */
-export interface HeldEntry {
-  /** The submission's id (the deferred emails' ledger: the delivery's id). */
-  id: string;
-  orgId: string;
-}
+import type { HeldEntry } from './records.ts';
 
 /**
- * The held ledger: which submissions of an organization wait for an upgrade or the next period. Guarantees every
+ * The held ledger: which submissions of an organization wait for a higher plan or the next period. Guarantees every
  * adapter keeps:
  * - `hold` is idempotent by submission id; `release` too, and an id released once is never held again (a late
  *   redelivery of its `submission.received` arrives after the release, or the release arrives first).

@@ -1,18 +1,4 @@
-/** The files of one submission, as `submission.received` listed them. */
-export interface StoredFiles {
-  /** The submission's id. */
-  id: string;
-  orgId: string;
-  formId: string;
-  /** The sum of its files' sizes. */
-  bytes: number;
-}
-
-/** A submission whose files are gone (deleted with it). */
-export interface FreedSubmission {
-  id: string;
-  orgId: string;
-}
+import type { FreedSubmission, StoredFiles } from './records.ts';
 
 /**
  * The storage ledger: how many bytes of uploaded files each organization keeps (issue 13). Guarantees every adapter

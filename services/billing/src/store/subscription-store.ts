@@ -1,13 +1,4 @@
-import type { SubscriptionChanged } from '@formgate/contracts';
-
-/** An organization's subscription as the last applied `subscription.changed` left it. */
-export type SubscriptionState = Omit<SubscriptionChanged['data'], 'orgId'>;
-
-/** One `subscription.changed` to apply: its event id, and `changedAt` as `Date#toISOString()` writes it. */
-export interface SubscriptionChange extends SubscriptionState {
-  eventId: string;
-  orgId: string;
-}
+import type { SubscriptionChange, SubscriptionState } from './records.ts';
 
 /**
  * Each organization's subscription state. Guarantees every adapter keeps:

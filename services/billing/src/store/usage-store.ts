@@ -1,23 +1,4 @@
-/**
- * What a store meters: submissions (one entry per submission id) or notification emails sent (one entry per
- * delivery id). Each meter is a separate ledger; purging an organization purges it from every meter.
- */
-export type Meter = 'submissions' | 'emails';
-
-/** One billable thing: a submission, or an email delivery. */
-export interface UsageEntry {
-  /** The submission's id, or the email delivery's id: counted once whatever the redeliveries. */
-  id: string;
-  orgId: string;
-  /** Calendar month `YYYY-MM` (UTC) it happened in. */
-  period: string;
-}
-
-export interface UsageCount {
-  orgId: string;
-  period: string;
-  used: number;
-}
+import type { UsageCount, UsageEntry } from './records.ts';
 
 /**
  * The usage meter. Guarantees every adapter keeps:
@@ -30,6 +11,20 @@ export interface UsageCount {
  *   nothing behind. That holds even when the purge and `recordUsage` run at once: once both have returned, the
  *   organization has no entry and no count.
  */
+export interface UsageStore {
+  /**
+   * Records entries; returns the current count of every (orgId, period) of a live organization they touched.
+   * `writer`: the stream the call belongs to — a consumer's topic and partition (`recordByWriter`). Calls of one writer
+   * never overlap (a partition is handled by one consumer at a time, one batch after the other); calls of different
+   * writers may, on the same organization and period.
+   */
+  recordUsage(entries: UsageEntry[], writer: string): Promise<UsageCount[]>;
+  getUsage(scope: { orgId: string }, period: string): Promise<number>;
+  /** Deletes the organization's whole ledger (every period) and keeps it from being metered again. */
+  purgeOrganization(scope: { orgId: string }): Promise<void>;
+  close(): Promise<void>;
+}
+
 /**
  * Records the entries of a consumer batch, each under its writer (`recordUsage`): the handler's name, the topic and
  * the partition of the message it came from (a batch is one partition's; grouped all the same).
@@ -47,18 +42,4 @@ export async function recordByWriter(
   const counts: UsageCount[] = [];
   for (const [writer, entries] of byWriter) counts.push(...(await store.recordUsage(entries, writer)));
   return counts;
-}
-
-export interface UsageStore {
-  /** Records entries; returns the current count of every (orgId, period) of a live organization they touched. */
-  /**
-   * `writer`: the stream the call belongs to — a consumer's topic and partition (`recordByWriter`). Calls of one writer
-   * never overlap (a partition is handled by one consumer at a time, one batch after the other); calls of different
-   * writers may, on the same organization and period.
-   */
-  recordUsage(entries: UsageEntry[], writer: string): Promise<UsageCount[]>;
-  getUsage(scope: { orgId: string }, period: string): Promise<number>;
-  /** Deletes the organization's whole ledger (every period) and keeps it from being metered again. */
-  purgeOrganization(scope: { orgId: string }): Promise<void>;
-  close(): Promise<void>;
 }

@@ -5,9 +5,9 @@ type Quota = QuotaUpdated['data'];
 
 /**
  * Views arrive out of order (several billing consumers publish them): an older period is stale; within a period, one
- * computed from an older subscription state is stale (an upgrade is never undone by a count computed before it), and
- * from the same state, a lower count is. A view equal on all three (a plan change at the same count, new emails)
- * applies.
+ * computed from an older subscription state is stale (a move to a higher plan is never undone by a count computed
+ * before it), and from the same state, a lower count is. A view equal on all three (a plan change at the same count,
+ * new emails) applies.
  */
 function isStale(incoming: Quota, current: Quota): boolean {
   if (incoming.period !== current.period) return incoming.period < current.period;

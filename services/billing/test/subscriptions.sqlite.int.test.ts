@@ -1,6 +1,6 @@
-import { openSqlite } from '@formgate/store/sqlite';
-import { createSqliteSubscriptionStore } from '../src/store/sqlite-subscription-store.ts';
+import { createSqliteSubscriptionStore } from '../src/store/sqlite/subscriptions.ts';
+import { migratedBillingDb } from './sqlite-billing.ts';
 import { runSubscriptionStoreContract } from './subscription-store.contract.ts';
 
-const db = openSqlite(':memory:');
+const db = migratedBillingDb();
 runSubscriptionStoreContract({ name: 'sqlite', create: async () => createSqliteSubscriptionStore(db) });

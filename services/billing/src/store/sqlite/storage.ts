@@ -1,15 +1,6 @@
 import type { SqliteDb } from '@formgate/store/sqlite';
-import type { FreedSubmission, StorageStore, StoredFiles } from './storage-store.ts';
-
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS stored_files (
-  submission_id TEXT PRIMARY KEY, org_id TEXT NOT NULL, form_id TEXT, bytes INTEGER NOT NULL, freed INTEGER NOT NULL
-) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS stored_files_by_org ON stored_files (org_id) WHERE freed = 0;
-CREATE INDEX IF NOT EXISTS stored_files_by_form ON stored_files (form_id) WHERE freed = 0;
-CREATE TABLE IF NOT EXISTS freed_forms (form_id TEXT PRIMARY KEY, org_id TEXT NOT NULL) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS purged_orgs (org_id TEXT PRIMARY KEY) WITHOUT ROWID;
-`;
+import type { FreedSubmission, StoredFiles } from '../records.ts';
+import type { StorageStore } from '../storage-store.ts';
 
 /**
  * `StorageStore` on SQLite: one row per submission with files recorded or freed (`freed` 0 or 1; a freed one keeps
@@ -17,7 +8,6 @@ CREATE TABLE IF NOT EXISTS purged_orgs (org_id TEXT PRIMARY KEY) WITHOUT ROWID;
  * other ledgers).
  */
 export function createSqliteStorageStore(db: SqliteDb): StorageStore {
-  db.exec(SCHEMA);
   const isGone = db
     .prepare(
       `SELECT 1 WHERE EXISTS (SELECT 1 FROM purged_orgs WHERE org_id = ?)

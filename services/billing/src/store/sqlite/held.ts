@@ -1,25 +1,17 @@
 import type { SqliteDb } from '@formgate/store/sqlite';
-import type { HeldEntry, HeldStore } from './held-store.ts';
+import type { HeldStore } from '../held-store.ts';
+import type { HeldEntry, HeldLedger } from '../records.ts';
 
 /** The held submissions' ledger's table, or the deferred emails' (the same guarantees, another table). */
-const TABLES = { submissions: 'held_submissions', emails: 'deferred_emails' } as const;
-
-const schema = (table: string) => `
-CREATE TABLE IF NOT EXISTS ${table} (
-  submission_id TEXT PRIMARY KEY, org_id TEXT NOT NULL, held INTEGER NOT NULL
-) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS ${table === 'held_submissions' ? 'held_by_org' : `${table}_by_org`} ON ${table} (org_id) WHERE held = 1;
-CREATE TABLE IF NOT EXISTS purged_orgs (org_id TEXT PRIMARY KEY) WITHOUT ROWID;
-`;
+const TABLES: Record<HeldLedger, string> = { submissions: 'held_submissions', emails: 'deferred_emails' };
 
 /**
  * `HeldStore` on SQLite: one row per entry ever held or released (`held` 1 or 0), in transactions. The ledger is
  * held submissions (`submissions`, the default) or deferred email deliveries (`emails`: ids are delivery ids); the
  * purge tombstones are shared with the usage ledgers.
  */
-export function createSqliteHeldStore(db: SqliteDb, options: { ledger?: keyof typeof TABLES } = {}): HeldStore {
+export function createSqliteHeldStore(db: SqliteDb, options: { ledger?: HeldLedger } = {}): HeldStore {
   const table = TABLES[options.ledger ?? 'submissions'];
-  db.exec(schema(table));
   const isPurged = db.prepare('SELECT 1 FROM purged_orgs WHERE org_id = ?').pluck();
   const insertHeld = db.prepare(`INSERT OR IGNORE INTO ${table} (submission_id, org_id, held) VALUES (?, ?, 1)`);
   const markReleased = db.prepare(

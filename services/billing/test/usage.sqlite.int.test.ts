@@ -1,6 +1,6 @@
-import { openSqlite } from '@formgate/store/sqlite';
-import { createSqliteUsageStore } from '../src/store/sqlite-usage-store.ts';
+import { createSqliteUsageStore } from '../src/store/sqlite/usage.ts';
+import { migratedBillingDb } from './sqlite-billing.ts';
 import { runUsageStoreContract } from './usage-store.contract.ts';
 
-const db = openSqlite(':memory:');
+const db = migratedBillingDb();
 runUsageStoreContract({ name: 'sqlite', create: async (meter) => createSqliteUsageStore(db, { meter }) });

@@ -1,30 +1,20 @@
 import type { SqliteDb } from '@formgate/store/sqlite';
-import type { Meter, UsageCount, UsageEntry, UsageStore } from './usage-store.ts';
+import type { Meter, UsageCount, UsageEntry } from '../records.ts';
+import type { UsageStore } from '../usage-store.ts';
 
-/** The submissions meter keeps its original table names; every other meter's tables are prefixed with its name. */
+/** The submissions meter's tables are unprefixed; every other meter's are prefixed with its name. */
 const tablesOf = (meter: Meter) =>
   meter === 'submissions'
     ? { entries: 'usage_entries', counters: 'usage_counters' }
     : { entries: `${meter}_usage_entries`, counters: `${meter}_usage_counters` };
 
-const schemaOf = ({ entries, counters }: ReturnType<typeof tablesOf>) => `
-CREATE TABLE IF NOT EXISTS ${entries} (
-  submission_id TEXT PRIMARY KEY, org_id TEXT NOT NULL, period TEXT NOT NULL
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS ${counters} (
-  org_id TEXT NOT NULL, period TEXT NOT NULL, used INTEGER NOT NULL, PRIMARY KEY (org_id, period)
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS purged_orgs (org_id TEXT PRIMARY KEY) WITHOUT ROWID;
-`;
-
 /**
- * `UsageStore` on SQLite: entries, counters and tombstones change in one transaction. One store per meter on the
+ * `UsageStore` on SQLite (tables of migration 1): entries, counters and tombstones change in one transaction. One store per meter on the
  * same database; the tombstones are shared (a purge through any meter's store purges every meter's ledger).
  */
 export function createSqliteUsageStore(db: SqliteDb, options: { meter?: Meter } = {}): UsageStore {
   const tables = tablesOf(options.meter ?? 'submissions');
   const every = (['submissions', 'emails'] as const).map(tablesOf);
-  for (const t of every) db.exec(schemaOf(t));
   const insert = db.prepare(`INSERT OR IGNORE INTO ${tables.entries} (submission_id, org_id, period) VALUES (?, ?, ?)`);
   const bump = db.prepare(
     `INSERT INTO ${tables.counters} (org_id, period, used) VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET used = used + excluded.used`,

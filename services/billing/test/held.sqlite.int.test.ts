@@ -1,8 +1,8 @@
-import { openSqlite } from '@formgate/store/sqlite';
-import { createSqliteHeldStore } from '../src/store/sqlite-held-store.ts';
+import { createSqliteHeldStore } from '../src/store/sqlite/held.ts';
 import { runHeldStoreContract } from './held-store.contract.ts';
+import { migratedBillingDb } from './sqlite-billing.ts';
 
-const db = openSqlite(':memory:');
+const db = migratedBillingDb();
 runHeldStoreContract({ name: 'sqlite', create: async () => createSqliteHeldStore(db) });
 runHeldStoreContract({
   name: 'sqlite, deferred emails',

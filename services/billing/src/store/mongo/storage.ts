@@ -1,5 +1,5 @@
-import { existingIds, isDuplicateKeyError, type MongoConnection, updateEachOne } from '@formgate/store/mongo';
-import type { StorageStore } from './storage-store.ts';
+import { createMongoTombstones, ignoreDuplicates, type MongoDb, updateEachOne } from '@formgate/store/mongo';
+import type { StorageStore } from '../storage-store.ts';
 
 interface StoredFilesDoc {
   /** The submission's id. */
@@ -10,10 +10,6 @@ interface StoredFilesDoc {
   freed: boolean;
 }
 
-const ignoreDuplicates = (err: unknown) => {
-  if (!isDuplicateKeyError(err)) throw err;
-};
-
 /**
  * `StorageStore` on MongoDB 7+ or FerretDB 1.24: one document per submission with files recorded or freed in
  * `stored_files` (a freed one stays, `freed: true`, as the tombstone), deleted forms in `freed_forms`, purged
@@ -21,18 +17,16 @@ const ignoreDuplicates = (err: unknown) => {
  * looks for a form or organization tombstone again and frees what it wrote under one (a deletion at the same
  * moment). The sum is an aggregation over the organization's live documents.
  */
-export async function createMongoStorageStore(conn: MongoConnection): Promise<StorageStore> {
-  const db = conn.db;
-  if (!db) throw new Error('createMongoStorageStore: the connection is not open');
+export function createMongoStorageStore(db: MongoDb): StorageStore {
   const files = db.collection<StoredFilesDoc>('stored_files');
   const forms = db.collection<{ _id: string; orgId: string }>('freed_forms');
-  const purged = db.collection<{ _id: string }>('purged_orgs');
-  await files.createIndex({ orgId: 1, freed: 1 }, { name: 'org_freed' });
-  await files.createIndex({ formId: 1 }, { name: 'form' });
+  const freedForms = createMongoTombstones(db, 'freed_forms');
+  const purged = createMongoTombstones(db, 'purged_orgs');
 
+  // Both by _id.
   const goneAmong = async (orgIds: string[], formIds: string[]) => ({
-    orgs: await existingIds(purged, orgIds),
-    forms: await existingIds(forms, formIds),
+    orgs: await purged.among(orgIds),
+    forms: await freedForms.among(formIds),
   });
 
   return {
@@ -55,7 +49,8 @@ export async function createMongoStorageStore(conn: MongoConnection): Promise<St
         live.map((e) => e.orgId),
         live.map((e) => e.formId),
       );
-      // By equality, one at a time (rare: a purge landed during the batch).
+      // One at a time (rare: a purge or a form's deletion landed during the batch). Indexes org_freed (by its
+      // prefix) and form.
       for (const orgId of since.orgs) await files.deleteMany({ orgId });
       for (const formId of since.forms) await files.updateMany({ formId }, { $set: { freed: true } });
     },
@@ -73,9 +68,11 @@ export async function createMongoStorageStore(conn: MongoConnection): Promise<St
     },
     async freeForm(scope, formId) {
       await forms.insertOne({ _id: formId, orgId: scope.orgId }).catch(ignoreDuplicates);
+      // Index form.
       await files.updateMany({ orgId: scope.orgId, formId, freed: false }, { $set: { freed: true } });
     },
     async usedBytes(scope) {
+      // Index org_freed.
       const [total] = await files
         .aggregate<{ bytes: number }>([
           { $match: { orgId: scope.orgId, freed: false } },
@@ -85,8 +82,9 @@ export async function createMongoStorageStore(conn: MongoConnection): Promise<St
       return total?.bytes ?? 0;
     },
     async purgeOrganization(scope) {
-      await purged.insertOne({ _id: scope.orgId }).catch(ignoreDuplicates);
-      await files.deleteMany({ orgId: scope.orgId });
+      await purged.add(scope.orgId);
+      await files.deleteMany({ orgId: scope.orgId }); // index org_freed (by its prefix)
+      // No index on orgId: a purge scans the deleted forms' tombstones, a small collection.
       await forms.deleteMany({ orgId: scope.orgId });
     },
     async close() {},

@@ -1,17 +1,9 @@
 import type { SqliteDb } from '@formgate/store/sqlite';
-import type { SubscriptionChange, SubscriptionState, SubscriptionStore } from './subscription-store.ts';
-
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS subscriptions (
-  org_id TEXT PRIMARY KEY, event_id TEXT NOT NULL, changed_at TEXT NOT NULL, state TEXT NOT NULL
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS subscription_events (event_id TEXT PRIMARY KEY) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS purged_orgs (org_id TEXT PRIMARY KEY) WITHOUT ROWID;
-`;
+import type { SubscriptionChange, SubscriptionState } from '../records.ts';
+import type { SubscriptionStore } from '../subscription-store.ts';
 
 /** `SubscriptionStore` on SQLite: the applied event ids and the state change in one transaction. */
 export function createSqliteSubscriptionStore(db: SqliteDb): SubscriptionStore {
-  db.exec(SCHEMA);
   const isPurged = db.prepare('SELECT 1 FROM purged_orgs WHERE org_id = ?').pluck();
   const remember = db.prepare('INSERT OR IGNORE INTO subscription_events (event_id) VALUES (?)');
   const changedAtOf = db.prepare('SELECT changed_at FROM subscriptions WHERE org_id = ?').pluck();
