@@ -18,7 +18,7 @@ import {
   systemClock,
   systemIds,
 } from '@formgate/kit';
-import { createOrgsService, createSqliteOrgsStore } from '@formgate/orgs';
+import { createOrgsService, createSqliteOrgsStores, migrateSqliteOrgs } from '@formgate/orgs';
 import { createSqliteBlobStore, openSqlite } from '@formgate/store/sqlite';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -44,6 +44,8 @@ beforeAll(async () => {
   const common = { bus, clock: systemClock, ids: systemIds, identity: createIdentityCodec(SECRET), logger };
   const billingDb = openSqlite(join(dir, 'b.db'));
   migrateSqliteBilling(billingDb);
+  const orgsDb = openSqlite(join(dir, 'o.db'));
+  migrateSqliteOrgs(orgsDb);
   const services = [
     {
       name: 'forms',
@@ -67,7 +69,7 @@ beforeAll(async () => {
     {
       name: 'orgs',
       path: '/api/v1/orgs/settings',
-      app: createOrgsService({ ...common, store: createSqliteOrgsStore(openSqlite(join(dir, 'o.db'))) }).app,
+      app: createOrgsService({ ...common, ...createSqliteOrgsStores(orgsDb) }).app,
     },
   ];
   for (const s of services) {

@@ -42,7 +42,7 @@ import {
   createSqliteRecipientStore,
   createSqliteWebhookEndpointStore,
 } from '@formgate/notifications';
-import { createOrgsService, createSqliteOrgsStore } from '@formgate/orgs';
+import { createOrgsService, createSqliteOrgsStores, migrateSqliteOrgs } from '@formgate/orgs';
 import { createFallbackBlobStore, createFsBlobStore } from '@formgate/store';
 import { createSqliteBlobStore, openSqlite } from '@formgate/store/sqlite';
 import type { EmbeddedConfig } from './config.ts';
@@ -163,10 +163,11 @@ export async function startEmbedded(config: EmbeddedConfig, seams: EmbeddedSeams
     catalog,
     billingEnabled: config.STRIPE_SECRET_KEY !== undefined,
   });
+  migrateSqliteOrgs(dbs.orgs);
   const orgs = createOrgsService({
     ...common,
     logger: logger.child({ service: 'orgs' }),
-    store: createSqliteOrgsStore(dbs.orgs),
+    ...createSqliteOrgsStores(dbs.orgs),
   });
   const settings = accountSettings(config);
   const mailer = createMailer({ ...settings, mailDir: join(config.DATA_DIR, 'mail'), logger, logLinks: true });

@@ -99,6 +99,23 @@ export async function findByIds<T extends { _id: string }>(
   return found.filter((d) => d !== null);
 }
 
+/**
+ * The documents whose `field` equals one of `values` (in no particular order): one `find` per value, 8 at a time,
+ * where one `$in` would do on MongoDB — FerretDB 1.24 answers an `$in` by reading the whole collection (ADR 56). Each
+ * `find` is an equality on `field`: name the index that serves it where you call this.
+ */
+export async function findEachEqual<T extends mongo.Document>(
+  collection: mongo.Collection<T>,
+  field: string,
+  values: Iterable<string>,
+  options: mongo.FindOptions = {},
+): Promise<mongo.WithId<T>[]> {
+  const found = await mapLimit([...new Set(values)], 8, (value) =>
+    collection.find({ [field]: value } as mongo.Filter<T>, options).toArray(),
+  );
+  return found.flat();
+}
+
 /** Which of `ids` `collection` holds (`findByIds`, reading `_id` only). */
 export async function existingIds<T extends { _id: string }>(
   collection: mongo.Collection<T>,

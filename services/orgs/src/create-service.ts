@@ -18,10 +18,10 @@ import { createOrganizationLifecycleHandler } from './handlers/organization-life
 import { flagsRoutes } from './routes/flags.routes.ts';
 import { orgsRoutes } from './routes/orgs.routes.ts';
 import { createSpamSettingsPublisher } from './spam-settings-publisher.ts';
-import type { OrgsStore } from './store/orgs-store.ts';
+import type { OrgsStores } from './store/orgs-stores.ts';
 
-export interface OrgsServiceDeps {
-  store: OrgsStore;
+/** The stores (`OrgsStores`, each its own port) and the rest of what the service needs. */
+export interface OrgsServiceDeps extends OrgsStores {
   bus: EventBus;
   clock: Clock;
   /** The process's tracing (`startTracing`); absent: off. */
@@ -56,7 +56,7 @@ export function createOrgsService(deps: OrgsServiceDeps): Service {
     {
       group: 'orgs.lifecycle',
       topic: Topics.orgsOrganization,
-      handler: createOrganizationLifecycleHandler(deps.store),
+      handler: createOrganizationLifecycleHandler(deps),
       maxBatchSize: 200,
     },
   ]);

@@ -1,13 +1,13 @@
 import type { EventPublisher } from '@formgate/bus';
 import { encodeEvent, Topics } from '@formgate/contracts';
 import { type Clock, createRelayLoop, type Logger } from '@formgate/kit';
-import type { OrgsStore } from './store/orgs-store.ts';
+import type { OrgSpamStore } from './store/org-spam-store.ts';
 
-type Deps = { store: OrgsStore; bus: EventPublisher; clock: Clock; logger: Logger };
+type Deps = { spam: OrgSpamStore; bus: EventPublisher; clock: Clock; logger: Logger };
 
 /** One pass: every organization whose spam defaults changed is published (`org.settings-changed`), then marked. */
 export async function publishSpamSettings(deps: Deps): Promise<number> {
-  const pending = await deps.store.listUnpublishedSpamSettings(200);
+  const pending = await deps.spam.listUnpublishedSpamSettings(200);
   if (pending.length === 0) return 0;
   const occurredAt = deps.clock.now().toISOString();
   await deps.bus.publish(
@@ -24,7 +24,7 @@ export async function publishSpamSettings(deps: Deps): Promise<number> {
       }),
     })),
   );
-  for (const { orgId, version } of pending) await deps.store.markSpamSettingsPublished(orgId, version);
+  for (const { orgId, version } of pending) await deps.spam.markSpamSettingsPublished(orgId, version);
   return pending.length;
 }
 

@@ -10,8 +10,8 @@ import { eventually } from '@formgate/kit/testing';
 import { openSqlite } from '@formgate/store/sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOrgsService } from '../src/create-service.ts';
-import type { OrgsStore } from '../src/store/orgs-store.ts';
-import { createSqliteOrgsStore } from '../src/store/sqlite-orgs-store.ts';
+import type { OrgsStores } from '../src/store/orgs-stores.ts';
+import { sqliteOrgsStores } from './sqlite-orgs.ts';
 
 const actor = { userId: 'user_1', email: 'owner@example.com' };
 const PARTITIONS = TOPIC_SPECS.find((t) => t.name === Topics.orgsOrganization)?.partitions ?? 0;
@@ -32,7 +32,7 @@ function event(type: OrganizationEvent['type'], data: { orgId: string } & Record
 describe('orgs.lifecycle consumer on the embedded log', () => {
   let dir: string;
   let bus: EventBus;
-  let store: OrgsStore;
+  let store: OrgsStores;
   let service: Service;
   const publish = (...events: OrganizationEvent[]) =>
     bus.publish(
@@ -45,15 +45,15 @@ describe('orgs.lifecycle consumer on the embedded log', () => {
   const settle = async (orgId: string) => {
     const probe = sibling(orgId);
     await publish(created(probe));
-    await eventually(async () => expect(await store.getOrganization({ orgId: probe })).not.toBeNull());
+    await eventually(async () => expect(await store.orgs.getOrganization({ orgId: probe })).not.toBeNull());
   };
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'fg-orgs-'));
     bus = createSqliteBus(openSqlite(join(dir, 'bus.db')));
-    store = createSqliteOrgsStore(openSqlite(':memory:'));
+    store = sqliteOrgsStores();
     service = createOrgsService({
-      store,
+      ...store,
       bus,
       clock: systemClock,
       logger: createLogger({ level: 'silent', name: 'orgs' }),
@@ -73,12 +73,12 @@ describe('orgs.lifecycle consumer on the embedded log', () => {
     const added = member('member.added', orgId);
     await publish(create, create, added, added);
     await settle(orgId);
-    expect(await store.getOrganization({ orgId })).toEqual({ orgId, name: 'Acme', slug: 'acme', deleted: false });
-    expect(await store.getSettings({ orgId })).toEqual({
+    expect(await store.orgs.getOrganization({ orgId })).toEqual({ orgId, name: 'Acme', slug: 'acme', deleted: false });
+    expect(await store.orgs.getSettings({ orgId })).toEqual({
       submission_notification_email: null,
       email_management: false,
     });
-    const log = await store.listAudit({ orgId }, { limit: 10 });
+    const log = await store.audit.listAudit({ orgId }, { limit: 10 });
     expect(log.map((e) => e.id).sort()).toEqual([create.id, added.id].sort());
     expect(log.find((e) => e.id === added.id)).toEqual({
       id: added.id,
@@ -94,13 +94,13 @@ describe('orgs.lifecycle consumer on the embedded log', () => {
     const create = created(orgId);
     await publish(create);
     await settle(orgId);
-    await store.updateSettings({ orgId }, { email_management: true });
+    await store.orgs.updateSettings({ orgId }, { email_management: true });
     const renamed = event('organization.updated', { orgId, name: 'Acme Inc', slug: 'acme-inc' });
     await publish(create, renamed, renamed);
     await settle(orgId);
-    expect(await store.getOrganization({ orgId })).toMatchObject({ name: 'Acme Inc', slug: 'acme-inc' });
-    expect(await store.getSettings({ orgId })).toMatchObject({ email_management: true });
-    expect((await store.listAudit({ orgId }, { limit: 10 })).map((e) => e.type)).toEqual([
+    expect(await store.orgs.getOrganization({ orgId })).toMatchObject({ name: 'Acme Inc', slug: 'acme-inc' });
+    expect(await store.orgs.getSettings({ orgId })).toMatchObject({ email_management: true });
+    expect((await store.audit.listAudit({ orgId }, { limit: 10 })).map((e) => e.type)).toEqual([
       'organization.updated',
       'organization.created',
     ]);
@@ -115,10 +115,10 @@ describe('orgs.lifecycle consumer on the embedded log', () => {
     const deleted = event('organization.deleted', { orgId, name: 'Acme', slug: 'acme' });
     await publish(deleted, deleted, member('member.removed', orgId));
     await settle(orgId);
-    expect(await store.getOrganization({ orgId })).toBeNull();
-    expect(await store.getSettings({ orgId })).toBeNull();
-    expect(await store.listAudit({ orgId }, { limit: 10 })).toEqual([]);
-    expect(await store.getOrganization({ orgId: other })).not.toBeNull();
-    expect(await store.listAudit({ orgId: other }, { limit: 10 })).toHaveLength(1);
+    expect(await store.orgs.getOrganization({ orgId })).toBeNull();
+    expect(await store.orgs.getSettings({ orgId })).toBeNull();
+    expect(await store.audit.listAudit({ orgId }, { limit: 10 })).toEqual([]);
+    expect(await store.orgs.getOrganization({ orgId: other })).not.toBeNull();
+    expect(await store.audit.listAudit({ orgId: other }, { limit: 10 })).toHaveLength(1);
   });
 });

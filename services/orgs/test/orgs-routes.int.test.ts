@@ -18,8 +18,10 @@ import {
 import { openSqlite } from '@formgate/store/sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOrgsService } from '../src/create-service.ts';
-import { type AuditEntry, DEFAULT_ORG_SETTINGS, type OrgsStore } from '../src/store/orgs-store.ts';
-import { createSqliteOrgsStore } from '../src/store/sqlite-orgs-store.ts';
+import type { OrgsStores } from '../src/store/orgs-stores.ts';
+import { type AuditEntry, DEFAULT_ORG_SETTINGS } from '../src/store/records.ts';
+import { purgeOrganization } from '../src/use-cases/purge-organization.ts';
+import { sqliteOrgsStores } from './sqlite-orgs.ts';
 
 const codec = createIdentityCodec(randomBytes(32).toString('base64url'));
 type Role = 'owner' | 'admin' | 'member';
@@ -27,13 +29,13 @@ type Role = 'owner' | 'admin' | 'member';
 describe('orgs routes', () => {
   let dir: string;
   let bus: EventBus;
-  let store: OrgsStore;
+  let store: OrgsStores;
   let server: Server;
   let baseUrl: string;
 
   const newOrg = async () => {
     const scope = { orgId: `org_${randomUUID()}` };
-    await store.createOrganization(scope, { name: 'Acme', slug: 'acme' }, DEFAULT_ORG_SETTINGS);
+    await store.orgs.createOrganization(scope, { name: 'Acme', slug: 'acme' }, DEFAULT_ORG_SETTINGS);
     return scope.orgId;
   };
   const call = async (method: string, path: string, who: { orgId: string; role: Role } | null, body?: unknown) => {
@@ -55,9 +57,9 @@ describe('orgs routes', () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'fg-orgs-routes-'));
     bus = createSqliteBus(openSqlite(join(dir, 'bus.db')));
-    store = createSqliteOrgsStore(openSqlite(':memory:'));
+    store = sqliteOrgsStores();
     const service = createOrgsService({
-      store,
+      ...store,
       bus,
       clock: systemClock,
       logger: createLogger({ level: 'silent', name: 'orgs' }),
@@ -118,26 +120,26 @@ describe('orgs routes', () => {
       const res = await call('PATCH', '/api/v1/orgs/settings', owner, body);
       expect(res.status).toBe(400);
     }
-    expect(await store.getSettings({ orgId })).toEqual(DEFAULT_ORG_SETTINGS);
+    expect(await store.orgs.getSettings({ orgId })).toEqual(DEFAULT_ORG_SETTINGS);
   });
 
   it('answers 404 ORG_NOT_FOUND for an organization the service does not know (or no longer knows)', async () => {
     const deleted = await newOrg();
-    await store.purge({ orgId: deleted });
+    await purgeOrganization(store, { orgId: deleted });
     for (const orgId of [`org_${randomUUID()}`, deleted]) {
       const patch = await call('PATCH', '/api/v1/orgs/settings', { orgId, role: 'owner' }, { email_management: true });
       expect([patch.status, errorCode(patch)]).toEqual([404, 'ORG_NOT_FOUND']);
       const get = await call('GET', '/api/v1/orgs/settings', { orgId, role: 'owner' });
       expect([get.status, errorCode(get)]).toEqual([404, 'ORG_NOT_FOUND']);
     }
-    expect(await store.getOrganization({ orgId: deleted })).toBeNull();
+    expect(await store.orgs.getOrganization({ orgId: deleted })).toBeNull();
   });
 
   it('scopes every route to the caller’s organization', async () => {
     const a = await newOrg();
     const b = await newOrg();
     await call('PATCH', '/api/v1/orgs/settings', { orgId: a, role: 'owner' }, { email_management: true });
-    await store.appendAudit({ orgId: a }, auditEntry('2026-05-01T00:00:00.000Z'));
+    await store.audit.appendAudit({ orgId: a }, auditEntry('2026-05-01T00:00:00.000Z'));
     const asB = { orgId: b, role: 'owner' as const };
     expect((await call('GET', '/api/v1/orgs/settings', asB)).body).toEqual({ ...DEFAULT_ORG_SETTINGS, spam: null });
     expect((await call('GET', '/api/v1/flags/emailManagement', asB)).body).toEqual({
@@ -154,7 +156,7 @@ describe('orgs routes', () => {
       flag: 'emailManagement',
       enabled: false,
     });
-    await store.updateSettings({ orgId }, { email_management: true });
+    await store.orgs.updateSettings({ orgId }, { email_management: true });
     expect(await call('GET', '/api/v1/flags/emailManagement', member)).toEqual({
       status: 200,
       body: { flag: 'emailManagement', enabled: true },
@@ -168,7 +170,7 @@ describe('orgs routes', () => {
   it('pages the audit log newest first for owners and admins only', async () => {
     const orgId = await newOrg();
     const entries = [1, 2, 3].map((i) => auditEntry(`2026-05-0${i}T00:00:00.000Z`));
-    for (const e of entries) await store.appendAudit({ orgId }, e);
+    for (const e of entries) await store.audit.appendAudit({ orgId }, e);
     const denied = await call('GET', '/api/v1/orgs/audit-log', { orgId, role: 'member' });
     expect(denied.status).toBe(403);
     const admin = { orgId, role: 'admin' as const };

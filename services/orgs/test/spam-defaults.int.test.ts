@@ -21,8 +21,9 @@ import { eventually } from '@formgate/kit/testing';
 import { openSqlite } from '@formgate/store/sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOrgsService } from '../src/create-service.ts';
-import { DEFAULT_ORG_SETTINGS, type OrgsStore } from '../src/store/orgs-store.ts';
-import { createSqliteOrgsStore } from '../src/store/sqlite-orgs-store.ts';
+import type { OrgsStores } from '../src/store/orgs-stores.ts';
+import { DEFAULT_ORG_SETTINGS } from '../src/store/records.ts';
+import { sqliteOrgsStores } from './sqlite-orgs.ts';
 
 const codec = createIdentityCodec(randomBytes(32).toString('base64url'));
 type Role = 'owner' | 'admin' | 'member';
@@ -31,7 +32,7 @@ type Role = 'owner' | 'admin' | 'member';
 describe('orgs: spam defaults under /api/v1/orgs/settings, published on orgs.settings', () => {
   let dir: string;
   let bus: EventBus;
-  let store: OrgsStore;
+  let store: OrgsStores;
   let service: Service;
   let server: Server;
   let baseUrl: string;
@@ -39,7 +40,7 @@ describe('orgs: spam defaults under /api/v1/orgs/settings, published on orgs.set
 
   const newOrg = async () => {
     const scope = { orgId: `org_${randomUUID()}` };
-    await store.createOrganization(scope, { name: 'Acme', slug: 'acme' }, DEFAULT_ORG_SETTINGS);
+    await store.orgs.createOrganization(scope, { name: 'Acme', slug: 'acme' }, DEFAULT_ORG_SETTINGS);
     return scope.orgId;
   };
   const call = async (method: string, who: { orgId: string; role: Role }, body?: unknown) => {
@@ -59,9 +60,9 @@ describe('orgs: spam defaults under /api/v1/orgs/settings, published on orgs.set
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'fg-orgs-spam-'));
     bus = createSqliteBus(openSqlite(join(dir, 'bus.db')));
-    store = createSqliteOrgsStore(openSqlite(join(dir, 'orgs.db')));
+    store = sqliteOrgsStores(join(dir, 'orgs.db'));
     service = createOrgsService({
-      store,
+      ...store,
       bus,
       clock: systemClock,
       logger: createLogger({ level: 'silent', name: 'orgs' }),
@@ -139,6 +140,6 @@ describe('orgs: spam defaults under /api/v1/orgs/settings, published on orgs.set
         [3, null],
       ]),
     );
-    expect(await store.listUnpublishedSpamSettings(100)).toEqual([]);
+    expect(await store.spam.listUnpublishedSpamSettings(100)).toEqual([]);
   });
 });

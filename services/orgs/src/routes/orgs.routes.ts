@@ -7,7 +7,10 @@ import {
 } from '@formgate/contracts';
 import { identityOf, keysetCursor, PageQuerySchema, readPage, requirePermission } from '@formgate/kit';
 import { type Request, Router } from 'express';
-import type { AuditEntry, OrgsStore } from '../store/orgs-store.ts';
+import type { AuditStore } from '../store/audit-store.ts';
+import type { OrgSpamStore } from '../store/org-spam-store.ts';
+import type { OrgsStore } from '../store/orgs-store.ts';
+import type { AuditEntry } from '../store/records.ts';
 import { orgNotFound, updateOrgSettings } from '../use-cases/update-org-settings.ts';
 import { readSpamDefaults, updateSpamDefaults } from '../use-cases/update-spam-defaults.ts';
 
@@ -27,14 +30,19 @@ const toAuditDto = ({ id, type, actor, occurredAt, data }: AuditEntry): AuditEnt
 });
 
 /** `/api/v1/orgs`: the caller's organization's settings (with its spam defaults, issue 14) and audit log. */
-export function orgsRoutes(deps: { store: OrgsStore; onSpamChanged: () => Promise<boolean> }) {
-  const { store } = deps;
+export function orgsRoutes(deps: {
+  orgs: OrgsStore;
+  audit: AuditStore;
+  spam: OrgSpamStore;
+  onSpamChanged: () => Promise<boolean>;
+}) {
+  const { orgs, audit, spam: spamStore } = deps;
   const router = Router();
 
   router.get('/settings', async (req, res) => {
-    const settings = await store.getSettings(scopeOf(req));
+    const settings = await orgs.getSettings(scopeOf(req));
     if (!settings) throw orgNotFound();
-    const body: OrgSettingsDto = { ...settings, spam: await readSpamDefaults(store, scopeOf(req)) };
+    const body: OrgSettingsDto = { ...settings, spam: await readSpamDefaults(spamStore, scopeOf(req)) };
     res.json(body);
   });
 
@@ -42,14 +50,14 @@ export function orgsRoutes(deps: { store: OrgsStore; onSpamChanged: () => Promis
     requirePermission(identityOf(req), { organization: ['update'] });
     const { spam, ...rest } = PatchSettingsSchema.parse(req.body);
     // The spam defaults first: a refused one (a captcha without its secret) changes nothing at all.
-    let spamView = await readSpamDefaults(store, scopeOf(req));
+    let spamView = await readSpamDefaults(spamStore, scopeOf(req));
     if (spam !== undefined) {
       const changed = await updateSpamDefaults(deps, scopeOf(req), spam);
       spamView = changed.view;
       const { orgId } = scopeOf(req);
       res.setHeader(SETTLE_HEADER, formatSettle({ view: 'org-settings', id: orgId, version: changed.version }));
     }
-    const settings = await updateOrgSettings(store, scopeOf(req), rest);
+    const settings = await updateOrgSettings(orgs, scopeOf(req), rest);
     const body: OrgSettingsDto = { ...settings, spam: spamView };
     res.json(body);
   });
@@ -58,7 +66,7 @@ export function orgsRoutes(deps: { store: OrgsStore; onSpamChanged: () => Promis
     requirePermission(identityOf(req), { organization: ['update'] });
     const { limit, cursor } = PageQuerySchema.parse(req.query);
     const after = cursor ? cursors.decode(cursor) : undefined;
-    const read = (rows: number) => store.listAudit(scopeOf(req), { limit: rows, ...(after ? { after } : {}) });
+    const read = (rows: number) => audit.listAudit(scopeOf(req), { limit: rows, ...(after ? { after } : {}) });
     res.json(await readPage(limit, read, toAuditDto, cursors.encode));
   });
 

@@ -1,63 +1,13 @@
-import type { OrgScope, SpamSettingsPatch } from '@formgate/contracts';
-
-export interface OrgRecord {
-  orgId: string;
-  name: string;
-  slug: string;
-  /** True only while a purge is under way (adapters without transactions purge in steps): treat it as gone. */
-  deleted: boolean;
-}
-
-/** The organization settings of the spec (§3), every key present. */
-export interface OrgSettingsValues {
-  submission_notification_email: string | null;
-  email_management: boolean;
-}
-
-export const DEFAULT_ORG_SETTINGS: OrgSettingsValues = {
-  submission_notification_email: null,
-  email_management: false,
-};
-
-export interface AuditActor {
-  userId: string;
-  email: string | null;
-}
-
-/** One audit log entry: what happened to the organization, by whom. `data` holds a summary, never a secret. */
-export interface AuditEntry {
-  /** The id of the event it records. */
-  id: string;
-  type: string;
-  actor: AuditActor | null;
-  /** ISO-8601 UTC with milliseconds; the sort key of the log, with `id` as the tie-breaker. */
-  occurredAt: string;
-  data: Record<string, string>;
-}
-
-/** A position in the newest-first log: the last entry of the previous page. */
-export interface AuditCursor {
-  occurredAt: string;
-  id: string;
-}
-
-/** An organization's spam defaults (issue 14): `version` 0 = never set. */
-export interface OrgSpamSettings {
-  orgId: string;
-  spam: SpamSettingsPatch | null;
-  version: number;
-}
+import type { OrgScope } from '@formgate/contracts';
+import type { OrgRecord, OrgSettingsValues } from './records.ts';
 
 /**
- * The orgs service's data: each organization's record, its settings, and its append-only audit log.
- * Guarantees every adapter keeps:
+ * Each organization's record and its settings. Guarantees every adapter keeps:
  * - Every call is scoped: nothing of another organization is read, changed or deleted.
- * - `createOrganization` and `appendAudit` are idempotent (by organization, by entry id): a redelivered event
- *   neither resets settings changed since nor adds a second entry.
- * - After `purge` nothing of the organization is left; it is then unknown, like one never created.
- * - Spam defaults (issue 14) are replaced whole and versioned: `replaceSpamSettings` applies only from the version
- *   read (a race answers false), and the new version waits in the outbox (`listUnpublishedSpamSettings`) until
- *   `markSpamSettingsPublished` with that version (an older mark never hides a newer version).
+ * - `createOrganization` is idempotent: a redelivered creation never resets settings changed since.
+ * - From `beginPurge` on, the organization reads as unknown (`getSettings`, `updateSettings` answer null) and the
+ *   other ports refuse or take back their writes for it; after `purge` it is unknown, like one never created.
+ *   `purgeOrganization` (use case) runs the steps of every port in order.
  */
 export interface OrgsStore {
   /** Stores the organization with `settings`, unless it is already known (then nothing changes). */
@@ -73,18 +23,9 @@ export interface OrgsStore {
   getSettings(scope: OrgScope): Promise<OrgSettingsValues | null>;
   /** Sets the given keys and returns every setting; `null` (and no change) when the organization is unknown. */
   updateSettings(scope: OrgScope, patch: Partial<OrgSettingsValues>): Promise<OrgSettingsValues | null>;
-  /** Appends an entry unless one with its id exists; returns whether it did. */
-  appendAudit(scope: OrgScope, entry: AuditEntry): Promise<boolean>;
-  /** Newest first (`occurredAt`, then `id`, descending), strictly after `after` when given. */
-  listAudit(scope: OrgScope, page: { limit: number; after?: AuditCursor }): Promise<AuditEntry[]>;
-  /** The spam defaults of a known, live organization; `null` otherwise. */
-  getSpamSettings(scope: OrgScope): Promise<OrgSpamSettings | null>;
-  /** Stores `spam` as version `expectedVersion + 1` if the stored version is `expectedVersion`; returns whether it did. */
-  replaceSpamSettings(scope: OrgScope, spam: SpamSettingsPatch | null, expectedVersion: number): Promise<boolean>;
-  /** Spam defaults whose current version is not confirmed published to `orgs.settings` (the outbox). */
-  listUnpublishedSpamSettings(limit: number): Promise<OrgSpamSettings[]>;
-  markSpamSettingsPublished(orgId: string, version: number): Promise<void>;
-  /** Deletes the organization's record, settings and audit log. Idempotent. */
+  /** Marks the organization deleted (the first step of a purge). Idempotent; nothing for an unknown one. */
+  beginPurge(scope: OrgScope): Promise<void>;
+  /** Deletes the organization's record and settings (the last step of a purge). Idempotent. */
   purge(scope: OrgScope): Promise<void>;
   close(): Promise<void>;
 }

@@ -1,5 +1,7 @@
 import type { OrganizationEvent } from '@formgate/contracts';
-import { type AuditEntry, DEFAULT_ORG_SETTINGS, type OrgsStore } from '../store/orgs-store.ts';
+import type { OrgsStores } from '../store/orgs-stores.ts';
+import { type AuditEntry, DEFAULT_ORG_SETTINGS } from '../store/records.ts';
+import { purgeOrganization } from './purge-organization.ts';
 
 /**
  * The event fields an audit entry keeps. A field is listed here only once it is known to hold no secret, so one
@@ -46,23 +48,24 @@ export function toAuditEntry(event: OrganizationEvent): AuditEntry {
  * purge) and the audit entry is keyed by the event id. The effect comes before the entry, so a crash in between
  * is repaired by the redelivery.
  */
-export async function applyOrganizationEvent(store: OrgsStore, event: OrganizationEvent): Promise<void> {
+export async function applyOrganizationEvent(stores: OrgsStores, event: OrganizationEvent): Promise<void> {
+  const { orgs, audit } = stores;
   const scope = { orgId: event.data.orgId };
   switch (event.type) {
     case 'organization.created':
-      await store.createOrganization(scope, { name: event.data.name, slug: event.data.slug }, DEFAULT_ORG_SETTINGS);
+      await orgs.createOrganization(scope, { name: event.data.name, slug: event.data.slug }, DEFAULT_ORG_SETTINGS);
       break;
     case 'organization.updated':
-      await store.updateOrganization(scope, { name: event.data.name, slug: event.data.slug });
+      await orgs.updateOrganization(scope, { name: event.data.name, slug: event.data.slug });
       break;
     case 'organization.deleted':
       // The organization is gone: its own entry would be purged with the rest of the log.
-      await store.purge(scope);
+      await purgeOrganization(stores, scope);
       return;
   }
   // Events of one organization arrive in order, one at a time: a late event of a purged organization (a member
   // removed while it was being deleted) finds no record here and leaves nothing behind.
-  const org = await store.getOrganization(scope);
+  const org = await orgs.getOrganization(scope);
   if (!org || org.deleted) return;
-  await store.appendAudit(scope, toAuditEntry(event));
+  await audit.appendAudit(scope, toAuditEntry(event));
 }

@@ -1,6 +1,7 @@
 import type { OrgScope, OrgSettings } from '@formgate/contracts';
 import { AppError } from '@formgate/kit';
-import type { OrgSettingsValues, OrgsStore } from '../store/orgs-store.ts';
+import type { OrgsStore } from '../store/orgs-store.ts';
+import type { OrgSettingsValues } from '../store/records.ts';
 
 export const orgNotFound = () => new AppError('ORG_NOT_FOUND');
 

@@ -6,12 +6,12 @@ import {
   spamSettingsView,
 } from '@formgate/contracts';
 import { AppError } from '@formgate/kit';
-import type { OrgsStore } from '../store/orgs-store.ts';
+import type { OrgSpamStore } from '../store/org-spam-store.ts';
 import { orgNotFound } from './update-org-settings.ts';
 
 /** The organization's spam defaults as the API shows them (captcha secret as null, `secretSet`). */
-export async function readSpamDefaults(store: OrgsStore, scope: OrgScope): Promise<SpamSettingsPatchView | null> {
-  const current = await store.getSpamSettings(scope);
+export async function readSpamDefaults(spam: OrgSpamStore, scope: OrgScope): Promise<SpamSettingsPatchView | null> {
+  const current = await spam.getSpamSettings(scope);
   if (!current) throw orgNotFound();
   return spamSettingsView(current.spam);
 }
@@ -25,12 +25,12 @@ export async function readSpamDefaults(store: OrgsStore, scope: OrgScope): Promi
  * `ORG_CONCURRENT_UPDATE`.
  */
 export async function updateSpamDefaults(
-  deps: { store: OrgsStore; onSpamChanged: () => Promise<boolean> },
+  deps: { spam: OrgSpamStore; onSpamChanged: () => Promise<boolean> },
   scope: OrgScope,
   patch: SpamSettingsPatch | null,
 ): Promise<{ view: SpamSettingsPatchView | null; version: number }> {
   for (let attempt = 0; attempt < 3; attempt++) {
-    const current = await deps.store.getSpamSettings(scope);
+    const current = await deps.spam.getSpamSettings(scope);
     if (!current) throw orgNotFound();
     const { settings, missingSecret } = mergeSpamSettings(current.spam, patch);
     if (missingSecret) {
@@ -39,7 +39,7 @@ export async function updateSpamDefaults(
         details: [{ path: 'spam.captcha.secret', message: `required for ${missingSecret}` }],
       });
     }
-    if (await deps.store.replaceSpamSettings(scope, settings, current.version)) {
+    if (await deps.spam.replaceSpamSettings(scope, settings, current.version)) {
       if (!(await deps.onSpamChanged())) {
         throw new AppError(
           'UPSTREAM_UNAVAILABLE',
