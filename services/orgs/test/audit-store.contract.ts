@@ -1,31 +1,11 @@
-import { randomUUID } from 'node:crypto';
 import { describeContract } from '@formgate/kit/testing';
-import { afterAll, beforeAll, expect } from 'vitest';
-import type { OrgsStores } from '../src/store/orgs-stores.ts';
-import type { AuditEntry } from '../src/store/records.ts';
-import type { OrgsStoresTarget } from './orgs-store.contract.ts';
-
-const org = () => ({ orgId: `org_${randomUUID()}` });
-
-const entry = (occurredAt: string, overrides: Partial<AuditEntry> = {}): AuditEntry => ({
-  id: randomUUID(),
-  type: 'member.added',
-  actor: { userId: 'u1', email: 'owner@example.com' },
-  occurredAt,
-  data: { memberId: 'm1', userId: 'u2', role: 'member' },
-  ...overrides,
-});
+import { expect } from 'vitest';
+import { entry, type OrgsStoresTarget, org, useOrgsStores } from './orgs-fixtures.ts';
 
 /** The guarantees of `AuditStore` (see its JSDoc), checked against one adapter. */
 export function runAuditStoreContract(target: OrgsStoresTarget) {
   describeContract(`AuditStore contract: ${target.name}`, target.skip, (it) => {
-    let stores: OrgsStores;
-    beforeAll(async () => {
-      stores = await target.create();
-    });
-    afterAll(async () => {
-      await stores.audit.close();
-    });
+    const stores = useOrgsStores(target);
 
     it('appends an audit entry once per id and returns it as stored', async () => {
       const a = org();

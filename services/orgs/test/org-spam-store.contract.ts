@@ -1,23 +1,13 @@
-import { randomUUID } from 'node:crypto';
 import { describeContract } from '@formgate/kit/testing';
-import { afterAll, beforeAll, expect } from 'vitest';
-import type { OrgsStores } from '../src/store/orgs-stores.ts';
+import { expect } from 'vitest';
 import { DEFAULT_ORG_SETTINGS } from '../src/store/records.ts';
 import { purgeOrganization } from '../src/use-cases/purge-organization.ts';
-import type { OrgsStoresTarget } from './orgs-store.contract.ts';
-
-const org = () => ({ orgId: `org_${randomUUID()}` });
+import { type OrgsStoresTarget, org, useOrgsStores } from './orgs-fixtures.ts';
 
 /** The guarantees of `OrgSpamStore` (see its JSDoc), checked against one adapter. */
 export function runOrgSpamStoreContract(target: OrgsStoresTarget) {
   describeContract(`OrgSpamStore contract: ${target.name}`, target.skip, (it) => {
-    let stores: OrgsStores;
-    beforeAll(async () => {
-      stores = await target.create();
-    });
-    afterAll(async () => {
-      await stores.spam.close();
-    });
+    const stores = useOrgsStores(target);
 
     it('versions the spam defaults, replaces them only from the version read, and keeps an outbox of them', async () => {
       const a = org();

@@ -1,39 +1,13 @@
-import { randomUUID } from 'node:crypto';
-import { type ContractSkip, describeContract } from '@formgate/kit/testing';
-import { afterAll, beforeAll, expect } from 'vitest';
-import type { OrgsStores } from '../src/store/orgs-stores.ts';
-import { type AuditEntry, DEFAULT_ORG_SETTINGS } from '../src/store/records.ts';
+import { describeContract } from '@formgate/kit/testing';
+import { expect } from 'vitest';
+import { DEFAULT_ORG_SETTINGS } from '../src/store/records.ts';
 import { purgeOrganization } from '../src/use-cases/purge-organization.ts';
-
-/** One adapter's stores (`OrgsStores`: every port on one database; the spam defaults read the organizations). */
-export interface OrgsStoresTarget {
-  /** Tests this adapter does not run, each with the reason. */
-  skip?: ContractSkip[];
-  name: string;
-  create: () => Promise<OrgsStores>;
-}
-
-const org = () => ({ orgId: `org_${randomUUID()}` });
-
-const entry = (occurredAt: string, overrides: Partial<AuditEntry> = {}): AuditEntry => ({
-  id: randomUUID(),
-  type: 'member.added',
-  actor: { userId: 'u1', email: 'owner@example.com' },
-  occurredAt,
-  data: { memberId: 'm1', userId: 'u2', role: 'member' },
-  ...overrides,
-});
+import { entry, type OrgsStoresTarget, org, useOrgsStores } from './orgs-fixtures.ts';
 
 /** The guarantees of `OrgsStore` (see its JSDoc), checked against one adapter; purges run every port's step. */
 export function runOrgsStoreContract(target: OrgsStoresTarget) {
   describeContract(`OrgsStore contract: ${target.name}`, target.skip, (it) => {
-    let stores: OrgsStores;
-    beforeAll(async () => {
-      stores = await target.create();
-    });
-    afterAll(async () => {
-      await stores.orgs.close();
-    });
+    const stores = useOrgsStores(target);
 
     it('creates an organization with its settings, readable only in its own scope', async () => {
       const a = org();
