@@ -21,16 +21,7 @@ export const SpamReasonSchema = z.object({
 });
 export type SpamReason = z.infer<typeof SpamReasonSchema>;
 
-/** Reasons as events from before issue 14 wrote them: `honeypot:<field>`. */
-const legacyReason = (s: string): SpamReason => {
-  const [layer, ...rest] = s.split(':');
-  return layer === 'honeypot'
-    ? { layer: 'honeypot', rule: 'field-filled', detail: `honeypot field ${rest.join(':')} was filled` }
-    : { layer: 'rules', rule: 'legacy', detail: s.slice(0, 500) };
-};
-export const SpamReasonListSchema = z.array(
-  z.preprocess((v) => (typeof v === 'string' ? legacyReason(v) : v), SpamReasonSchema),
-);
+export const SpamReasonListSchema = z.array(SpamReasonSchema);
 
 export const CAPTCHA_PROVIDERS = ['altcha', 'turnstile', 'hcaptcha', 'recaptcha'] as const;
 export type CaptchaProvider = (typeof CAPTCHA_PROVIDERS)[number];
