@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import { type BlobInfo, type BlobStore, BlobTooLargeError, checkBlobKey } from './blob-store.ts';
 import { createGroupCommit, OverloadedError, type SqliteDb } from './sqlite.ts';
+import { runSqliteMigrations, type SqliteMigration } from './sqlite-migrations.ts';
 
 export interface SqliteBlobStoreOptions {
   /** Bytes per chunk row; a `put` holds at most about this much of its stream in memory. */
@@ -25,13 +26,21 @@ interface MetaRow {
   size: number;
 }
 
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS blob_chunks (
+/** The store's schema, as numbered migrations (ADR 72); run when the store is created. */
+const BLOB_MIGRATIONS: SqliteMigration[] = [
+  {
+    version: 1,
+    name: 'blob chunks and metadata',
+    up: (db) =>
+      db.exec(`
+CREATE TABLE blob_chunks (
   key TEXT NOT NULL, seq INTEGER NOT NULL, data BLOB NOT NULL, PRIMARY KEY (key, seq)
 );
-CREATE TABLE IF NOT EXISTS blobs (
+CREATE TABLE blobs (
   key TEXT PRIMARY KEY, content_type TEXT NOT NULL, filename TEXT NOT NULL, size INTEGER NOT NULL
-) WITHOUT ROWID;`;
+) WITHOUT ROWID;`),
+  },
+];
 
 // Chunks without a metadata row belong to uploads cut off by a crash: they were never visible.
 const DELETE_ORPHANS = `
@@ -47,7 +56,7 @@ DELETE FROM blob_chunks WHERE key IN (
  */
 export function createSqliteBlobStore(db: SqliteDb, opts: SqliteBlobStoreOptions = {}): BlobStore {
   const chunkBytes = opts.chunkBytes ?? 256 * 1024;
-  db.exec(SCHEMA);
+  runSqliteMigrations(db, 'blobs', BLOB_MIGRATIONS);
   db.exec(DELETE_ORPHANS);
   const writer = createBlobWriter(db, opts);
   const selectMeta = db.prepare<[string], MetaRow>('SELECT content_type, filename, size FROM blobs WHERE key = ?');

@@ -1,6 +1,6 @@
 import type { TopicSpec } from '@formgate/contracts';
 import { dlqReplayedTopic, dlqTopic } from '@formgate/contracts';
-import type { SqliteDb } from '@formgate/store/sqlite';
+import { runSqliteMigrations, type SqliteDb, type SqliteMigration } from '@formgate/store/sqlite';
 import type { Statement } from 'better-sqlite3';
 import { partitionFor } from '../delivery.ts';
 import type { BusMessage, OutgoingMessage } from '../event-bus.ts';
@@ -19,18 +19,26 @@ export interface TopicInfo {
   compacted: boolean;
 }
 
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS topics (name TEXT PRIMARY KEY, partitions INTEGER NOT NULL, compacted INTEGER NOT NULL);
-CREATE TABLE IF NOT EXISTS records (
+/** The log's schema, as numbered migrations (ADR 72); run when the log is opened. */
+const LOG_MIGRATIONS: SqliteMigration[] = [
+  {
+    version: 1,
+    name: 'topics, records and group offsets',
+    up: (db) =>
+      db.exec(`
+CREATE TABLE topics (name TEXT PRIMARY KEY, partitions INTEGER NOT NULL, compacted INTEGER NOT NULL);
+CREATE TABLE records (
   topic TEXT NOT NULL, partition INTEGER NOT NULL, offset INTEGER NOT NULL,
   key TEXT NOT NULL, value TEXT NOT NULL, headers TEXT NOT NULL, ts INTEGER NOT NULL,
   PRIMARY KEY (topic, partition, offset)
 ) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS group_offsets (
+CREATE TABLE group_offsets (
   group_id TEXT NOT NULL, topic TEXT NOT NULL, partition INTEGER NOT NULL, offset INTEGER NOT NULL,
   PRIMARY KEY (group_id, topic, partition)
 ) WITHOUT ROWID;
-`;
+`),
+  },
+];
 
 // Most records carry no headers: skip JSON for them both ways.
 const NO_HEADERS = '{}';
@@ -150,7 +158,7 @@ class SqliteLog implements Log {
     private readonly db: SqliteDb,
     private readonly onCommitError: (err: unknown) => void,
   ) {
-    db.exec(SCHEMA);
+    runSqliteMigrations(db, 'event-log', LOG_MIGRATIONS);
     this.sql = prepare(db);
     this.fetch = fetcher(db);
     this.writeCommits = db.transaction((commits: PendingCommit[]) => {
