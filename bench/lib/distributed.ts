@@ -4,7 +4,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { createMongoFormsStore } from '@formgate/forms/mongo';
+import { createMongoFormsStores } from '@formgate/forms/mongo';
 import { connectMongo } from '@formgate/store/mongo';
 import { type Backend, startBackend } from './backends.ts';
 import { createFormgateApi, mintApiKey } from './formgate-api.ts';
@@ -227,7 +227,9 @@ export async function startDistributedFormgate(opts: { workDir: string; logDir: 
     });
     const openFormsStore = async () => {
       const conn = await connectMongo(mongo, `${dbPrefix}_forms`);
-      return { store: await createMongoFormsStore(conn), close: () => conn.close() };
+      if (!conn.db) throw new Error('not connected');
+      // The forms service migrated the database before it started.
+      return { store: (await createMongoFormsStores(conn.db)).submissions, close: () => conn.close() };
     };
     const countRawRows = async (formId: string) => {
       const conn = await connectMongo(mongo, `${dbPrefix}_forms`);

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { createSqliteFormsStore, type FormsStore } from '@formgate/forms';
+import { createSqliteFormsStores, type SubmissionReadModel } from '@formgate/forms';
 import { openSqlite } from '@formgate/store/sqlite';
 import { createFormgateApi, type FormgateApi, type MailLinks, mintApiKey } from './formgate-api.ts';
 import { BENCH_PLANS_FILE, freePort, type ServerProcess, startServer } from './processes.ts';
@@ -18,7 +18,7 @@ export interface FormgateTarget {
   server: ServerProcess;
   api: FormgateApi;
   /** The deployment's forms store, opened from the bench process for seeding (P8): its batch write path. */
-  openFormsStore(): Promise<{ store: FormsStore; close(): Promise<void> }>;
+  openFormsStore(): Promise<{ store: SubmissionReadModel; close(): Promise<void> }>;
   /** CUR (P10): reads every stored submission of the form newest first with a raw cursor, no formatting. */
   countRawRows(formId: string): Promise<number>;
   /**
@@ -66,7 +66,7 @@ export async function startEmbeddedFormgate(opts: {
       const db = openSqlite(join(opts.dataDir, 'forms.db'), { synchronous: opts.synchronous });
       // The running server may still be projecting the burst rounds into this file: wait for its writers.
       db.pragma('busy_timeout = 120000');
-      return { store: createSqliteFormsStore(db), close: async () => void db.close() };
+      return { store: createSqliteFormsStores(db).submissions, close: async () => void db.close() };
     },
     async countRawRows(formId) {
       const db = openSqlite(join(opts.dataDir, 'forms.db'), { synchronous: opts.synchronous });

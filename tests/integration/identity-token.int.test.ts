@@ -5,7 +5,12 @@ import { join } from 'node:path';
 import { createBillingService, createSqliteBillingStores, migrateSqliteBilling } from '@formgate/billing';
 import { createSqliteBus } from '@formgate/bus/sqlite';
 import { DEFAULT_PLANS } from '@formgate/contracts';
-import { createFormsService, createSqliteFormsStore } from '@formgate/forms';
+import {
+  createFormsService,
+  createSqliteFormsStores,
+  FORMS_MIGRATION_SCOPE,
+  sqliteFormsMigrations,
+} from '@formgate/forms';
 import {
   closeServer,
   createHttpServer,
@@ -19,7 +24,7 @@ import {
   systemIds,
 } from '@formgate/kit';
 import { createOrgsService, createSqliteOrgsStores, migrateSqliteOrgs } from '@formgate/orgs';
-import { createSqliteBlobStore, openSqlite } from '@formgate/store/sqlite';
+import { createSqliteBlobStore, openSqlite, runSqliteMigrations } from '@formgate/store/sqlite';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp } from '../harness/embedded-app.ts';
@@ -42,6 +47,8 @@ beforeAll(async () => {
   const logger = createLogger({ level: 'silent', name: 'test' });
   const bus = createSqliteBus(openSqlite(join(dir, 'bus.db')));
   const common = { bus, clock: systemClock, ids: systemIds, identity: createIdentityCodec(SECRET), logger };
+  const formsDb = openSqlite(join(dir, 'f.db'));
+  runSqliteMigrations(formsDb, FORMS_MIGRATION_SCOPE, sqliteFormsMigrations);
   const billingDb = openSqlite(join(dir, 'b.db'));
   migrateSqliteBilling(billingDb);
   const orgsDb = openSqlite(join(dir, 'o.db'));
@@ -52,7 +59,7 @@ beforeAll(async () => {
       path: '/api/v1/forms',
       app: createFormsService({
         ...common,
-        store: createSqliteFormsStore(openSqlite(join(dir, 'f.db'))),
+        stores: createSqliteFormsStores(formsDb),
         blobs: createSqliteBlobStore(openSqlite(':memory:')),
       }).app,
     },

@@ -12,7 +12,12 @@ import {
 import { createBillingService, createSqliteBillingStores, migrateSqliteBilling } from '@formgate/billing';
 import { type EventBus, traced } from '@formgate/bus';
 import { createSqliteBus } from '@formgate/bus/sqlite';
-import { createFormsService, createSqliteFormsStore } from '@formgate/forms';
+import {
+  createFormsService,
+  createSqliteFormsStores,
+  FORMS_MIGRATION_SCOPE,
+  sqliteFormsMigrations,
+} from '@formgate/forms';
 import { createGateway, formsCaller, ROUTES, siteConfigFrom, startSiteProvisioning } from '@formgate/gateway';
 import { altchaDifficulty, captchaVerifyConfig, createIngestService } from '@formgate/ingest';
 import {
@@ -43,8 +48,7 @@ import {
   createSqliteWebhookEndpointStore,
 } from '@formgate/notifications';
 import { createOrgsService, createSqliteOrgsStores, migrateSqliteOrgs } from '@formgate/orgs';
-import { createFallbackBlobStore, createFsBlobStore } from '@formgate/store';
-import { createSqliteBlobStore, openSqlite } from '@formgate/store/sqlite';
+import { createSqliteBlobStore, openSqlite, runSqliteMigrations } from '@formgate/store/sqlite';
 import type { EmbeddedConfig } from './config.ts';
 import { embeddedSecret } from './secrets.ts';
 
@@ -124,11 +128,10 @@ export async function startEmbedded(config: EmbeddedConfig, seams: EmbeddedSeams
   readiness.register('stores', async () => {
     if (!(await storeHealth.healthy())) throw new Error('a database file does not answer');
   });
-  // Files uploaded before blobs moved into SQLite (ADR 11) stay under DATA_DIR/blobs and remain readable.
-  const blobs = createFallbackBlobStore(
-    createSqliteBlobStore(dbs.blobs),
-    createFsBlobStore(join(config.DATA_DIR, 'blobs')),
-  );
+  // Uploads live in SQLite (ADR 11).
+  const blobs = createSqliteBlobStore(dbs.blobs);
+  // Before the stores are built: they assume the latest shape (ADR 72).
+  runSqliteMigrations(dbs.forms, FORMS_MIGRATION_SCOPE, sqliteFormsMigrations);
 
   const secret = (name: EmbeddedSecretName, configured?: string, previous?: string) =>
     embeddedSecret(config.DATA_DIR, name, configured, previous);
@@ -150,7 +153,7 @@ export async function startEmbedded(config: EmbeddedConfig, seams: EmbeddedSeams
   const forms = createFormsService({
     ...common,
     logger: logger.child({ service: 'forms' }),
-    store: createSqliteFormsStore(dbs.forms),
+    stores: createSqliteFormsStores(dbs.forms),
     blobs,
     fileLinkSecret,
     catalog,

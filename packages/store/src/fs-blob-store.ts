@@ -20,7 +20,6 @@ export function byteLimit(maxBytes: number, onSize: (n: number) => void) {
 
 /**
  * `BlobStore` on the local disk: `<dir>/<key>` plus `<key>.json` metadata, written then renamed, without fsync.
- * Embedded mode wrote files here before ADR 11 and still reads them (`createFallbackBlobStore`).
  */
 export function createFsBlobStore(dir: string): BlobStore {
   let ready: Promise<unknown> | undefined;

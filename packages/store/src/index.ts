@@ -1,4 +1,3 @@
 export * from './blob-store.ts';
-export * from './fallback-blob-store.ts';
 export * from './fs-blob-store.ts';
 export * from './migrations.ts';

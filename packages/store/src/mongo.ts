@@ -152,3 +152,9 @@ export async function updateEachOne<T extends mongo.Document>(
     }),
   );
 }
+
+/** Whether the server is FerretDB (it answers `buildInfo` with its own version fields), not MongoDB. */
+export async function isFerretDb(db: MongoDb): Promise<boolean> {
+  const info = await db.admin().command({ buildInfo: 1 });
+  return Object.keys(info).some((k) => k.toLowerCase().startsWith('ferretdb'));
+}

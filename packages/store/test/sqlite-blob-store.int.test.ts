@@ -5,8 +5,6 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createFallbackBlobStore } from '../src/fallback-blob-store.ts';
-import { createFsBlobStore } from '../src/fs-blob-store.ts';
 import { OverloadedError, openSqlite, type SqliteDb } from '../src/sqlite.ts';
 import { createSqliteBlobStore } from '../src/sqlite-blob-store.ts';
 import { runBlobStoreContract } from './blob-store.contract.ts';
@@ -28,10 +26,6 @@ const info = { contentType: 'application/octet-stream', filename: 'f.bin' };
 const rowCount = (db: SqliteDb, sql: string, ...args: unknown[]) => (db.prepare(sql).get(...args) as { n: number }).n;
 
 runBlobStoreContract({ name: 'sqlite', create: async () => createSqliteBlobStore(open()) });
-runBlobStoreContract({
-  name: 'sqlite with the disk store as fallback',
-  create: async () => createFallbackBlobStore(createSqliteBlobStore(open()), createFsBlobStore(join(dir, key()))),
-});
 
 describe('sqlite BlobStore: chunks', () => {
   it('round-trips a file of several chunks byte for byte, from uneven pieces', async () => {
@@ -94,29 +88,5 @@ describe('sqlite BlobStore: crash leftovers', () => {
     expect(rowCount(reopened, 'SELECT count(*) AS n FROM blob_chunks WHERE key = ?', cut)).toBe(0);
     expect(rowCount(reopened, 'SELECT count(*) AS n FROM blob_chunks WHERE key = ?', kept)).toBe(3);
     expect((await buffer((await again.get(kept))?.stream as Readable)).equals(bytes)).toBe(true);
-  });
-});
-
-describe('sqlite BlobStore with the disk store as fallback', () => {
-  it('reads older files from disk, writes new ones to SQLite only, and deletes from both', async () => {
-    const legacyDir = join(dir, key());
-    const legacy = createFsBlobStore(legacyDir);
-    const db = open();
-    const store = createFallbackBlobStore(createSqliteBlobStore(db), legacy);
-    const old = key();
-    await legacy.put(old, Readable.from([Buffer.from('from disk')]), info, 100);
-    const fresh = key();
-    await store.put(fresh, Readable.from([Buffer.from('from sqlite')]), info, 100);
-
-    expect((await buffer((await store.get(old))?.stream as Readable)).toString()).toBe('from disk');
-    expect((await buffer((await store.get(fresh))?.stream as Readable)).toString()).toBe('from sqlite');
-    expect(await legacy.get(fresh)).toBeNull();
-    expect(rowCount(db, 'SELECT count(*) AS n FROM blobs WHERE key = ?', fresh)).toBe(1);
-
-    await store.delete(old);
-    await store.delete(fresh);
-    expect(await store.get(old)).toBeNull();
-    expect(await legacy.get(old)).toBeNull();
-    expect(await store.get(fresh)).toBeNull();
   });
 });

@@ -27,11 +27,12 @@ import { createSubmissionChangedHandler } from './handlers/submission-changed.ha
 import { createSubmissionReceivedHandler } from './handlers/submission-received.handler.ts';
 import { type FileLinkDeps, fileDownloadRoutes, fileLinkRoutes } from './routes/file-links.routes.ts';
 import { formsRoutes } from './routes/forms.routes.ts';
-import type { FormsStore } from './store/forms-store.ts';
+import type { FormsStores } from './store/forms-stores.ts';
 import { createPlanView } from './views/plan-view.ts';
 
 export interface FormsServiceDeps {
-  store: FormsStore;
+  /** Built over a store whose migrations have run (`createSqliteFormsStores`, `createMongoFormsStores`). */
+  stores: FormsStores;
   /** Uploaded files (ingest's blob store): deleted with their submissions, served through signed links. */
   blobs: BlobStore;
   bus: EventBus;
@@ -53,7 +54,8 @@ export interface FormsServiceDeps {
 
 /** The forms service: forms and their settings, and the submissions read model. */
 export function createFormsService(deps: FormsServiceDeps): Service {
-  const publisher = createFormPublisher(deps);
+  const { forms, submissions, changes, held, blocked } = deps.stores;
+  const publisher = createFormPublisher({ ...deps, forms, changes });
   // Each organization's plan, from billing's quota view; the default plan for one billing has not published.
   const plans = createPlanView();
   const { catalog } = deps;
@@ -65,7 +67,8 @@ export function createFormsService(deps: FormsServiceDeps): Service {
     tracing: deps.tracing,
   });
   const fileDeps: FileLinkDeps = {
-    store: deps.store,
+    forms,
+    submissions,
     clock: deps.clock,
     logger: deps.logger,
     ...(deps.fileLinkSecret ? { files: { blobs: deps.blobs, links: createFileLinks(deps.fileLinkSecret) } } : {}),
@@ -77,6 +80,10 @@ export function createFormsService(deps: FormsServiceDeps): Service {
     express.json({ limit: '64kb' }),
     formsRoutes({
       ...deps,
+      forms,
+      submissions,
+      changes,
+      blocked,
       ...(formsLimit ? { formsLimit } : {}),
       onFormChanged: () => publisher.kick(),
       onSubmissionChanged: () => void publisher.kick(),
@@ -91,34 +98,34 @@ export function createFormsService(deps: FormsServiceDeps): Service {
     {
       group: 'forms.submission-received',
       topic: Topics.ingestSubmission,
-      handler: createSubmissionReceivedHandler(deps.store, deps.blobs),
+      handler: createSubmissionReceivedHandler({ forms, submissions, blobs: deps.blobs }),
       maxBatchSize: 1_000,
       gatherMs: PROJECTION_GATHER_MS,
     },
     {
       group: 'forms.submission-counts',
       topic: Topics.formsSubmission,
-      handler: createSubmissionChangedHandler(deps.store),
+      handler: createSubmissionChangedHandler(changes),
       maxBatchSize: 500,
       gatherMs: PROJECTION_GATHER_MS,
     },
     {
       group: 'forms.blocked-counts',
       topic: Topics.ingestAbuse,
-      handler: createBlockedCountsHandler(deps.store),
+      handler: createBlockedCountsHandler(blocked),
       maxBatchSize: 500,
     },
     {
       group: 'forms.quota-release',
       topic: Topics.billingQuota,
-      handler: createQuotaReleaseHandler({ ...deps, onReleased: () => void publisher.kick() }),
+      handler: createQuotaReleaseHandler({ ...deps, held, changes, onReleased: () => void publisher.kick() }),
       maxBatchSize: 500,
     },
     {
       group: 'forms.org-purge',
       topic: Topics.orgsOrganization,
       handler: createOrgPurgeHandler({
-        store: deps.store,
+        forms,
         blobs: deps.blobs,
         onFormsDeleted: () => void publisher.kick(),
       }),

@@ -2,12 +2,14 @@ import type { EventPublisher } from '@formgate/bus';
 import { encodeEvent, Topics } from '@formgate/contracts';
 import { type Clock, createRelayLoop, type Ids, type Logger } from '@formgate/kit';
 import type { BlobStore } from '@formgate/store';
-import type { FormsStore } from './store/forms-store.ts';
+import type { FormRepository } from './store/form-repository.ts';
+import type { SubmissionChanges } from './store/submission-changes.ts';
 import { publishSubmissionChanges } from './submission-publisher.ts';
 import { purgeDeletedForm } from './use-cases/delete-form.ts';
 
 type PublisherDeps = {
-  store: FormsStore;
+  forms: FormRepository;
+  changes: SubmissionChanges;
   bus: EventPublisher;
   blobs: BlobStore;
   clock: Clock;
@@ -16,7 +18,7 @@ type PublisherDeps = {
 };
 
 async function publishUpserts(deps: PublisherDeps): Promise<number> {
-  const forms = await deps.store.listUnpublishedForms(200);
+  const forms = await deps.forms.listUnpublishedForms(200);
   if (forms.length === 0) return 0;
   await deps.bus.publish(
     Topics.formsForm,
@@ -31,12 +33,12 @@ async function publishUpserts(deps: PublisherDeps): Promise<number> {
       }),
     })),
   );
-  for (const form of forms) await deps.store.markFormPublished(form.id, form.version);
+  for (const form of forms) await deps.forms.markFormPublished(form.id, form.version);
   return forms.length;
 }
 
 async function publishDeletions(deps: PublisherDeps): Promise<number> {
-  const deletions = await deps.store.listUnpublishedDeletions(200);
+  const deletions = await deps.forms.listUnpublishedDeletions(200);
   if (deletions.length === 0) return 0;
   const occurredAt = deps.clock.now().toISOString();
   for (const { formId } of deletions) await purgeDeletedForm(deps, formId);
@@ -53,7 +55,7 @@ async function publishDeletions(deps: PublisherDeps): Promise<number> {
       }),
     })),
   );
-  for (const d of deletions) await deps.store.markDeletionPublished(d.formId);
+  for (const d of deletions) await deps.forms.markDeletionPublished(d.formId);
   return deletions.length;
 }
 

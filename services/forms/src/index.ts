@@ -1,5 +1,11 @@
 export * from './create-service.ts';
 export { encodeCursor } from './routes/submission-cursor.ts';
-export * from './store/forms-store.ts';
-export * from './store/sqlite-forms-store.ts';
-export * from './store/submission-record.ts';
+export * from './store/blocked-counts.ts';
+export * from './store/form-repository.ts';
+export * from './store/forms-stores.ts';
+export * from './store/held-submissions.ts';
+export * from './store/records.ts';
+export * from './store/sqlite/migrations/index.ts';
+export * from './store/sqlite/stores.ts';
+export * from './store/submission-changes.ts';
+export * from './store/submission-read-model.ts';

@@ -1,9 +1,11 @@
 import { runDistributed } from '@formgate/host-distributed';
 import { createIdentityCodec, loadPlans, systemClock, systemIds } from '@formgate/kit';
-import { createGridFsBlobStore } from '@formgate/store/mongo';
+import { createGridFsBlobStore, runMongoMigrations } from '@formgate/store/mongo';
 import { loadFormsConfig } from './config.ts';
 import { createFormsService } from './create-service.ts';
-import { createMongoFormsStore } from './store/mongo-forms-store.ts';
+import { FORMS_MIGRATION_SCOPE } from './store/forms-stores.ts';
+import { mongoFormsMigrations } from './store/mongo/migrations/index.ts';
+import { createMongoFormsStores } from './store/mongo/stores.ts';
 
 await runDistributed(
   'forms',
@@ -11,8 +13,13 @@ await runDistributed(
   async ({ config, logger, bus, metrics, mongo, storeHealth, tracing }) => {
     // A bad PLANS_FILE stops the boot listing every problem.
     const catalog = loadPlans(config.PLANS_FILE);
+    const { db } = await mongo('forms');
+    if (!db) throw new Error('forms: the database connection is not open');
+    // Before the stores are built: they assume the latest shape (ADR 72). Instances booting together take turns.
+    const migrated = await runMongoMigrations(db, FORMS_MIGRATION_SCOPE, mongoFormsMigrations);
+    if (migrated.applied.length > 0) logger.info(migrated, 'forms store migrated');
     const service = createFormsService({
-      store: await createMongoFormsStore(await mongo('forms')),
+      stores: await createMongoFormsStores(db),
       blobs: createGridFsBlobStore(await mongo('files')),
       bus,
       clock: systemClock,

@@ -1,1 +1,2 @@
-export * from './store/mongo-forms-store.ts';
+export * from './store/mongo/migrations/index.ts';
+export * from './store/mongo/stores.ts';

@@ -1,12 +1,11 @@
 import type { EventPublisher } from '@formgate/bus';
 import { encodeEvent, type TopicEvent, Topics } from '@formgate/contracts';
 import type { BlobStore } from '@formgate/store';
-import type { FormsStore } from './store/forms-store.ts';
-import type { SubmissionChange } from './store/submission-changes.ts';
-import type { SubmissionRecord } from './store/submission-record.ts';
+import type { SubmissionChange, SubmissionRecord } from './store/records.ts';
+import type { SubmissionChanges } from './store/submission-changes.ts';
 import { deleteBlobs } from './use-cases/delete-form.ts';
 
-type Deps = { store: FormsStore; bus: EventPublisher; blobs: BlobStore };
+type Deps = { changes: SubmissionChanges; bus: EventPublisher; blobs: BlobStore };
 
 /** A submission as `submission.received` carries it (a release, or a release from spam). */
 function receivedData(s: SubmissionRecord) {
@@ -63,7 +62,7 @@ function eventOf(change: SubmissionChange): TopicEvent<typeof Topics.formsSubmis
  * again under the same event id, which consumers deduplicate on.
  */
 export async function publishSubmissionChanges(deps: Deps): Promise<number> {
-  const pending = await deps.store.listUnpublishedSubmissionChanges(200);
+  const pending = await deps.changes.listUnpublishedSubmissionChanges(200);
   if (pending.length === 0) return 0;
   await deleteBlobs(
     deps.blobs,
@@ -73,6 +72,6 @@ export async function publishSubmissionChanges(deps: Deps): Promise<number> {
     Topics.formsSubmission,
     pending.map((change) => ({ key: change.formId, value: encodeEvent(Topics.formsSubmission, eventOf(change)) })),
   );
-  for (const change of pending) await deps.store.markSubmissionChangePublished(change.id);
+  for (const change of pending) await deps.changes.markSubmissionChangePublished(change.id);
   return pending.length;
 }

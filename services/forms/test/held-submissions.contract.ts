@@ -1,27 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { DEFAULT_FORM_SETTINGS, type Form, type OrgScope } from '@formgate/contracts';
+import type { Form, OrgScope } from '@formgate/contracts';
 import type { ContractIt } from '@formgate/kit/testing';
 import { expect } from 'vitest';
-import type { FormsStore } from '../src/store/forms-store.ts';
-import type { SubmissionRecord } from '../src/store/submission-record.ts';
-
-const org = (): OrgScope => ({ orgId: `org_${randomUUID()}` });
-
-function form(orgId: string): Form {
-  const id = randomUUID();
-  const now = new Date().toISOString();
-  return {
-    id,
-    orgId,
-    name: 'Contact',
-    slug: `contact-${id.slice(0, 8)}`,
-    key: id.replaceAll('-', '').slice(0, 16),
-    settings: DEFAULT_FORM_SETTINGS,
-    createdAt: now,
-    updatedAt: now,
-    version: 1,
-  };
-}
+import type { FormsStores } from '../src/store/forms-stores.ts';
+import type { SubmissionRecord } from '../src/store/records.ts';
+import { form, org } from './forms-fixtures.ts';
 
 function submission(f: Form, createdAt: string, held: boolean, spam = false): SubmissionRecord {
   return {
@@ -46,34 +29,33 @@ function submission(f: Form, createdAt: string, held: boolean, spam = false): Su
 const at = (minute: number) => `2026-03-0${1 + (minute % 2)}T10:${String(minute).padStart(2, '0')}:00.000Z`;
 
 /**
- * The guarantees of held submissions (`held-submissions.ts`, and `release` in `submission-changes.ts`), part of the
- * `FormsStore` contract.
+ * The guarantees of `HeldSubmissions` (see its JSDoc), and of `release` in `SubmissionChanges`.
  */
-export function heldSubmissionsContract(it: ContractIt, store: () => FormsStore) {
+export function heldSubmissionsContract(it: ContractIt, stores: () => FormsStores) {
   let n = 0;
   const change = () => ({ id: `rel_${randomUUID()}_${n++}`, occurredAt: '2026-04-01T00:00:00.000Z' });
   const outboxOf = async (f: Form) =>
-    (await store().listUnpublishedSubmissionChanges(100_000)).filter((c) => c.formId === f.id);
+    (await stores().changes.listUnpublishedSubmissionChanges(100_000)).filter((c) => c.formId === f.id);
   const counts = async (scope: OrgScope, f: Form) => {
-    await store().countSubmissionChanges(await outboxOf(f));
-    return (await store().getFormCounts(scope, [f.id])).get(f.id);
+    await stores().changes.countSubmissionChanges(await outboxOf(f));
+    return (await stores().submissions.getFormCounts(scope, [f.id])).get(f.id);
   };
   const days = async (scope: OrgScope, f: Form) => {
-    await store().countSubmissionChanges(await outboxOf(f));
-    return store().getDailyCounts(scope, f.id, '2026-03-01', '2026-03-31');
+    await stores().changes.countSubmissionChanges(await outboxOf(f));
+    return stores().submissions.getDailyCounts(scope, f.id, '2026-03-01', '2026-03-31');
   };
   /** Two forms of one organization: `f` with 2 visible and 3 held (one spam), `g` with 1 held. */
   const setUp = async () => {
     const scope = org();
     const [f, g] = [form(scope.orgId), form(scope.orgId)] as [Form, Form];
-    await store().insertForm(f);
-    await store().insertForm(g);
+    await stores().forms.insertForm(f);
+    await stores().forms.insertForm(g);
     const visible = [submission(f, at(0), false), submission(f, at(1), false, true)];
     // Stored in another order than received: oldest first is by `createdAt`, whatever the storage order.
     const held = [submission(f, at(7), true), submission(f, at(3), true, true), submission(f, at(5), true)];
     const elsewhere = submission(g, at(4), true);
-    await store().insertSubmissions([...visible, held[0] as SubmissionRecord]);
-    await store().insertSubmissions([held[1] as SubmissionRecord, elsewhere, held[2] as SubmissionRecord]);
+    await stores().submissions.insertSubmissions([...visible, held[0] as SubmissionRecord]);
+    await stores().submissions.insertSubmissions([held[1] as SubmissionRecord, elsewhere, held[2] as SubmissionRecord]);
     return { scope, f, g, visible, held, elsewhere };
   };
 
@@ -90,16 +72,16 @@ export function heldSubmissionsContract(it: ContractIt, store: () => FormsStore)
       { day: '2026-03-01', total: 1, spam: 0 },
       { day: '2026-03-02', total: 1, spam: 1 },
     ]);
-    expect(await store().countHeld(scope)).toBe(4);
-    expect(await store().countHeld(org())).toBe(0);
-    const oldest = await store().listOldestHeld(scope, 10);
+    expect(await stores().held.countHeld(scope)).toBe(4);
+    expect(await stores().held.countHeld(org())).toBe(0);
+    const oldest = await stores().held.listOldestHeld(scope, 10);
     // `elsewhere` (another form) was received on the 1st, the others on the 2nd.
     expect(oldest.map((s) => s.id)).toEqual([elsewhere, held[1], held[2], held[0]].map((s) => s?.id));
     expect(oldest.every((s) => s.held)).toBe(true);
     expect(oldest[0]).not.toHaveProperty('meta');
-    expect((await store().listOldestHeld(scope, 2)).map((s) => s.id)).toEqual([elsewhere.id, held[1]?.id]);
-    expect(await store().listOldestHeld(org(), 10)).toEqual([]);
-    const page = await store().findSubmissions(scope, f.id, { filter: { held: false }, limit: 10 });
+    expect((await stores().held.listOldestHeld(scope, 2)).map((s) => s.id)).toEqual([elsewhere.id, held[1]?.id]);
+    expect(await stores().held.listOldestHeld(org(), 10)).toEqual([]);
+    const page = await stores().submissions.findSubmissions(scope, f.id, { filter: { held: false }, limit: 10 });
     expect(page.map((s) => s.held)).toEqual([false, false]);
   });
 
@@ -107,11 +89,14 @@ export function heldSubmissionsContract(it: ContractIt, store: () => FormsStore)
     const { scope, f, held } = await setUp();
     const [latest, spam] = held as [SubmissionRecord, SubmissionRecord, SubmissionRecord];
     const first = change();
-    expect(await store().changeSubmission(scope, f.id, spam.id, 'release', first)).toBe('changed');
-    expect(await store().changeSubmission(scope, f.id, spam.id, 'release', change())).toBe('unchanged');
-    expect(await store().changeSubmission(scope, f.id, latest.id, 'release', change())).toBe('changed');
-    expect(await store().getSubmission(scope, f.id, spam.id)).toMatchObject({ held: false, fields: spam.fields });
-    expect(await store().getSubmission(scope, f.id, spam.id)).not.toHaveProperty('meta');
+    expect(await stores().changes.changeSubmission(scope, f.id, spam.id, 'release', first)).toBe('changed');
+    expect(await stores().changes.changeSubmission(scope, f.id, spam.id, 'release', change())).toBe('unchanged');
+    expect(await stores().changes.changeSubmission(scope, f.id, latest.id, 'release', change())).toBe('changed');
+    expect(await stores().submissions.getSubmission(scope, f.id, spam.id)).toMatchObject({
+      held: false,
+      fields: spam.fields,
+    });
+    expect(await stores().submissions.getSubmission(scope, f.id, spam.id)).not.toHaveProperty('meta');
     expect(await counts(scope, f)).toEqual({
       submissionCount: 4,
       spamCount: 2,
@@ -124,7 +109,7 @@ export function heldSubmissionsContract(it: ContractIt, store: () => FormsStore)
       { day: '2026-03-01', total: 1, spam: 0 },
       { day: '2026-03-02', total: 3, spam: 2 },
     ]);
-    expect(await store().countHeld(scope)).toBe(2);
+    expect(await stores().held.countHeld(scope)).toBe(2);
     const pending = await outboxOf(f);
     expect(pending.map((c) => [c.submissionId, c.action])).toEqual([
       [spam.id, 'release'],
@@ -138,26 +123,26 @@ export function heldSubmissionsContract(it: ContractIt, store: () => FormsStore)
       occurredAt: first.occurredAt,
       submission: { ...spam, held: false },
     });
-    const listed = await store().findSubmissions(scope, f.id, { filter: { held: false }, limit: 10 });
+    const listed = await stores().submissions.findSubmissions(scope, f.id, { filter: { held: false }, limit: 10 });
     expect(
       listed
         .map((s) => s.id)
         .slice(0, 2)
         .sort(),
     ).toEqual([latest.id, spam.id].sort());
-    expect((await store().listOldestHeld(scope, 10)).map((s) => s.id)).not.toContain(spam.id);
+    expect((await stores().held.listOldestHeld(scope, 10)).map((s) => s.id)).not.toContain(spam.id);
   });
 
   it('lets the API’s actions not find a held submission, and a release not change a visible one', async () => {
     const { scope, f, visible, held } = await setUp();
     const h = held[0] as SubmissionRecord;
     for (const action of ['delete', 'spam', 'not-spam'] as const) {
-      expect(await store().changeSubmission(scope, f.id, h.id, action, change())).toBe('not_found');
+      expect(await stores().changes.changeSubmission(scope, f.id, h.id, action, change())).toBe('not_found');
     }
-    expect(await store().changeSubmission(scope, f.id, visible[0]?.id as string, 'release', change())).toBe(
+    expect(await stores().changes.changeSubmission(scope, f.id, visible[0]?.id as string, 'release', change())).toBe(
       'unchanged',
     );
-    expect(await store().changeSubmission(org(), f.id, h.id, 'release', change())).toBe('not_found');
+    expect(await stores().changes.changeSubmission(org(), f.id, h.id, 'release', change())).toBe('not_found');
     expect(await outboxOf(f)).toEqual([]);
     expect(await counts(scope, f)).toMatchObject({ submissionCount: 2, heldCount: 3 });
   });
@@ -166,8 +151,8 @@ export function heldSubmissionsContract(it: ContractIt, store: () => FormsStore)
     const { scope, f, held } = await setUp();
     const h = held[1] as SubmissionRecord;
     const results = await Promise.all([
-      store().changeSubmission(scope, f.id, h.id, 'release', change()),
-      store().changeSubmission(scope, f.id, h.id, 'release', change()),
+      stores().changes.changeSubmission(scope, f.id, h.id, 'release', change()),
+      stores().changes.changeSubmission(scope, f.id, h.id, 'release', change()),
     ]);
     expect(results.sort()).toEqual(['changed', 'unchanged']);
     expect((await outboxOf(f)).length).toBe(1);
@@ -176,20 +161,20 @@ export function heldSubmissionsContract(it: ContractIt, store: () => FormsStore)
 
   it('keeps one release ledger per organization, replaced whole, gone with the organization', async () => {
     const [a, b] = [org(), org()];
-    expect(await store().getReleaseLedger(a)).toBeNull();
-    await store().saveReleaseLedger({ orgId: a.orgId, period: '2026-03', level: 5, owed: 2, done: 0 });
-    await store().saveReleaseLedger({ orgId: a.orgId, period: '2026-03', level: 5, owed: 2, done: 2 });
-    expect(await store().getReleaseLedger(a)).toEqual({
+    expect(await stores().held.getReleaseLedger(a)).toBeNull();
+    await stores().held.saveReleaseLedger({ orgId: a.orgId, period: '2026-03', level: 5, owed: 2, done: 0 });
+    await stores().held.saveReleaseLedger({ orgId: a.orgId, period: '2026-03', level: 5, owed: 2, done: 2 });
+    expect(await stores().held.getReleaseLedger(a)).toEqual({
       orgId: a.orgId,
       period: '2026-03',
       level: 5,
       owed: 2,
       done: 2,
     });
-    expect(await store().getReleaseLedger(b)).toBeNull();
-    await store().saveReleaseLedger({ orgId: b.orgId, period: '2026-03', level: 1, owed: 1, done: 1 });
-    await store().purgeOrganization(a);
-    expect(await store().getReleaseLedger(a)).toBeNull();
-    expect(await store().getReleaseLedger(b)).not.toBeNull();
+    expect(await stores().held.getReleaseLedger(b)).toBeNull();
+    await stores().held.saveReleaseLedger({ orgId: b.orgId, period: '2026-03', level: 1, owed: 1, done: 1 });
+    await stores().forms.purgeOrganization(a);
+    expect(await stores().held.getReleaseLedger(a)).toBeNull();
+    expect(await stores().held.getReleaseLedger(b)).not.toBeNull();
   });
 }

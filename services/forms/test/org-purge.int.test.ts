@@ -11,8 +11,8 @@ import { eventually } from '@formgate/kit/testing';
 import { createSqliteBlobStore, openSqlite } from '@formgate/store/sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFormsService } from '../src/create-service.ts';
-import type { FormsStore } from '../src/store/forms-store.ts';
-import { createSqliteFormsStore } from '../src/store/sqlite-forms-store.ts';
+import type { FormsStores } from '../src/store/forms-stores.ts';
+import { openSqliteFormsStores } from './sqlite-stores.ts';
 
 function form(orgId: string, version = 1): Form {
   const id = randomUUID();
@@ -42,7 +42,7 @@ const organizationDeleted = (orgId: string) =>
 describe('forms.org-purge consumer on the embedded log', () => {
   let dir: string;
   let bus: EventBus;
-  let store: FormsStore;
+  let stores: FormsStores;
   let service: Service;
   let follower: Subscription;
   const formEvents: BusMessage[] = [];
@@ -62,9 +62,9 @@ describe('forms.org-purge consumer on the embedded log', () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'fg-forms-purge-'));
     bus = createSqliteBus(openSqlite(join(dir, 'bus.db')));
-    store = createSqliteFormsStore(openSqlite(':memory:'));
+    stores = openSqliteFormsStores();
     service = createFormsService({
-      store,
+      stores,
       blobs,
       bus,
       clock: systemClock,
@@ -89,14 +89,14 @@ describe('forms.org-purge consumer on the embedded log', () => {
     const kept = form(otherOrg);
     const files = new Map<string, string>();
     for (const f of [...doomed, kept]) {
-      await store.insertForm(f);
+      await stores.forms.insertForm(f);
       const blobKey = await putBlob();
       files.set(f.id, blobKey);
       const withFile = {
         ...submission(f),
         files: [{ field: 'f', blobKey, filename: 'x', contentType: 'text/plain', size: 1 }],
       };
-      await store.insertSubmissions([withFile, submission(f)]);
+      await stores.submissions.insertSubmissions([withFile, submission(f)]);
     }
     const message = organizationDeleted(orgId);
     await bus.publish(Topics.orgsOrganization, [
@@ -110,14 +110,14 @@ describe('forms.org-purge consumer on the embedded log', () => {
       ),
     );
     expect(deletedIds().filter((d) => d.orgId === orgId)).toHaveLength(2);
-    expect(await store.listForms({ orgId })).toEqual([]);
+    expect(await stores.forms.listForms({ orgId })).toEqual([]);
     for (const f of doomed) {
-      expect(await store.listSubmissions({ orgId }, f.id, { limit: 10 })).toEqual([]);
-      expect(await store.countSubmissions({ orgId }, f.id)).toBe(0);
+      expect(await stores.submissions.listSubmissions({ orgId }, f.id, { limit: 10 })).toEqual([]);
+      expect(await stores.submissions.countSubmissions({ orgId }, f.id)).toBe(0);
     }
-    expect(await store.listUnpublishedDeletions(100)).toEqual([]);
-    expect(await store.getForm({ orgId: otherOrg }, kept.id)).toEqual(kept);
-    expect(await store.countSubmissions({ orgId: otherOrg }, kept.id)).toBe(2);
+    expect(await stores.forms.listUnpublishedDeletions(100)).toEqual([]);
+    expect(await stores.forms.getForm({ orgId: otherOrg }, kept.id)).toEqual(kept);
+    expect(await stores.submissions.countSubmissions({ orgId: otherOrg }, kept.id)).toBe(2);
     expect(deletedIds().map((d) => d.formId)).not.toContain(kept.id);
     for (const f of doomed) expect(await blobs.get(files.get(f.id) as string)).toBeNull();
     expect(await blobs.get(files.get(kept.id) as string)).not.toBeNull();

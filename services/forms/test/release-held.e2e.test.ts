@@ -1,6 +1,6 @@
 import { useTestMongo } from '@formgate/store/testing';
-import { createMongoFormsStore } from '../src/store/mongo-forms-store.ts';
+import { openMongoFormsStores } from './mongo-stores.ts';
 import { releaseHeldSuite } from './release-held.suite.ts';
 
 const mongo = useTestMongo();
-releaseHeldSuite('mongo', () => createMongoFormsStore(mongo()));
+releaseHeldSuite('mongo', () => openMongoFormsStores(mongo()));

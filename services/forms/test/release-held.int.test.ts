@@ -1,6 +1,6 @@
 import { openSqlite } from '@formgate/store/sqlite';
-import { createSqliteFormsStore } from '../src/store/sqlite-forms-store.ts';
 import { releaseHeldSuite } from './release-held.suite.ts';
+import { openSqliteFormsStores } from './sqlite-stores.ts';
 
 const db = openSqlite(':memory:');
-releaseHeldSuite('sqlite', async () => createSqliteFormsStore(db));
+releaseHeldSuite('sqlite', async () => openSqliteFormsStores(db));

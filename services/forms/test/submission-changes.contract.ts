@@ -1,27 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { DEFAULT_FORM_SETTINGS, type Form, type OrgScope } from '@formgate/contracts';
+import type { Form, OrgScope } from '@formgate/contracts';
 import type { ContractIt } from '@formgate/kit/testing';
 import { expect } from 'vitest';
-import type { FormsStore } from '../src/store/forms-store.ts';
-import type { SubmissionRecord } from '../src/store/submission-record.ts';
-
-const org = (): OrgScope => ({ orgId: `org_${randomUUID()}` });
-
-function form(orgId: string): Form {
-  const id = randomUUID();
-  const now = new Date().toISOString();
-  return {
-    id,
-    orgId,
-    name: 'Contact',
-    slug: `contact-${id.slice(0, 8)}`,
-    key: id.replaceAll('-', '').slice(0, 16),
-    settings: DEFAULT_FORM_SETTINGS,
-    createdAt: now,
-    updatedAt: now,
-    version: 3,
-  };
-}
+import type { FormsStores } from '../src/store/forms-stores.ts';
+import type { SubmissionRecord } from '../src/store/records.ts';
+import { form, org } from './forms-fixtures.ts';
 
 function submission(f: Form, createdAt: string, spam = false, blobKey?: string): SubmissionRecord {
   return {
@@ -45,33 +28,33 @@ const DAY1 = '2026-03-01T23:59:59.999Z';
 const DAY2 = '2026-03-02T00:00:00.000Z';
 
 /**
- * The guarantees of `SubmissionChangeMethods` (submission-changes.ts), part of the `FormsStore` contract.
+ * The guarantees of `SubmissionChanges` (see its JSDoc), with the counters they keep.
  * Outboxes are shared by the tests of one store: each test looks only at its own form's entries.
  */
-export function submissionChangesContract(it: ContractIt, store: () => FormsStore) {
+export function submissionChangesContract(it: ContractIt, stores: () => FormsStores) {
   let n = 0;
   const change = () => ({ id: `chg_${randomUUID()}_${n++}`, occurredAt: new Date().toISOString() });
   const setUp = async (spam: boolean[] = [false, true, false]) => {
     const scope = org();
-    const f = form(scope.orgId);
-    await store().insertForm(f);
+    const f = form(scope.orgId, { version: 3 });
+    await stores().forms.insertForm(f);
     const subs = spam.map((s, i) =>
       submission(f, i === 0 ? DAY1 : DAY2, s, i === 0 ? `blob_${randomUUID()}` : undefined),
     );
-    await store().insertSubmissions(subs);
+    await stores().submissions.insertSubmissions(subs);
     return { scope, f, subs };
   };
   const outboxOf = async (f: Form) =>
-    (await store().listUnpublishedSubmissionChanges(100_000)).filter((c) => c.formId === f.id);
+    (await stores().changes.listUnpublishedSubmissionChanges(100_000)).filter((c) => c.formId === f.id);
   /** Counts the form's changes as the `forms.submission` consumer would (again: counting is idempotent). */
-  const countChanges = async (f: Form) => store().countSubmissionChanges(await outboxOf(f));
+  const countChanges = async (f: Form) => stores().changes.countSubmissionChanges(await outboxOf(f));
   const counts = async (scope: OrgScope, f: Form) => {
     await countChanges(f);
-    return (await store().getFormCounts(scope, [f.id])).get(f.id);
+    return (await stores().submissions.getFormCounts(scope, [f.id])).get(f.id);
   };
   const days = async (scope: OrgScope, f: Form) => {
     await countChanges(f);
-    return store().getDailyCounts(scope, f.id, '2026-03-01', '2026-03-31');
+    return stores().submissions.getDailyCounts(scope, f.id, '2026-03-01', '2026-03-31');
   };
 
   it('counts stored submissions, spam by its verdict, per UTC day, and the newest one', async () => {
@@ -81,25 +64,25 @@ export function submissionChangesContract(it: ContractIt, store: () => FormsStor
       { day: '2026-03-01', total: 1, spam: 0 },
       { day: '2026-03-02', total: 2, spam: 1 },
     ]);
-    expect(await store().getDailyCounts(scope, f.id, '2026-03-02', '2026-03-02')).toEqual([
+    expect(await stores().submissions.getDailyCounts(scope, f.id, '2026-03-02', '2026-03-02')).toEqual([
       { day: '2026-03-02', total: 2, spam: 1 },
     ]);
-    expect((await store().getFormCounts(org(), [f.id])).size).toBe(0);
+    expect((await stores().submissions.getFormCounts(org(), [f.id])).size).toBe(0);
     const elsewhere = await setUp([true]);
-    const some = await store().getFormCounts(scope, [f.id, elsewhere.f.id, 'no-such-form']);
+    const some = await stores().submissions.getFormCounts(scope, [f.id, elsewhere.f.id, 'no-such-form']);
     expect([...some.keys()]).toEqual([f.id]);
-    expect(await store().getFormCounts(scope, [])).toEqual(new Map());
-    expect(await store().getDailyCounts(org(), f.id, '2026-03-01', '2026-03-31')).toEqual([]);
+    expect(await stores().submissions.getFormCounts(scope, [])).toEqual(new Map());
+    expect(await stores().submissions.getDailyCounts(org(), f.id, '2026-03-01', '2026-03-31')).toEqual([]);
   });
 
   it('marks a submission spam and not spam: counters follow, a repeated mark changes nothing', async () => {
     const { scope, f, subs } = await setUp([false, true, false]);
     const [a, b] = subs as [SubmissionRecord, SubmissionRecord];
     const first = change();
-    expect(await store().changeSubmission(scope, f.id, a.id, 'spam', first)).toBe('changed');
-    expect(await store().changeSubmission(scope, f.id, a.id, 'spam', change())).toBe('unchanged');
-    expect((await store().getSubmission(scope, f.id, a.id))?.spam.isSpam).toBe(true);
-    expect(await store().changeSubmission(scope, f.id, b.id, 'not-spam', change())).toBe('changed');
+    expect(await stores().changes.changeSubmission(scope, f.id, a.id, 'spam', first)).toBe('changed');
+    expect(await stores().changes.changeSubmission(scope, f.id, a.id, 'spam', change())).toBe('unchanged');
+    expect((await stores().submissions.getSubmission(scope, f.id, a.id))?.spam.isSpam).toBe(true);
+    expect(await stores().changes.changeSubmission(scope, f.id, b.id, 'not-spam', change())).toBe('changed');
     expect(await counts(scope, f)).toMatchObject({ submissionCount: 3, spamCount: 1 });
     expect(await days(scope, f)).toEqual([
       { day: '2026-03-01', total: 1, spam: 1 },
@@ -117,7 +100,7 @@ export function submissionChangesContract(it: ContractIt, store: () => FormsStor
       occurredAt: first.occurredAt,
       blobKeys: [],
     });
-    await store().markSubmissionChangePublished(first.id);
+    await stores().changes.markSubmissionChangePublished(first.id);
     expect((await outboxOf(f)).map((c) => c.action)).toEqual(['not-spam']);
   });
 
@@ -127,7 +110,7 @@ export function submissionChangesContract(it: ContractIt, store: () => FormsStor
     // Ingest's reserved fields: kept while it is spam, for its release.
     const meta = { subject: 'Quote <b>now</b>', replyTo: 'ann@example.com' };
     const withMeta = { ...submission(f, DAY2, true), meta };
-    await store().insertSubmissions([withMeta]);
+    await stores().submissions.insertSubmissions([withMeta]);
     const marks: [SubmissionRecord, 'spam' | 'not-spam'][] = [
       [spam, 'not-spam'],
       [spam, 'spam'],
@@ -137,7 +120,7 @@ export function submissionChangesContract(it: ContractIt, store: () => FormsStor
       [withMeta, 'not-spam'],
     ];
     for (const [s, action] of marks)
-      expect(await store().changeSubmission(scope, f.id, s.id, action, change())).toBe('changed');
+      expect(await stores().changes.changeSubmission(scope, f.id, s.id, action, change())).toBe('changed');
     const pending = await outboxOf(f);
     expect(pending.map((c) => [c.submissionId, c.action, c.wasSpam, c.submission !== undefined])).toEqual([
       [spam.id, 'not-spam', true, true],
@@ -149,22 +132,22 @@ export function submissionChangesContract(it: ContractIt, store: () => FormsStor
     ]);
     expect(pending[0]?.submission).toEqual({ ...spam, spam: { isSpam: false, reasons: spam.spam.reasons } });
     expect(pending[5]?.submission).toEqual({ ...withMeta, spam: { isSpam: false, reasons: withMeta.spam.reasons } });
-    expect((await store().getSubmission(scope, f.id, withMeta.id))?.meta).toBeUndefined();
+    expect((await stores().submissions.getSubmission(scope, f.id, withMeta.id))?.meta).toBeUndefined();
     expect(await counts(scope, f)).toMatchObject({ submissionCount: 3, spamCount: 0 });
   });
 
   it('deletes a submission: reads and counts lose it, its files go to the outbox, a second delete finds nothing', async () => {
     const { scope, f, subs } = await setUp([true, false, false]);
     const [a] = subs as [SubmissionRecord];
-    expect(await store().changeSubmission(scope, f.id, a.id, 'delete', change())).toBe('changed');
-    expect(await store().getSubmission(scope, f.id, a.id)).toBeNull();
-    const listed = await store().listSubmissions(scope, f.id, { limit: 10 });
+    expect(await stores().changes.changeSubmission(scope, f.id, a.id, 'delete', change())).toBe('changed');
+    expect(await stores().submissions.getSubmission(scope, f.id, a.id)).toBeNull();
+    const listed = await stores().submissions.listSubmissions(scope, f.id, { limit: 10 });
     expect(listed.map((r) => r.id).sort()).toEqual([subs[1]?.id, subs[2]?.id].sort());
     expect(await counts(scope, f)).toMatchObject({ submissionCount: 2, spamCount: 0 });
     expect(await counts(scope, f)).toMatchObject({ submissionCount: 2, spamCount: 0 });
     expect(await days(scope, f)).toEqual([{ day: '2026-03-02', total: 2, spam: 0 }]);
-    expect(await store().changeSubmission(scope, f.id, a.id, 'delete', change())).toBe('not_found');
-    expect(await store().changeSubmission(scope, f.id, a.id, 'spam', change())).toBe('not_found');
+    expect(await stores().changes.changeSubmission(scope, f.id, a.id, 'delete', change())).toBe('not_found');
+    expect(await stores().changes.changeSubmission(scope, f.id, a.id, 'spam', change())).toBe('not_found');
     const [deleted] = await outboxOf(f);
     expect(deleted).toMatchObject({
       submissionId: a.id,
@@ -177,30 +160,30 @@ export function submissionChangesContract(it: ContractIt, store: () => FormsStor
   it('never brings a deleted submission back: a redelivered batch is refused and counts stay exact', async () => {
     const { scope, f, subs } = await setUp([false, true, false]);
     const [a, b] = subs as [SubmissionRecord, SubmissionRecord];
-    await store().changeSubmission(scope, f.id, a.id, 'delete', change());
-    await store().changeSubmission(scope, f.id, b.id, 'delete', change());
+    await stores().changes.changeSubmission(scope, f.id, a.id, 'delete', change());
+    await stores().changes.changeSubmission(scope, f.id, b.id, 'delete', change());
     const extra = submission(f, DAY2);
-    expect(await store().insertSubmissions([...subs, extra])).toBe(1);
-    expect(await store().getSubmission(scope, f.id, a.id)).toBeNull();
+    expect(await stores().submissions.insertSubmissions([...subs, extra])).toBe(1);
+    expect(await stores().submissions.getSubmission(scope, f.id, a.id)).toBeNull();
     expect(await counts(scope, f)).toMatchObject({ submissionCount: 2, spamCount: 0 });
     expect(await days(scope, f)).toEqual([{ day: '2026-03-02', total: 2, spam: 0 }]);
-    const listed = await store().listSubmissions(scope, f.id, { limit: 10 });
+    const listed = await stores().submissions.listSubmissions(scope, f.id, { limit: 10 });
     expect(listed.map((r) => r.id)).toEqual([extra.id, subs[2]?.id]);
   });
 
   it('pages past deleted submissions: full pages, each live one once', async () => {
     const scope = org();
-    const f = form(scope.orgId);
-    await store().insertForm(f);
+    const f = form(scope.orgId, { version: 3 });
+    await stores().forms.insertForm(f);
     const subs = Array.from({ length: 12 }, (_, i) => submission(f, new Date(Date.UTC(2026, 2, 1) + i).toISOString()));
-    await store().insertSubmissions(subs);
+    await stores().submissions.insertSubmissions(subs);
     for (const i of [1, 2, 3, 4, 5, 9]) {
-      await store().changeSubmission(scope, f.id, subs[i]?.id as string, 'delete', change());
+      await stores().changes.changeSubmission(scope, f.id, subs[i]?.id as string, 'delete', change());
     }
     const pages: string[][] = [];
     let after: { seq: number } | undefined;
     for (;;) {
-      const page = await store().listSubmissions(scope, f.id, { limit: 2, ...(after ? { after } : {}) });
+      const page = await stores().submissions.listSubmissions(scope, f.id, { limit: 2, ...(after ? { after } : {}) });
       if (page.length === 0) break;
       pages.push(page.map((r) => r.id));
       after = { seq: (page.at(-1) as { seq: number }).seq };
@@ -212,38 +195,41 @@ export function submissionChangesContract(it: ContractIt, store: () => FormsStor
   it('changes nothing of another organization’s submission, nor one named under another form', async () => {
     const { scope, f, subs } = await setUp([false]);
     const [a] = subs as [SubmissionRecord];
-    const other = form(scope.orgId);
-    await store().insertForm(other);
-    expect(await store().changeSubmission(org(), f.id, a.id, 'delete', change())).toBe('not_found');
-    expect(await store().changeSubmission(scope, other.id, a.id, 'spam', change())).toBe('not_found');
-    expect(await store().changeSubmission(scope, f.id, 'no-such-id', 'delete', change())).toBe('not_found');
-    expect(await store().getSubmission(scope, f.id, a.id)).toMatchObject({ id: a.id, spam: { isSpam: false } });
+    const other = form(scope.orgId, { version: 3 });
+    await stores().forms.insertForm(other);
+    expect(await stores().changes.changeSubmission(org(), f.id, a.id, 'delete', change())).toBe('not_found');
+    expect(await stores().changes.changeSubmission(scope, other.id, a.id, 'spam', change())).toBe('not_found');
+    expect(await stores().changes.changeSubmission(scope, f.id, 'no-such-id', 'delete', change())).toBe('not_found');
+    expect(await stores().submissions.getSubmission(scope, f.id, a.id)).toMatchObject({
+      id: a.id,
+      spam: { isSpam: false },
+    });
     expect(await outboxOf(f)).toEqual([]);
   });
 
   it('deletes a form at once and leaves its deletion in the outbox; the purge removes what it stored', async () => {
     const { scope, f, subs } = await setUp([false, false]);
-    expect(await store().deleteForm(org(), f.id)).toBe(false);
-    expect(await store().getForm(scope, f.id)).not.toBeNull();
-    await store().changeSubmission(scope, f.id, subs[1]?.id as string, 'spam', change());
-    expect(await store().deleteForm(scope, f.id)).toBe(true);
-    expect(await store().deleteForm(scope, f.id)).toBe(false);
-    expect(await store().getForm(scope, f.id)).toBeNull();
-    expect((await store().listForms(scope)).map((x) => x.id)).not.toContain(f.id);
-    const deletion = (await store().listUnpublishedDeletions(100_000)).filter((d) => d.formId === f.id);
+    expect(await stores().forms.deleteForm(org(), f.id)).toBe(false);
+    expect(await stores().forms.getForm(scope, f.id)).not.toBeNull();
+    await stores().changes.changeSubmission(scope, f.id, subs[1]?.id as string, 'spam', change());
+    expect(await stores().forms.deleteForm(scope, f.id)).toBe(true);
+    expect(await stores().forms.deleteForm(scope, f.id)).toBe(false);
+    expect(await stores().forms.getForm(scope, f.id)).toBeNull();
+    expect((await stores().forms.listForms(scope)).map((x) => x.id)).not.toContain(f.id);
+    const deletion = (await stores().forms.listUnpublishedDeletions(100_000)).filter((d) => d.formId === f.id);
     expect(deletion).toEqual([{ formId: f.id, orgId: scope.orgId, key: f.key, version: 4 }]);
-    expect(await store().listFormBlobKeys(f.id)).toEqual(subs[0]?.files.map((x) => x.blobKey));
+    expect(await stores().forms.listFormBlobKeys(f.id)).toEqual(subs[0]?.files.map((x) => x.blobKey));
 
-    await store().purgeDeletedForm(f.id);
+    await stores().forms.purgeDeletedForm(f.id);
     // A batch in flight when the form was deleted, stored after the purge, is purged by a repeated purge.
-    await store().insertSubmissions([submission(f, DAY2)]);
-    await store().purgeDeletedForm(f.id);
-    await store().purgeDeletedForm(f.id);
-    expect(await store().listFormBlobKeys(f.id)).toEqual([]);
-    expect(await store().listSubmissions(scope, f.id, { limit: 10 })).toEqual([]);
-    expect(await store().getSubmission(scope, f.id, subs[0]?.id as string)).toBeNull();
-    expect(await store().countSubmissions(scope, f.id)).toBe(0);
-    expect((await store().getFormCounts(scope, [f.id])).size).toBe(0);
+    await stores().submissions.insertSubmissions([submission(f, DAY2)]);
+    await stores().forms.purgeDeletedForm(f.id);
+    await stores().forms.purgeDeletedForm(f.id);
+    expect(await stores().forms.listFormBlobKeys(f.id)).toEqual([]);
+    expect(await stores().submissions.listSubmissions(scope, f.id, { limit: 10 })).toEqual([]);
+    expect(await stores().submissions.getSubmission(scope, f.id, subs[0]?.id as string)).toBeNull();
+    expect(await stores().submissions.countSubmissions(scope, f.id)).toBe(0);
+    expect((await stores().submissions.getFormCounts(scope, [f.id])).size).toBe(0);
     expect(await days(scope, f)).toEqual([]);
     expect(await outboxOf(f)).toEqual([]);
   });
@@ -252,31 +238,34 @@ export function submissionChangesContract(it: ContractIt, store: () => FormsStor
     const { scope, f, subs } = await setUp([false, false]);
     const [a, b] = subs as [SubmissionRecord, SubmissionRecord];
     const deletes = await Promise.all(
-      [1, 2, 3, 4].map(() => store().changeSubmission(scope, f.id, a.id, 'delete', change())),
+      [1, 2, 3, 4].map(() => stores().changes.changeSubmission(scope, f.id, a.id, 'delete', change())),
     );
     expect(deletes.filter((r) => r === 'changed')).toHaveLength(1);
     expect(deletes.filter((r) => r === 'not_found')).toHaveLength(3);
     const marks = await Promise.all(
       (['spam', 'spam', 'spam'] as const).map((action) =>
-        store().changeSubmission(scope, f.id, b.id, action, change()),
+        stores().changes.changeSubmission(scope, f.id, b.id, action, change()),
       ),
     );
     expect(marks.filter((r) => r === 'changed')).toHaveLength(1);
     expect(await outboxOf(f)).toHaveLength(2);
     expect(await counts(scope, f)).toMatchObject({ submissionCount: 1, spamCount: 1 });
     const pending = await outboxOf(f);
-    await store().countSubmissionChanges([...pending, ...pending]);
-    for (const c of pending) await store().markSubmissionChangePublished(c.id);
+    await stores().changes.countSubmissionChanges([...pending, ...pending]);
+    for (const c of pending) await stores().changes.markSubmissionChangePublished(c.id);
     expect(await outboxOf(f)).toEqual([]);
-    expect((await store().getFormCounts(scope, [f.id])).get(f.id)).toMatchObject({ submissionCount: 1, spamCount: 1 });
+    expect((await stores().submissions.getFormCounts(scope, [f.id])).get(f.id)).toMatchObject({
+      submissionCount: 1,
+      spamCount: 1,
+    });
   });
 
   it('completes a deletion whose form is still there (a deletion cut short), and only that form', async () => {
     const { scope, f } = await setUp([false]);
     const kept = await setUp([false]);
-    await store().purgeDeletedForm(f.id);
-    expect(await store().getForm(scope, f.id)).toBeNull();
-    expect(await store().getForm(kept.scope, kept.f.id)).not.toBeNull();
-    expect(await store().countSubmissions(kept.scope, kept.f.id)).toBe(1);
+    await stores().forms.purgeDeletedForm(f.id);
+    expect(await stores().forms.getForm(scope, f.id)).toBeNull();
+    expect(await stores().forms.getForm(kept.scope, kept.f.id)).not.toBeNull();
+    expect(await stores().submissions.countSubmissions(kept.scope, kept.f.id)).toBe(1);
   });
 }

@@ -21,8 +21,9 @@ import type { BlobStore } from '@formgate/store';
 import { createSqliteBlobStore, openSqlite } from '@formgate/store/sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFormsService } from '../src/create-service.ts';
-import type { FormsStore } from '../src/store/forms-store.ts';
-import { createSqliteFormsStore } from '../src/store/sqlite-forms-store.ts';
+import type { FormsStores } from '../src/store/forms-stores.ts';
+import type { SubmissionRecord } from '../src/store/records.ts';
+import { openSqliteFormsStores } from './sqlite-stores.ts';
 
 /**
  * The forms service's side of submission changes and form deletions: what reaches `forms.submission` and
@@ -31,7 +32,7 @@ import { createSqliteFormsStore } from '../src/store/sqlite-forms-store.ts';
 describe('forms service: submission changes and form deletions as events', () => {
   let dir: string;
   let bus: EventBus;
-  let store: FormsStore;
+  let stores: FormsStores;
   let blobs: BlobStore;
   let service: Service;
   let server: Server;
@@ -81,10 +82,10 @@ describe('forms service: submission changes and form deletions as events', () =>
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'fg-forms-changes-'));
     bus = createSqliteBus(openSqlite(join(dir, 'bus.db')));
-    store = createSqliteFormsStore(openSqlite(':memory:'));
+    stores = openSqliteFormsStores();
     blobs = createSqliteBlobStore(openSqlite(join(dir, 'blobs.db')));
     service = createFormsService({
-      store,
+      stores,
       blobs,
       bus,
       clock: systemClock,
@@ -134,7 +135,7 @@ describe('forms service: submission changes and form deletions as events', () =>
     });
     expect(new Set(mine().map((e) => e.id)).size).toBe(2);
     expect(await blobs.get(blob)).toBeNull();
-    expect(await store.listUnpublishedSubmissionChanges(100)).toEqual([]);
+    expect(await stores.changes.listUnpublishedSubmissionChanges(100)).toEqual([]);
     // A redelivery of the deleted submission's event does not bring it back.
     await bus.publish(Topics.ingestSubmission, [a.message]);
     const late = receive(f);
@@ -200,15 +201,15 @@ describe('forms service: submission changes and form deletions as events', () =>
       ).toEqual([{ formId: f.id, orgId, key: f.key, version: 2 }]),
     );
     expect(await blobs.get(stored)).toBeNull();
-    expect(await store.getSubmission({ orgId }, f.id, first.submissionId)).toBeNull();
-    expect(await store.listFormBlobKeys(f.id)).toEqual([]);
+    expect(await stores.submissions.getSubmission({ orgId }, f.id, first.submissionId)).toBeNull();
+    expect(await stores.forms.listFormBlobKeys(f.id)).toEqual([]);
 
     const lateBlob = await putBlob();
     const late = receive(f, [lateBlob]);
     await bus.publish(Topics.ingestSubmission, [late.message]);
     await eventually(async () => expect(await blobs.get(lateBlob)).toBeNull());
-    expect(await store.getSubmission({ orgId }, f.id, late.submissionId)).toBeNull();
-    expect(await store.listUnpublishedDeletions(100)).toEqual([]);
+    expect(await stores.submissions.getSubmission({ orgId }, f.id, late.submissionId)).toBeNull();
+    expect(await stores.forms.listUnpublishedDeletions(100)).toEqual([]);
   });
 });
 
@@ -216,7 +217,7 @@ describe('the submissions projection racing a form deletion', () => {
   it('purges what it stored for a form deleted while the batch was being stored', async () => {
     const { createSubmissionReceivedHandler } = await import('../src/handlers/submission-received.handler.ts');
     const { purgeDeletedForm } = await import('../src/use-cases/delete-form.ts');
-    const store = createSqliteFormsStore(openSqlite(':memory:'));
+    const stores = openSqliteFormsStores();
     const blobs = createSqliteBlobStore(openSqlite(':memory:'));
     const now = new Date().toISOString();
     const scope = { orgId: 'org-race' };
@@ -231,17 +232,16 @@ describe('the submissions projection racing a form deletion', () => {
       updatedAt: now,
       version: 1,
     };
-    await store.insertForm(f);
+    await stores.forms.insertForm(f);
     // The deletion and its purge land after the projection saw the form, before its batch is stored.
-    const racing: FormsStore = {
-      ...store,
-      async insertSubmissions(records) {
-        await store.deleteForm(scope, f.id);
-        await purgeDeletedForm({ store, blobs }, f.id);
-        return store.insertSubmissions(records);
+    const racing = {
+      async insertSubmissions(records: SubmissionRecord[]) {
+        await stores.forms.deleteForm(scope, f.id);
+        await purgeDeletedForm({ forms: stores.forms, blobs }, f.id);
+        return stores.submissions.insertSubmissions(records);
       },
     };
-    const handle = createSubmissionReceivedHandler(racing, blobs);
+    const handle = createSubmissionReceivedHandler({ forms: stores.forms, submissions: racing, blobs });
     const value = encodeEvent(Topics.ingestSubmission, {
       id: randomUUID(),
       type: 'submission.received',
@@ -270,8 +270,8 @@ describe('the submissions projection racing a form deletion', () => {
         value,
       },
     ]);
-    expect(await store.countSubmissions(scope, f.id)).toBe(0);
-    expect(await store.listFormBlobKeys(f.id)).toEqual([]);
-    expect((await store.getFormCounts(scope, [f.id])).size).toBe(0);
+    expect(await stores.submissions.countSubmissions(scope, f.id)).toBe(0);
+    expect(await stores.forms.listFormBlobKeys(f.id)).toEqual([]);
+    expect((await stores.submissions.getFormCounts(scope, [f.id])).size).toBe(0);
   });
 });

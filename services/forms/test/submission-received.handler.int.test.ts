@@ -4,7 +4,7 @@ import { DEFAULT_FORM_SETTINGS, encodeEvent, type Form, Topics } from '@formgate
 import { createSqliteBlobStore, openSqlite } from '@formgate/store/sqlite';
 import { describe, expect, it } from 'vitest';
 import { createSubmissionReceivedHandler } from '../src/handlers/submission-received.handler.ts';
-import { createSqliteFormsStore } from '../src/store/sqlite-forms-store.ts';
+import { openSqliteFormsStores } from './sqlite-stores.ts';
 
 const submission = (
   formId: string,
@@ -40,7 +40,7 @@ const submission = (
 
 describe('the submissions projection', () => {
   it('stores submissions of known forms once, and drops those of a form that is gone (deleted or purged)', async () => {
-    const store = createSqliteFormsStore(openSqlite(':memory:'));
+    const stores = openSqliteFormsStores();
     const now = new Date().toISOString();
     const form: Form = {
       id: randomUUID(),
@@ -53,19 +53,19 @@ describe('the submissions projection', () => {
       updatedAt: now,
       version: 1,
     };
-    await store.insertForm(form);
-    const handle = createSubmissionReceivedHandler(store, createSqliteBlobStore(openSqlite(':memory:')));
+    await stores.forms.insertForm(form);
+    const handle = createSubmissionReceivedHandler({ ...stores, blobs: createSqliteBlobStore(openSqlite(':memory:')) });
     const kept = submission(form.id, 'org-a');
     await handle([kept, kept, submission(randomUUID(), 'org-gone')]);
-    expect(await store.countSubmissions({ orgId: 'org-a' }, form.id)).toBe(1);
-    await store.purgeOrganization({ orgId: 'org-a' });
+    expect(await stores.submissions.countSubmissions({ orgId: 'org-a' }, form.id)).toBe(1);
+    await stores.forms.purgeOrganization({ orgId: 'org-a' });
     await handle([submission(form.id, 'org-a')]);
-    expect(await store.countSubmissions({ orgId: 'org-a' }, form.id)).toBe(0);
-    expect((await store.listSubmissions({ orgId: 'org-a' }, form.id, { limit: 10 })).length).toBe(0);
+    expect(await stores.submissions.countSubmissions({ orgId: 'org-a' }, form.id)).toBe(0);
+    expect((await stores.submissions.listSubmissions({ orgId: 'org-a' }, form.id, { limit: 10 })).length).toBe(0);
   });
 
   it('stores the origin and referer an event carries, and none for an event from before they were recorded', async () => {
-    const store = createSqliteFormsStore(openSqlite(':memory:'));
+    const stores = openSqliteFormsStores();
     const now = new Date().toISOString();
     const form: Form = {
       id: randomUUID(),
@@ -78,8 +78,8 @@ describe('the submissions projection', () => {
       updatedAt: now,
       version: 1,
     };
-    await store.insertForm(form);
-    const handle = createSubmissionReceivedHandler(store, createSqliteBlobStore(openSqlite(':memory:')));
+    await stores.forms.insertForm(form);
+    const handle = createSubmissionReceivedHandler({ ...stores, blobs: createSqliteBlobStore(openSqlite(':memory:')) });
     const source = { origin: 'https://shop.example', referer: 'https://shop.example/contact?x=1' };
     const withSource = submission(form.id, 'org-a', 's-new', source);
     // An event as ingest wrote it before these fields existed: the raw JSON has no such keys.
@@ -87,8 +87,8 @@ describe('the submissions projection', () => {
     expect(old.value).not.toContain('origin');
     await handle([withSource, old]);
     const scope = { orgId: 'org-a' };
-    expect(await store.getSubmission(scope, form.id, 's-new')).toMatchObject(source);
-    const legacy = await store.getSubmission(scope, form.id, 's-old');
+    expect(await stores.submissions.getSubmission(scope, form.id, 's-new')).toMatchObject(source);
+    const legacy = await stores.submissions.getSubmission(scope, form.id, 's-old');
     expect(legacy?.fields).toEqual([{ name: 'a', value: '1' }]);
     expect(legacy).not.toHaveProperty('origin');
     expect(legacy).not.toHaveProperty('referer');

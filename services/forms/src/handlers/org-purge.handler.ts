@@ -1,7 +1,7 @@
 import type { BusMessage } from '@formgate/bus';
 import { decodeEvent, Topics } from '@formgate/contracts';
 import type { BlobStore } from '@formgate/store';
-import type { FormsStore } from '../store/forms-store.ts';
+import type { FormRepository } from '../store/form-repository.ts';
 import { deleteBlobs } from '../use-cases/delete-form.ts';
 
 /**
@@ -10,17 +10,17 @@ import { deleteBlobs } from '../use-cases/delete-form.ts';
  * in the outbox, and `onFormsDeleted` nudges the relay that publishes them as `form.deleted`, so ingest stops
  * accepting their submissions. Idempotent: a repeated purge finds nothing left.
  */
-export function createOrgPurgeHandler(deps: { store: FormsStore; blobs: BlobStore; onFormsDeleted: () => void }) {
+export function createOrgPurgeHandler(deps: { forms: FormRepository; blobs: BlobStore; onFormsDeleted: () => void }) {
   return async (batch: BusMessage[]) => {
     let deleted = 0;
     for (const message of batch) {
       const event = decodeEvent(Topics.orgsOrganization, message.value);
       if (event.type !== 'organization.deleted') continue;
       const scope = { orgId: event.data.orgId };
-      for (const form of await deps.store.listForms(scope)) {
-        await deleteBlobs(deps.blobs, await deps.store.listFormBlobKeys(form.id));
+      for (const form of await deps.forms.listForms(scope)) {
+        await deleteBlobs(deps.blobs, await deps.forms.listFormBlobKeys(form.id));
       }
-      deleted += await deps.store.purgeOrganization(scope);
+      deleted += await deps.forms.purgeOrganization(scope);
     }
     if (deleted > 0) deps.onFormsDeleted();
   };

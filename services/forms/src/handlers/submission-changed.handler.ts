@@ -1,14 +1,14 @@
 import type { BusMessage } from '@formgate/bus';
 import { decodeEvent, Topics } from '@formgate/contracts';
-import type { FormsStore } from '../store/forms-store.ts';
-import type { CountedChange } from '../store/submission-changes.ts';
+import type { CountedChange } from '../store/records.ts';
+import type { SubmissionChanges } from '../store/submission-changes.ts';
 
 /**
  * `forms.submission-counts` on `forms.submission`: counts each published change of a submission into its form's
  * counters, where the store does not count it with the change already (ADR 0020). Idempotent by event id;
  * the topic is keyed by form id, so this consumer is the one writer of a form's change counters.
  */
-export function createSubmissionChangedHandler(store: FormsStore) {
+export function createSubmissionChangedHandler(store: Pick<SubmissionChanges, 'countSubmissionChanges'>) {
   return async (batch: BusMessage[]) => {
     const changes: CountedChange[] = [];
     for (const m of batch) {

@@ -1,8 +1,9 @@
 import type { BusMessage } from '@formgate/bus';
 import { decodeEvent, Topics } from '@formgate/contracts';
 import type { BlobStore } from '@formgate/store';
-import type { FormsStore } from '../store/forms-store.ts';
-import type { SubmissionRecord } from '../store/submission-record.ts';
+import type { FormRepository } from '../store/form-repository.ts';
+import type { SubmissionRecord } from '../store/records.ts';
+import type { SubmissionReadModel } from '../store/submission-read-model.ts';
 import { deleteBlobs, purgeDeletedForm } from '../use-cases/delete-form.ts';
 
 /**
@@ -12,7 +13,12 @@ import { deleteBlobs, purgeDeletedForm } from '../use-cases/delete-form.ts';
  * while its batch was being stored is purged again afterwards (the deletion deletes the form first, then its
  * submissions, so whatever this batch stored after that purge is found here).
  */
-export function createSubmissionReceivedHandler(store: FormsStore, blobs: BlobStore) {
+export function createSubmissionReceivedHandler(deps: {
+  forms: FormRepository;
+  submissions: Pick<SubmissionReadModel, 'insertSubmissions'>;
+  blobs: BlobStore;
+}) {
+  const { forms, submissions, blobs } = deps;
   return async (batch: BusMessage[]) => {
     const records: SubmissionRecord[] = batch.map((m) => {
       const { data } = decodeEvent(Topics.ingestSubmission, m.value);
@@ -31,17 +37,17 @@ export function createSubmissionReceivedHandler(store: FormsStore, blobs: BlobSt
         ...(data.referer !== undefined ? { referer: data.referer } : {}),
       };
     });
-    const forms = new Map(records.map((r) => [r.formId, r.orgId]));
+    const formsOf = new Map(records.map((r) => [r.formId, r.orgId]));
     const live = new Set<string>();
-    for (const [formId, orgId] of forms) if (await store.getForm({ orgId }, formId)) live.add(formId);
+    for (const [formId, orgId] of formsOf) if (await forms.getForm({ orgId }, formId)) live.add(formId);
     await deleteBlobs(
       blobs,
       records.filter((r) => !live.has(r.formId)).flatMap((r) => r.files.map((f) => f.blobKey)),
     );
-    await store.insertSubmissions(records.filter((r) => live.has(r.formId)));
+    await submissions.insertSubmissions(records.filter((r) => live.has(r.formId)));
     for (const formId of live) {
-      const orgId = forms.get(formId) as string;
-      if (!(await store.getForm({ orgId }, formId))) await purgeDeletedForm({ store, blobs }, formId);
+      const orgId = formsOf.get(formId) as string;
+      if (!(await forms.getForm({ orgId }, formId))) await purgeDeletedForm({ forms, blobs }, formId);
     }
   };
 }

@@ -4,10 +4,12 @@ import { AppError, type Clock, identityOf, type Logger } from '@formgate/kit';
 import type { BlobStore } from '@formgate/store';
 import { Router } from 'express';
 import { attachmentDisposition, type FileLinks, servedContentType } from '../files/file-links.ts';
-import type { FormsStore } from '../store/forms-store.ts';
+import type { FormRepository } from '../store/form-repository.ts';
+import type { SubmissionReadModel } from '../store/submission-read-model.ts';
 
 export interface FileLinkDeps {
-  store: FormsStore;
+  forms: Pick<FormRepository, 'getForm'>;
+  submissions: Pick<SubmissionReadModel, 'getSubmission'>;
   clock: Clock;
   logger: Logger;
   /** Absent: the service was built without file access, and both routes answer 404. */
@@ -23,9 +25,9 @@ export function fileLinkRoutes(deps: FileLinkDeps) {
   router.get('/:formId/submissions/:submissionId/files/:fileId/link', async (req, res) => {
     const scope = { orgId: identityOf(req).orgId };
     const formId = String(req.params.formId);
-    const form = await deps.store.getForm(scope, formId);
+    const form = await deps.forms.getForm(scope, formId);
     if (!form) throw new AppError('FORMS_FORM_NOT_FOUND');
-    const submission = await deps.store.getSubmission(scope, form.id, String(req.params.submissionId));
+    const submission = await deps.submissions.getSubmission(scope, form.id, String(req.params.submissionId));
     if (!submission) throw new AppError('FORMS_SUBMISSION_NOT_FOUND');
     const file = submission.files.find((f) => f.blobKey === req.params.fileId);
     if (!file || !deps.files) throw new AppError('FORMS_FILE_NOT_FOUND');
@@ -51,7 +53,7 @@ export function fileDownloadRoutes(deps: FileLinkDeps) {
     if (!deps.files) throw new AppError('FORMS_FILE_NOT_FOUND');
     const grant = deps.files.links.verify(String(req.params.token), deps.clock.now().getTime());
     if (!grant) throw new AppError('FORMS_FILE_LINK_INVALID');
-    const submission = await deps.store.getSubmission({ orgId: grant.orgId }, grant.formId, grant.submissionId);
+    const submission = await deps.submissions.getSubmission({ orgId: grant.orgId }, grant.formId, grant.submissionId);
     const file = submission?.files.find((f) => f.blobKey === grant.blobKey);
     const blob = file ? await deps.files.blobs.get(file.blobKey) : null;
     if (!file || !blob) throw new AppError('FORMS_FILE_NOT_FOUND');

@@ -17,9 +17,10 @@ import {
 } from '@formgate/contracts';
 import { AppError, identityOf, type Logger, requirePermission } from '@formgate/kit';
 import { type Request, Router } from 'express';
-import type { BlockedDay } from '../store/blocked-counts.ts';
-import type { FormsStore } from '../store/forms-store.ts';
-import { NO_COUNTS, type StoredDailyCount } from '../store/submission-changes.ts';
+import type { BlockedCounts } from '../store/blocked-counts.ts';
+import type { BlockedDay, StoredDailyCount } from '../store/records.ts';
+import { NO_COUNTS } from '../store/submission-changes.ts';
+import type { SubmissionReadModel } from '../store/submission-read-model.ts';
 import { changeSubmissions, type SubmissionChangeDeps } from '../use-cases/change-submissions.ts';
 import { createForm } from '../use-cases/create-form.ts';
 import { deleteForm } from '../use-cases/delete-form.ts';
@@ -52,12 +53,17 @@ const DAY_MS = 86_400_000;
 export const BLOCKED_COUNT_DAYS = 30;
 
 /** The forms' counters, with their blocked requests of the last `BLOCKED_COUNT_DAYS` UTC days. */
-async function countsOf(store: FormsStore, scope: OrgScope, formIds: string[], now: Date) {
+async function countsOf(
+  stores: { submissions: SubmissionReadModel; blocked: BlockedCounts },
+  scope: OrgScope,
+  formIds: string[],
+  now: Date,
+) {
   const to = now.toISOString().slice(0, 10);
   const from = new Date(now.getTime() - (BLOCKED_COUNT_DAYS - 1) * DAY_MS).toISOString().slice(0, 10);
   const [stored, blocked] = await Promise.all([
-    store.getFormCounts(scope, formIds),
-    store.getBlockedTotals(scope, formIds, from, to),
+    stores.submissions.getFormCounts(scope, formIds),
+    stores.blocked.getBlockedTotals(scope, formIds, from, to),
   ]);
   return (formId: string): FormCounts => ({
     ...(stored.get(formId) ?? NO_COUNTS),
@@ -78,25 +84,28 @@ function dailySeries(now: Date, days: number, counts: StoredDailyCount[], blocke
 }
 
 /** `/api/v1/forms`: forms and their submissions, always scoped to the caller's organization. */
-export function formsRoutes(deps: FormWriteDeps & SubmissionChangeDeps & { store: FormsStore; logger: Logger }) {
-  const { store } = deps;
+export function formsRoutes(
+  deps: FormWriteDeps &
+    SubmissionChangeDeps & { submissions: SubmissionReadModel; blocked: BlockedCounts; logger: Logger },
+) {
+  const { forms, submissions, blocked } = deps;
   const router = Router();
   // Before `/:formId/submissions/:submissionId`, which would take `export` for an id.
   router.use(submissionListRoutes(deps));
   const loadForm = async (req: Request) => {
-    const form = await store.getForm(scopeOf(req), String(req.params.formId));
+    const form = await forms.getForm(scopeOf(req), String(req.params.formId));
     if (!form) throw new AppError('FORMS_FORM_NOT_FOUND');
     return form;
   };
 
   router.get('/', async (req, res) => {
     const { slug } = FormListQuerySchema.parse(req.query);
-    const forms = slug
-      ? [await store.getFormBySlug(scopeOf(req), slug)].filter((f): f is Form => f !== null)
-      : await store.listForms(scopeOf(req));
-    const ids = forms.map((f) => f.id);
-    const counts = await countsOf(store, scopeOf(req), ids, deps.clock.now());
-    res.json({ data: forms.map((f) => toFormDto(f, counts(f.id))) });
+    const list = slug
+      ? [await forms.getFormBySlug(scopeOf(req), slug)].filter((f): f is Form => f !== null)
+      : await forms.listForms(scopeOf(req));
+    const ids = list.map((f) => f.id);
+    const counts = await countsOf(deps, scopeOf(req), ids, deps.clock.now());
+    res.json({ data: list.map((f) => toFormDto(f, counts(f.id))) });
   });
 
   router.post('/', async (req, res) => {
@@ -108,7 +117,7 @@ export function formsRoutes(deps: FormWriteDeps & SubmissionChangeDeps & { store
 
   router.get('/:formId', async (req, res) => {
     const form = await loadForm(req);
-    const counts = await countsOf(store, scopeOf(req), [form.id], deps.clock.now());
+    const counts = await countsOf(deps, scopeOf(req), [form.id], deps.clock.now());
     res.json(toFormDto(form, counts(form.id)));
   });
 
@@ -125,11 +134,11 @@ export function formsRoutes(deps: FormWriteDeps & SubmissionChangeDeps & { store
     const series = dailySeries(now, days, []);
     const from = series[0]?.day as string;
     const to = series[series.length - 1]?.day as string;
-    const [counts, blocked] = await Promise.all([
-      store.getDailyCounts(scopeOf(req), form.id, from, to),
-      store.getBlockedDays(scopeOf(req), form.id, from, to),
+    const [counts, blockedDays] = await Promise.all([
+      submissions.getDailyCounts(scopeOf(req), form.id, from, to),
+      blocked.getBlockedDays(scopeOf(req), form.id, from, to),
     ]);
-    const body: FormStatsDto = { days, from, to, data: dailySeries(now, days, counts, blocked) };
+    const body: FormStatsDto = { days, from, to, data: dailySeries(now, days, counts, blockedDays) };
     res.json(body);
   });
 
@@ -163,7 +172,7 @@ export function formsRoutes(deps: FormWriteDeps & SubmissionChangeDeps & { store
     const id = String(req.params.submissionId);
     const [done] = await changeSubmissions(deps, scopeOf(req), form.id, spam ? 'spam' : 'not-spam', [id]);
     if (done?.result === 'not_found') throw new AppError('FORMS_SUBMISSION_NOT_FOUND');
-    const record = await store.getSubmission(scopeOf(req), form.id, id);
+    const record = await submissions.getSubmission(scopeOf(req), form.id, id);
     if (!record) throw new AppError('FORMS_SUBMISSION_NOT_FOUND');
     res.json(toSubmissionDto(record));
   });
@@ -178,7 +187,7 @@ export function formsRoutes(deps: FormWriteDeps & SubmissionChangeDeps & { store
 
   router.get('/:formId/submissions/:submissionId', async (req, res) => {
     const form = await loadForm(req);
-    const record = await store.getSubmission(scopeOf(req), form.id, String(req.params.submissionId));
+    const record = await submissions.getSubmission(scopeOf(req), form.id, String(req.params.submissionId));
     if (!record) throw new AppError('FORMS_SUBMISSION_NOT_FOUND');
     res.json(toSubmissionDto(record));
   });

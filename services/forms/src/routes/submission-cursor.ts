@@ -1,16 +1,12 @@
-import type { OrgScope } from '@formgate/contracts';
 import { AppError } from '@formgate/kit';
 import { z } from 'zod';
-import type { FormsStore, SubmissionCursor } from '../store/forms-store.ts';
+import type { SubmissionCursor } from '../store/records.ts';
 
 /** `[seq, tag]`: a cursor of a filtered list, valid only with the filter whose `filterTag` is `tag`. */
 const FilteredCursorSchema = z.tuple([z.number().int().nonnegative(), z.string().max(40)]);
 
-/** `[seq]`, or `[createdAt, id]` as cursors were before ADR 0015: those continue after the submission `id`. */
-const CursorSchema = z.union([
-  z.tuple([z.number().int().nonnegative()]).transform(([seq]) => ({ seq })),
-  z.tuple([z.string().max(40), z.string().max(100)]).transform(([, afterId]) => ({ afterId })),
-]);
+/** `[seq]`: a cursor of the form's whole list. */
+const CursorSchema = z.tuple([z.number().int().nonnegative()]);
 
 const invalid = () => new AppError('INVALID_CURSOR');
 
@@ -33,21 +29,9 @@ export function resolveFilteredCursor(raw: string, tag: string): SubmissionCurso
   return { seq: parsed.data[0] };
 }
 
-/** Decodes a `cursor` of the form's list; 400 `INVALID_CURSOR` when it is malformed or names no submission of it. */
-export async function resolveCursor(
-  store: FormsStore,
-  scope: OrgScope,
-  formId: string,
-  raw: string,
-): Promise<SubmissionCursor> {
-  let decoded: z.infer<typeof CursorSchema>;
-  try {
-    decoded = CursorSchema.parse(JSON.parse(Buffer.from(raw, 'base64url').toString('utf8')));
-  } catch {
-    throw invalid();
-  }
-  if ('seq' in decoded) return decoded;
-  const last = await store.getSubmission(scope, formId, decoded.afterId);
-  if (!last) throw invalid();
-  return { seq: last.seq };
+/** Decodes a `cursor` of the form's list; 400 `INVALID_CURSOR` when it is malformed. */
+export function resolveCursor(raw: string): SubmissionCursor {
+  const parsed = CursorSchema.safeParse(decode(raw));
+  if (!parsed.success) throw invalid();
+  return { seq: parsed.data[0] };
 }

@@ -4,8 +4,8 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Form } from '@formgate/contracts';
 import type { Logger } from '@formgate/kit';
 import type { Response } from 'express';
-import type { FormsStore, SubmissionFilter } from '../store/forms-store.ts';
-import type { StoredSubmission } from '../store/submission-record.ts';
+import type { StoredSubmission, SubmissionFilter } from '../store/records.ts';
+import type { SubmissionReadModel } from '../store/submission-read-model.ts';
 
 export type ExportFormat = 'csv' | 'json' | 'ndjson';
 
@@ -90,7 +90,7 @@ const CONTENT_TYPES: Record<ExportFormat, string> = {
  * sees a truncated download, never a complete-looking one).
  */
 export async function sendExport(
-  deps: { store: FormsStore; logger: Logger },
+  deps: { submissions: SubmissionReadModel; logger: Logger },
   res: Response,
   form: Form,
   filter: SubmissionFilter,
@@ -98,8 +98,8 @@ export async function sendExport(
 ): Promise<void> {
   const scope = { orgId: form.orgId };
   const columns =
-    format === 'csv' ? (await deps.store.listFieldNames(scope, form.id)).slice(0, MAX_CSV_FIELD_COLUMNS) : [];
-  const text = exportText(deps.store.exportSubmissions(scope, form.id, filter), format, columns);
+    format === 'csv' ? (await deps.submissions.listFieldNames(scope, form.id)).slice(0, MAX_CSV_FIELD_COLUMNS) : [];
+  const text = exportText(deps.submissions.exportSubmissions(scope, form.id, filter), format, columns);
   // The first chunk is read before anything is sent, so a store that cannot be read answers a clean error.
   const head = await text.next();
   const body = Readable.from(

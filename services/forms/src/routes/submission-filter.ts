@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { SubmissionFilterQuerySchema } from '@formgate/contracts';
 import { AppError } from '@formgate/kit';
-import type { SubmissionFilter } from '../store/forms-store.ts';
+import type { SubmissionFilter } from '../store/records.ts';
 import { MAX_TERM_LENGTH, words } from '../store/search-terms.ts';
 
 /** Longest `q` accepted, in characters, and most words in it. */

@@ -1,14 +1,9 @@
-import {
-  type Form,
-  type OrgScope,
-  SpamReasonListSchema,
-  type SubmissionDto,
-  SubmissionExportQuerySchema,
-} from '@formgate/contracts';
+import { type Form, type OrgScope, type SubmissionDto, SubmissionExportQuerySchema } from '@formgate/contracts';
 import { AppError, identityOf, type Logger, PageQuerySchema, readPage } from '@formgate/kit';
 import { type Request, Router } from 'express';
-import type { FormsStore } from '../store/forms-store.ts';
-import type { StoredSubmission, SubmissionRecord } from '../store/submission-record.ts';
+import type { FormRepository } from '../store/form-repository.ts';
+import type { StoredSubmission, SubmissionRecord } from '../store/records.ts';
+import type { SubmissionReadModel } from '../store/submission-read-model.ts';
 import { encodeCursor, resolveCursor, resolveFilteredCursor } from './submission-cursor.ts';
 import { sendExport } from './submission-export.ts';
 import { filterTag, isFiltered, parseFilter, withoutHeldByDefault } from './submission-filter.ts';
@@ -21,8 +16,7 @@ export function toSubmissionDto(r: SubmissionRecord): SubmissionDto {
     fields: r.fields,
     files: r.files,
     spam: r.spam.isSpam,
-    // Records stored before issue 14 hold reasons as strings.
-    spamReasons: SpamReasonListSchema.parse(r.spam.reasons ?? []),
+    spamReasons: r.spam.reasons,
     held: r.held,
     origin: r.origin ?? null,
     referer: r.referer ?? null,
@@ -35,12 +29,16 @@ const ExportQuerySchema = SubmissionExportQuerySchema;
  * `GET /:formId/submissions` (filters `spam`, `held`, `from`, `to`, search `q`, keyset cursor) and
  * `GET /:formId/submissions/export` (the same filters, streamed as CSV, JSON or NDJSON).
  */
-export function submissionListRoutes(deps: { store: FormsStore; logger: Logger }) {
-  const { store } = deps;
+export function submissionListRoutes(deps: {
+  forms: Pick<FormRepository, 'getForm'>;
+  submissions: SubmissionReadModel;
+  logger: Logger;
+}) {
+  const { forms, submissions } = deps;
   const router = Router();
   const scopeOf = (req: Request): OrgScope => ({ orgId: identityOf(req).orgId });
   const loadForm = async (req: Request): Promise<Form> => {
-    const form = await store.getForm(scopeOf(req), String(req.params.formId));
+    const form = await forms.getForm(scopeOf(req), String(req.params.formId));
     if (!form) throw new AppError('FORMS_FORM_NOT_FOUND');
     return form;
   };
@@ -55,15 +53,15 @@ export function submissionListRoutes(deps: { store: FormsStore; logger: Logger }
       // read beside the form (scoped by organization like it), not after it: one round trip less per page.
       const [form, counts] = await Promise.all([
         loadForm(req),
-        store.getFormCounts(scope, [String(req.params.formId)]),
+        submissions.getFormCounts(scope, [String(req.params.formId)]),
       ]);
-      const after = cursor ? await resolveCursor(store, scope, form.id, cursor) : undefined;
+      const after = cursor ? resolveCursor(cursor) : undefined;
       const held = counts.get(form.id)?.heldCount ?? 0;
       const page = { ...(after ? { after } : {}) };
       const read = (rows: number) =>
         held > 0
-          ? store.findSubmissions(scope, form.id, { filter: { held: false }, limit: rows, ...page })
-          : store.listSubmissions(scope, form.id, { limit: rows, ...page });
+          ? submissions.findSubmissions(scope, form.id, { filter: { held: false }, limit: rows, ...page })
+          : submissions.listSubmissions(scope, form.id, { limit: rows, ...page });
       res.json(await readPage(limit, read, toSubmissionDto, (s: StoredSubmission) => encodeCursor(s)));
       return;
     }
@@ -72,7 +70,7 @@ export function submissionListRoutes(deps: { store: FormsStore; logger: Logger }
     const tag = filterTag(filtered);
     const after = cursor ? resolveFilteredCursor(cursor, tag) : undefined;
     const read = (rows: number) =>
-      store.findSubmissions(scope, form.id, { filter: filtered, limit: rows, ...(after ? { after } : {}) });
+      submissions.findSubmissions(scope, form.id, { filter: filtered, limit: rows, ...(after ? { after } : {}) });
     res.json(await readPage(limit, read, toSubmissionDto, (s: StoredSubmission) => encodeCursor(s, tag)));
   });
 

@@ -1,4 +1,4 @@
-import type { SubmissionRecord } from './submission-record.ts';
+import type { SubmissionRecord } from './records.ts';
 
 const byCreatedThenId = (x: SubmissionRecord, y: SubmissionRecord) =>
   x.createdAt === y.createdAt ? (x.id < y.id ? -1 : x.id > y.id ? 1 : 0) : x.createdAt < y.createdAt ? -1 : 1;

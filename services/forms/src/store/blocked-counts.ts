@@ -1,22 +1,17 @@
 import type { BlockedCount, OrgScope } from '@formgate/contracts';
-
-/** A form's blocked requests on one UTC day (`YYYY-MM-DD`). */
-export interface BlockedDay {
-  day: string;
-  blocked: number;
-}
+import type { BlockedDay } from './records.ts';
 
 /**
- * The part of the `FormsStore` port that counts requests a spam layer refused (issue 14): per form and UTC day,
- * from the `blocked` counts of ingest's abuse reports (`ingest.abuse`). Nothing of a blocked request is stored but
- * its count. Guarantees every adapter keeps:
+ * Counts requests a spam layer refused (issue 14): per form and UTC day, from the `blocked` counts of ingest's
+ * abuse reports (`ingest.abuse`). Nothing of a blocked request is stored but its count. Guarantees every adapter
+ * keeps:
  * - `recordBlocked` is idempotent by report id: a redelivered report (even after a call that failed half-way)
  *   counts nothing more. Counts of one form and day from several reports (several ingest instances) add up.
  *   It must not run concurrently with itself (the one consumer of the single-partition `ingest.abuse` calls it).
  * - Reads never return another organization's counts (a count is the organization's that ingest reported it for).
- * - `purgeDeletedForm` and `purgeOrganization` of the `FormsStore` forget the counts of what they purge.
+ * - `FormRepository.purgeDeletedForm` and `purgeOrganization` forget the counts of what they purge.
  */
-export interface BlockedCountMethods {
+export interface BlockedCounts {
   /** Adds the report's counts to their forms' UTC days (the day of each count's `minute`). */
   recordBlocked(reportId: string, counts: BlockedCount[]): Promise<void>;
   /** Per form named (of the organization): blocked requests over the UTC days [`fromDay`, `toDay`]; 0s left out. */

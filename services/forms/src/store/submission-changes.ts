@@ -1,52 +1,8 @@
-import type { DailyCount, FormCounts, OrgScope, SubmissionAction, SubmissionChangeResult } from '@formgate/contracts';
-import type { SubmissionRecord } from './submission-record.ts';
+import type { FormCounts, OrgScope, SubmissionChangeResult } from '@formgate/contracts';
+import type { CountedChange, SubmissionChange, SubmissionChangeAction, SubmissionRecord } from './records.ts';
 
 /**
- * What a change does: the API's actions, and `release` (a held submission becomes visible, made by the release of
- * held submissions, `use-cases/release-held.ts`, never through the API).
- */
-export type SubmissionChangeAction = SubmissionAction | 'release';
-
-/**
- * A change made to a stored submission through the API, waiting in the outbox until its event reached
- * `forms.submission`. Its `id` is the event's id.
- */
-export interface SubmissionChange {
-  id: string;
-  formId: string;
-  orgId: string;
-  submissionId: string;
-  action: SubmissionChangeAction;
-  /** Whether the submission counted as spam just before the change. */
-  wasSpam: boolean;
-  /** The submission's `createdAt` (when ingest received it). */
-  receivedAt: string;
-  occurredAt: string;
-  /** The blobs of a deleted submission, deleted by the relay before the event is published. */
-  blobKeys: string[];
-  /**
-   * A release's submission as released (what `submission.released` carries), without its position; and, on the
-   * first `not-spam` mark of a submission ingest judged spam (issue 14, ADR 42), the submission as released from
-   * spam (`spam.isSpam: false`, ingest's reasons kept), which `submission.spam-marked` then carries.
-   */
-  submission?: SubmissionRecord;
-}
-
-/** What counting a change needs: its event's data. */
-export type CountedChange = Pick<SubmissionChange, 'id' | 'formId' | 'orgId' | 'action' | 'wasSpam' | 'receivedAt'>;
-
-/**
- * The counter increments of a change: a deletion leaves the total (and spam if it was), a mark moves spam, a
- * release moves a held submission into the total (and spam if it is) — on its day — out of the held count.
- */
-export function changeIncrements(c: CountedChange): { total: number; spam: number; held: number } {
-  if (c.action === 'release') return { total: 1, spam: c.wasSpam ? 1 : 0, held: -1 };
-  if (c.action === 'delete') return { total: -1, spam: c.wasSpam ? -1 : 0, held: 0 };
-  return { total: 0, spam: c.action === 'spam' ? 1 : -1, held: 0 };
-}
-
-/**
- * The part of the `FormsStore` port that changes stored submissions and keeps the counters (ADR 0020).
+ * Changes of stored submissions (marks, deletions, releases), their outbox and their counting (ADR 0020).
  * Guarantees every adapter keeps:
  * - `changeSubmission` applies the change, adjusts the counters and leaves it in the outbox as one durable step
  *   (no change without its event, no event without its change), or does nothing (`unchanged`, `not_found`).
@@ -65,10 +21,8 @@ export function changeIncrements(c: CountedChange): { total: number; spam: numbe
  * - Held submissions (issue 13) are in no counter but `heldCount` until released. The API's actions do not see
  *   them (`not_found`); `release` changes only a held one (`unchanged` otherwise), and its change carries the
  *   submission as released (`submission`), so of two releases racing for one submission exactly one is `changed`.
- * - `deleteForm` removes the form at once (reads answer `null`) and leaves a `FormDeletion` in the outbox;
- *   `purgeDeletedForm` then removes what the form had stored, idempotently, also what was stored for it after.
  */
-export interface SubmissionChangeMethods {
+export interface SubmissionChanges {
   changeSubmission(
     scope: OrgScope,
     formId: string,
@@ -86,24 +40,17 @@ export interface SubmissionChangeMethods {
    * run concurrently for one form (the consumer of a partition keyed by form id is its one writer).
    */
   countSubmissionChanges(changes: CountedChange[]): Promise<void>;
-  /** The counters of each of the organization's forms named (a form of another organization is left out). */
-  getFormCounts(scope: OrgScope, formIds: string[]): Promise<Map<string, StoredCounts>>;
-  /** The daily counts of the UTC days [`fromDay`, `toDay`] (`YYYY-MM-DD`), oldest first, days without any left out. */
-  getDailyCounts(scope: OrgScope, formId: string, fromDay: string, toDay: string): Promise<StoredDailyCount[]>;
-  /** Deletes the form (only the organization's); its deletion goes to the outbox. Returns whether it existed. */
-  deleteForm(scope: OrgScope, formId: string): Promise<boolean>;
-  /** The blob keys of every file a form's stored submissions still reference (for a form being purged). */
-  listFormBlobKeys(formId: string): Promise<string[]>;
-  /**
-   * Completes a form's deletion: removes the form if it is still there, and every submission, counter and pending
-   * change it has; idempotent. Only for a form whose deletion is in the outbox, or that is gone already.
-   */
-  purgeDeletedForm(formId: string): Promise<void>;
 }
 
-/** What the submissions' counters hold; blocked requests are counted apart (`blocked-counts.ts`). */
-export type StoredCounts = Omit<FormCounts, 'blockedCount'>;
-export type StoredDailyCount = Omit<DailyCount, 'blocked'>;
+/**
+ * The counter increments of a change: a deletion leaves the total (and spam if it was), a mark moves spam, a
+ * release moves a held submission into the total (and spam if it is) — on its day — out of the held count.
+ */
+export function changeIncrements(c: CountedChange): { total: number; spam: number; held: number } {
+  if (c.action === 'release') return { total: 1, spam: c.wasSpam ? 1 : 0, held: -1 };
+  if (c.action === 'delete') return { total: -1, spam: c.wasSpam ? -1 : 0, held: 0 };
+  return { total: 0, spam: c.action === 'spam' ? 1 : -1, held: 0 };
+}
 
 export const NO_COUNTS: FormCounts = {
   submissionCount: 0,
@@ -122,4 +69,20 @@ export function changes(action: SubmissionChangeAction, spam: boolean, held = fa
   if (held) return 'not_found';
   if (action === 'delete') return true;
   return spam !== (action === 'spam') ? true : 'unchanged';
+}
+
+/**
+ * The submission a change carries (`SubmissionChange.submission`): the stored one as released, with `spam` as
+ * given (a release keeps ingest's verdict, a release from spam clears it), its reserved fields and source kept.
+ */
+export function releasedSubmission(
+  stored: Omit<SubmissionRecord, 'spam' | 'held'>,
+  spam: SubmissionRecord['spam'],
+): SubmissionRecord {
+  const { id, formId, orgId, createdAt, fields, files, meta, origin, referer } = stored;
+  const submission: SubmissionRecord = { id, formId, orgId, createdAt, fields, files, spam, held: false };
+  if (meta !== undefined) submission.meta = meta;
+  if (origin !== undefined) submission.origin = origin;
+  if (referer !== undefined) submission.referer = referer;
+  return submission;
 }

@@ -1,9 +1,9 @@
 import type { OrgScope, SubmissionAction, SubmissionChangeResult } from '@formgate/contracts';
 import type { Clock, Ids } from '@formgate/kit';
-import type { FormsStore } from '../store/forms-store.ts';
+import type { SubmissionChanges } from '../store/submission-changes.ts';
 
 export interface SubmissionChangeDeps {
-  store: FormsStore;
+  changes: SubmissionChanges;
   clock: Clock;
   ids: Ids;
   /** Called after changes were stored, so the outbox relay publishes them promptly. */
@@ -25,7 +25,7 @@ export async function changeSubmissions(
   try {
     for (const id of submissionIds) {
       const change = { id: deps.ids.next(), occurredAt: deps.clock.now().toISOString() };
-      results.push({ id, result: await deps.store.changeSubmission(scope, formId, id, action, change) });
+      results.push({ id, result: await deps.changes.changeSubmission(scope, formId, id, action, change) });
     }
   } finally {
     if (results.some((r) => r.result === 'changed')) deps.onSubmissionChanged();

@@ -1,7 +1,7 @@
 import type { OrgScope } from '@formgate/contracts';
 import { type CreateFormRequest, DEFAULT_FORM_SETTINGS, type Form } from '@formgate/contracts';
 import { AppError } from '@formgate/kit';
-import { SlugTakenError } from '../store/forms-store.ts';
+import { SlugTakenError } from '../store/form-repository.ts';
 import type { FormWriteDeps } from './form-write-deps.ts';
 import { mergeSettings } from './update-form.ts';
 
@@ -13,7 +13,7 @@ import { mergeSettings } from './update-form.ts';
 async function checkFormsLimit(deps: FormWriteDeps, scope: OrgScope): Promise<void> {
   const max = deps.formsLimit?.(scope.orgId) ?? null;
   if (max === null) return;
-  const count = (await deps.store.listForms(scope)).length;
+  const count = (await deps.forms.listForms(scope)).length;
   if (count >= max) {
     throw new AppError(
       'PLAN_LIMIT_REACHED',
@@ -63,7 +63,7 @@ export async function createForm(
       version: 1,
     };
     try {
-      await deps.store.insertForm(form);
+      await deps.forms.insertForm(form);
       return { form, inForce: await deps.onFormChanged() };
     } catch (err) {
       if (!(err instanceof SlugTakenError)) throw err;

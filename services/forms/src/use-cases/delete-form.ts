@@ -1,7 +1,7 @@
 import type { OrgScope } from '@formgate/contracts';
 import { AppError } from '@formgate/kit';
 import type { BlobStore } from '@formgate/store';
-import type { FormsStore } from '../store/forms-store.ts';
+import type { FormRepository } from '../store/form-repository.ts';
 import type { FormWriteDeps } from './form-write-deps.ts';
 
 /**
@@ -9,7 +9,7 @@ import type { FormWriteDeps } from './form-write-deps.ts';
  * the relay, which purges the form's submissions and files (`purgeDeletedForm`) and publishes `form.deleted`.
  */
 export async function deleteForm(deps: FormWriteDeps, scope: OrgScope, formId: string): Promise<void> {
-  if (!(await deps.store.deleteForm(scope, formId))) throw new AppError('FORMS_FORM_NOT_FOUND');
+  if (!(await deps.forms.deleteForm(scope, formId))) throw new AppError('FORMS_FORM_NOT_FOUND');
   void deps.onFormChanged();
 }
 
@@ -18,9 +18,12 @@ export async function deleteForm(deps: FormWriteDeps, scope: OrgScope, formId: s
  * submissions, counters and pending changes. Idempotent; run by the relay for each deletion and by the
  * projection for submissions that raced the deletion.
  */
-export async function purgeDeletedForm(deps: { store: FormsStore; blobs: BlobStore }, formId: string): Promise<void> {
-  await deleteBlobs(deps.blobs, await deps.store.listFormBlobKeys(formId));
-  await deps.store.purgeDeletedForm(formId);
+export async function purgeDeletedForm(
+  deps: { forms: FormRepository; blobs: BlobStore },
+  formId: string,
+): Promise<void> {
+  await deleteBlobs(deps.blobs, await deps.forms.listFormBlobKeys(formId));
+  await deps.forms.purgeDeletedForm(formId);
 }
 
 /** Deletes blobs a few at a time; a missing one is not an error. */

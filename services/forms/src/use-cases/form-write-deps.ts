@@ -1,9 +1,9 @@
 import type { Clock, Ids } from '@formgate/kit';
-import type { FormsStore } from '../store/forms-store.ts';
+import type { FormRepository } from '../store/form-repository.ts';
 
 /** What the use cases that write a form need. */
 export interface FormWriteDeps {
-  store: FormsStore;
+  forms: FormRepository;
   clock: Clock;
   ids: Ids;
   /**

@@ -1,12 +1,13 @@
 import { billingPeriodOf, type QuotaUpdated } from '@formgate/contracts';
 import type { Clock, Ids } from '@formgate/kit';
-import type { FormsStore } from '../store/forms-store.ts';
-import type { ReleaseLedger } from '../store/held-submissions.ts';
+import type { HeldSubmissions } from '../store/held-submissions.ts';
+import type { ReleaseLedger } from '../store/records.ts';
+import type { SubmissionChanges } from '../store/submission-changes.ts';
 
 /** Releases made per store read and ledger write: after a crash, at most this many beyond the allowance. */
 export const RELEASE_BATCH = 50;
 
-export type ReleaseDeps = { store: FormsStore; clock: Clock; ids: Ids };
+export type ReleaseDeps = { held: HeldSubmissions; changes: SubmissionChanges; clock: Clock; ids: Ids };
 
 /**
  * Plans the releases a quota view allows: billing's `submissionsUsed` may not count yet what was released before,
@@ -38,19 +39,19 @@ export function planRelease(ledger: ReleaseLedger | null, quota: QuotaUpdated['d
 export async function releaseHeld(deps: ReleaseDeps, quota: QuotaUpdated['data']): Promise<number> {
   if (quota.period !== billingPeriodOf(deps.clock.now())) return 0;
   const scope = { orgId: quota.orgId };
-  const stored = await deps.store.getReleaseLedger(scope);
+  const stored = await deps.held.getReleaseLedger(scope);
   if (stored && stored.period > quota.period) return 0;
-  const held = await deps.store.countHeld(scope);
+  const held = await deps.held.countHeld(scope);
   if (held === 0 && (!stored || stored.owed === stored.done)) return 0;
   const ledger = planRelease(stored, quota, held);
-  if (JSON.stringify(ledger) !== JSON.stringify(stored)) await deps.store.saveReleaseLedger(ledger);
+  if (JSON.stringify(ledger) !== JSON.stringify(stored)) await deps.held.saveReleaseLedger(ledger);
   let released = 0;
   while (ledger.owed > ledger.done) {
-    const batch = await deps.store.listOldestHeld(scope, Math.min(RELEASE_BATCH, ledger.owed - ledger.done));
+    const batch = await deps.held.listOldestHeld(scope, Math.min(RELEASE_BATCH, ledger.owed - ledger.done));
     let changed = 0;
     for (const s of batch) {
       const occurredAt = deps.clock.now().toISOString();
-      const result = await deps.store.changeSubmission(scope, s.formId, s.id, 'release', {
+      const result = await deps.changes.changeSubmission(scope, s.formId, s.id, 'release', {
         id: deps.ids.next(),
         occurredAt,
       });
@@ -58,7 +59,7 @@ export async function releaseHeld(deps: ReleaseDeps, quota: QuotaUpdated['data']
     }
     // Nothing (left) to release: what was owed and not found is forgiven, or it would release later arrivals.
     ledger.done = batch.length === 0 || changed === 0 ? ledger.owed : ledger.done + changed;
-    await deps.store.saveReleaseLedger(ledger);
+    await deps.held.saveReleaseLedger(ledger);
     released += changed;
   }
   return released;

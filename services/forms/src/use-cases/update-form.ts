@@ -22,7 +22,7 @@ export async function updateForm(
   // A concurrent change wins its version first (a claim on the Mongo store): read again after a short pause.
   for (let attempt = 0; attempt < 5; attempt++) {
     if (attempt > 0) await sleep(10 * 2 ** attempt);
-    const current = await deps.store.getForm(scope, formId);
+    const current = await deps.forms.getForm(scope, formId);
     if (!current) throw new AppError('FORMS_FORM_NOT_FOUND');
     const next: Form = {
       ...current,
@@ -31,7 +31,7 @@ export async function updateForm(
       updatedAt: deps.clock.now().toISOString(),
       version: current.version + 1,
     };
-    if (await deps.store.replaceForm(next, current.version)) {
+    if (await deps.forms.replaceForm(next, current.version)) {
       // Answered only once in the log (read your own settings): the stored change goes out later either way.
       if (!(await deps.onFormChanged())) throw new AppError('UPSTREAM_UNAVAILABLE', NOT_IN_FORCE);
       return next;

@@ -1,0 +1,8 @@
+import type { SqliteMigration } from '@formgate/store/sqlite';
+import { createFormsSchema } from './0001-create-forms-schema.ts';
+
+/**
+ * The forms store's SQLite schema, in order, run by the composition root before the adapters are built:
+ * `runSqliteMigrations(db, FORMS_MIGRATION_SCOPE, sqliteFormsMigrations)`.
+ */
+export const sqliteFormsMigrations: readonly SqliteMigration[] = [createFormsSchema];
