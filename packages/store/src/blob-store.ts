@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import { Transform } from 'node:stream';
 
 export interface BlobInfo {
   contentType: string;
@@ -31,4 +32,17 @@ export class BlobTooLargeError extends Error {
     super(`blob exceeds ${maxBytes} bytes`);
     this.name = 'BlobTooLargeError';
   }
+}
+
+/** Counts bytes and fails the pipeline past `maxBytes`. */
+export function byteLimit(maxBytes: number, onSize: (n: number) => void) {
+  let size = 0;
+  return new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      size += chunk.length;
+      if (size > maxBytes) return done(new BlobTooLargeError(maxBytes));
+      onSize(size);
+      done(null, chunk);
+    },
+  });
 }

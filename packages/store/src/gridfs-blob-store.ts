@@ -1,8 +1,7 @@
 import type { Writable } from 'node:stream';
 import { finished, pipeline } from 'node:stream/promises';
 import { type Connection, mongo } from 'mongoose';
-import type { BlobInfo, BlobStore } from './blob-store.ts';
-import { byteLimit } from './fs-blob-store.ts';
+import { type BlobInfo, type BlobStore, byteLimit } from './blob-store.ts';
 
 const write = (to: Writable, chunk: Buffer) =>
   new Promise<void>((resolve, reject) => {
