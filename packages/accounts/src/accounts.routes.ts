@@ -1,10 +1,5 @@
-import {
-  type ApiKeyDto,
-  CreateApiKeyRequestSchema,
-  type CreatedApiKeyDto,
-  type SessionDto,
-  type UserLookupDto,
-} from '@formgate/contracts';
+import type { ApiKeyDto, CreatedApiKeyDto, SessionDto, UserLookupDto } from '@formgate/contracts';
+import { API_ROUTES } from '@formgate/contracts/routes';
 import { AppError } from '@formgate/kit';
 import { type NextFunction, type Request, type Response, Router } from 'express';
 import { z } from 'zod';
@@ -84,7 +79,7 @@ export function accountRoutes(auth: Auth, options: { lookupsPerMinute: number })
   router.post('/api/v1/api-keys', async (req, res) => {
     const caller = callerOf(req);
     if (caller.via !== 'session') throw new AppError('FORBIDDEN');
-    const body = CreateApiKeyRequestSchema.parse(req.body);
+    const body = API_ROUTES.createApiKey.request.body.parse(req.body);
     const created = await auth.api.createApiKey({
       body: {
         name: body.name,

@@ -1,20 +1,15 @@
 import {
-  BulkSubmissionsRequestSchema,
   type BulkSubmissionsResultDto,
-  CreateFormRequestSchema,
   type DailyCount,
   type Form,
   type FormCounts,
   type FormDto,
-  FormListQuerySchema,
   type FormStatsDto,
-  FormStatsQuerySchema,
   formatSettle,
   type OrgScope,
   SETTLE_HEADER,
-  UpdateFormRequestSchema,
-  UpdateSubmissionRequestSchema,
 } from '@formgate/contracts';
+import { API_ROUTES } from '@formgate/contracts/routes';
 import { AppError, identityOf, type Logger, requirePermission } from '@formgate/kit';
 import { type Request, Router } from 'express';
 import type { BlockedDay } from '../store/blocked-counts.ts';
@@ -90,7 +85,7 @@ export function formsRoutes(deps: FormWriteDeps & SubmissionChangeDeps & { store
   };
 
   router.get('/', async (req, res) => {
-    const { slug } = FormListQuerySchema.parse(req.query);
+    const { slug } = API_ROUTES.listForms.request.query.parse(req.query);
     const forms = slug
       ? [await store.getFormBySlug(scopeOf(req), slug)].filter((f): f is Form => f !== null)
       : await store.listForms(scopeOf(req));
@@ -101,7 +96,7 @@ export function formsRoutes(deps: FormWriteDeps & SubmissionChangeDeps & { store
 
   router.post('/', async (req, res) => {
     requireWriter(req, 'create');
-    const { form, inForce } = await createForm(deps, scopeOf(req), CreateFormRequestSchema.parse(req.body));
+    const { form, inForce } = await createForm(deps, scopeOf(req), API_ROUTES.createForm.request.body.parse(req.body));
     if (inForce) res.setHeader(SETTLE_HEADER, formatSettle({ view: 'form', id: form.id, version: form.version }));
     res.status(201).json(toFormDto(form, NO_COUNTS));
   });
@@ -120,7 +115,7 @@ export function formsRoutes(deps: FormWriteDeps & SubmissionChangeDeps & { store
 
   router.get('/:formId/stats', async (req, res) => {
     const form = await loadForm(req);
-    const { days } = FormStatsQuerySchema.parse(req.query);
+    const { days } = API_ROUTES.getFormStats.request.query.parse(req.query);
     const now = deps.clock.now();
     const series = dailySeries(now, days, []);
     const from = series[0]?.day as string;
@@ -139,7 +134,7 @@ export function formsRoutes(deps: FormWriteDeps & SubmissionChangeDeps & { store
       deps,
       scopeOf(req),
       String(req.params.formId),
-      UpdateFormRequestSchema.parse(req.body),
+      API_ROUTES.updateForm.request.body.parse(req.body),
     );
     res.setHeader(SETTLE_HEADER, formatSettle({ view: 'form', id: form.id, version: form.version }));
     res.json(toFormDto(form));
@@ -147,7 +142,7 @@ export function formsRoutes(deps: FormWriteDeps & SubmissionChangeDeps & { store
 
   router.post('/:formId/submissions/bulk', async (req, res) => {
     requireSubmissionWriter(req);
-    const { action, ids } = BulkSubmissionsRequestSchema.parse(req.body);
+    const { action, ids } = API_ROUTES.bulkChangeSubmissions.request.body.parse(req.body);
     const form = await loadForm(req);
     const body: BulkSubmissionsResultDto = {
       action,
@@ -158,7 +153,7 @@ export function formsRoutes(deps: FormWriteDeps & SubmissionChangeDeps & { store
 
   router.patch('/:formId/submissions/:submissionId', async (req, res) => {
     requireSubmissionWriter(req);
-    const { spam } = UpdateSubmissionRequestSchema.parse(req.body);
+    const { spam } = API_ROUTES.updateSubmission.request.body.parse(req.body);
     const form = await loadForm(req);
     const id = String(req.params.submissionId);
     const [done] = await changeSubmissions(deps, scopeOf(req), form.id, spam ? 'spam' : 'not-spam', [id]);

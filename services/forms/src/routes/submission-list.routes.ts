@@ -1,17 +1,12 @@
-import {
-  type Form,
-  type OrgScope,
-  SpamReasonListSchema,
-  type SubmissionDto,
-  SubmissionExportQuerySchema,
-} from '@formgate/contracts';
-import { AppError, identityOf, type Logger, PageQuerySchema, readPage } from '@formgate/kit';
+import { type Form, type OrgScope, SpamReasonListSchema, type SubmissionDto } from '@formgate/contracts';
+import { API_ROUTES } from '@formgate/contracts/routes';
+import { AppError, identityOf, type Logger, readPage } from '@formgate/kit';
 import { type Request, Router } from 'express';
 import type { FormsStore } from '../store/forms-store.ts';
 import type { StoredSubmission, SubmissionRecord } from '../store/submission-record.ts';
 import { encodeCursor, resolveCursor, resolveFilteredCursor } from './submission-cursor.ts';
 import { sendExport } from './submission-export.ts';
-import { filterTag, isFiltered, parseFilter, withoutHeldByDefault } from './submission-filter.ts';
+import { filterOf, filterTag, isFiltered, withoutHeldByDefault } from './submission-filter.ts';
 
 export function toSubmissionDto(r: SubmissionRecord): SubmissionDto {
   return {
@@ -29,8 +24,6 @@ export function toSubmissionDto(r: SubmissionRecord): SubmissionDto {
   };
 }
 
-const ExportQuerySchema = SubmissionExportQuerySchema;
-
 /**
  * `GET /:formId/submissions` (filters `spam`, `held`, `from`, `to`, search `q`, keyset cursor) and
  * `GET /:formId/submissions/export` (the same filters, streamed as CSV, JSON or NDJSON).
@@ -46,8 +39,8 @@ export function submissionListRoutes(deps: { store: FormsStore; logger: Logger }
   };
 
   router.get('/:formId/submissions', async (req, res) => {
-    const { limit, cursor } = PageQuerySchema.parse({ limit: req.query.limit, cursor: req.query.cursor });
-    const filter = parseFilter({ ...req.query, limit: undefined, cursor: undefined });
+    const { limit, cursor, ...query } = API_ROUTES.listSubmissions.request.query.parse(req.query);
+    const filter = filterOf(query);
     const scope = scopeOf(req);
     if (!isFiltered(filter)) {
       // The form's list without held submissions: the plain list while it has none (its cheapest read), else the
@@ -77,8 +70,8 @@ export function submissionListRoutes(deps: { store: FormsStore; logger: Logger }
   });
 
   router.get('/:formId/submissions/export', async (req, res) => {
-    const { format } = ExportQuerySchema.parse({ format: req.query.format });
-    const filter = withoutHeldByDefault(parseFilter({ ...req.query, format: undefined }));
+    const { format, ...query } = API_ROUTES.exportSubmissions.request.query.parse(req.query);
+    const filter = withoutHeldByDefault(filterOf(query));
     const form = await loadForm(req);
     await sendExport(deps, res, form, filter, format);
   });

@@ -1,7 +1,7 @@
-import { authorize, type DeliveryDto, ReplayRequestSchema, type ReplayResultDto } from '@formgate/contracts';
+import { authorize, type DeliveryDto, type ReplayResultDto } from '@formgate/contracts';
+import { API_ROUTES } from '@formgate/contracts/routes';
 import { AppError, type Clock, type Ids, identityOf, type Logger, requirePermission } from '@formgate/kit';
 import { type Request, Router } from 'express';
-import { z } from 'zod';
 import type { WebhookEndpointStore } from '../endpoints/webhook-endpoint-store.ts';
 import { redactWebhookUrl } from '../endpoints/webhook-url.ts';
 import type { DeliveryRunner } from './delivery-runner.ts';
@@ -105,9 +105,7 @@ export function deliveriesRoutes(deps: DeliveriesRoutesDeps) {
 
   router.post('/:formId/submissions/:submissionId/deliveries/:deliveryId/resend', async (req, res) => {
     requirePermission(identityOf(req), { form: ['update'] });
-    z.object({})
-      .strict()
-      .parse(req.body ?? {});
+    API_ROUTES.resendDelivery.request.body.parse(req.body ?? {});
     const form = await loadForm(req);
     const original = await store.getDelivery(String(req.params.deliveryId));
     if (!original || original.formId !== form.id || original.submissionId !== String(req.params.submissionId)) {
@@ -128,7 +126,7 @@ export function deliveriesRoutes(deps: DeliveriesRoutesDeps) {
   router.post('/:formId/deliveries/replay', async (req, res) => {
     requirePermission(identityOf(req), { form: ['update'] });
     const form = await loadForm(req);
-    const range = ReplayRequestSchema.parse(req.body ?? {});
+    const range = API_ROUTES.replayDeliveries.request.body.parse(req.body ?? {});
     const failed = await store.listFailed(form.id, range, REPLAY_MAX);
     let replayed = 0;
     let skipped = 0;

@@ -1,11 +1,10 @@
 import {
   authorize,
-  CreateWebhookRequestSchema,
   MAX_WEBHOOKS_PER_FORM,
-  UpdateWebhookRequestSchema,
   type WebhookEndpointDto,
   type WebhookEndpointWithSecretDto,
 } from '@formgate/contracts';
+import { API_ROUTES } from '@formgate/contracts/routes';
 import { AppError, type Clock, type Ids, identityOf, requirePermission } from '@formgate/kit';
 import { type Request, Router } from 'express';
 import type { DeliveryStore, FormView } from '../deliveries/delivery-store.ts';
@@ -91,7 +90,7 @@ export function webhooksRoutes(deps: WebhooksRoutesDeps) {
 
   router.post('/:formId/webhooks', async (req, res) => {
     const form = await manage(req);
-    const body = CreateWebhookRequestSchema.parse(req.body ?? {});
+    const body = API_ROUTES.createWebhook.request.body.parse(req.body ?? {});
     const now = clock.now().toISOString();
     const endpoint: WebhookEndpoint = {
       id: deps.ids.next(),
@@ -116,7 +115,7 @@ export function webhooksRoutes(deps: WebhooksRoutesDeps) {
 
   router.patch('/:formId/webhooks/:webhookId', async (req, res) => {
     const form = await manage(req);
-    const body = UpdateWebhookRequestSchema.parse(req.body ?? {});
+    const body = API_ROUTES.updateWebhook.request.body.parse(req.body ?? {});
     const current = await loadEndpoint(req, form);
     const now = clock.now().toISOString();
     const reenabled = body.enabled === true && !current.enabled;

@@ -1,4 +1,5 @@
-import { AppError, NotificationEmailRequestSchema, type PermissionRequest } from '@formgate/contracts';
+import { AppError, type PermissionRequest } from '@formgate/contracts';
+import { API_ROUTES } from '@formgate/contracts/routes';
 import {
   type Clock,
   type IdentityVerifier,
@@ -84,7 +85,7 @@ export function createRecipientRoutes(deps: RecipientRoutesDeps): Router {
   router.post(BASE, requireJson, express.json({ limit: '4kb' }), async (req, res) => {
     const identity = identityOf(req);
     requirePermission(identity, MANAGE);
-    const { email } = NotificationEmailRequestSchema.parse(req.body);
+    const { email } = API_ROUTES.addNotificationEmail.request.body.parse(req.body);
     const { created, item } = await addNotificationEmail(addDeps, identity, email);
     res.status(created ? 201 : 200).json(item);
   });

@@ -1,17 +1,10 @@
-import {
-  type AuditEntryDto,
-  formatSettle,
-  type OrgSettingsDto,
-  OrgSettingsSchema,
-  SETTLE_HEADER,
-} from '@formgate/contracts';
-import { identityOf, keysetCursor, PageQuerySchema, readPage, requirePermission } from '@formgate/kit';
+import { type AuditEntryDto, formatSettle, type OrgSettingsDto, SETTLE_HEADER } from '@formgate/contracts';
+import { API_ROUTES } from '@formgate/contracts/routes';
+import { identityOf, keysetCursor, readPage, requirePermission } from '@formgate/kit';
 import { type Request, Router } from 'express';
 import type { AuditEntry, OrgsStore } from '../store/orgs-store.ts';
 import { orgNotFound, updateOrgSettings } from '../use-cases/update-org-settings.ts';
 import { readSpamDefaults, updateSpamDefaults } from '../use-cases/update-spam-defaults.ts';
-
-const PatchSettingsSchema = OrgSettingsSchema.strict();
 
 function scopeOf(req: Request) {
   return { orgId: identityOf(req).orgId };
@@ -40,7 +33,7 @@ export function orgsRoutes(deps: { store: OrgsStore; onSpamChanged: () => Promis
 
   router.patch('/settings', async (req, res) => {
     requirePermission(identityOf(req), { organization: ['update'] });
-    const { spam, ...rest } = PatchSettingsSchema.parse(req.body);
+    const { spam, ...rest } = API_ROUTES.updateOrgSettings.request.body.parse(req.body);
     // The spam defaults first: a refused one (a captcha without its secret) changes nothing at all.
     let spamView = await readSpamDefaults(store, scopeOf(req));
     if (spam !== undefined) {
@@ -56,7 +49,7 @@ export function orgsRoutes(deps: { store: OrgsStore; onSpamChanged: () => Promis
 
   router.get('/audit-log', async (req, res) => {
     requirePermission(identityOf(req), { organization: ['update'] });
-    const { limit, cursor } = PageQuerySchema.parse(req.query);
+    const { limit, cursor } = API_ROUTES.listAuditLog.request.query.parse(req.query);
     const after = cursor ? cursors.decode(cursor) : undefined;
     const read = (rows: number) => store.listAudit(scopeOf(req), { limit: rows, ...(after ? { after } : {}) });
     res.json(await readPage(limit, read, toAuditDto, cursors.encode));

@@ -1,0 +1,76 @@
+import { PageQuerySchema, pageOf } from '../api.ts';
+import { BillingUsageDtoSchema, EmailQuotaDtoSchema } from '../billing.ts';
+import { AuditEntryDtoSchema, FlagDtoSchema, OrgSettingsDtoSchema, OrgSettingsSchema } from '../orgs.ts';
+import { defineRoute, json } from './define-route.ts';
+
+/** The organization's usage (billing), settings, audit log and flags (orgs). */
+export const organizationRoutes = {
+  getBillingUsage: defineRoute({
+    method: 'GET',
+    path: '/api/v1/billing/usage',
+    service: 'billing',
+    auth: 'org',
+    apiKey: 'read',
+    tag: 'Billing',
+    summary: "The organization's usage this period against its plan",
+    responses: [json(200, 'The usage', BillingUsageDtoSchema)],
+  }),
+  getEmailQuota: defineRoute({
+    method: 'GET',
+    path: '/api/v1/billing/email-quota',
+    service: 'billing',
+    auth: 'org',
+    apiKey: 'read',
+    tag: 'Billing',
+    summary: 'Notification emails sent this period',
+    responses: [json(200, 'The quota', EmailQuotaDtoSchema)],
+  }),
+  getOrgSettings: defineRoute({
+    method: 'GET',
+    path: '/api/v1/orgs/settings',
+    service: 'orgs',
+    auth: 'org',
+    apiKey: 'read',
+    tag: 'Organization',
+    summary: "The organization's settings and spam defaults",
+    responses: [json(200, 'The settings', OrgSettingsDtoSchema)],
+    errors: ['ORG_NOT_FOUND'],
+  }),
+  updateOrgSettings: defineRoute({
+    method: 'PATCH',
+    path: '/api/v1/orgs/settings',
+    service: 'orgs',
+    auth: 'org',
+    apiKey: 'write',
+    permission: { organization: ['update'] },
+    tag: 'Organization',
+    summary: "Change the organization's settings (spam defaults merged key by key)",
+    request: { body: OrgSettingsSchema.strict() },
+    responses: [json(200, 'The settings', OrgSettingsDtoSchema)],
+    errors: ['ORG_NOT_FOUND', 'ORG_CONCURRENT_UPDATE'],
+  }),
+  listAuditLog: defineRoute({
+    method: 'GET',
+    path: '/api/v1/orgs/audit-log',
+    service: 'orgs',
+    auth: 'org',
+    apiKey: 'read',
+    permission: { organization: ['update'] },
+    tag: 'Organization',
+    summary: "A page of the organization's audit log, newest first",
+    request: { query: PageQuerySchema },
+    responses: [json(200, 'A page', pageOf(AuditEntryDtoSchema))],
+    errors: ['INVALID_CURSOR'],
+  }),
+  getFlag: defineRoute({
+    method: 'GET',
+    path: '/api/v1/flags/:flag',
+    service: 'orgs',
+    auth: 'org',
+    apiKey: 'read',
+    tag: 'Organization',
+    summary: 'Whether a feature is on for the organization',
+    responses: [json(200, 'The flag', FlagDtoSchema)],
+    errors: ['FLAG_NOT_FOUND'],
+  }),
+};
