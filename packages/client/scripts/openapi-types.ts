@@ -11,6 +11,13 @@ export async function generateOpenApiTypes(): Promise<string> {
   // openapi-typescript's own document type is looser than ours; the document is plain JSON either way.
   // A field's `default` does not make it required: a request may leave it out (the server fills it in), and an
   // answer's required fields are listed in `required` anyway.
-  const ast = await openapiTS(document as unknown as Parameters<typeof openapiTS>[0], { defaultNonNullable: false });
+  // Every named schema is also exported by its own name (`Form`, `FormWithCounts`, …): src/client.ts re-exports them
+  // under the client's names (`FormDto`, …), so no DTO is written by hand here.
+  const ast = await openapiTS(document as unknown as Parameters<typeof openapiTS>[0], {
+    defaultNonNullable: false,
+    rootTypes: true,
+    rootTypesNoSchemaPrefix: true,
+    rootTypesKeepCasing: true,
+  });
   return HEADER + astToString(ast);
 }
