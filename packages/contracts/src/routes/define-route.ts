@@ -66,6 +66,24 @@ export interface RouteDefinition extends RouteAccess {
 /** A route of the table, keeping its schemas' own types (`API_ROUTES.updateForm.request.body` is that schema). */
 export const defineRoute = <Route extends RouteDefinition>(route: Route): Route => route;
 
+/**
+ * The access rules of a route of the active organization: its members (sessions) and its API keys, `read` keys for
+ * a GET and `write` keys for the others; `permission`: what the member's role (or the key's) must grant.
+ */
+export const orgRoute = (
+  method: HttpMethod,
+  path: string,
+  service: RouteAccess['service'],
+  permission?: PermissionRequest,
+): RouteAccess => ({
+  method,
+  path,
+  service,
+  auth: 'org',
+  apiKey: method === 'GET' ? 'read' : 'write',
+  ...(permission ? { permission } : {}),
+});
+
 export const json = (status: number, description: string, schema: z.ZodType): ResponseSpec => ({
   status,
   description,
