@@ -2,7 +2,8 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { buildOpenApiDocument } from '@formgate/contracts/openapi';
-import { AppError } from '@formgate/kit';
+import { API_ROUTES } from '@formgate/contracts/routes';
+import { AppError, mountRoute } from '@formgate/kit';
 import { Router } from 'express';
 
 /**
@@ -13,7 +14,7 @@ import { Router } from 'express';
 export function openApiRoutes(publicUrl?: string) {
   const router = Router();
   let body: string | undefined;
-  router.get('/api/v1/openapi.json', (_req, res) => {
+  mountRoute(router, API_ROUTES.getOpenApiDocument, (_req, res) => {
     body ??= JSON.stringify(buildOpenApiDocument(publicUrl ? { serverUrl: publicUrl } : {}));
     res.set('cache-control', 'public, max-age=300').type('application/json').send(body);
   });

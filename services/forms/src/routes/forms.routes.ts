@@ -10,7 +10,7 @@ import {
   SETTLE_HEADER,
 } from '@formgate/contracts';
 import { API_ROUTES } from '@formgate/contracts/routes';
-import { AppError, identityOf, type Logger, requirePermission } from '@formgate/kit';
+import { AppError, identityOf, type Logger, mountRoute, requirePermission } from '@formgate/kit';
 import { type Request, Router } from 'express';
 import type { BlockedDay } from '../store/blocked-counts.ts';
 import type { FormsStore } from '../store/forms-store.ts';
@@ -84,7 +84,7 @@ export function formsRoutes(deps: FormWriteDeps & SubmissionChangeDeps & { store
     return form;
   };
 
-  router.get('/', async (req, res) => {
+  mountRoute(router, API_ROUTES.listForms, async (req, res) => {
     const { slug } = API_ROUTES.listForms.request.query.parse(req.query);
     const forms = slug
       ? [await store.getFormBySlug(scopeOf(req), slug)].filter((f): f is Form => f !== null)
@@ -94,26 +94,26 @@ export function formsRoutes(deps: FormWriteDeps & SubmissionChangeDeps & { store
     res.json({ data: forms.map((f) => toFormDto(f, counts(f.id))) });
   });
 
-  router.post('/', async (req, res) => {
+  mountRoute(router, API_ROUTES.createForm, async (req, res) => {
     requireWriter(req, 'create');
     const { form, inForce } = await createForm(deps, scopeOf(req), API_ROUTES.createForm.request.body.parse(req.body));
     if (inForce) res.setHeader(SETTLE_HEADER, formatSettle({ view: 'form', id: form.id, version: form.version }));
     res.status(201).json(toFormDto(form, NO_COUNTS));
   });
 
-  router.get('/:formId', async (req, res) => {
+  mountRoute(router, API_ROUTES.getForm, async (req, res) => {
     const form = await loadForm(req);
     const counts = await countsOf(store, scopeOf(req), [form.id], deps.clock.now());
     res.json(toFormDto(form, counts(form.id)));
   });
 
-  router.delete('/:formId', async (req, res) => {
+  mountRoute(router, API_ROUTES.deleteForm, async (req, res) => {
     requireWriter(req, 'delete');
     await deleteForm(deps, scopeOf(req), String(req.params.formId));
     res.status(204).end();
   });
 
-  router.get('/:formId/stats', async (req, res) => {
+  mountRoute(router, API_ROUTES.getFormStats, async (req, res) => {
     const form = await loadForm(req);
     const { days } = API_ROUTES.getFormStats.request.query.parse(req.query);
     const now = deps.clock.now();
@@ -128,7 +128,7 @@ export function formsRoutes(deps: FormWriteDeps & SubmissionChangeDeps & { store
     res.json(body);
   });
 
-  router.patch('/:formId', async (req, res) => {
+  mountRoute(router, API_ROUTES.updateForm, async (req, res) => {
     requireWriter(req, 'update');
     const form = await updateForm(
       deps,
@@ -140,7 +140,7 @@ export function formsRoutes(deps: FormWriteDeps & SubmissionChangeDeps & { store
     res.json(toFormDto(form));
   });
 
-  router.post('/:formId/submissions/bulk', async (req, res) => {
+  mountRoute(router, API_ROUTES.bulkChangeSubmissions, async (req, res) => {
     requireSubmissionWriter(req);
     const { action, ids } = API_ROUTES.bulkChangeSubmissions.request.body.parse(req.body);
     const form = await loadForm(req);
@@ -151,7 +151,7 @@ export function formsRoutes(deps: FormWriteDeps & SubmissionChangeDeps & { store
     res.json(body);
   });
 
-  router.patch('/:formId/submissions/:submissionId', async (req, res) => {
+  mountRoute(router, API_ROUTES.updateSubmission, async (req, res) => {
     requireSubmissionWriter(req);
     const { spam } = API_ROUTES.updateSubmission.request.body.parse(req.body);
     const form = await loadForm(req);
@@ -163,7 +163,7 @@ export function formsRoutes(deps: FormWriteDeps & SubmissionChangeDeps & { store
     res.json(toSubmissionDto(record));
   });
 
-  router.delete('/:formId/submissions/:submissionId', async (req, res) => {
+  mountRoute(router, API_ROUTES.deleteSubmission, async (req, res) => {
     requireSubmissionWriter(req);
     const form = await loadForm(req);
     const [done] = await changeSubmissions(deps, scopeOf(req), form.id, 'delete', [String(req.params.submissionId)]);
@@ -171,7 +171,7 @@ export function formsRoutes(deps: FormWriteDeps & SubmissionChangeDeps & { store
     res.status(204).end();
   });
 
-  router.get('/:formId/submissions/:submissionId', async (req, res) => {
+  mountRoute(router, API_ROUTES.getSubmission, async (req, res) => {
     const form = await loadForm(req);
     const record = await store.getSubmission(scopeOf(req), form.id, String(req.params.submissionId));
     if (!record) throw new AppError('FORMS_SUBMISSION_NOT_FOUND');

@@ -1,6 +1,6 @@
 import { type Form, type OrgScope, SpamReasonListSchema, type SubmissionDto } from '@formgate/contracts';
 import { API_ROUTES } from '@formgate/contracts/routes';
-import { AppError, identityOf, type Logger, readPage } from '@formgate/kit';
+import { AppError, identityOf, type Logger, mountRoute, readPage } from '@formgate/kit';
 import { type Request, Router } from 'express';
 import type { FormsStore } from '../store/forms-store.ts';
 import type { StoredSubmission, SubmissionRecord } from '../store/submission-record.ts';
@@ -38,7 +38,7 @@ export function submissionListRoutes(deps: { store: FormsStore; logger: Logger }
     return form;
   };
 
-  router.get('/:formId/submissions', async (req, res) => {
+  mountRoute(router, API_ROUTES.listSubmissions, async (req, res) => {
     const { limit, cursor, ...query } = API_ROUTES.listSubmissions.request.query.parse(req.query);
     const filter = filterOf(query);
     const scope = scopeOf(req);
@@ -69,7 +69,7 @@ export function submissionListRoutes(deps: { store: FormsStore; logger: Logger }
     res.json(await readPage(limit, read, toSubmissionDto, (s: StoredSubmission) => encodeCursor(s, tag)));
   });
 
-  router.get('/:formId/submissions/export', async (req, res) => {
+  mountRoute(router, API_ROUTES.exportSubmissions, async (req, res) => {
     const { format, ...query } = API_ROUTES.exportSubmissions.request.query.parse(req.query);
     const filter = withoutHeldByDefault(filterOf(query));
     const form = await loadForm(req);

@@ -1,6 +1,6 @@
 import { type AuditEntryDto, formatSettle, type OrgSettingsDto, SETTLE_HEADER } from '@formgate/contracts';
 import { API_ROUTES } from '@formgate/contracts/routes';
-import { identityOf, keysetCursor, readPage, requirePermission } from '@formgate/kit';
+import { identityOf, keysetCursor, mountRoute, readPage, requirePermission } from '@formgate/kit';
 import { type Request, Router } from 'express';
 import type { AuditEntry, OrgsStore } from '../store/orgs-store.ts';
 import { orgNotFound, updateOrgSettings } from '../use-cases/update-org-settings.ts';
@@ -24,14 +24,14 @@ export function orgsRoutes(deps: { store: OrgsStore; onSpamChanged: () => Promis
   const { store } = deps;
   const router = Router();
 
-  router.get('/settings', async (req, res) => {
+  mountRoute(router, API_ROUTES.getOrgSettings, async (req, res) => {
     const settings = await store.getSettings(scopeOf(req));
     if (!settings) throw orgNotFound();
     const body: OrgSettingsDto = { ...settings, spam: await readSpamDefaults(store, scopeOf(req)) };
     res.json(body);
   });
 
-  router.patch('/settings', async (req, res) => {
+  mountRoute(router, API_ROUTES.updateOrgSettings, async (req, res) => {
     requirePermission(identityOf(req), { organization: ['update'] });
     const { spam, ...rest } = API_ROUTES.updateOrgSettings.request.body.parse(req.body);
     // The spam defaults first: a refused one (a captcha without its secret) changes nothing at all.
@@ -47,7 +47,7 @@ export function orgsRoutes(deps: { store: OrgsStore; onSpamChanged: () => Promis
     res.json(body);
   });
 
-  router.get('/audit-log', async (req, res) => {
+  mountRoute(router, API_ROUTES.listAuditLog, async (req, res) => {
     requirePermission(identityOf(req), { organization: ['update'] });
     const { limit, cursor } = API_ROUTES.listAuditLog.request.query.parse(req.query);
     const after = cursor ? cursors.decode(cursor) : undefined;
