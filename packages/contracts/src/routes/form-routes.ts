@@ -20,8 +20,9 @@ import {
 import type { ErrorCode } from '../errors.ts';
 import { defineRoute, json, noContent, orgRoute } from './define-route.ts';
 
-const FORM: ErrorCode[] = ['FORMS_FORM_NOT_FOUND'];
-const SUBMISSION: ErrorCode[] = ['FORMS_FORM_NOT_FOUND', 'FORMS_SUBMISSION_NOT_FOUND'];
+/** What every route under `/api/v1/forms/:formId` can answer about its form. */
+export const FORM: ErrorCode[] = ['FORMS_FORM_NOT_FOUND'];
+const SUBMISSION: ErrorCode[] = [...FORM, 'FORMS_SUBMISSION_NOT_FOUND'];
 
 /** Forms, their submissions and files: the forms service. */
 export const formRoutes = {

@@ -15,9 +15,9 @@ import {
   WebhookEndpointWithSecretDtoSchema,
 } from '../webhooks.ts';
 import { defineRoute, json, noContent, orgRoute } from './define-route.ts';
+import { FORM } from './form-routes.ts';
 
-const FORM: ErrorCode[] = ['FORMS_FORM_NOT_FOUND'];
-const WEBHOOK: ErrorCode[] = ['FORMS_FORM_NOT_FOUND', 'NOTIFICATIONS_WEBHOOK_NOT_FOUND'];
+const WEBHOOK: ErrorCode[] = [...FORM, 'NOTIFICATIONS_WEBHOOK_NOT_FOUND'];
 const WEBHOOK_URL: ErrorCode[] = ['NOTIFICATIONS_WEBHOOK_URL_INVALID', 'NOTIFICATIONS_WEBHOOK_TARGET_FORBIDDEN'];
 
 /** A form's deliveries and webhook endpoints: the notifications service. */
