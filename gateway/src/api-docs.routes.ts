@@ -1,20 +1,21 @@
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { buildOpenApiDocument, type DescribedRoute } from '@formgate/contracts/openapi';
-import { AppError } from '@formgate/kit';
+import { buildOpenApiDocument } from '@formgate/contracts/openapi';
+import { API_ROUTES } from '@formgate/contracts/routes';
+import { AppError, mountRoute } from '@formgate/kit';
 import { Router } from 'express';
 
 /**
- * `GET /api/v1/openapi.json`: the API's OpenAPI 3.1 description, built once from the route table and the zod
- * schemas of `@formgate/contracts/openapi`. Its server is `PUBLIC_URL` when set, else `/` (the origin it was
+ * `GET /api/v1/openapi.json`: the API's OpenAPI 3.1 description, built once from the route table of
+ * `@formgate/contracts/routes`. Its server is `PUBLIC_URL` when set, else `/` (the origin it was
  * fetched from: a client's `Host` header is never trusted into it).
  */
-export function openApiRoutes(routes: readonly DescribedRoute[], publicUrl?: string) {
+export function openApiRoutes(publicUrl?: string) {
   const router = Router();
   let body: string | undefined;
-  router.get('/api/v1/openapi.json', (_req, res) => {
-    body ??= JSON.stringify(buildOpenApiDocument(routes, publicUrl ? { serverUrl: publicUrl } : {}));
+  mountRoute(router, API_ROUTES.getOpenApiDocument, (_req, res) => {
+    body ??= JSON.stringify(buildOpenApiDocument(publicUrl ? { serverUrl: publicUrl } : {}));
     res.set('cache-control', 'public, max-age=300').type('application/json').send(body);
   });
   return router;

@@ -3,6 +3,7 @@ import { Agent, type IncomingMessage, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { type Accounts, type Caller, CLIENT_IP_HEADER } from '@formgate/accounts';
 import { authorize, type SiteConfig } from '@formgate/contracts';
+import { API_ROUTE_LIST, type RouteAccess, type ServiceName } from '@formgate/contracts/routes';
 import {
   AppError,
   assertJsonMutation,
@@ -25,7 +26,7 @@ import { apiReferenceRoutes, openApiRoutes } from './api-docs.routes.ts';
 import { clientIp } from './client-ip.ts';
 import { createForwarders } from './forwarders.ts';
 import { createDeadLetterGauge, type OperatorDeps, operatorRoutes } from './operator.routes.ts';
-import { createRouter, isPublicIngestPath, type RouteSpec, type ServiceName } from './routes.ts';
+import { createRouter, isPublicIngestPath } from './routes.ts';
 import { siteRoutes } from './site.routes.ts';
 import type { Target } from './target.ts';
 
@@ -38,7 +39,6 @@ const DEFAULT_SITE: SiteConfig = {
 };
 
 export interface GatewayDeps {
-  routes: readonly RouteSpec[];
   targets: Partial<Record<ServiceName, Target>>;
   /** better-auth, the authenticator and the routes the gateway answers itself (`createAccounts`). */
   accounts: Pick<Accounts, 'authHandler' | 'authenticate' | 'routes'>;
@@ -106,7 +106,7 @@ function checkCsrf(req: Request, trusted: Set<string>) {
 }
 
 /** Applies the route's access rules to the resolved caller; returns the identity to forward, if any. */
-function admit(route: RouteSpec, caller: Caller | null): Identity | undefined {
+function admit(route: RouteAccess, caller: Caller | null): Identity | undefined {
   if (!caller) throw unauthenticated();
   if (route.auth === 'user') {
     if (caller.via !== 'session') throw forbidden('Sign in to use this endpoint; API keys cannot');
@@ -153,7 +153,7 @@ function requestLog(logger: Logger) {
 }
 
 /**
- * The gateway: better-auth at `/api/auth/*`, then the route table: each `/api/v1` call is authenticated once,
+ * The gateway: better-auth at `/api/auth/*`, then the route table (`API_ROUTES` of `@formgate/contracts/routes`): each `/api/v1` call is authenticated once,
  * checked against its route's rules and forwarded with a short-lived signed identity. A client's identity header is
  * always dropped; public ingest paths skip Express entirely and carry no cookies.
  */
@@ -168,12 +168,12 @@ export function createGateway(deps: GatewayDeps) {
   });
   const trusted = new Set(deps.trustedOrigins);
   const proxies = new Set(deps.trustedProxies ?? []);
-  const router = createRouter(deps.routes);
+  const router = createRouter(API_ROUTE_LIST);
   const local = express.Router();
   local.use(express.json({ limit: '64kb' }));
   local.use(deps.accounts.routes);
   local.use(siteRoutes(deps.site ?? (() => DEFAULT_SITE)));
-  local.use(openApiRoutes(deps.routes, deps.publicUrl));
+  local.use(openApiRoutes(deps.publicUrl));
 
   const app = express();
   app.disable('x-powered-by');

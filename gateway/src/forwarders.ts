@@ -1,9 +1,9 @@
 import type { Agent, IncomingMessage, ServerResponse } from 'node:http';
 import { CLIENT_IP_HEADER } from '@formgate/accounts';
+import type { ServiceName } from '@formgate/contracts/routes';
 import { type AppError, IDENTITY_HEADER, type Logger, toErrorBody } from '@formgate/kit';
 import type { NextFunction, Request, Response } from 'express';
 import { createRawProxy, type ErrorAnswer } from './raw-proxy.ts';
-import type { ServiceName } from './routes.ts';
 import { createSettleAll, holdUntilSettled, type SettleAll, settleOf } from './settle.ts';
 import type { Target } from './target.ts';
 import { createUpstreamPool, type PoolHealth, type UpstreamPool } from './upstreams.ts';

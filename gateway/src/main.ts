@@ -6,7 +6,6 @@ import { createIdentityCodec, loadPlans, systemClock, systemIds } from '@formgat
 import type { Db } from 'mongodb';
 import { loadGatewayConfig } from './config.ts';
 import { createGateway } from './create-gateway.ts';
-import { ROUTES } from './routes.ts';
 import { siteConfigFrom } from './site-config.ts';
 import { formsCaller, startSiteProvisioning } from './site-forms.ts';
 
@@ -39,7 +38,6 @@ await runDistributed(
     const limits = { submissionsPerMonth, emailsPerMonth };
     let provisioning: ReturnType<typeof startSiteProvisioning> | undefined;
     const gateway = createGateway({
-      routes: ROUTES,
       targets: {
         forms: formsTarget,
         ingest: { kind: 'http', urls: config.INGEST_URL, peers: config.INGEST_PEERS_URL },

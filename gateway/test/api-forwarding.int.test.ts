@@ -5,7 +5,6 @@ import { createIdentityCodec, createLogger, IDENTITY_HEADER } from '@formgate/ki
 import { Router } from 'express';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createGateway } from '../src/create-gateway.ts';
-import { ROUTES } from '../src/routes.ts';
 
 const servers: Server[] = [];
 const closers: (() => void)[] = [];
@@ -53,7 +52,6 @@ const accounts = {
 
 async function gatewayFor(targets: { forms: string[]; billing: string[] }) {
   const gateway = createGateway({
-    routes: ROUTES,
     targets: { forms: { kind: 'http', urls: targets.forms }, billing: { kind: 'http', urls: targets.billing } },
     accounts,
     signer: createIdentityCodec('a-secret-of-at-least-thirty-two-characters'),

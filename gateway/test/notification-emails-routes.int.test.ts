@@ -5,7 +5,6 @@ import { createIdentityCodec, createLogger, IDENTITY_HEADER } from '@formgate/ki
 import { Router } from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway } from '../src/create-gateway.ts';
-import { ROUTES } from '../src/routes.ts';
 
 const servers: Server[] = [];
 const listen = (server: Server) =>
@@ -33,7 +32,6 @@ describe('the notification-emails routes at the gateway', () => {
       }),
     );
     const gateway = createGateway({
-      routes: ROUTES,
       targets: { notifications: { kind: 'http', urls: [notifications] } },
       accounts: {
         authHandler: async () => new Response(null, { status: 404 }),

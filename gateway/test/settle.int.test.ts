@@ -7,7 +7,6 @@ import { freePort } from '@formgate/kit/testing';
 import express, { Router } from 'express';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createGateway } from '../src/create-gateway.ts';
-import { ROUTES } from '../src/routes.ts';
 import { createSettleAll } from '../src/settle.ts';
 import type { Target } from '../src/target.ts';
 
@@ -87,7 +86,6 @@ describe('the gateway settles a change of settings on every ingest instance', ()
   /** A PATCH of a form through a gateway over `targets`; the answer's status, header, body and when it came. */
   const patchThrough = async (targets: { forms: Target; ingest: Target }) => {
     const gateway = createGateway({
-      routes: ROUTES,
       targets,
       accounts,
       signer: createIdentityCodec('a-secret-of-at-least-thirty-two-characters'),

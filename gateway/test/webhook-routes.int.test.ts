@@ -5,7 +5,6 @@ import { createIdentityCodec, createLogger } from '@formgate/kit';
 import { Router } from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway } from '../src/create-gateway.ts';
-import { ROUTES } from '../src/routes.ts';
 
 const servers: Server[] = [];
 const listen = (server: Server) =>
@@ -29,7 +28,6 @@ describe('the webhook endpoint routes at the gateway', () => {
       }),
     );
     const gateway = createGateway({
-      routes: ROUTES,
       targets: { notifications: { kind: 'http', urls: [notifications] } },
       accounts: {
         authHandler: async () => new Response(null, { status: 404 }),

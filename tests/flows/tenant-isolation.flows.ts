@@ -1,5 +1,5 @@
 import { authorize } from '@formgate/contracts';
-import { ROUTES, type RouteSpec } from '@formgate/gateway';
+import { API_ROUTE_LIST, type ApiRoute } from '@formgate/contracts/routes';
 import { eventually } from '@formgate/kit/testing';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserSession } from '../harness/browser-session.ts';
@@ -122,12 +122,12 @@ type Caller = 'owner' | 'admin' | 'member' | 'other-org-owner' | 'no-session' | 
 const CALLERS: Caller[] = ['owner', 'admin', 'member', 'other-org-owner', 'no-session', 'other-org-key', 'read-key'];
 const SUCCESS: Record<string, number> = { GET: 200, POST: 201, PATCH: 200, DELETE: 204 };
 
-const idOf = (r: RouteSpec) => `${r.method} ${r.path}`;
-const scopedRoutes = ROUTES.filter((r) => r.auth === 'org');
-const hasResourceParam = (r: RouteSpec) => /:(formId|submissionId|keyId|fileId|emailId|webhookId)/.test(r.path);
+const idOf = (r: ApiRoute) => `${r.method} ${r.path}`;
+const scopedRoutes = API_ROUTE_LIST.filter((r) => r.auth === 'org');
+const hasResourceParam = (r: ApiRoute) => /:(formId|submissionId|keyId|fileId|emailId|webhookId)/.test(r.path);
 
 /** The status the route table says this caller must get, and the message when it is a permission denial. */
-function expected(route: RouteSpec, caller: Caller): { status: number; message?: string } {
+function expected(route: ApiRoute, caller: Caller): { status: number; message?: string } {
   const ok = { status: CASES[idOf(route)]?.success ?? (SUCCESS[route.method] as number) };
   const roleCheck = (roles: string[]) => {
     const verdict = route.permission ? authorize(roles, route.permission) : { success: true };

@@ -1,6 +1,6 @@
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { createRouter, RouteSpec } from '@formgate/gateway';
+import type { createRouter } from '@formgate/gateway';
 
 /** One answer of the API as a test saw it. `body` is parsed JSON, text, or null when not kept (too long, binary). */
 export interface ApiSample {
@@ -23,18 +23,13 @@ const API_PATH = /^\/(?:api\/v1\/|f\/)/;
 
 let router: Promise<ReturnType<typeof createRouter>> | undefined;
 /**
- * The gateway's router over its table and the public operations, loaded on the first API call: installed in every
+ * The gateway's router over the route table and the public endpoint's routes, loaded on the first API call: installed in every
  * int file, the recorder costs nothing to the many that never call the API (the gateway's import is heavy).
  */
 const loadRouter = () =>
-  (router ??= Promise.all([import('@formgate/contracts/openapi'), import('@formgate/gateway')]).then(
-    ([{ PUBLIC_OPERATIONS }, { createRouter, ROUTES }]) =>
-      createRouter([
-        ...ROUTES,
-        ...PUBLIC_OPERATIONS.map(
-          (o): RouteSpec => ({ method: o.method, path: o.path, service: 'ingest', auth: 'public' }),
-        ),
-      ]),
+  (router ??= Promise.all([import('@formgate/contracts/routes'), import('@formgate/gateway')]).then(
+    ([{ API_ROUTE_LIST, PUBLIC_ROUTE_LIST }, { createRouter }]) =>
+      createRouter([...API_ROUTE_LIST, ...PUBLIC_ROUTE_LIST]),
   ));
 
 /** The route of an API call, or undefined for anything else (pages, better-auth, the operator API). */

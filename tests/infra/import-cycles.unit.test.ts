@@ -16,15 +16,18 @@ const SOURCES = [
   'web/src/**/*.{ts,tsx}',
 ];
 
+const parse = (globs: string[]) =>
+  parseDependencyTree(globs, {
+    context: ROOT,
+    cwd: ROOT,
+    tsconfig: resolve(ROOT, 'tsconfig.json'),
+    transform: false,
+    exclude: /node_modules/,
+  });
+
 describe('import graph of product sources', () => {
   it('has no cycle', async () => {
-    const tree = await parseDependencyTree(SOURCES, {
-      context: ROOT,
-      cwd: ROOT,
-      tsconfig: resolve(ROOT, 'tsconfig.json'),
-      transform: false,
-      exclude: /node_modules/,
-    });
+    const tree = await parse(SOURCES);
     const sources = Object.keys(tree).filter((file) => !file.includes('node_modules'));
     expect(sources.length).toBeGreaterThan(400);
     // An import the parser could not follow would hide the cycles through it.
@@ -34,5 +37,19 @@ describe('import graph of product sources', () => {
       .map((dep) => `${dep.issuer} imports ${dep.request}`);
     expect(unresolved).toEqual([]);
     expect(parseCircular(tree).map((cycle) => cycle.join(' -> '))).toEqual([]);
+  }, 60_000);
+
+  // Libraries are below what composes them: a package (its sources, scripts or tests) that needs something of the
+  // gateway, a service or a host needs it moved into a package (the route table lives in @formgate/contracts).
+  it('has no arrow from packages/ up to gateway/, services/ or hosts/', async () => {
+    const tree = await parse(['packages/*/{src,scripts,test}/**/*.{ts,tsx,mjs}']);
+    const upward = Object.entries(tree)
+      .filter(([file]) => file.startsWith('packages/'))
+      .flatMap(([file, deps]) =>
+        (deps ?? [])
+          .filter((dep) => dep.id !== null && /^(gateway|services|hosts)\//.test(dep.id))
+          .map((dep) => `${file} imports ${dep.request}`),
+      );
+    expect(upward).toEqual([]);
   }, 60_000);
 });

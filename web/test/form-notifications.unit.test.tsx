@@ -21,7 +21,7 @@ const email = (address: string, verified: boolean) => ({
 
 async function openSettings(role: string, notifications = DEFAULT_FORM_SETTINGS.notifications) {
   const server = await startFormsApi({
-    forms: [aForm({ settings: { ...DEFAULT_FORM_SETTINGS, notifications } })],
+    forms: [aForm({ settings: { ...aForm().settings, notifications } })],
     notificationEmails: [
       email('alerts@example.com', true),
       email('pending@example.com', false),

@@ -5,7 +5,7 @@ import {
   type NotificationEmailDto,
   type WebhookEndpointDto,
 } from '@formgate/contracts';
-import type { DailyCount, FormDto } from '../src/features/forms/forms.queries.ts';
+import type { DailyCount, FormWithCountsDto } from '../src/features/forms/forms.queries.ts';
 import type { Submission } from '../src/features/forms/submissions.queries.ts';
 import { startServer } from './render-app.tsx';
 
@@ -16,18 +16,20 @@ export interface RecordedRequest {
   body: unknown;
 }
 
-export const aForm = (over: Partial<FormDto> = {}): FormDto => ({
+export const aForm = (over: Partial<FormWithCountsDto> = {}): FormWithCountsDto => ({
   id: 'f1',
   name: 'Contact',
   slug: 'contact',
   key: 'k3y',
   endpoint: '/f/k3y',
-  settings: DEFAULT_FORM_SETTINGS,
+  settings: { ...DEFAULT_FORM_SETTINGS, spam: null },
   createdAt: '2026-07-01T10:00:00.000Z',
   updatedAt: '2026-07-01T10:00:00.000Z',
   submissionCount: 0,
   spamCount: 0,
   lastSubmissionAt: null,
+  heldCount: 0,
+  blockedCount: 0,
   ...over,
 });
 
@@ -84,7 +86,7 @@ export const aSubmission = (id: string, over: Partial<Submission> = {}): Submiss
  * `settings.spam` as the forms service answers it after a PATCH: a captcha's secret never comes back, only
  * `secretSet`; a captcha without `secret` keeps the stored one.
  */
-const readableSpam = (spam: FormDto['settings']['spam'], before: FormDto['settings']['spam']) => {
+const readableSpam = (spam: FormWithCountsDto['settings']['spam'], before: FormWithCountsDto['settings']['spam']) => {
   if (!spam?.captcha) return spam;
   const { secret, ...captcha } = spam.captcha as NonNullable<typeof spam.captcha> & { secret?: string | null };
   const kept = secret === undefined && (before?.captcha as { secretSet?: boolean } | null | undefined)?.secretSet;
@@ -97,7 +99,7 @@ const readableSpam = (spam: FormDto['settings']['spam'], before: FormDto['settin
  * without those routes does (e.g. `DELETE /api/v1/forms/{formId}` before it exists).
  */
 export async function startFormsApi(init: {
-  forms?: FormDto[];
+  forms?: FormWithCountsDto[];
   submissions?: Submission[];
   stats?: (Omit<DailyCount, 'blocked'> & { blocked?: number })[];
   statsTo?: string;
@@ -237,7 +239,7 @@ export async function startFormsApi(init: {
   /** `…/webhooks[/{id}[/rotate-secret]]`, as the notifications service answers them. */
   const webhooks = (
     res: ServerResponse,
-    form: FormDto,
+    form: FormWithCountsDto,
     method: string,
     parts: string[],
     body: Partial<WebhookEndpointDto>,

@@ -172,7 +172,7 @@ describe('examples: spam protection snippet', () => {
             ...aForm().settings,
             spam: {
               timeTrapSeconds: 3,
-              captcha: { provider: 'altcha', secret: null, minScore: null, onFailure: 'flag' },
+              captcha: { provider: 'altcha', secret: null, secretSet: false, minScore: null, onFailure: 'flag' },
             },
           },
         }),

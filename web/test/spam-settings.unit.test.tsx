@@ -1,4 +1,4 @@
-import { DEFAULT_FORM_SETTINGS, DEFAULT_SPAM_SETTINGS, type SpamSettingsPatch } from '@formgate/contracts';
+import { DEFAULT_FORM_SETTINGS, DEFAULT_SPAM_SETTINGS, type SpamSettingsPatchView } from '@formgate/contracts';
 import { configure, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { type SpamSettingsRead, spamRequestOf, spamValuesOf } from '../src/features/spam/spam-settings.ts';
@@ -15,16 +15,16 @@ afterEach(async () => {
 });
 
 /** A form whose own spam settings are a time-trap and Turnstile (secret stored), the rest inherited. */
-const formSpam = {
+const formSpam: SpamSettingsPatchView = {
   timeTrapSeconds: 5,
   captcha: { provider: 'turnstile', secret: null, secretSet: true, minScore: null, onFailure: 'reject' },
-} as unknown as SpamSettingsPatch;
+};
 
 const orgSpam = { rateLimit: { perIpPerMinute: 10, perFormPerMinute: 100, perOrgPerMinute: 0 }, origins: 'flag' };
 
 async function openSpamPanel(
   role: string,
-  options: { spam?: SpamSettingsPatch | null; refuse?: Parameters<typeof startFormsApi>[0]['refuse'] } = {},
+  options: { spam?: SpamSettingsPatchView | null; refuse?: Parameters<typeof startFormsApi>[0]['refuse'] } = {},
 ) {
   const server = await startFormsApi({
     forms: [

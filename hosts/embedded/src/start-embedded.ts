@@ -18,7 +18,7 @@ import {
   FORMS_MIGRATION_SCOPE,
   sqliteFormsMigrations,
 } from '@formgate/forms';
-import { createGateway, formsCaller, ROUTES, siteConfigFrom, startSiteProvisioning } from '@formgate/gateway';
+import { createGateway, formsCaller, siteConfigFrom, startSiteProvisioning } from '@formgate/gateway';
 import { altchaDifficulty, captchaVerifyConfig, createIngestService } from '@formgate/ingest';
 import {
   createFileLinks,
@@ -219,7 +219,6 @@ export async function startEmbedded(config: EmbeddedConfig, seams: EmbeddedSeams
   });
   await provisioning.ready;
   const gateway = createGateway({
-    routes: ROUTES,
     targets: {
       ingest: { kind: 'in-process', app: ingest.app, handle: ingest.handle, settled: ingest.settled },
       forms: { kind: 'in-process', app: forms.app },

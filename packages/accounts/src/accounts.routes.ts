@@ -1,11 +1,6 @@
-import {
-  type ApiKeyDto,
-  CreateApiKeyRequestSchema,
-  type CreatedApiKeyDto,
-  type SessionDto,
-  type UserLookupDto,
-} from '@formgate/contracts';
-import { AppError } from '@formgate/kit';
+import type { ApiKeyDto, CreatedApiKeyDto, SessionDto, UserLookupDto } from '@formgate/contracts';
+import { API_ROUTES } from '@formgate/contracts/routes';
+import { AppError, mountRoute } from '@formgate/kit';
 import { type NextFunction, type Request, type Response, Router } from 'express';
 import { z } from 'zod';
 import { API_KEY_SCOPES, type Caller, unavailableAsAppError } from './authenticate.ts';
@@ -47,7 +42,7 @@ export function accountRoutes(auth: Auth, options: { lookupsPerMinute: number })
   const lookups = createFixedWindowLimiter({ max: options.lookupsPerMinute, windowMs: 60_000 });
 
   // The route table admits only sessions here; the gateway already resolved this one.
-  router.get('/api/v1/session', (req, res) => {
+  mountRoute(router, API_ROUTES.getSession, (req, res) => {
     const caller = req.caller;
     if (caller?.via !== 'session') throw new AppError('UNAUTHENTICATED');
     const body: SessionDto = {
@@ -58,7 +53,7 @@ export function accountRoutes(auth: Auth, options: { lookupsPerMinute: number })
     res.json(body);
   });
 
-  router.get('/api/v1/users/by-email/:email', async (req, res) => {
+  mountRoute(router, API_ROUTES.lookupUserByEmail, async (req, res) => {
     if (!lookups.take(String(req.headers[CLIENT_IP_HEADER])))
       throw new AppError('RATE_LIMITED', 'Too many lookups, retry in a minute');
     const email = z.email().max(320).safeParse(String(req.params.email).toLowerCase());
@@ -71,7 +66,7 @@ export function accountRoutes(auth: Auth, options: { lookupsPerMinute: number })
     res.json(body);
   });
 
-  router.get('/api/v1/api-keys', async (req, res) => {
+  mountRoute(router, API_ROUTES.listApiKeys, async (req, res) => {
     const { orgId } = callerOf(req);
     const rows = await (await adapter()).findMany<ApiKeyRow>({
       model: 'apikey',
@@ -81,10 +76,10 @@ export function accountRoutes(auth: Auth, options: { lookupsPerMinute: number })
     res.json({ data: rows.map(toKeyDto) });
   });
 
-  router.post('/api/v1/api-keys', async (req, res) => {
+  mountRoute(router, API_ROUTES.createApiKey, async (req, res) => {
     const caller = callerOf(req);
     if (caller.via !== 'session') throw new AppError('FORBIDDEN');
-    const body = CreateApiKeyRequestSchema.parse(req.body);
+    const body = API_ROUTES.createApiKey.request.body.parse(req.body);
     const created = await auth.api.createApiKey({
       body: {
         name: body.name,
@@ -98,7 +93,7 @@ export function accountRoutes(auth: Auth, options: { lookupsPerMinute: number })
     res.status(201).json(dto);
   });
 
-  router.delete('/api/v1/api-keys/:keyId', async (req, res) => {
+  mountRoute(router, API_ROUTES.deleteApiKey, async (req, res) => {
     const { orgId } = callerOf(req);
     const db = await adapter();
     const where = [

@@ -1234,6 +1234,30 @@ export interface components {
     headers: never;
     pathItems: never;
 }
+export type ApiKey = components['schemas']['ApiKey'];
+export type AuditEntry = components['schemas']['AuditEntry'];
+export type BillingUsage = components['schemas']['BillingUsage'];
+export type BulkSubmissionsRequest = components['schemas']['BulkSubmissionsRequest'];
+export type CreateApiKeyRequest = components['schemas']['CreateApiKeyRequest'];
+export type CreatedApiKey = components['schemas']['CreatedApiKey'];
+export type CreateFormRequest = components['schemas']['CreateFormRequest'];
+export type CreateWebhookRequest = components['schemas']['CreateWebhookRequest'];
+export type Delivery = components['schemas']['Delivery'];
+export type Form = components['schemas']['Form'];
+export type FormStats = components['schemas']['FormStats'];
+export type FormWithCounts = components['schemas']['FormWithCounts'];
+export type NotificationEmail = components['schemas']['NotificationEmail'];
+export type OrgSettings = components['schemas']['OrgSettings'];
+export type Plans = components['schemas']['Plans'];
+export type ReplayDeliveriesRequest = components['schemas']['ReplayDeliveriesRequest'];
+export type Session = components['schemas']['Session'];
+export type SiteConfig = components['schemas']['SiteConfig'];
+export type SpamReason = components['schemas']['SpamReason'];
+export type Submission = components['schemas']['Submission'];
+export type UpdateFormRequest = components['schemas']['UpdateFormRequest'];
+export type UpdateWebhookRequest = components['schemas']['UpdateWebhookRequest'];
+export type WebhookEndpoint = components['schemas']['WebhookEndpoint'];
+export type WebhookEndpointWithSecret = components['schemas']['WebhookEndpointWithSecret'];
 export type $defs = Record<string, never>;
 export interface operations {
     getSession: {

@@ -76,6 +76,7 @@ export const SubmissionFilterQuerySchema = z.object({
   to: queryInstant.optional(),
   q: z.string().optional(),
 });
+export type SubmissionFilterQuery = z.infer<typeof SubmissionFilterQuerySchema>;
 
 /** `GET …/submissions/export?format=` (and the filters of `SubmissionFilterQuerySchema`). */
 export const SubmissionExportQuerySchema = z.object({ format: z.enum(['csv', 'json', 'ndjson']).default('csv') });

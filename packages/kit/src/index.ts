@@ -10,6 +10,7 @@ export * from './logger.ts';
 export * from './map-limit.ts';
 export * from './memo.ts';
 export * from './metrics.ts';
+export * from './mount-route.ts';
 export * from './paging.ts';
 export * from './plans.ts';
 export * from './readiness.ts';

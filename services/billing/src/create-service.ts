@@ -8,6 +8,7 @@ import {
   TOPIC_SPECS,
   Topics,
 } from '@formgate/contracts';
+import { API_ROUTES } from '@formgate/contracts/routes';
 import {
   AppError,
   type Clock,
@@ -17,6 +18,7 @@ import {
   identityOf,
   type Logger,
   type Metrics,
+  mountRoute,
   type PlanCatalog,
   requireIdentity,
   type Service,
@@ -77,7 +79,7 @@ export function createBillingService(deps: BillingServiceDeps): Service {
     observe: deps.metrics && { service: 'billing', metrics: deps.metrics },
     tracing: deps.tracing,
   });
-  app.get('/api/v1/plans', (_req, res) => {
+  mountRoute(app, API_ROUTES.listPlans, (_req, res) => {
     const plans: PlansResponseDto = {
       data: deps.catalog.plans,
       defaultPlan: deps.catalog.defaultPlan,
@@ -85,7 +87,7 @@ export function createBillingService(deps: BillingServiceDeps): Service {
     };
     res.json(plans);
   });
-  app.get('/api/v1/billing/usage', requireIdentity(deps.identity), async (req, res) => {
+  mountRoute(app, API_ROUTES.getBillingUsage, requireIdentity(deps.identity), async (req, res) => {
     const { orgId } = identityOf(req);
     const [{ view, plan, subscription }, deferred] = await Promise.all([
       quota.quotaOf(orgId, billingPeriodOf(deps.clock.now())),
@@ -103,7 +105,7 @@ export function createBillingService(deps: BillingServiceDeps): Service {
     res.json(usage);
   });
   // Emails sent this period: metered from notifications' delivery events.
-  app.get('/api/v1/billing/email-quota', requireIdentity(deps.identity), async (req, res) => {
+  mountRoute(app, API_ROUTES.getEmailQuota, requireIdentity(deps.identity), async (req, res) => {
     const { orgId } = identityOf(req);
     const { view, plan } = await quota.quotaOf(orgId, billingPeriodOf(deps.clock.now()));
     const body: EmailQuotaDto = { used: view.emailsUsed, max: plan.limits.emailsPerMonth };

@@ -73,11 +73,9 @@ export function createFormsService(deps: FormsServiceDeps): Service {
     logger: deps.logger,
     ...(deps.fileLinkSecret ? { files: { blobs: deps.blobs, links: createFileLinks(deps.fileLinkSecret) } } : {}),
   };
+  // The routers mount their routes at the table's paths (`mountRoute`); what every `/api/v1/forms` call needs first:
+  app.use('/api/v1/forms', requireIdentity(deps.identity), requireJson, express.json({ limit: '64kb' }));
   app.use(
-    '/api/v1/forms',
-    requireIdentity(deps.identity),
-    requireJson,
-    express.json({ limit: '64kb' }),
     formsRoutes({
       ...deps,
       forms,
@@ -91,7 +89,7 @@ export function createFormsService(deps: FormsServiceDeps): Service {
     fileLinkRoutes(fileDeps),
   );
   // Public: the signed token is the credential (a plain `<a href>` must work).
-  app.use('/api/v1/files', fileDownloadRoutes(fileDeps));
+  app.use(fileDownloadRoutes(fileDeps));
   app.use(errorHandler(deps.logger, deps.storeHealth));
 
   const consumers = createConsumers(deps.bus, TOPIC_SPECS, [

@@ -113,14 +113,9 @@ export function createNotificationsService(deps: NotificationsServiceDeps): Noti
       composeVerification: composeRecipientVerification,
     }),
   );
-  app.use(
-    '/api/v1/forms',
-    requireIdentity(deps.identity),
-    requireJson,
-    express.json({ limit: '16kb' }),
-    api.router,
-    webhooksRoutes(deps),
-  );
+  // The routers mount their routes at the table's paths (`mountRoute`); what every `/api/v1/forms` call needs first:
+  app.use('/api/v1/forms', requireIdentity(deps.identity), requireJson, express.json({ limit: '16kb' }));
+  app.use(api.router, webhooksRoutes(deps));
   app.use((_req, _res, next) => next(new AppError('NOT_FOUND')));
   app.use(errorHandler(deps.logger, deps.storeHealth));
 

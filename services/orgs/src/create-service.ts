@@ -42,14 +42,10 @@ export function createOrgsService(deps: OrgsServiceDeps): Service {
   });
   // The organization's spam defaults (issue 14) reach `orgs.settings` through this outbox relay.
   const publisher = createSpamSettingsPublisher(deps);
-  app.use(
-    '/api/v1/orgs',
-    requireIdentity(deps.identity),
-    requireJson,
-    express.json({ limit: '16kb' }),
-    orgsRoutes({ ...deps, onSpamChanged: () => publisher.kick() }),
-  );
-  app.use('/api/v1/flags', requireIdentity(deps.identity), flagsRoutes(deps));
+  // The routers mount their routes at the table's paths (`mountRoute`); what their calls need first:
+  app.use('/api/v1/orgs', requireIdentity(deps.identity), requireJson, express.json({ limit: '16kb' }));
+  app.use('/api/v1/flags', requireIdentity(deps.identity));
+  app.use(orgsRoutes({ ...deps, onSpamChanged: () => publisher.kick() }), flagsRoutes(deps));
   app.use(errorHandler(deps.logger, deps.storeHealth));
 
   const consumers = createConsumers(deps.bus, TOPIC_SPECS, [

@@ -16,6 +16,7 @@ import { IngestErrorBodySchema } from '../ingest.ts';
 import { DeliveryDtoSchema, NotificationEmailDtoSchema, ReplayRequestSchema } from '../notifications.ts';
 import { AuditEntryDtoSchema, OrgSettingsDtoSchema } from '../orgs.ts';
 import { PlansResponseDtoSchema } from '../plans.ts';
+import { API_ROUTE_LIST, type ApiRoute, PUBLIC_ROUTE_LIST, type ResponseSpec } from '../routes/index.ts';
 import { SiteConfigSchema } from '../site.ts';
 import { SpamReasonSchema } from '../spam.ts';
 import {
@@ -24,17 +25,6 @@ import {
   WebhookEndpointDtoSchema,
   WebhookEndpointWithSecretDtoSchema,
 } from '../webhooks.ts';
-import { API_OPERATIONS, type OperationSpec, PUBLIC_OPERATIONS, type SuccessSpec } from './operations.ts';
-
-/** What the description needs of a route of the gateway's table (`RouteSpec`): its access rules. */
-export interface DescribedRoute {
-  method: string;
-  path: string;
-  service: string;
-  auth: 'public' | 'user' | 'org';
-  apiKey?: 'read' | 'write';
-  permission?: Record<string, readonly string[]>;
-}
 
 export interface OpenApiOptions {
   /** The gateway's public URL (`PUBLIC_URL`); absent, `/`: the document's own origin. */
@@ -119,8 +109,9 @@ function componentConverter(components: Record<string, JsonSchema>): Convert {
 export const toOpenApiPath = (path: string) => path.replace(/:(\w+)/g, '{$1}');
 const pathParams = (path: string) => [...path.matchAll(/:(\w+)/g)].map((m) => m[1] as string);
 
-/** The error codes every route of its kind can answer, from the route table's rules. */
-function implicitErrors(route: DescribedRoute, op: OperationSpec, method: string): ErrorCode[] {
+/** The error codes every route of its kind can answer, from its access rules and request schemas. */
+function implicitErrors(route: ApiRoute): ErrorCode[] {
+  const { method } = route;
   const codes: ErrorCode[] = ['METHOD_NOT_ALLOWED'];
   if (pathParams(route.path).length > 0) codes.push('MALFORMED_PATH');
   const mutation = method !== 'GET';
@@ -130,8 +121,8 @@ function implicitErrors(route: DescribedRoute, op: OperationSpec, method: string
     if (mutation) codes.push('CSRF_REJECTED');
     if (mutation && method !== 'DELETE') codes.push('UNSUPPORTED_MEDIA_TYPE');
   }
-  if (op.body) codes.push('VALIDATION_FAILED', 'MALFORMED_JSON', 'PAYLOAD_TOO_LARGE');
-  if (op.query) codes.push('VALIDATION_FAILED');
+  if (route.request?.body) codes.push('VALIDATION_FAILED', 'MALFORMED_JSON', 'PAYLOAD_TOO_LARGE');
+  if (route.request?.query) codes.push('VALIDATION_FAILED');
   if (route.service !== 'gateway') codes.push('MALFORMED_REQUEST', 'UPSTREAM_UNAVAILABLE', 'UPSTREAM_TIMEOUT');
   // Embedded Formgate answers every path so while its services start (start-embedded.ts), the gateway's own too.
   else codes.push('UPSTREAM_UNAVAILABLE');
@@ -196,7 +187,7 @@ const ingestErrorBody = (codes: ErrorCode[]) => {
   };
 };
 
-function successResponses(success: readonly SuccessSpec[], convert: Convert) {
+function successResponses(success: readonly ResponseSpec[], convert: Convert) {
   const out: Record<string, unknown> = {};
   for (const s of success) {
     const content = s.schema
@@ -213,15 +204,19 @@ function successResponses(success: readonly SuccessSpec[], convert: Convert) {
   return out;
 }
 
-function parameters(path: string, op: OperationSpec) {
-  const params: Record<string, unknown>[] = pathParams(path).map((name) => ({
+function parameters(route: ApiRoute) {
+  const { params: paramsSchema, query } = route.request ?? {};
+  const typed = paramsSchema
+    ? ((toJsonSchema(paramsSchema, 'input') as { properties?: Record<string, JsonSchema> }).properties ?? {})
+    : {};
+  const params: Record<string, unknown>[] = pathParams(route.path).map((name) => ({
     name,
     in: 'path',
     required: true,
-    schema: { type: 'string' },
+    schema: typed[name] ?? { type: 'string' },
   }));
-  if (op.query) {
-    const schema = toJsonSchema(op.query, 'input') as { properties?: Record<string, JsonSchema>; required?: string[] };
+  if (query) {
+    const schema = toJsonSchema(query, 'input') as { properties?: Record<string, JsonSchema>; required?: string[] };
     for (const [name, property] of Object.entries(schema.properties ?? {})) {
       params.push({ name, in: 'query', required: schema.required?.includes(name) ?? false, schema: property });
     }
@@ -229,19 +224,24 @@ function parameters(path: string, op: OperationSpec) {
   return params;
 }
 
-const requestBody = (op: OperationSpec, convert: Convert) =>
-  op.body
-    ? { requestBody: { required: true, content: { 'application/json': { schema: convert(op.body, 'input') } } } }
+const requestBody = (route: ApiRoute, convert: Convert) =>
+  route.request?.body
+    ? {
+        requestBody: {
+          required: true,
+          content: { 'application/json': { schema: convert(route.request.body, 'input') } },
+        },
+      }
     : {};
 
-/** Who may call a route: from the route table, never restated. */
-function security(route: DescribedRoute) {
+/** Who may call a route: from its access rules, never restated. */
+function security(route: ApiRoute) {
   if (route.auth === 'public') return [];
   if (route.auth === 'user' || !route.apiKey) return [{ session: [] }];
   return [{ session: [] }, { apiKey: [] }, { bearerApiKey: [] }];
 }
 
-function accessNote(route: DescribedRoute): string {
+function accessNote(route: ApiRoute): string {
   if (route.auth === 'public') return 'Public.';
   if (route.auth === 'user') return 'A signed-in user (session); API keys are refused.';
   const who = route.apiKey ? `a member's session or an API key with \`${route.apiKey}\` scope` : "a member's session";
@@ -304,9 +304,9 @@ function withGatewayAnswers(responses: Record<string, unknown>): Record<string, 
   return out;
 }
 
-function publicOperation(op: (typeof PUBLIC_OPERATIONS)[number], convert: Convert) {
+function publicOperation(op: ApiRoute, convert: Convert) {
   const isSubmit = op.method === 'POST';
-  const params = parameters(op.path, op);
+  const params = parameters(op);
   if (isSubmit) {
     params.push({
       name: 'Idempotency-Key',
@@ -325,47 +325,42 @@ function publicOperation(op: (typeof PUBLIC_OPERATIONS)[number], convert: Conver
     parameters: params,
     ...(isSubmit ? { requestBody: INGEST_BODY } : {}),
     responses: withGatewayAnswers({
-      ...successResponses(op.success, convert),
+      ...successResponses(op.responses, convert),
       ...errorResponses(op.errors ?? [], ingestErrorBody),
     }),
   };
 }
 
 /**
- * The OpenAPI 3.1 description of the API: every route of `routes` (the gateway's table: access rules and services)
- * with its operation's schemas from `API_OPERATIONS`, plus the public endpoint. Throws when a route has no
- * described operation (the conformance test keeps both in step).
+ * The OpenAPI 3.1 description of the API: every route of the route table (`API_ROUTES`: access rules, services,
+ * request and answer schemas), plus the public endpoint (`PUBLIC_ROUTES`).
  */
-export function buildOpenApiDocument(routes: readonly DescribedRoute[], options: OpenApiOptions = {}) {
+export function buildOpenApiDocument(options: OpenApiOptions = {}) {
   const paths: Record<string, Record<string, unknown>> = {};
   const schemas: Record<string, JsonSchema> = {};
   const convert = componentConverter(schemas);
-  for (const route of routes) {
-    const key = `${route.method} ${route.path}`;
-    const op = API_OPERATIONS[key];
-    if (!op) throw new Error(`No OpenAPI operation describes ${key}`);
-    const method = route.method.toUpperCase();
+  for (const route of API_ROUTE_LIST) {
     const path = toOpenApiPath(route.path);
     paths[path] ??= {};
-    paths[path][method.toLowerCase()] = {
-      operationId: op.operationId,
-      tags: [op.tag],
-      summary: op.summary,
-      description: [op.description, accessNote(route)].filter(Boolean).join('\n\n'),
+    paths[path][route.method.toLowerCase()] = {
+      operationId: route.operationId,
+      tags: [route.tag],
+      summary: route.summary,
+      description: [route.description, accessNote(route)].filter(Boolean).join('\n\n'),
       security: security(route),
       'x-formgate-service': route.service,
-      parameters: parameters(route.path, op),
-      ...requestBody(op, convert),
+      parameters: parameters(route),
+      ...requestBody(route, convert),
       responses: {
-        ...successResponses(op.success, convert),
-        ...errorResponses([...implicitErrors(route, op, method), ...(op.errors ?? [])], apiErrorBody),
+        ...successResponses(route.responses, convert),
+        ...errorResponses([...implicitErrors(route), ...(route.errors ?? [])], apiErrorBody),
       },
     };
   }
-  for (const op of PUBLIC_OPERATIONS) {
-    const path = toOpenApiPath(op.path);
+  for (const route of PUBLIC_ROUTE_LIST) {
+    const path = toOpenApiPath(route.path);
     paths[path] ??= {};
-    paths[path][op.method.toLowerCase()] = publicOperation(op, convert);
+    paths[path][route.method.toLowerCase()] = publicOperation(route, convert);
   }
   return {
     openapi: '3.1.1',
@@ -380,7 +375,7 @@ export function buildOpenApiDocument(routes: readonly DescribedRoute[], options:
     },
     jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
     servers: [{ url: options.serverUrl ?? '/' }],
-    tags: [...new Set([...Object.values(API_OPERATIONS), ...PUBLIC_OPERATIONS].map((o) => o.tag))].map((name) => ({
+    tags: [...new Set([...API_ROUTE_LIST, ...PUBLIC_ROUTE_LIST].map((route) => route.tag))].map((name) => ({
       name,
     })),
     components: {

@@ -1,2 +1,1 @@
 export * from './document.ts';
-export * from './operations.ts';

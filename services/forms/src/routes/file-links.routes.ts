@@ -1,6 +1,7 @@
 import { pipeline } from 'node:stream/promises';
 import type { FileLinkDto } from '@formgate/contracts';
-import { AppError, type Clock, identityOf, type Logger } from '@formgate/kit';
+import { API_ROUTES } from '@formgate/contracts/routes';
+import { AppError, type Clock, identityOf, type Logger, mountRoute } from '@formgate/kit';
 import type { BlobStore } from '@formgate/store';
 import { Router } from 'express';
 import { attachmentDisposition, type FileLinks, servedContentType } from '../files/file-links.ts';
@@ -22,7 +23,7 @@ export interface FileLinkDeps {
  */
 export function fileLinkRoutes(deps: FileLinkDeps) {
   const router = Router();
-  router.get('/:formId/submissions/:submissionId/files/:fileId/link', async (req, res) => {
+  mountRoute(router, API_ROUTES.getFileLink, async (req, res) => {
     const scope = { orgId: identityOf(req).orgId };
     const formId = String(req.params.formId);
     const form = await deps.forms.getForm(scope, formId);
@@ -49,7 +50,7 @@ export function fileLinkRoutes(deps: FileLinkDeps) {
  */
 export function fileDownloadRoutes(deps: FileLinkDeps) {
   const router = Router();
-  router.get('/:token', async (req, res) => {
+  mountRoute(router, API_ROUTES.downloadFile, async (req, res) => {
     if (!deps.files) throw new AppError('FORMS_FILE_NOT_FOUND');
     const grant = deps.files.links.verify(String(req.params.token), deps.clock.now().getTime());
     if (!grant) throw new AppError('FORMS_FILE_LINK_INVALID');

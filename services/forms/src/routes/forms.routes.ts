@@ -1,21 +1,16 @@
 import {
-  BulkSubmissionsRequestSchema,
   type BulkSubmissionsResultDto,
-  CreateFormRequestSchema,
   type DailyCount,
   type Form,
   type FormCounts,
   type FormDto,
-  FormListQuerySchema,
   type FormStatsDto,
-  FormStatsQuerySchema,
   formatSettle,
   type OrgScope,
   SETTLE_HEADER,
-  UpdateFormRequestSchema,
-  UpdateSubmissionRequestSchema,
 } from '@formgate/contracts';
-import { AppError, identityOf, type Logger, requirePermission } from '@formgate/kit';
+import { API_ROUTES } from '@formgate/contracts/routes';
+import { AppError, identityOf, type Logger, mountRoute, requirePermission } from '@formgate/kit';
 import { type Request, Router } from 'express';
 import type { BlockedCounts } from '../store/blocked-counts.ts';
 import type { BlockedDay, StoredDailyCount } from '../store/records.ts';
@@ -98,8 +93,8 @@ export function formsRoutes(
     return form;
   };
 
-  router.get('/', async (req, res) => {
-    const { slug } = FormListQuerySchema.parse(req.query);
+  mountRoute(router, API_ROUTES.listForms, async (req, res) => {
+    const { slug } = API_ROUTES.listForms.request.query.parse(req.query);
     const list = slug
       ? [await forms.getFormBySlug(scopeOf(req), slug)].filter((f): f is Form => f !== null)
       : await forms.listForms(scopeOf(req));
@@ -108,28 +103,28 @@ export function formsRoutes(
     res.json({ data: list.map((f) => toFormDto(f, counts(f.id))) });
   });
 
-  router.post('/', async (req, res) => {
+  mountRoute(router, API_ROUTES.createForm, async (req, res) => {
     requireWriter(req, 'create');
-    const { form, inForce } = await createForm(deps, scopeOf(req), CreateFormRequestSchema.parse(req.body));
+    const { form, inForce } = await createForm(deps, scopeOf(req), API_ROUTES.createForm.request.body.parse(req.body));
     if (inForce) res.setHeader(SETTLE_HEADER, formatSettle({ view: 'form', id: form.id, version: form.version }));
     res.status(201).json(toFormDto(form, NO_COUNTS));
   });
 
-  router.get('/:formId', async (req, res) => {
+  mountRoute(router, API_ROUTES.getForm, async (req, res) => {
     const form = await loadForm(req);
     const counts = await countsOf(deps, scopeOf(req), [form.id], deps.clock.now());
     res.json(toFormDto(form, counts(form.id)));
   });
 
-  router.delete('/:formId', async (req, res) => {
+  mountRoute(router, API_ROUTES.deleteForm, async (req, res) => {
     requireWriter(req, 'delete');
     await deleteForm(deps, scopeOf(req), String(req.params.formId));
     res.status(204).end();
   });
 
-  router.get('/:formId/stats', async (req, res) => {
+  mountRoute(router, API_ROUTES.getFormStats, async (req, res) => {
     const form = await loadForm(req);
-    const { days } = FormStatsQuerySchema.parse(req.query);
+    const { days } = API_ROUTES.getFormStats.request.query.parse(req.query);
     const now = deps.clock.now();
     const series = dailySeries(now, days, []);
     const from = series[0]?.day as string;
@@ -142,21 +137,21 @@ export function formsRoutes(
     res.json(body);
   });
 
-  router.patch('/:formId', async (req, res) => {
+  mountRoute(router, API_ROUTES.updateForm, async (req, res) => {
     requireWriter(req, 'update');
     const form = await updateForm(
       deps,
       scopeOf(req),
       String(req.params.formId),
-      UpdateFormRequestSchema.parse(req.body),
+      API_ROUTES.updateForm.request.body.parse(req.body),
     );
     res.setHeader(SETTLE_HEADER, formatSettle({ view: 'form', id: form.id, version: form.version }));
     res.json(toFormDto(form));
   });
 
-  router.post('/:formId/submissions/bulk', async (req, res) => {
+  mountRoute(router, API_ROUTES.bulkChangeSubmissions, async (req, res) => {
     requireSubmissionWriter(req);
-    const { action, ids } = BulkSubmissionsRequestSchema.parse(req.body);
+    const { action, ids } = API_ROUTES.bulkChangeSubmissions.request.body.parse(req.body);
     const form = await loadForm(req);
     const body: BulkSubmissionsResultDto = {
       action,
@@ -165,9 +160,9 @@ export function formsRoutes(
     res.json(body);
   });
 
-  router.patch('/:formId/submissions/:submissionId', async (req, res) => {
+  mountRoute(router, API_ROUTES.updateSubmission, async (req, res) => {
     requireSubmissionWriter(req);
-    const { spam } = UpdateSubmissionRequestSchema.parse(req.body);
+    const { spam } = API_ROUTES.updateSubmission.request.body.parse(req.body);
     const form = await loadForm(req);
     const id = String(req.params.submissionId);
     const [done] = await changeSubmissions(deps, scopeOf(req), form.id, spam ? 'spam' : 'not-spam', [id]);
@@ -177,7 +172,7 @@ export function formsRoutes(
     res.json(toSubmissionDto(record));
   });
 
-  router.delete('/:formId/submissions/:submissionId', async (req, res) => {
+  mountRoute(router, API_ROUTES.deleteSubmission, async (req, res) => {
     requireSubmissionWriter(req);
     const form = await loadForm(req);
     const [done] = await changeSubmissions(deps, scopeOf(req), form.id, 'delete', [String(req.params.submissionId)]);
@@ -185,7 +180,7 @@ export function formsRoutes(
     res.status(204).end();
   });
 
-  router.get('/:formId/submissions/:submissionId', async (req, res) => {
+  mountRoute(router, API_ROUTES.getSubmission, async (req, res) => {
     const form = await loadForm(req);
     const record = await submissions.getSubmission(scopeOf(req), form.id, String(req.params.submissionId));
     if (!record) throw new AppError('FORMS_SUBMISSION_NOT_FOUND');

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { SubmissionFilterQuerySchema } from '@formgate/contracts';
+import type { SubmissionFilterQuery } from '@formgate/contracts';
 import { AppError } from '@formgate/kit';
 import type { SubmissionFilter } from '../store/records.ts';
 import { MAX_TERM_LENGTH, words } from '../store/search-terms.ts';
@@ -8,16 +8,13 @@ import { MAX_TERM_LENGTH, words } from '../store/search-terms.ts';
 export const MAX_QUERY_LENGTH = 200;
 export const MAX_QUERY_TERMS = 8;
 
-/** The filter parameters shared by the submissions list and its export (`contracts`: one schema for the API's description too). */
-export const FilterQuerySchema = SubmissionFilterQuerySchema;
-
 /**
- * The store's filter for the query parameters. `q` is split into words (`search-terms.ts`); every word must occur.
+ * The store's filter for the query parameters, as the route's query schema parsed them (`SubmissionFilterQuerySchema`
+ * in both the list's and the export's). `q` is split into words (`search-terms.ts`); every word must occur.
  * 400 `FORMS_INVALID_SEARCH` when `q` is longer than `MAX_QUERY_LENGTH`, has no word, more than `MAX_QUERY_TERMS`
  * words or a word longer than `MAX_TERM_LENGTH`. The text is never interpreted as a query language.
  */
-export function parseFilter(query: unknown): SubmissionFilter {
-  const { q, ...rest } = FilterQuerySchema.parse(query);
+export function filterOf({ q, ...rest }: SubmissionFilterQuery): SubmissionFilter {
   const filter: SubmissionFilter = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined));
   if (q === undefined) return filter;
   if (q.length > MAX_QUERY_LENGTH)

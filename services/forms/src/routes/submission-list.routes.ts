@@ -1,12 +1,13 @@
-import { type Form, type OrgScope, type SubmissionDto, SubmissionExportQuerySchema } from '@formgate/contracts';
-import { AppError, identityOf, type Logger, PageQuerySchema, readPage } from '@formgate/kit';
+import type { Form, OrgScope, SubmissionDto } from '@formgate/contracts';
+import { API_ROUTES } from '@formgate/contracts/routes';
+import { AppError, identityOf, type Logger, mountRoute, readPage } from '@formgate/kit';
 import { type Request, Router } from 'express';
 import type { FormRepository } from '../store/form-repository.ts';
 import type { StoredSubmission, SubmissionRecord } from '../store/records.ts';
 import type { SubmissionReadModel } from '../store/submission-read-model.ts';
 import { encodeCursor, resolveCursor, resolveFilteredCursor } from './submission-cursor.ts';
 import { sendExport } from './submission-export.ts';
-import { filterTag, isFiltered, parseFilter, withoutHeldByDefault } from './submission-filter.ts';
+import { filterOf, filterTag, isFiltered, withoutHeldByDefault } from './submission-filter.ts';
 
 export function toSubmissionDto(r: SubmissionRecord): SubmissionDto {
   return {
@@ -22,8 +23,6 @@ export function toSubmissionDto(r: SubmissionRecord): SubmissionDto {
     referer: r.referer ?? null,
   };
 }
-
-const ExportQuerySchema = SubmissionExportQuerySchema;
 
 /**
  * `GET /:formId/submissions` (filters `spam`, `held`, `from`, `to`, search `q`, keyset cursor) and
@@ -43,9 +42,9 @@ export function submissionListRoutes(deps: {
     return form;
   };
 
-  router.get('/:formId/submissions', async (req, res) => {
-    const { limit, cursor } = PageQuerySchema.parse({ limit: req.query.limit, cursor: req.query.cursor });
-    const filter = parseFilter({ ...req.query, limit: undefined, cursor: undefined });
+  mountRoute(router, API_ROUTES.listSubmissions, async (req, res) => {
+    const { limit, cursor, ...query } = API_ROUTES.listSubmissions.request.query.parse(req.query);
+    const filter = filterOf(query);
     const scope = scopeOf(req);
     if (!isFiltered(filter)) {
       // The form's list without held submissions: the plain list while it has none (its cheapest read), else the
@@ -74,9 +73,9 @@ export function submissionListRoutes(deps: {
     res.json(await readPage(limit, read, toSubmissionDto, (s: StoredSubmission) => encodeCursor(s, tag)));
   });
 
-  router.get('/:formId/submissions/export', async (req, res) => {
-    const { format } = ExportQuerySchema.parse({ format: req.query.format });
-    const filter = withoutHeldByDefault(parseFilter({ ...req.query, format: undefined }));
+  mountRoute(router, API_ROUTES.exportSubmissions, async (req, res) => {
+    const { format, ...query } = API_ROUTES.exportSubmissions.request.query.parse(req.query);
+    const filter = withoutHeldByDefault(filterOf(query));
     const form = await loadForm(req);
     await sendExport(deps, res, form, filter, format);
   });

@@ -1,7 +1,7 @@
-import { authorize, type DeliveryDto, ReplayRequestSchema, type ReplayResultDto } from '@formgate/contracts';
-import { AppError, type Clock, type Ids, identityOf, type Logger, requirePermission } from '@formgate/kit';
+import { authorize, type DeliveryDto, type ReplayResultDto } from '@formgate/contracts';
+import { API_ROUTES } from '@formgate/contracts/routes';
+import { AppError, type Clock, type Ids, identityOf, type Logger, mountRoute, requirePermission } from '@formgate/kit';
 import { type Request, Router } from 'express';
-import { z } from 'zod';
 import type { WebhookEndpointStore } from '../endpoints/webhook-endpoint-store.ts';
 import { redactWebhookUrl } from '../endpoints/webhook-url.ts';
 import type { DeliveryRunner } from './delivery-runner.ts';
@@ -92,7 +92,7 @@ export function deliveriesRoutes(deps: DeliveriesRoutesDeps) {
     return { planned, attempted };
   };
 
-  router.get('/:formId/submissions/:submissionId/deliveries', async (req, res) => {
+  mountRoute(router, API_ROUTES.listDeliveries, async (req, res) => {
     const form = await loadForm(req);
     const deliveries = await store.listBySubmission(String(req.params.submissionId));
     const manages = authorize(identityOf(req).roles, { form: ['update'] }).success;
@@ -103,11 +103,9 @@ export function deliveriesRoutes(deps: DeliveriesRoutesDeps) {
     res.json({ data: deliveries.filter((d) => d.formId === form.id && d.orgId === form.orgId).map(shown) });
   });
 
-  router.post('/:formId/submissions/:submissionId/deliveries/:deliveryId/resend', async (req, res) => {
+  mountRoute(router, API_ROUTES.resendDelivery, async (req, res) => {
     requirePermission(identityOf(req), { form: ['update'] });
-    z.object({})
-      .strict()
-      .parse(req.body ?? {});
+    API_ROUTES.resendDelivery.request.body.parse(req.body ?? {});
     const form = await loadForm(req);
     const original = await store.getDelivery(String(req.params.deliveryId));
     if (!original || original.formId !== form.id || original.submissionId !== String(req.params.submissionId)) {
@@ -125,10 +123,10 @@ export function deliveriesRoutes(deps: DeliveriesRoutesDeps) {
     res.status(202).json(toDeliveryDto(waited ?? (await store.getDelivery(planned.id)) ?? planned));
   });
 
-  router.post('/:formId/deliveries/replay', async (req, res) => {
+  mountRoute(router, API_ROUTES.replayDeliveries, async (req, res) => {
     requirePermission(identityOf(req), { form: ['update'] });
     const form = await loadForm(req);
-    const range = ReplayRequestSchema.parse(req.body ?? {});
+    const range = API_ROUTES.replayDeliveries.request.body.parse(req.body ?? {});
     const failed = await store.listFailed(form.id, range, REPLAY_MAX);
     let replayed = 0;
     let skipped = 0;

@@ -1,12 +1,11 @@
 import {
   authorize,
-  CreateWebhookRequestSchema,
   MAX_WEBHOOKS_PER_FORM,
-  UpdateWebhookRequestSchema,
   type WebhookEndpointDto,
   type WebhookEndpointWithSecretDto,
 } from '@formgate/contracts';
-import { AppError, type Clock, type Ids, identityOf, requirePermission } from '@formgate/kit';
+import { API_ROUTES } from '@formgate/contracts/routes';
+import { AppError, type Clock, type Ids, identityOf, mountRoute, requirePermission } from '@formgate/kit';
 import { type Request, Router } from 'express';
 import type { DeliveryStore, FormView } from '../deliveries/delivery-store.ts';
 import { generateWebhookSecret } from '../webhooks/index.ts';
@@ -80,7 +79,7 @@ export function webhooksRoutes(deps: WebhooksRoutesDeps) {
     secret: e.secret,
   });
 
-  router.get('/:formId/webhooks', async (req, res) => {
+  mountRoute(router, API_ROUTES.listWebhooks, async (req, res) => {
     const form = await loadForm(req);
     const list = await endpoints.listByForm({ orgId: form.orgId }, form.id);
     const dtos = await Promise.all(list.map(toDto));
@@ -89,9 +88,9 @@ export function webhooksRoutes(deps: WebhooksRoutesDeps) {
     res.json({ data: manages ? dtos : dtos.map((d) => ({ ...d, url: redactWebhookUrl(d.url) })) });
   });
 
-  router.post('/:formId/webhooks', async (req, res) => {
+  mountRoute(router, API_ROUTES.createWebhook, async (req, res) => {
     const form = await manage(req);
-    const body = CreateWebhookRequestSchema.parse(req.body ?? {});
+    const body = API_ROUTES.createWebhook.request.body.parse(req.body ?? {});
     const now = clock.now().toISOString();
     const endpoint: WebhookEndpoint = {
       id: deps.ids.next(),
@@ -114,9 +113,9 @@ export function webhooksRoutes(deps: WebhooksRoutesDeps) {
     res.status(201).json(await withSecret(endpoint));
   });
 
-  router.patch('/:formId/webhooks/:webhookId', async (req, res) => {
+  mountRoute(router, API_ROUTES.updateWebhook, async (req, res) => {
     const form = await manage(req);
-    const body = UpdateWebhookRequestSchema.parse(req.body ?? {});
+    const body = API_ROUTES.updateWebhook.request.body.parse(req.body ?? {});
     const current = await loadEndpoint(req, form);
     const now = clock.now().toISOString();
     const reenabled = body.enabled === true && !current.enabled;
@@ -140,7 +139,7 @@ export function webhooksRoutes(deps: WebhooksRoutesDeps) {
     res.json(await toDto(updated));
   });
 
-  router.delete('/:formId/webhooks/:webhookId', async (req, res) => {
+  mountRoute(router, API_ROUTES.deleteWebhook, async (req, res) => {
     const form = await manage(req);
     const current = await loadEndpoint(req, form);
     if (!(await endpoints.remove({ orgId: form.orgId }, current.id))) {
@@ -149,7 +148,7 @@ export function webhooksRoutes(deps: WebhooksRoutesDeps) {
     res.status(204).end();
   });
 
-  router.post('/:formId/webhooks/:webhookId/rotate-secret', async (req, res) => {
+  mountRoute(router, API_ROUTES.rotateWebhookSecret, async (req, res) => {
     const form = await manage(req);
     const current = await loadEndpoint(req, form);
     const now = clock.now();

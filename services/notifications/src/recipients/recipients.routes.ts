@@ -1,10 +1,12 @@
-import { AppError, NotificationEmailRequestSchema, type PermissionRequest } from '@formgate/contracts';
+import { AppError, type PermissionRequest } from '@formgate/contracts';
+import { API_ROUTES } from '@formgate/contracts/routes';
 import {
   type Clock,
   type IdentityVerifier,
   type Ids,
   identityOf,
   type Logger,
+  mountRoute,
   requireIdentity,
   requireJson,
   requirePermission,
@@ -59,7 +61,7 @@ export function createRecipientRoutes(deps: RecipientRoutesDeps): Router {
   const router = Router();
 
   // Public: the signed token is the credential (the link is opened from a mailbox, maybe signed out).
-  router.get(`${BASE}/verify`, async (req, res) => {
+  mountRoute(router, API_ROUTES.verifyNotificationEmail, async (req, res) => {
     const invalid = `${publicUrl}/dashboard/emails?verification=invalid`;
     const token = typeof req.query.token === 'string' ? req.query.token : '';
     const now = deps.clock.now();
@@ -76,23 +78,23 @@ export function createRecipientRoutes(deps: RecipientRoutesDeps): Router {
 
   router.use(BASE, requireIdentity(deps.identity));
 
-  router.get(BASE, async (req, res) => {
+  mountRoute(router, API_ROUTES.listNotificationEmails, async (req, res) => {
     const items = await deps.store.list({ orgId: identityOf(req).orgId });
     res.json({ data: items.map(toNotificationEmailDto) });
   });
 
-  router.post(BASE, requireJson, express.json({ limit: '4kb' }), async (req, res) => {
+  mountRoute(router, API_ROUTES.addNotificationEmail, requireJson, express.json({ limit: '4kb' }), async (req, res) => {
     const identity = identityOf(req);
     requirePermission(identity, MANAGE);
-    const { email } = NotificationEmailRequestSchema.parse(req.body);
+    const { email } = API_ROUTES.addNotificationEmail.request.body.parse(req.body);
     const { created, item } = await addNotificationEmail(addDeps, identity, email);
     res.status(created ? 201 : 200).json(item);
   });
 
-  router.delete(`${BASE}/:id`, async (req, res) => {
+  mountRoute(router, API_ROUTES.deleteNotificationEmail, async (req, res) => {
     const identity = identityOf(req);
     requirePermission(identity, MANAGE);
-    const removed = await deps.store.remove({ orgId: identity.orgId }, String(req.params.id));
+    const removed = await deps.store.remove({ orgId: identity.orgId }, String(req.params.emailId));
     if (!removed) throw new AppError('NOTIFICATIONS_EMAIL_NOT_FOUND');
     res.status(204).end();
   });

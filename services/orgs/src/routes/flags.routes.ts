@@ -1,5 +1,6 @@
 import { FEATURE_FLAGS, type FeatureFlag, type FlagDto } from '@formgate/contracts';
-import { AppError, identityOf } from '@formgate/kit';
+import { API_ROUTES } from '@formgate/contracts/routes';
+import { AppError, identityOf, mountRoute } from '@formgate/kit';
 import { Router } from 'express';
 import type { OrgsStore } from '../store/orgs-store.ts';
 
@@ -8,7 +9,7 @@ const isFeatureFlag = (name: string): name is FeatureFlag => Object.hasOwn(FEATU
 /** `/api/v1/flags`: whether a feature is on for the caller's organization. Any member may ask. */
 export function flagsRoutes(deps: { orgs: OrgsStore }) {
   const router = Router();
-  router.get('/:flag', async (req, res) => {
+  mountRoute(router, API_ROUTES.getFlag, async (req, res) => {
     const flag = String(req.params.flag);
     if (!isFeatureFlag(flag)) throw new AppError('FLAG_NOT_FOUND');
     const settings = await deps.orgs.getSettings({ orgId: identityOf(req).orgId });

@@ -1,11 +1,6 @@
-import {
-  type AuditEntryDto,
-  formatSettle,
-  type OrgSettingsDto,
-  OrgSettingsSchema,
-  SETTLE_HEADER,
-} from '@formgate/contracts';
-import { identityOf, keysetCursor, PageQuerySchema, readPage, requirePermission } from '@formgate/kit';
+import { type AuditEntryDto, formatSettle, type OrgSettingsDto, SETTLE_HEADER } from '@formgate/contracts';
+import { API_ROUTES } from '@formgate/contracts/routes';
+import { identityOf, keysetCursor, mountRoute, readPage, requirePermission } from '@formgate/kit';
 import { type Request, Router } from 'express';
 import type { AuditStore } from '../store/audit-store.ts';
 import type { OrgSpamStore } from '../store/org-spam-store.ts';
@@ -13,8 +8,6 @@ import type { OrgsStore } from '../store/orgs-store.ts';
 import type { AuditEntry } from '../store/records.ts';
 import { orgNotFound, updateOrgSettings } from '../use-cases/update-org-settings.ts';
 import { readSpamDefaults, updateSpamDefaults } from '../use-cases/update-spam-defaults.ts';
-
-const PatchSettingsSchema = OrgSettingsSchema.strict();
 
 function scopeOf(req: Request) {
   return { orgId: identityOf(req).orgId };
@@ -39,16 +32,16 @@ export function orgsRoutes(deps: {
   const { orgs, audit, spam: spamStore } = deps;
   const router = Router();
 
-  router.get('/settings', async (req, res) => {
+  mountRoute(router, API_ROUTES.getOrgSettings, async (req, res) => {
     const settings = await orgs.getSettings(scopeOf(req));
     if (!settings) throw orgNotFound();
     const body: OrgSettingsDto = { ...settings, spam: await readSpamDefaults(spamStore, scopeOf(req)) };
     res.json(body);
   });
 
-  router.patch('/settings', async (req, res) => {
+  mountRoute(router, API_ROUTES.updateOrgSettings, async (req, res) => {
     requirePermission(identityOf(req), { organization: ['update'] });
-    const { spam, ...rest } = PatchSettingsSchema.parse(req.body);
+    const { spam, ...rest } = API_ROUTES.updateOrgSettings.request.body.parse(req.body);
     // The spam defaults first: a refused one (a captcha without its secret) changes nothing at all.
     let spamView = await readSpamDefaults(spamStore, scopeOf(req));
     if (spam !== undefined) {
@@ -62,9 +55,9 @@ export function orgsRoutes(deps: {
     res.json(body);
   });
 
-  router.get('/audit-log', async (req, res) => {
+  mountRoute(router, API_ROUTES.listAuditLog, async (req, res) => {
     requirePermission(identityOf(req), { organization: ['update'] });
-    const { limit, cursor } = PageQuerySchema.parse(req.query);
+    const { limit, cursor } = API_ROUTES.listAuditLog.request.query.parse(req.query);
     const after = cursor ? cursors.decode(cursor) : undefined;
     const read = (rows: number) => audit.listAudit(scopeOf(req), { limit: rows, ...(after ? { after } : {}) });
     res.json(await readPage(limit, read, toAuditDto, cursors.encode));

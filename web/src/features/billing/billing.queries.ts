@@ -1,4 +1,4 @@
-import type { BillingUsageDto, Plan, PlansResponseDto } from '@formgate/contracts';
+import type { BillingUsageDto, EmailQuotaDto, Plan, PlansResponseDto } from '@formgate/contracts';
 import { queryOptions } from '@tanstack/react-query';
 import { apiFetch } from '../../lib/api.ts';
 import { type AppServices, unwrap } from '../../lib/app-context.tsx';
@@ -8,10 +8,7 @@ import { type AppServices, unwrap } from '../../lib/app-context.tsx';
  * better-auth's stripe client plugin (`auth.subscription.*`, the organization as the reference).
  */
 
-export interface EmailQuota {
-  used: number;
-  max: number;
-}
+export type { EmailQuotaDto as EmailQuota };
 
 export const billingKeys = {
   all: ['billing'] as const,
@@ -24,7 +21,7 @@ export const billingKeys = {
 export const emailQuotaQuery = () =>
   queryOptions({
     queryKey: billingKeys.emailQuota(),
-    queryFn: () => apiFetch<EmailQuota>('/api/v1/billing/email-quota'),
+    queryFn: () => apiFetch<EmailQuotaDto>('/api/v1/billing/email-quota'),
   });
 
 /** Storage used against the plan: MiB used, and MiB allowed (`null`: no limit). */
@@ -49,7 +46,7 @@ export const plansQuery = () =>
   });
 
 /** The meter's width: used / max as a percentage, clamped to 0–100 (a zero maximum reads as full). */
-export function usagePercent({ used, max }: EmailQuota): number {
+export function usagePercent({ used, max }: EmailQuotaDto): number {
   if (max <= 0) return used > 0 ? 100 : 0;
   return Math.min(100, Math.max(0, (used / max) * 100));
 }

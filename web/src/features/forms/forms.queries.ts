@@ -1,22 +1,18 @@
-import type { CreateFormRequest, DailyCount, Form, FormCounts, UpdateFormRequest } from '@formgate/contracts';
+import type {
+  CreateFormRequest,
+  DailyCount,
+  FormDto,
+  FormStatsDto,
+  FormWithCountsDto,
+  UpdateFormRequest,
+} from '@formgate/contracts';
 import { queryOptions } from '@tanstack/react-query';
 import { apiFetch } from '../../lib/api.ts';
 import type { SpamSettingsRequest } from '../spam/spam-settings.ts';
 
-/* Every forms call of the dashboard and the shapes it relies on (`FormCounts`, `DailyCount` from the contracts). */
+/* Every forms call of the dashboard; the shapes are the API's own (`@formgate/contracts`). */
 
-/** A form as `/api/v1/forms` answers it (`toFormDto` in the forms service); the counters are absent from an older server. */
-export type FormDto = Omit<Form, 'orgId' | 'version'> & { endpoint: string } & Partial<FormCounts>;
-
-export type { DailyCount };
-
-/** `GET /api/v1/forms/{formId}/stats?days=N` `data` oldest first, one entry per day. */
-export interface FormStats {
-  days: number;
-  from: string;
-  to: string;
-  data: DailyCount[];
-}
+export type { DailyCount, FormDto, FormWithCountsDto };
 
 export const formsKeys = {
   all: ['forms'] as const,
@@ -31,7 +27,7 @@ const formPath = (formId: string) => `/api/v1/forms/${encodeURIComponent(formId)
 export const formsListQuery = () =>
   queryOptions({
     queryKey: formsKeys.list(),
-    queryFn: async () => (await apiFetch<{ data: FormDto[] }>('/api/v1/forms')).data,
+    queryFn: async () => (await apiFetch<{ data: FormWithCountsDto[] }>('/api/v1/forms')).data,
   });
 
 /** The form of a slug, or `null` when the organization has none by that slug. */
@@ -39,7 +35,8 @@ export const formBySlugQuery = (formSlug: string) =>
   queryOptions({
     queryKey: formsKeys.bySlug(formSlug),
     queryFn: async () =>
-      (await apiFetch<{ data: FormDto[] }>(`/api/v1/forms?slug=${encodeURIComponent(formSlug)}`)).data[0] ?? null,
+      (await apiFetch<{ data: FormWithCountsDto[] }>(`/api/v1/forms?slug=${encodeURIComponent(formSlug)}`)).data[0] ??
+      null,
   });
 
 /** Submissions (and blocked requests) per UTC day over the last `days` days, zeros filled in. */
@@ -47,7 +44,7 @@ export const formStatsQuery = (formId: string, days = 30) =>
   queryOptions({
     queryKey: formsKeys.stats(formId, days),
     queryFn: async () => {
-      const stats = await apiFetch<FormStats>(`${formPath(formId)}/stats?days=${days}`);
+      const stats = await apiFetch<FormStatsDto>(`${formPath(formId)}/stats?days=${days}`);
       return { ...stats, data: fillDays(stats.data, days, stats.to) };
     },
   });
@@ -74,7 +71,7 @@ export function fillDays(
 
 /** `POST /api/v1/forms` → the new form (201). */
 export const createForm = (body: CreateFormRequest) =>
-  apiFetch<FormDto>('/api/v1/forms', { method: 'POST', json: body });
+  apiFetch<FormWithCountsDto>('/api/v1/forms', { method: 'POST', json: body });
 
 /** `PATCH /api/v1/forms/{formId}` → the updated form. The slug cannot be changed (not in `UpdateFormRequest`). */
 export const updateForm = (formId: string, body: UpdateFormRequest) =>

@@ -1,14 +1,19 @@
-import type { ListEnvelope, SubmissionDto } from '@formgate/contracts';
+import type {
+  BulkSubmissionsRequest,
+  BulkSubmissionsResultDto,
+  FileLinkDto,
+  ListEnvelope,
+  SubmissionDto,
+  UpdateSubmissionRequest,
+} from '@formgate/contracts';
 import { infiniteQueryOptions, queryOptions } from '@tanstack/react-query';
 import { apiDownload, apiFetch } from '../../lib/api.ts';
 import { formsKeys } from './forms.queries.ts';
 
-/*
- * Every submissions call of the dashboard and its shapes. "(pending API)" marks what the forms API branches add
- * (marks, deletion, bulk, filters, search, export, file links) before they reach main: replace those types with the
- * `@formgate/contracts` ones of the same name when they do (`UpdateSubmissionRequest`, `BulkSubmissionsRequest`,
- * `SubmissionChangeResult`).
- */
+/* Every submissions call of the dashboard; the request and answer shapes are the API's own (`@formgate/contracts`). */
+
+export { MAX_BULK_IDS } from '@formgate/contracts';
+export type { BulkSubmissionsRequest, UpdateSubmissionRequest };
 
 /**
  * A submission as the API answers it; `origin` and `referer` are null when unknown (shown as text, never as links).
@@ -57,32 +62,6 @@ export function filtersToQuery(filters: SubmissionFilters): string {
 
 export const hasFilters = (filters: SubmissionFilters) => FILTER_KEYS.some((k) => filters[k]);
 
-/** `PATCH …/submissions/{id}` body (pending API: `UpdateSubmissionRequest`). */
-export interface UpdateSubmissionRequest {
-  spam: boolean;
-}
-
-/** At most this many ids per bulk request (pending API: `MAX_BULK_IDS`). */
-export const MAX_BULK_IDS = 100;
-
-/** `POST …/submissions/bulk` body (pending API: `BulkSubmissionsRequest`). */
-export interface BulkSubmissionsRequest {
-  action: 'delete' | 'spam' | 'not-spam';
-  ids: string[];
-}
-
-/** `POST …/submissions/bulk` answer: what the action did to each id (pending API). */
-export interface BulkSubmissionsResponse {
-  action: BulkSubmissionsRequest['action'];
-  data: { id: string; result: 'changed' | 'unchanged' | 'not_found' }[];
-}
-
-/** `GET …/submissions/{id}/files/{fileId}/link` answer (pending API): a link valid a few minutes. */
-export interface FileLink {
-  url: string;
-  expiresAt?: string;
-}
-
 export type ExportFormat = 'csv' | 'json';
 
 export const submissionsKeys = {
@@ -126,11 +105,11 @@ export const deleteSubmission = (formId: string, id: string) => apiFetch<void>(o
 
 /** One action on up to `MAX_BULK_IDS` submissions (pending API). */
 export const bulkSubmissions = (formId: string, body: BulkSubmissionsRequest) =>
-  apiFetch<BulkSubmissionsResponse>(`${base(formId)}/bulk`, { method: 'POST', json: body });
+  apiFetch<BulkSubmissionsResultDto>(`${base(formId)}/bulk`, { method: 'POST', json: body });
 
 /** A short-lived link to one file of a submission (pending API); `fileId` is the file's `blobKey`. */
 export const fileLink = (formId: string, id: string, fileId: string) =>
-  apiFetch<FileLink>(`${one(formId, id)}/files/${encodeURIComponent(fileId)}/link`);
+  apiFetch<FileLinkDto>(`${one(formId, id)}/files/${encodeURIComponent(fileId)}/link`);
 
 /** Every submission matching `filters`, as a CSV or JSON attachment (pending API). */
 export const exportSubmissions = (formId: string, filters: SubmissionFilters, format: ExportFormat) => {

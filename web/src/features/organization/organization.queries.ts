@@ -1,14 +1,16 @@
-import type { ApiKeyDto, CreateApiKeyRequest, CreatedApiKeyDto, OrgSettings } from '@formgate/contracts';
+import type {
+  ApiKeyDto,
+  CreateApiKeyRequest,
+  CreatedApiKeyDto,
+  OrgSettings,
+  OrgSettingsDto,
+} from '@formgate/contracts';
 import { queryOptions } from '@tanstack/react-query';
 import { apiFetch } from '../../lib/api.ts';
 import { type AppServices, unwrap } from '../../lib/app-context.tsx';
-import type { SpamSettingsRead, SpamSettingsRequest } from '../spam/spam-settings.ts';
+import type { SpamSettingsRequest } from '../spam/spam-settings.ts';
 
-/**
- * `GET /api/v1/orgs/settings`: the spec's keys and (issue 14) `spam`, the organization's spam defaults for its forms
- * (absent keys: the built-in defaults; absent or null altogether from a server before issue 14).
- */
-export type OrgSettingsDto = Required<OrgSettings> & { spam?: SpamSettingsRead | null };
+export type { OrgSettingsDto };
 
 export const organizationKeys = {
   apiKeys: ['organization', 'api-keys'] as const,

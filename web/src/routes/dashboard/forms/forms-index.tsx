@@ -2,7 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { Link } from 'react-router';
 import { CopyButton } from '../../../components/copy-button.tsx';
 import { Notice } from '../../../components/ui.tsx';
-import { endpointUrl, type FormDto, formsListQuery } from '../../../features/forms/forms.queries.ts';
+import { endpointUrl, type FormWithCountsDto, formsListQuery } from '../../../features/forms/forms.queries.ts';
 import { describeError } from '../../../lib/api.ts';
 import { formatDateTime } from '../../../lib/format.ts';
 
@@ -44,7 +44,7 @@ export function Component() {
   );
 }
 
-function FormCard({ form }: { form: FormDto }) {
+function FormCard({ form }: { form: FormWithCountsDto }) {
   const url = endpointUrl(form);
   const headingId = `form-${form.id}-name`;
   return (

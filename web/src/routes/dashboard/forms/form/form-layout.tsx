@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { Navigate, NavLink, Outlet, useOutletContext, useParams } from 'react-router';
 import { cx } from '../../../../components/ui.tsx';
-import { type FormDto, formBySlugQuery } from '../../../../features/forms/forms.queries.ts';
+import { type FormWithCountsDto, formBySlugQuery } from '../../../../features/forms/forms.queries.ts';
 
 const TABS = [
   { to: 'overview', label: 'Overview' },
@@ -53,10 +53,10 @@ export function Component() {
           </ul>
         </nav>
       </header>
-      <Outlet context={form.data satisfies FormDto} />
+      <Outlet context={form.data satisfies FormWithCountsDto} />
     </div>
   );
 }
 
 /** The form resolved by the enclosing `forms/:formSlug` route. */
-export const useForm = () => useOutletContext<FormDto>();
+export const useForm = () => useOutletContext<FormWithCountsDto>();
