@@ -1,8 +1,9 @@
 import { type InviteMemberRequest, InviteMemberRequestSchema, type PermissionRequest } from '@formgate/contracts';
 import { zodResolver } from '@hookform/resolvers/zod';
 import { useForm } from 'react-hook-form';
+import { ConfirmDialog } from '../../../components/confirm-dialog.tsx';
 import { fieldOf } from '../../../components/form-field.ts';
-import { ConfirmDialog, formatDateTime, Panel, SelectField } from '../../../components/panel.tsx';
+import { formatDateTime, Panel, SelectField } from '../../../components/panel.tsx';
 import { Button, SubmitButton, TextField } from '../../../components/ui.tsx';
 import {
   useCancelInvitation,

@@ -3,8 +3,9 @@ import { zodResolver } from '@hookform/resolvers/zod';
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useForm } from 'react-hook-form';
+import { ConfirmDialog } from '../../../components/confirm-dialog.tsx';
 import { fieldOf } from '../../../components/form-field.ts';
-import { ConfirmDialog, Panel, SelectField } from '../../../components/panel.tsx';
+import { Panel, SelectField } from '../../../components/panel.tsx';
 import { Button, TextField } from '../../../components/ui.tsx';
 import { teamMembersQuery } from '../../../features/organization/organization.queries.ts';
 import {
