@@ -3,6 +3,7 @@ import { useEffect, useRef } from 'react';
 import { useLocation, useNavigate, useParams } from 'react-router';
 import { ConfirmDialog } from '../../../../../components/confirm-dialog.tsx';
 import { Button, Notice } from '../../../../../components/ui.tsx';
+import { Badge } from '../../../../../features/forms/submission-list.tsx';
 import {
   SpamReasons,
   SubmissionDetails,
@@ -16,7 +17,6 @@ import { describeError, isApiError } from '../../../../../lib/api.ts';
 import { formatDateTime } from '../../../../../lib/format.ts';
 import { useForm } from '../form-layout.tsx';
 import { DeliveriesSection } from './submission-deliveries.tsx';
-import { Badge } from './submissions-layout.tsx';
 
 /**
  * `/dashboard/forms/{formSlug}/submissions/{id}`: every field and file of one submission. Everything in it came
