@@ -1,4 +1,4 @@
-import { type ComponentProps, forwardRef, type ReactNode, useId } from 'react';
+import { type ComponentProps, type FormEvent, forwardRef, type ReactNode, useId } from 'react';
 import { cx } from './ui.tsx';
 
 /** A titled section of a settings screen; its heading labels it for screen readers. */
@@ -49,6 +49,20 @@ export function Section(props: {
       </Heading>
       {props.children}
     </section>
+  );
+}
+
+/** A one-line form of a panel (its fields and button side by side from `sm` up), named for screen readers. */
+export function InlineForm(props: { label: string; onSubmit: (e: FormEvent) => void; children: ReactNode }) {
+  return (
+    <form
+      noValidate
+      aria-label={props.label}
+      className="flex flex-col gap-3 sm:flex-row sm:items-end"
+      onSubmit={props.onSubmit}
+    >
+      {props.children}
+    </form>
   );
 }
 

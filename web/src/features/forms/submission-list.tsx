@@ -19,6 +19,16 @@ export function summaryOf(s: Submission): string {
   return s.files.length > 0 ? `${s.files.length} file(s)` : '(empty)';
 }
 
+/** Up and down arrows move between the rows' links. */
+function moveBetweenRows(e: KeyboardEvent<HTMLUListElement>) {
+  if (e.key !== 'ArrowDown' && e.key !== 'ArrowUp') return;
+  const links = [...e.currentTarget.querySelectorAll<HTMLAnchorElement>('a[data-row-link]')];
+  const at = links.indexOf(document.activeElement as HTMLAnchorElement);
+  if (at < 0) return;
+  e.preventDefault();
+  links[Math.min(links.length - 1, Math.max(0, at + (e.key === 'ArrowDown' ? 1 : -1)))]?.focus();
+}
+
 /** The listed submissions: selection and bulk actions for those who manage the form, arrow keys between rows. */
 export function SubmissionList(props: {
   formId: string;
@@ -59,16 +69,6 @@ export function SubmissionList(props: {
       return next;
     });
 
-  // Up and down arrows move between the rows' links.
-  const onKeyDown = (e: KeyboardEvent<HTMLUListElement>) => {
-    if (e.key !== 'ArrowDown' && e.key !== 'ArrowUp') return;
-    const links = [...e.currentTarget.querySelectorAll<HTMLAnchorElement>('a[data-row-link]')];
-    const at = links.indexOf(document.activeElement as HTMLAnchorElement);
-    if (at < 0) return;
-    e.preventDefault();
-    links[Math.min(links.length - 1, Math.max(0, at + (e.key === 'ArrowDown' ? 1 : -1)))]?.focus();
-  };
-
   return (
     <div className="flex flex-col gap-2">
       {props.canManage && items.length > 0 ? (
@@ -81,7 +81,7 @@ export function SubmissionList(props: {
       ) : null}
       <ul
         aria-label="Submissions, newest first"
-        onKeyDown={onKeyDown}
+        onKeyDown={moveBetweenRows}
         className="flex max-h-96 flex-col divide-y divide-zinc-200 overflow-y-auto rounded-md border border-zinc-200 lg:max-h-[70vh] dark:divide-zinc-800 dark:border-zinc-800"
       >
         {items.map((s) => (
