@@ -21,13 +21,8 @@ describe('embedded mode: OpenTelemetry traces over OTLP/HTTP', () => {
   let otlp: OtlpReceiver;
   let smtp: SmtpTestServer;
   const hooks: IncomingHttpHeaders[] = [];
-  const saved = { ...process.env };
   beforeAll(async () => {
     otlp = await startOtlpReceiver((_req, headers) => hooks.push(headers));
-    // Read by `startTracing` in the composition root; this file runs in its own worker.
-    process.env.OTEL_EXPORTER_OTLP_ENDPOINT = otlp.url;
-    process.env.OTEL_BSP_SCHEDULE_DELAY = '100';
-    process.env.OTEL_RESOURCE_ATTRIBUTES = 'deployment.environment.name=test';
     smtp = await startSmtpTestServer();
     const mailLink = async (to: string, subject: RegExp) => {
       const mail = await smtp.waitFor((m) => m.to.includes(to) && subject.test(m.subject), 15_000);
@@ -35,7 +30,12 @@ describe('embedded mode: OpenTelemetry traces over OTLP/HTTP', () => {
       if (!link) throw new Error(`no link in "${mail.subject}"`);
       return link;
     };
-    app = await startTestApp({ WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true', SMTP_URL: smtp.url }, {}, mailLink);
+    const tracing = {
+      OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url,
+      OTEL_BSP_SCHEDULE_DELAY: '100',
+      OTEL_RESOURCE_ATTRIBUTES: 'deployment.environment.name=test',
+    };
+    app = await startTestApp({ ...tracing, WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true', SMTP_URL: smtp.url }, {}, mailLink);
     // Double opt-in of the notification address, as an owner does it.
     expect((await app.api('POST', '/api/v1/notification-emails', { email: RECIPIENT })).status).toBe(201);
     const confirm = (await mailLink(RECIPIENT, /^Confirm /)).replace('//localhost:', '//127.0.0.1:');
@@ -45,7 +45,6 @@ describe('embedded mode: OpenTelemetry traces over OTLP/HTTP', () => {
     await app?.stop();
     await smtp?.stop();
     await otlp?.stop();
-    process.env = saved;
   });
 
   it('one trace spans gateway → ingest → the log → the forms consumer → the webhook, without the contents', async () => {

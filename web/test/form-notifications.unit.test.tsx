@@ -1,16 +1,13 @@
 import { DEFAULT_FORM_SETTINGS } from '@formgate/contracts';
-import { configure, fireEvent, screen, waitFor, within } from '@testing-library/react';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { fireEvent, screen, waitFor, within } from '@testing-library/react';
+import { describe, expect, it } from 'vitest';
 import { aForm, startFormsApi } from './forms-api.ts';
 import { renderApp, signedIn } from './render-app.tsx';
+import { allowSlowScreens, closeAfterEach } from './screen-test.ts';
 
-vi.setConfig({ testTimeout: 30_000 });
-configure({ asyncUtilTimeout: 15_000 });
+allowSlowScreens();
 
-const servers: { close(): Promise<void> }[] = [];
-afterEach(async () => {
-  for (const s of servers.splice(0)) await s.close();
-});
+const closing = closeAfterEach();
 
 const email = (address: string, verified: boolean) => ({
   id: address,
@@ -28,7 +25,7 @@ async function openSettings(role: string, notifications = DEFAULT_FORM_SETTINGS.
       email('ops@example.com', true),
     ],
   });
-  servers.push(server);
+  closing(server);
   renderApp('/dashboard/forms/contact/settings', { session: signedIn('org1'), apiBaseUrl: server.url, role });
   const panel = await screen.findByRole('region', { name: 'Notifications' });
   return { server, panel };

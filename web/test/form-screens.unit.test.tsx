@@ -1,29 +1,17 @@
-import { configure, fireEvent, screen, waitFor, within } from '@testing-library/react';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { fireEvent, screen, waitFor, within } from '@testing-library/react';
+import { describe, expect, it } from 'vitest';
 import { fillDays } from '../src/features/forms/forms.queries.ts';
 import { aDelivery, aForm, aSubmission, startFormsApi } from './forms-api.ts';
-import { renderApp, signedIn } from './render-app.tsx';
+import type { renderApp } from './render-app.tsx';
+import { allowSlowScreens, closeAfterEach, openAs } from './screen-test.ts';
 
-// Whole screens over real HTTP on a shared 2-core machine: more than the default 5 s when it is busy.
-vi.setConfig({ testTimeout: 30_000 });
-configure({ asyncUtilTimeout: 15_000 });
+allowSlowScreens();
 
-const servers: { close(): Promise<void> }[] = [];
-afterEach(async () => {
-  for (const s of servers.splice(0)) await s.close();
-});
-
-async function api(init: Parameters<typeof startFormsApi>[0]) {
-  const server = await startFormsApi(init);
-  servers.push(server);
-  return server;
-}
+const closing = closeAfterEach();
+const api = async (init: Parameters<typeof startFormsApi>[0]) => closing(await startFormsApi(init));
 
 const pathOf = (router: ReturnType<typeof renderApp>['router']) =>
   router.state.location.pathname + router.state.location.search;
-
-const open = (path: string, apiBaseUrl: string, role = 'owner') =>
-  renderApp(path, { session: signedIn('org1'), apiBaseUrl, role });
 
 describe('forms index and creation', () => {
   it('lists each form with its endpoint, counts and state', async () => {
@@ -39,7 +27,7 @@ describe('forms index and creation', () => {
         }),
       ],
     });
-    open('/dashboard/forms', server.url);
+    openAs('/dashboard/forms', server.url);
     const list = await screen.findByRole('list', { name: 'Forms' });
     const contact = within(list).getByRole('listitem', { name: 'Contact' });
     expect(within(contact).getByText(`${window.location.origin}/f/k3y`)).toBeTruthy();
@@ -53,7 +41,7 @@ describe('forms index and creation', () => {
 
   it('shows the empty state without forms', async () => {
     const server = await api({ forms: [] });
-    open('/dashboard/forms', server.url);
+    openAs('/dashboard/forms', server.url);
     expect(await screen.findByRole('heading', { name: 'No forms yet' })).toBeTruthy();
     expect(screen.getByRole('link', { name: 'Create your first form' }).getAttribute('href')).toBe(
       '/dashboard/forms/create',
@@ -62,7 +50,7 @@ describe('forms index and creation', () => {
 
   it('creates a form from its name, shows the slug it will get, and opens its example', async () => {
     const server = await api({ forms: [] });
-    const { router } = open('/dashboard/forms/create', server.url);
+    const { router } = openAs('/dashboard/forms/create', server.url);
     fireEvent.change(await screen.findByLabelText('Name'), { target: { value: 'Élodie’s Contact Form' } });
     expect(await screen.findByText('/dashboard/forms/elodie-s-contact-form')).toBeTruthy();
     fireEvent.click(screen.getByRole('button', { name: 'Create form' }));
@@ -74,7 +62,7 @@ describe('forms index and creation', () => {
 
   it('refuses a slug the contract rejects, without a request', async () => {
     const server = await api({ forms: [] });
-    open('/dashboard/forms/create', server.url);
+    openAs('/dashboard/forms/create', server.url);
     fireEvent.change(await screen.findByLabelText('Name'), { target: { value: 'Contact' } });
     fireEvent.change(screen.getByLabelText('Slug (optional)'), { target: { value: 'Not A Slug' } });
     fireEvent.click(screen.getByRole('button', { name: 'Create form' }));
@@ -86,13 +74,13 @@ describe('forms index and creation', () => {
 describe('form routes', () => {
   it('an unknown slug goes back to the forms index', async () => {
     const server = await api({ forms: [aForm()] });
-    const { router } = open('/dashboard/forms/nope/settings', server.url);
+    const { router } = openAs('/dashboard/forms/nope/settings', server.url);
     await waitFor(() => expect(pathOf(router)).toBe('/dashboard/forms'));
   });
 
   it('the form index opens the newest submission', async () => {
     const server = await api({ forms: [aForm()], submissions: [aSubmission('s3'), aSubmission('s2')] });
-    const { router } = open('/dashboard/forms/contact', server.url);
+    const { router } = openAs('/dashboard/forms/contact', server.url);
     await waitFor(() => expect(pathOf(router)).toBe('/dashboard/forms/contact/submissions/s3'));
     expect(await screen.findByRole('heading', { name: /^Submission of/ })).toBeTruthy();
     expect(screen.getAllByText('s3@example.com').length).toBeGreaterThan(0);
@@ -100,7 +88,7 @@ describe('form routes', () => {
 
   it('without submissions, the submissions index says to follow the examples', async () => {
     const server = await api({ forms: [aForm()], submissions: [] });
-    const { router } = open('/dashboard/forms/contact/submissions', server.url);
+    const { router } = openAs('/dashboard/forms/contact/submissions', server.url);
     expect(await screen.findByText('No submissions, follow the examples to setup your form.')).toBeTruthy();
     expect(pathOf(router)).toBe('/dashboard/forms/contact/submissions');
     expect(screen.getByRole('link', { name: 'See the examples' }).getAttribute('href')).toBe(
@@ -110,7 +98,7 @@ describe('form routes', () => {
 
   it('shows the form sections as navigation', async () => {
     const server = await api({ forms: [aForm()] });
-    open('/dashboard/forms/contact/example', server.url);
+    openAs('/dashboard/forms/contact/example', server.url);
     const nav = await screen.findByRole('navigation', { name: 'Form sections' });
     expect(
       within(nav)
@@ -147,7 +135,7 @@ describe('hostile submissions', () => {
 
   it('renders every value and name as text in the list and the detail', async () => {
     const server = await api({ forms: [aForm()], submissions: [hostile] });
-    const { container } = open('/dashboard/forms/contact/submissions/evil', server.url);
+    const { container } = openAs('/dashboard/forms/contact/submissions/evil', server.url);
     const detail = await screen.findByRole('article');
     for (const f of hostile.fields) {
       expect(within(detail).getByText(f.name)).toBeTruthy();
@@ -178,7 +166,7 @@ describe('submission source', () => {
       forms: [aForm()],
       submissions: [aSubmission('s1', { origin: 'https://shop.example', referer })],
     });
-    const { container } = open('/dashboard/forms/contact/submissions/s1', server.url);
+    const { container } = openAs('/dashboard/forms/contact/submissions/s1', server.url);
     const dd = await detailsOf();
     expect(dd('Origin').textContent).toBe('https://shop.example');
     expect(dd('Referer').textContent).toBe(referer);
@@ -190,7 +178,7 @@ describe('submission source', () => {
 
   it('says when they were not recorded', async () => {
     const server = await api({ forms: [aForm()], submissions: [aSubmission('s2')] });
-    open('/dashboard/forms/contact/submissions/s2', server.url);
+    openAs('/dashboard/forms/contact/submissions/s2', server.url);
     const dd = await detailsOf();
     expect(dd('Origin').textContent).toBe('Not recorded');
     expect(dd('Referer').textContent).toBe('Not recorded');
@@ -201,7 +189,7 @@ describe('submission list', () => {
   it('pages with the cursor on "Load more"', async () => {
     const submissions = Array.from({ length: 30 }, (_, i) => aSubmission(`s${30 - i}`));
     const server = await api({ forms: [aForm()], submissions });
-    open('/dashboard/forms/contact/submissions', server.url);
+    openAs('/dashboard/forms/contact/submissions', server.url);
     const list = await screen.findByRole('list', { name: 'Submissions, newest first' });
     await waitFor(() => expect(within(list).getAllByRole('listitem')).toHaveLength(25));
     fireEvent.click(screen.getByRole('button', { name: 'Load more' }));
@@ -215,7 +203,7 @@ describe('submission list', () => {
       forms: [aForm()],
       submissions: [aSubmission('s3'), aSubmission('s2'), aSubmission('s1')],
     });
-    open('/dashboard/forms/contact/submissions/s3', server.url);
+    openAs('/dashboard/forms/contact/submissions/s3', server.url);
     const list = await screen.findByRole('list', { name: 'Submissions, newest first' });
     const links = within(list).getAllByRole('link');
     links[0]?.focus();
@@ -233,7 +221,7 @@ describe('submission list', () => {
       forms: [aForm()],
       submissions: [aSubmission('s3'), aSubmission('s2'), aSubmission('s1')],
     });
-    open('/dashboard/forms/contact/submissions/s3', server.url);
+    openAs('/dashboard/forms/contact/submissions/s3', server.url);
     const boxes = await screen.findAllByRole('checkbox', { name: /^Select the submission of/ });
     expect(boxes).toHaveLength(3);
     fireEvent.click(boxes[0] as HTMLElement);
@@ -247,7 +235,7 @@ describe('submission list', () => {
 
   it('a member sees no selection or actions', async () => {
     const server = await api({ forms: [aForm()], submissions: [aSubmission('s1')] });
-    open('/dashboard/forms/contact/submissions/s1', server.url, 'member');
+    openAs('/dashboard/forms/contact/submissions/s1', server.url, 'member');
     await screen.findByRole('article');
     expect(screen.queryByRole('checkbox')).toBeNull();
     expect(screen.queryByRole('button', { name: 'Mark spam' })).toBeNull();
@@ -256,7 +244,7 @@ describe('submission list', () => {
 
   it('search and filters go to the API and stay in the address', async () => {
     const server = await api({ forms: [aForm()], submissions: [aSubmission('s1')] });
-    const { router } = open('/dashboard/forms/contact/submissions/s1', server.url);
+    const { router } = openAs('/dashboard/forms/contact/submissions/s1', server.url);
     fireEvent.change(await screen.findByLabelText('Search submissions'), { target: { value: 'élodie dupont' } });
     fireEvent.click(screen.getByRole('button', { name: 'Search' }));
     fireEvent.change(screen.getByLabelText('Spam'), { target: { value: 'false' } });
@@ -274,14 +262,14 @@ describe('submission list', () => {
       submissions: [aSubmission('s1')],
       missing: (method, path) => method === 'PATCH' && path.includes('/submissions/'),
     });
-    open('/dashboard/forms/contact/submissions/s1', server.url);
+    openAs('/dashboard/forms/contact/submissions/s1', server.url);
     fireEvent.click(await screen.findByRole('button', { name: 'Mark spam' }));
     expect(await screen.findByText('Not found')).toBeTruthy();
   });
 
   it('deletes a submission after confirming and opens the next newest', async () => {
     const server = await api({ forms: [aForm()], submissions: [aSubmission('s2'), aSubmission('s1')] });
-    const { router } = open('/dashboard/forms/contact/submissions/s2', server.url);
+    const { router } = openAs('/dashboard/forms/contact/submissions/s2', server.url);
     const article = await screen.findByRole('article');
     fireEvent.click(within(article).getByRole('button', { name: 'Delete' }));
     const dialog = await screen.findByRole('alertdialog', { name: 'Delete this submission?' });
@@ -294,7 +282,7 @@ describe('submission list', () => {
     URL.createObjectURL ??= () => 'blob:export';
     URL.revokeObjectURL ??= () => {};
     const server = await api({ forms: [aForm()], submissions: [aSubmission('s1', { spam: true })] });
-    open('/dashboard/forms/contact/submissions/s1?spam=true', server.url);
+    openAs('/dashboard/forms/contact/submissions/s1?spam=true', server.url);
     const trigger = await screen.findByRole('button', { name: 'Export' });
     trigger.focus();
     fireEvent.keyDown(trigger, { key: 'Enter' });
@@ -313,7 +301,7 @@ describe('submission list', () => {
         }),
       ],
     });
-    open('/dashboard/forms/contact/submissions/s1', server.url);
+    openAs('/dashboard/forms/contact/submissions/s1', server.url);
     fireEvent.click(await screen.findByRole('button', { name: 'Download cv.pdf' }));
     await waitFor(() =>
       expect(server.requests.some((r) => r.path === '/api/v1/forms/f1/submissions/s1/files/blob%201/link')).toBe(true),
@@ -325,7 +313,7 @@ describe('submission list', () => {
 describe('settings', () => {
   it('saves the settings as the API expects them', async () => {
     const server = await api({ forms: [aForm()] });
-    open('/dashboard/forms/contact/settings', server.url);
+    openAs('/dashboard/forms/contact/settings', server.url);
     fireEvent.change(await screen.findByLabelText('Redirect URL'), { target: { value: 'https://example.com/thanks' } });
     fireEvent.change(screen.getByLabelText('Allowed origins'), {
       target: { value: 'https://a.example\n\n https://b.example ' },
@@ -347,7 +335,7 @@ describe('settings', () => {
 
   it('refuses a redirect that is not http(s)', async () => {
     const server = await api({ forms: [aForm()] });
-    open('/dashboard/forms/contact/settings', server.url);
+    openAs('/dashboard/forms/contact/settings', server.url);
     fireEvent.change(await screen.findByLabelText('Redirect URL'), { target: { value: 'javascript:alert(1)' } });
     fireEvent.click(screen.getByRole('button', { name: 'Save settings' }));
     expect(await screen.findByText(/An http:\/\/ or https:\/\/ address/)).toBeTruthy();
@@ -356,7 +344,7 @@ describe('settings', () => {
 
   it('deleting needs the form name typed, then deletes and goes to the forms index', async () => {
     const server = await api({ forms: [aForm()] });
-    const { router } = open('/dashboard/forms/contact/settings', server.url);
+    const { router } = openAs('/dashboard/forms/contact/settings', server.url);
     fireEvent.click(await screen.findByRole('button', { name: 'Delete form' }));
     const dialog = await screen.findByRole('alertdialog', { name: 'Delete "Contact"?' });
     const confirm = within(dialog).getByRole('button', { name: 'Delete form' }) as HTMLButtonElement;
@@ -373,7 +361,7 @@ describe('settings', () => {
 
   it('only owners and admins see the delete', async () => {
     const server = await api({ forms: [aForm()] });
-    open('/dashboard/forms/contact/settings', server.url, 'member');
+    openAs('/dashboard/forms/contact/settings', server.url, 'member');
     expect(await screen.findByText('Only owners and admins of the organization can change a form.')).toBeTruthy();
     expect(screen.queryByRole('button', { name: 'Delete form' })).toBeNull();
   });
@@ -398,7 +386,7 @@ describe('overview chart', () => {
         { day: '2026-07-10', total: 5, spam: 1 },
       ],
     });
-    open('/dashboard/forms/contact/overview', server.url);
+    openAs('/dashboard/forms/contact/overview', server.url);
     const table = await screen.findByRole('table', { name: /Submissions per day/ });
     const rows = within(table).getAllByRole('row').slice(1);
     expect(rows).toHaveLength(30);
@@ -433,7 +421,7 @@ describe('delivery log', () => {
         }),
       ],
     });
-    const { container } = open('/dashboard/forms/contact/submissions/s1', server.url);
+    const { container } = openAs('/dashboard/forms/contact/submissions/s1', server.url);
     const log = await screen.findByRole('list', { name: 'Deliveries' });
     expect(within(log).getAllByRole('listitem')).toHaveLength(3);
     expect(within(log).getByText('<img src=x onerror=alert(1)>@example.com')).toBeTruthy();
@@ -452,7 +440,7 @@ describe('delivery log', () => {
 
   it('says why nothing was delivered, and hides resend and replay from members', async () => {
     const server = await api({ forms: [aForm()], submissions: [aSubmission('s1', { spam: true })] });
-    open('/dashboard/forms/contact/submissions/s1', server.url, 'member');
+    openAs('/dashboard/forms/contact/submissions/s1', server.url, 'member');
     expect(await screen.findByText('Spam is never notified.')).toBeTruthy();
     expect(screen.queryByText('Replay this form’s failed deliveries')).toBeNull();
   });
@@ -463,7 +451,7 @@ describe('delivery log', () => {
       submissions: [aSubmission('s1')],
       deliveries: [aDelivery('d1', { status: 'failed' })],
     });
-    open('/dashboard/forms/contact/submissions/s1', server.url);
+    openAs('/dashboard/forms/contact/submissions/s1', server.url);
     fireEvent.click(await screen.findByText('Replay this form’s failed deliveries'));
     fireEvent.change(screen.getByLabelText('Received from'), { target: { value: '2026-07-01T00:00' } });
     fireEvent.change(screen.getByLabelText('Received until'), { target: { value: '2026-07-03T00:00' } });

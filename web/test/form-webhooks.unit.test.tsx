@@ -1,21 +1,18 @@
-import { configure, fireEvent, screen, waitFor, within } from '@testing-library/react';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { fireEvent, screen, waitFor, within } from '@testing-library/react';
+import { describe, expect, it, vi } from 'vitest';
 import { aForm, aWebhook, startFormsApi } from './forms-api.ts';
 import { renderApp, signedIn } from './render-app.tsx';
+import { allowSlowScreens, closeAfterEach } from './screen-test.ts';
 
-vi.setConfig({ testTimeout: 30_000 });
-configure({ asyncUtilTimeout: 15_000 });
+allowSlowScreens();
 
-const servers: { close(): Promise<void> }[] = [];
-afterEach(async () => {
-  for (const s of servers.splice(0)) await s.close();
-});
+const closing = closeAfterEach();
 
 const HOSTILE_URL = 'https://hooks.example/<img src=x onerror=alert(1)>?q="x"&y=<script>';
 
 async function openSettings(role: string, webhooks = [aWebhook('w1')]) {
   const server = await startFormsApi({ forms: [aForm()], webhooks });
-  servers.push(server);
+  closing(server);
   renderApp('/dashboard/forms/contact/settings', { session: signedIn('org1'), apiBaseUrl: server.url, role });
   const panel = await screen.findByRole('region', { name: 'Webhooks' });
   return { server, panel, inside: within(panel) };

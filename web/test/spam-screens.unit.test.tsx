@@ -1,29 +1,17 @@
-import { configure, fireEvent, screen, waitFor, within } from '@testing-library/react';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { fireEvent, screen, waitFor, within } from '@testing-library/react';
+import { describe, expect, it, vi } from 'vitest';
 import { organizationKeys } from '../src/features/organization/organization.queries.ts';
 import { escapeHtml, jsString, spamSnippet } from '../src/features/spam/spam-snippets.ts';
 import { activeMemberKey, activeOrganizationKey } from '../src/lib/auth-invalidation.ts';
 import { type ApiHandler, startApi } from './api-server.ts';
 import { aForm, aSubmission, startFormsApi } from './forms-api.ts';
 import { renderApp, signedIn } from './render-app.tsx';
+import { allowSlowScreens, closeAfterEach, openAs } from './screen-test.ts';
 
-// Whole screens over real HTTP on a shared 2-core machine: more than the default 5 s when it is busy.
-vi.setConfig({ testTimeout: 30_000 });
-configure({ asyncUtilTimeout: 15_000 });
+allowSlowScreens();
 
-const servers: { close(): Promise<void> }[] = [];
-afterEach(async () => {
-  for (const s of servers.splice(0)) await s.close();
-});
-
-async function api(init: Parameters<typeof startFormsApi>[0]) {
-  const server = await startFormsApi(init);
-  servers.push(server);
-  return server;
-}
-
-const open = (path: string, apiBaseUrl: string, role = 'owner') =>
-  renderApp(path, { session: signedIn('org1'), apiBaseUrl, role });
+const closing = closeAfterEach();
+const api = async (init: Parameters<typeof startFormsApi>[0]) => closing(await startFormsApi(init));
 
 describe('submission detail: spam reasons and release', () => {
   const flagged = aSubmission('s1', {
@@ -42,7 +30,7 @@ describe('submission detail: spam reasons and release', () => {
 
   it('lists each reason with its layer, detail, rule and a shadow badge, as text', async () => {
     const server = await api({ forms: [aForm()], submissions: [flagged] });
-    const { container } = open('/dashboard/forms/contact/submissions/s1', server.url);
+    const { container } = openAs('/dashboard/forms/contact/submissions/s1', server.url);
     const list = await screen.findByRole('list', { name: 'Spam checks' });
     const items = within(list).getAllByRole('listitem');
     expect(items.map((li) => li.textContent)).toEqual([
@@ -57,7 +45,7 @@ describe('submission detail: spam reasons and release', () => {
 
   it('"Not spam" says the submission will be notified and counted, then releases it', async () => {
     const server = await api({ forms: [aForm()], submissions: [flagged] });
-    open('/dashboard/forms/contact/submissions/s1', server.url);
+    openAs('/dashboard/forms/contact/submissions/s1', server.url);
     fireEvent.click(await screen.findByRole('button', { name: 'Not spam' }));
     const dialog = await screen.findByRole('alertdialog', { name: 'Release this submission as not spam?' });
     expect(dialog.textContent).toMatch(/notified \(emails and webhooks.*\) and counted in the plan’s usage, once/);
@@ -71,14 +59,14 @@ describe('submission detail: spam reasons and release', () => {
 
   it('a member reads the reasons but cannot release', async () => {
     const server = await api({ forms: [aForm()], submissions: [flagged] });
-    open('/dashboard/forms/contact/submissions/s1', server.url, 'member');
+    openAs('/dashboard/forms/contact/submissions/s1', server.url, 'member');
     expect(await screen.findByRole('list', { name: 'Spam checks' })).toBeTruthy();
     expect(screen.queryByRole('button', { name: 'Not spam' })).toBeNull();
   });
 
   it('a submission without reasons shows no spam checks', async () => {
     const server = await api({ forms: [aForm()], submissions: [aSubmission('s2')] });
-    open('/dashboard/forms/contact/submissions/s2', server.url);
+    openAs('/dashboard/forms/contact/submissions/s2', server.url);
     await screen.findByRole('article');
     expect(screen.queryByRole('heading', { name: 'Spam checks' })).toBeNull();
   });
@@ -95,7 +83,7 @@ describe('form overview: blocked requests', () => {
         { day: '2026-07-11', total: 1, spam: 0 },
       ],
     });
-    open('/dashboard/forms/contact/overview', server.url);
+    openAs('/dashboard/forms/contact/overview', server.url);
     const table = await screen.findByRole('table', { name: /Submissions per day/ });
     expect(within(table).getByRole('columnheader', { name: 'Blocked' })).toBeTruthy();
     const rows = within(table).getAllByRole('row').slice(1);
@@ -132,7 +120,7 @@ describe('examples: spam protection snippet', () => {
 
   it('builds the time-trap field and the chosen widget for the form, copyable', async () => {
     const server = await api({ forms: [aForm()] });
-    open('/dashboard/forms/contact/example', server.url);
+    openAs('/dashboard/forms/contact/example', server.url);
     const section = await screen.findByRole('region', { name: 'Spam protection on your page' });
     const inside = within(section);
     const code = () => inside.getByTestId('spam-snippet').textContent ?? '';
@@ -178,7 +166,7 @@ describe('examples: spam protection snippet', () => {
         }),
       ],
     });
-    open('/dashboard/forms/contact/example', server.url);
+    openAs('/dashboard/forms/contact/example', server.url);
     const section = await screen.findByRole('region', { name: 'Spam protection on your page' });
     const code = within(section).getByTestId('spam-snippet').textContent ?? '';
     expect(code).toContain('<altcha-widget');
@@ -217,7 +205,7 @@ describe('organization: spam defaults', () => {
 
   async function renderDefaults(role: string, handle: ApiHandler = () => undefined) {
     const api = await startApi(handle);
-    servers.push(api);
+    closing(api);
     const view = renderApp('/dashboard/organization', { session: signedIn('org1'), authBaseUrl: api.url });
     view.queryClient.setQueryData(activeOrganizationKey, organization);
     view.queryClient.setQueryData(activeMemberKey, { ...organization.members[0], role });

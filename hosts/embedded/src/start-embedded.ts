@@ -69,7 +69,7 @@ export interface EmbeddedSeams {
 export async function startEmbedded(config: EmbeddedConfig, seams: EmbeddedSeams = {}) {
   const logger = createLogger({ level: config.LOG_LEVEL, name: 'formgate' });
   // Before anything is built: services decide once whether to trace (OTEL_EXPORTER_OTLP_ENDPOINT, ADR 51).
-  const tracing = await startTracing('formgate', process.env);
+  const tracing = await startTracing('formgate', config);
   // Before anything listens or opens: a bad PLANS_FILE stops the boot listing every problem.
   const catalog = loadPlans(config.PLANS_FILE);
   // Listen first: with PORT=0 the public URL (cookies, links in emails) is known only then.

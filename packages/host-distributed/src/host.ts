@@ -12,11 +12,12 @@ import {
   startedCheck,
   startTracing,
   type Tracing,
+  type TracingConfig,
 } from '@formgate/kit';
 import { createMongoPool, type MongoPool } from './mongo-pool.ts';
 
 /** What every distributed process reads (see `serviceEnv`). */
-export interface DistributedConfig {
+export interface DistributedConfig extends TracingConfig {
   LOG_LEVEL: string;
   PORT: number;
   HOST: string;
@@ -73,7 +74,7 @@ export async function openHost(name: string, config: DistributedConfig): Promise
   const logger = createLogger({ level: config.LOG_LEVEL, name }).child({ instance: config.INSTANCE_ID });
   const metrics = createMetrics();
   // Before anything is built: services decide once whether to trace (OTEL_EXPORTER_OTLP_ENDPOINT, ADR 51).
-  const tracing = await startTracing(name, process.env, { 'service.instance.id': config.INSTANCE_ID });
+  const tracing = await startTracing(name, config, { 'service.instance.id': config.INSTANCE_ID });
   const storeHealth = createStoreHealth({
     onChange: (store, ok, err) =>
       ok ? logger.info({ store }, 'store answers again') : logger.warn({ store, err }, 'store does not answer'),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { tracingEnv } from './tracing/config.ts';
 
 /**
  * Parses an environment into a typed config. On failure throws one error listing every problem, so a bad
@@ -37,6 +38,7 @@ export const commonEnv = {
    * balancer polling readiness stops sending first. 0 (default) on Kubernetes, whose preStop hook does this.
    */
   SHUTDOWN_DELAY_MS: z.coerce.number().int().min(0).max(60_000).default(0),
+  ...tracingEnv,
 };
 
 export const brokersEnv = z

@@ -1,6 +1,8 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { commonEnv, defineConfig } from '../src/config.ts';
 import { otlpTracesUrl, startTracing } from '../src/tracing/index.ts';
 import type { Tracing } from '../src/tracing/tracing.ts';
 
@@ -24,6 +26,13 @@ describe('tracing (ADR 51)', () => {
     expect(
       otlpTracesUrl({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_TRACES_EXPORTER: 'none' }),
     ).toBeUndefined();
+  });
+
+  it('reads them from the process’s parsed config, where an empty variable counts as unset', () => {
+    const load = defineConfig(z.object(commonEnv));
+    const config = load({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: '' });
+    expect(otlpTracesUrl(config)).toBe('http://c:4318/v1/traces');
+    expect(otlpTracesUrl(load({ PATH: '/bin' }))).toBeUndefined();
   });
 
   it('with an endpoint: loads the SDK, propagates W3C context through a producer and a consumer, exports on stop', async () => {

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { loadTestRunConfig } from '@formgate/kit/testing';
 import type { Connection } from 'mongoose';
 import { afterAll, beforeAll } from 'vitest';
 import { connectMongo } from './mongo.ts';
@@ -9,7 +10,7 @@ import { connectMongo } from './mongo.ts';
  * — never skips — when `MONGO_URL` is missing.
  */
 export function useTestMongo(): () => Connection {
-  const url = process.env.MONGO_URL;
+  const url = loadTestRunConfig().MONGO_URL;
   if (!url) {
     throw new Error(
       'MONGO_URL is not set: the e2e globalSetup must start FerretDB (or point at MongoDB) and export it',

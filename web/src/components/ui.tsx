@@ -43,6 +43,40 @@ export function SubmitButton({
   );
 }
 
+/** What ties a control to its field's message (`Labelled`): the error, or else the hint. */
+const describedBy = (id: string, error: string | undefined, hint: ReactNode) => ({
+  'aria-invalid': error ? true : undefined,
+  'aria-describedby': error || hint ? `${id}-message` : undefined,
+});
+
+/** A label above its control, and below it the error (announced) or else the hint. */
+function Labelled(props: {
+  id: string;
+  label: string;
+  error?: string | undefined;
+  hint?: ReactNode;
+  className?: string | undefined;
+  children: ReactNode;
+}) {
+  return (
+    <div className={cx('flex flex-col gap-1.5', props.className)}>
+      <label htmlFor={props.id} className="text-sm font-medium">
+        {props.label}
+      </label>
+      {props.children}
+      {props.error ? (
+        <p id={`${props.id}-message`} role="alert" className="text-sm text-red-700 dark:text-red-400">
+          {props.error}
+        </p>
+      ) : props.hint ? (
+        <p id={`${props.id}-message`} className="text-sm text-zinc-600 dark:text-zinc-400">
+          {props.hint}
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
 /** A labelled input; its error is announced and tied to the input by `aria-describedby`. */
 export const TextField = forwardRef<HTMLInputElement, FieldProps>(function TextField(
   { label, error, hint, className, id, ...props },
@@ -50,36 +84,22 @@ export const TextField = forwardRef<HTMLInputElement, FieldProps>(function TextF
 ) {
   const generated = useId();
   const inputId = id ?? generated;
-  const messageId = `${inputId}-message`;
   return (
-    <div className={cx('flex flex-col gap-1.5', className)}>
-      <label htmlFor={inputId} className="text-sm font-medium">
-        {label}
-      </label>
+    <Labelled id={inputId} label={label} error={error} hint={hint} className={className}>
       <input
         ref={ref}
         id={inputId}
-        aria-invalid={error ? true : undefined}
-        aria-describedby={error || hint ? messageId : undefined}
+        {...describedBy(inputId, error, hint)}
         className="rounded-md border border-zinc-300 bg-white px-3 py-2 text-sm shadow-xs placeholder:text-zinc-400 aria-invalid:border-red-600 dark:border-zinc-700 dark:bg-zinc-900"
         {...props}
       />
-      {error ? (
-        <p id={messageId} role="alert" className="text-sm text-red-700 dark:text-red-400">
-          {error}
-        </p>
-      ) : hint ? (
-        <p id={messageId} className="text-sm text-zinc-600 dark:text-zinc-400">
-          {hint}
-        </p>
-      ) : null}
-    </div>
+    </Labelled>
   );
 });
 
 type TextAreaProps = ComponentProps<'textarea'> & {
   label: string;
-  hint: string;
+  hint?: string;
   error?: string | undefined;
   /** Monospaced, for one-entry-a-line lists (origins, words, domains). */
   mono?: boolean;
@@ -92,30 +112,19 @@ export const TextAreaField = forwardRef<HTMLTextAreaElement, TextAreaProps>(func
 ) {
   const id = useId();
   return (
-    <div className="flex flex-col gap-1.5">
-      <label htmlFor={id} className="text-sm font-medium">
-        {label}
-      </label>
+    <Labelled id={id} label={label} error={error} hint={hint}>
       <textarea
         ref={ref}
         id={id}
         rows={3}
-        aria-invalid={error ? true : undefined}
-        aria-describedby={`${id}-message`}
+        {...describedBy(id, error, hint)}
         className={cx(
           'rounded-md border border-zinc-300 bg-white px-3 py-2 text-sm aria-invalid:border-red-600 dark:border-zinc-700 dark:bg-zinc-900',
           mono && 'font-mono',
         )}
         {...props}
       />
-      <p
-        id={`${id}-message`}
-        role={error ? 'alert' : undefined}
-        className={error ? 'text-sm text-red-700 dark:text-red-400' : 'text-sm text-zinc-600 dark:text-zinc-400'}
-      >
-        {error ?? hint}
-      </p>
-    </div>
+    </Labelled>
   );
 });
 

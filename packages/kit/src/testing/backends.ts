@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
+import { loadTestRunConfig, scriptEnv } from './config.ts';
 import { freePort } from './ports.ts';
 
 const run = promisify(execFile);
@@ -23,7 +24,7 @@ async function dockerAnswers(): Promise<boolean> {
 }
 
 async function localScript(script: string, port: number, runDir: string): Promise<Backend> {
-  const env = { ...process.env, FORMGATE_RUN_DIR: runDir };
+  const env = scriptEnv(runDir);
   await run('bash', [`${LOCAL}/${script}`, 'install'], { env, timeout: 15 * 60_000, maxBuffer: 16 << 20 });
   const { stdout } = await run('bash', [`${LOCAL}/${script}`, 'start', String(port)], { env, timeout: 5 * 60_000 });
   const last = stdout.trim().split('\n').at(-1) ?? '';
@@ -42,7 +43,7 @@ async function localScript(script: string, port: number, runDir: string): Promis
  */
 export async function ownLocalKafka(port: number, runDir: string): Promise<Backend & { start(): Promise<void> }> {
   const backend = await localScript('kafka.sh', port, runDir);
-  const env = { ...process.env, FORMGATE_RUN_DIR: runDir };
+  const env = scriptEnv(runDir);
   return {
     ...backend,
     start: async () =>
@@ -76,7 +77,8 @@ async function mongoContainer(): Promise<Backend> {
  */
 export async function resolveBackend(kind: 'kafka' | 'mongo', runDir: string): Promise<Backend> {
   const envName = kind === 'kafka' ? 'KAFKA_BROKERS' : 'MONGO_URL';
-  const fromEnv = process.env[envName];
+  const config = loadTestRunConfig();
+  const fromEnv = config[envName];
   if (fromEnv) return { value: fromEnv, source: 'environment', stop: async () => {} };
   const attempts: string[] = [];
   if (await dockerAnswers()) {
@@ -90,8 +92,8 @@ export async function resolveBackend(kind: 'kafka' | 'mongo', runDir: string): P
   }
   try {
     return kind === 'kafka'
-      ? await localScript('kafka.sh', Number(process.env.TEST_KAFKA_PORT ?? 29192), runDir)
-      : await localScript('ferretdb.sh', Number(process.env.TEST_FERRETDB_PORT ?? 29217), runDir);
+      ? await localScript('kafka.sh', config.TEST_KAFKA_PORT, runDir)
+      : await localScript('ferretdb.sh', config.TEST_FERRETDB_PORT, runDir);
   } catch (err) {
     const e = err as { message: string; stderr?: string };
     attempts.push(`infra/local: ${e.stderr?.trim().split('\n').slice(-8).join('\n') || e.message}`);
@@ -107,7 +109,7 @@ export async function resolveBackend(kind: 'kafka' | 'mongo', runDir: string): P
  * their database: `stop()` and `start()` keep its data.
  */
 export async function dedicatedFerretDb(port: number, runDir: string) {
-  const env = { ...process.env, FORMGATE_RUN_DIR: runDir };
+  const env = scriptEnv(runDir);
   const script = (command: 'start' | 'stop') =>
     run('bash', [`${LOCAL}/ferretdb.sh`, command, String(port)], { env, timeout: 120_000 });
   await script('start');
@@ -125,10 +127,10 @@ export async function dedicatedFerretDb(port: number, runDir: string) {
  * <port>`). stripe-mock is stateless, so sharing one is harmless. Throws — never skips — when it cannot be had.
  */
 export async function startStripeMock(runDir: string): Promise<Backend> {
-  const fromEnv = process.env.STRIPE_API_URL;
-  if (fromEnv) return { value: fromEnv, source: 'environment', stop: async () => {} };
-  const fixed = process.env.TEST_STRIPE_MOCK_PORT;
-  const port = Number(fixed ?? (await freePort()));
+  const config = loadTestRunConfig();
+  if (config.STRIPE_API_URL) return { value: config.STRIPE_API_URL, source: 'environment', stop: async () => {} };
+  const fixed = config.TEST_STRIPE_MOCK_PORT;
+  const port = fixed ?? (await freePort());
   try {
     const backend = await localScript('stripe-mock.sh', port, runDir);
     return fixed ? { ...backend, stop: async () => {} } : backend;

@@ -1,3 +1,4 @@
+export * from './config.ts';
 export * from './contract-suite.ts';
 export * from './eventually.ts';
 export * from './loaded-packages.ts';

@@ -1,4 +1,5 @@
 import { createServer } from 'node:net';
+import { loadTestRunConfig } from './config.ts';
 
 /**
  * Ports handed to servers the tests start, below Linux's ephemeral range (32768–60999 by default), which the kernel
@@ -29,9 +30,9 @@ const handedOut = new Set<number>();
  * both passed `canListen` before either was bound, and one child once got the same port for both.
  */
 export async function freePort(): Promise<number> {
-  const pool = Number(process.env.VITEST_POOL_ID);
+  const pool = loadTestRunConfig().VITEST_POOL_ID ?? 0;
   const size = Math.floor((LAST - FIRST + 1) / SLICES);
-  const sliced = Number.isInteger(pool) && pool > 0;
+  const sliced = pool > 0;
   const first = sliced ? FIRST + ((pool - 1) % SLICES) * size : FIRST;
   const last = sliced ? first + size - 1 : LAST;
   for (let tries = 0; tries < 200; tries++) {

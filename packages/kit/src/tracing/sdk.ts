@@ -22,6 +22,7 @@ import {
   TraceIdRatioBasedSampler,
   TracerProvider,
 } from '@opentelemetry/sdk-trace';
+import type { TracingConfig } from './config.ts';
 import type { TraceSpan, Tracing } from './tracing.ts';
 
 /** Marks this module as evaluated: the unit test checks a process without an endpoint never gets here. */
@@ -49,7 +50,7 @@ export function parseKeyValues(raw: string | undefined): Record<string, string> 
 }
 
 /** `OTEL_TRACES_SAMPLER` / `OTEL_TRACES_SAMPLER_ARG` (default `parentbased_always_on`). */
-export function samplerFrom(env: NodeJS.ProcessEnv): Sampler {
+export function samplerFrom(env: TracingConfig): Sampler {
   const ratio = () => {
     const value = Number(env.OTEL_TRACES_SAMPLER_ARG ?? '1');
     return new TraceIdRatioBasedSampler(Number.isFinite(value) && value >= 0 && value <= 1 ? value : 1);
@@ -93,7 +94,7 @@ function failed(span: Span, error?: unknown) {
 export function createSdkTracing(
   serviceName: string,
   url: string,
-  env: NodeJS.ProcessEnv,
+  env: TracingConfig,
   known: Record<string, string> = {},
 ): Tracing {
   const attributes = { ...known, ...parseKeyValues(env.OTEL_RESOURCE_ATTRIBUTES) };

@@ -129,6 +129,14 @@ export const FEATURE_LABELS: Record<Plan['features'][number], string> = {
 export const billingReturnUrl = (checkout?: 'success' | 'cancel', origin = window.location.origin) =>
   `${origin}/dashboard/billing${checkout ? `?checkout=${checkout}` : ''}`;
 
+/** The organization a Stripe call is for, and where Stripe sends the person back (the screen follows the link). */
+const redirectedBack = (orgId: string) => ({
+  referenceId: orgId,
+  customerType: 'organization' as const,
+  returnUrl: billingReturnUrl(),
+  disableRedirect: true,
+});
+
 /** Checkout for a plan (a first subscription), or the portal's confirmation of a plan change (an existing one). */
 export async function upgradeSubscription(
   { auth }: AppServices,
@@ -138,12 +146,9 @@ export async function upgradeSubscription(
     await auth.subscription.upgrade({
       plan: args.planId,
       annual: args.interval === 'year',
-      referenceId: args.orgId,
-      customerType: 'organization',
+      ...redirectedBack(args.orgId),
       successUrl: billingReturnUrl('success'),
       cancelUrl: billingReturnUrl('cancel'),
-      returnUrl: billingReturnUrl(),
-      disableRedirect: true,
     }),
   );
   return { url: urlOf(data) };
@@ -151,15 +156,7 @@ export async function upgradeSubscription(
 
 /** The billing portal's cancellation flow (Stripe cancels at the period's end). */
 export async function cancelSubscription({ auth }: AppServices, orgId: string): Promise<{ url: string }> {
-  const data = unwrap(
-    await auth.subscription.cancel({
-      referenceId: orgId,
-      customerType: 'organization',
-      returnUrl: billingReturnUrl(),
-      disableRedirect: true,
-    }),
-  );
-  return { url: urlOf(data) };
+  return { url: urlOf(unwrap(await auth.subscription.cancel(redirectedBack(orgId)))) };
 }
 
 /** Undoes a cancellation at the period's end (`POST /api/auth/subscription/restore`); no redirect. */
@@ -169,15 +166,7 @@ export async function restoreSubscription({ auth }: AppServices, orgId: string):
 
 /** Stripe's billing portal: payment methods and invoices. */
 export async function openBillingPortal({ auth }: AppServices, orgId: string): Promise<{ url: string }> {
-  const data = unwrap(
-    await auth.subscription.billingPortal({
-      referenceId: orgId,
-      customerType: 'organization',
-      returnUrl: billingReturnUrl(),
-      disableRedirect: true,
-    }),
-  );
-  return { url: urlOf(data) };
+  return { url: urlOf(unwrap(await auth.subscription.billingPortal(redirectedBack(orgId)))) };
 }
 
 function urlOf(data: unknown): string {

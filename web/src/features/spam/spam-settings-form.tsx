@@ -1,8 +1,6 @@
 import type { SpamSettings } from '@formgate/contracts';
-import { zodResolver } from '@hookform/resolvers/zod';
 import type { ReactNode } from 'react';
-import { useForm } from 'react-hook-form';
-import { SubmitButton } from '../../components/ui.tsx';
+import { SettingsForm, useSettingsForm } from '../../components/settings-form.tsx';
 import {
   SpamFormSchema,
   type SpamFormValues,
@@ -30,34 +28,23 @@ export function SpamSettingsForm(props: {
   onSave: (spam: SpamSettingsRequest | null) => void;
 }) {
   const { own, inherited, inheritLabel, allowedOrigins, canUpdate } = props;
-  const fields = useForm<SpamFormValues>({
-    resolver: zodResolver(SpamFormSchema),
-    values: spamValuesOf(own, inherited),
-  });
+  const fields = useSettingsForm<SpamFormValues>(SpamFormSchema, spamValuesOf(own, inherited));
   return (
-    <form
-      noValidate
-      className="flex flex-col gap-4"
-      onSubmit={fields.handleSubmit((v) => props.onSave(spamRequestOf(v)))}
+    <SettingsForm
+      fields={fields}
+      onSave={(v) => props.onSave(spamRequestOf(v))}
+      saving={props.saving}
+      submitLabel={props.submitLabel}
+      canUpdate={canUpdate}
+      onlyChanges
+      notice={props.notice}
     >
-      {props.notice}
-      <fieldset disabled={!canUpdate} className="flex min-w-0 flex-col gap-4">
-        <SpamSettingsFields
-          fields={fields}
-          inherited={inherited}
-          inheritLabel={inheritLabel}
-          {...(allowedOrigins ? { allowedOrigins } : {})}
-        />
-        <div>
-          <SubmitButton
-            pending={props.saving}
-            pendingLabel="Saving…"
-            disabled={!canUpdate || !fields.formState.isDirty}
-          >
-            {props.submitLabel}
-          </SubmitButton>
-        </div>
-      </fieldset>
-    </form>
+      <SpamSettingsFields
+        fields={fields}
+        inherited={inherited}
+        inheritLabel={inheritLabel}
+        {...(allowedOrigins ? { allowedOrigins } : {})}
+      />
+    </SettingsForm>
   );
 }

@@ -1,12 +1,13 @@
 import { SignInRequestSchema } from '@formgate/contracts';
 import { zodResolver } from '@hookform/resolvers/zod';
 import { useForm } from 'react-hook-form';
-import { Link } from 'react-router';
 import type { z } from 'zod';
 import { fieldOf } from '../../components/form-field.ts';
-import { Notice, SubmitButton, TextField } from '../../components/ui.tsx';
+import { TextField } from '../../components/ui.tsx';
+import { AuthForm } from '../../features/session/auth-form.tsx';
 import { useRequestPasswordReset } from '../../features/session/session.mutations.ts';
 
+const BACK_TO_SIGN_IN = { to: '/login', label: 'Back to sign in' };
 const RequestSchema = SignInRequestSchema.pick({ email: true });
 
 /** Asks for a reset link; the answer is the same whether or not the address has an account. */
@@ -21,16 +22,9 @@ export function Component() {
       </div>
     );
   return (
-    <form noValidate className="flex flex-col gap-4" onSubmit={form.handleSubmit((v) => request.mutate(v))}>
+    <AuthForm form={form} mutation={request} submit="Send the link" pending="Sending…" link={BACK_TO_SIGN_IN}>
       <h1 className="text-xl font-semibold">Reset your password</h1>
       <TextField label="Email" type="email" autoComplete="email" {...fieldOf(form, 'email')} />
-      {request.error ? <Notice tone="error">{request.error.message}</Notice> : null}
-      <SubmitButton pending={request.isPending} pendingLabel="Sending…">
-        Send the link
-      </SubmitButton>
-      <Link to="/login" className="text-sm text-brand-600 underline dark:text-brand-50">
-        Back to sign in
-      </Link>
-    </form>
+    </AuthForm>
   );
 }

@@ -1,10 +1,10 @@
 import { useQuery } from '@tanstack/react-query';
 import { Link, Navigate, useParams, useSearchParams } from 'react-router';
 import { userExistsQuery } from '../../features/session/session.queries.ts';
+import { SignInForm } from '../../features/session/sign-in-form.tsx';
+import { SignUpForm } from '../../features/session/sign-up-form.tsx';
 import { safeRedirect, useSession } from '../../features/session/use-session.ts';
 import { LoadingShell } from '../dashboard/loading-shell.tsx';
-import { SignInForm } from './sign-in-form.tsx';
-import { SignUpForm } from './sign-up-form.tsx';
 
 /**
  * `/login/{email}`: looks the address up first (`GET /api/v1/users/by-email/{email}`, rate-limited), then shows

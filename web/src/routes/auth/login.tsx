@@ -1,7 +1,7 @@
 import { Link, Navigate, useSearchParams } from 'react-router';
+import { SignInForm } from '../../features/session/sign-in-form.tsx';
 import { safeRedirect, useSession } from '../../features/session/use-session.ts';
 import { LoadingShell } from '../dashboard/loading-shell.tsx';
-import { SignInForm } from './sign-in-form.tsx';
 
 /** `/login?redirect=`: a signed-in visitor goes to `/dashboard`; after signing in, to `redirect` (a local path). */
 export function Component() {

@@ -4,7 +4,7 @@ import { useForm } from 'react-hook-form';
 import { Link, useSearchParams } from 'react-router';
 import { z } from 'zod';
 import { fieldOf } from '../../components/form-field.ts';
-import { SubmitButton, TextField } from '../../components/ui.tsx';
+import { AuthForm, NewPasswordField } from '../../features/session/auth-form.tsx';
 import { useResetPassword } from '../../features/session/session.mutations.ts';
 
 const ResetSchema = z.object({ newPassword: SignUpRequestSchema.shape.password });
@@ -35,18 +35,9 @@ export function Component() {
       </div>
     );
   return (
-    <form noValidate className="flex flex-col gap-4" onSubmit={form.handleSubmit((v) => reset.mutate(v))}>
+    <AuthForm form={form} mutation={reset} submit="Save the password" pending="Saving…" error={null}>
       <h1 className="text-xl font-semibold">Choose a new password</h1>
-      <TextField
-        label="New password"
-        type="password"
-        autoComplete="new-password"
-        hint="At least 10 characters."
-        {...fieldOf(form, 'newPassword')}
-      />
-      <SubmitButton pending={reset.isPending} pendingLabel="Saving…">
-        Save the password
-      </SubmitButton>
-    </form>
+      <NewPasswordField label="New password" {...fieldOf(form, 'newPassword')} />
+    </AuthForm>
   );
 }

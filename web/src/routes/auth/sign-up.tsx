@@ -1,7 +1,7 @@
 import { Link, Navigate } from 'react-router';
+import { SignUpForm } from '../../features/session/sign-up-form.tsx';
 import { useSession } from '../../features/session/use-session.ts';
 import { LoadingShell } from '../dashboard/loading-shell.tsx';
-import { SignUpForm } from './sign-up-form.tsx';
 
 export function Component() {
   const session = useSession();

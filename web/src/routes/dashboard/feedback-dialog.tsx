@@ -1,6 +1,6 @@
 import { Dialog } from 'radix-ui';
-import { useId, useState } from 'react';
-import { Button, SubmitButton } from '../../components/ui.tsx';
+import { useState } from 'react';
+import { Button, SubmitButton, TextAreaField } from '../../components/ui.tsx';
 import { useSendFeedback } from '../../features/site/site.mutations.ts';
 
 /**
@@ -10,7 +10,6 @@ import { useSendFeedback } from '../../features/site/site.mutations.ts';
 export function FeedbackDialog({ email, endpoint }: { email: string; endpoint: string }) {
   const [open, setOpen] = useState(false);
   const [feedback, setFeedback] = useState('');
-  const fieldId = useId();
   const send = useSendFeedback(endpoint, {
     onSuccess: () => {
       setFeedback('');
@@ -43,18 +42,14 @@ export function FeedbackDialog({ email, endpoint }: { email: string; endpoint: s
               send.mutate({ email, feedback });
             }}
           >
-            <label htmlFor={fieldId} className="text-sm font-medium">
-              Your feedback
-            </label>
-            <textarea
-              id={fieldId}
+            <TextAreaField
+              label="Your feedback"
               name="feedback"
               required
               rows={5}
               maxLength={5000}
               value={feedback}
               onChange={(event) => setFeedback(event.target.value)}
-              className="rounded-md border border-zinc-300 bg-white px-3 py-2 text-sm dark:border-zinc-700 dark:bg-zinc-950"
             />
             <div className="flex justify-end gap-2">
               <Dialog.Close asChild>

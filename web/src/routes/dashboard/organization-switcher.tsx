@@ -1,6 +1,8 @@
 import { useQuery } from '@tanstack/react-query';
 import { DropdownMenu } from 'radix-ui';
 import { useNavigate } from 'react-router';
+import { MENU_ITEM, MenuPopup } from '../../components/menu.tsx';
+import { cx } from '../../components/ui.tsx';
 import { useSetActiveOrganization } from '../../features/organization/organization.mutations.ts';
 import { organizationListQuery } from '../../features/session/session.queries.ts';
 import { useServices } from '../../lib/app-context.tsx';
@@ -21,32 +23,26 @@ export function OrganizationSwitcher({ activeOrganizationId }: { activeOrganizat
         <span className="truncate">{active?.name ?? 'Organization'}</span>
         <span aria-hidden="true">▾</span>
       </DropdownMenu.Trigger>
-      <DropdownMenu.Portal>
-        <DropdownMenu.Content
-          align="start"
-          sideOffset={6}
-          className="z-50 min-w-56 rounded-md border border-zinc-200 bg-white p-1 shadow-lg dark:border-zinc-800 dark:bg-zinc-900"
+      <MenuPopup align="start" className="min-w-56">
+        <DropdownMenu.Label className="px-3 py-1.5 text-xs text-zinc-600 dark:text-zinc-400">
+          Organizations
+        </DropdownMenu.Label>
+        <DropdownMenu.RadioGroup
+          value={activeOrganizationId ?? ''}
+          onValueChange={(id) => id !== activeOrganizationId && setActive.mutate(id)}
         >
-          <DropdownMenu.Label className="px-3 py-1.5 text-xs text-zinc-600 dark:text-zinc-400">
-            Organizations
-          </DropdownMenu.Label>
-          <DropdownMenu.RadioGroup
-            value={activeOrganizationId ?? ''}
-            onValueChange={(id) => id !== activeOrganizationId && setActive.mutate(id)}
-          >
-            {(organizations.data ?? []).map((org) => (
-              <DropdownMenu.RadioItem
-                key={org.id}
-                value={org.id}
-                className="flex cursor-pointer items-center justify-between gap-3 rounded px-3 py-2 text-sm outline-none data-highlighted:bg-zinc-100 dark:data-highlighted:bg-zinc-800"
-              >
-                <span className="truncate">{org.name}</span>
-                <DropdownMenu.ItemIndicator aria-hidden="true">✓</DropdownMenu.ItemIndicator>
-              </DropdownMenu.RadioItem>
-            ))}
-          </DropdownMenu.RadioGroup>
-        </DropdownMenu.Content>
-      </DropdownMenu.Portal>
+          {(organizations.data ?? []).map((org) => (
+            <DropdownMenu.RadioItem
+              key={org.id}
+              value={org.id}
+              className={cx(MENU_ITEM, 'flex items-center justify-between gap-3')}
+            >
+              <span className="truncate">{org.name}</span>
+              <DropdownMenu.ItemIndicator aria-hidden="true">✓</DropdownMenu.ItemIndicator>
+            </DropdownMenu.RadioItem>
+          ))}
+        </DropdownMenu.RadioGroup>
+      </MenuPopup>
     </DropdownMenu.Root>
   );
 }

@@ -6,11 +6,12 @@ import {
 } from '@formgate/contracts';
 import { zodResolver } from '@hookform/resolvers/zod';
 import { useQuery } from '@tanstack/react-query';
-import { useId, useState } from 'react';
+import { useState } from 'react';
 import { useForm } from 'react-hook-form';
 import { useNavigate } from 'react-router';
+import { ConfirmDialog } from '../../components/confirm-dialog.tsx';
 import { fieldOf } from '../../components/form-field.ts';
-import { ConfirmDialog, formatDateTime, Panel } from '../../components/panel.tsx';
+import { formatDateTime, Panel } from '../../components/panel.tsx';
 import { Button, Notice, SubmitButton, TextField } from '../../components/ui.tsx';
 import {
   useChangePassword,
@@ -163,7 +164,6 @@ const DELETE_CONFIRMATION = 'delete my account';
 function DeleteAccount({ email }: { email: string }) {
   const navigate = useNavigate();
   const [password, setPassword] = useState('');
-  const passwordId = useId();
   const remove = useDeleteAccount({
     onSuccess: () => navigate('/', { replace: true }),
     onSettled: () => setPassword(''),
@@ -187,23 +187,17 @@ function DeleteAccount({ email }: { email: string }) {
           title="Delete your account?"
           description={<p>This deletes the account {email} for good. Organizations you belong to stay.</p>}
           confirmLabel={remove.isPending ? 'Deleting…' : 'Delete my account'}
-          confirmText={DELETE_CONFIRMATION}
+          typeToConfirm={DELETE_CONFIRMATION}
           pending={remove.isPending || password.length === 0}
           onConfirm={() => remove.mutate(password)}
         >
-          <div className="flex flex-col gap-1.5">
-            <label htmlFor={passwordId} className="text-sm font-medium">
-              Your password
-            </label>
-            <input
-              id={passwordId}
-              type="password"
-              autoComplete="current-password"
-              value={password}
-              onChange={(e) => setPassword(e.target.value)}
-              className="rounded-md border border-zinc-300 bg-white px-3 py-2 text-sm dark:border-zinc-700 dark:bg-zinc-950"
-            />
-          </div>
+          <TextField
+            label="Your password"
+            type="password"
+            autoComplete="current-password"
+            value={password}
+            onChange={(e) => setPassword(e.target.value)}
+          />
         </ConfirmDialog>
       </div>
     </Panel>

@@ -1,5 +1,6 @@
 import { DropdownMenu } from 'radix-ui';
 import { useLocation, useNavigate } from 'react-router';
+import { MENU_ITEM, MenuPopup } from '../../components/menu.tsx';
 import { useSignOut } from '../../features/session/session.mutations.ts';
 
 /** Avatar (the email's first letter), the email in the sidebar variant, "My profile" and "Sign out". */
@@ -21,28 +22,14 @@ export function UserMenu({ email, variant }: { email: string; variant: 'sidebar'
         </span>
         {variant === 'sidebar' ? <span className="truncate">{email}</span> : null}
       </DropdownMenu.Trigger>
-      <DropdownMenu.Portal>
-        <DropdownMenu.Content
-          side="top"
-          align="start"
-          sideOffset={6}
-          className="z-50 min-w-48 rounded-md border border-zinc-200 bg-white p-1 shadow-lg dark:border-zinc-800 dark:bg-zinc-900"
-        >
-          <DropdownMenu.Item
-            onSelect={() => navigate('/dashboard/profile')}
-            className="cursor-pointer rounded px-3 py-2 text-sm outline-none data-highlighted:bg-zinc-100 dark:data-highlighted:bg-zinc-800"
-          >
-            My profile
-          </DropdownMenu.Item>
-          <DropdownMenu.Item
-            disabled={signOut.isPending}
-            onSelect={() => signOut.mutate()}
-            className="cursor-pointer rounded px-3 py-2 text-sm outline-none data-highlighted:bg-zinc-100 dark:data-highlighted:bg-zinc-800"
-          >
-            Sign out
-          </DropdownMenu.Item>
-        </DropdownMenu.Content>
-      </DropdownMenu.Portal>
+      <MenuPopup side="top" align="start" className="min-w-48">
+        <DropdownMenu.Item onSelect={() => navigate('/dashboard/profile')} className={MENU_ITEM}>
+          My profile
+        </DropdownMenu.Item>
+        <DropdownMenu.Item disabled={signOut.isPending} onSelect={() => signOut.mutate()} className={MENU_ITEM}>
+          Sign out
+        </DropdownMenu.Item>
+      </MenuPopup>
     </DropdownMenu.Root>
   );
 }

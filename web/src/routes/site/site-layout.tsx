@@ -4,6 +4,15 @@ import { useSession } from '../../features/session/use-session.ts';
 export const COMPANY = 'Formgate Ltd';
 export const FOUNDED = 2025;
 
+const HEADER_LINKS = [
+  ['/pricing', 'Pricing'],
+  ['/waitlist', 'Waitlist'],
+] as const;
+const FOOTER_LINKS = [
+  ['/terms', 'Terms'],
+  ['/privacy', 'Privacy'],
+] as const;
+
 /** Header and footer of the public pages. */
 export function Component() {
   const session = useSession();
@@ -21,12 +30,11 @@ export function Component() {
           <Link to="/" className="mr-auto text-lg font-semibold">
             Formgate
           </Link>
-          <NavLink to="/pricing" className="text-sm hover:underline">
-            Pricing
-          </NavLink>
-          <NavLink to="/waitlist" className="text-sm hover:underline">
-            Waitlist
-          </NavLink>
+          {HEADER_LINKS.map(([to, label]) => (
+            <NavLink key={to} to={to} className="text-sm hover:underline">
+              {label}
+            </NavLink>
+          ))}
           <Link
             to={signedIn ? '/dashboard' : '/login'}
             className="rounded-md bg-brand-600 px-3 py-1.5 text-sm font-medium text-white hover:bg-brand-700"
@@ -43,12 +51,11 @@ export function Component() {
           <span className="mr-auto">
             © {FOUNDED}–{new Date().getFullYear()} {COMPANY}
           </span>
-          <Link to="/terms" className="hover:underline">
-            Terms
-          </Link>
-          <Link to="/privacy" className="hover:underline">
-            Privacy
-          </Link>
+          {FOOTER_LINKS.map(([to, label]) => (
+            <Link key={to} to={to} className="hover:underline">
+              {label}
+            </Link>
+          ))}
         </div>
       </footer>
     </div>

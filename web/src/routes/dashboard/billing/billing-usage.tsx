@@ -17,7 +17,6 @@ const HELD_FORM_LINKS = 5;
 export function UsagePanel({ usage }: { usage: UseQueryResult<BillingUsage> }) {
   const data = usage.data;
   const period = data ? billingPeriodBounds(data.period) : null;
-  const forms = useQuery({ ...formsListQuery(), enabled: (data?.submissions.held ?? 0) > 0 });
   const over = data ? data.submissions.used >= data.submissions.max || data.emails.used >= data.emails.max : false;
   return (
     <Panel
@@ -51,39 +50,7 @@ export function UsagePanel({ usage }: { usage: UseQueryResult<BillingUsage> }) {
               />
             )
           ) : null}
-          {data.submissions.held > 0 ? (
-            <Notice>
-              <p>
-                {plural(data.submissions.held, 'submission is', 'submissions are')} held until you upgrade or the period
-                ends. Nothing is lost: they appear, are notified and counted as soon as one happens.
-              </p>
-              {forms.data && forms.data.length > 0 ? (
-                <p className="mt-1">
-                  See them in:{' '}
-                  {forms.data.slice(0, HELD_FORM_LINKS).map((form, i) => (
-                    <span key={form.id}>
-                      {i > 0 ? ', ' : ''}
-                      <Link
-                        to={`/dashboard/forms/${encodeURIComponent(form.slug)}/submissions?held=true`}
-                        aria-label={`Held submissions of ${form.name}`}
-                        className="font-medium underline"
-                      >
-                        {form.name}
-                      </Link>
-                    </span>
-                  ))}
-                  {forms.data.length > HELD_FORM_LINKS ? (
-                    <>
-                      {' and '}
-                      <Link to="/dashboard/forms" className="font-medium underline">
-                        {plural(forms.data.length - HELD_FORM_LINKS, 'other form', 'other forms')}
-                      </Link>
-                    </>
-                  ) : null}
-                </p>
-              ) : null}
-            </Notice>
-          ) : null}
+          {data.submissions.held > 0 ? <HeldNotice held={data.submissions.held} /> : null}
           {data.emails.deferred > 0 ? (
             <Notice>
               {plural(data.emails.deferred, 'notification email is', 'notification emails are')} deferred: they are sent
@@ -98,5 +65,43 @@ export function UsagePanel({ usage }: { usage: UseQueryResult<BillingUsage> }) {
         </>
       ) : null}
     </Panel>
+  );
+}
+
+/** How many submissions are held, and links to the forms' held submissions. */
+function HeldNotice({ held }: { held: number }) {
+  const forms = useQuery(formsListQuery());
+  return (
+    <Notice>
+      <p>
+        {plural(held, 'submission is', 'submissions are')} held until you upgrade or the period ends. Nothing is lost:
+        they appear, are notified and counted as soon as one happens.
+      </p>
+      {forms.data && forms.data.length > 0 ? (
+        <p className="mt-1">
+          See them in:{' '}
+          {forms.data.slice(0, HELD_FORM_LINKS).map((form, i) => (
+            <span key={form.id}>
+              {i > 0 ? ', ' : ''}
+              <Link
+                to={`/dashboard/forms/${encodeURIComponent(form.slug)}/submissions?held=true`}
+                aria-label={`Held submissions of ${form.name}`}
+                className="font-medium underline"
+              >
+                {form.name}
+              </Link>
+            </span>
+          ))}
+          {forms.data.length > HELD_FORM_LINKS ? (
+            <>
+              {' and '}
+              <Link to="/dashboard/forms" className="font-medium underline">
+                {plural(forms.data.length - HELD_FORM_LINKS, 'other form', 'other forms')}
+              </Link>
+            </>
+          ) : null}
+        </p>
+      ) : null}
+    </Notice>
   );
 }

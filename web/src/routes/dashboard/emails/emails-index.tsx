@@ -1,7 +1,8 @@
 import type { NotificationEmailDto } from '@formgate/contracts';
 import { useQuery } from '@tanstack/react-query';
 import { Link, useSearchParams } from 'react-router';
-import { ConfirmDialog, Panel } from '../../../components/panel.tsx';
+import { ConfirmDialog } from '../../../components/confirm-dialog.tsx';
+import { Panel } from '../../../components/panel.tsx';
 import { Button, Notice } from '../../../components/ui.tsx';
 import {
   useAddNotificationEmail,

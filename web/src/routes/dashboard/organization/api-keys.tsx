@@ -8,8 +8,9 @@ import { zodResolver } from '@hookform/resolvers/zod';
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useForm } from 'react-hook-form';
+import { ConfirmDialog } from '../../../components/confirm-dialog.tsx';
 import { fieldOf } from '../../../components/form-field.ts';
-import { ConfirmDialog, formatDateTime, Panel, SelectField } from '../../../components/panel.tsx';
+import { formatDateTime, InlineForm, Panel, SelectField } from '../../../components/panel.tsx';
 import { SecretOnce } from '../../../components/secret-once.tsx';
 import { Notice, SubmitButton, TextField } from '../../../components/ui.tsx';
 import { useCreateApiKey, useRevokeApiKey } from '../../../features/organization/api-keys.mutations.ts';
@@ -42,12 +43,7 @@ export function ApiKeys({ can }: { can: Can }) {
     >
       {created ? <NewKey created={created} onDone={() => setCreated(null)} /> : null}
       {can({ apiKey: ['create'] }) ? (
-        <form
-          noValidate
-          aria-label="Create an API key"
-          className="flex flex-col gap-3 sm:flex-row sm:items-end"
-          onSubmit={form.handleSubmit((v) => create.mutate(v))}
-        >
+        <InlineForm label="Create an API key" onSubmit={form.handleSubmit((v) => create.mutate(v))}>
           <TextField className="sm:flex-1" label="Key name" {...fieldOf(form, 'name')} />
           <SelectField label="Scope" {...form.register('scope')}>
             <option value="read">read</option>
@@ -56,7 +52,7 @@ export function ApiKeys({ can }: { can: Can }) {
           <SubmitButton pending={create.isPending} pendingLabel="Creating…">
             Create key
           </SubmitButton>
-        </form>
+        </InlineForm>
       ) : null}
       {keys.isPending ? (
         <p className="text-sm">Loading…</p>

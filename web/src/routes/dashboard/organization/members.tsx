@@ -1,8 +1,9 @@
 import { type InviteMemberRequest, InviteMemberRequestSchema, type PermissionRequest } from '@formgate/contracts';
 import { zodResolver } from '@hookform/resolvers/zod';
 import { useForm } from 'react-hook-form';
+import { ConfirmDialog } from '../../../components/confirm-dialog.tsx';
 import { fieldOf } from '../../../components/form-field.ts';
-import { ConfirmDialog, formatDateTime, Panel, SelectField } from '../../../components/panel.tsx';
+import { formatDateTime, InlineForm, Panel, SelectField } from '../../../components/panel.tsx';
 import { Button, SubmitButton, TextField } from '../../../components/ui.tsx';
 import {
   useCancelInvitation,
@@ -95,12 +96,7 @@ function Invitations({ organization: org, can }: { organization: FullOrganizatio
   return (
     <Panel title="Invitations" description="An invitation is an email with a link; it expires if not accepted.">
       {canInvite ? (
-        <form
-          noValidate
-          aria-label="Invite a member"
-          className="flex flex-col gap-3 sm:flex-row sm:items-end"
-          onSubmit={form.handleSubmit((v) => invite.mutate(v))}
-        >
+        <InlineForm label="Invite a member" onSubmit={form.handleSubmit((v) => invite.mutate(v))}>
           <TextField className="sm:flex-1" label="Email" type="email" autoComplete="off" {...fieldOf(form, 'email')} />
           <SelectField label="Role" {...form.register('role')}>
             <option value="member">member</option>
@@ -109,7 +105,7 @@ function Invitations({ organization: org, can }: { organization: FullOrganizatio
           <SubmitButton pending={invite.isPending} pendingLabel="Sending…">
             Send invitation
           </SubmitButton>
-        </form>
+        </InlineForm>
       ) : null}
       {pending.length > 0 ? (
         <ul aria-label="Pending invitations" className="flex flex-col divide-y divide-zinc-200 dark:divide-zinc-800">

@@ -7,8 +7,9 @@ import { zodResolver } from '@hookform/resolvers/zod';
 import { useQuery } from '@tanstack/react-query';
 import { useForm } from 'react-hook-form';
 import { useNavigate } from 'react-router';
+import { ConfirmDialog } from '../../../components/confirm-dialog.tsx';
 import { fieldOf } from '../../../components/form-field.ts';
-import { ConfirmDialog, Panel } from '../../../components/panel.tsx';
+import { Panel } from '../../../components/panel.tsx';
 import { SubmitButton, TextField } from '../../../components/ui.tsx';
 import {
   useDeleteOrganization,
@@ -101,7 +102,7 @@ function DeleteOrganization({ organization: org }: { organization: FullOrganizat
           title={`Delete ${org.name}?`}
           description={<p>Everything in this organization is deleted for all its members.</p>}
           confirmLabel={remove.isPending ? 'Deleting…' : 'Delete organization'}
-          confirmText={org.slug}
+          typeToConfirm={org.slug}
           pending={remove.isPending}
           onConfirm={() => remove.mutate()}
         />

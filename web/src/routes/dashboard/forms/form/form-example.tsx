@@ -4,8 +4,8 @@ import { CopyButton } from '../../../../components/copy-button.tsx';
 import { SelectField } from '../../../../components/panel.tsx';
 import { CheckboxField, TextField } from '../../../../components/ui.tsx';
 import { endpointUrl, type FormDto } from '../../../../features/forms/forms.queries.ts';
+import { CaptchaOptions } from '../../../../features/spam/spam-captcha-group.tsx';
 import { needsSecret } from '../../../../features/spam/spam-settings.ts';
-import { CaptchaOptions } from '../../../../features/spam/spam-settings-fields.tsx';
 import { spamSnippet } from '../../../../features/spam/spam-snippets.ts';
 import { useForm } from './form-layout.tsx';
 

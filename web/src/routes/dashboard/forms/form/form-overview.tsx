@@ -1,6 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { Link } from 'react-router';
 import { CopyButton } from '../../../../components/copy-button.tsx';
+import { Section } from '../../../../components/panel.tsx';
 import { Notice } from '../../../../components/ui.tsx';
 import { endpointUrl, formStatsQuery } from '../../../../features/forms/forms.queries.ts';
 import { describeError } from '../../../../lib/api.ts';
@@ -21,10 +22,7 @@ export function Component() {
   });
   return (
     <div className="flex flex-col gap-6">
-      <section aria-labelledby="endpoint-heading" className="flex flex-col gap-2">
-        <h2 id="endpoint-heading" className="text-lg font-semibold">
-          Endpoint
-        </h2>
+      <Section title="Endpoint">
         <div className="flex min-w-0 items-center gap-2">
           <code
             className="min-w-0 flex-1 truncate rounded bg-zinc-100 px-2 py-1.5 text-sm dark:bg-zinc-800"
@@ -41,11 +39,8 @@ export function Component() {
           </Link>{' '}
           show how.
         </p>
-      </section>
-      <section aria-labelledby="totals-heading" className="flex flex-col gap-2">
-        <h2 id="totals-heading" className="text-lg font-semibold">
-          Totals
-        </h2>
+      </Section>
+      <Section title="Totals">
         <dl className="grid grid-cols-2 gap-3 sm:grid-cols-5">
           <Stat label="Submissions" value={form.submissionCount} />
           <Stat label="Spam" value={form.spamCount} />
@@ -66,17 +61,14 @@ export function Component() {
             }
           />
         </dl>
-      </section>
-      <section aria-labelledby="chart-heading" className="flex flex-col gap-2">
-        <h2 id="chart-heading" className="text-lg font-semibold">
-          Activity
-        </h2>
+      </Section>
+      <Section title="Activity">
         {stats.isPending ? <p role="status">Loading activity…</p> : null}
         {stats.isError ? <Notice tone="error">Activity is not available: {describeError(stats.error)}</Notice> : null}
         {stats.data ? (
           <SubmissionsChart data={stats.data.data} title={`Submissions per day, last ${DAYS} days (UTC)`} />
         ) : null}
-      </section>
+      </Section>
     </div>
   );
 }

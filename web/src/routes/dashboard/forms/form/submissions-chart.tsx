@@ -4,6 +4,11 @@ import { formatDay } from '../../../../lib/format.ts';
 const WIDTH = 600;
 const HEIGHT = 160;
 const GAP = 2;
+const LEGEND = [
+  ['Not spam', 'bg-brand-600 dark:bg-brand-300'],
+  ['Spam', 'bg-amber-500'],
+  ['Blocked', 'bg-zinc-400 dark:bg-zinc-500'],
+] as const;
 
 /**
  * Submissions per day as stacked SVG bars (not spam below, spam above, then the requests a spam layer blocked: never
@@ -21,18 +26,12 @@ export function SubmissionsChart({ data, title }: { data: DailyCount[]; title: s
       <figcaption className="flex flex-wrap items-center justify-between gap-2 text-sm">
         <span className="font-medium">{title}</span>
         <span className="flex gap-3 text-zinc-600 dark:text-zinc-400">
-          <span className="flex items-center gap-1">
-            <span aria-hidden="true" className="inline-block size-3 rounded-sm bg-brand-600 dark:bg-brand-300" />
-            Not spam
-          </span>
-          <span className="flex items-center gap-1">
-            <span aria-hidden="true" className="inline-block size-3 rounded-sm bg-amber-500" />
-            Spam
-          </span>
-          <span className="flex items-center gap-1">
-            <span aria-hidden="true" className="inline-block size-3 rounded-sm bg-zinc-400 dark:bg-zinc-500" />
-            Blocked
-          </span>
+          {LEGEND.map(([label, color]) => (
+            <span key={label} className="flex items-center gap-1">
+              <span aria-hidden="true" className={`inline-block size-3 rounded-sm ${color}`} />
+              {label}
+            </span>
+          ))}
         </span>
       </figcaption>
       <svg
@@ -70,27 +69,34 @@ export function SubmissionsChart({ data, title }: { data: DailyCount[]; title: s
           <span>{formatDay(last.day)}</span>
         </div>
       ) : null}
-      <table className="sr-only">
-        <caption>{title}</caption>
-        <thead>
-          <tr>
-            <th scope="col">Day</th>
-            <th scope="col">Submissions</th>
-            <th scope="col">Spam</th>
-            <th scope="col">Blocked</th>
-          </tr>
-        </thead>
-        <tbody>
-          {data.map((d) => (
-            <tr key={d.day}>
-              <th scope="row">{d.day}</th>
-              <td>{d.total}</td>
-              <td>{d.spam}</td>
-              <td>{d.blocked}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <ChartTable data={data} title={title} />
     </figure>
+  );
+}
+
+/** The chart's numbers, for screen readers. */
+function ChartTable({ data, title }: { data: DailyCount[]; title: string }) {
+  return (
+    <table className="sr-only">
+      <caption>{title}</caption>
+      <thead>
+        <tr>
+          <th scope="col">Day</th>
+          <th scope="col">Submissions</th>
+          <th scope="col">Spam</th>
+          <th scope="col">Blocked</th>
+        </tr>
+      </thead>
+      <tbody>
+        {data.map((d) => (
+          <tr key={d.day}>
+            <th scope="row">{d.day}</th>
+            <td>{d.total}</td>
+            <td>{d.spam}</td>
+            <td>{d.blocked}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
   );
 }

@@ -1,18 +1,11 @@
 import { CreateFormRequestSchema, FormSettingsSchema, type UpdateFormRequest } from '@formgate/contracts';
-import { zodResolver } from '@hookform/resolvers/zod';
-import { useForm as useHookForm } from 'react-hook-form';
 import { useNavigate } from 'react-router';
 import { z } from 'zod';
 import { ConfirmDialog } from '../../../../../components/confirm-dialog.tsx';
 import { fieldOf } from '../../../../../components/form-field.ts';
-import {
-  Button,
-  CheckboxField,
-  Notice,
-  SubmitButton,
-  TextAreaField,
-  TextField,
-} from '../../../../../components/ui.tsx';
+import { Panel } from '../../../../../components/panel.tsx';
+import { SettingsForm, useSettingsForm } from '../../../../../components/settings-form.tsx';
+import { CheckboxField, Notice, TextAreaField, TextField } from '../../../../../components/ui.tsx';
 import { useDeleteForm, useUpdateForm } from '../../../../../features/forms/forms.mutations.ts';
 import type { FormDto } from '../../../../../features/forms/forms.queries.ts';
 import { useCan } from '../../../../../features/organization/use-can.ts';
@@ -69,93 +62,91 @@ export const requestOf = (values: SettingsFormValues): UpdateFormRequest => ({
 /** `/dashboard/forms/{formSlug}/settings`: name, redirect, origins, honeypot, enabled; spam protection; notifications; webhooks; deleting the form. */
 export function Component() {
   const form = useForm();
-  const navigate = useNavigate();
   const { can } = useCan();
   const canUpdate = can({ form: ['update'] });
-  const canDelete = can({ form: ['delete'] });
-  const fields = useHookForm<SettingsFormValues>({
-    resolver: zodResolver(SettingsFormSchema),
-    values: valuesOf(form),
-  });
-  const save = useUpdateForm(form.id);
-  const remove = useDeleteForm(form, { onSuccess: () => navigate('/dashboard/forms', { replace: true }) });
-  const errors = fields.formState.errors;
   return (
     <div className="flex max-w-2xl flex-col gap-10">
-      <form noValidate className="flex flex-col gap-4" onSubmit={fields.handleSubmit((v) => save.mutate(requestOf(v)))}>
-        <h2 className="text-lg font-semibold">Settings</h2>
-        {canUpdate ? null : <Notice>Only owners and admins of the organization can change a form.</Notice>}
-        <fieldset disabled={!canUpdate} className="flex flex-col gap-4">
-          <TextField
-            label="Name"
-            error={errors.name ? 'Give the form a name (at most 200 characters).' : undefined}
-            {...fields.register('name')}
-          />
-          <div className="flex flex-col gap-1.5">
-            <p className="text-sm font-medium">
-              Slug <code className="ml-2 rounded bg-zinc-100 px-2 py-1 font-normal dark:bg-zinc-800">{form.slug}</code>
-            </p>
-            <p className="text-sm text-zinc-600 dark:text-zinc-400">
-              Set when the form was created; it cannot be changed.
-            </p>
-          </div>
-          <TextField
-            label="Redirect URL"
-            type="url"
-            placeholder="https://example.com/thanks"
-            hint="Where an HTML form goes after a submission; empty for Formgate’s thank-you page."
-            {...fieldOf(fields, 'redirectUrl')}
-          />
-          <TextAreaField
-            mono
-            label="Allowed origins"
-            placeholder="https://example.com"
-            hint="One origin (scheme://host[:port]) a line."
-            {...fieldOf(fields, 'allowedOrigins')}
-          />
-          <TextField
-            label="Honeypot field"
-            placeholder="_gotcha"
-            hint="A hidden field of your form that people leave empty; a submission that fills it is spam."
-            {...fieldOf(fields, 'honeypotField')}
-          />
-          <CheckboxField label="Accept submissions" {...fields.register('enabled')} />
-          <div>
-            <SubmitButton pending={save.isPending} pendingLabel="Saving…" disabled={!canUpdate}>
-              Save settings
-            </SubmitButton>
-          </div>
-        </fieldset>
-      </form>
-
+      <GeneralSettings form={form} canUpdate={canUpdate} />
       <FormSpamPanel form={form} canUpdate={canUpdate} />
-
       <FormNotificationsPanel form={form} canUpdate={canUpdate} />
-
       <FormWebhooksPanel form={form} canUpdate={canUpdate} />
-
-      {canDelete ? (
-        <section
-          aria-labelledby="danger-heading"
-          className="flex flex-col items-start gap-3 rounded-lg border border-red-300 p-4 dark:border-red-900"
-        >
-          <h2 id="danger-heading" className="text-lg font-semibold">
-            Delete this form
-          </h2>
-          <p className="text-sm text-zinc-700 dark:text-zinc-300">
-            Its endpoint stops accepting submissions, and every submission and file it received is deleted.
-          </p>
-          <ConfirmDialog
-            trigger={<Button variant="danger">Delete form</Button>}
-            title={`Delete "${form.name}"?`}
-            description="This cannot be undone."
-            confirmLabel="Delete form"
-            typeToConfirm={form.name}
-            pending={remove.isPending}
-            onConfirm={() => remove.mutate()}
-          />
-        </section>
-      ) : null}
+      {can({ form: ['delete'] }) ? <DeleteForm form={form} /> : null}
     </div>
+  );
+}
+
+function GeneralSettings({ form, canUpdate }: { form: FormDto; canUpdate: boolean }) {
+  const fields = useSettingsForm<SettingsFormValues>(SettingsFormSchema, valuesOf(form));
+  const save = useUpdateForm(form.id);
+  return (
+    <SettingsForm
+      fields={fields}
+      onSave={(v) => save.mutate(requestOf(v))}
+      saving={save.isPending}
+      submitLabel="Save settings"
+      canUpdate={canUpdate}
+      notice={
+        <>
+          <h2 className="text-lg font-semibold">Settings</h2>
+          {canUpdate ? null : <Notice>Only owners and admins of the organization can change a form.</Notice>}
+        </>
+      }
+    >
+      <TextField
+        label="Name"
+        error={fields.formState.errors.name ? 'Give the form a name (at most 200 characters).' : undefined}
+        {...fields.register('name')}
+      />
+      <div className="flex flex-col gap-1.5">
+        <p className="text-sm font-medium">
+          Slug <code className="ml-2 rounded bg-zinc-100 px-2 py-1 font-normal dark:bg-zinc-800">{form.slug}</code>
+        </p>
+        <p className="text-sm text-zinc-600 dark:text-zinc-400">Set when the form was created; it cannot be changed.</p>
+      </div>
+      <TextField
+        label="Redirect URL"
+        type="url"
+        placeholder="https://example.com/thanks"
+        hint="Where an HTML form goes after a submission; empty for Formgate’s thank-you page."
+        {...fieldOf(fields, 'redirectUrl')}
+      />
+      <TextAreaField
+        mono
+        label="Allowed origins"
+        placeholder="https://example.com"
+        hint="One origin (scheme://host[:port]) a line."
+        {...fieldOf(fields, 'allowedOrigins')}
+      />
+      <TextField
+        label="Honeypot field"
+        placeholder="_gotcha"
+        hint="A hidden field of your form that people leave empty; a submission that fills it is spam."
+        {...fieldOf(fields, 'honeypotField')}
+      />
+      <CheckboxField label="Accept submissions" {...fields.register('enabled')} />
+    </SettingsForm>
+  );
+}
+
+function DeleteForm({ form }: { form: FormDto }) {
+  const navigate = useNavigate();
+  const remove = useDeleteForm(form, { onSuccess: () => navigate('/dashboard/forms', { replace: true }) });
+  return (
+    <Panel title="Delete this form" tone="danger">
+      <p className="text-sm text-zinc-700 dark:text-zinc-300">
+        Its endpoint stops accepting submissions, and every submission and file it received is deleted.
+      </p>
+      <div>
+        <ConfirmDialog
+          trigger="Delete form"
+          title={`Delete "${form.name}"?`}
+          description="This cannot be undone."
+          confirmLabel="Delete form"
+          typeToConfirm={form.name}
+          pending={remove.isPending}
+          onConfirm={() => remove.mutate()}
+        />
+      </div>
+    </Panel>
   );
 }

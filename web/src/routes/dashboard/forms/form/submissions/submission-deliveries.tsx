@@ -1,6 +1,7 @@
 import type { DeliveryDto } from '@formgate/contracts';
 import { useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
+import { Section } from '../../../../../components/panel.tsx';
 import { Button, cx, Notice, TextField } from '../../../../../components/ui.tsx';
 import { useReplayDeliveries, useResendDelivery } from '../../../../../features/notifications/deliveries.mutations.ts';
 import { deliveriesQuery } from '../../../../../features/notifications/deliveries.queries.ts';
@@ -44,10 +45,7 @@ export function DeliveriesSection(props: {
   const deliveries = useQuery(deliveriesQuery(formId, submissionId));
   const resend = useResendDelivery(formId, submissionId);
   return (
-    <section aria-labelledby="deliveries-heading" className="flex flex-col gap-2">
-      <h3 id="deliveries-heading" className="font-semibold">
-        Deliveries
-      </h3>
+    <Section title="Deliveries" level={3}>
       {deliveries.isPending ? <p className="text-sm">Loading deliveries…</p> : null}
       {deliveries.isError ? <Notice tone="error">{describeError(deliveries.error)}</Notice> : null}
       {deliveries.data?.length === 0 ? (
@@ -62,70 +60,84 @@ export function DeliveriesSection(props: {
       {deliveries.data && deliveries.data.length > 0 ? (
         <ul aria-label="Deliveries" className="flex flex-col gap-2">
           {deliveries.data.map((d) => (
-            <li
+            <DeliveryItem
               key={d.id}
-              className="flex flex-col gap-1.5 rounded-md border border-zinc-200 px-3 py-2 text-sm dark:border-zinc-800"
-            >
-              <div className="flex flex-wrap items-center justify-between gap-2">
-                <span className="flex min-w-0 flex-col">
-                  <span className="font-medium">{describeChannel(d)}</span>
-                  <span className="break-all text-zinc-700 dark:text-zinc-300">{d.target}</span>
-                </span>
-                <span className="flex items-center gap-2">
-                  <span className={cx('rounded px-1.5 py-0.5 text-xs font-medium', STATUS_TONE[d.status])}>
-                    {STATUS_LABEL[d.status]}
-                  </span>
-                  {canManage && (d.status === 'succeeded' || d.status === 'failed') ? (
-                    <Button
-                      variant="secondary"
-                      className="px-2.5 py-1 text-xs"
-                      aria-label={`Resend the ${describeChannel(d).toLowerCase()} to ${d.target}`}
-                      disabled={resend.isPending}
-                      onClick={() => resend.mutate(d.id)}
-                    >
-                      Resend
-                    </Button>
-                  ) : null}
-                </span>
-              </div>
-              <dl className="grid gap-x-3 gap-y-0.5 text-xs text-zinc-600 sm:grid-cols-[9rem_1fr] dark:text-zinc-400">
-                <dt>Attempts</dt>
-                <dd>{d.attempts}</dd>
-                <dt>Last response</dt>
-                <dd className="break-words">
-                  {d.lastResponse ? `${d.lastResponse.code} ${d.lastResponse.text}`.trim() : 'None yet'}
-                </dd>
-                {d.nextAttemptAt ? (
-                  <>
-                    <dt>Next attempt</dt>
-                    <dd>
-                      <time dateTime={d.nextAttemptAt}>{formatDateTime(d.nextAttemptAt)}</time>
-                    </dd>
-                  </>
-                ) : null}
-                <dt>Last change</dt>
-                <dd>
-                  <time dateTime={d.updatedAt}>{formatDateTime(d.updatedAt)}</time>
-                </dd>
-                {d.resendOf ? (
-                  <>
-                    <dt>Resend of</dt>
-                    <dd className="break-all font-mono">{d.resendOf}</dd>
-                  </>
-                ) : null}
-                {d.messageId ? (
-                  <>
-                    <dt>Message ID</dt>
-                    <dd className="break-all font-mono">{d.messageId}</dd>
-                  </>
-                ) : null}
-              </dl>
-            </li>
+              delivery={d}
+              canResend={canManage}
+              resending={resend.isPending}
+              onResend={() => resend.mutate(d.id)}
+            />
           ))}
         </ul>
       ) : null}
       {canManage ? <ReplayFailedDeliveries formId={formId} /> : null}
-    </section>
+    </Section>
+  );
+}
+
+/** One delivery: its channel and target, status, "Resend" once it has ended, and its attempts. */
+function DeliveryItem(props: { delivery: DeliveryDto; canResend: boolean; resending: boolean; onResend: () => void }) {
+  const d = props.delivery;
+  return (
+    <li
+      key={d.id}
+      className="flex flex-col gap-1.5 rounded-md border border-zinc-200 px-3 py-2 text-sm dark:border-zinc-800"
+    >
+      <div className="flex flex-wrap items-center justify-between gap-2">
+        <span className="flex min-w-0 flex-col">
+          <span className="font-medium">{describeChannel(d)}</span>
+          <span className="break-all text-zinc-700 dark:text-zinc-300">{d.target}</span>
+        </span>
+        <span className="flex items-center gap-2">
+          <span className={cx('rounded px-1.5 py-0.5 text-xs font-medium', STATUS_TONE[d.status])}>
+            {STATUS_LABEL[d.status]}
+          </span>
+          {props.canResend && (d.status === 'succeeded' || d.status === 'failed') ? (
+            <Button
+              variant="secondary"
+              className="px-2.5 py-1 text-xs"
+              aria-label={`Resend the ${describeChannel(d).toLowerCase()} to ${d.target}`}
+              disabled={props.resending}
+              onClick={props.onResend}
+            >
+              Resend
+            </Button>
+          ) : null}
+        </span>
+      </div>
+      <dl className="grid gap-x-3 gap-y-0.5 text-xs text-zinc-600 sm:grid-cols-[9rem_1fr] dark:text-zinc-400">
+        <dt>Attempts</dt>
+        <dd>{d.attempts}</dd>
+        <dt>Last response</dt>
+        <dd className="break-words">
+          {d.lastResponse ? `${d.lastResponse.code} ${d.lastResponse.text}`.trim() : 'None yet'}
+        </dd>
+        {d.nextAttemptAt ? (
+          <>
+            <dt>Next attempt</dt>
+            <dd>
+              <time dateTime={d.nextAttemptAt}>{formatDateTime(d.nextAttemptAt)}</time>
+            </dd>
+          </>
+        ) : null}
+        <dt>Last change</dt>
+        <dd>
+          <time dateTime={d.updatedAt}>{formatDateTime(d.updatedAt)}</time>
+        </dd>
+        {d.resendOf ? (
+          <>
+            <dt>Resend of</dt>
+            <dd className="break-all font-mono">{d.resendOf}</dd>
+          </>
+        ) : null}
+        {d.messageId ? (
+          <>
+            <dt>Message ID</dt>
+            <dd className="break-all font-mono">{d.messageId}</dd>
+          </>
+        ) : null}
+      </dl>
+    </li>
   );
 }
 

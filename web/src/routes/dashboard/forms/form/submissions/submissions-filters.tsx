@@ -1,5 +1,6 @@
 import { DropdownMenu } from 'radix-ui';
 import { type FormEvent, useEffect, useId, useState } from 'react';
+import { MENU_ITEM, MenuPopup } from '../../../../../components/menu.tsx';
 import { Button } from '../../../../../components/ui.tsx';
 import { useExportSubmissions } from '../../../../../features/forms/submissions.mutations.ts';
 import { hasFilters, type SubmissionFilters } from '../../../../../features/forms/submissions.queries.ts';
@@ -111,8 +112,6 @@ function FilterField(props: {
 function ExportMenu({ formId, filters }: { formId: string; filters: SubmissionFilters }) {
   const form = useForm();
   const run = useExportSubmissions(formId, filters, (format) => `${form.slug}-submissions.${format}`);
-  const item =
-    'cursor-pointer rounded px-3 py-1.5 text-sm outline-none data-[highlighted]:bg-zinc-100 dark:data-[highlighted]:bg-zinc-800';
   return (
     <DropdownMenu.Root>
       <DropdownMenu.Trigger asChild>
@@ -120,20 +119,14 @@ function ExportMenu({ formId, filters }: { formId: string; filters: SubmissionFi
           {run.isPending ? 'Exporting…' : 'Export'}
         </Button>
       </DropdownMenu.Trigger>
-      <DropdownMenu.Portal>
-        <DropdownMenu.Content
-          align="end"
-          sideOffset={4}
-          className="z-50 min-w-40 rounded-md border border-zinc-200 bg-white p-1 shadow-lg dark:border-zinc-800 dark:bg-zinc-900"
-        >
-          <DropdownMenu.Item className={item} onSelect={() => run.mutate('csv')}>
-            CSV (spreadsheets)
-          </DropdownMenu.Item>
-          <DropdownMenu.Item className={item} onSelect={() => run.mutate('json')}>
-            JSON
-          </DropdownMenu.Item>
-        </DropdownMenu.Content>
-      </DropdownMenu.Portal>
+      <MenuPopup align="end" className="min-w-40">
+        <DropdownMenu.Item className={MENU_ITEM} onSelect={() => run.mutate('csv')}>
+          CSV (spreadsheets)
+        </DropdownMenu.Item>
+        <DropdownMenu.Item className={MENU_ITEM} onSelect={() => run.mutate('json')}>
+          JSON
+        </DropdownMenu.Item>
+      </MenuPopup>
     </DropdownMenu.Root>
   );
 }

@@ -1,11 +1,12 @@
 import { type SignInRequest, SignInRequestSchema } from '@formgate/contracts';
 import { zodResolver } from '@hookform/resolvers/zod';
 import { useForm } from 'react-hook-form';
-import { Link, useNavigate } from 'react-router';
+import { useNavigate } from 'react-router';
 import { fieldOf } from '../../components/form-field.ts';
-import { Notice, SubmitButton, TextField } from '../../components/ui.tsx';
-import { useSignIn } from '../../features/session/session.mutations.ts';
+import { TextField } from '../../components/ui.tsx';
 import { isApiError } from '../../lib/api.ts';
+import { AuthForm } from './auth-form.tsx';
+import { useSignIn } from './session.mutations.ts';
 
 /** Email and password; a signed-in user goes to `redirectTo`. An unverified address gets a new link by email. */
 export function SignInForm({ email = '', redirectTo }: { email?: string; redirectTo: string }) {
@@ -14,7 +15,14 @@ export function SignInForm({ email = '', redirectTo }: { email?: string; redirec
   const signIn = useSignIn({ onSuccess: () => navigate(redirectTo, { replace: true }) });
   const unverified = isApiError(signIn.error) && signIn.error.code === 'EMAIL_NOT_VERIFIED';
   return (
-    <form noValidate className="flex flex-col gap-4" onSubmit={form.handleSubmit((v) => signIn.mutate(v))}>
+    <AuthForm
+      form={form}
+      mutation={signIn}
+      submit="Sign in"
+      pending="Signing in…"
+      error={unverified ? 'Verify your email first: we sent you a new link.' : signIn.error?.message}
+      link={{ to: '/forgot-password', label: 'Forgot your password?' }}
+    >
       <TextField label="Email" type="email" autoComplete="email" {...fieldOf(form, 'email')} />
       <TextField
         label="Password"
@@ -23,19 +31,6 @@ export function SignInForm({ email = '', redirectTo }: { email?: string; redirec
         autoFocus={email !== ''}
         {...fieldOf(form, 'password')}
       />
-      {signIn.error ? (
-        <Notice tone="error">
-          {unverified
-            ? 'Verify your email first: we sent you a new link.'
-            : (signIn.error.message ?? 'Could not sign in')}
-        </Notice>
-      ) : null}
-      <SubmitButton pending={signIn.isPending} pendingLabel="Signing in…">
-        Sign in
-      </SubmitButton>
-      <Link to="/forgot-password" className="text-sm text-brand-600 underline dark:text-brand-50">
-        Forgot your password?
-      </Link>
-    </form>
+    </AuthForm>
   );
 }
