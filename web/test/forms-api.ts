@@ -6,7 +6,7 @@ import {
   type WebhookEndpointDto,
 } from '@formgate/contracts';
 import type { DailyCount, FormWithCountsDto } from '../src/features/forms/forms.queries.ts';
-import type { Submission } from '../src/features/forms/submissions.queries.ts';
+import type { Submission } from '../src/features/submissions/submissions.queries.ts';
 import { startServer } from './render-app.tsx';
 
 export interface RecordedRequest {

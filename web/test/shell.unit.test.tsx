@@ -1,12 +1,12 @@
 import { QueryClient } from '@tanstack/react-query';
 import { fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { UsageBar } from '../src/features/billing/usage-meter.tsx';
+import { FeedbackDialog } from '../src/features/site/feedback-dialog.tsx';
 import { AppProviders } from '../src/lib/app-context.tsx';
 import { createFormgateAuthClient } from '../src/lib/auth-client.ts';
 import { queriesToInvalidate } from '../src/lib/auth-invalidation.ts';
 import { reloadOnceForChunkError } from '../src/lib/chunk-reload.ts';
-import { FeedbackDialog } from '../src/routes/dashboard/feedback-dialog.tsx';
-import { UsageBar } from '../src/routes/dashboard/usage-meter.tsx';
 import { ErrorScreen } from '../src/routes/root/error-screen.tsx';
 import { startServer } from './render-app.tsx';
 

@@ -4,7 +4,7 @@ import { useEffect, useRef, useState } from 'react';
 import { useSearchParams } from 'react-router';
 import { toast } from 'sonner';
 import { leaveApp } from '../../lib/leave-app.ts';
-import { safeLink } from '../forms/submissions.queries.ts';
+import { safeLink } from '../submissions/submissions.queries.ts';
 import { useRefreshBilling, useSubscriptionActions } from './billing.mutations.ts';
 import { billingUsageQuery } from './billing.queries.ts';
 

@@ -1,9 +1,9 @@
 import { useQuery } from '@tanstack/react-query';
 import { Navigate, Outlet, useLocation } from 'react-router';
+import { LoadingShell } from '../../components/loading-shell.tsx';
 import { sessionQuery } from '../../features/session/session.queries.ts';
 import { useServices } from '../../lib/app-context.tsx';
 import { DashboardShell } from './dashboard-shell.tsx';
-import { LoadingShell } from './loading-shell.tsx';
 
 /**
  * The `/dashboard` guard: no session → `/login?redirect=<current location>`; a session without an active

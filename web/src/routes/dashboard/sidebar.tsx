@@ -1,14 +1,14 @@
 import { useQuery } from '@tanstack/react-query';
 import { Link, NavLink } from 'react-router';
 import { cx } from '../../components/ui.tsx';
+import { UsageMeter } from '../../features/billing/usage-meter.tsx';
 import { flagQuery } from '../../features/flags/flags.queries.ts';
 import { formsListQuery } from '../../features/forms/forms.queries.ts';
+import { OrganizationSwitcher } from '../../features/organization/organization-switcher.tsx';
 import type { SessionData } from '../../features/session/session.queries.ts';
+import { UserMenu } from '../../features/session/user-menu.tsx';
+import { FeedbackDialog } from '../../features/site/feedback-dialog.tsx';
 import { siteQuery } from '../../features/site/site.queries.ts';
-import { FeedbackDialog } from './feedback-dialog.tsx';
-import { OrganizationSwitcher } from './organization-switcher.tsx';
-import { UsageMeter } from './usage-meter.tsx';
-import { UserMenu } from './user-menu.tsx';
 
 const navClass = ({ isActive }: { isActive: boolean }) =>
   cx(

@@ -1,8 +1,6 @@
 import { Link, NavLink, Outlet } from 'react-router';
 import { useSession } from '../../features/session/use-session.ts';
-
-export const COMPANY = 'Formgate Ltd';
-export const FOUNDED = 2025;
+import { COMPANY, FOUNDED } from '../../features/site/legal.tsx';
 
 const HEADER_LINKS = [
   ['/pricing', 'Pricing'],

@@ -1,0 +1,152 @@
+import { CreateFormRequestSchema, FormSettingsSchema, type UpdateFormRequest } from '@formgate/contracts';
+import { useNavigate } from 'react-router';
+import { z } from 'zod';
+import { ConfirmDialog } from '../../components/confirm-dialog.tsx';
+import { fieldOf } from '../../components/form-field.ts';
+import { Panel } from '../../components/panel.tsx';
+import { SettingsForm, useSettingsForm } from '../../components/settings-form.tsx';
+import { CheckboxField, Notice, TextAreaField, TextField } from '../../components/ui.tsx';
+import { FormNotificationsPanel } from '../notifications/form-notifications-panel.tsx';
+import { useCan } from '../organization/use-can.ts';
+import { FormSpamPanel } from '../spam/form-spam-panel.tsx';
+import { FormWebhooksPanel } from '../webhooks/form-webhooks-panel.tsx';
+import { useForm } from './form-layout.tsx';
+import { useDeleteForm, useUpdateForm } from './forms.mutations.ts';
+import type { FormDto } from './forms.queries.ts';
+
+const originsOf = (text: string) =>
+  text
+    .split(/[\n,]/)
+    .map((line) => line.trim())
+    .filter(Boolean);
+
+/** The settings screen's fields, each checked by the contracts' own schema for it. */
+export const SettingsFormSchema = z.object({
+  name: CreateFormRequestSchema.shape.name,
+  redirectUrl: z
+    .string()
+    .trim()
+    .refine((v) => v === '' || FormSettingsSchema.shape.redirectUrl.safeParse(v).success, {
+      error: 'An http:// or https:// address, or nothing for Formgate’s thank-you page',
+    }),
+  /** One origin a line. */
+  allowedOrigins: z
+    .string()
+    .refine((text) => FormSettingsSchema.shape.allowedOrigins.safeParse(originsOf(text)).success, {
+      error: 'At most 50 origins of at most 200 characters each',
+    }),
+  honeypotField: z.string().trim().max(100, 'At most 100 characters'),
+  enabled: z.boolean(),
+});
+export type SettingsFormValues = z.infer<typeof SettingsFormSchema>;
+
+const valuesOf = (form: FormDto): SettingsFormValues => ({
+  name: form.name,
+  redirectUrl: form.settings.redirectUrl ?? '',
+  allowedOrigins: form.settings.allowedOrigins.join('\n'),
+  honeypotField: form.settings.honeypotField ?? '',
+  enabled: form.settings.enabled,
+});
+
+/** The `PATCH /api/v1/forms/{formId}` body of the screen's values. */
+export const requestOf = (values: SettingsFormValues): UpdateFormRequest => ({
+  name: values.name,
+  settings: {
+    redirectUrl: values.redirectUrl || null,
+    allowedOrigins: originsOf(values.allowedOrigins),
+    honeypotField: values.honeypotField || null,
+    enabled: values.enabled,
+  },
+});
+
+/** `/dashboard/forms/{formSlug}/settings`: name, redirect, origins, honeypot, enabled; spam protection; notifications; webhooks; deleting the form. */
+export function Component() {
+  const form = useForm();
+  const { can } = useCan();
+  const canUpdate = can({ form: ['update'] });
+  return (
+    <div className="flex max-w-2xl flex-col gap-10">
+      <GeneralSettings form={form} canUpdate={canUpdate} />
+      <FormSpamPanel form={form} canUpdate={canUpdate} />
+      <FormNotificationsPanel form={form} canUpdate={canUpdate} />
+      <FormWebhooksPanel form={form} canUpdate={canUpdate} />
+      {can({ form: ['delete'] }) ? <DeleteForm form={form} /> : null}
+    </div>
+  );
+}
+
+function GeneralSettings({ form, canUpdate }: { form: FormDto; canUpdate: boolean }) {
+  const fields = useSettingsForm<SettingsFormValues>(SettingsFormSchema, valuesOf(form));
+  const save = useUpdateForm(form.id);
+  return (
+    <SettingsForm
+      fields={fields}
+      onSave={(v) => save.mutate(requestOf(v))}
+      saving={save.isPending}
+      submitLabel="Save settings"
+      canUpdate={canUpdate}
+      notice={
+        <>
+          <h2 className="text-lg font-semibold">Settings</h2>
+          {canUpdate ? null : <Notice>Only owners and admins of the organization can change a form.</Notice>}
+        </>
+      }
+    >
+      <TextField
+        label="Name"
+        error={fields.formState.errors.name ? 'Give the form a name (at most 200 characters).' : undefined}
+        {...fields.register('name')}
+      />
+      <div className="flex flex-col gap-1.5">
+        <p className="text-sm font-medium">
+          Slug <code className="ml-2 rounded bg-zinc-100 px-2 py-1 font-normal dark:bg-zinc-800">{form.slug}</code>
+        </p>
+        <p className="text-sm text-zinc-600 dark:text-zinc-400">Set when the form was created; it cannot be changed.</p>
+      </div>
+      <TextField
+        label="Redirect URL"
+        type="url"
+        placeholder="https://example.com/thanks"
+        hint="Where an HTML form goes after a submission; empty for Formgate’s thank-you page."
+        {...fieldOf(fields, 'redirectUrl')}
+      />
+      <TextAreaField
+        mono
+        label="Allowed origins"
+        placeholder="https://example.com"
+        hint="One origin (scheme://host[:port]) a line."
+        {...fieldOf(fields, 'allowedOrigins')}
+      />
+      <TextField
+        label="Honeypot field"
+        placeholder="_gotcha"
+        hint="A hidden field of your form that people leave empty; a submission that fills it is spam."
+        {...fieldOf(fields, 'honeypotField')}
+      />
+      <CheckboxField label="Accept submissions" {...fields.register('enabled')} />
+    </SettingsForm>
+  );
+}
+
+function DeleteForm({ form }: { form: FormDto }) {
+  const navigate = useNavigate();
+  const remove = useDeleteForm(form, { onSuccess: () => navigate('/dashboard/forms', { replace: true }) });
+  return (
+    <Panel title="Delete this form" tone="danger">
+      <p className="text-sm text-zinc-700 dark:text-zinc-300">
+        Its endpoint stops accepting submissions, and every submission and file it received is deleted.
+      </p>
+      <div>
+        <ConfirmDialog
+          trigger="Delete form"
+          title={`Delete "${form.name}"?`}
+          description="This cannot be undone."
+          confirmLabel="Delete form"
+          typeToConfirm={form.name}
+          pending={remove.isPending}
+          onConfirm={() => remove.mutate()}
+        />
+      </div>
+    </Panel>
+  );
+}
