@@ -26,7 +26,7 @@ import {
 import { describeUserAgent, sessionsQuery } from './account.queries.ts';
 
 /** `/dashboard/profile` ("My profile"): name, email, password, signed-in sessions, account deletion. */
-export function Component() {
+export function ProfileScreen() {
   const session = useSession();
   if (!session.data) return null; // the dashboard guard only renders screens with a session
   return (

@@ -14,7 +14,7 @@ import { isPaid, type Stripe, useStripe, useUsageAfterCheckout } from './use-str
  * plan through Stripe (checkout, the billing portal for payment methods, invoices and cancellation) and restore a
  * cancelled subscription. Members see the plan and usage only. With billing off on the instance nothing is for sale.
  */
-export function Component() {
+export function BillingScreen() {
   const session = useSession();
   const orgId = session.data?.session.activeOrganizationId ?? null;
   const { can, isPending: roleLoading } = useCan();

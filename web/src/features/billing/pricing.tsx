@@ -19,7 +19,7 @@ import { IntervalSwitch } from './interval-switch.tsx';
 const CARD = 'flex flex-col gap-4 rounded-lg border border-zinc-200 p-6 dark:border-zinc-800';
 
 /** `/pricing`: the instance's plans (`GET /api/v1/plans`), monthly or yearly, with their limits and features. */
-export function Component() {
+export function PricingScreen() {
   const plans = useQuery(plansQuery());
   const session = useSession();
   const signedIn = Boolean(session.data);

@@ -10,7 +10,7 @@ import { EmailsGate } from './emails-gate.tsx';
 import { useAddNotificationEmail } from './notification-emails.mutations.ts';
 
 /** `/dashboard/emails/create`: adds a notification address; it is mailed a verification link. */
-export function Component() {
+export function EmailCreateScreen() {
   return (
     <EmailsGate>
       <CreateEmail />

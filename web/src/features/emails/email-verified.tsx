@@ -8,7 +8,7 @@ import { notificationEmailsQuery } from './notification-emails.queries.ts';
  * `/dashboard/emails/verification-success/{email}`: where a verification link lands once the server has verified
  * the address. The page confirms it from the list rather than from the URL alone.
  */
-export function Component() {
+export function EmailVerifiedScreen() {
   return (
     <EmailsGate>
       <EmailVerified />

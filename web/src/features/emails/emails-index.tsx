@@ -10,7 +10,7 @@ import { useAddNotificationEmail, useRemoveNotificationEmail } from './notificat
 import { notificationEmailsQuery } from './notification-emails.queries.ts';
 
 /** `/dashboard/emails`: the organization's notification addresses, verified or waiting for confirmation. */
-export function Component() {
+export function EmailsIndexScreen() {
   return (
     <EmailsGate>
       <EmailsIndex />

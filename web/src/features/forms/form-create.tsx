@@ -19,7 +19,7 @@ export function slugify(name: string): string {
 }
 
 /** `/dashboard/forms/create`: a name (and optionally a slug) → the new form's example page. */
-export function Component() {
+export function FormCreateScreen() {
   const navigate = useNavigate();
   const form = useForm<CreateFormRequest>({
     resolver: zodResolver(CreateFormRequestSchema),

@@ -85,7 +85,7 @@ const result = await client.submitForm('${key}', new FormData(form), {
 }
 
 /** `/dashboard/forms/{formSlug}/example`: snippets with the form's real endpoint, each with a copy button. */
-export function Component() {
+export function FormExampleScreen() {
   const form = useForm();
   const origin = window.location.origin;
   const endpoint = endpointUrl(form, origin);

@@ -14,7 +14,7 @@ const TABS = [
  * `/dashboard/forms/{formSlug}`: resolves the slug to the form (an unknown slug goes back to the forms index), then
  * shows the form's name and its sections as navigation links (each section has its own address).
  */
-export function Component() {
+export function FormLayout() {
   const { formSlug = '' } = useParams();
   const form = useQuery(formBySlugQuery(formSlug));
   if (form.isPending) return <p role="status">Loading form…</p>;

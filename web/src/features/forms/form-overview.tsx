@@ -12,7 +12,7 @@ import { SubmissionsChart } from './submissions-chart.tsx';
 const DAYS = 30;
 
 /** `/dashboard/forms/{formSlug}/overview`: the endpoint, the totals (blocked requests too) and the last 30 days per day. */
-export function Component() {
+export function FormOverviewScreen() {
   const form = useForm();
   const stats = useQuery(formStatsQuery(form.id, DAYS));
   const url = endpointUrl(form);

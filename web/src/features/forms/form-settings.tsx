@@ -60,7 +60,7 @@ export const requestOf = (values: SettingsFormValues): UpdateFormRequest => ({
 });
 
 /** `/dashboard/forms/{formSlug}/settings`: name, redirect, origins, honeypot, enabled; spam protection; notifications; webhooks; deleting the form. */
-export function Component() {
+export function FormSettingsScreen() {
   const form = useForm();
   const { can } = useCan();
   const canUpdate = can({ form: ['update'] });

@@ -7,7 +7,7 @@ import { formatDateTime } from '../../lib/format.ts';
 import { endpointUrl, type FormWithCountsDto, formsListQuery } from './forms.queries.ts';
 
 /** `/dashboard/forms`: the organization's forms as cards, or a first-form call to action. */
-export function Component() {
+export function FormsIndexScreen() {
   const forms = useQuery(formsListQuery());
   return (
     <section className="flex flex-col gap-6">

@@ -15,7 +15,7 @@ import { useCan } from './use-can.ts';
  * action shows only when the member's role grants it (contracts' `authorize`); the server checks again and its
  * denial message is toasted.
  */
-export function Component() {
+export function OrganizationScreen() {
   const services = useServices();
   const session = useSession();
   const organization = useQuery(activeOrganizationQuery(services));

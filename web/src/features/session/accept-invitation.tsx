@@ -5,7 +5,7 @@ import { useAcceptInvitation } from '../organization/organization.mutations.ts';
 import { useSession } from './use-session.ts';
 
 /** The link of an invitation email: sign in (or up) first, then join and make it the active organization. */
-export function Component() {
+export function AcceptInvitationScreen() {
   const { invitationId = '' } = useParams();
   const session = useSession();
   const location = useLocation();

@@ -3,7 +3,7 @@ import { Button } from '../../components/ui.tsx';
 import { useResendVerification } from './session.mutations.ts';
 
 /** After sign-up: the verification link is on its way; it can be sent again. */
-export function Component() {
+export function CheckEmailScreen() {
   const email = useSearchParams()[0].get('email') ?? '';
   const resend = useResendVerification(email);
   return (

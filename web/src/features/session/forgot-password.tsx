@@ -11,7 +11,7 @@ const BACK_TO_SIGN_IN = { to: '/login', label: 'Back to sign in' };
 const RequestSchema = SignInRequestSchema.pick({ email: true });
 
 /** Asks for a reset link; the answer is the same whether or not the address has an account. */
-export function Component() {
+export function ForgotPasswordScreen() {
   const form = useForm<z.infer<typeof RequestSchema>>({ resolver: zodResolver(RequestSchema) });
   const request = useRequestPasswordReset();
   if (request.isSuccess)

@@ -10,7 +10,7 @@ import { safeRedirect, useSession } from './use-session.ts';
  * `/login/{email}`: looks the address up first (`GET /api/v1/users/by-email/{email}`, rate-limited), then shows
  * sign-in for a known address and sign-up for a new one, prefilled. A failed lookup falls back to sign-in.
  */
-export function Component() {
+export function LoginEmailScreen() {
   const { email = '' } = useParams();
   const [params] = useSearchParams();
   const session = useSession();

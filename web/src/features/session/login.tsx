@@ -4,7 +4,7 @@ import { SignInForm } from './sign-in-form.tsx';
 import { safeRedirect, useSession } from './use-session.ts';
 
 /** `/login?redirect=`: a signed-in visitor goes to `/dashboard`; after signing in, to `redirect` (a local path). */
-export function Component() {
+export function LoginScreen() {
   const session = useSession();
   const [params] = useSearchParams();
   if (session.isPending) return <LoadingShell />;

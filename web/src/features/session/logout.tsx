@@ -3,7 +3,7 @@ import { Link } from 'react-router';
 import { useSignOut } from './session.mutations.ts';
 
 /** Signs the visitor out on arrival (a link anyone can bookmark), then says so. */
-export function Component() {
+export function LogoutScreen() {
   const signOut = useSignOut();
   const { mutate } = signOut;
   useEffect(() => mutate(), [mutate]);

@@ -20,7 +20,7 @@ import { useSession } from './use-session.ts';
  * pending invitation, pick an organization the user already belongs to, or create the first one. Each of these
  * sets the active organization, which refreshes the session and so leaves this page.
  */
-export function Component() {
+export function OnboardScreen() {
   const session = useSession();
   const location = useLocation();
   if (session.isPending) return <LoadingShell />;

@@ -10,7 +10,7 @@ import { useResetPassword } from './session.mutations.ts';
 const ResetSchema = z.object({ newPassword: SignUpRequestSchema.shape.password });
 
 /** The reset link lands here with `?token=` (or `?error=` when it expired); sessions are revoked on reset. */
-export function Component() {
+export function ResetPasswordScreen() {
   const [params] = useSearchParams();
   const token = params.get('token');
   const form = useForm<z.infer<typeof ResetSchema>>({ resolver: zodResolver(ResetSchema) });

@@ -3,7 +3,7 @@ import { LoadingShell } from '../../components/loading-shell.tsx';
 import { SignUpForm } from './sign-up-form.tsx';
 import { useSession } from './use-session.ts';
 
-export function Component() {
+export function SignUpScreen() {
   const session = useSession();
   if (session.isPending) return <LoadingShell />;
   if (session.data) return <Navigate to="/dashboard" replace />;

@@ -1,7 +1,7 @@
 import { Link, useSearchParams } from 'react-router';
 
 /** Where the verification link lands (better-auth verified the address and signed the user in, or says why not). */
-export function Component() {
+export function VerifyEmailScreen() {
   const error = useSearchParams()[0].get('error');
   if (error)
     return (

@@ -22,7 +22,7 @@ const SNIPPET = `<form action="https://your-formgate/f/YOUR_FORM_KEY" method="PO
   <button type="submit">Send</button>
 </form>`;
 
-export function Component() {
+export function HomeScreen() {
   const site = useQuery(siteQuery());
   const example = site.data?.forms.example;
   return (

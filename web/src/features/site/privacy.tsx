@@ -1,6 +1,6 @@
 import { COMPANY, LegalPage } from './legal.tsx';
 
-export function Component() {
+export function PrivacyScreen() {
   return (
     <LegalPage title="Privacy Policy">
       <p>

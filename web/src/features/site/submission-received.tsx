@@ -15,7 +15,7 @@ export function refererOf(value: string | null): URL | null {
  * The thank-you page after a plain HTML form. A browser that lands here from a form is answered by ingest's own
  * server page (it needs no JavaScript and allows any origin); this is the same page for in-app navigation.
  */
-export function Component() {
+export function SubmissionReceivedScreen() {
   const referer = refererOf(useSearchParams()[0].get('referer'));
   if (!referer)
     return (

@@ -1,6 +1,6 @@
 import { COMPANY, FOUNDED, LegalPage } from './legal.tsx';
 
-export function Component() {
+export function TermsScreen() {
   return (
     <LegalPage title="Terms of Service">
       <p>

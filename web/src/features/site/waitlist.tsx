@@ -4,7 +4,7 @@ import { PublicForm } from './public-form.tsx';
 import { siteQuery } from './site.queries.ts';
 
 /** The waitlist is a form of this instance: each sign-up is one of its submissions. */
-export function Component() {
+export function WaitlistScreen() {
   const site = useQuery(siteQuery());
   const endpoint = site.data?.forms.waitlist;
   return (

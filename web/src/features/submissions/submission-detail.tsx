@@ -17,7 +17,7 @@ import { type Submission, submissionQuery } from './submissions.queries.ts';
  * `/dashboard/forms/{formSlug}/submissions/{id}`: every field and file of one submission. Everything in it came
  * from a stranger: it is rendered as text only — no HTML, no value as a link or an attribute name.
  */
-export function Component() {
+export function SubmissionDetailScreen() {
   const form = useForm();
   const { submissionId = '' } = useParams();
   const submission = useQuery(submissionQuery(form.id, submissionId));

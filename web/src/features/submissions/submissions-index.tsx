@@ -8,7 +8,7 @@ import { filtersOf, submissionsListQuery } from './submissions.queries.ts';
  * `/dashboard/forms/{formSlug}/submissions/`: opens the newest submission (of the filtered list, if filtered). The
  * layout above says when there is none.
  */
-export function Component() {
+export function SubmissionsIndexScreen() {
   const form = useForm();
   const [search] = useSearchParams();
   const { search: searchString } = useLocation();

@@ -19,7 +19,7 @@ import { Filters } from './submissions-filters.tsx';
  * `/dashboard/forms/{formSlug}/submissions`: the list (search, filters, cursor pages, selection and bulk actions)
  * beside the open submission. Filters live in the address, so a detail link, a reload and the export keep them.
  */
-export function Component() {
+export function SubmissionsLayout() {
   const form = useForm();
   const [search, setSearch] = useSearchParams();
   const filters = useMemo(() => filtersOf(search), [search]);

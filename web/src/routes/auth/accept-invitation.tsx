@@ -1,0 +1,1 @@
+export { AcceptInvitationScreen as Component } from '../../features/session/accept-invitation.tsx';

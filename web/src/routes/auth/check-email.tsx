@@ -1,0 +1,1 @@
+export { CheckEmailScreen as Component } from '../../features/session/check-email.tsx';

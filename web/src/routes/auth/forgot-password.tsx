@@ -1,0 +1,1 @@
+export { ForgotPasswordScreen as Component } from '../../features/session/forgot-password.tsx';

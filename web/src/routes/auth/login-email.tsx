@@ -1,0 +1,1 @@
+export { LoginEmailScreen as Component } from '../../features/session/login-email.tsx';

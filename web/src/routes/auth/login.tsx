@@ -1,0 +1,1 @@
+export { LoginScreen as Component } from '../../features/session/login.tsx';

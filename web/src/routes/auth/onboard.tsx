@@ -1,0 +1,1 @@
+export { OnboardScreen as Component } from '../../features/session/onboard.tsx';

@@ -1,0 +1,1 @@
+export { ResetPasswordScreen as Component } from '../../features/session/reset-password.tsx';

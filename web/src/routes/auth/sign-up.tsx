@@ -1,0 +1,1 @@
+export { SignUpScreen as Component } from '../../features/session/sign-up.tsx';

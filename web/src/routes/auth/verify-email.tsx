@@ -1,0 +1,1 @@
+export { VerifyEmailScreen as Component } from '../../features/session/verify-email.tsx';

@@ -1,0 +1,1 @@
+export { BillingScreen as Component } from '../../../features/billing/billing.tsx';

@@ -1,0 +1,1 @@
+export { EmailCreateScreen as Component } from '../../../features/emails/email-create.tsx';

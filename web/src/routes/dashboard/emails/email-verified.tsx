@@ -1,0 +1,1 @@
+export { EmailVerifiedScreen as Component } from '../../../features/emails/email-verified.tsx';

@@ -1,0 +1,1 @@
+export { EmailsIndexScreen as Component } from '../../../features/emails/emails-index.tsx';

@@ -1,0 +1,1 @@
+export { FormCreateScreen as Component } from '../../../features/forms/form-create.tsx';

@@ -1,0 +1,1 @@
+export { FormExampleScreen as Component } from '../../../../features/forms/form-example.tsx';

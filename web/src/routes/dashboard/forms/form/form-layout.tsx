@@ -1,0 +1,1 @@
+export { FormLayout as Component } from '../../../../features/forms/form-layout.tsx';

@@ -1,0 +1,1 @@
+export { FormOverviewScreen as Component } from '../../../../features/forms/form-overview.tsx';

@@ -1,0 +1,1 @@
+export { FormSettingsScreen as Component } from '../../../../../features/forms/form-settings.tsx';

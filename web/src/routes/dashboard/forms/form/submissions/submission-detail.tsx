@@ -1,0 +1,1 @@
+export { SubmissionDetailScreen as Component } from '../../../../../features/submissions/submission-detail.tsx';

@@ -1,0 +1,1 @@
+export { SubmissionsIndexScreen as Component } from '../../../../../features/submissions/submissions-index.tsx';

@@ -1,0 +1,1 @@
+export { SubmissionsLayout as Component } from '../../../../../features/submissions/submissions-layout.tsx';

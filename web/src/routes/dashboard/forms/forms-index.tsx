@@ -1,0 +1,1 @@
+export { FormsIndexScreen as Component } from '../../../features/forms/forms-index.tsx';

@@ -1,0 +1,1 @@
+export { OrganizationScreen as Component } from '../../../features/organization/organization.tsx';

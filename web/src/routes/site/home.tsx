@@ -1,0 +1,1 @@
+export { HomeScreen as Component } from '../../features/site/home.tsx';

@@ -1,0 +1,1 @@
+export { LogoutScreen as Component } from '../../features/session/logout.tsx';

@@ -1,0 +1,1 @@
+export { PricingScreen as Component } from '../../features/billing/pricing.tsx';

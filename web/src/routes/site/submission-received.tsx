@@ -1,0 +1,1 @@
+export { SubmissionReceivedScreen as Component } from '../../features/site/submission-received.tsx';

@@ -1,0 +1,1 @@
+export { TermsScreen as Component } from '../../features/site/terms.tsx';

@@ -1,0 +1,1 @@
+export { WaitlistScreen as Component } from '../../features/site/waitlist.tsx';
