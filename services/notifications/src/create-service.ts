@@ -87,8 +87,7 @@ export type NotificationsService = Service & {
  * and the delivery log API; webhook endpoints per form (`/api/v1/forms/{id}/webhooks`); the organizations' notification addresses (double opt-in, `/api/v1/notification-emails`).
  * Consumers: `orgs.organization` (names for the verification mail, purges), `forms.form` (the view, first), `forms.submission` (deletions),
  * `ingest.submission` twice: `notifications.webhooks` (webhooks) and `notifications.deliveries` (emails), each from
- * the log end on a first start (submissions from before the service existed are not notified); the webhooks group,
- * new in an upgraded deployment, starts where the emails group had committed (ADR 54).
+ * the log end on a first start (submissions from before the service existed are not notified).
  */
 export function createNotificationsService(deps: NotificationsServiceDeps): NotificationsService {
   const webhooks = createWebhookChannel({ ...deps, timeoutMs: deps.webhookTimeoutMs });
@@ -142,15 +141,12 @@ export function createNotificationsService(deps: NotificationsServiceDeps): Noti
       topic: Topics.formsSubmission,
       handler: handlers.changes,
     },
-    // Webhooks and emails of a submission in two groups (ADR 54): a webhook never waits behind mails. The webhooks
-    // group comes first: on the upgrade that created it, it takes over where `notifications.deliveries` (then both
-    // channels) had committed, before this instance's emails consumer moves that group on.
+    // Webhooks and emails of a submission in two groups (ADR 54): a webhook never waits behind mails.
     {
       group: 'notifications.webhooks',
       topic: Topics.ingestSubmission,
       handler: handlers.webhooks,
       fromBeginning: false,
-      startAtGroup: 'notifications.deliveries',
       maxBatchSize: 100,
     },
     {
