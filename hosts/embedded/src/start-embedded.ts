@@ -44,9 +44,10 @@ import {
 import {
   createEmailComposer,
   createNotificationsService,
-  createSqliteDeliveryStore,
+  createSqliteNotificationStores,
   createSqliteRecipientStore,
   createSqliteWebhookEndpointStore,
+  migrateSqliteNotifications,
 } from '@formgate/notifications';
 import { createOrgsService, createSqliteOrgsStore } from '@formgate/orgs';
 import { createFallbackBlobStore, createFsBlobStore } from '@formgate/store';
@@ -180,10 +181,12 @@ export async function startEmbedded(config: EmbeddedConfig, seams: EmbeddedSeams
   });
   const settings = accountSettings(config);
   const mailer = createMailer({ ...settings, mailDir: join(config.DATA_DIR, 'mail'), logger, logLinks: true });
+  // Its schema before its adapters (ADR 72).
+  migrateSqliteNotifications(dbs.notifications);
   const notifications = createNotificationsService({
     ...common,
     logger: logger.child({ service: 'notifications' }),
-    store: createSqliteDeliveryStore(dbs.notifications),
+    stores: createSqliteNotificationStores(dbs.notifications),
     mailer,
     compose: createEmailComposer({ fileLinks: createFileLinks(fileLinkSecret.current), clock: systemClock }),
     recipients: createSqliteRecipientStore(dbs.notifications),

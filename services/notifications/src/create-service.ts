@@ -19,29 +19,28 @@ import {
 } from '@formgate/kit';
 import type { Mailer } from '@formgate/mail';
 import express from 'express';
+import { createDeliveryChannels } from './channels/index.ts';
 import { createDeferredReleaser } from './deliveries/deferred-releaser.ts';
 import { deliveriesRoutes } from './deliveries/deliveries.routes.ts';
 import { createDeliveryRunner } from './deliveries/delivery-runner.ts';
-import type { DeliveryStore } from './deliveries/delivery-store.ts';
 import { createEmailQuota } from './deliveries/email-quota.ts';
+import { createFormsViewHandler } from './deliveries/forms-view.handler.ts';
 import { createFormsViewSettled, type FormsViewSettled } from './deliveries/forms-view-settled.ts';
-import {
-  createFormsViewHandler,
-  createSubmissionChangesHandler,
-  createSubmissionReceivedHandler,
-} from './deliveries/handlers.ts';
-import type { Composer } from './deliveries/ports.ts';
 import { createRetryWorker } from './deliveries/retry-worker.ts';
+import { createSubmissionChangesHandler } from './deliveries/submission-changes.handler.ts';
+import { createSubmissionReceivedHandler } from './deliveries/submission-received.handler.ts';
+import type { Composer } from './email/composer.ts';
 import { composeRecipientVerification } from './email/recipient-verification.tsx';
-import { createWebhookChannel } from './endpoints/webhook-channel.ts';
 import type { WebhookEndpointStore } from './endpoints/webhook-endpoint-store.ts';
 import { webhooksRoutes } from './endpoints/webhooks.routes.ts';
 import { createRecipientsOrgHandler } from './recipients/org-events.handler.ts';
 import type { RecipientStore } from './recipients/recipient-store.ts';
 import { createRecipientRoutes } from './recipients/recipients.routes.ts';
+import type { NotificationStores } from './store/index.ts';
 
 export interface NotificationsServiceDeps {
-  store: DeliveryStore;
+  /** The delivery pipeline's stores, migrated (`migrateSqliteNotifications` / `migrateMongoNotifications`). */
+  stores: NotificationStores;
   bus: EventBus;
   mailer: Mailer;
   clock: Clock;
@@ -71,7 +70,7 @@ export interface NotificationsServiceDeps {
   retryIntervalMs?: number;
   /** Jitter source of the retry schedule (tests pin it). */
   random?: () => number;
-  /** The attempt lease (default `ATTEMPT_LEASE_MS`, 3 min; `NOTIFICATIONS_ATTEMPT_LEASE_MS`). */
+  /** The attempt lease (default `DELIVERY_TUNING.attemptLeaseMs`, 3 min; `NOTIFICATIONS_ATTEMPT_LEASE_MS`). */
   attemptLeaseMs?: number;
 }
 
@@ -90,16 +89,16 @@ export type NotificationsService = Service & {
  * the log end on a first start (submissions from before the service existed are not notified).
  */
 export function createNotificationsService(deps: NotificationsServiceDeps): NotificationsService {
-  const webhooks = createWebhookChannel({ ...deps, timeoutMs: deps.webhookTimeoutMs });
   // The emails quota (`billing.quota`, replayed at start): emails over it are deferred, released when it allows.
   const quota = createEmailQuota();
-  const runner = createDeliveryRunner({ ...deps, webhooks, quota });
+  const channels = createDeliveryChannels({ ...deps, quota });
+  const runner = createDeliveryRunner({ ...deps, channels });
   const release = createDeferredReleaser({ ...deps, runner, quota });
   const worker = createRetryWorker({ ...deps, runner, release, intervalMs: deps.retryIntervalMs });
   const views: Subscription[] = [];
 
-  const api = deliveriesRoutes({ ...deps, runner });
-  const settled = createFormsViewSettled(deps.store);
+  const api = deliveriesRoutes({ ...deps, runner, channels });
+  const settled = createFormsViewSettled(deps.stores.views);
   const app = createServiceApp({
     observe: deps.metrics && { service: 'notifications', metrics: deps.metrics },
     tracing: deps.tracing,
@@ -124,10 +123,11 @@ export function createNotificationsService(deps: NotificationsServiceDeps): Noti
   app.use(errorHandler(deps.logger, deps.storeHealth));
 
   // Their first attempts go on after a batch is committed (ADR 64): `stop` waits for them.
+  const handlerDeps = { ...deps, runner, channels };
   const handlers = {
-    changes: createSubmissionChangesHandler({ ...deps, runner }),
-    webhooks: createSubmissionReceivedHandler({ ...deps, runner }, { emails: false, webhooks: true }),
-    emails: createSubmissionReceivedHandler({ ...deps, runner }, { emails: true, webhooks: false }),
+    changes: createSubmissionChangesHandler(handlerDeps),
+    webhooks: createSubmissionReceivedHandler(handlerDeps, ['webhook']),
+    emails: createSubmissionReceivedHandler(handlerDeps, ['email']),
   };
   const consumers = createConsumers(deps.bus, TOPIC_SPECS, [
     {
@@ -135,7 +135,7 @@ export function createNotificationsService(deps: NotificationsServiceDeps): Noti
       topic: Topics.orgsOrganization,
       handler: createRecipientsOrgHandler({ store: deps.recipients }),
     },
-    { group: 'notifications.forms-view', topic: Topics.formsForm, handler: createFormsViewHandler(deps) },
+    { group: 'notifications.forms-view', topic: Topics.formsForm, handler: createFormsViewHandler(deps.stores) },
     {
       group: 'notifications.submission-changes',
       topic: Topics.formsSubmission,

@@ -9,10 +9,9 @@ import {
 
 /**
  * An endpoint as created (revision 0), holding one of its form's numbered slots. Written once, by its creation;
- * removed with the endpoint. `endpointId` (= `_id`) lets one query read it with its revisions and disablings (given
- * at startup to endpoints stored before it existed).
+ * removed with the endpoint. `endpointId` (= `_id`) lets one query read it with its revisions and disablings.
  */
-type EndpointDoc = Omit<WebhookEndpoint, 'id'> & { _id: string; slot: number; endpointId?: string; record?: undefined };
+type EndpointDoc = Omit<WebhookEndpoint, 'id'> & { _id: string; slot: number; endpointId: string; record?: undefined };
 
 /** What a record carries besides its own fields: its endpoint's keys, and a `slot` that is its `_id` (see below). */
 interface RecordBase {
@@ -52,8 +51,8 @@ type Doc = EndpointDoc | RevisionDoc | DisablingDoc;
  * The endpoint `id` in `found` (any order, any endpoints of the org): as its people's changes stored it (its highest
  * revision) and as read (with the service's disabling for its `enabledAt`); null when it has no `EndpointDoc`.
  */
-const endpointIn = (found: Doc[], id: string, created?: EndpointDoc | null) => {
-  const base = created ?? found.find((d): d is EndpointDoc => d.record === undefined && d._id === id);
+const endpointIn = (found: Doc[], id: string) => {
+  const base = found.find((d): d is EndpointDoc => d.record === undefined && d._id === id);
   if (!base) return null;
   let latest: EndpointDoc | RevisionDoc = base;
   for (const d of found) {
@@ -77,7 +76,7 @@ const endpointIn = (found: Doc[], id: string, created?: EndpointDoc | null) => {
 
 /**
  * `WebhookEndpointStore` on MongoDB 7+ or FerretDB 1.24 with one writer per document (docs/notifications.md, "How a
- * disabling is stored"): nothing here is updated (but for `endpointId`, once, below). FerretDB 1.24 applies an
+ * disabling is stored"): nothing here is updated . FerretDB 1.24 applies an
  * update by reading the document, applying the operators in its own process and writing the whole document back by
  * `_id`, with no compare-and-swap, so the service disabling an endpoint could put back the URL, events or secret a
  * person had just changed, and two people's changes could lose each other's fields. Instead, in `webhook_endpoints`:
@@ -94,7 +93,8 @@ const endpointIn = (found: Doc[], id: string, created?: EndpointDoc | null) => {
  * and `get` is `{endpointId, orgId}` for every kind. A record's `slot` is its `_id`: a string is never one of the
  * numbered slots, and unique as the index wants.
  */
-export async function createMongoWebhookEndpointStore(conn: MongoConnection): Promise<WebhookEndpointStore> {
+/** Its indexes are created by the notifications migrations (`store/mongo/migrations`). */
+export function createMongoWebhookEndpointStore(conn: MongoConnection): WebhookEndpointStore {
   const db = conn.db;
   if (!db) throw new Error('createMongoWebhookEndpointStore: the connection is not open');
   const docs = db.collection<Doc>('webhook_endpoints');
@@ -102,24 +102,10 @@ export async function createMongoWebhookEndpointStore(conn: MongoConnection): Pr
   const revisions = db.collection<RevisionDoc>('webhook_endpoints');
   const disablings = db.collection<DisablingDoc>('webhook_endpoints');
   const notices = db.collection<{ _id: string }>('webhook_notices');
-  await Promise.all([
-    docs.createIndex({ formId: 1, slot: 1 }, { name: 'form_slot', unique: true }),
-    docs.createIndex({ endpointId: 1 }, { name: 'endpoint_id' }),
-  ]);
-  // Endpoints stored before `endpointId` existed get it, so that their reads are one query too. Nothing else
-  // writes an endpoint's first document after its creation (a removal deletes it: the update then matches none).
-  const unmarked = await endpoints
-    .find({ endpointId: { $exists: false }, record: { $exists: false } }, { projection: { _id: 1 } })
-    .toArray();
-  for (const { _id } of unmarked) {
-    await endpoints.updateOne({ _id, endpointId: { $exists: false } }, { $set: { endpointId: _id } });
-  }
-
   const load = async (orgId: string, id: string) => {
+    // Index `endpoint_id`.
     const found = await docs.find({ endpointId: id, orgId }).toArray();
-    if (found.some((d) => d.record === undefined)) return endpointIn(found, id);
-    // None, or stored without `endpointId` since this instance started (an older version's, during an upgrade).
-    return endpointIn(found, id, await endpoints.findOne({ _id: id, orgId, record: { $exists: false } }));
+    return endpointIn(found, id);
   };
   const get = async (orgId: string, id: string) => (await load(orgId, id))?.read ?? null;
   return {

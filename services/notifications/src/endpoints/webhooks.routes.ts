@@ -8,9 +8,9 @@ import {
 } from '@formgate/contracts';
 import { AppError, type Clock, type Ids, identityOf, requirePermission } from '@formgate/kit';
 import { type Request, Router } from 'express';
-import type { DeliveryStore, FormView } from '../deliveries/delivery-store.ts';
-import { generateWebhookSecret } from '../webhooks/index.ts';
+import type { FormView, NotificationStores } from '../store/index.ts';
 import type { WebhookEndpoint, WebhookEndpointStore } from './webhook-endpoint-store.ts';
+import { generateWebhookSecret } from './webhook-secret.ts';
 import { checkWebhookUrl, redactWebhookUrl } from './webhook-url.ts';
 
 /** How long a rotated-out secret keeps signing. */
@@ -19,7 +19,7 @@ export const PREVIOUS_SECRET_VALID_MS = 86_400_000;
 const STATS_WINDOW = 50;
 
 export interface WebhooksRoutesDeps {
-  store: DeliveryStore;
+  stores: Pick<NotificationStores, 'log' | 'views'>;
   endpoints: WebhookEndpointStore;
   clock: Clock;
   ids: Ids;
@@ -32,11 +32,11 @@ export interface WebhooksRoutesDeps {
  * `NOTIFICATIONS_WEBHOOK_NOT_FOUND`. The secret is in the answers of creation and rotation only.
  */
 export function webhooksRoutes(deps: WebhooksRoutesDeps) {
-  const { store, endpoints, clock } = deps;
+  const { stores, endpoints, clock } = deps;
   const router = Router();
 
   const loadForm = async (req: Request): Promise<FormView> => {
-    const form = await store.getForm(String(req.params.formId));
+    const form = await stores.views.getForm(String(req.params.formId));
     if (!form || form === 'deleted' || form.orgId !== identityOf(req).orgId) throw new AppError('FORMS_FORM_NOT_FOUND');
     return form;
   };
@@ -51,7 +51,7 @@ export function webhooksRoutes(deps: WebhooksRoutesDeps) {
   };
 
   const toDto = async (e: WebhookEndpoint): Promise<WebhookEndpointDto> => {
-    const recent = await store.listByTarget(e.id, STATS_WINDOW);
+    const recent = await stores.log.listByTarget({ orgId: e.orgId }, e.id, STATS_WINDOW);
     const succeeded = recent.filter((d) => d.status === 'succeeded').length;
     const failed = recent.filter((d) => d.status === 'failed').length;
     const expires = e.previousSecret?.expiresAt;

@@ -1,18 +1,6 @@
 import type { SqliteDb } from '@formgate/store/sqlite';
 import { type MailCounter, nextMailCounter, type Recipient, type RecipientStore } from './recipient-store.ts';
 
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS notification_emails (
-  id TEXT PRIMARY KEY, org_id TEXT NOT NULL, email TEXT NOT NULL, created_at INTEGER NOT NULL,
-  verified_at INTEGER, UNIQUE (org_id, email)
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS notification_email_mails (
-  org_id TEXT NOT NULL, email TEXT NOT NULL, window_start INTEGER NOT NULL, sent_in_window INTEGER NOT NULL,
-  last_sent_at INTEGER NOT NULL, PRIMARY KEY (org_id, email)
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS notification_org_names (org_id TEXT PRIMARY KEY, name TEXT NOT NULL) WITHOUT ROWID;
-`;
-
 interface Row {
   id: string;
   org_id: string;
@@ -37,7 +25,6 @@ const toRecipient = (r: Row): Recipient => ({
 
 /** `RecipientStore` on SQLite: each operation is one statement or one transaction. */
 export function createSqliteRecipientStore(db: SqliteDb): RecipientStore {
-  db.exec(SCHEMA);
   const list = db.prepare('SELECT * FROM notification_emails WHERE org_id = ? ORDER BY created_at, id');
   const get = db.prepare('SELECT * FROM notification_emails WHERE org_id = ? AND id = ?');
   const byEmail = db.prepare('SELECT * FROM notification_emails WHERE org_id = ? AND email = ?');

@@ -1,12 +1,15 @@
 import { SpamReasonListSchema, type SubmissionDto } from '@formgate/contracts';
-import type { Clock, Logger } from '@formgate/kit';
+import { AppError, type Clock, type Logger } from '@formgate/kit';
 import type { Mailer } from '@formgate/mail';
-import type { Delivery, DeliveryStore, FormView, StoredSubmission } from '../deliveries/delivery-store.ts';
-import type { AttemptContext, Recipients } from '../deliveries/ports.ts';
-import { submissionUrl } from '../email/submission-view.ts';
-import { composeWebhookDisabled } from '../email/webhook-disabled.tsx';
-import { buildWebhookRequest, sendWebhook, type WebhookEvent, type WebhookOutcome } from '../webhooks/index.ts';
-import type { WebhookEndpoint, WebhookEndpointStore } from './webhook-endpoint-store.ts';
+import type { AttemptContext, DeliveryChannel, SendResult } from '../../deliveries/channel.ts';
+import { RETRY_SCHEDULES } from '../../deliveries/retry-schedule.ts';
+import { submissionUrl } from '../../email/submission-view.ts';
+import { composeWebhookDisabled } from '../../email/webhook-disabled.tsx';
+import type { WebhookEndpoint, WebhookEndpointStore } from '../../endpoints/webhook-endpoint-store.ts';
+import { redactWebhookUrl } from '../../endpoints/webhook-url.ts';
+import type { VerifiedRecipients } from '../../recipients/recipient-store.ts';
+import type { Delivery, FormView, NotificationStores, StoredSubmission } from '../../store/index.ts';
+import { buildWebhookRequest, sendWebhook, type WebhookEvent, type WebhookOutcome } from './index.ts';
 
 /** One attempt's deadline: DNS, connect, TLS, request and the response's status. */
 export const WEBHOOK_ATTEMPT_TIMEOUT_MS = 10_000;
@@ -16,24 +19,17 @@ export const FAILURES_BEFORE_DISABLING = 5;
 const NOT_THE_ENDPOINTS_FAULT = new Set(['GONE', 'WEBHOOK_ENDPOINT_DISABLED', 'ABANDONED']);
 
 export interface WebhookChannelDeps {
-  store: DeliveryStore;
+  stores: Pick<NotificationStores, 'log' | 'views'>;
   endpoints: WebhookEndpointStore;
   /** Tells the organization's verified addresses that an endpoint was disabled. */
   mailer: Mailer;
-  recipients: Recipients;
+  recipients: VerifiedRecipients;
   clock: Clock;
   logger: Logger;
   publicUrl: string;
   /** `WEBHOOKS_ALLOW_PRIVATE_TARGETS`: deliver to loopback and private addresses (tests, self-hosted receivers). */
   allowPrivateTargets: boolean;
   timeoutMs?: number;
-}
-
-export interface AttemptResult {
-  ok: boolean;
-  retryable: boolean;
-  response: { code: string; text: string };
-  messageId: string | null;
 }
 
 /** The submission as the API returns it, from the copy `submission.received` carried. */
@@ -52,14 +48,14 @@ export const toSubmissionDto = (s: StoredSubmission, spam: boolean): SubmissionD
 });
 
 /** The log's view of an outcome: the HTTP status when there was one, else the failure's code; a short text. */
-function responseOf(outcome: WebhookOutcome): AttemptResult['response'] {
+function responseOf(outcome: WebhookOutcome): SendResult['response'] {
   const text = outcome.text.replace(/\s+/g, ' ').trim().slice(0, 200);
   if (outcome.ok) return { code: String(outcome.status), text };
   const code = outcome.status === undefined ? outcome.code : String(outcome.status);
   return { code, text: outcome.status === undefined ? text : `${outcome.code}${text ? `: ${text}` : ''}` };
 }
 
-const failed = (code: string, text: string): AttemptResult => ({
+const failed = (code: string, text: string): SendResult => ({
   ok: false,
   retryable: false,
   response: { code, text },
@@ -67,13 +63,13 @@ const failed = (code: string, text: string): AttemptResult => ({
 });
 
 /**
- * The webhook channel of the delivery runner: builds and signs the body of one attempt (`webhook-id` = the
+ * The webhook channel: builds and signs the body of one attempt (`webhook-id` = the
  * delivery's id, the same on every attempt), POSTs it with the SSRF guard, and after a delivery's final failure
  * disables its endpoint when it answered 410 Gone or when `FAILURES_BEFORE_DISABLING` deliveries in a row failed,
  * and mails the organization's verified notification addresses about it once.
  */
-export function createWebhookChannel(deps: WebhookChannelDeps) {
-  const { store, endpoints, clock } = deps;
+export function createWebhookChannel(deps: WebhookChannelDeps): DeliveryChannel {
+  const { stores, endpoints, clock } = deps;
 
   async function eventOf(delivery: Delivery, form: FormView, known: AttemptContext): Promise<WebhookEvent | string> {
     const ref = delivery.webhookEvent;
@@ -83,21 +79,21 @@ export function createWebhookChannel(deps: WebhookChannelDeps) {
       const submission = { id: delivery.submissionId, formId: form.id, createdAt: ref.receivedAt };
       return { type: ref.type, occurredAt: ref.occurredAt, form: formRef, submission };
     }
-    const stored = known.submission ?? (await store.getSubmission(delivery.submissionId));
+    const stored = known.submission ?? (await stores.views.getSubmission(delivery.submissionId));
     if (!stored) return 'the submission was deleted';
     const submission = toSubmissionDto(stored, ref.type === 'submission.spam');
     return { type: ref.type, occurredAt: ref.occurredAt, form: formRef, submission };
   }
 
   /** One attempt; `known`: what the caller read already (the form, the submission's copy, the form's endpoints). */
-  async function send(delivery: Delivery, known: AttemptContext = {}): Promise<AttemptResult> {
+  async function send(delivery: Delivery, known: AttemptContext = {}): Promise<SendResult> {
     const { targetId } = delivery;
     const endpoint = targetId
       ? (known.endpoints?.find((e) => e.id === targetId) ?? (await endpoints.get({ orgId: delivery.orgId }, targetId)))
       : null;
     if (!endpoint) return failed('GONE', 'the webhook endpoint was deleted');
     if (!endpoint.enabled) return failed('WEBHOOK_ENDPOINT_DISABLED', 'the webhook endpoint is disabled');
-    const form = known.form ?? (await store.getForm(delivery.formId));
+    const form = known.form ?? (await stores.views.getForm(delivery.formId));
     if (!form || form === 'deleted') return failed('GONE', 'the form was deleted');
     const event = await eventOf(delivery, form, known);
     if (typeof event === 'string') return failed('GONE', event);
@@ -126,8 +122,10 @@ export function createWebhookChannel(deps: WebhookChannelDeps) {
   }
 
   /** Whether the endpoint's latest final deliveries since `enabledAt` are `FAILURES_BEFORE_DISABLING` failures. */
-  async function failingInARow(targetId: string, enabledAt: string) {
-    const recent = await store.listByTarget(targetId, 4 * FAILURES_BEFORE_DISABLING);
+  async function failingInARow(endpoint: WebhookEndpoint) {
+    const scope = { orgId: endpoint.orgId };
+    const { enabledAt } = endpoint;
+    const recent = await stores.log.listByTarget(scope, endpoint.id, 4 * FAILURES_BEFORE_DISABLING);
     const finals = recent
       .filter((d) => (d.status === 'succeeded' || d.status === 'failed') && d.updatedAt >= enabledAt)
       .filter((d) => !NOT_THE_ENDPOINTS_FAULT.has(d.lastResponse?.code ?? ''))
@@ -143,7 +141,7 @@ export function createWebhookChannel(deps: WebhookChannelDeps) {
     const endpoint = await endpoints.get(scope, delivery.targetId);
     if (!endpoint?.enabled) return;
     const gone = delivery.lastResponse?.code === '410';
-    if (!gone && !(await failingInARow(endpoint.id, endpoint.enabledAt))) return;
+    if (!gone && !(await failingInARow(endpoint))) return;
     const reason = gone
       ? 'The endpoint answered 410 Gone'
       : `${FAILURES_BEFORE_DISABLING} deliveries in a row failed (last: ${delivery.lastResponse?.code ?? 'unknown'})`;
@@ -159,7 +157,7 @@ export function createWebhookChannel(deps: WebhookChannelDeps) {
 
   /** Mails each verified notification address of the organization; best effort, one try (the dashboard shows it too). */
   async function tellOrganization(endpoint: WebhookEndpoint) {
-    const form = await store.getForm(endpoint.formId);
+    const form = await stores.views.getForm(endpoint.formId);
     if (!form || form === 'deleted') return;
     const settingsUrl = `${deps.publicUrl}/dashboard/forms/${encodeURIComponent(form.slug)}/settings`;
     for (const to of await deps.recipients.listVerified(endpoint.orgId)) {
@@ -177,7 +175,23 @@ export function createWebhookChannel(deps: WebhookChannelDeps) {
     }
   }
 
-  return { send, afterFinal };
-}
+  /** A resend goes to the endpoint as it is now (its URL may have been corrected since), enabled. */
+  async function resendOf(original: Delivery) {
+    const endpoint = original.targetId ? await endpoints.get({ orgId: original.orgId }, original.targetId) : null;
+    if (!endpoint) throw new AppError('NOTIFICATIONS_WEBHOOK_NOT_FOUND');
+    if (!endpoint.enabled) throw new AppError('NOTIFICATIONS_WEBHOOK_DISABLED');
+    return { purpose: endpoint.kind, target: endpoint.url, targetId: endpoint.id, webhookEvent: original.webhookEvent };
+  }
 
-export type WebhookChannel = ReturnType<typeof createWebhookChannel>;
+  return {
+    kind: 'webhook',
+    retrySchedule: RETRY_SCHEDULES.webhook,
+    spanName: 'webhook POST',
+    send,
+    afterFinal,
+    // A webhook's URL can be its credential (Slack, Discord): events and members who do not manage it see less.
+    eventTarget: (d) => d.targetId ?? '',
+    shownTarget: (d) => redactWebhookUrl(d.target),
+    resendOf,
+  };
+}
