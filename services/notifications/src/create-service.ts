@@ -1,4 +1,10 @@
-import { createConsumers, type EventBus, type Subscription } from '@formgate/bus';
+import {
+  type BusMessage,
+  createConsumers,
+  type EventBus,
+  type SubscribeOptions,
+  type Subscription,
+} from '@formgate/bus';
 import { TOPIC_SPECS, Topics } from '@formgate/contracts';
 import {
   AppError,
@@ -81,6 +87,67 @@ export type NotificationsService = Service & {
   settled: FormsViewSettled;
 };
 
+/** The service's HTTP routes: the recipients', the delivery log's and the webhook endpoints'. */
+function createApp(deps: NotificationsServiceDeps, deliveries: express.Router, settled: FormsViewSettled) {
+  const app = createServiceApp({
+    observe: deps.metrics && { service: 'notifications', metrics: deps.metrics },
+    tracing: deps.tracing,
+  });
+  app.get('/internal/settled', settledRoute(settled));
+  app.use(
+    createRecipientRoutes({
+      ...deps,
+      store: deps.recipients,
+      composeVerification: composeRecipientVerification,
+    }),
+  );
+  app.use(
+    '/api/v1/forms',
+    requireIdentity(deps.identity),
+    requireJson,
+    express.json({ limit: '16kb' }),
+    deliveries,
+    webhooksRoutes(deps),
+  );
+  app.use((_req, _res, next) => next(new AppError('NOT_FOUND')));
+  app.use(errorHandler(deps.logger, deps.storeHealth));
+  return app;
+}
+
+/**
+ * Every consumer group with its topic and handler. Webhooks and emails of a submission are in two groups (ADR 54):
+ * a webhook never waits behind mails (a stalled SMTP server holds the emails' sends and backlog only). Their first
+ * attempts go on after a batch is committed (ADR 64): `stop` waits for them.
+ */
+function consumerGroups(
+  deps: NotificationsServiceDeps,
+  handlers: Record<'changes' | 'webhooks' | 'emails', (batch: BusMessage[]) => Promise<void>>,
+): SubscribeOptions[] {
+  return [
+    {
+      group: 'notifications.recipients-org',
+      topic: Topics.orgsOrganization,
+      handler: createRecipientsOrgHandler({ store: deps.recipients }),
+    },
+    { group: 'notifications.forms-view', topic: Topics.formsForm, handler: createFormsViewHandler(deps.stores) },
+    { group: 'notifications.submission-changes', topic: Topics.formsSubmission, handler: handlers.changes },
+    {
+      group: 'notifications.webhooks',
+      topic: Topics.ingestSubmission,
+      handler: handlers.webhooks,
+      fromBeginning: false,
+      maxBatchSize: 100,
+    },
+    {
+      group: 'notifications.deliveries',
+      topic: Topics.ingestSubmission,
+      handler: handlers.emails,
+      fromBeginning: false,
+      maxBatchSize: 100,
+    },
+  ];
+}
+
 /**
  * Notifications: the delivery pipeline (effect records, first attempt in the consumer, retries, outcome events)
  * and the delivery log API; webhook endpoints per form (`/api/v1/forms/{id}/webhooks`); the organizations' notification addresses (double opt-in, `/api/v1/notification-emails`).
@@ -99,64 +166,15 @@ export function createNotificationsService(deps: NotificationsServiceDeps): Noti
 
   const api = deliveriesRoutes({ ...deps, runner, channels });
   const settled = createFormsViewSettled(deps.stores.views);
-  const app = createServiceApp({
-    observe: deps.metrics && { service: 'notifications', metrics: deps.metrics },
-    tracing: deps.tracing,
-  });
-  app.get('/internal/settled', settledRoute(settled));
-  app.use(
-    createRecipientRoutes({
-      ...deps,
-      store: deps.recipients,
-      composeVerification: composeRecipientVerification,
-    }),
-  );
-  app.use(
-    '/api/v1/forms',
-    requireIdentity(deps.identity),
-    requireJson,
-    express.json({ limit: '16kb' }),
-    api.router,
-    webhooksRoutes(deps),
-  );
-  app.use((_req, _res, next) => next(new AppError('NOT_FOUND')));
-  app.use(errorHandler(deps.logger, deps.storeHealth));
+  const app = createApp(deps, api.router, settled);
 
-  // Their first attempts go on after a batch is committed (ADR 64): `stop` waits for them.
   const handlerDeps = { ...deps, runner, channels };
   const handlers = {
     changes: createSubmissionChangesHandler(handlerDeps),
     webhooks: createSubmissionReceivedHandler(handlerDeps, ['webhook']),
     emails: createSubmissionReceivedHandler(handlerDeps, ['email']),
   };
-  const consumers = createConsumers(deps.bus, TOPIC_SPECS, [
-    {
-      group: 'notifications.recipients-org',
-      topic: Topics.orgsOrganization,
-      handler: createRecipientsOrgHandler({ store: deps.recipients }),
-    },
-    { group: 'notifications.forms-view', topic: Topics.formsForm, handler: createFormsViewHandler(deps.stores) },
-    {
-      group: 'notifications.submission-changes',
-      topic: Topics.formsSubmission,
-      handler: handlers.changes,
-    },
-    // Webhooks and emails of a submission in two groups (ADR 54): a webhook never waits behind mails.
-    {
-      group: 'notifications.webhooks',
-      topic: Topics.ingestSubmission,
-      handler: handlers.webhooks,
-      fromBeginning: false,
-      maxBatchSize: 100,
-    },
-    {
-      group: 'notifications.deliveries',
-      topic: Topics.ingestSubmission,
-      handler: handlers.emails,
-      fromBeginning: false,
-      maxBatchSize: 100,
-    },
-  ]);
+  const consumers = createConsumers(deps.bus, TOPIC_SPECS, consumerGroups(deps, handlers));
   return {
     name: 'notifications',
     app,

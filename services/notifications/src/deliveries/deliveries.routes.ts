@@ -13,6 +13,19 @@ export function toDeliveryDto(d: Delivery): DeliveryDto {
   return dto;
 }
 
+/** `promise`'s value if it resolves within `ms`, else (or when it rejects) null. */
+async function within<T>(promise: Promise<T | null>, ms: number): Promise<T | null> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<null>((resolve) => {
+    timer = setTimeout(() => resolve(null), ms);
+  });
+  try {
+    return await Promise.race([promise.catch(() => null), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 export type DeliveriesRoutesDeps = ResendDeps & { ids: Ids; logger: Logger };
 
 /**
@@ -63,14 +76,7 @@ export function deliveriesRoutes(deps: DeliveriesRoutesDeps) {
       throw new AppError('NOTIFICATIONS_DELIVERY_NOT_FOUND');
     }
     const { planned, attempted } = await resend(original, deps.ids.next());
-    let timer: NodeJS.Timeout | undefined;
-    const waited = await Promise.race([
-      attempted.catch(() => null),
-      new Promise<null>((r) => {
-        timer = setTimeout(() => r(null), DELIVERY_TUNING.resendWaitMs);
-      }),
-    ]);
-    clearTimeout(timer);
+    const waited = await within(attempted, DELIVERY_TUNING.resendWaitMs);
     res.status(202).json(toDeliveryDto(waited ?? (await stores.log.getDelivery(form, planned.id)) ?? planned));
   });
 

@@ -26,13 +26,96 @@ export interface WebhooksRoutesDeps {
   allowPrivateTargets: boolean;
 }
 
+/** An endpoint as the API shows it, with the stats of its recent deliveries; never its secret. */
+async function endpointDto(deps: WebhooksRoutesDeps, e: WebhookEndpoint): Promise<WebhookEndpointDto> {
+  const recent = await deps.stores.log.listByTarget({ orgId: e.orgId }, e.id, STATS_WINDOW);
+  const succeeded = recent.filter((d) => d.status === 'succeeded').length;
+  const failed = recent.filter((d) => d.status === 'failed').length;
+  const expires = e.previousSecret?.expiresAt;
+  return {
+    id: e.id,
+    formId: e.formId,
+    url: e.url,
+    kind: e.kind,
+    events: e.events,
+    enabled: e.enabled,
+    disabledReason: e.disabledReason,
+    secretHint: e.secret.slice(-4),
+    previousSecretExpiresAt: expires && expires > deps.clock.now().toISOString() ? expires : null,
+    createdAt: e.createdAt,
+    updatedAt: e.updatedAt,
+    stats: {
+      recent: recent.length,
+      succeeded,
+      failed,
+      successRate: succeeded + failed === 0 ? null : succeeded / (succeeded + failed),
+    },
+  };
+}
+
+/** A new enabled endpoint of `form`, with a new secret. */
+function newEndpoint(
+  deps: WebhooksRoutesDeps,
+  form: FormView,
+  body: ReturnType<typeof CreateWebhookRequestSchema.parse>,
+): WebhookEndpoint {
+  const now = deps.clock.now().toISOString();
+  return {
+    id: deps.ids.next(),
+    orgId: form.orgId,
+    formId: form.id,
+    url: checkWebhookUrl(body.url, deps),
+    kind: body.kind,
+    events: body.events,
+    enabled: true,
+    disabledReason: null,
+    enabledAt: now,
+    secret: generateWebhookSecret(),
+    previousSecret: null,
+    createdAt: now,
+    updatedAt: now,
+    revision: 0,
+  };
+}
+
+/** What a change asks the store to write: re-enabling starts a new `enabledAt`. */
+function changesOf(
+  deps: WebhooksRoutesDeps,
+  body: ReturnType<typeof UpdateWebhookRequestSchema.parse>,
+  current: WebhookEndpoint,
+) {
+  const now = deps.clock.now().toISOString();
+  const reenabled = body.enabled === true && !current.enabled;
+  return {
+    url: body.url === undefined ? undefined : checkWebhookUrl(body.url, deps),
+    kind: body.kind,
+    events: body.events,
+    enabled: body.enabled,
+    // Re-enabled: failures before now no longer count, nor does the service's disabling (it was for the old
+    // `enabledAt`). Giving `enabled` clears a reason (disabled by a person: none to show).
+    ...(reenabled ? { enabledAt: now } : {}),
+    updatedAt: now,
+  };
+}
+
+/** A new secret; the current one keeps signing for `PREVIOUS_SECRET_VALID_MS`. */
+function rotation(deps: WebhooksRoutesDeps, current: WebhookEndpoint) {
+  const now = deps.clock.now();
+  const expiresAt = new Date(now.getTime() + PREVIOUS_SECRET_VALID_MS).toISOString();
+  return {
+    secret: generateWebhookSecret(),
+    previousSecret: { secret: current.secret, expiresAt },
+    updatedAt: now.toISOString(),
+  };
+}
+
 /**
  * `/:formId/webhooks`: members list; owners and admins (`form: update`) create, change, delete and rotate. A form
  * of another organization (or not in the view yet) is `FORMS_FORM_NOT_FOUND`; an endpoint of another form
  * `NOTIFICATIONS_WEBHOOK_NOT_FOUND`. The secret is in the answers of creation and rotation only.
  */
 export function webhooksRoutes(deps: WebhooksRoutesDeps) {
-  const { stores, endpoints, clock } = deps;
+  const { stores, endpoints } = deps;
   const router = Router();
 
   const loadForm = async (req: Request): Promise<FormView> => {
@@ -50,31 +133,7 @@ export function webhooksRoutes(deps: WebhooksRoutesDeps) {
     return loadForm(req);
   };
 
-  const toDto = async (e: WebhookEndpoint): Promise<WebhookEndpointDto> => {
-    const recent = await stores.log.listByTarget({ orgId: e.orgId }, e.id, STATS_WINDOW);
-    const succeeded = recent.filter((d) => d.status === 'succeeded').length;
-    const failed = recent.filter((d) => d.status === 'failed').length;
-    const expires = e.previousSecret?.expiresAt;
-    return {
-      id: e.id,
-      formId: e.formId,
-      url: e.url,
-      kind: e.kind,
-      events: e.events,
-      enabled: e.enabled,
-      disabledReason: e.disabledReason,
-      secretHint: e.secret.slice(-4),
-      previousSecretExpiresAt: expires && expires > clock.now().toISOString() ? expires : null,
-      createdAt: e.createdAt,
-      updatedAt: e.updatedAt,
-      stats: {
-        recent: recent.length,
-        succeeded,
-        failed,
-        successRate: succeeded + failed === 0 ? null : succeeded / (succeeded + failed),
-      },
-    };
-  };
+  const toDto = (e: WebhookEndpoint) => endpointDto(deps, e);
   const withSecret = async (e: WebhookEndpoint): Promise<WebhookEndpointWithSecretDto> => ({
     ...(await toDto(e)),
     secret: e.secret,
@@ -92,23 +151,7 @@ export function webhooksRoutes(deps: WebhooksRoutesDeps) {
   router.post('/:formId/webhooks', async (req, res) => {
     const form = await manage(req);
     const body = CreateWebhookRequestSchema.parse(req.body ?? {});
-    const now = clock.now().toISOString();
-    const endpoint: WebhookEndpoint = {
-      id: deps.ids.next(),
-      orgId: form.orgId,
-      formId: form.id,
-      url: checkWebhookUrl(body.url, deps),
-      kind: body.kind,
-      events: body.events,
-      enabled: true,
-      disabledReason: null,
-      enabledAt: now,
-      secret: generateWebhookSecret(),
-      previousSecret: null,
-      createdAt: now,
-      updatedAt: now,
-      revision: 0,
-    };
+    const endpoint = newEndpoint(deps, form, body);
     const created = await endpoints.create(endpoint, { limit: MAX_WEBHOOKS_PER_FORM });
     if (created === 'limit-reached') throw new AppError('NOTIFICATIONS_WEBHOOK_LIMIT_REACHED');
     res.status(201).json(await withSecret(endpoint));
@@ -118,23 +161,7 @@ export function webhooksRoutes(deps: WebhooksRoutesDeps) {
     const form = await manage(req);
     const body = UpdateWebhookRequestSchema.parse(req.body ?? {});
     const current = await loadEndpoint(req, form);
-    const now = clock.now().toISOString();
-    const reenabled = body.enabled === true && !current.enabled;
-    const updated = await endpoints.update(
-      { orgId: form.orgId },
-      current.id,
-      {
-        url: body.url === undefined ? undefined : checkWebhookUrl(body.url, deps),
-        kind: body.kind,
-        events: body.events,
-        enabled: body.enabled,
-        // Re-enabled: failures before now no longer count, nor does the service's disabling (it was for the old
-        // `enabledAt`). Giving `enabled` clears a reason (disabled by a person: none to show).
-        ...(reenabled ? { enabledAt: now } : {}),
-        updatedAt: now,
-      },
-      current,
-    );
+    const updated = await endpoints.update({ orgId: form.orgId }, current.id, changesOf(deps, body, current), current);
     if (updated === 'conflict') throw new AppError('NOTIFICATIONS_WEBHOOK_CONCURRENT_UPDATE');
     if (!updated) throw new AppError('NOTIFICATIONS_WEBHOOK_NOT_FOUND');
     res.json(await toDto(updated));
@@ -152,20 +179,7 @@ export function webhooksRoutes(deps: WebhooksRoutesDeps) {
   router.post('/:formId/webhooks/:webhookId/rotate-secret', async (req, res) => {
     const form = await manage(req);
     const current = await loadEndpoint(req, form);
-    const now = clock.now();
-    const updated = await endpoints.update(
-      { orgId: form.orgId },
-      current.id,
-      {
-        secret: generateWebhookSecret(),
-        previousSecret: {
-          secret: current.secret,
-          expiresAt: new Date(now.getTime() + PREVIOUS_SECRET_VALID_MS).toISOString(),
-        },
-        updatedAt: now.toISOString(),
-      },
-      current,
-    );
+    const updated = await endpoints.update({ orgId: form.orgId }, current.id, rotation(deps, current), current);
     // Another rotation (or change) based on the same revision won: this new secret was never stored.
     if (updated === 'conflict') throw new AppError('NOTIFICATIONS_WEBHOOK_CONCURRENT_UPDATE');
     if (!updated) throw new AppError('NOTIFICATIONS_WEBHOOK_NOT_FOUND');

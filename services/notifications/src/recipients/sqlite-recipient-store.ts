@@ -23,8 +23,8 @@ const toRecipient = (r: Row): Recipient => ({
   verifiedAt: r.verified_at === null ? null : new Date(r.verified_at),
 });
 
-/** `RecipientStore` on SQLite: each operation is one statement or one transaction. */
-export function createSqliteRecipientStore(db: SqliteDb): RecipientStore {
+/** The store's prepared statements. */
+function statements(db: SqliteDb) {
   const list = db.prepare('SELECT * FROM notification_emails WHERE org_id = ? ORDER BY created_at, id');
   const get = db.prepare('SELECT * FROM notification_emails WHERE org_id = ? AND id = ?');
   const byEmail = db.prepare('SELECT * FROM notification_emails WHERE org_id = ? AND email = ?');
@@ -54,6 +54,40 @@ export function createSqliteRecipientStore(db: SqliteDb): RecipientStore {
   const purgeStatements = ['notification_emails', 'notification_email_mails', 'notification_org_names'].map((t) =>
     db.prepare(`DELETE FROM ${t} WHERE org_id = ?`),
   );
+  return {
+    list,
+    get,
+    byEmail,
+    count,
+    insert,
+    verify,
+    remove,
+    verified,
+    counter,
+    putCounter,
+    putName,
+    getName,
+    purgeStatements,
+  };
+}
+
+/** `RecipientStore` on SQLite: each operation is one statement or one transaction. */
+export function createSqliteRecipientStore(db: SqliteDb): RecipientStore {
+  const {
+    list,
+    get,
+    byEmail,
+    count,
+    insert,
+    verify,
+    remove,
+    verified,
+    counter,
+    putCounter,
+    putName,
+    getName,
+    purgeStatements,
+  } = statements(db);
 
   const add = db.transaction(
     (orgId: string, input: { id: string; email: string; createdAt: Date; verifiedAt: Date | null }, limit: number) => {

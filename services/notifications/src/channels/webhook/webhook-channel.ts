@@ -1,32 +1,17 @@
 import { SpamReasonListSchema, type SubmissionDto } from '@formgate/contracts';
-import { AppError, type Clock, type Logger } from '@formgate/kit';
-import type { Mailer } from '@formgate/mail';
+import { AppError } from '@formgate/kit';
 import type { AttemptContext, DeliveryChannel, SendResult } from '../../deliveries/channel.ts';
 import { RETRY_SCHEDULES } from '../../deliveries/retry-schedule.ts';
 import { submissionUrl } from '../../email/submission-view.ts';
-import { composeWebhookDisabled } from '../../email/webhook-disabled.tsx';
-import type { WebhookEndpoint, WebhookEndpointStore } from '../../endpoints/webhook-endpoint-store.ts';
 import { redactWebhookUrl } from '../../endpoints/webhook-url.ts';
-import type { VerifiedRecipients } from '../../recipients/recipient-store.ts';
-import type { Delivery, FormView, NotificationStores, StoredSubmission } from '../../store/index.ts';
+import type { Delivery, FormView, StoredSubmission } from '../../store/index.ts';
+import { afterFinal, type EndpointHealthDeps } from './endpoint-health.ts';
 import { buildWebhookRequest, sendWebhook, type WebhookEvent, type WebhookOutcome } from './index.ts';
 
 /** One attempt's deadline: DNS, connect, TLS, request and the response's status. */
 export const WEBHOOK_ATTEMPT_TIMEOUT_MS = 10_000;
-/** Deliveries in a row failed for good (since the endpoint was last enabled) that disable it. */
-export const FAILURES_BEFORE_DISABLING = 5;
-/** Codes of failures that say nothing about the endpoint: they neither count towards disabling nor break a run. */
-const NOT_THE_ENDPOINTS_FAULT = new Set(['GONE', 'WEBHOOK_ENDPOINT_DISABLED', 'ABANDONED']);
 
-export interface WebhookChannelDeps {
-  stores: Pick<NotificationStores, 'log' | 'views'>;
-  endpoints: WebhookEndpointStore;
-  /** Tells the organization's verified addresses that an endpoint was disabled. */
-  mailer: Mailer;
-  recipients: VerifiedRecipients;
-  clock: Clock;
-  logger: Logger;
-  publicUrl: string;
+export interface WebhookChannelDeps extends EndpointHealthDeps {
   /** `WEBHOOKS_ALLOW_PRIVATE_TARGETS`: deliver to loopback and private addresses (tests, self-hosted receivers). */
   allowPrivateTargets: boolean;
   timeoutMs?: number;
@@ -121,60 +106,6 @@ export function createWebhookChannel(deps: WebhookChannelDeps): DeliveryChannel 
     };
   }
 
-  /** Whether the endpoint's latest final deliveries since `enabledAt` are `FAILURES_BEFORE_DISABLING` failures. */
-  async function failingInARow(endpoint: WebhookEndpoint) {
-    const scope = { orgId: endpoint.orgId };
-    const { enabledAt } = endpoint;
-    const recent = await stores.log.listByTarget(scope, endpoint.id, 4 * FAILURES_BEFORE_DISABLING);
-    const finals = recent
-      .filter((d) => (d.status === 'succeeded' || d.status === 'failed') && d.updatedAt >= enabledAt)
-      .filter((d) => !NOT_THE_ENDPOINTS_FAULT.has(d.lastResponse?.code ?? ''))
-      .sort((a, b) => b.updatedAt.localeCompare(a.updatedAt))
-      .slice(0, FAILURES_BEFORE_DISABLING);
-    return finals.length === FAILURES_BEFORE_DISABLING && finals.every((d) => d.status === 'failed');
-  }
-
-  /** After a delivery's final outcome: disables its endpoint when it should be (idempotent). */
-  async function afterFinal(delivery: Delivery): Promise<void> {
-    if (delivery.status !== 'failed' || !delivery.targetId) return;
-    const scope = { orgId: delivery.orgId };
-    const endpoint = await endpoints.get(scope, delivery.targetId);
-    if (!endpoint?.enabled) return;
-    const gone = delivery.lastResponse?.code === '410';
-    if (!gone && !(await failingInARow(endpoint))) return;
-    const reason = gone
-      ? 'The endpoint answered 410 Gone'
-      : `${FAILURES_BEFORE_DISABLING} deliveries in a row failed (last: ${delivery.lastResponse?.code ?? 'unknown'})`;
-    // Recorded for the time it was enabled at `enabledAt`, never written on the endpoint (one writer per document):
-    // it can neither undo a person's concurrent change nor outlive a re-enabling.
-    await endpoints.disable(endpoint, { reason, at: clock.now().toISOString() });
-    deps.logger.warn({ endpointId: endpoint.id, formId: endpoint.formId, reason }, 'webhook endpoint disabled');
-    // Once per disabling (per time it was enabled), whichever instance disabled it.
-    if (await endpoints.claimNotice(`disabled:${endpoint.id}:${endpoint.enabledAt}`)) {
-      await tellOrganization({ ...endpoint, disabledReason: reason });
-    }
-  }
-
-  /** Mails each verified notification address of the organization; best effort, one try (the dashboard shows it too). */
-  async function tellOrganization(endpoint: WebhookEndpoint) {
-    const form = await stores.views.getForm(endpoint.formId);
-    if (!form || form === 'deleted') return;
-    const settingsUrl = `${deps.publicUrl}/dashboard/forms/${encodeURIComponent(form.slug)}/settings`;
-    for (const to of await deps.recipients.listVerified(endpoint.orgId)) {
-      try {
-        const reason = endpoint.disabledReason ?? 'it kept failing';
-        await deps.mailer.send(
-          await composeWebhookDisabled({ to, formName: form.name, url: endpoint.url, reason, settingsUrl }),
-        );
-      } catch (err) {
-        deps.logger.warn(
-          { err: { name: (err as Error).name }, endpointId: endpoint.id },
-          'disabled-webhook notice not sent',
-        );
-      }
-    }
-  }
-
   /** A resend goes to the endpoint as it is now (its URL may have been corrected since), enabled. */
   async function resendOf(original: Delivery) {
     const endpoint = original.targetId ? await endpoints.get({ orgId: original.orgId }, original.targetId) : null;
@@ -188,7 +119,7 @@ export function createWebhookChannel(deps: WebhookChannelDeps): DeliveryChannel 
     retrySchedule: RETRY_SCHEDULES.webhook,
     spanName: 'webhook POST',
     send,
-    afterFinal,
+    afterFinal: (delivery) => afterFinal(deps, delivery),
     // A webhook's URL can be its credential (Slack, Discord): events and members who do not manage it see less.
     eventTarget: (d) => d.targetId ?? '',
     shownTarget: (d) => redactWebhookUrl(d.target),

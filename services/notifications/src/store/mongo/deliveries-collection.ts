@@ -79,8 +79,8 @@ export function withOutcome(delivery: Delivery, outcome: AttemptOutcome | null |
 /** A delivery whose first attempt a batch claimed and whose own document has no outcome yet: read its record. */
 const awaitsOverlay = (doc: DeliveryDoc) => doc.batch !== undefined && doc.attempts === 0;
 
-/** The deliveries' collections and the reads and writes every Mongo port of the pipeline shares. */
-export function deliveriesCollection(db: MongoDb) {
+/** The collections, the overlay every read applies, and the write of an outcome on its delivery. */
+function core(db: MongoDb) {
   const deliveries = db.collection<DeliveryDoc>('deliveries');
   const attempts = db.collection<AttemptDoc>('delivery_attempts');
   const batches = db.collection<BatchDoc>('first_attempt_batches');
@@ -132,35 +132,49 @@ export function deliveriesCollection(db: MongoDb) {
     overlay,
     overlayAll: (docs: DeliveryDoc[]) => Promise.all(docs.map(overlay)),
     writeOutcome,
-    /**
-     * The deliveries as `overlay` answers them, for the lists whose queries read the document's own flags (`due`,
-     * `parked`, the publication marks): a batch's success whose delivery a later writer flagged (a recovery's claim
-     * or a deferral while the success was on its way) is written on the delivery as any outcome is, which clears
-     * the flags, so the lists stop finding it. Its publication stays the batch's.
-     */
-    settled: (docs: DeliveryDoc[]) =>
-      Promise.all(
-        docs.map(async (doc) => {
-          const outcome = awaitsOverlay(doc) ? await firstOutcome(doc._id) : null;
-          if (!outcome) return toDelivery(doc);
-          return (await writeOutcome(doc._id, 1, outcome, false)) ?? withOutcome(toDelivery(doc), outcome);
-        }),
-      ),
-    /**
-     * Inserts the deliveries whose id is new (one unordered insert) and answers each as stored, with whether this
-     * call inserted it. One planned before is read back by its `_id` (an `$in` is not pushed down on FerretDB).
-     */
-    async insertOrFind(docs: DeliveryDoc[]) {
-      const taken = new Set(await deliveries.insertMany(docs, { ordered: false }).then(() => [], duplicateIndexes));
-      return Promise.all(
-        docs.map(async (doc, i) => {
-          if (!taken.has(i)) return { delivery: toDelivery(doc), inserted: true };
-          const stored = await deliveries.findOne({ _id: doc._id });
-          if (!stored) throw new Error(`delivery ${doc._id} was not stored`);
-          return { delivery: await overlay(stored), inserted: false };
-        }),
-      );
-    },
+  };
+}
+
+type Core = ReturnType<typeof core>;
+
+/**
+ * The deliveries as `overlay` answers them, for the lists whose queries read the document's own flags (`due`,
+ * `parked`, the publication marks): a batch's success whose delivery a later writer flagged (a recovery's claim or a
+ * deferral while the success was on its way) is written on the delivery as any outcome is, which clears the flags,
+ * so the lists stop finding it. Its publication stays the batch's.
+ */
+const settled = (c: Core, docs: DeliveryDoc[]) =>
+  Promise.all(
+    docs.map(async (doc) => {
+      const outcome = awaitsOverlay(doc) ? await c.firstOutcome(doc._id) : null;
+      if (!outcome) return toDelivery(doc);
+      return (await c.writeOutcome(doc._id, 1, outcome, false)) ?? withOutcome(toDelivery(doc), outcome);
+    }),
+  );
+
+/**
+ * Inserts the deliveries whose id is new (one unordered insert) and answers each as stored, with whether this call
+ * inserted it. One planned before is read back by its `_id` (an `$in` is not pushed down on FerretDB).
+ */
+async function insertOrFind(c: Core, docs: DeliveryDoc[]) {
+  const taken = new Set(await c.deliveries.insertMany(docs, { ordered: false }).then(() => [], duplicateIndexes));
+  return Promise.all(
+    docs.map(async (doc, i) => {
+      if (!taken.has(i)) return { delivery: toDelivery(doc), inserted: true };
+      const stored = await c.deliveries.findOne({ _id: doc._id });
+      if (!stored) throw new Error(`delivery ${doc._id} was not stored`);
+      return { delivery: await c.overlay(stored), inserted: false };
+    }),
+  );
+}
+
+/** The deliveries' collections and the reads and writes every Mongo port of the pipeline shares. */
+export function deliveriesCollection(db: MongoDb) {
+  const c = core(db);
+  return {
+    ...c,
+    settled: (docs: DeliveryDoc[]) => settled(c, docs),
+    insertOrFind: (docs: DeliveryDoc[]) => insertOrFind(c, docs),
   };
 }
 

@@ -7,51 +7,30 @@ import {
   type Delivery,
   type FirstAttemptBatch,
 } from '../records.ts';
-import { type DeliveryDoc, DUE, deliveriesCollection, toDelivery, withOutcome } from './deliveries-collection.ts';
+import {
+  type DeliveriesCollection,
+  type DeliveryDoc,
+  DUE,
+  deliveriesCollection,
+  toDelivery,
+  withOutcome,
+} from './deliveries-collection.ts';
 
-/**
- * `DeliveryLog` on MongoDB 7+ or FerretDB 1.24. FerretDB has no transactions and runs an update as a read then a
- * write, so who may make attempt n of a delivery is decided by inserting the attempt record `<deliveryId>#<n>` (a
- * unique insert is atomic), and every later write to the delivery is made by that claim's holder only. Conditional
- * updates (`attempts`, `lastClaimed`) only guard against stale writers (an attempt that outlived its lease).
- */
-export function createMongoDeliveryLog(db: MongoDb): DeliveryLog {
-  const c = deliveriesCollection(db);
-  const { deliveries, attempts, batches } = c;
+type Reads = Pick<
+  DeliveryLog,
+  | 'planDeliveries'
+  | 'getDelivery'
+  | 'listBySubmission'
+  | 'listByTarget'
+  | 'listFailed'
+  | 'countSince'
+  | 'listAttempts'
+  | 'listDue'
+>;
 
-  /** A batch's successes: their attempt records, gathered into one insert while another is under way. */
-  const successes = createMongoWriteGroup(
-    async (items: { delivery: string; startedAt: string; outcome: AttemptOutcome }[]) => {
-      // A record there already (an outcome written twice) stays.
-      await attempts
-        .insertMany(
-          items.map(({ delivery, startedAt, outcome }) => ({
-            _id: attemptKey(delivery, 1),
-            deliveryId: delivery,
-            attempt: 1,
-            startedAt,
-            outcome,
-          })),
-          { ordered: false },
-        )
-        .catch(ignoreDuplicates);
-      return items.map(() => undefined);
-    },
-  );
-
-  /** Attempt 1 of a delivery `batch` claimed: a success is its attempt record only, a failure is written as any. */
-  async function recordFirst(batch: FirstAttemptBatch, delivery: Delivery, outcome: AttemptOutcome) {
-    if (outcome.status === 'succeeded') {
-      await successes.submit({ delivery: delivery.id, startedAt: batch.startedAt, outcome });
-      return withOutcome(delivery, outcome);
-    }
-    const deliveryId = delivery.id;
-    await attempts
-      .insertOne({ _id: attemptKey(deliveryId, 1), deliveryId, attempt: 1, startedAt: batch.startedAt, outcome })
-      .catch(ignoreDuplicates);
-    return (await c.writeOutcome(deliveryId, 1, outcome)) ?? withOutcome(delivery, outcome);
-  }
-
+/** Planning and every read: by `_id`, or by an equality on an indexed field (each query names its index). */
+function reads(c: DeliveriesCollection): Reads {
+  const { deliveries, attempts } = c;
   return {
     async planDeliveries(planned) {
       if (planned.length === 0) return [];
@@ -116,7 +95,13 @@ export function createMongoDeliveryLog(db: MongoDb): DeliveryLog {
         .toArray();
       return (await c.settled(docs)).filter((d) => d.status === 'pending' || d.status === 'retrying');
     },
+  };
+}
 
+/** A single attempt's claim and outcome. */
+function attemptWrites(c: DeliveriesCollection): Pick<DeliveryLog, 'claimAttempt' | 'recordOutcome'> {
+  const { deliveries, attempts } = c;
+  return {
     async claimAttempt(deliveryId, attempt, at) {
       const _id = attemptKey(deliveryId, attempt);
       if (attempt === 1) {
@@ -148,11 +133,52 @@ export function createMongoDeliveryLog(db: MongoDb): DeliveryLog {
       );
       return { claimed: true };
     },
-    recordFirstAttempt: (batch, { delivery, outcome }) => recordFirst(batch, delivery, outcome),
     async recordOutcome(deliveryId, attempt, outcome) {
       await attempts.updateOne({ _id: attemptKey(deliveryId, attempt) }, { $set: { outcome } });
       return c.writeOutcome(deliveryId, attempt, outcome);
     },
+  };
+}
+
+/** A consumer batch's claims and outcomes, and its record. */
+function batchWrites(c: DeliveriesCollection): Omit<DeliveryLog, keyof Reads | 'claimAttempt' | 'recordOutcome'> {
+  const { deliveries, attempts, batches } = c;
+
+  /** A batch's successes: their attempt records, gathered into one insert while another is under way. */
+  const successes = createMongoWriteGroup(
+    async (items: { delivery: string; startedAt: string; outcome: AttemptOutcome }[]) => {
+      // A record there already (an outcome written twice) stays.
+      await attempts
+        .insertMany(
+          items.map(({ delivery, startedAt, outcome }) => ({
+            _id: attemptKey(delivery, 1),
+            deliveryId: delivery,
+            attempt: 1,
+            startedAt,
+            outcome,
+          })),
+          { ordered: false },
+        )
+        .catch(ignoreDuplicates);
+      return items.map(() => undefined);
+    },
+  );
+
+  /** Attempt 1 of a delivery `batch` claimed: a success is its attempt record only, a failure is written as any. */
+  async function recordFirst(batch: FirstAttemptBatch, delivery: Delivery, outcome: AttemptOutcome) {
+    if (outcome.status === 'succeeded') {
+      await successes.submit({ delivery: delivery.id, startedAt: batch.startedAt, outcome });
+      return withOutcome(delivery, outcome);
+    }
+    const deliveryId = delivery.id;
+    await attempts
+      .insertOne({ _id: attemptKey(deliveryId, 1), deliveryId, attempt: 1, startedAt: batch.startedAt, outcome })
+      .catch(ignoreDuplicates);
+    return (await c.writeOutcome(deliveryId, 1, outcome)) ?? withOutcome(delivery, outcome);
+  }
+
+  return {
+    recordFirstAttempt: (batch, { delivery, outcome }) => recordFirst(batch, delivery, outcome),
     async claimFirstAttempts(batch, planned) {
       if (planned.length === 0) return [];
       // The batch record first: from here on a crash leaves something the retry worker finds (after the lease).
@@ -192,4 +218,15 @@ export function createMongoDeliveryLog(db: MongoDb): DeliveryLog {
       await batches.deleteOne({ _id: batchId });
     },
   };
+}
+
+/**
+ * `DeliveryLog` on MongoDB 7+ or FerretDB 1.24. FerretDB has no transactions and runs an update as a read then a
+ * write, so who may make attempt n of a delivery is decided by inserting the attempt record `<deliveryId>#<n>` (a
+ * unique insert is atomic), and every later write to the delivery is made by that claim's holder only. Conditional
+ * updates (`attempts`, `lastClaimed`) only guard against stale writers (an attempt that outlived its lease).
+ */
+export function createMongoDeliveryLog(db: MongoDb): DeliveryLog {
+  const c = deliveriesCollection(db);
+  return { ...reads(c), ...attemptWrites(c), ...batchWrites(c) };
 }

@@ -80,9 +80,8 @@ function statements(db: SqliteDb) {
   };
 }
 
-/** `DeliveryLog` on SQLite: each change one statement or one transaction, inside the shared group commit. */
-export function createSqliteDeliveryLog(db: SqliteDb, write: SqliteWrite): DeliveryLog {
-  const s = statements(db);
+/** The log's reads and transactions over its statements. */
+function transactions(db: SqliteDb, s: ReturnType<typeof statements>) {
   const read = (id: string) => {
     const row = s.byId.get(id) as DeliveryRow | undefined;
     return row ? toDelivery(row) : null;
@@ -147,6 +146,13 @@ export function createSqliteDeliveryLog(db: SqliteDb, write: SqliteWrite): Deliv
     deliveries: (JSON.parse(r.delivery_ids) as string[]).map(read).filter((d): d is Delivery => d !== null),
   });
 
+  return { read, plan, claim, record, claimFirst, toAttempt, toOpenBatch };
+}
+
+/** `DeliveryLog` on SQLite: each change one statement or one transaction, inside the shared group commit. */
+export function createSqliteDeliveryLog(db: SqliteDb, write: SqliteWrite): DeliveryLog {
+  const s = statements(db);
+  const { plan, claim, record, claimFirst, toAttempt, toOpenBatch } = transactions(db, s);
   return {
     planDeliveries: async (deliveries) => plan(deliveries),
     async getDelivery({ orgId }, id) {
