@@ -14,7 +14,7 @@ export const deliveries: MongoMigration = {
       d.createIndex({ formId: 1, status: 1, createdAt: 1 }, { name: 'form_status' }),
       d.createIndex({ formId: 1, purpose: 1, target: 1, createdAt: 1 }, { name: 'form_target' }),
       d.createIndex({ targetId: 1, createdAt: 1 }, { name: 'target' }),
-      d.createIndex({ eventPending: 1 }, { name: 'unpublished', sparse: true }),
+      d.createIndex({ eventPending: 1 }, { name: 'unpublished' }),
       d.createIndex({ deferralPending: 1 }, { name: 'deferral_unpublished', sparse: true }),
       db.collection('delivery_attempts').createIndex({ deliveryId: 1, attempt: 1 }, { name: 'delivery' }),
     ]);

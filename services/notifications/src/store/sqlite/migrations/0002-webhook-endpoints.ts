@@ -6,14 +6,14 @@ export const webhookEndpoints: SqliteMigration = {
   name: 'create webhook endpoints',
   up: (db) =>
     db.exec(`
-CREATE TABLE webhook_endpoints (
+CREATE TABLE IF NOT EXISTS webhook_endpoints (
   id TEXT PRIMARY KEY, org_id TEXT NOT NULL, form_id TEXT NOT NULL, created_at TEXT NOT NULL, doc TEXT NOT NULL
 ) WITHOUT ROWID;
-CREATE INDEX webhook_endpoints_form ON webhook_endpoints (form_id, created_at);
-CREATE TABLE webhook_endpoint_disablings (
+CREATE INDEX IF NOT EXISTS webhook_endpoints_form ON webhook_endpoints (form_id, created_at);
+CREATE TABLE IF NOT EXISTS webhook_endpoint_disablings (
   key TEXT PRIMARY KEY, endpoint_id TEXT NOT NULL, reason TEXT NOT NULL, at TEXT NOT NULL
 ) WITHOUT ROWID;
-CREATE INDEX webhook_endpoint_disablings_endpoint ON webhook_endpoint_disablings (endpoint_id);
-CREATE TABLE webhook_notices (key TEXT PRIMARY KEY) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS webhook_endpoint_disablings_endpoint ON webhook_endpoint_disablings (endpoint_id);
+CREATE TABLE IF NOT EXISTS webhook_notices (key TEXT PRIMARY KEY) WITHOUT ROWID;
 `),
 };
