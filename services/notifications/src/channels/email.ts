@@ -1,6 +1,6 @@
 import { AppError, type Logger } from '@formgate/kit';
 import { type Mailer, MailSendError } from '@formgate/mail';
-import type { AttemptContext, DeliveryChannel, SendResult } from '../deliveries/channel.ts';
+import { type AttemptContext, type DeliveryChannel, permanentFailure, type SendResult } from '../deliveries/channel.ts';
 import type { EmailQuota } from '../deliveries/email-quota.ts';
 import { RETRY_SCHEDULES } from '../deliveries/retry-schedule.ts';
 import type { Composer } from '../email/composer.ts';
@@ -28,13 +28,6 @@ function responseOf(err: unknown): { code: string; text: string } {
   return { code, text };
 }
 
-const failed = (code: string, text: string): SendResult => ({
-  ok: false,
-  retryable: false,
-  response: { code, text },
-  messageId: null,
-});
-
 /**
  * The email channel: composes the notification or autoresponse of one delivery from the form view and the
  * submission's copy, and sends it through the mailer (an SMTP reply is the outcome). Emails pass the organization's
@@ -48,8 +41,8 @@ export function createEmailChannel(deps: EmailChannelDeps): DeliveryChannel {
       known.form ?? views.getForm(delivery.formId),
       known.submission ?? views.getSubmission(delivery.submissionId),
     ]);
-    if (!submission) return failed('GONE', 'the submission was deleted');
-    if (!form || form === 'deleted') return failed('GONE', 'the form was deleted');
+    if (!submission) return permanentFailure('GONE', 'the submission was deleted');
+    if (!form || form === 'deleted') return permanentFailure('GONE', 'the form was deleted');
     const input = {
       form,
       submission,
@@ -64,7 +57,7 @@ export function createEmailChannel(deps: EmailChannelDeps): DeliveryChannel {
         : deps.compose.notification(input));
     } catch (err) {
       logger.error({ err: { name: (err as Error).name }, deliveryId: delivery.id }, 'composing a mail failed');
-      return failed('COMPOSE_FAILED', 'the mail could not be composed');
+      return permanentFailure('COMPOSE_FAILED', 'the mail could not be composed');
     }
     try {
       const { messageId } = await deps.mailer.send(message);

@@ -15,6 +15,7 @@ import { DELIVERY_TUNING } from './tuning.ts';
 export interface AttemptDeps {
   log: DeliveryLog;
   deferred: DeferredEmails;
+  /** The channels deliveries go through, cheapest first (`createDeliveryChannels`). */
   channels: DeliveryChannels;
   outcomes: DurableOutcomes;
   clock: Clock;
@@ -24,6 +25,7 @@ export interface AttemptDeps {
   /** Counts every attempt in `formgate_notification_attempts_total{channel,status}`. */
   metrics?: Pick<Metrics, 'countNotificationAttempt'>;
   random?: () => number;
+  /** `DELIVERY_TUNING.attemptLeaseMs` unless configured (`NOTIFICATIONS_ATTEMPT_LEASE_MS`). */
   attemptLeaseMs?: number;
 }
 

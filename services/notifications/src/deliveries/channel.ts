@@ -24,6 +24,14 @@ export interface SendResult {
   messageId: string | null;
 }
 
+/** A failed send that no later attempt can change (the target or its data are gone, the message is refused). */
+export const permanentFailure = (code: string, text: string): SendResult => ({
+  ok: false,
+  retryable: false,
+  response: { code, text },
+  messageId: null,
+});
+
 /** A send admitted by `admit`: settled once its outcome is known (`succeeded`: it was delivered). */
 export interface Admission {
   settle(succeeded: boolean): void;

@@ -1,28 +1,18 @@
 import type { EventPublisher } from '@formgate/bus';
-import type { Clock, Ids, Logger, Metrics, Tracing } from '@formgate/kit';
+import type { Ids } from '@formgate/kit';
 import type { NotificationStores } from '../store/index.ts';
-import { createAttempts } from './attempt.ts';
-import type { DeliveryChannels } from './channel.ts';
+import { type AttemptDeps, createAttempts } from './attempt.ts';
 import { createDurableOutcomes, type DurableOutcomesDeps } from './durable-outcomes.ts';
 import { createFirstAttempts } from './first-attempts/first-attempts.ts';
 import { createOutcomePublisher } from './publish-outcomes.ts';
 
-export interface DeliveryRunnerDeps {
+export type DeliveryRunnerDeps = Omit<AttemptDeps, 'log' | 'deferred' | 'outcomes'> & {
   stores: Pick<NotificationStores, 'log' | 'outbox' | 'deferred'>;
   bus: EventPublisher;
-  /** The channels deliveries go through, cheapest first (`createDeliveryChannels`). */
-  channels: DeliveryChannels;
-  clock: Clock;
   ids: Ids;
-  logger: Logger;
-  tracing?: Tracing | undefined;
-  metrics?: Pick<Metrics, 'countNotificationAttempt'>;
-  random?: () => number;
-  /** `DELIVERY_TUNING.attemptLeaseMs` unless configured (`NOTIFICATIONS_ATTEMPT_LEASE_MS`). */
-  attemptLeaseMs?: number;
   /** How outcomes are written again after a store failure (tests shorten it): `durable-outcomes.ts`. */
   outcomeRetry?: Pick<DurableOutcomesDeps, 'retry' | 'graceMs'>;
-}
+};
 
 /**
  * The delivery engine of one process: the attempt state machine (`attempt.ts`), its throughput path for consumer

@@ -25,49 +25,34 @@ const toRecipient = (r: Row): Recipient => ({
 
 /** The store's prepared statements. */
 function statements(db: SqliteDb) {
-  const list = db.prepare('SELECT * FROM notification_emails WHERE org_id = ? ORDER BY created_at, id');
-  const get = db.prepare('SELECT * FROM notification_emails WHERE org_id = ? AND id = ?');
-  const byEmail = db.prepare('SELECT * FROM notification_emails WHERE org_id = ? AND email = ?');
-  const count = db.prepare('SELECT count(*) FROM notification_emails WHERE org_id = ?').pluck();
-  const insert = db.prepare(
-    'INSERT INTO notification_emails (id, org_id, email, created_at, verified_at) VALUES (?, ?, ?, ?, ?)',
-  );
-  const verify = db.prepare(
-    'UPDATE notification_emails SET verified_at = coalesce(verified_at, ?) WHERE org_id = ? AND id = ? AND email = ?',
-  );
-  const remove = db.prepare('DELETE FROM notification_emails WHERE org_id = ? AND id = ?');
-  const verified = db
-    .prepare('SELECT email FROM notification_emails WHERE org_id = ? AND verified_at IS NOT NULL')
-    .pluck();
-  const counter = db.prepare(
-    'SELECT window_start, sent_in_window, last_sent_at FROM notification_email_mails WHERE org_id = ? AND email = ?',
-  );
-  const putCounter = db.prepare(
-    `INSERT INTO notification_email_mails (org_id, email, window_start, sent_in_window, last_sent_at)
+  return {
+    list: db.prepare('SELECT * FROM notification_emails WHERE org_id = ? ORDER BY created_at, id'),
+    get: db.prepare('SELECT * FROM notification_emails WHERE org_id = ? AND id = ?'),
+    byEmail: db.prepare('SELECT * FROM notification_emails WHERE org_id = ? AND email = ?'),
+    count: db.prepare('SELECT count(*) FROM notification_emails WHERE org_id = ?').pluck(),
+    insert: db.prepare(
+      'INSERT INTO notification_emails (id, org_id, email, created_at, verified_at) VALUES (?, ?, ?, ?, ?)',
+    ),
+    verify: db.prepare(
+      'UPDATE notification_emails SET verified_at = coalesce(verified_at, ?) WHERE org_id = ? AND id = ? AND email = ?',
+    ),
+    remove: db.prepare('DELETE FROM notification_emails WHERE org_id = ? AND id = ?'),
+    verified: db.prepare('SELECT email FROM notification_emails WHERE org_id = ? AND verified_at IS NOT NULL').pluck(),
+    counter: db.prepare(
+      'SELECT window_start, sent_in_window, last_sent_at FROM notification_email_mails WHERE org_id = ? AND email = ?',
+    ),
+    putCounter: db.prepare(
+      `INSERT INTO notification_email_mails (org_id, email, window_start, sent_in_window, last_sent_at)
      VALUES (?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET window_start = excluded.window_start,
      sent_in_window = excluded.sent_in_window, last_sent_at = excluded.last_sent_at`,
-  );
-  const putName = db.prepare(
-    'INSERT INTO notification_org_names (org_id, name) VALUES (?, ?) ON CONFLICT DO UPDATE SET name = excluded.name',
-  );
-  const getName = db.prepare('SELECT name FROM notification_org_names WHERE org_id = ?').pluck();
-  const purgeStatements = ['notification_emails', 'notification_email_mails', 'notification_org_names'].map((t) =>
-    db.prepare(`DELETE FROM ${t} WHERE org_id = ?`),
-  );
-  return {
-    list,
-    get,
-    byEmail,
-    count,
-    insert,
-    verify,
-    remove,
-    verified,
-    counter,
-    putCounter,
-    putName,
-    getName,
-    purgeStatements,
+    ),
+    putName: db.prepare(
+      'INSERT INTO notification_org_names (org_id, name) VALUES (?, ?) ON CONFLICT DO UPDATE SET name = excluded.name',
+    ),
+    getName: db.prepare('SELECT name FROM notification_org_names WHERE org_id = ?').pluck(),
+    purgeStatements: ['notification_emails', 'notification_email_mails', 'notification_org_names'].map((t) =>
+      db.prepare(`DELETE FROM ${t} WHERE org_id = ?`),
+    ),
   };
 }
 

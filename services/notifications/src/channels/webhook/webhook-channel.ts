@@ -1,6 +1,11 @@
 import { SpamReasonListSchema, type SubmissionDto } from '@formgate/contracts';
 import { AppError } from '@formgate/kit';
-import type { AttemptContext, DeliveryChannel, SendResult } from '../../deliveries/channel.ts';
+import {
+  type AttemptContext,
+  type DeliveryChannel,
+  permanentFailure,
+  type SendResult,
+} from '../../deliveries/channel.ts';
 import { RETRY_SCHEDULES } from '../../deliveries/retry-schedule.ts';
 import { submissionUrl } from '../../email/submission-view.ts';
 import { redactWebhookUrl } from '../../endpoints/webhook-url.ts';
@@ -40,13 +45,6 @@ function responseOf(outcome: WebhookOutcome): SendResult['response'] {
   return { code, text: outcome.status === undefined ? text : `${outcome.code}${text ? `: ${text}` : ''}` };
 }
 
-const failed = (code: string, text: string): SendResult => ({
-  ok: false,
-  retryable: false,
-  response: { code, text },
-  messageId: null,
-});
-
 /**
  * The webhook channel: builds and signs the body of one attempt (`webhook-id` = the
  * delivery's id, the same on every attempt), POSTs it with the SSRF guard, and after a delivery's final failure
@@ -76,12 +74,12 @@ export function createWebhookChannel(deps: WebhookChannelDeps): DeliveryChannel 
     const endpoint = targetId
       ? (known.endpoints?.find((e) => e.id === targetId) ?? (await endpoints.get({ orgId: delivery.orgId }, targetId)))
       : null;
-    if (!endpoint) return failed('GONE', 'the webhook endpoint was deleted');
-    if (!endpoint.enabled) return failed('WEBHOOK_ENDPOINT_DISABLED', 'the webhook endpoint is disabled');
+    if (!endpoint) return permanentFailure('GONE', 'the webhook endpoint was deleted');
+    if (!endpoint.enabled) return permanentFailure('WEBHOOK_ENDPOINT_DISABLED', 'the webhook endpoint is disabled');
     const form = known.form ?? (await stores.views.getForm(delivery.formId));
-    if (!form || form === 'deleted') return failed('GONE', 'the form was deleted');
+    if (!form || form === 'deleted') return permanentFailure('GONE', 'the form was deleted');
     const event = await eventOf(delivery, form, known);
-    if (typeof event === 'string') return failed('GONE', event);
+    if (typeof event === 'string') return permanentFailure('GONE', event);
     const { body, headers } = buildWebhookRequest({
       kind: delivery.purpose as typeof endpoint.kind,
       event,
