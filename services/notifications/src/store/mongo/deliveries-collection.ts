@@ -79,7 +79,10 @@ export function withOutcome(delivery: Delivery, outcome: AttemptOutcome | null |
 /** A delivery whose first attempt a batch claimed and whose own document has no outcome yet: read its record. */
 const awaitsOverlay = (doc: DeliveryDoc) => doc.batch !== undefined && doc.attempts === 0;
 
-/** The collections, the overlay every read applies, and the write of an outcome on its delivery. */
+/**
+ * The collections, the overlay every read applies, and the write of an outcome on its delivery. A read or write that
+ * names no index is by `_id`; the indexes are created by `migrations/0001-deliveries.ts`.
+ */
 function core(db: MongoDb) {
   const deliveries = db.collection<DeliveryDoc>('deliveries');
   const attempts = db.collection<AttemptDoc>('delivery_attempts');

@@ -81,8 +81,8 @@ function reads(c: DeliveriesCollection): Reads {
       });
     },
     async listAttempts({ orgId }, deliveryId) {
+      // Index `_id`, then `delivery`.
       if (!(await deliveries.findOne({ _id: deliveryId, orgId }, { projection: { _id: 1 } }))) return [];
-      // Index `delivery`.
       const docs = await attempts.find({ deliveryId }).sort({ deliveryId: 1, attempt: 1 }).toArray();
       return docs.map(({ _id: _k, ...rest }): AttemptRecord => rest);
     },
