@@ -12,7 +12,7 @@ import { startDistributed } from '../harness/processes.ts';
  */
 const ATTEMPT_LEASE_MS = 30_000;
 
-import { ATTEMPT_CONCURRENCY } from '../../services/notifications/src/deliveries/handlers.ts';
+import { DELIVERY_TUNING } from '../../services/notifications/src/deliveries/tuning.ts';
 import { kill9 } from './faults/process-faults.ts';
 import { scale, sharedBackends, sleep } from './scenario.ts';
 
@@ -274,7 +274,7 @@ describe('reliability: a notifications instance killed mid-send (distributed mod
       expect(copies.filter((p) => p.ids.size > 1)).toEqual([]);
       // Only what the dead instance had in flight can be repeated: at most its first attempts in flight (48, across
       // the partitions it consumed at once), its retry worker's (4) and its releaser's (4).
-      expect(duplicates).toBeLessThanOrEqual(ATTEMPT_CONCURRENCY + 4 + 4);
+      expect(duplicates).toBeLessThanOrEqual(DELIVERY_TUNING.firstAttemptsInFlight + 4 + 4);
     },
     ATTEMPT_LEASE_MS + 450_000,
   );

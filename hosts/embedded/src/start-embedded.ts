@@ -43,9 +43,10 @@ import {
 import {
   createEmailComposer,
   createNotificationsService,
-  createSqliteDeliveryStore,
+  createSqliteNotificationStores,
   createSqliteRecipientStore,
   createSqliteWebhookEndpointStore,
+  migrateSqliteNotifications,
 } from '@formgate/notifications';
 import { createOrgsService, createSqliteOrgsStores, migrateSqliteOrgs } from '@formgate/orgs';
 import { createSqliteBlobStore, openSqlite, runSqliteMigrations } from '@formgate/store/sqlite';
@@ -174,10 +175,12 @@ export async function startEmbedded(config: EmbeddedConfig, seams: EmbeddedSeams
   });
   const settings = accountSettings(config);
   const mailer = createMailer({ ...settings, mailDir: join(config.DATA_DIR, 'mail'), logger, logLinks: true });
+  // Its schema before its adapters (ADR 72).
+  migrateSqliteNotifications(dbs.notifications);
   const notifications = createNotificationsService({
     ...common,
     logger: logger.child({ service: 'notifications' }),
-    store: createSqliteDeliveryStore(dbs.notifications),
+    stores: createSqliteNotificationStores(dbs.notifications),
     mailer,
     compose: createEmailComposer({ fileLinks: createFileLinks(fileLinkSecret.current), clock: systemClock }),
     recipients: createSqliteRecipientStore(dbs.notifications),

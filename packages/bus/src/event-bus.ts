@@ -71,12 +71,6 @@ export interface SubscribeOptions {
    * `subscribe()` — every record appended after it resolved is delivered, however late the group join completes.
    */
   fromBeginning?: boolean;
-  /**
-   * A group with no committed offset on a partition starts where this other group (same topic) has committed, and
-   * commits that start for every member; where that group has none either, `fromBeginning` decides. For a group split
-   * out of another on upgrade (ADR 54): it takes over exactly where the old group was, losing nothing in between.
-   */
-  startAtGroup?: string;
   maxBatchSize?: number;
   /**
    * How long a fetch may wait for more records before it answers (Kafka: the broker holds it up to this long for

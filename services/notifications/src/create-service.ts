@@ -1,4 +1,10 @@
-import { createConsumers, type EventBus, type Subscription } from '@formgate/bus';
+import {
+  type BusMessage,
+  createConsumers,
+  type EventBus,
+  type SubscribeOptions,
+  type Subscription,
+} from '@formgate/bus';
 import { TOPIC_SPECS, Topics } from '@formgate/contracts';
 import {
   AppError,
@@ -19,29 +25,28 @@ import {
 } from '@formgate/kit';
 import type { Mailer } from '@formgate/mail';
 import express from 'express';
+import { createDeliveryChannels } from './channels/index.ts';
 import { createDeferredReleaser } from './deliveries/deferred-releaser.ts';
 import { deliveriesRoutes } from './deliveries/deliveries.routes.ts';
 import { createDeliveryRunner } from './deliveries/delivery-runner.ts';
-import type { DeliveryStore } from './deliveries/delivery-store.ts';
 import { createEmailQuota } from './deliveries/email-quota.ts';
+import { createFormsViewHandler } from './deliveries/forms-view.handler.ts';
 import { createFormsViewSettled, type FormsViewSettled } from './deliveries/forms-view-settled.ts';
-import {
-  createFormsViewHandler,
-  createSubmissionChangesHandler,
-  createSubmissionReceivedHandler,
-} from './deliveries/handlers.ts';
-import type { Composer } from './deliveries/ports.ts';
 import { createRetryWorker } from './deliveries/retry-worker.ts';
+import { createSubmissionChangesHandler } from './deliveries/submission-changes.handler.ts';
+import { createSubmissionReceivedHandler } from './deliveries/submission-received.handler.ts';
+import type { Composer } from './email/composer.ts';
 import { composeRecipientVerification } from './email/recipient-verification.tsx';
-import { createWebhookChannel } from './endpoints/webhook-channel.ts';
 import type { WebhookEndpointStore } from './endpoints/webhook-endpoint-store.ts';
 import { webhooksRoutes } from './endpoints/webhooks.routes.ts';
 import { createRecipientsOrgHandler } from './recipients/org-events.handler.ts';
 import type { RecipientStore } from './recipients/recipient-store.ts';
 import { createRecipientRoutes } from './recipients/recipients.routes.ts';
+import type { NotificationStores } from './store/index.ts';
 
 export interface NotificationsServiceDeps {
-  store: DeliveryStore;
+  /** The delivery pipeline's stores, migrated (`migrateSqliteNotifications` / `migrateMongoNotifications`). */
+  stores: NotificationStores;
   bus: EventBus;
   mailer: Mailer;
   clock: Clock;
@@ -71,7 +76,7 @@ export interface NotificationsServiceDeps {
   retryIntervalMs?: number;
   /** Jitter source of the retry schedule (tests pin it). */
   random?: () => number;
-  /** The attempt lease (default `ATTEMPT_LEASE_MS`, 3 min; `NOTIFICATIONS_ATTEMPT_LEASE_MS`). */
+  /** The attempt lease (default `DELIVERY_TUNING.attemptLeaseMs`, 3 min; `NOTIFICATIONS_ATTEMPT_LEASE_MS`). */
   attemptLeaseMs?: number;
 }
 
@@ -82,25 +87,8 @@ export type NotificationsService = Service & {
   settled: FormsViewSettled;
 };
 
-/**
- * Notifications: the delivery pipeline (effect records, first attempt in the consumer, retries, outcome events)
- * and the delivery log API; webhook endpoints per form (`/api/v1/forms/{id}/webhooks`); the organizations' notification addresses (double opt-in, `/api/v1/notification-emails`).
- * Consumers: `orgs.organization` (names for the verification mail, purges), `forms.form` (the view, first), `forms.submission` (deletions),
- * `ingest.submission` twice: `notifications.webhooks` (webhooks) and `notifications.deliveries` (emails), each from
- * the log end on a first start (submissions from before the service existed are not notified); the webhooks group,
- * new in an upgraded deployment, starts where the emails group had committed (ADR 54).
- */
-export function createNotificationsService(deps: NotificationsServiceDeps): NotificationsService {
-  const webhooks = createWebhookChannel({ ...deps, timeoutMs: deps.webhookTimeoutMs });
-  // The emails quota (`billing.quota`, replayed at start): emails over it are deferred, released when it allows.
-  const quota = createEmailQuota();
-  const runner = createDeliveryRunner({ ...deps, webhooks, quota });
-  const release = createDeferredReleaser({ ...deps, runner, quota });
-  const worker = createRetryWorker({ ...deps, runner, release, intervalMs: deps.retryIntervalMs });
-  const views: Subscription[] = [];
-
-  const api = deliveriesRoutes({ ...deps, runner });
-  const settled = createFormsViewSettled(deps.store);
+/** The service's HTTP routes: the recipients', the delivery log's and the webhook endpoints'. */
+function createApp(deps: NotificationsServiceDeps, deliveries: express.Router, settled: FormsViewSettled) {
   const app = createServiceApp({
     observe: deps.metrics && { service: 'notifications', metrics: deps.metrics },
     tracing: deps.tracing,
@@ -115,37 +103,34 @@ export function createNotificationsService(deps: NotificationsServiceDeps): Noti
   );
   // The routers mount their routes at the table's paths (`mountRoute`); what every `/api/v1/forms` call needs first:
   app.use('/api/v1/forms', requireIdentity(deps.identity), requireJson, express.json({ limit: '16kb' }));
-  app.use(api.router, webhooksRoutes(deps));
+  app.use(deliveries, webhooksRoutes(deps));
   app.use((_req, _res, next) => next(new AppError('NOT_FOUND')));
   app.use(errorHandler(deps.logger, deps.storeHealth));
+  return app;
+}
 
-  // Their first attempts go on after a batch is committed (ADR 64): `stop` waits for them.
-  const handlers = {
-    changes: createSubmissionChangesHandler({ ...deps, runner }),
-    webhooks: createSubmissionReceivedHandler({ ...deps, runner }, { emails: false, webhooks: true }),
-    emails: createSubmissionReceivedHandler({ ...deps, runner }, { emails: true, webhooks: false }),
-  };
-  const consumers = createConsumers(deps.bus, TOPIC_SPECS, [
+/**
+ * Every consumer group with its topic and handler. Webhooks and emails of a submission are in two groups (ADR 54):
+ * a webhook never waits behind mails (a stalled SMTP server holds the emails' sends and backlog only). Their first
+ * attempts go on after a batch is committed (ADR 64): `stop` waits for them.
+ */
+function consumerGroups(
+  deps: NotificationsServiceDeps,
+  handlers: Record<'changes' | 'webhooks' | 'emails', (batch: BusMessage[]) => Promise<void>>,
+): SubscribeOptions[] {
+  return [
     {
       group: 'notifications.recipients-org',
       topic: Topics.orgsOrganization,
       handler: createRecipientsOrgHandler({ store: deps.recipients }),
     },
-    { group: 'notifications.forms-view', topic: Topics.formsForm, handler: createFormsViewHandler(deps) },
-    {
-      group: 'notifications.submission-changes',
-      topic: Topics.formsSubmission,
-      handler: handlers.changes,
-    },
-    // Webhooks and emails of a submission in two groups (ADR 54): a webhook never waits behind mails. The webhooks
-    // group comes first: on the upgrade that created it, it takes over where `notifications.deliveries` (then both
-    // channels) had committed, before this instance's emails consumer moves that group on.
+    { group: 'notifications.forms-view', topic: Topics.formsForm, handler: createFormsViewHandler(deps.stores) },
+    { group: 'notifications.submission-changes', topic: Topics.formsSubmission, handler: handlers.changes },
     {
       group: 'notifications.webhooks',
       topic: Topics.ingestSubmission,
       handler: handlers.webhooks,
       fromBeginning: false,
-      startAtGroup: 'notifications.deliveries',
       maxBatchSize: 100,
     },
     {
@@ -155,7 +140,36 @@ export function createNotificationsService(deps: NotificationsServiceDeps): Noti
       fromBeginning: false,
       maxBatchSize: 100,
     },
-  ]);
+  ];
+}
+
+/**
+ * Notifications: the delivery pipeline (effect records, first attempt in the consumer, retries, outcome events)
+ * and the delivery log API; webhook endpoints per form (`/api/v1/forms/{id}/webhooks`); the organizations' notification addresses (double opt-in, `/api/v1/notification-emails`).
+ * Consumers: `orgs.organization` (names for the verification mail, purges), `forms.form` (the view, first), `forms.submission` (deletions),
+ * `ingest.submission` twice: `notifications.webhooks` (webhooks) and `notifications.deliveries` (emails), each from
+ * the log end on a first start (submissions from before the service existed are not notified).
+ */
+export function createNotificationsService(deps: NotificationsServiceDeps): NotificationsService {
+  // The emails quota (`billing.quota`, replayed at start): emails over it are deferred, released when it allows.
+  const quota = createEmailQuota();
+  const channels = createDeliveryChannels({ ...deps, quota });
+  const runner = createDeliveryRunner({ ...deps, channels });
+  const release = createDeferredReleaser({ ...deps, runner, quota });
+  const worker = createRetryWorker({ ...deps, runner, release, intervalMs: deps.retryIntervalMs });
+  const views: Subscription[] = [];
+
+  const api = deliveriesRoutes({ ...deps, runner, channels });
+  const settled = createFormsViewSettled(deps.stores.views);
+  const app = createApp(deps, api.router, settled);
+
+  const handlerDeps = { ...deps, runner, channels };
+  const handlers = {
+    changes: createSubmissionChangesHandler(handlerDeps),
+    webhooks: createSubmissionReceivedHandler(handlerDeps, ['webhook']),
+    emails: createSubmissionReceivedHandler(handlerDeps, ['email']),
+  };
+  const consumers = createConsumers(deps.bus, TOPIC_SPECS, consumerGroups(deps, handlers));
   return {
     name: 'notifications',
     app,

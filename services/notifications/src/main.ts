@@ -3,10 +3,10 @@ import { createFileLinks, createIdentityCodec, systemClock, systemIds } from '@f
 import { createFileMailer, createSmtpMailer } from '@formgate/mail';
 import { loadNotificationsConfig } from './config.ts';
 import { createNotificationsService } from './create-service.ts';
-import { createMongoDeliveryStore } from './deliveries/mongo-delivery-store.ts';
 import { createEmailComposer } from './email/composer.ts';
 import { createMongoWebhookEndpointStore } from './endpoints/mongo-webhook-endpoint-store.ts';
 import { createMongoRecipientStore } from './recipients/mongo-recipient-store.ts';
+import { createMongoNotificationStores, migrateMongoNotifications } from './store/mongo/index.ts';
 
 await runDistributed(
   'notifications',
@@ -22,8 +22,10 @@ await runDistributed(
         })
       : createFileMailer({ dir: config.MAIL_DIR, from: config.MAIL_FROM, logger });
     const db = await mongo('notifications');
+    if (!db.db) throw new Error('the notifications database is not open');
+    await migrateMongoNotifications(db.db);
     const service = createNotificationsService({
-      store: await createMongoDeliveryStore(db),
+      stores: createMongoNotificationStores(db),
       bus,
       mailer,
       clock: systemClock,
@@ -34,8 +36,8 @@ await runDistributed(
       tracing,
       identity: createIdentityCodec({ current: config.IDENTITY_SECRET, previous: config.IDENTITY_SECRET_PREVIOUS }),
       compose: createEmailComposer({ fileLinks: createFileLinks(config.FILE_LINK_SECRET), clock: systemClock }),
-      recipients: await createMongoRecipientStore(db),
-      endpoints: await createMongoWebhookEndpointStore(db),
+      recipients: createMongoRecipientStore(db),
+      endpoints: createMongoWebhookEndpointStore(db),
       allowPrivateTargets: config.WEBHOOKS_ALLOW_PRIVATE_TARGETS,
       linkSecret: { current: config.NOTIFICATIONS_LINK_SECRET, previous: config.NOTIFICATIONS_LINK_SECRET_PREVIOUS },
       publicUrl: config.PUBLIC_URL,

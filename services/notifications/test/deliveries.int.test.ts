@@ -32,14 +32,16 @@ import { type SmtpTestServer, startSmtpTestServer } from '@formgate/mail/testing
 import { openSqlite } from '@formgate/store/sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createNotificationsService, type NotificationsService } from '../src/create-service.ts';
-import { ATTEMPT_LEASE_MS } from '../src/deliveries/delivery-runner.ts';
-import type { Delivery, DeliveryStore } from '../src/deliveries/delivery-store.ts';
 import { newDelivery, plannedDeliveryId } from '../src/deliveries/plan-deliveries.ts';
-import type { Composer } from '../src/deliveries/ports.ts';
-import { OUTBOX_GRACE_MS } from '../src/deliveries/retry-worker.ts';
-import { createSqliteDeliveryStore } from '../src/deliveries/sqlite-delivery-store.ts';
+import { DELIVERY_TUNING } from '../src/deliveries/tuning.ts';
+import type { Composer } from '../src/email/composer.ts';
 import { createSqliteWebhookEndpointStore } from '../src/endpoints/sqlite-webhook-endpoint-store.ts';
 import { createSqliteRecipientStore } from '../src/recipients/sqlite-recipient-store.ts';
+import type { Delivery, NotificationStores } from '../src/store/index.ts';
+import { createSqliteNotificationStores } from '../src/store/sqlite/index.ts';
+import { migratedSqlite } from './notifications-db.ts';
+
+const { attemptLeaseMs: ATTEMPT_LEASE_MS, outboxGraceMs: OUTBOX_GRACE_MS } = DELIVERY_TUNING;
 
 /** A test composer: plain text, the submission id in the subject so each mail can be traced to its submission. */
 const composer: Composer = {
@@ -58,7 +60,7 @@ const composer: Composer = {
 describe('notifications deliveries on the embedded log with a real SMTP server', () => {
   let dir: string;
   let bus: EventBus;
-  let store: DeliveryStore;
+  let stores: NotificationStores;
   let smtp: SmtpTestServer;
   let mailer: Mailer;
   let service: NotificationsService;
@@ -70,7 +72,7 @@ describe('notifications deliveries on the embedded log with a real SMTP server',
   let now = Date.parse('2026-11-20T10:00:00.000Z');
   /** Addresses the SMTP server refuses, with the reply code. */
   const refusals = new Map<string, number>();
-  const recipients = createSqliteRecipientStore(openSqlite(':memory:'));
+  const recipients = createSqliteRecipientStore(migratedSqlite());
   const metrics = createMetrics({ defaults: false });
   /** Attempts counted so far in `formgate_notification_attempts_total`, by status. */
   const attemptsByStatus = async () => {
@@ -94,11 +96,11 @@ describe('notifications deliveries on the embedded log with a real SMTP server',
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'fg-notify-'));
     bus = createSqliteBus(openSqlite(join(dir, 'bus.db')));
-    store = createSqliteDeliveryStore(openSqlite(join(dir, 'notifications.db')));
+    stores = createSqliteNotificationStores(migratedSqlite(join(dir, 'notifications.db')));
     smtp = await startSmtpTestServer({ refuseRecipient: (address) => refusals.get(address) ?? false });
     mailer = createSmtpMailer({ url: smtp.url, from: 'Formgate <no-reply@formgate.test>' });
     service = createNotificationsService({
-      store,
+      stores,
       bus,
       mailer,
       clock: { now: () => new Date(now) },
@@ -107,7 +109,7 @@ describe('notifications deliveries on the embedded log with a real SMTP server',
       identity: codec,
       compose: composer,
       recipients,
-      endpoints: createSqliteWebhookEndpointStore(openSqlite(':memory:')),
+      endpoints: createSqliteWebhookEndpointStore(migratedSqlite()),
       allowPrivateTargets: false,
       linkSecret: randomBytes(32).toString('base64url'),
       publicUrl: 'http://formgate.test',
@@ -157,7 +159,7 @@ describe('notifications deliveries on the embedded log with a real SMTP server',
         }),
       },
     ]);
-    await eventually(async () => expect(await store.getForm(form.id)).toMatchObject({ version: 1 }));
+    await eventually(async () => expect(await stores.views.getForm(form.id)).toMatchObject({ version: 1 }));
     return form;
   };
 
@@ -436,29 +438,37 @@ describe('notifications deliveries on the embedded log with a real SMTP server',
     const submission = decodeEvent(Topics.ingestSubmission, event.value).data;
     // What a crashed instance leaves: the submission kept, the delivery planned, attempt 1 claimed (and perhaps sent),
     // no outcome recorded.
-    await store.saveSubmission(submission);
+    await stores.views.saveSubmissions([submission]);
     const target = notificationTo(orgId, form.id, submission.submissionId, 'crash@example.com');
     const clock = { now: () => new Date(now) };
-    const [planned] = await store.planDeliveries([
+    const [planned] = await stores.log.planDeliveries([
       newDelivery({ clock }, { ...target, id: plannedDeliveryId(systemIds, target) }),
     ]);
     const id = planned?.id as string;
     const startedAt = new Date(now).toISOString();
     expect(
-      await store.claimAttempt(id, 1, { startedAt, leaseUntil: new Date(now + ATTEMPT_LEASE_MS).toISOString() }),
+      await stores.log.claimAttempt(id, 1, { startedAt, leaseUntil: new Date(now + ATTEMPT_LEASE_MS).toISOString() }),
     ).toEqual({ claimed: true });
 
     // Within the lease nobody else sends.
     now += ATTEMPT_LEASE_MS - 1_000;
     await service.runDueAttempts();
     expect(mailsOf(submission.submissionId)).toEqual([]);
-    expect(await store.getDelivery(id)).toMatchObject({ status: 'pending', lastClaimed: 1, attempts: 0 });
+    expect(await stores.log.getDelivery({ orgId }, id)).toMatchObject({
+      status: 'pending',
+      lastClaimed: 1,
+      attempts: 0,
+    });
 
     now += 2_000;
     await service.runDueAttempts();
     expect(mailsOf(submission.submissionId).map((m) => m.to)).toEqual([['crash@example.com']]);
-    expect(await store.getDelivery(id)).toMatchObject({ status: 'succeeded', attempts: 2, lastClaimed: 2 });
-    expect((await store.listAttempts(id)).map((a) => [a.attempt, a.outcome?.status ?? null])).toEqual([
+    expect(await stores.log.getDelivery({ orgId }, id)).toMatchObject({
+      status: 'succeeded',
+      attempts: 2,
+      lastClaimed: 2,
+    });
+    expect((await stores.log.listAttempts({ orgId }, id)).map((a) => [a.attempt, a.outcome?.status ?? null])).toEqual([
       [1, null],
       [2, 'succeeded'],
     ]);
@@ -470,7 +480,7 @@ describe('notifications deliveries on the embedded log with a real SMTP server',
     const orgId = `org_${randomUUID()}`;
     const form = await publishForm({ emails: ['batch-one@example.com', 'batch-two@example.com'] }, orgId);
     const submission = decodeEvent(Topics.ingestSubmission, submissionEvent(form).value).data;
-    await store.saveSubmission(submission);
+    await stores.views.saveSubmissions([submission]);
     const clock = { now: () => new Date(now) };
     const planned = ['batch-one@example.com', 'batch-two@example.com'].map((address) => {
       const target = notificationTo(orgId, form.id, submission.submissionId, address);
@@ -482,23 +492,31 @@ describe('notifications deliveries on the embedded log with a real SMTP server',
       startedAt: new Date(now).toISOString(),
       leaseUntil: new Date(now + ATTEMPT_LEASE_MS).toISOString(),
     };
-    const [one, two] = (await store.claimFirstAttempts(batch, planned)).map((p) => p.delivery) as [Delivery, Delivery];
+    const [one, two] = (await stores.log.claimFirstAttempts(batch, planned)).map((p) => p.delivery) as [
+      Delivery,
+      Delivery,
+    ];
     const at = new Date(now).toISOString();
     const response = { code: '250', text: 'accepted' };
-    await store.recordFirstAttempts(batch, [
-      { delivery: one, outcome: { status: 'succeeded', response, messageId: '<m1@x.test>', nextAttemptAt: null, at } },
-    ]);
+    await stores.log.recordFirstAttempt(batch, {
+      delivery: one,
+      outcome: { status: 'succeeded', response, messageId: '<m1@x.test>', nextAttemptAt: null, at },
+    });
 
     now += ATTEMPT_LEASE_MS - 1_000;
     await service.runDueAttempts();
     expect(mailsOf(submission.submissionId)).toEqual([]);
-    expect(await store.listOpenBatches(new Date(now).toISOString(), 10)).toEqual([]);
+    expect(await stores.log.listOpenBatches(new Date(now).toISOString(), 10)).toEqual([]);
 
     now += 2_000;
     await service.runDueAttempts();
     expect(mailsOf(submission.submissionId).map((m) => m.to)).toEqual([['batch-two@example.com']]);
-    expect(await store.getDelivery(one.id)).toMatchObject({ status: 'succeeded', attempts: 1 });
-    expect(await store.getDelivery(two.id)).toMatchObject({ status: 'succeeded', attempts: 2, lastClaimed: 2 });
+    expect(await stores.log.getDelivery({ orgId }, one.id)).toMatchObject({ status: 'succeeded', attempts: 1 });
+    expect(await stores.log.getDelivery({ orgId }, two.id)).toMatchObject({
+      status: 'succeeded',
+      attempts: 2,
+      lastClaimed: 2,
+    });
     await eventually(() =>
       expect(
         outcomesOf(submission.submissionId)
@@ -506,24 +524,28 @@ describe('notifications deliveries on the embedded log with a real SMTP server',
           .sort(),
       ).toEqual([one.id, two.id].sort()),
     );
-    expect(await store.listOpenBatches(new Date(now).toISOString(), 10)).toEqual([]);
+    expect(await stores.log.listOpenBatches(new Date(now).toISOString(), 10)).toEqual([]);
     await service.runDueAttempts();
     expect(mailsOf(submission.submissionId)).toHaveLength(1);
   });
 
-  it('attempts a delivery planned before and never claimed when its submission comes again', async () => {
+  it('attempts a delivery planned and never claimed (its planner stopped) once its lease has passed', async () => {
     const orgId = `org_${randomUUID()}`;
     await setVerified(orgId, ['unclaimed@example.com']);
     const form = await publishForm({ emails: ['unclaimed@example.com'] }, orgId);
-    const event = submissionEvent(form);
-    const target = notificationTo(orgId, form.id, event.submissionId, 'unclaimed@example.com');
-    // Planned by a version that claimed after planning, and stopped in between.
-    await store.planDeliveries([
+    const submission = decodeEvent(Topics.ingestSubmission, submissionEvent(form).value).data;
+    await stores.views.saveSubmissions([submission]);
+    const target = notificationTo(orgId, form.id, submission.submissionId, 'unclaimed@example.com');
+    await stores.log.planDeliveries([
       newDelivery({ clock: { now: () => new Date(now) } }, { ...target, id: plannedDeliveryId(systemIds, target) }),
     ]);
-    await bus.publish(Topics.ingestSubmission, [{ key: event.key, value: event.value }]);
-    await eventually(() => expect(mailsOf(event.submissionId)).toHaveLength(1));
-    expect(await deliveriesOf(form, event.submissionId)).toMatchObject([{ status: 'succeeded', attempts: 1 }]);
+    now += ATTEMPT_LEASE_MS - 1_000;
+    await service.runDueAttempts();
+    expect(mailsOf(submission.submissionId)).toEqual([]);
+    now += 2_000;
+    await service.runDueAttempts();
+    expect(mailsOf(submission.submissionId)).toHaveLength(1);
+    expect(await deliveriesOf(form, submission.submissionId)).toMatchObject([{ status: 'succeeded', attempts: 1 }]);
   });
 
   it('publishes an outcome its recorder left unpublished once OUTBOX_GRACE_MS has passed, and only then', async () => {
@@ -533,13 +555,13 @@ describe('notifications deliveries on the embedded log with a real SMTP server',
     // What an instance that stopped after recording and before publishing leaves: a final outcome, marked pending.
     const target = notificationTo(orgId, form.id, submission.submissionId, 'outbox@example.com');
     const clock = { now: () => new Date(now) };
-    const [planned] = await store.planDeliveries([
+    const [planned] = await stores.log.planDeliveries([
       newDelivery({ clock }, { ...target, id: plannedDeliveryId(systemIds, target) }),
     ]);
     const id = planned?.id as string;
     const startedAt = new Date(now).toISOString();
-    await store.claimAttempt(id, 1, { startedAt, leaseUntil: new Date(now + ATTEMPT_LEASE_MS).toISOString() });
-    await store.recordOutcome(id, 1, {
+    await stores.log.claimAttempt(id, 1, { startedAt, leaseUntil: new Date(now + ATTEMPT_LEASE_MS).toISOString() });
+    await stores.log.recordOutcome(id, 1, {
       status: 'succeeded',
       response: { code: '250', text: 'accepted' },
       messageId: '<outbox@formgate.test>',

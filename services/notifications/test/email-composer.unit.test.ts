@@ -1,8 +1,8 @@
 import { DEFAULT_FORM_NOTIFICATIONS } from '@formgate/contracts';
 import { createFileLinks } from '@formgate/kit';
 import { describe, expect, it } from 'vitest';
-import type { FormView } from '../src/deliveries/delivery-store.ts';
 import { createEmailComposer } from '../src/email/composer.ts';
+import type { FormView } from '../src/store/index.ts';
 import { submission } from './email-fixtures.ts';
 
 const form: FormView = {

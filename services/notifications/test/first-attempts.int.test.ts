@@ -1,19 +1,18 @@
 import { createSmtpMailer, type Mailer } from '@formgate/mail';
 import { type SmtpTestServer, startSmtpTestServer } from '@formgate/mail/testing';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { ATTEMPT_LEASE_MS, createDeliveryRunner } from '../src/deliveries/delivery-runner.ts';
-import type { DeliveryStore } from '../src/deliveries/delivery-store.ts';
-import {
-  ATTEMPT_CONCURRENCY,
-  BOTH_CHANNELS,
-  createSubmissionReceivedHandler,
-  SEND_BACKLOG,
-} from '../src/deliveries/handlers.ts';
-import { createWebhookChannel } from '../src/endpoints/webhook-channel.ts';
+import { DELIVERY_TUNING } from '../src/deliveries/tuning.ts';
 import type { WebhookEndpointStore } from '../src/endpoints/webhook-endpoint-store.ts';
+import type { NotificationViews } from '../src/store/index.ts';
 import { recordOf } from './bus-records.ts';
 import { startReceiver, type WebhookReceiver } from './webhook-receiver.ts';
-import { startWebhookService, type WebhookService } from './webhook-service-harness.ts';
+import { engineOf, startWebhookService, type WebhookService } from './webhook-service-harness.ts';
+
+const {
+  attemptLeaseMs: ATTEMPT_LEASE_MS,
+  firstAttemptsInFlight: ATTEMPT_CONCURRENCY,
+  sendBacklog: SEND_BACKLOG,
+} = DELIVERY_TUNING;
 
 /** `target` with the calls named in `counted` recorded in `calls`. */
 function counting<T extends object>(target: T, counted: string[], calls: string[], prefix: string): T {
@@ -92,11 +91,9 @@ describe('first attempts of a batch', () => {
 
     const calls: string[] = [];
     const { deps } = svc;
-    const store = counting<DeliveryStore>(deps.store, ['getForm', 'getSubmission'], calls, 'store');
+    const views = counting<NotificationViews>(deps.stores.views, ['getForm', 'getSubmission'], calls, 'store');
     const endpoints = counting<WebhookEndpointStore>(deps.endpoints, ['get', 'listByForm'], calls, 'endpoints');
-    const webhooks = createWebhookChannel({ ...deps, store, endpoints, timeoutMs: 2_000 });
-    const runner = createDeliveryRunner({ ...deps, store, webhooks });
-    const handler = createSubmissionReceivedHandler({ ...deps, store, endpoints, runner }, BOTH_CHANNELS);
+    const { handler } = engineOf({ ...deps, stores: { ...deps.stores, views }, endpoints });
 
     // Handed to the handler directly (the service's own groups never see it): two submissions in one batch.
     const events = [svc.submissionEvent(form), svc.submissionEvent(form)];
@@ -140,8 +137,7 @@ describe('first attempts of a batch', () => {
         }
       },
     };
-    const runner = createDeliveryRunner({ ...deps, mailer });
-    const handler = createSubmissionReceivedHandler({ ...deps, runner }, BOTH_CHANNELS);
+    const { handler } = engineOf({ ...deps, mailer });
 
     // Four partitions' batches at once (the Kafka subscription consumes partitions concurrently), each of 10
     // submissions × 2 recipients: 80 mails, 20 per batch.
@@ -161,14 +157,13 @@ describe('first attempts of a batch', () => {
     const form = await formMailingTwo();
     const { deps } = svc;
     const gate = gated(deps.mailer);
-    const runner = createDeliveryRunner({ ...deps, mailer: gate.mailer });
-    const handler = createSubmissionReceivedHandler({ ...deps, runner }, BOTH_CHANNELS);
+    const { handler } = engineOf({ ...deps, mailer: gate.mailer });
     const event = svc.submissionEvent(form);
     const mailsBefore = smtp.messages.length;
 
     // No mail can leave, yet the handler returns: the bus may commit the batch.
     expect(await settlesWithin(handler([recordOf(event, 0, 0)]), 5_000)).toBe(true);
-    const claimed = await svc.store.listBySubmission(event.submissionId);
+    const claimed = await svc.stores.log.listBySubmission(form, event.submissionId);
     expect(claimed.map((d) => [d.status, d.lastClaimed])).toEqual([
       ['pending', 1],
       ['pending', 1],
@@ -189,8 +184,7 @@ describe('first attempts of a batch', () => {
     const form = await formMailingTwo();
     const { deps } = svc;
     const gate = gated(deps.mailer);
-    const runner = createDeliveryRunner({ ...deps, mailer: gate.mailer });
-    const handler = createSubmissionReceivedHandler({ ...deps, runner }, BOTH_CHANNELS);
+    const { handler } = engineOf({ ...deps, mailer: gate.mailer });
     // Two recipients each: a first batch of exactly SEND_BACKLOG deliveries, then one more submission.
     const full = Array.from({ length: SEND_BACKLOG / 2 }, (_, offset) =>
       recordOf(svc.submissionEvent(form), 0, offset),
@@ -202,7 +196,7 @@ describe('first attempts of a batch', () => {
     const waiting = handler([recordOf(next, 0, SEND_BACKLOG / 2)]);
     expect(await settlesWithin(waiting, 300)).toBe(false);
     // Not claimed while it waits: a crash now leaves it to the redelivered batch, not to the lease.
-    expect(await svc.store.listBySubmission(next.submissionId)).toEqual([]);
+    expect(await svc.stores.log.listBySubmission(form, next.submissionId)).toEqual([]);
 
     gate.open();
     await waiting;
@@ -214,8 +208,7 @@ describe('first attempts of a batch', () => {
     const form = await formMailingTwo();
     const { deps } = svc;
     const gate = gated(deps.mailer);
-    const runner = createDeliveryRunner({ ...deps, mailer: gate.mailer });
-    const handler = createSubmissionReceivedHandler({ ...deps, runner }, BOTH_CHANNELS);
+    const { handler } = engineOf({ ...deps, mailer: gate.mailer });
     // 60 mails: ATTEMPT_CONCURRENCY of them start and wait at the gate, the rest wait for a slot.
     const events = Array.from({ length: 30 }, () => svc.submissionEvent(form));
     const mailsBefore = smtp.messages.length;

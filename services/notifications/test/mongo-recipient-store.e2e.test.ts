@@ -1,8 +1,12 @@
 import { useTestMongo } from '@formgate/store/testing';
 import { createMongoRecipientStore } from '../src/recipients/mongo-recipient-store.ts';
+import { migratedMongo } from './notifications-db.ts';
 import { runRecipientStoreContract } from './recipient-store.contract.ts';
 
 // biome-ignore lint/correctness/useHookAtTopLevel: vitest's setup helper, not a React hook (this package uses React).
 const mongo = useTestMongo();
 
-runRecipientStoreContract({ name: 'mongo', create: () => createMongoRecipientStore(mongo()) });
+runRecipientStoreContract({
+  name: 'mongo',
+  create: async () => createMongoRecipientStore(await migratedMongo(mongo())),
+});

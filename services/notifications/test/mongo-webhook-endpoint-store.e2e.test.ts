@@ -2,20 +2,24 @@ import { useTestMongo } from '@formgate/store/testing';
 import { expect, it } from 'vitest';
 import { createMongoWebhookEndpointStore } from '../src/endpoints/mongo-webhook-endpoint-store.ts';
 import { disablingKey, type WebhookEndpoint } from '../src/endpoints/webhook-endpoint-store.ts';
-import { generateWebhookSecret } from '../src/webhooks/index.ts';
+import { generateWebhookSecret } from '../src/endpoints/webhook-secret.ts';
+import { migratedMongo } from './notifications-db.ts';
 import { endpoint, runWebhookEndpointStoreContract, T0 } from './webhook-endpoint-store.contract.ts';
 
 // biome-ignore lint/correctness/useHookAtTopLevel: a vitest lifecycle helper, not a React hook (react is a dependency here)
 const mongo = useTestMongo();
 
-runWebhookEndpointStoreContract({ name: 'mongo', create: () => createMongoWebhookEndpointStore(mongo()) });
+runWebhookEndpointStoreContract({
+  name: 'mongo',
+  create: async () => createMongoWebhookEndpointStore(await migratedMongo(mongo())),
+});
 
 const at = (ms: number) => new Date(Date.parse(T0) + ms).toISOString();
 
 // FerretDB 1.24 writes the whole document back on every update: a disabling written on the endpoint's document put
 // back the URL or secret a person had just changed. The service's disablings are insert-only records now.
 it("loses none of a person's URL changes, secret rotations and re-enablings to disablings racing them", async () => {
-  const store = await createMongoWebhookEndpointStore(mongo());
+  const store = createMongoWebhookEndpointStore(await migratedMongo(mongo()));
   const e = endpoint();
   const scope = { orgId: e.orgId };
   await store.create(e, { limit: 10 });
@@ -59,38 +63,4 @@ it("loses none of a person's URL changes, secret rotations and re-enablings to d
   // Disabled exactly when a disabling was recorded for the endpoint as last enabled.
   expect(final?.enabled).toBe(!recorded.has(disablingKey(e.id, at(40))));
   expect(recorded.size).toBeGreaterThan(0);
-});
-
-it('reads a document the service disabled before (enabled: false, its reason, no endpointId) as disabled', async () => {
-  const conn = mongo();
-  const store = await createMongoWebhookEndpointStore(conn);
-  const {
-    id,
-    revision: _,
-    ...legacy
-  } = {
-    ...endpoint(),
-    enabled: false,
-    disabledReason: '5 deliveries in a row failed (last: 500)',
-  };
-  await conn.db?.collection('webhook_endpoints').insertOne({ _id: id as never, ...legacy, slot: 0 });
-  const scope = { orgId: legacy.orgId };
-  const expected = { id, ...legacy, revision: 0 };
-  expect(await store.get(scope, id)).toEqual(expected);
-  expect(await store.listByForm(scope, legacy.formId)).toEqual([expected]);
-  const changed = { ...expected, url: 'https://hooks.example/new', updatedAt: at(1), revision: 1 };
-  expect(await store.update(scope, id, { url: 'https://hooks.example/new', updatedAt: at(1) }, expected)).toEqual(
-    changed,
-  );
-  expect(await store.listByForm(scope, legacy.formId)).toEqual([changed]);
-  const reenabled = await store.update(scope, id, { enabled: true, enabledAt: at(2), updatedAt: at(2) }, changed);
-  expect(reenabled).toMatchObject({ enabled: true, disabledReason: null, revision: 2 });
-  // The next start gives it `endpointId` (its reads are one query), and it reads the same.
-  const restarted = await createMongoWebhookEndpointStore(conn);
-  expect(await conn.db?.collection('webhook_endpoints').findOne({ _id: id as never })).toMatchObject({
-    endpointId: id,
-  });
-  expect(await restarted.get(scope, id)).toEqual(reenabled);
-  expect(await restarted.remove(scope, id)).toBe(true);
-  expect(await store.get(scope, id)).toBeNull();
 });

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRecipientsOrgHandler } from '../src/recipients/org-events.handler.ts';
 import type { RecipientStore } from '../src/recipients/recipient-store.ts';
 import { createSqliteRecipientStore } from '../src/recipients/sqlite-recipient-store.ts';
+import { migratedSqlite } from './notifications-db.ts';
 
 const NOW = new Date('2026-11-01T10:00:00.000Z');
 const orgEvent = (
@@ -35,7 +36,7 @@ describe('notifications.recipients-org consumer on the embedded log', () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'fg-recipients-org-'));
     bus = createSqliteBus(openSqlite(join(dir, 'bus.db')));
-    store = createSqliteRecipientStore(openSqlite(':memory:'));
+    store = createSqliteRecipientStore(migratedSqlite());
     consumers = createConsumers(bus, TOPIC_SPECS, [
       {
         group: 'notifications.recipients-org',

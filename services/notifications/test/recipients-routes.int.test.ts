@@ -14,12 +14,12 @@ import {
 } from '@formgate/kit';
 import { createSmtpMailer, extractLinks, type Mailer } from '@formgate/mail';
 import { type SmtpTestServer, startSmtpTestServer } from '@formgate/mail/testing';
-import { openSqlite } from '@formgate/store/sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RecipientStore } from '../src/recipients/recipient-store.ts';
 import { createRecipientRoutes } from '../src/recipients/recipients.routes.ts';
 import { createSqliteRecipientStore } from '../src/recipients/sqlite-recipient-store.ts';
 import { createVerificationTokens } from '../src/recipients/verification-token.ts';
+import { migratedSqlite } from './notifications-db.ts';
 
 const codec = createIdentityCodec(randomBytes(32).toString('base64url'));
 const LINK_SECRET = randomBytes(32).toString('base64url');
@@ -86,7 +86,7 @@ describe('notification emails routes (embedded store, real SMTP)', () => {
   beforeAll(async () => {
     smtp = await startSmtpTestServer();
     mailer = createSmtpMailer({ url: smtp.url, from: 'Formgate <no-reply@forms.example>' });
-    store = createSqliteRecipientStore(openSqlite(':memory:'));
+    store = createSqliteRecipientStore(migratedSqlite());
     const app = createServiceApp();
     app.use(
       createRecipientRoutes({

@@ -1,8 +1,8 @@
-import { openSqlite } from '@formgate/store/sqlite';
 import { createSqliteWebhookEndpointStore } from '../src/endpoints/sqlite-webhook-endpoint-store.ts';
+import { migratedSqlite } from './notifications-db.ts';
 import { runWebhookEndpointStoreContract } from './webhook-endpoint-store.contract.ts';
 
 runWebhookEndpointStoreContract({
   name: 'sqlite',
-  create: async () => createSqliteWebhookEndpointStore(openSqlite(':memory:')),
+  create: async () => createSqliteWebhookEndpointStore(migratedSqlite()),
 });

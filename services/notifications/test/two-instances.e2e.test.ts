@@ -9,11 +9,12 @@ import { type SmtpTestServer, startSmtpTestServer } from '@formgate/mail/testing
 import { useTestMongo } from '@formgate/store/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createNotificationsService, type NotificationsService } from '../src/create-service.ts';
-import type { DeliveryStore } from '../src/deliveries/delivery-store.ts';
-import { createMongoDeliveryStore } from '../src/deliveries/mongo-delivery-store.ts';
-import type { Composer } from '../src/deliveries/ports.ts';
+import type { Composer } from '../src/email/composer.ts';
 import { createMongoWebhookEndpointStore } from '../src/endpoints/mongo-webhook-endpoint-store.ts';
 import { createMongoRecipientStore } from '../src/recipients/mongo-recipient-store.ts';
+import type { DeliveryLog } from '../src/store/index.ts';
+import { createMongoNotificationStores } from '../src/store/mongo/index.ts';
+import { migratedMongo } from './notifications-db.ts';
 
 const brokers = (process.env.KAFKA_BROKERS ?? '').split(',').filter(Boolean);
 if (brokers.length === 0) throw new Error('KAFKA_BROKERS must be set (the e2e global setup provides it)');
@@ -32,7 +33,7 @@ const RECIPIENTS = ['one@example.com', 'two@example.com'];
 
 interface Instance {
   bus: EventBus;
-  store: DeliveryStore;
+  log: DeliveryLog;
   mailer: Mailer;
   service: NotificationsService;
   /** SMTP acceptance → outcome recorded, per attempt (ms): the window in which a crash duplicates a mail. */
@@ -50,7 +51,8 @@ describe('two notifications instances on the real broker and FerretDB', () => {
 
   const startInstance = async (name: string): Promise<Instance> => {
     const bus = createKafkaBus({ brokers, topicPrefix, clientId: `notify-e2e-${name}` });
-    const inner = await createMongoDeliveryStore(mongo());
+    const stores = createMongoNotificationStores(await migratedMongo(mongo()));
+    const inner = stores.log;
     const smtpMailer = createSmtpMailer({ url: smtp.url, from: 'Formgate <no-reply@formgate.test>' });
     const accepted = new Map<string, number>();
     const windows: number[] = [];
@@ -62,7 +64,7 @@ describe('two notifications instances on the real broker and FerretDB', () => {
       },
       close: () => smtpMailer.close(),
     };
-    const store: DeliveryStore = {
+    const log: DeliveryLog = {
       ...inner,
       async recordOutcome(id, attempt, outcome) {
         const after = await inner.recordOutcome(id, attempt, outcome);
@@ -71,19 +73,17 @@ describe('two notifications instances on the real broker and FerretDB', () => {
         if (outcome.status === 'succeeded' && sentAt) windows.push(recordedAt - sentAt);
         return after;
       },
-      // A consumer batch's first attempts are recorded together, once the batch's last send is over (ADR 61).
-      async recordFirstAttempts(batch, results) {
-        const after = await inner.recordFirstAttempts(batch, results);
+      // A consumer batch's first attempts, gathered by the store into one write with the others under way.
+      async recordFirstAttempt(batch, result) {
+        const d = await inner.recordFirstAttempt(batch, result);
         const recordedAt = performance.now();
-        for (const d of after) {
-          const sentAt = accepted.get(`${d.target} n ${d.submissionId}`);
-          if (d.status === 'succeeded' && sentAt) windows.push(recordedAt - sentAt);
-        }
-        return after;
+        const sentAt = accepted.get(`${d.target} n ${d.submissionId}`);
+        if (d.status === 'succeeded' && sentAt) windows.push(recordedAt - sentAt);
+        return d;
       },
     };
     const service = createNotificationsService({
-      store,
+      stores: { ...stores, log },
       bus,
       mailer,
       clock: { now: () => new Date(now) },
@@ -91,8 +91,8 @@ describe('two notifications instances on the real broker and FerretDB', () => {
       logger: createLogger({ level: 'silent', name }),
       identity: createIdentityCodec(randomBytes(32).toString('base64url')),
       compose: composer,
-      recipients: await createMongoRecipientStore(mongo()),
-      endpoints: await createMongoWebhookEndpointStore(mongo()),
+      recipients: createMongoRecipientStore(mongo()),
+      endpoints: createMongoWebhookEndpointStore(mongo()),
       allowPrivateTargets: false,
       linkSecret,
       publicUrl: 'http://formgate.test',
@@ -100,12 +100,12 @@ describe('two notifications instances on the real broker and FerretDB', () => {
       random: () => 0.5,
     });
     await service.start();
-    return { bus, store, mailer, service, windows };
+    return { bus, log, mailer, service, windows };
   };
 
   beforeAll(async () => {
     // The organization's verified addresses, in the store both instances read.
-    const recipients = await createMongoRecipientStore(mongo());
+    const recipients = createMongoRecipientStore(await migratedMongo(mongo()));
     for (const email of RECIPIENTS) {
       const at = new Date();
       await recipients.add({ orgId }, { id: randomUUID(), email, createdAt: at, verifiedAt: at }, { limit: 50 });
@@ -201,10 +201,10 @@ describe('two notifications instances on the real broker and FerretDB', () => {
     await eventually(() => expect(mailsOf(ids)).toHaveLength(ids.length * RECIPIENTS.length), 90_000);
     const keys = mailsOf(ids).map((m) => `${m.to.join()} ${m.subject}`);
     expect(new Set(keys).size).toBe(keys.length);
-    const store = instances[0]?.store as DeliveryStore;
+    const log = instances[0]?.log as DeliveryLog;
     for (const id of ids) {
-      const log = await store.listBySubmission(id);
-      expect(log.map((d) => [d.status, d.attempts])).toEqual([
+      const entries = await log.listBySubmission({ orgId }, id);
+      expect(entries.map((d) => [d.status, d.attempts])).toEqual([
         ['succeeded', 1],
         ['succeeded', 1],
       ]);
@@ -220,11 +220,11 @@ describe('two notifications instances on the real broker and FerretDB', () => {
   it('retries due deliveries from both workers at once: each retried mail goes out once', async () => {
     refusals.set('two@example.com', 421);
     const ids = await submit(24);
-    const store = instances[0]?.store as DeliveryStore;
+    const log = instances[0]?.log as DeliveryLog;
     await eventually(async () => {
       for (const id of ids) {
-        const log = await store.listBySubmission(id);
-        expect(log.map((d) => `${d.target} ${d.status}`).sort()).toEqual([
+        const entries = await log.listBySubmission({ orgId }, id);
+        expect(entries.map((d) => `${d.target} ${d.status}`).sort()).toEqual([
           'one@example.com succeeded',
           'two@example.com retrying',
         ]);
@@ -235,8 +235,8 @@ describe('two notifications instances on the real broker and FerretDB', () => {
     await Promise.all(instances.map((i) => i.service.runDueAttempts()));
     await Promise.all(instances.map((i) => i.service.runDueAttempts()));
     for (const id of ids) {
-      const log = await store.listBySubmission(id);
-      expect(log.map((d) => `${d.target} ${d.status} ${d.attempts}`).sort()).toEqual([
+      const entries = await log.listBySubmission({ orgId }, id);
+      expect(entries.map((d) => `${d.target} ${d.status} ${d.attempts}`).sort()).toEqual([
         'one@example.com succeeded 1',
         'two@example.com succeeded 2',
       ]);

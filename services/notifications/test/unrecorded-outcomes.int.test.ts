@@ -3,18 +3,18 @@ import { eventually } from '@formgate/kit/testing';
 import { createSmtpMailer } from '@formgate/mail';
 import { type SmtpTestServer, startSmtpTestServer } from '@formgate/mail/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ATTEMPT_LEASE_MS, createDeliveryRunner } from '../src/deliveries/delivery-runner.ts';
-import type { DeliveryStore } from '../src/deliveries/delivery-store.ts';
 import { TAKEOVER_GRACE_MS } from '../src/deliveries/durable-outcomes.ts';
-import { BOTH_CHANNELS, createSubmissionReceivedHandler } from '../src/deliveries/handlers.ts';
 import { createRetryWorker } from '../src/deliveries/retry-worker.ts';
-import { createWebhookChannel } from '../src/endpoints/webhook-channel.ts';
+import { DELIVERY_TUNING } from '../src/deliveries/tuning.ts';
+import type { DeliveryLog } from '../src/store/index.ts';
 import { recordOf } from './bus-records.ts';
 import { startReceiver, type WebhookReceiver } from './webhook-receiver.ts';
-import { startWebhookService, type WebhookService } from './webhook-service-harness.ts';
+import { engineOf, startWebhookService, type WebhookService } from './webhook-service-harness.ts';
+
+const ATTEMPT_LEASE_MS = DELIVERY_TUNING.attemptLeaseMs;
 
 /** `store` whose `method` fails its first `failures` calls as an unreachable store does; `failed` counts them. */
-function failingFirst(store: DeliveryStore, method: keyof DeliveryStore, failures: number) {
+function failingFirst(store: DeliveryLog, method: keyof DeliveryLog, failures: number) {
   const counts = { failed: 0 };
   const failing = new Proxy(store, {
     get(target, prop, receiver) {
@@ -33,12 +33,12 @@ function failingFirst(store: DeliveryStore, method: keyof DeliveryStore, failure
 }
 
 /** `store` whose `methods` fail as an unreachable store's while `outage.down`. */
-function withOutage(store: DeliveryStore, methods: (keyof DeliveryStore)[]) {
+function withOutage(store: DeliveryLog, methods: (keyof DeliveryLog)[]) {
   const outage = { down: false };
   const failing = new Proxy(store, {
     get(target, prop, receiver) {
       const value = Reflect.get(target, prop, receiver);
-      if (!methods.includes(prop as keyof DeliveryStore) || typeof value !== 'function') return value;
+      if (!methods.includes(prop as keyof DeliveryLog) || typeof value !== 'function') return value;
       return async (...args: unknown[]) => {
         if (outage.down) throw Object.assign(new Error('server selection timed out'), { name: 'MongoNetworkError' });
         return value.apply(target, args);
@@ -87,12 +87,10 @@ describe('outcomes the store did not take at first', () => {
     email: smtp.messages.filter((m) => m.raw.includes(submissionId)).length,
     webhook: receiver.requests.filter((r) => r.body.includes(submissionId)).length,
   });
-  /** A runner of another instance's making, on `store`. */
-  const runnerOn = (store: DeliveryStore) => {
-    const { deps } = svc;
-    const webhooks = createWebhookChannel({ ...deps, store, timeoutMs: 2_000 });
-    return createDeliveryRunner({ ...deps, store, webhooks });
-  };
+  /** The stores of another instance, its delivery log `log`. */
+  const storesOn = (log: DeliveryLog) => ({ ...svc.deps.stores, log });
+  /** The engine of another instance's making, on `log`. */
+  const engineOn = (log: DeliveryLog) => engineOf({ ...svc.deps, stores: storesOn(log) });
   /** The service's own retry worker once the lease has passed, twice: it must find nothing to send again. */
   const afterTheLease = async (form: Form, submissionId: string) => {
     const before = sent(submissionId);
@@ -100,15 +98,14 @@ describe('outcomes the store did not take at first', () => {
     await svc.service.runDueAttempts();
     await svc.service.runDueAttempts();
     expect(sent(submissionId)).toEqual(before);
-    expect(await svc.store.listOpenBatches(new Date(svc.clock.now).toISOString(), 100)).toEqual([]);
+    expect(await svc.stores.log.listOpenBatches(new Date(svc.clock.now).toISOString(), 100)).toEqual([]);
     return svc.deliveriesOf(form, submissionId);
   };
 
   it("a batch's first attempts: the group commit is made again until recorded, each send made once", async () => {
     const form = await formOf('batch@example.test');
-    const { store, counts } = failingFirst(svc.store, 'recordFirstAttempts', 3);
-    const runner = runnerOn(store);
-    const handler = createSubmissionReceivedHandler({ ...svc.deps, store, runner }, BOTH_CHANNELS);
+    const { store, counts } = failingFirst(svc.stores.log, 'recordFirstAttempt', 3);
+    const { handler } = engineOn(store);
     const event = svc.submissionEvent(form);
 
     await handler([recordOf(event, 0, 0)]);
@@ -125,11 +122,10 @@ describe('outcomes the store did not take at first', () => {
 
   it('an outage longer than the lease: no other instance takes the claim over before its holder records', async () => {
     const form = await formOf('outage@example.test');
-    const { store, outage } = withOutage(svc.store, ['recordFirstAttempts', 'listDue', 'listOpenBatches']);
-    const holder = runnerOn(store);
-    const handler = createSubmissionReceivedHandler({ ...svc.deps, store, runner: holder }, BOTH_CHANNELS);
+    const { store, outage } = withOutage(svc.stores.log, ['recordFirstAttempt', 'listDue', 'listOpenBatches']);
+    const { handler } = engineOn(store);
     // Another instance on the same store, whose passes fail while it is down.
-    const other = createRetryWorker({ ...svc.deps, store, runner: runnerOn(store) });
+    const other = createRetryWorker({ ...svc.deps, stores: storesOn(store), runner: engineOn(store).runner });
     const event = svc.submissionEvent(form);
 
     outage.down = true;
@@ -172,8 +168,8 @@ describe('outcomes the store did not take at first', () => {
 
       // Attempt 2 is due; another instance's worker makes it, and its store fails the first three records.
       svc.clock.now += 3_600_000;
-      const { store, counts } = failingFirst(svc.store, 'recordOutcome', 3);
-      const worker = createRetryWorker({ ...svc.deps, store, runner: runnerOn(store) });
+      const { store, counts } = failingFirst(svc.stores.log, 'recordOutcome', 3);
+      const worker = createRetryWorker({ ...svc.deps, stores: storesOn(store), runner: engineOn(store).runner });
       await worker.kick();
 
       expect(counts.failed).toBe(3);

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { type ContractSkip, describeContract } from '@formgate/kit/testing';
 import { beforeAll, expect } from 'vitest';
 import type { WebhookEndpoint, WebhookEndpointStore } from '../src/endpoints/webhook-endpoint-store.ts';
-import { generateWebhookSecret } from '../src/webhooks/index.ts';
+import { generateWebhookSecret } from '../src/endpoints/webhook-secret.ts';
 
 export interface WebhookEndpointStoreTarget {
   /** Tests this adapter does not run, each with the reason. */

@@ -1,5 +1,5 @@
 import type { SubmissionDto } from '@formgate/contracts';
-import type { WebhookEvent } from '../src/webhooks/index.ts';
+import type { WebhookEvent } from '../src/channels/webhook/index.ts';
 
 /** Values a hostile submitter would try against chat markup, JSON consumers and HTML. */
 export const HOSTILE = {

@@ -27,22 +27,37 @@ import { eventually } from '@formgate/kit/testing';
 import { createFileMailer, type Mailer, type MailFileSummary } from '@formgate/mail';
 import { openSqlite } from '@formgate/store/sqlite';
 import { expect } from 'vitest';
+import { createDeliveryChannels } from '../src/channels/index.ts';
 import {
   createNotificationsService,
   type NotificationsService,
   type NotificationsServiceDeps,
 } from '../src/create-service.ts';
-import type { DeliveryStore } from '../src/deliveries/delivery-store.ts';
-import type { Composer } from '../src/deliveries/ports.ts';
-import { createSqliteDeliveryStore } from '../src/deliveries/sqlite-delivery-store.ts';
+import { createDeliveryRunner } from '../src/deliveries/delivery-runner.ts';
+import { ALL_CHANNEL_KINDS, createSubmissionReceivedHandler } from '../src/deliveries/submission-received.handler.ts';
+import type { Composer } from '../src/email/composer.ts';
 import { createSqliteWebhookEndpointStore } from '../src/endpoints/sqlite-webhook-endpoint-store.ts';
 import type { WebhookEndpointStore } from '../src/endpoints/webhook-endpoint-store.ts';
 import { createSqliteRecipientStore } from '../src/recipients/sqlite-recipient-store.ts';
+import type { NotificationStores } from '../src/store/index.ts';
+import { createSqliteNotificationStores } from '../src/store/sqlite/index.ts';
+import { migratedSqlite } from './notifications-db.ts';
 
 const composer: Composer = {
   notification: ({ submission, to }) => ({ to, subject: `n ${submission.submissionId}`, text: 'x' }),
   autoresponse: ({ submission, to }) => ({ to, subject: `a ${submission.submissionId}`, text: 'x' }),
 };
+
+/**
+ * The delivery engine built again from a service's `deps`, with what a test replaces in them (a mailer, a counted
+ * store): its channels, its runner and a received handler for every channel.
+ */
+export function engineOf(deps: NotificationsServiceDeps) {
+  const channels = createDeliveryChannels(deps);
+  const runner = createDeliveryRunner({ ...deps, channels });
+  const handler = createSubmissionReceivedHandler({ ...deps, runner, channels }, ALL_CHANNEL_KINDS);
+  return { channels, runner, handler };
+}
 
 export type Caller = Pick<Identity, 'orgId'> & Partial<Identity>;
 
@@ -57,8 +72,8 @@ export async function startWebhookService(options: {
 }) {
   const dir = mkdtempSync(join(tmpdir(), 'fg-webhooks-'));
   const bus: EventBus = createSqliteBus(openSqlite(join(dir, 'bus.db')));
-  const db = openSqlite(join(dir, 'notifications.db'));
-  const store: DeliveryStore = createSqliteDeliveryStore(db);
+  const db = migratedSqlite(join(dir, 'notifications.db'));
+  const stores: NotificationStores = createSqliteNotificationStores(db);
   const endpoints: WebhookEndpointStore = createSqliteWebhookEndpointStore(db);
   const mailer =
     options.mailer ?? createFileMailer({ dir: join(dir, 'mail'), from: 'Formgate <no-reply@formgate.test>' });
@@ -66,7 +81,7 @@ export async function startWebhookService(options: {
   const codec = createIdentityCodec(randomBytes(32).toString('base64url'));
   const clock = { now: Date.parse('2026-11-20T10:00:00.000Z') };
   const deps: NotificationsServiceDeps = {
-    store,
+    stores,
     bus,
     mailer,
     clock: { now: () => new Date(clock.now) },
@@ -121,7 +136,7 @@ export async function startWebhookService(options: {
       data: form,
     });
     await bus.publish(Topics.formsForm, [{ key: form.id, value }]);
-    await eventually(async () => expect(await store.getForm(form.id)).toMatchObject({ version: 1 }));
+    await eventually(async () => expect(await stores.views.getForm(form.id)).toMatchObject({ version: 1 }));
     return form;
   };
 
@@ -232,7 +247,7 @@ export async function startWebhookService(options: {
     verify,
     mails,
     bus,
-    store,
+    stores,
     endpoints,
     service,
     api,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildWebhookBody, type WebhookEvent } from '../src/webhooks/index.ts';
+import { buildWebhookBody, type WebhookEvent } from '../src/channels/webhook/index.ts';
 import { createdEvent, HOSTILE, hostileSubmission } from './webhook-fixtures.ts';
 
 const DISCORD_SPECIALS = new Set('\\*_~`|<>#-+[]():@.');

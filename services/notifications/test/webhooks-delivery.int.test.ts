@@ -3,7 +3,7 @@ import type { BusMessage, Subscription } from '@formgate/bus';
 import { decodeEvent, Topics, type WebhookEndpointDto } from '@formgate/contracts';
 import { eventually } from '@formgate/kit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateWebhookSecret } from '../src/webhooks/index.ts';
+import { generateWebhookSecret } from '../src/endpoints/webhook-secret.ts';
 import { v1Signatures, verifiesWith } from './standard-webhooks-verifier.ts';
 import { type ReceivedRequest, startReceiver, type WebhookReceiver } from './webhook-receiver.ts';
 import { startWebhookService, type WebhookService } from './webhook-service-harness.ts';
@@ -142,7 +142,7 @@ describe('webhook deliveries to real HTTP receivers (embedded log and stores, WE
       },
     });
     // Forgotten once the send is done: the receiver has the request before the service has its answer.
-    await eventually(async () => expect(await svc.store.getSubmission(submissionId)).toBeNull());
+    await eventually(async () => expect(await svc.stores.views.getSubmission(submissionId)).toBeNull());
   });
 
   it('retries a 500 on the schedule with the same webhook-id, then succeeds', async () => {

@@ -3,9 +3,9 @@ import { eventually } from '@formgate/kit/testing';
 import { createSmtpMailer } from '@formgate/mail';
 import { type SmtpTestServer, startSmtpTestServer } from '@formgate/mail/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDeliveryChannels } from '../src/channels/index.ts';
 import { createDeliveryRunner } from '../src/deliveries/delivery-runner.ts';
-import { BOTH_CHANNELS, createSubmissionReceivedHandler } from '../src/deliveries/handlers.ts';
-import { createWebhookChannel } from '../src/endpoints/webhook-channel.ts';
+import { ALL_CHANNEL_KINDS, createSubmissionReceivedHandler } from '../src/deliveries/submission-received.handler.ts';
 import { startReceiver, type WebhookReceiver } from './webhook-receiver.ts';
 import { startWebhookService, type WebhookService } from './webhook-service-harness.ts';
 
@@ -75,10 +75,10 @@ describe('webhooks in their own consumer group, beside a stalled SMTP server', (
   it('sends nothing twice when a group reads already delivered submissions from the beginning (upgrade, redelivery)', async () => {
     const before = { hooks: receiver.requests.length, mails: smtp.messages.length };
     const { deps } = svc;
-    const webhooks = createWebhookChannel({ ...deps, timeoutMs: 2_000 });
-    const runner = createDeliveryRunner({ ...deps, webhooks });
+    const channels = createDeliveryChannels({ ...deps, webhookTimeoutMs: 2_000 });
+    const runner = createDeliveryRunner({ ...deps, channels });
     let batches = 0;
-    const handler = createSubmissionReceivedHandler({ ...deps, runner }, BOTH_CHANNELS);
+    const handler = createSubmissionReceivedHandler({ ...deps, runner, channels }, ALL_CHANNEL_KINDS);
     const replaying = await svc.bus.subscribe({
       group: 'notifications.replay-test',
       topic: Topics.ingestSubmission,

@@ -1,11 +1,11 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   buildWebhookRequest,
-  generateWebhookSecret,
   MAX_RESPONSE_TEXT_BYTES,
   sendWebhook,
   type WebhookKind,
-} from '../src/webhooks/index.ts';
+} from '../src/channels/webhook/index.ts';
+import { generateWebhookSecret } from '../src/endpoints/webhook-secret.ts';
 import { verifiesWith } from './standard-webhooks-verifier.ts';
 import { createdEvent } from './webhook-fixtures.ts';
 import { startReceiver, type WebhookReceiver } from './webhook-receiver.ts';

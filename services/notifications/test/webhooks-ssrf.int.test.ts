@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { sendWebhook } from '../src/webhooks/index.ts';
+import { sendWebhook } from '../src/channels/webhook/index.ts';
 import { startReceiver, type WebhookReceiver } from './webhook-receiver.ts';
 
 const FORBIDDEN = {

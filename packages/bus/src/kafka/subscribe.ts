@@ -178,18 +178,7 @@ export function createSubscribe(deps: SubscribeDeps) {
     await deps.topics.require(physical);
     // Also the check that Kafka answers: the consumer's own connection retries without limit.
     const ends = await deps.topics.uncommittedEnds(groupId, physical);
-    // `startAtGroup`: the other group's committed offsets (in this namespace), where it has one, not the log end.
-    const inherited = options.startAtGroup
-      ? await deps.topics.committed(deps.names.group(options.startAtGroup), physical)
-      : new Map<number, bigint>();
-    const starts = new Map(
-      [...ends]
-        .map(([p, end]): [number, bigint | undefined] => {
-          const other = inherited.get(p);
-          return [p, other !== undefined && other >= 0n ? other : fromBeginning ? undefined : end];
-        })
-        .filter((e): e is [number, bigint] => e[1] !== undefined),
-    );
+    const starts = new Map(fromBeginning ? [] : ends);
     const startAt =
       starts.size === 0 ? new Map<number, bigint>() : await deps.groupStart.pin(groupId, physical, starts);
     const state: MemberState = { crashes: 0, stopping: false, revoked: false, deliveries: new Set() };

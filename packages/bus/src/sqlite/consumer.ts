@@ -43,12 +43,6 @@ class GroupMember {
     const { log } = this.deps;
     const committed = log.committed(group, topic, partition);
     if (committed !== undefined) return committed;
-    const { startAtGroup } = this.options;
-    const inherited = startAtGroup === undefined ? undefined : log.committed(startAtGroup, topic, partition);
-    if (inherited !== undefined) {
-      log.commit(group, topic, partition, inherited);
-      return inherited;
-    }
     if (fromBeginning) return log.firstOffset(topic, partition);
     // Committed now, so a member that takes the partition over later starts here too, not at a later end.
     const end = log.nextOffset(topic, partition);

@@ -6,7 +6,7 @@ type Quota = QuotaUpdated['data'];
 /**
  * Views arrive out of order (several billing consumers publish them); the rule is ingest's
  * (`services/ingest/src/views/quota-view.ts`) with the emails count: an older period is stale; within a period, one
- * computed from an older subscription state is stale (an upgrade is never undone by a count computed before it), and
+ * computed from an older subscription state is stale (a plan change is never undone by a count computed before it), and
  * from the same state, a lower emails count is.
  */
 function isStale(incoming: Quota, current: Quota): boolean {

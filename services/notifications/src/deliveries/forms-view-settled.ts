@@ -1,5 +1,5 @@
 import type { Settle } from '@formgate/contracts';
-import type { DeliveryStore } from './delivery-store.ts';
+import type { NotificationViews } from '../store/index.ts';
 
 /** How long this service waits for its forms view to reach a settle before saying it is behind. */
 const SETTLE_TIMEOUT_MS = 5_000;
@@ -11,7 +11,7 @@ const POLL_MS = 25;
  * store, shared by every instance, and the instance asked may not be the one consuming `forms.form`, so this reads
  * the store until it has it: a change of settings is rare. An organization's settings are not in this view: settled.
  */
-export function createFormsViewSettled(store: Pick<DeliveryStore, 'getForm'>) {
+export function createFormsViewSettled(store: Pick<NotificationViews, 'getForm'>) {
   return async ({ view, id, version }: Settle, timeoutMs = SETTLE_TIMEOUT_MS): Promise<boolean> => {
     if (view !== 'form') return true;
     const deadline = Date.now() + timeoutMs;

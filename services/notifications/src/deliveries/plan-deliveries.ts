@@ -1,8 +1,8 @@
 import type { Clock, Ids } from '@formgate/kit';
 import { submitterAddress } from '../email/headers.ts';
-import { ATTEMPT_LEASE_MS } from './delivery-runner.ts';
-import type { Delivery, DeliveryStore, FormView, StoredSubmission } from './delivery-store.ts';
-import type { Recipients } from './ports.ts';
+import type { VerifiedRecipients } from '../recipients/recipient-store.ts';
+import type { Delivery, DeliveryLog, FormView, StoredSubmission } from '../store/index.ts';
+import { DELIVERY_TUNING } from './tuning.ts';
 
 /**
  * Autoresponse limits, counted over the deliveries already planned (a window count, not a token bucket): at most
@@ -23,13 +23,24 @@ export const AUTORESPONSE_LIMITS = {
 const autoresponseTarget = (submission: StoredSubmission) => submitterAddress(submission)?.toLowerCase();
 
 export interface PlanDeps {
-  store: DeliveryStore;
-  recipients: Recipients;
+  log: Pick<DeliveryLog, 'getDelivery' | 'countSince'>;
+  recipients: VerifiedRecipients;
   clock: Clock;
   ids: Ids;
-  /** The attempt lease (`ATTEMPT_LEASE_MS` unless configured): a planned first attempt is due again after it. */
+  /** The attempt lease: a planned first attempt is due again after it. */
   attemptLeaseMs?: number;
 }
+
+/**
+ * The autoresponses planned so far by one planning of a form's submissions (a consumer batch), not stored yet: the
+ * limits count them with the stored ones, so the submissions of a batch are limited as if planned one by one.
+ */
+export interface AutoresponseTally {
+  total: number;
+  byTarget: Map<string, number>;
+}
+
+export const newTally = (): AutoresponseTally => ({ total: 0, byTarget: new Map() });
 
 /** The deterministic id of a planned delivery: a redelivered submission plans the same ones. */
 export const plannedDeliveryId = (ids: Ids, d: Pick<Delivery, 'submissionId' | 'channel' | 'purpose' | 'target'>) =>
@@ -48,7 +59,7 @@ export function newDelivery(
     lastResponse: null,
     messageId: null,
     // Whoever plans makes the first attempt at once; the workers look at it only if that did not happen in time.
-    nextAttemptAt: new Date(now.getTime() + (deps.attemptLeaseMs ?? ATTEMPT_LEASE_MS)).toISOString(),
+    nextAttemptAt: new Date(now.getTime() + (deps.attemptLeaseMs ?? DELIVERY_TUNING.attemptLeaseMs)).toISOString(),
     createdAt: now.toISOString(),
     updatedAt: now.toISOString(),
     ...fields,
@@ -60,7 +71,12 @@ export function newDelivery(
  * verified, and an autoresponse to the submitter's valid address when the form enables it and the limits allow.
  * The caller has already ruled out spam, held submissions and forms with notifications off.
  */
-export async function deliveriesFor(deps: PlanDeps, form: FormView, submission: StoredSubmission): Promise<Delivery[]> {
+export async function deliveriesFor(
+  deps: PlanDeps,
+  form: FormView,
+  submission: StoredSubmission,
+  tally: AutoresponseTally = newTally(),
+): Promise<Delivery[]> {
   const verified = new Set((await deps.recipients.listVerified(form.orgId)).map((a) => a.trim().toLowerCase()));
   const wanted = [...form.notifications.emails, ...(submission.meta.cc ?? [])].map((a) => a.trim().toLowerCase());
   const common = { orgId: form.orgId, formId: form.id, submissionId: submission.submissionId, resendOf: null };
@@ -74,20 +90,24 @@ export async function deliveriesFor(deps: PlanDeps, form: FormView, submission: 
     const key = { ...common, channel: 'email' as const, purpose: 'autoresponse', target: submitter };
     const id = plannedDeliveryId(deps.ids, key);
     // A redelivery keeps an autoresponse planned the first time, whatever the limits say now.
-    if ((await deps.store.getDelivery(id)) || (await autoresponseAllowed(deps, form.id, submitter))) {
+    if (await deps.log.getDelivery({ orgId: form.orgId }, id)) {
+      planned.push(newDelivery(deps, { ...key, id }));
+    } else if (await autoresponseAllowed(deps, form.id, submitter, tally)) {
+      tally.total += 1;
+      tally.byTarget.set(submitter, (tally.byTarget.get(submitter) ?? 0) + 1);
       planned.push(newDelivery(deps, { ...key, id }));
     }
   }
   return planned;
 }
 
-async function autoresponseAllowed(deps: PlanDeps, formId: string, target: string) {
+async function autoresponseAllowed(deps: PlanDeps, formId: string, target: string, tally: AutoresponseTally) {
   const now = deps.clock.now().getTime();
   const since = (ms: number) => new Date(now - ms).toISOString();
   const L = AUTORESPONSE_LIMITS;
   const [toAddress, fromForm] = await Promise.all([
-    deps.store.countSince({ formId, purpose: 'autoresponse', target, since: since(L.addressWindowMs) }),
-    deps.store.countSince({ formId, purpose: 'autoresponse', since: since(L.formWindowMs) }),
+    deps.log.countSince({ formId, purpose: 'autoresponse', target, since: since(L.addressWindowMs) }),
+    deps.log.countSince({ formId, purpose: 'autoresponse', since: since(L.formWindowMs) }),
   ]);
-  return toAddress < L.perAddress && fromForm < L.perForm;
+  return toAddress + (tally.byTarget.get(target) ?? 0) < L.perAddress && fromForm + tally.total < L.perForm;
 }

@@ -1,11 +1,33 @@
 import type { FileLinks } from '@formgate/kit';
-import type { Composer } from '../deliveries/ports.ts';
+import type { MailMessage } from '@formgate/mail';
+import type { FormView, StoredSubmission } from '../store/index.ts';
 import { composeAutoresponse } from './autoresponse.tsx';
 import {
   addressSubmissionNotification,
   composeSubmissionNotificationBody,
   type SubmissionNotificationBody,
 } from './submission-notification.tsx';
+
+/** What composing a mail needs: the form, the submission as received, the recipient and where the app lives. */
+export interface ComposeInput {
+  form: FormView;
+  submission: StoredSubmission;
+  /** The recipient's address. */
+  to: string;
+  /** The dashboard's base URL (links to the submission). */
+  publicUrl: string;
+  /** For a resend, its delivery id: the mail is a new message (its own `Message-ID`), not a retry. */
+  resendId?: string;
+}
+
+/**
+ * Builds the mails (`createEmailComposer` in both hosts). Must escape every submission value, keep header values
+ * free of line breaks, and may set a deterministic `Message-ID` in `headers`.
+ */
+export interface Composer {
+  notification(input: ComposeInput): MailMessage | Promise<MailMessage>;
+  autoresponse(input: ComposeInput): MailMessage | Promise<MailMessage>;
+}
 
 /**
  * Notification bodies kept for the other recipients of the same submission (sent at about the same time): at most

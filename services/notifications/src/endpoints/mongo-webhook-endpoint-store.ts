@@ -1,18 +1,19 @@
-import { insertOnce, isDuplicateKeyError, type MongoConnection } from '@formgate/store/mongo';
+import { insertOnce, isDuplicateKeyError, type MongoConnection, type MongoDb } from '@formgate/store/mongo';
 import {
   definedChanges,
   disablingKey,
+  type OrgScope,
   type WebhookEndpoint,
+  type WebhookEndpointChanges,
   type WebhookEndpointStore,
   withDisabling,
 } from './webhook-endpoint-store.ts';
 
 /**
  * An endpoint as created (revision 0), holding one of its form's numbered slots. Written once, by its creation;
- * removed with the endpoint. `endpointId` (= `_id`) lets one query read it with its revisions and disablings (given
- * at startup to endpoints stored before it existed).
+ * removed with the endpoint. `endpointId` (= `_id`) lets one query read it with its revisions and disablings.
  */
-type EndpointDoc = Omit<WebhookEndpoint, 'id'> & { _id: string; slot: number; endpointId?: string; record?: undefined };
+type EndpointDoc = Omit<WebhookEndpoint, 'id'> & { _id: string; slot: number; endpointId: string; record?: undefined };
 
 /** What a record carries besides its own fields: its endpoint's keys, and a `slot` that is its `_id` (see below). */
 interface RecordBase {
@@ -52,8 +53,8 @@ type Doc = EndpointDoc | RevisionDoc | DisablingDoc;
  * The endpoint `id` in `found` (any order, any endpoints of the org): as its people's changes stored it (its highest
  * revision) and as read (with the service's disabling for its `enabledAt`); null when it has no `EndpointDoc`.
  */
-const endpointIn = (found: Doc[], id: string, created?: EndpointDoc | null) => {
-  const base = created ?? found.find((d): d is EndpointDoc => d.record === undefined && d._id === id);
+const endpointIn = (found: Doc[], id: string) => {
+  const base = found.find((d): d is EndpointDoc => d.record === undefined && d._id === id);
   if (!base) return null;
   let latest: EndpointDoc | RevisionDoc = base;
   for (const d of found) {
@@ -75,9 +76,80 @@ const endpointIn = (found: Doc[], id: string, created?: EndpointDoc | null) => {
   return { stored, read: withDisabling(stored, disabling && { reason: disabling.reason, at: disabling.at }) };
 };
 
+/** The endpoints' collection, typed per kind of record, and the notices'. */
+function collections(db: MongoDb) {
+  return {
+    docs: db.collection<Doc>('webhook_endpoints'),
+    endpoints: db.collection<EndpointDoc>('webhook_endpoints'),
+    revisions: db.collection<RevisionDoc>('webhook_endpoints'),
+    disablings: db.collection<DisablingDoc>('webhook_endpoints'),
+    notices: db.collection<{ _id: string }>('webhook_notices'),
+  };
+}
+
+type Collections = ReturnType<typeof collections>;
+
+const load = async (c: Collections, orgId: string, id: string) => {
+  // Index `endpoint_id`.
+  const found = await c.docs.find({ endpointId: id, orgId }).toArray();
+  return endpointIn(found, id);
+};
+const get = async (c: Collections, orgId: string, id: string) => (await load(c, orgId, id))?.read ?? null;
+
+/** A person's change: a new revision based on `basedOn`'s, inserted once (a concurrent one is a conflict). */
+async function update(
+  c: Collections,
+  scope: OrgScope,
+  id: string,
+  changes: WebhookEndpointChanges,
+  basedOn: { revision: number },
+): Promise<WebhookEndpoint | 'conflict' | null> {
+  const { revisions, disablings } = c;
+  const readAt = Date.now();
+  const current = await load(c, scope.orgId, id);
+  if (!current) return null;
+  if ((current.stored.revision ?? 0) !== basedOn.revision) return 'conflict';
+  const { id: _id, orgId, formId, ...stored } = current.stored;
+  const revision = basedOn.revision + 1;
+  const key = `${id}@${revision}`;
+  if (Date.now() - readAt > UPDATE_WINDOW_MS) return 'conflict';
+  const inserted = await insertOnce(
+    revisions.insertOne({
+      ...stored,
+      ...definedChanges(changes),
+      revision,
+      _id: key,
+      record: 'revision',
+      endpointId: id,
+      orgId,
+      formId,
+      slot: key,
+      storedAt: Date.now(),
+    }),
+  );
+  if (!inserted) return 'conflict';
+  if (changes.enabledAt !== undefined) {
+    // Re-enabled: the disablings of the times before no longer apply (a late one left over is never read).
+    await disablings.deleteMany({
+      endpointId: id,
+      orgId,
+      record: 'disabling',
+      enabledAt: { $ne: changes.enabledAt },
+    });
+  }
+  await revisions.deleteMany({
+    endpointId: id,
+    orgId,
+    record: 'revision',
+    revision: { $lt: revision },
+    storedAt: { $lt: Date.now() - REVISION_KEPT_MS },
+  });
+  return get(c, orgId, id);
+}
+
 /**
  * `WebhookEndpointStore` on MongoDB 7+ or FerretDB 1.24 with one writer per document (docs/notifications.md, "How a
- * disabling is stored"): nothing here is updated (but for `endpointId`, once, below). FerretDB 1.24 applies an
+ * disabling is stored"): nothing here is updated . FerretDB 1.24 applies an
  * update by reading the document, applying the operators in its own process and writing the whole document back by
  * `_id`, with no compare-and-swap, so the service disabling an endpoint could put back the URL, events or secret a
  * person had just changed, and two people's changes could lose each other's fields. Instead, in `webhook_endpoints`:
@@ -93,35 +165,14 @@ const endpointIn = (found: Doc[], id: string, created?: EndpointDoc | null) => {
  * The records share the endpoints' collection so that every read is one query: `listByForm` is `{formId, orgId}`
  * and `get` is `{endpointId, orgId}` for every kind. A record's `slot` is its `_id`: a string is never one of the
  * numbered slots, and unique as the index wants.
+ *
+ * Its indexes are created by the notifications migrations (`store/mongo/migrations`).
  */
-export async function createMongoWebhookEndpointStore(conn: MongoConnection): Promise<WebhookEndpointStore> {
+export function createMongoWebhookEndpointStore(conn: MongoConnection): WebhookEndpointStore {
   const db = conn.db;
   if (!db) throw new Error('createMongoWebhookEndpointStore: the connection is not open');
-  const docs = db.collection<Doc>('webhook_endpoints');
-  const endpoints = db.collection<EndpointDoc>('webhook_endpoints');
-  const revisions = db.collection<RevisionDoc>('webhook_endpoints');
-  const disablings = db.collection<DisablingDoc>('webhook_endpoints');
-  const notices = db.collection<{ _id: string }>('webhook_notices');
-  await Promise.all([
-    docs.createIndex({ formId: 1, slot: 1 }, { name: 'form_slot', unique: true }),
-    docs.createIndex({ endpointId: 1 }, { name: 'endpoint_id' }),
-  ]);
-  // Endpoints stored before `endpointId` existed get it, so that their reads are one query too. Nothing else
-  // writes an endpoint's first document after its creation (a removal deletes it: the update then matches none).
-  const unmarked = await endpoints
-    .find({ endpointId: { $exists: false }, record: { $exists: false } }, { projection: { _id: 1 } })
-    .toArray();
-  for (const { _id } of unmarked) {
-    await endpoints.updateOne({ _id, endpointId: { $exists: false } }, { $set: { endpointId: _id } });
-  }
-
-  const load = async (orgId: string, id: string) => {
-    const found = await docs.find({ endpointId: id, orgId }).toArray();
-    if (found.some((d) => d.record === undefined)) return endpointIn(found, id);
-    // None, or stored without `endpointId` since this instance started (an older version's, during an upgrade).
-    return endpointIn(found, id, await endpoints.findOne({ _id: id, orgId, record: { $exists: false } }));
-  };
-  const get = async (orgId: string, id: string) => (await load(orgId, id))?.read ?? null;
+  const c = collections(db);
+  const { docs, endpoints, disablings, notices } = c;
   return {
     async create(endpoint, { limit }) {
       const { id, ...rest } = endpoint;
@@ -140,7 +191,7 @@ export async function createMongoWebhookEndpointStore(conn: MongoConnection): Pr
         }
       }
     },
-    get: (scope, id) => get(scope.orgId, id),
+    get: (scope, id) => get(c, scope.orgId, id),
     async listByForm(scope, formId) {
       const found = await docs.find({ formId, orgId: scope.orgId }).toArray();
       return found
@@ -148,48 +199,7 @@ export async function createMongoWebhookEndpointStore(conn: MongoConnection): Pr
         .map((d) => endpointIn(found, d._id)?.read as WebhookEndpoint)
         .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
     },
-    async update(scope, id, changes, basedOn) {
-      const readAt = Date.now();
-      const current = await load(scope.orgId, id);
-      if (!current) return null;
-      if ((current.stored.revision ?? 0) !== basedOn.revision) return 'conflict';
-      const { id: _id, orgId, formId, ...stored } = current.stored;
-      const revision = basedOn.revision + 1;
-      const key = `${id}@${revision}`;
-      if (Date.now() - readAt > UPDATE_WINDOW_MS) return 'conflict';
-      const inserted = await insertOnce(
-        revisions.insertOne({
-          ...stored,
-          ...definedChanges(changes),
-          revision,
-          _id: key,
-          record: 'revision',
-          endpointId: id,
-          orgId,
-          formId,
-          slot: key,
-          storedAt: Date.now(),
-        }),
-      );
-      if (!inserted) return 'conflict';
-      if (changes.enabledAt !== undefined) {
-        // Re-enabled: the disablings of the times before no longer apply (a late one left over is never read).
-        await disablings.deleteMany({
-          endpointId: id,
-          orgId,
-          record: 'disabling',
-          enabledAt: { $ne: changes.enabledAt },
-        });
-      }
-      await revisions.deleteMany({
-        endpointId: id,
-        orgId,
-        record: 'revision',
-        revision: { $lt: revision },
-        storedAt: { $lt: Date.now() - REVISION_KEPT_MS },
-      });
-      return get(orgId, id);
-    },
+    update: (scope, id, changes, basedOn) => update(c, scope, id, changes, basedOn),
     async disable(endpoint, { reason, at }) {
       const _id = disablingKey(endpoint.id, endpoint.enabledAt);
       const { orgId, formId, enabledAt } = endpoint;

@@ -7,18 +7,6 @@ import {
   withDisabling,
 } from './webhook-endpoint-store.ts';
 
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS webhook_endpoints (
-  id TEXT PRIMARY KEY, org_id TEXT NOT NULL, form_id TEXT NOT NULL, created_at TEXT NOT NULL, doc TEXT NOT NULL
-) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS webhook_endpoints_form ON webhook_endpoints (form_id, created_at);
-CREATE TABLE IF NOT EXISTS webhook_endpoint_disablings (
-  key TEXT PRIMARY KEY, endpoint_id TEXT NOT NULL, reason TEXT NOT NULL, at TEXT NOT NULL
-) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS webhook_endpoint_disablings_endpoint ON webhook_endpoint_disablings (endpoint_id);
-CREATE TABLE IF NOT EXISTS webhook_notices (key TEXT PRIMARY KEY) WITHOUT ROWID;
-`;
-
 /** An endpoint's row with the service's disabling for its current `enabledAt`, if any. */
 const READ = `
 SELECT e.doc, d.reason, d.at FROM webhook_endpoints e
@@ -36,7 +24,6 @@ interface Row {
  * (the same behaviour; see `withDisabling`).
  */
 export function createSqliteWebhookEndpointStore(db: SqliteDb): WebhookEndpointStore {
-  db.exec(SCHEMA);
   const s = {
     count: db.prepare('SELECT count(*) FROM webhook_endpoints WHERE form_id = ?').pluck(),
     insert: db.prepare(

@@ -1,4 +1,7 @@
 import type { WebhookEventType, WebhookKind } from '@formgate/contracts';
+import type { OrgScope } from '../store/records.ts';
+
+export type { OrgScope };
 
 /** A webhook endpoint of a form. `secret` signs every delivery: it never leaves the service after its creation. */
 export interface WebhookEndpoint {
@@ -50,11 +53,6 @@ export function withDisabling(stored: WebhookEndpoint, disabling: WebhookDisabli
   if (!disabling) return { ...endpoint, disabledReason: null };
   const updatedAt = disabling.at.localeCompare(endpoint.updatedAt) > 0 ? disabling.at : endpoint.updatedAt;
   return { ...endpoint, enabled: false, disabledReason: disabling.reason, updatedAt };
-}
-
-/** Every call is scoped to one organization: another organization's endpoint is never seen, changed or removed. */
-export interface OrgScope {
-  orgId: string;
 }
 
 /**

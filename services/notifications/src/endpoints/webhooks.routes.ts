@@ -7,9 +7,9 @@ import {
 import { API_ROUTES } from '@formgate/contracts/routes';
 import { AppError, type Clock, type Ids, identityOf, mountRoute, requirePermission } from '@formgate/kit';
 import { type Request, Router } from 'express';
-import type { DeliveryStore, FormView } from '../deliveries/delivery-store.ts';
-import { generateWebhookSecret } from '../webhooks/index.ts';
+import type { FormView, NotificationStores } from '../store/index.ts';
 import type { WebhookEndpoint, WebhookEndpointStore } from './webhook-endpoint-store.ts';
+import { generateWebhookSecret } from './webhook-secret.ts';
 import { checkWebhookUrl, redactWebhookUrl } from './webhook-url.ts';
 
 /** How long a rotated-out secret keeps signing. */
@@ -18,11 +18,94 @@ export const PREVIOUS_SECRET_VALID_MS = 86_400_000;
 const STATS_WINDOW = 50;
 
 export interface WebhooksRoutesDeps {
-  store: DeliveryStore;
+  stores: Pick<NotificationStores, 'log' | 'views'>;
   endpoints: WebhookEndpointStore;
   clock: Clock;
   ids: Ids;
   allowPrivateTargets: boolean;
+}
+
+/** An endpoint as the API shows it, with the stats of its recent deliveries; never its secret. */
+async function endpointDto(deps: WebhooksRoutesDeps, e: WebhookEndpoint): Promise<WebhookEndpointDto> {
+  const recent = await deps.stores.log.listByTarget({ orgId: e.orgId }, e.id, STATS_WINDOW);
+  const succeeded = recent.filter((d) => d.status === 'succeeded').length;
+  const failed = recent.filter((d) => d.status === 'failed').length;
+  const expires = e.previousSecret?.expiresAt;
+  return {
+    id: e.id,
+    formId: e.formId,
+    url: e.url,
+    kind: e.kind,
+    events: e.events,
+    enabled: e.enabled,
+    disabledReason: e.disabledReason,
+    secretHint: e.secret.slice(-4),
+    previousSecretExpiresAt: expires && expires > deps.clock.now().toISOString() ? expires : null,
+    createdAt: e.createdAt,
+    updatedAt: e.updatedAt,
+    stats: {
+      recent: recent.length,
+      succeeded,
+      failed,
+      successRate: succeeded + failed === 0 ? null : succeeded / (succeeded + failed),
+    },
+  };
+}
+
+/** A new enabled endpoint of `form`, with a new secret. */
+function newEndpoint(
+  deps: WebhooksRoutesDeps,
+  form: FormView,
+  body: ReturnType<typeof API_ROUTES.createWebhook.request.body.parse>,
+): WebhookEndpoint {
+  const now = deps.clock.now().toISOString();
+  return {
+    id: deps.ids.next(),
+    orgId: form.orgId,
+    formId: form.id,
+    url: checkWebhookUrl(body.url, deps),
+    kind: body.kind,
+    events: body.events,
+    enabled: true,
+    disabledReason: null,
+    enabledAt: now,
+    secret: generateWebhookSecret(),
+    previousSecret: null,
+    createdAt: now,
+    updatedAt: now,
+    revision: 0,
+  };
+}
+
+/** What a change asks the store to write: re-enabling starts a new `enabledAt`. */
+function changesOf(
+  deps: WebhooksRoutesDeps,
+  body: ReturnType<typeof API_ROUTES.updateWebhook.request.body.parse>,
+  current: WebhookEndpoint,
+) {
+  const now = deps.clock.now().toISOString();
+  const reenabled = body.enabled === true && !current.enabled;
+  return {
+    url: body.url === undefined ? undefined : checkWebhookUrl(body.url, deps),
+    kind: body.kind,
+    events: body.events,
+    enabled: body.enabled,
+    // Re-enabled: failures before now no longer count, nor does the service's disabling (it was for the old
+    // `enabledAt`). Giving `enabled` clears a reason (disabled by a person: none to show).
+    ...(reenabled ? { enabledAt: now } : {}),
+    updatedAt: now,
+  };
+}
+
+/** A new secret; the current one keeps signing for `PREVIOUS_SECRET_VALID_MS`. */
+function rotation(deps: WebhooksRoutesDeps, current: WebhookEndpoint) {
+  const now = deps.clock.now();
+  const expiresAt = new Date(now.getTime() + PREVIOUS_SECRET_VALID_MS).toISOString();
+  return {
+    secret: generateWebhookSecret(),
+    previousSecret: { secret: current.secret, expiresAt },
+    updatedAt: now.toISOString(),
+  };
 }
 
 /**
@@ -31,11 +114,11 @@ export interface WebhooksRoutesDeps {
  * `NOTIFICATIONS_WEBHOOK_NOT_FOUND`. The secret is in the answers of creation and rotation only.
  */
 export function webhooksRoutes(deps: WebhooksRoutesDeps) {
-  const { store, endpoints, clock } = deps;
+  const { stores, endpoints } = deps;
   const router = Router();
 
   const loadForm = async (req: Request): Promise<FormView> => {
-    const form = await store.getForm(String(req.params.formId));
+    const form = await stores.views.getForm(String(req.params.formId));
     if (!form || form === 'deleted' || form.orgId !== identityOf(req).orgId) throw new AppError('FORMS_FORM_NOT_FOUND');
     return form;
   };
@@ -49,31 +132,7 @@ export function webhooksRoutes(deps: WebhooksRoutesDeps) {
     return loadForm(req);
   };
 
-  const toDto = async (e: WebhookEndpoint): Promise<WebhookEndpointDto> => {
-    const recent = await store.listByTarget(e.id, STATS_WINDOW);
-    const succeeded = recent.filter((d) => d.status === 'succeeded').length;
-    const failed = recent.filter((d) => d.status === 'failed').length;
-    const expires = e.previousSecret?.expiresAt;
-    return {
-      id: e.id,
-      formId: e.formId,
-      url: e.url,
-      kind: e.kind,
-      events: e.events,
-      enabled: e.enabled,
-      disabledReason: e.disabledReason,
-      secretHint: e.secret.slice(-4),
-      previousSecretExpiresAt: expires && expires > clock.now().toISOString() ? expires : null,
-      createdAt: e.createdAt,
-      updatedAt: e.updatedAt,
-      stats: {
-        recent: recent.length,
-        succeeded,
-        failed,
-        successRate: succeeded + failed === 0 ? null : succeeded / (succeeded + failed),
-      },
-    };
-  };
+  const toDto = (e: WebhookEndpoint) => endpointDto(deps, e);
   const withSecret = async (e: WebhookEndpoint): Promise<WebhookEndpointWithSecretDto> => ({
     ...(await toDto(e)),
     secret: e.secret,
@@ -91,23 +150,7 @@ export function webhooksRoutes(deps: WebhooksRoutesDeps) {
   mountRoute(router, API_ROUTES.createWebhook, async (req, res) => {
     const form = await manage(req);
     const body = API_ROUTES.createWebhook.request.body.parse(req.body ?? {});
-    const now = clock.now().toISOString();
-    const endpoint: WebhookEndpoint = {
-      id: deps.ids.next(),
-      orgId: form.orgId,
-      formId: form.id,
-      url: checkWebhookUrl(body.url, deps),
-      kind: body.kind,
-      events: body.events,
-      enabled: true,
-      disabledReason: null,
-      enabledAt: now,
-      secret: generateWebhookSecret(),
-      previousSecret: null,
-      createdAt: now,
-      updatedAt: now,
-      revision: 0,
-    };
+    const endpoint = newEndpoint(deps, form, body);
     const created = await endpoints.create(endpoint, { limit: MAX_WEBHOOKS_PER_FORM });
     if (created === 'limit-reached') throw new AppError('NOTIFICATIONS_WEBHOOK_LIMIT_REACHED');
     res.status(201).json(await withSecret(endpoint));
@@ -117,23 +160,7 @@ export function webhooksRoutes(deps: WebhooksRoutesDeps) {
     const form = await manage(req);
     const body = API_ROUTES.updateWebhook.request.body.parse(req.body ?? {});
     const current = await loadEndpoint(req, form);
-    const now = clock.now().toISOString();
-    const reenabled = body.enabled === true && !current.enabled;
-    const updated = await endpoints.update(
-      { orgId: form.orgId },
-      current.id,
-      {
-        url: body.url === undefined ? undefined : checkWebhookUrl(body.url, deps),
-        kind: body.kind,
-        events: body.events,
-        enabled: body.enabled,
-        // Re-enabled: failures before now no longer count, nor does the service's disabling (it was for the old
-        // `enabledAt`). Giving `enabled` clears a reason (disabled by a person: none to show).
-        ...(reenabled ? { enabledAt: now } : {}),
-        updatedAt: now,
-      },
-      current,
-    );
+    const updated = await endpoints.update({ orgId: form.orgId }, current.id, changesOf(deps, body, current), current);
     if (updated === 'conflict') throw new AppError('NOTIFICATIONS_WEBHOOK_CONCURRENT_UPDATE');
     if (!updated) throw new AppError('NOTIFICATIONS_WEBHOOK_NOT_FOUND');
     res.json(await toDto(updated));
@@ -151,20 +178,7 @@ export function webhooksRoutes(deps: WebhooksRoutesDeps) {
   mountRoute(router, API_ROUTES.rotateWebhookSecret, async (req, res) => {
     const form = await manage(req);
     const current = await loadEndpoint(req, form);
-    const now = clock.now();
-    const updated = await endpoints.update(
-      { orgId: form.orgId },
-      current.id,
-      {
-        secret: generateWebhookSecret(),
-        previousSecret: {
-          secret: current.secret,
-          expiresAt: new Date(now.getTime() + PREVIOUS_SECRET_VALID_MS).toISOString(),
-        },
-        updatedAt: now.toISOString(),
-      },
-      current,
-    );
+    const updated = await endpoints.update({ orgId: form.orgId }, current.id, rotation(deps, current), current);
     // Another rotation (or change) based on the same revision won: this new secret was never stored.
     if (updated === 'conflict') throw new AppError('NOTIFICATIONS_WEBHOOK_CONCURRENT_UPDATE');
     if (!updated) throw new AppError('NOTIFICATIONS_WEBHOOK_NOT_FOUND');

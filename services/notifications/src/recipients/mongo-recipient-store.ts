@@ -42,15 +42,13 @@ const toRecipient = (d: RecipientDoc): Recipient => ({
  * inserts the next counter under a key derived from the one it read (FerretDB's conditional updates are not atomic,
  * its inserts are), so of concurrent claims on the same counter one passes.
  */
-export async function createMongoRecipientStore(conn: MongoConnection): Promise<RecipientStore> {
+/** Its indexes are created by the notifications migrations (`store/mongo/migrations`). */
+export function createMongoRecipientStore(conn: MongoConnection): RecipientStore {
   const db = conn.db;
   if (!db) throw new Error('createMongoRecipientStore: the connection is not open');
   const emails = db.collection<RecipientDoc>('notification_emails');
   const counters = db.collection<CounterDoc>('notification_email_mails');
   const names = db.collection<NameDoc>('notification_org_names');
-  await emails.createIndex({ orgId: 1, email: 1 }, { name: 'org_email', unique: true });
-  await emails.createIndex({ orgId: 1, createdAt: 1 }, { name: 'org_created' });
-  await counters.createIndex({ orgId: 1, email: 1, seq: -1 }, { name: 'org_email_seq' });
 
   const byEmail = (orgId: string, email: string) => emails.findOne({ orgId, email });
 

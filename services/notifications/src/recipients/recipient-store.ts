@@ -94,3 +94,6 @@ export function nextMailCounter(
   }
   return { next: { windowStart: current.windowStart, sentInWindow: current.sentInWindow + 1, lastSentAt: now } };
 }
+
+/** The part of the recipients the delivery pipeline reads: an organization's verified addresses. */
+export type VerifiedRecipients = Pick<RecipientStore, 'listVerified'>;

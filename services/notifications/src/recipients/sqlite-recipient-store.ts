@@ -1,18 +1,6 @@
 import type { SqliteDb } from '@formgate/store/sqlite';
 import { type MailCounter, nextMailCounter, type Recipient, type RecipientStore } from './recipient-store.ts';
 
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS notification_emails (
-  id TEXT PRIMARY KEY, org_id TEXT NOT NULL, email TEXT NOT NULL, created_at INTEGER NOT NULL,
-  verified_at INTEGER, UNIQUE (org_id, email)
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS notification_email_mails (
-  org_id TEXT NOT NULL, email TEXT NOT NULL, window_start INTEGER NOT NULL, sent_in_window INTEGER NOT NULL,
-  last_sent_at INTEGER NOT NULL, PRIMARY KEY (org_id, email)
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS notification_org_names (org_id TEXT PRIMARY KEY, name TEXT NOT NULL) WITHOUT ROWID;
-`;
-
 interface Row {
   id: string;
   org_id: string;
@@ -35,38 +23,56 @@ const toRecipient = (r: Row): Recipient => ({
   verifiedAt: r.verified_at === null ? null : new Date(r.verified_at),
 });
 
-/** `RecipientStore` on SQLite: each operation is one statement or one transaction. */
-export function createSqliteRecipientStore(db: SqliteDb): RecipientStore {
-  db.exec(SCHEMA);
-  const list = db.prepare('SELECT * FROM notification_emails WHERE org_id = ? ORDER BY created_at, id');
-  const get = db.prepare('SELECT * FROM notification_emails WHERE org_id = ? AND id = ?');
-  const byEmail = db.prepare('SELECT * FROM notification_emails WHERE org_id = ? AND email = ?');
-  const count = db.prepare('SELECT count(*) FROM notification_emails WHERE org_id = ?').pluck();
-  const insert = db.prepare(
-    'INSERT INTO notification_emails (id, org_id, email, created_at, verified_at) VALUES (?, ?, ?, ?, ?)',
-  );
-  const verify = db.prepare(
-    'UPDATE notification_emails SET verified_at = coalesce(verified_at, ?) WHERE org_id = ? AND id = ? AND email = ?',
-  );
-  const remove = db.prepare('DELETE FROM notification_emails WHERE org_id = ? AND id = ?');
-  const verified = db
-    .prepare('SELECT email FROM notification_emails WHERE org_id = ? AND verified_at IS NOT NULL')
-    .pluck();
-  const counter = db.prepare(
-    'SELECT window_start, sent_in_window, last_sent_at FROM notification_email_mails WHERE org_id = ? AND email = ?',
-  );
-  const putCounter = db.prepare(
-    `INSERT INTO notification_email_mails (org_id, email, window_start, sent_in_window, last_sent_at)
+/** The store's prepared statements. */
+function statements(db: SqliteDb) {
+  return {
+    list: db.prepare('SELECT * FROM notification_emails WHERE org_id = ? ORDER BY created_at, id'),
+    get: db.prepare('SELECT * FROM notification_emails WHERE org_id = ? AND id = ?'),
+    byEmail: db.prepare('SELECT * FROM notification_emails WHERE org_id = ? AND email = ?'),
+    count: db.prepare('SELECT count(*) FROM notification_emails WHERE org_id = ?').pluck(),
+    insert: db.prepare(
+      'INSERT INTO notification_emails (id, org_id, email, created_at, verified_at) VALUES (?, ?, ?, ?, ?)',
+    ),
+    verify: db.prepare(
+      'UPDATE notification_emails SET verified_at = coalesce(verified_at, ?) WHERE org_id = ? AND id = ? AND email = ?',
+    ),
+    remove: db.prepare('DELETE FROM notification_emails WHERE org_id = ? AND id = ?'),
+    verified: db.prepare('SELECT email FROM notification_emails WHERE org_id = ? AND verified_at IS NOT NULL').pluck(),
+    counter: db.prepare(
+      'SELECT window_start, sent_in_window, last_sent_at FROM notification_email_mails WHERE org_id = ? AND email = ?',
+    ),
+    putCounter: db.prepare(
+      `INSERT INTO notification_email_mails (org_id, email, window_start, sent_in_window, last_sent_at)
      VALUES (?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET window_start = excluded.window_start,
      sent_in_window = excluded.sent_in_window, last_sent_at = excluded.last_sent_at`,
-  );
-  const putName = db.prepare(
-    'INSERT INTO notification_org_names (org_id, name) VALUES (?, ?) ON CONFLICT DO UPDATE SET name = excluded.name',
-  );
-  const getName = db.prepare('SELECT name FROM notification_org_names WHERE org_id = ?').pluck();
-  const purgeStatements = ['notification_emails', 'notification_email_mails', 'notification_org_names'].map((t) =>
-    db.prepare(`DELETE FROM ${t} WHERE org_id = ?`),
-  );
+    ),
+    putName: db.prepare(
+      'INSERT INTO notification_org_names (org_id, name) VALUES (?, ?) ON CONFLICT DO UPDATE SET name = excluded.name',
+    ),
+    getName: db.prepare('SELECT name FROM notification_org_names WHERE org_id = ?').pluck(),
+    purgeStatements: ['notification_emails', 'notification_email_mails', 'notification_org_names'].map((t) =>
+      db.prepare(`DELETE FROM ${t} WHERE org_id = ?`),
+    ),
+  };
+}
+
+/** `RecipientStore` on SQLite: each operation is one statement or one transaction. */
+export function createSqliteRecipientStore(db: SqliteDb): RecipientStore {
+  const {
+    list,
+    get,
+    byEmail,
+    count,
+    insert,
+    verify,
+    remove,
+    verified,
+    counter,
+    putCounter,
+    putName,
+    getName,
+    purgeStatements,
+  } = statements(db);
 
   const add = db.transaction(
     (orgId: string, input: { id: string; email: string; createdAt: Date; verifiedAt: Date | null }, limit: number) => {

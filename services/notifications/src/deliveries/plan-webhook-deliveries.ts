@@ -1,8 +1,8 @@
 import type { WebhookEventType } from '@formgate/contracts';
 import type { Clock, Ids } from '@formgate/kit';
-import type { Delivery, FormView, WebhookEventRef } from '../deliveries/delivery-store.ts';
-import { newDelivery } from '../deliveries/plan-deliveries.ts';
-import type { WebhookEndpoint } from './webhook-endpoint-store.ts';
+import type { WebhookEndpoint } from '../endpoints/webhook-endpoint-store.ts';
+import type { Delivery, FormView, WebhookEventRef } from '../store/index.ts';
+import { newDelivery } from './plan-deliveries.ts';
 
 /** The endpoints of a form that hear about `type`: enabled and subscribed to it. */
 export const subscribers = (endpoints: WebhookEndpoint[], type: WebhookEventType) =>

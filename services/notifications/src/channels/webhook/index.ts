@@ -2,7 +2,6 @@ import { type PreviousWebhookSecret, signWebhook, type WebhookSignatureHeaders }
 import { buildWebhookBody } from './webhook-body.ts';
 import type { ChatBodyOptions, WebhookEvent, WebhookKind } from './webhook-event.ts';
 
-export * from './retry-schedule.ts';
 export * from './send-webhook.ts';
 export * from './signing.ts';
 export { isTargetRefusal } from './target-guard.ts';

@@ -1,0 +1,87 @@
+import type { BusMessage } from '@formgate/bus';
+import { decodeEvent, encodeEvent, type SubmissionReceived, Topics } from '@formgate/contracts';
+import type { Delivery } from '../store/index.ts';
+import { cheapFirst } from './channel.ts';
+import { webhookDeliveriesFor } from './plan-webhook-deliveries.ts';
+import { createSubmissionReceivedHandler, type HandlerDeps } from './submission-received.handler.ts';
+
+/**
+ * Plans `wanted` (insert-if-absent), makes the first attempt of those never claimed, and publishes the final
+ * outcomes of these deliveries (again, with the same event ids, when the event is redelivered).
+ */
+async function planAndAttempt(deps: HandlerDeps, orgId: string, submissionId: string, wanted: Delivery[]) {
+  const planned = await deps.stores.log.planDeliveries(wanted);
+  const fresh = cheapFirst(
+    deps.channels,
+    planned.filter((d) => d.lastClaimed === 0),
+  );
+  await Promise.all(fresh.map((d) => deps.runner.attempt(d)));
+  const ids = new Set(wanted.map((d) => d.id));
+  const after = await deps.stores.log.listBySubmission({ orgId }, submissionId);
+  await deps.runner.publishOutcomes(after.filter((d) => ids.has(d.id)));
+}
+
+/**
+ * A released submission (issue 13), or one released from spam (issue 14: marked not spam, carrying the
+ * submission), as the `submission.received` it would have been had it been neither held nor spam: same submission,
+ * so the same delivery ids, hence a redelivered release plans nothing new.
+ */
+function asReceived(m: BusMessage, event: { id: string; occurredAt: string }, data: SubmissionReceived['data']) {
+  const value = encodeEvent(Topics.ingestSubmission, {
+    id: event.id,
+    type: 'submission.received',
+    version: 1,
+    occurredAt: event.occurredAt,
+    data,
+  });
+  return { ...m, value };
+}
+
+/**
+ * `forms.submission` → a release, or a release from spam, is notified as a received submission that is not held
+ * (`createSubmissionReceivedHandler`); a deletion is sent to the endpoints subscribed to `submission.deleted`, then
+ * the copy is forgotten (the delivery log stays); a mark as spam (not spam before) is sent to those subscribed to
+ * `submission.spam`, when the copy is here (kept when the form had such an endpoint at its receipt). Idempotent: the
+ * deliveries' ids derive from the submission (deletion) or the event (spam mark).
+ */
+export function createSubmissionChangesHandler(deps: HandlerDeps) {
+  const { views } = deps.stores;
+  const received = createSubmissionReceivedHandler(deps);
+  const viewOf = async (formId: string, orgId: string) => {
+    const form = await views.getForm(formId);
+    return form && form !== 'deleted' && form.orgId === orgId ? form : null;
+  };
+  const handle = async (batch: BusMessage[]) => {
+    for (const m of batch) {
+      const event = decodeEvent(Topics.formsSubmission, m.value);
+      if (event.type === 'submission.released') {
+        const { releasedAt: _r, ...data } = event.data;
+        await received([asReceived(m, event, data)]);
+        continue;
+      }
+      if (event.type === 'submission.spam-marked' && !event.data.spam && event.data.submission) {
+        // Released from spam: notified as received (once: the delivery ids derive from the submission).
+        await received([asReceived(m, event, event.data.submission)]);
+        continue;
+      }
+      const { submissionId, formId, orgId, receivedAt } = event.data;
+      const form = await viewOf(formId, orgId);
+      const deleted = event.type === 'submission.deleted';
+      const spamMark = event.type !== 'submission.deleted' && event.data.spam && !event.data.wasSpam;
+      if (form && (deleted || (spamMark && (await views.getSubmission(submissionId))))) {
+        const type = deleted ? 'submission.deleted' : 'submission.spam';
+        const wanted = webhookDeliveriesFor(deps, {
+          form,
+          submissionId,
+          cause: deleted ? submissionId : event.id,
+          event: { type, occurredAt: event.occurredAt, receivedAt },
+          endpoints: await deps.endpoints.listByForm({ orgId }, formId),
+        });
+        if (wanted.length > 0) await planAndAttempt(deps, orgId, submissionId, wanted);
+      }
+      if (deleted) await views.deleteSubmission(submissionId);
+    }
+  };
+  /** Waits for the first attempts of released submissions handed on. */
+  return Object.assign(handle, { drain: received.drain });
+}

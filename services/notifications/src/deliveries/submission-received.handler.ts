@@ -1,0 +1,110 @@
+import type { BusMessage } from '@formgate/bus';
+import { decodeEvent, Topics } from '@formgate/contracts';
+import { type Logger, mapLimit } from '@formgate/kit';
+import pLimit from 'p-limit';
+import type { WebhookEndpointStore } from '../endpoints/webhook-endpoint-store.ts';
+import type { VerifiedRecipients } from '../recipients/recipient-store.ts';
+import type { Delivery, NotificationStores, StoredSubmission } from '../store/index.ts';
+import { type AttemptContext, cheapFirst, type DeliveryChannelKind, type DeliveryChannels } from './channel.ts';
+import type { DeliveryRunner } from './delivery-runner.ts';
+import { createSendBacklog } from './first-attempts/send-backlog.ts';
+import type { PlanDeps } from './plan-deliveries.ts';
+import { createSubmissionPlanning, type Received } from './plan-submission.ts';
+import { DELIVERY_TUNING } from './tuning.ts';
+
+/**
+ * The form of a submission is not in the view yet, or only at a version older than the one ingest accepted the
+ * submission under (`forms.form` lags): the bus retries, without limit, so the submission is handled under the
+ * settings in force when it was accepted (read your own settings).
+ */
+export class FormNotYetKnownError extends Error {
+  readonly retryable = true;
+  constructor(formId: string, version?: number) {
+    super(`form ${formId} is not in the notifications view${version ? ` at version ${version}` : ''} yet`);
+    this.name = 'FormNotYetKnownError';
+  }
+}
+
+export type HandlerDeps = Omit<PlanDeps, 'log'> & {
+  stores: Pick<NotificationStores, 'log' | 'views'>;
+  runner: DeliveryRunner;
+  channels: DeliveryChannels;
+  endpoints: WebhookEndpointStore;
+  logger: Logger;
+};
+
+/** Every channel kind, cheapest first. */
+export const ALL_CHANNEL_KINDS: readonly DeliveryChannelKind[] = ['webhook', 'email'];
+
+/** The newest form version the submissions of one form were accepted under (0: none says). */
+const acceptedUnder = (received: Received[]) => received.reduce((v, r) => Math.max(v, r.data.formVersion ?? 0), 0);
+
+/** Reads an organization's verified addresses once per consumer batch. */
+function cachedRecipients(recipients: VerifiedRecipients): VerifiedRecipients {
+  const verified = new Map<string, Promise<string[]>>();
+  return {
+    listVerified(orgId) {
+      if (!verified.has(orgId)) verified.set(orgId, recipients.listVerified(orgId));
+      return verified.get(orgId) as Promise<string[]>;
+    },
+  };
+}
+
+/**
+ * `ingest.submission` → the deliveries of each submission that is not held, of the channel `kinds` this consumer
+ * group serves (`plan-submission.ts`), and their first attempts right away, cheapest first, as one batch
+ * (`first-attempts/`). Idempotent: a redelivered submission finds the deliveries it planned (deterministic ids),
+ * attempts none again, and publishes again the outcome of every final one. A failed send is an outcome, never an
+ * exception: only a store or bus outage throws, and the bus retries that without limit.
+ *
+ * The handler returns once the claims are durable; the sends go on beside the next batches, at most
+ * `DELIVERY_TUNING.sendBacklog` deliveries of them (`drain` waits for them). A form's view, endpoints and its
+ * organization's verified addresses are read once per batch, and the first attempts use what was read.
+ */
+export function createSubmissionReceivedHandler(deps: HandlerDeps, kinds = ALL_CHANNEL_KINDS) {
+  const { stores, runner } = deps;
+  const inFlight = pLimit(DELIVERY_TUNING.firstAttemptsInFlight);
+  const backlog = createSendBacklog(DELIVERY_TUNING.sendBacklog, deps.logger);
+  const handle = async (batch: BusMessage[]) => {
+    const byForm = new Map<string, Received[]>();
+    for (const m of batch) {
+      const { data, occurredAt } = decodeEvent(Topics.ingestSubmission, m.value);
+      if (data.held) continue;
+      byForm.set(data.formId, [...(byForm.get(data.formId) ?? []), { data, occurredAt }]);
+    }
+    if (byForm.size === 0) return;
+    // Read once per batch: an address verified meanwhile counts from the next batch on.
+    const planning = createSubmissionPlanning(
+      { ...deps, log: stores.log, recipients: cachedRecipients(deps.recipients) },
+      kinds,
+    );
+    const copies: StoredSubmission[] = [];
+    const wanted: Delivery[] = [];
+    const contexts = new Map<string, AttemptContext>();
+    await mapLimit([...byForm.entries()], DELIVERY_TUNING.formsPlannedAtOnce, async ([formId, received]) => {
+      const form = await stores.views.getForm(formId);
+      if (form === null) throw new FormNotYetKnownError(formId);
+      if (form === 'deleted') return;
+      const version = acceptedUnder(received);
+      if (form.version < version) throw new FormNotYetKnownError(formId, version);
+      const plan = await planning(form);
+      // In log order: the autoresponse limits count the submissions before.
+      for (const item of received.filter((r) => r.data.orgId === form.orgId)) {
+        const planned = await plan(item);
+        if (planned.keepCopy) copies.push(item.data);
+        for (const d of planned.wanted) contexts.set(d.id, planned.context);
+        wanted.push(...planned.wanted);
+      }
+    });
+    // The copies first (a retry composes from them), in one call; then every first attempt as one batch.
+    await stores.views.saveSubmissions(copies);
+    await backlog.room();
+    const { claimed, sent } = await runner.firstAttempts(cheapFirst(deps.channels, wanted), {
+      context: (id) => contexts.get(id),
+      limit: inFlight,
+    });
+    backlog.add(claimed, sent);
+  };
+  /** Waits for the first attempts handed on (on stop, and in tests that call the handler directly). */
+  return Object.assign(handle, { drain: backlog.drain });
+}

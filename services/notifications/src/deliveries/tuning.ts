@@ -1,0 +1,47 @@
+/**
+ * Every tuning value of the delivery pipeline, in one place. Changing one changes throughput or recovery time,
+ * never what is delivered.
+ */
+export const DELIVERY_TUNING = {
+  /**
+   * How long a claimed attempt may take before another instance considers it abandoned (its claimer crashed between
+   * claiming and recording) and makes the next one. Longer than any send: nodemailer's connection and greeting
+   * timeouts are 2 min and 30 s; a send that outlives this lease may be duplicated. `NOTIFICATIONS_ATTEMPT_LEASE_MS`.
+   */
+  attemptLeaseMs: 180_000,
+  /** Forms of one consumer batch planned at once. */
+  formsPlannedAtOnce: 8,
+  /**
+   * First attempts in flight at once per consumer group, from claim to recorded outcome: above the SMTP pool's size
+   * (40), since an attempt keeps its place while its outcome waits for the store's group commit. Also the bound on
+   * what a crash of the instance can duplicate.
+   */
+  firstAttemptsInFlight: 48,
+  /**
+   * Claimed first attempts a consumer group may have unsent after its handler returned before it waits to claim
+   * more: about two seconds of P12's mails. After a crash these wait for the lease instead of being sent twice.
+   */
+  sendBacklog: 400,
+  /** How often the retry worker passes when it has nothing to do right away. */
+  retryPassMs: 1_000,
+  /** Due deliveries attempted per retry pass, and at once within it. */
+  duePerPass: 20,
+  retriesAtOnce: 4,
+  /** Consumer batches whose lease ended while open, finished per pass. */
+  openBatchesPerPass: 10,
+  /** Unpublished outcomes published per pass. */
+  unpublishedPerPass: 100,
+  /**
+   * How long the outbox pass leaves a recorded outcome or deferral to whoever recorded it (they publish their own):
+   * publishing sooner published most events twice under load, each duplicate a store update and a ledger write.
+   */
+  outboxGraceMs: 60_000,
+  /** Deferred emails attempted per organization per pass, at most. */
+  releasedPerOrg: 20,
+  /** Without a new quota view, deferred emails are looked at again this often anyway (the turn of a period). */
+  releaseLookMs: 30_000,
+  /** How long a resend's request waits for its attempt before answering with the delivery as it stands. */
+  resendWaitMs: 3_000,
+  /** Failed deliveries one replay request re-attempts at most (`more: true` says there are others). */
+  replayMax: 500,
+} as const;

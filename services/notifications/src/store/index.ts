@@ -1,0 +1,18 @@
+import type { DeferredEmails } from './deferred-emails.ts';
+import type { DeliveryLog } from './delivery-log.ts';
+import type { NotificationViews } from './notification-views.ts';
+import type { OutcomeOutbox } from './outcome-outbox.ts';
+
+export type { DeferredEmails } from './deferred-emails.ts';
+export type { DeliveryLog } from './delivery-log.ts';
+export type { NotificationViews } from './notification-views.ts';
+export type { OutcomeOutbox } from './outcome-outbox.ts';
+export * from './records.ts';
+
+/** The delivery pipeline's stores, built over one database by `createSqliteNotificationStores` / the Mongo one. */
+export interface NotificationStores {
+  log: DeliveryLog;
+  views: NotificationViews;
+  outbox: OutcomeOutbox;
+  deferred: DeferredEmails;
+}

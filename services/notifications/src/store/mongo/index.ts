@@ -1,0 +1,20 @@
+import type { MongoConnection } from '@formgate/store/mongo';
+import type { NotificationStores } from '../index.ts';
+import { createMongoDeferredEmails } from './deferred-emails.ts';
+import { createMongoDeliveryLog } from './delivery-log.ts';
+import { createMongoNotificationViews } from './notification-views.ts';
+import { createMongoOutcomeOutbox } from './outcome-outbox.ts';
+
+export { MONGO_MIGRATIONS, migrateMongoNotifications } from './migrations/index.ts';
+
+/** The delivery pipeline's stores on one MongoDB database, migrated (`migrateMongoNotifications`) before. */
+export function createMongoNotificationStores(conn: MongoConnection): NotificationStores {
+  const db = conn.db;
+  if (!db) throw new Error('createMongoNotificationStores: the connection is not open');
+  return {
+    log: createMongoDeliveryLog(db),
+    views: createMongoNotificationViews(db),
+    outbox: createMongoOutcomeOutbox(db),
+    deferred: createMongoDeferredEmails(db),
+  };
+}

@@ -1,0 +1,112 @@
+import type {
+  DeliveryChannel,
+  DeliveryStatus,
+  FormNotifications,
+  SubmissionReceived,
+  WebhookEventType,
+} from '@formgate/contracts';
+
+/** Every read the API makes names the organization it reads for: another organization's record is not found. */
+export interface OrgScope {
+  orgId: string;
+}
+
+/** What notifications keeps of a form (from `forms.form`): enough to decide who hears about a submission. */
+export interface FormView {
+  id: string;
+  orgId: string;
+  name: string;
+  slug: string;
+  notifications: FormNotifications;
+  version: number;
+}
+
+/** The submission as `submission.received` carried it: kept so that retries and resends can compose again. */
+export type StoredSubmission = SubmissionReceived['data'];
+
+/** What a webhook delivery tells: kept on the delivery so that retries and resends build the same event. */
+export interface WebhookEventRef {
+  type: WebhookEventType;
+  /** When it happened: the body's `timestamp`. */
+  occurredAt: string;
+  /** When the submission was received (a deleted submission's `createdAt`: its copy is gone by then). */
+  receivedAt: string;
+}
+
+/** One effect: a message to one target for one purpose of one submission. */
+export interface Delivery {
+  /** Deterministic for a planned delivery (submission, channel, purpose, target); new for a resend. */
+  id: string;
+  orgId: string;
+  formId: string;
+  submissionId: string;
+  channel: DeliveryChannel;
+  /** `notification` / `autoresponse` for email; the endpoint kind for webhooks. */
+  purpose: string;
+  /** The address (lower case), or the webhook endpoint's URL. */
+  target: string;
+  targetId: string | null;
+  /** `deferred`: an email held back by the organization's emails quota (`DeferredEmails`), no attempt in flight. */
+  status: DeliveryStatus;
+  /** Attempts whose outcome is recorded. */
+  attempts: number;
+  /** The highest attempt number claimed so far (≥ `attempts`: one more while an attempt is in flight). */
+  lastClaimed: number;
+  lastResponse: { code: string; text: string } | null;
+  messageId: string | null;
+  /**
+   * When the next attempt is due: set while `pending` or `retrying`, null once final, while `deferred`, and while its
+   * first attempt is in flight in a consumer batch (the batch's lease stands for it: `claimFirstAttempts`).
+   */
+  nextAttemptAt: string | null;
+  resendOf: string | null;
+  /** Webhook deliveries only: the event sent (absent on email deliveries). */
+  webhookEvent?: WebhookEventRef;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** What an attempt ended with. */
+export interface AttemptOutcome {
+  status: Exclude<DeliveryStatus, 'deferred'>;
+  response: { code: string; text: string } | null;
+  messageId: string | null;
+  /** For `retrying`: when the next attempt is due. */
+  nextAttemptAt: string | null;
+  at: string;
+}
+
+/** One line of a delivery's attempt log. */
+export interface AttemptRecord {
+  deliveryId: string;
+  attempt: number;
+  startedAt: string;
+  /** Absent while the attempt is in flight (or was abandoned by a crash). */
+  outcome: AttemptOutcome | null;
+}
+
+/**
+ * A consumer batch's first attempts: one record that leases attempt 1 of every delivery it claimed until
+ * `leaseUntil`, and that stays open until the batch's outcomes are published.
+ */
+export interface FirstAttemptBatch {
+  id: string;
+  startedAt: string;
+  leaseUntil: string;
+}
+
+/** An open batch whose lease ended, with its deliveries as stored. */
+export interface OpenBatch {
+  batch: FirstAttemptBatch;
+  deliveries: Delivery[];
+}
+
+export type ClaimResult =
+  | { claimed: true }
+  /** Another instance holds attempt `attempt` since `startedAt`; `outcome`: what it recorded there, if anything. */
+  | { claimed: false; startedAt: string; outcome: AttemptOutcome | null };
+
+/** The attempt record's key: unique per (delivery, attempt number). */
+export const attemptKey = (deliveryId: string, attempt: number) => `${deliveryId}#${attempt}`;
+
+export const isFinal = (status: DeliveryStatus) => status === 'succeeded' || status === 'failed';

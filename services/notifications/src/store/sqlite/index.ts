@@ -1,0 +1,20 @@
+import type { SqliteDb } from '@formgate/store/sqlite';
+import type { NotificationStores } from '../index.ts';
+import { createSqliteDeferredEmails } from './deferred-emails.ts';
+import { createSqliteWrites } from './deliveries-table.ts';
+import { createSqliteDeliveryLog } from './delivery-log.ts';
+import { createSqliteNotificationViews } from './notification-views.ts';
+import { createSqliteOutcomeOutbox } from './outcome-outbox.ts';
+
+export { migrateSqliteNotifications, SQLITE_MIGRATIONS } from './migrations/index.ts';
+
+/** The delivery pipeline's stores on one SQLite file, migrated (`migrateSqliteNotifications`), one group commit. */
+export function createSqliteNotificationStores(db: SqliteDb): NotificationStores {
+  const write = createSqliteWrites(db);
+  return {
+    log: createSqliteDeliveryLog(db, write),
+    views: createSqliteNotificationViews(db),
+    outbox: createSqliteOutcomeOutbox(db, write),
+    deferred: createSqliteDeferredEmails(db, write),
+  };
+}

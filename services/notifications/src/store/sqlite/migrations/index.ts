@@ -1,0 +1,10 @@
+import { runSqliteMigrations, type SqliteDb, type SqliteMigration } from '@formgate/store/sqlite';
+import { deliveries } from './0001-deliveries.ts';
+import { webhookEndpoints } from './0002-webhook-endpoints.ts';
+import { notificationEmails } from './0003-notification-emails.ts';
+
+/** The `notifications` scope's schema on SQLite, in order (ADR 72). */
+export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [deliveries, webhookEndpoints, notificationEmails];
+
+/** Brings the notifications tables of `db` to the latest shape; run by the composition root before any adapter. */
+export const migrateSqliteNotifications = (db: SqliteDb) => runSqliteMigrations(db, 'notifications', SQLITE_MIGRATIONS);

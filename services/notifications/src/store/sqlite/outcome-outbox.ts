@@ -1,0 +1,26 @@
+import type { SqliteDb } from '@formgate/store/sqlite';
+import type { OutcomeOutbox } from '../outcome-outbox.ts';
+import { type SqliteWrite, toDeliveries } from './deliveries-table.ts';
+
+/** `OutcomeOutbox` on SQLite: the publication marks of the deliveries table. */
+export function createSqliteOutcomeOutbox(db: SqliteDb, write: SqliteWrite): OutcomeOutbox {
+  const s = {
+    unpublished: db.prepare(
+      // deliveries_unpublished, deliveries_deferral_unpublished
+      'SELECT * FROM deliveries WHERE (event_pending = 1 OR deferral_pending = 1) AND updated_at < ? LIMIT ?',
+    ),
+    published: db.prepare('UPDATE deliveries SET event_pending = 0 WHERE id = ?'),
+    deferralPublished: db.prepare('UPDATE deliveries SET deferral_pending = 0 WHERE id = ?'),
+  };
+  return {
+    listUnpublished: async (limit, before) => toDeliveries(s.unpublished.all(before, limit)),
+    markPublished: (ids) =>
+      write(() => {
+        for (const id of ids) s.published.run(id);
+      }),
+    markDeferralPublished: (ids) =>
+      write(() => {
+        for (const id of ids) s.deferralPublished.run(id);
+      }),
+  };
+}
