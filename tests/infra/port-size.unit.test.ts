@@ -4,13 +4,12 @@ import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
 /**
- * Role-sized ports (ADR 73–75): a store port that grows past 15 members is two roles in one, and every adapter and
- * contract suite of it grows with it. A port here is an interface of a service's `store/` folder or one named like
- * a store (`…Store`, `…Repository`, `…ReadModel`, `…Log`, `…Views`, `…Outbox`, `…Methods`).
+ * Role-sized ports (ADR 73–75): a port that grows past 15 members is two roles in one, and every adapter and
+ * contract suite of it grows with it. A port here is an interface of a service whose members are mostly operations
+ * (methods or function-typed properties); a record's fields are data and are not counted.
  */
 const ROOT = resolve(import.meta.dirname, '../..');
 const MAX_MEMBERS = 15;
-const PORT_NAME = /(Store|Repository|ReadModel|Log|Views|Outbox|Methods)$/;
 
 interface Port {
   where: string;
@@ -18,12 +17,16 @@ interface Port {
   members: number;
 }
 
+const isOperation = (m: ts.TypeElement) =>
+  ts.isMethodSignature(m) || (ts.isPropertySignature(m) && m.type !== undefined && ts.isFunctionTypeNode(m.type));
+const isPort = (node: ts.InterfaceDeclaration) =>
+  node.members.length > 0 && node.members.filter(isOperation).length * 2 >= node.members.length;
+
 function portsOf(file: string): Port[] {
   const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
-  const inStoreFolder = /\/src\/store\//.test(file);
   const ports: Port[] = [];
   const visit = (node: ts.Node) => {
-    if (ts.isInterfaceDeclaration(node) && (inStoreFolder || PORT_NAME.test(node.name.text))) {
+    if (ts.isInterfaceDeclaration(node) && isPort(node)) {
       const line = source.getLineAndCharacterOfPosition(node.getStart()).line + 1;
       ports.push({ where: `${relative(ROOT, file)}:${line}`, name: node.name.text, members: node.members.length });
     }
