@@ -1,6 +1,6 @@
 import type { MongoDb } from '@formgate/store/mongo';
 import type { DeferredEmails } from '../deferred-emails.ts';
-import { DUE, deliveriesCollection, NOT_FINAL, PARKED } from './deliveries-collection.ts';
+import { DUE, deliveriesCollection, NOT_FINAL, PARKED } from './deliveries-schema.ts';
 
 /** `DeferredEmails` on MongoDB: `deferredAt` on the delivery, found through its `parked` equality flag. */
 export function createMongoDeferredEmails(db: MongoDb): DeferredEmails {

@@ -14,7 +14,7 @@ import {
   deliveriesCollection,
   toDelivery,
   withOutcome,
-} from './deliveries-collection.ts';
+} from './deliveries-schema.ts';
 
 type Reads = Pick<
   DeliveryLog,

@@ -1,6 +1,6 @@
 import { type MongoDb, updateEachOne } from '@formgate/store/mongo';
 import type { OutcomeOutbox } from '../outcome-outbox.ts';
-import { deliveriesCollection } from './deliveries-collection.ts';
+import { deliveriesCollection } from './deliveries-schema.ts';
 
 /** `OutcomeOutbox` on MongoDB: the `eventPending` and `deferralPending` marks of the deliveries. */
 export function createMongoOutcomeOutbox(db: MongoDb): OutcomeOutbox {

@@ -1,6 +1,6 @@
 import type { SqliteDb } from '@formgate/store/sqlite';
 import type { DeferredEmails } from '../deferred-emails.ts';
-import { type DeliveryRow, NOT_FINAL, type SqliteWrite, toDeliveries, toDelivery } from './deliveries-table.ts';
+import { type DeliveryRow, NOT_FINAL, type SqliteWrite, toDeliveries, toDelivery } from './deliveries-schema.ts';
 
 /** `DeferredEmails` on SQLite: `deferred_at` on the deliveries table. */
 export function createSqliteDeferredEmails(db: SqliteDb, write: SqliteWrite): DeferredEmails {

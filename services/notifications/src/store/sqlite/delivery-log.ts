@@ -9,7 +9,7 @@ import {
   isFinal,
   type OpenBatch,
 } from '../records.ts';
-import { type DeliveryRow, type SqliteWrite, toDeliveries, toDelivery } from './deliveries-table.ts';
+import { type DeliveryRow, type SqliteWrite, toDeliveries, toDelivery } from './deliveries-schema.ts';
 
 interface AttemptRow {
   delivery_id: string;

@@ -1,7 +1,7 @@
 import type { SqliteDb } from '@formgate/store/sqlite';
 import type { NotificationStores } from '../index.ts';
 import { createSqliteDeferredEmails } from './deferred-emails.ts';
-import { createSqliteWrites } from './deliveries-table.ts';
+import { createSqliteWrites } from './deliveries-schema.ts';
 import { createSqliteDeliveryLog } from './delivery-log.ts';
 import { createSqliteNotificationViews } from './notification-views.ts';
 import { createSqliteOutcomeOutbox } from './outcome-outbox.ts';

@@ -1,6 +1,6 @@
 import type { SqliteDb } from '@formgate/store/sqlite';
 import type { OutcomeOutbox } from '../outcome-outbox.ts';
-import { type SqliteWrite, toDeliveries } from './deliveries-table.ts';
+import { type SqliteWrite, toDeliveries } from './deliveries-schema.ts';
 
 /** `OutcomeOutbox` on SQLite: the publication marks of the deliveries table. */
 export function createSqliteOutcomeOutbox(db: SqliteDb, write: SqliteWrite): OutcomeOutbox {
