@@ -37,12 +37,10 @@ import { createSubmissionChangesHandler } from './deliveries/submission-changes.
 import { createSubmissionReceivedHandler } from './deliveries/submission-received.handler.ts';
 import type { Composer } from './email/composer.ts';
 import { composeRecipientVerification } from './email/recipient-verification.tsx';
-import type { WebhookEndpointStore } from './endpoints/webhook-endpoint-store.ts';
 import { webhooksRoutes } from './endpoints/webhooks.routes.ts';
 import { createRecipientsOrgHandler } from './recipients/org-events.handler.ts';
-import type { RecipientStore } from './recipients/recipient-store.ts';
 import { createRecipientRoutes } from './recipients/recipients.routes.ts';
-import type { NotificationStores } from './store/index.ts';
+import type { NotificationStores, RecipientStore, WebhookEndpointStore } from './store/index.ts';
 
 export interface NotificationsServiceDeps {
   /** The delivery pipeline's stores, migrated (`migrateSqliteNotifications` / `migrateMongoNotifications`). */

@@ -2,8 +2,6 @@ export * from './channels/index.ts';
 export { webhooksAllowPrivateTargetsEnv } from './config.ts';
 export * from './create-service.ts';
 export * from './email/composer.ts';
-export * from './endpoints/sqlite-webhook-endpoint-store.ts';
-export * from './endpoints/webhook-endpoint-store.ts';
 export * from './recipients/index.ts';
 export * from './store/index.ts';
 export * from './store/sqlite/index.ts';

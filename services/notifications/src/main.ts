@@ -4,9 +4,12 @@ import { createFileMailer, createSmtpMailer } from '@formgate/mail';
 import { loadNotificationsConfig } from './config.ts';
 import { createNotificationsService } from './create-service.ts';
 import { createEmailComposer } from './email/composer.ts';
-import { createMongoWebhookEndpointStore } from './endpoints/mongo-webhook-endpoint-store.ts';
-import { createMongoRecipientStore } from './recipients/mongo-recipient-store.ts';
-import { createMongoNotificationStores, migrateMongoNotifications } from './store/mongo/index.ts';
+import {
+  createMongoNotificationStores,
+  createMongoRecipientStore,
+  createMongoWebhookEndpointStore,
+  migrateMongoNotifications,
+} from './store/mongo/index.ts';
 
 await runDistributed(
   'notifications',

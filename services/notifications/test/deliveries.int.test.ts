@@ -35,10 +35,12 @@ import { createNotificationsService, type NotificationsService } from '../src/cr
 import { newDelivery, plannedDeliveryId } from '../src/deliveries/plan-deliveries.ts';
 import { DELIVERY_TUNING } from '../src/deliveries/tuning.ts';
 import type { Composer } from '../src/email/composer.ts';
-import { createSqliteWebhookEndpointStore } from '../src/endpoints/sqlite-webhook-endpoint-store.ts';
-import { createSqliteRecipientStore } from '../src/recipients/sqlite-recipient-store.ts';
 import type { Delivery, NotificationStores } from '../src/store/index.ts';
-import { createSqliteNotificationStores } from '../src/store/sqlite/index.ts';
+import {
+  createSqliteNotificationStores,
+  createSqliteRecipientStore,
+  createSqliteWebhookEndpointStore,
+} from '../src/store/sqlite/index.ts';
 import { migratedSqlite } from './notifications-db.ts';
 
 const { attemptLeaseMs: ATTEMPT_LEASE_MS, outboxGraceMs: OUTBOX_GRACE_MS } = DELIVERY_TUNING;

@@ -9,8 +9,8 @@ import { eventually } from '@formgate/kit/testing';
 import { openSqlite } from '@formgate/store/sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRecipientsOrgHandler } from '../src/recipients/org-events.handler.ts';
-import type { RecipientStore } from '../src/recipients/recipient-store.ts';
-import { createSqliteRecipientStore } from '../src/recipients/sqlite-recipient-store.ts';
+import type { RecipientStore } from '../src/store/index.ts';
+import { createSqliteRecipientStore } from '../src/store/sqlite/index.ts';
 import { migratedSqlite } from './notifications-db.ts';
 
 const NOW = new Date('2026-11-01T10:00:00.000Z');

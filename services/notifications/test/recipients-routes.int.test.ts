@@ -15,10 +15,10 @@ import {
 import { createSmtpMailer, extractLinks, type Mailer } from '@formgate/mail';
 import { type SmtpTestServer, startSmtpTestServer } from '@formgate/mail/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RecipientStore } from '../src/recipients/recipient-store.ts';
 import { createRecipientRoutes } from '../src/recipients/recipients.routes.ts';
-import { createSqliteRecipientStore } from '../src/recipients/sqlite-recipient-store.ts';
 import { createVerificationTokens } from '../src/recipients/verification-token.ts';
+import type { RecipientStore } from '../src/store/index.ts';
+import { createSqliteRecipientStore } from '../src/store/sqlite/index.ts';
 import { migratedSqlite } from './notifications-db.ts';
 
 const codec = createIdentityCodec(randomBytes(32).toString('base64url'));

@@ -10,10 +10,12 @@ import { useTestMongo } from '@formgate/store/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createNotificationsService, type NotificationsService } from '../src/create-service.ts';
 import type { Composer } from '../src/email/composer.ts';
-import { createMongoWebhookEndpointStore } from '../src/endpoints/mongo-webhook-endpoint-store.ts';
-import { createMongoRecipientStore } from '../src/recipients/mongo-recipient-store.ts';
 import type { DeliveryLog } from '../src/store/index.ts';
-import { createMongoNotificationStores } from '../src/store/mongo/index.ts';
+import {
+  createMongoNotificationStores,
+  createMongoRecipientStore,
+  createMongoWebhookEndpointStore,
+} from '../src/store/mongo/index.ts';
 import { migratedMongo } from './notifications-db.ts';
 
 const brokers = (process.env.KAFKA_BROKERS ?? '').split(',').filter(Boolean);

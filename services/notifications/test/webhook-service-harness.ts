@@ -36,11 +36,12 @@ import {
 import { createDeliveryRunner } from '../src/deliveries/delivery-runner.ts';
 import { ALL_CHANNEL_KINDS, createSubmissionReceivedHandler } from '../src/deliveries/submission-received.handler.ts';
 import type { Composer } from '../src/email/composer.ts';
-import { createSqliteWebhookEndpointStore } from '../src/endpoints/sqlite-webhook-endpoint-store.ts';
-import type { WebhookEndpointStore } from '../src/endpoints/webhook-endpoint-store.ts';
-import { createSqliteRecipientStore } from '../src/recipients/sqlite-recipient-store.ts';
-import type { NotificationStores } from '../src/store/index.ts';
-import { createSqliteNotificationStores } from '../src/store/sqlite/index.ts';
+import type { NotificationStores, WebhookEndpointStore } from '../src/store/index.ts';
+import {
+  createSqliteNotificationStores,
+  createSqliteRecipientStore,
+  createSqliteWebhookEndpointStore,
+} from '../src/store/sqlite/index.ts';
 import { migratedSqlite } from './notifications-db.ts';
 
 const composer: Composer = {

@@ -4,8 +4,7 @@ import { type AttemptContext, type DeliveryChannel, permanentFailure, type SendR
 import type { EmailQuota } from '../deliveries/email-quota.ts';
 import { RETRY_SCHEDULES } from '../deliveries/retry-schedule.ts';
 import type { Composer } from '../email/composer.ts';
-import type { VerifiedRecipients } from '../recipients/recipient-store.ts';
-import type { Delivery, NotificationViews } from '../store/index.ts';
+import type { Delivery, NotificationViews, VerifiedRecipients } from '../store/index.ts';
 
 export interface EmailChannelDeps {
   views: NotificationViews;

@@ -1,6 +1,5 @@
 import type { DeliveryChannel as DeliveryChannelKind } from '@formgate/contracts';
-import type { WebhookEndpoint } from '../endpoints/webhook-endpoint-store.ts';
-import type { Delivery, FormView, StoredSubmission } from '../store/index.ts';
+import type { Delivery, FormView, StoredSubmission, WebhookEndpoint } from '../store/index.ts';
 import type { RetrySchedule } from './retry-schedule.ts';
 
 export type { DeliveryChannelKind };

@@ -1,7 +1,6 @@
 import type { Clock, Ids } from '@formgate/kit';
 import { submitterAddress } from '../email/headers.ts';
-import type { VerifiedRecipients } from '../recipients/recipient-store.ts';
-import type { Delivery, DeliveryLog, FormView, StoredSubmission } from '../store/index.ts';
+import type { Delivery, DeliveryLog, FormView, StoredSubmission, VerifiedRecipients } from '../store/index.ts';
 import { DELIVERY_TUNING } from './tuning.ts';
 
 /**

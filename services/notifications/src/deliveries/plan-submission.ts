@@ -1,6 +1,5 @@
 import type { SubmissionReceived } from '@formgate/contracts';
-import type { WebhookEndpointStore } from '../endpoints/webhook-endpoint-store.ts';
-import type { Delivery, FormView } from '../store/index.ts';
+import type { Delivery, FormView, WebhookEndpointStore } from '../store/index.ts';
 import type { AttemptContext, DeliveryChannelKind } from './channel.ts';
 import { deliveriesFor, newTally, type PlanDeps } from './plan-deliveries.ts';
 import { subscribers, webhookDeliveriesFor } from './plan-webhook-deliveries.ts';

@@ -1,7 +1,6 @@
 import type { WebhookEventType } from '@formgate/contracts';
 import type { Clock, Ids } from '@formgate/kit';
-import type { WebhookEndpoint } from '../endpoints/webhook-endpoint-store.ts';
-import type { Delivery, FormView, WebhookEventRef } from '../store/index.ts';
+import type { Delivery, FormView, WebhookEndpoint, WebhookEventRef } from '../store/index.ts';
 import { newDelivery } from './plan-deliveries.ts';
 
 /** The endpoints of a form that hear about `type`: enabled and subscribed to it. */

@@ -2,9 +2,13 @@ import type { BusMessage } from '@formgate/bus';
 import { decodeEvent, Topics } from '@formgate/contracts';
 import { type Logger, mapLimit } from '@formgate/kit';
 import pLimit from 'p-limit';
-import type { WebhookEndpointStore } from '../endpoints/webhook-endpoint-store.ts';
-import type { VerifiedRecipients } from '../recipients/recipient-store.ts';
-import type { Delivery, NotificationStores, StoredSubmission } from '../store/index.ts';
+import type {
+  Delivery,
+  NotificationStores,
+  StoredSubmission,
+  VerifiedRecipients,
+  WebhookEndpointStore,
+} from '../store/index.ts';
 import { type AttemptContext, cheapFirst, type DeliveryChannelKind, type DeliveryChannels } from './channel.ts';
 import type { DeliveryRunner } from './delivery-runner.ts';
 import { createSendBacklog } from './first-attempts/send-backlog.ts';

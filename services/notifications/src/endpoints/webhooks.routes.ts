@@ -7,8 +7,7 @@ import {
 import { API_ROUTES } from '@formgate/contracts/routes';
 import { AppError, type Clock, type Ids, identityOf, mountRoute, requirePermission } from '@formgate/kit';
 import { type Request, Router } from 'express';
-import type { FormView, NotificationStores } from '../store/index.ts';
-import type { WebhookEndpoint, WebhookEndpointStore } from './webhook-endpoint-store.ts';
+import type { FormView, NotificationStores, WebhookEndpoint, WebhookEndpointStore } from '../store/index.ts';
 import { generateWebhookSecret } from './webhook-secret.ts';
 import { checkWebhookUrl, redactWebhookUrl } from './webhook-url.ts';
 

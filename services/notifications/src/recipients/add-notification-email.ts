@@ -1,7 +1,7 @@
 import { AppError, type NotificationEmailDto } from '@formgate/contracts';
 import type { Clock, Identity, Ids, Logger } from '@formgate/kit';
 import type { Mailer, MailMessage } from '@formgate/mail';
-import type { MailPolicy, Recipient, RecipientStore } from './recipient-store.ts';
+import type { MailPolicy, Recipient, RecipientStore } from '../store/index.ts';
 import { VERIFICATION_TTL_SECONDS, type VerificationTokens } from './verification-token.ts';
 
 /** The most notification addresses one organization may have. */

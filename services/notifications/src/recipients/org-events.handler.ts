@@ -1,6 +1,6 @@
 import type { BusMessage } from '@formgate/bus';
 import { decodeEvent, Topics } from '@formgate/contracts';
-import type { RecipientStore } from './recipient-store.ts';
+import type { RecipientStore } from '../store/index.ts';
 
 /**
  * `notifications.recipients-org` on `orgs.organization`: keeps each organization's name (for the verification

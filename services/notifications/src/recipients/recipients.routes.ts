@@ -14,6 +14,7 @@ import {
 } from '@formgate/kit';
 import type { Mailer } from '@formgate/mail';
 import express, { Router } from 'express';
+import type { MailPolicy, RecipientStore } from '../store/index.ts';
 import {
   addNotificationEmail,
   type ComposeVerification,
@@ -21,7 +22,6 @@ import {
   toNotificationEmailDto,
   VERIFICATION_MAIL_POLICY,
 } from './add-notification-email.ts';
-import type { MailPolicy, RecipientStore } from './recipient-store.ts';
 import { createVerificationTokens } from './verification-token.ts';
 
 export interface RecipientRoutesDeps {

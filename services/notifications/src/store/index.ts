@@ -7,7 +7,9 @@ export type { DeferredEmails } from './deferred-emails.ts';
 export type { DeliveryLog } from './delivery-log.ts';
 export type { NotificationViews } from './notification-views.ts';
 export type { OutcomeOutbox } from './outcome-outbox.ts';
+export { nextMailCounter, type RecipientStore, type VerifiedRecipients } from './recipients.ts';
 export * from './records.ts';
+export { definedChanges, disablingKey, type WebhookEndpointStore, withDisabling } from './webhook-endpoints.ts';
 
 /** The delivery pipeline's stores, built over one database by `createSqliteNotificationStores` / the Mongo one. */
 export interface NotificationStores {

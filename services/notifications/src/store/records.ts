@@ -4,6 +4,7 @@ import type {
   FormNotifications,
   SubmissionReceived,
   WebhookEventType,
+  WebhookKind,
 } from '@formgate/contracts';
 
 /** Every read the API makes names the organization it reads for: another organization's record is not found. */
@@ -110,3 +111,75 @@ export type ClaimResult =
 export const attemptKey = (deliveryId: string, attempt: number) => `${deliveryId}#${attempt}`;
 
 export const isFinal = (status: DeliveryStatus) => status === 'succeeded' || status === 'failed';
+
+/** One notification address of an organization. */
+export interface Recipient {
+  id: string;
+  orgId: string;
+  /** Always lower-cased. */
+  email: string;
+  verified: boolean;
+  createdAt: Date;
+  /** When it was verified (by its link, or at once as the adding member's own sign-in address). */
+  verifiedAt: Date | null;
+}
+
+export type AddRecipientResult =
+  | { outcome: 'created'; recipient: Recipient }
+  /** The organization already has this address (compared case-insensitively): nothing changed. */
+  | { outcome: 'exists'; recipient: Recipient }
+  /** The organization already has `limit` addresses: nothing changed. */
+  | { outcome: 'limit-reached' };
+
+/** How many verification mails one address of an organization may receive. */
+export interface MailPolicy {
+  /** The shortest time between two mails. */
+  minIntervalMs: number;
+  /** At most this many mails per `windowMs`. */
+  maxPerWindow: number;
+  windowMs: number;
+}
+
+export type MailClaim = { allowed: true } | { allowed: false; retryAt: Date };
+
+/** A verification-mail counter of one (organization, address). */
+export interface MailCounter {
+  windowStart: Date;
+  sentInWindow: number;
+  lastSentAt: Date;
+}
+
+/** A webhook endpoint of a form. `secret` signs every delivery: it never leaves the service after its creation. */
+export interface WebhookEndpoint {
+  id: string;
+  orgId: string;
+  formId: string;
+  url: string;
+  kind: WebhookKind;
+  events: WebhookEventType[];
+  /** False when a person disabled it, or when the service disabled it since it was last enabled (`disable`). */
+  enabled: boolean;
+  /** Why the service disabled it; null when enabled or disabled by a person. */
+  disabledReason: string | null;
+  /** When it was created or last (re-)enabled: failures before this moment do not count towards disabling it. */
+  enabledAt: string;
+  secret: string;
+  /** The secret a rotation replaced: it signs too until `expiresAt`. */
+  previousSecret: { secret: string; expiresAt: string } | null;
+  createdAt: string;
+  updatedAt: string;
+  /** How many times people changed it (`update`): a change is based on one revision and makes the next. */
+  revision: number;
+}
+
+/** What `update` (a person's change) may change; the service disables an endpoint with `disable` instead. */
+export type WebhookEndpointChanges = Partial<
+  Pick<WebhookEndpoint, 'url' | 'kind' | 'events' | 'enabled' | 'enabledAt' | 'secret' | 'previousSecret'>
+> & { updatedAt: string };
+
+/** The service's disabling of an endpoint, for the time it was enabled at `enabledAt`. */
+export interface WebhookDisabling {
+  reason: string;
+  /** When it was disabled: the endpoint's `updatedAt` reads at least this. */
+  at: string;
+}

@@ -1,9 +1,13 @@
 import type { Clock, Logger } from '@formgate/kit';
 import type { Mailer } from '@formgate/mail';
 import { composeWebhookDisabled } from '../../email/webhook-disabled.tsx';
-import type { WebhookEndpoint, WebhookEndpointStore } from '../../endpoints/webhook-endpoint-store.ts';
-import type { VerifiedRecipients } from '../../recipients/recipient-store.ts';
-import type { Delivery, NotificationStores } from '../../store/index.ts';
+import type {
+  Delivery,
+  NotificationStores,
+  VerifiedRecipients,
+  WebhookEndpoint,
+  WebhookEndpointStore,
+} from '../../store/index.ts';
 
 /** Deliveries in a row failed for good (since the endpoint was last enabled) that disable it. */
 export const FAILURES_BEFORE_DISABLING = 5;

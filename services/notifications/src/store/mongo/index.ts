@@ -6,6 +6,8 @@ import { createMongoNotificationViews } from './notification-views.ts';
 import { createMongoOutcomeOutbox } from './outcome-outbox.ts';
 
 export { MONGO_MIGRATIONS, migrateMongoNotifications } from './migrations/index.ts';
+export { createMongoRecipientStore } from './recipients.ts';
+export { createMongoWebhookEndpointStore, REVISION_KEPT_MS } from './webhook-endpoints.ts';
 
 /** The delivery pipeline's stores on one MongoDB database, migrated (`migrateMongoNotifications`) before. */
 export function createMongoNotificationStores(conn: MongoConnection): NotificationStores {

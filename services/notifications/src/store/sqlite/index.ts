@@ -7,6 +7,8 @@ import { createSqliteNotificationViews } from './notification-views.ts';
 import { createSqliteOutcomeOutbox } from './outcome-outbox.ts';
 
 export { migrateSqliteNotifications, SQLITE_MIGRATIONS } from './migrations/index.ts';
+export { createSqliteRecipientStore } from './recipients.ts';
+export { createSqliteWebhookEndpointStore } from './webhook-endpoints.ts';
 
 /** The delivery pipeline's stores on one SQLite file, migrated (`migrateSqliteNotifications`), one group commit. */
 export function createSqliteNotificationStores(db: SqliteDb): NotificationStores {

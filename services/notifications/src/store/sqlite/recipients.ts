@@ -1,5 +1,6 @@
 import type { SqliteDb } from '@formgate/store/sqlite';
-import { type MailCounter, nextMailCounter, type Recipient, type RecipientStore } from './recipient-store.ts';
+import { nextMailCounter, type RecipientStore } from '../recipients.ts';
+import type { MailCounter, Recipient } from '../records.ts';
 
 interface Row {
   id: string;

@@ -1,42 +1,4 @@
-import type { WebhookEventType, WebhookKind } from '@formgate/contracts';
-import type { OrgScope } from '../store/records.ts';
-
-export type { OrgScope };
-
-/** A webhook endpoint of a form. `secret` signs every delivery: it never leaves the service after its creation. */
-export interface WebhookEndpoint {
-  id: string;
-  orgId: string;
-  formId: string;
-  url: string;
-  kind: WebhookKind;
-  events: WebhookEventType[];
-  /** False when a person disabled it, or when the service disabled it since it was last enabled (`disable`). */
-  enabled: boolean;
-  /** Why the service disabled it; null when enabled or disabled by a person. */
-  disabledReason: string | null;
-  /** When it was created or last (re-)enabled: failures before this moment do not count towards disabling it. */
-  enabledAt: string;
-  secret: string;
-  /** The secret a rotation replaced: it signs too until `expiresAt`. */
-  previousSecret: { secret: string; expiresAt: string } | null;
-  createdAt: string;
-  updatedAt: string;
-  /** How many times people changed it (`update`): a change is based on one revision and makes the next. */
-  revision: number;
-}
-
-/** What `update` (a person's change) may change; the service disables an endpoint with `disable` instead. */
-export type WebhookEndpointChanges = Partial<
-  Pick<WebhookEndpoint, 'url' | 'kind' | 'events' | 'enabled' | 'enabledAt' | 'secret' | 'previousSecret'>
-> & { updatedAt: string };
-
-/** The service's disabling of an endpoint, for the time it was enabled at `enabledAt`. */
-export interface WebhookDisabling {
-  reason: string;
-  /** When it was disabled: the endpoint's `updatedAt` reads at least this. */
-  at: string;
-}
+import type { OrgScope, WebhookDisabling, WebhookEndpoint, WebhookEndpointChanges } from './records.ts';
 
 /** The key of the disabling of endpoint `id` as enabled at `enabledAt` (the notice's claim is keyed the same). */
 export const disablingKey = (id: string, enabledAt: string) => `disabled:${id}:${enabledAt}`;
@@ -56,7 +18,7 @@ export function withDisabling(stored: WebhookEndpoint, disabling: WebhookDisabli
 }
 
 /**
- * Webhook endpoints. Guarantees every adapter keeps (checked by `webhook-endpoint-store.contract.ts`):
+ * Webhook endpoints. Guarantees every adapter keeps (checked by `webhook-endpoints.contract.ts`):
  *
  * - `create` stores the endpoint unless its form already has `limit` endpoints: the limit holds however many
  *   instances create at once (a unique insert of one of the form's `limit` slots, not a count then an insert).

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { type ContractSkip, describeContract } from '@formgate/kit/testing';
 import { beforeAll, expect } from 'vitest';
-import type { WebhookEndpoint, WebhookEndpointStore } from '../src/endpoints/webhook-endpoint-store.ts';
 import { generateWebhookSecret } from '../src/endpoints/webhook-secret.ts';
+import type { WebhookEndpoint, WebhookEndpointStore } from '../src/store/index.ts';
 
 export interface WebhookEndpointStoreTarget {
   /** Tests this adapter does not run, each with the reason. */

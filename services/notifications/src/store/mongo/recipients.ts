@@ -1,12 +1,6 @@
 import { isDuplicateKeyError, type MongoConnection } from '@formgate/store/mongo';
-import {
-  type MailClaim,
-  type MailCounter,
-  type MailPolicy,
-  nextMailCounter,
-  type Recipient,
-  type RecipientStore,
-} from './recipient-store.ts';
+import { nextMailCounter, type RecipientStore } from '../recipients.ts';
+import type { MailClaim, MailCounter, MailPolicy, Recipient } from '../records.ts';
 
 interface RecipientDoc {
   _id: string;

@@ -1,32 +1,4 @@
-/** One notification address of an organization. */
-export interface Recipient {
-  id: string;
-  orgId: string;
-  /** Always lower-cased. */
-  email: string;
-  verified: boolean;
-  createdAt: Date;
-  /** When it was verified (by its link, or at once as the adding member's own sign-in address). */
-  verifiedAt: Date | null;
-}
-
-export type AddRecipientResult =
-  | { outcome: 'created'; recipient: Recipient }
-  /** The organization already has this address (compared case-insensitively): nothing changed. */
-  | { outcome: 'exists'; recipient: Recipient }
-  /** The organization already has `limit` addresses: nothing changed. */
-  | { outcome: 'limit-reached' };
-
-/** How many verification mails one address of an organization may receive. */
-export interface MailPolicy {
-  /** The shortest time between two mails. */
-  minIntervalMs: number;
-  /** At most this many mails per `windowMs`. */
-  maxPerWindow: number;
-  windowMs: number;
-}
-
-export type MailClaim = { allowed: true } | { allowed: false; retryAt: Date };
+import type { AddRecipientResult, MailClaim, MailCounter, MailPolicy, Recipient } from './records.ts';
 
 /**
  * The organizations' notification addresses (double opt-in). Guarantees every adapter keeps:
@@ -64,13 +36,6 @@ export interface RecipientStore {
   getOrgName(orgId: string): Promise<string | null>;
   purgeOrganization(scope: { orgId: string }): Promise<void>;
   close(): Promise<void>;
-}
-
-/** A verification-mail counter of one (organization, address). */
-export interface MailCounter {
-  windowStart: Date;
-  sentInWindow: number;
-  lastSentAt: Date;
 }
 
 /** The counter after one more mail at `now`, or when the next mail may go (shared by the adapters). */

@@ -1,5 +1,5 @@
-import { createSqliteRecipientStore } from '../src/recipients/sqlite-recipient-store.ts';
+import { createSqliteRecipientStore } from '../src/store/sqlite/index.ts';
 import { migratedSqlite } from './notifications-db.ts';
-import { runRecipientStoreContract } from './recipient-store.contract.ts';
+import { runRecipientStoreContract } from './recipients.contract.ts';
 
 runRecipientStoreContract({ name: 'sqlite', create: async () => createSqliteRecipientStore(migratedSqlite()) });

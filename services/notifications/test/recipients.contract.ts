@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { type ContractSkip, describeContract } from '@formgate/kit/testing';
 import { afterAll, beforeAll, expect } from 'vitest';
-import type { MailPolicy, RecipientStore } from '../src/recipients/recipient-store.ts';
+import type { MailPolicy, RecipientStore } from '../src/store/index.ts';
 
 export interface RecipientStoreTarget {
   /** Tests this adapter does not run, each with the reason. */

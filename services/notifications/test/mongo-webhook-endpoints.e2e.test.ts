@@ -1,10 +1,10 @@
 import { useTestMongo } from '@formgate/store/testing';
 import { expect, it } from 'vitest';
-import { createMongoWebhookEndpointStore } from '../src/endpoints/mongo-webhook-endpoint-store.ts';
-import { disablingKey, type WebhookEndpoint } from '../src/endpoints/webhook-endpoint-store.ts';
 import { generateWebhookSecret } from '../src/endpoints/webhook-secret.ts';
+import { disablingKey, type WebhookEndpoint } from '../src/store/index.ts';
+import { createMongoWebhookEndpointStore } from '../src/store/mongo/index.ts';
 import { migratedMongo } from './notifications-db.ts';
-import { endpoint, runWebhookEndpointStoreContract, T0 } from './webhook-endpoint-store.contract.ts';
+import { endpoint, runWebhookEndpointStoreContract, T0 } from './webhook-endpoints.contract.ts';
 
 // biome-ignore lint/correctness/useHookAtTopLevel: a vitest lifecycle helper, not a React hook (react is a dependency here)
 const mongo = useTestMongo();

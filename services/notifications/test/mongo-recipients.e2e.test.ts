@@ -1,7 +1,7 @@
 import { useTestMongo } from '@formgate/store/testing';
-import { createMongoRecipientStore } from '../src/recipients/mongo-recipient-store.ts';
+import { createMongoRecipientStore } from '../src/store/mongo/index.ts';
 import { migratedMongo } from './notifications-db.ts';
-import { runRecipientStoreContract } from './recipient-store.contract.ts';
+import { runRecipientStoreContract } from './recipients.contract.ts';
 
 // biome-ignore lint/correctness/useHookAtTopLevel: vitest's setup helper, not a React hook (this package uses React).
 const mongo = useTestMongo();

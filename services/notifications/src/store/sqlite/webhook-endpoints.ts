@@ -1,11 +1,6 @@
 import type { SqliteDb } from '@formgate/store/sqlite';
-import {
-  definedChanges,
-  disablingKey,
-  type WebhookEndpoint,
-  type WebhookEndpointStore,
-  withDisabling,
-} from './webhook-endpoint-store.ts';
+import type { WebhookEndpoint } from '../records.ts';
+import { definedChanges, disablingKey, type WebhookEndpointStore, withDisabling } from '../webhook-endpoints.ts';
 
 /** An endpoint's row with the service's disabling for its current `enabledAt`, if any. */
 const READ = `

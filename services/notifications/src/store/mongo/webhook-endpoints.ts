@@ -1,13 +1,6 @@
 import { insertOnce, isDuplicateKeyError, type MongoConnection, type MongoDb } from '@formgate/store/mongo';
-import {
-  definedChanges,
-  disablingKey,
-  type OrgScope,
-  type WebhookEndpoint,
-  type WebhookEndpointChanges,
-  type WebhookEndpointStore,
-  withDisabling,
-} from './webhook-endpoint-store.ts';
+import type { OrgScope, WebhookEndpoint, WebhookEndpointChanges } from '../records.ts';
+import { definedChanges, disablingKey, type WebhookEndpointStore, withDisabling } from '../webhook-endpoints.ts';
 
 /**
  * An endpoint as created (revision 0), holding one of its form's numbered slots. Written once, by its creation;
