@@ -4,15 +4,11 @@ import type { ContractIt } from '@formgate/kit/testing';
 import { expect } from 'vitest';
 import type { FormsStores } from '../src/store/forms-stores.ts';
 import type { SubmissionRecord } from '../src/store/records.ts';
-import { form, org } from './forms-fixtures.ts';
+import { submission as aSubmission, form, org } from './forms-fixtures.ts';
 
-function submission(f: Form, createdAt: string, spam = false, blobKey?: string): SubmissionRecord {
-  return {
-    id: randomUUID(),
-    formId: f.id,
-    orgId: f.orgId,
-    createdAt,
-    fields: [{ name: 'email', value: 'a@example.com' }],
+/** The shared fixture, spam (a honeypot reason) or not, with one stored file when `blobKey` is given. */
+const submission = (f: Form, createdAt: string, spam = false, blobKey?: string): SubmissionRecord =>
+  aSubmission(f, createdAt, {
     files: blobKey ? [{ field: 'cv', blobKey, filename: 'cv.pdf', contentType: 'application/pdf', size: 3 }] : [],
     spam: {
       isSpam: spam,
@@ -20,9 +16,7 @@ function submission(f: Form, createdAt: string, spam = false, blobKey?: string):
         ? [{ layer: 'honeypot' as const, rule: 'field-filled', detail: 'honeypot field _gotcha was filled' }]
         : [],
     },
-    held: false,
-  };
-}
+  });
 
 const DAY1 = '2026-03-01T23:59:59.999Z';
 const DAY2 = '2026-03-02T00:00:00.000Z';
