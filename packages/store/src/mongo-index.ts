@@ -3,6 +3,7 @@ export * from './mongo.ts';
 export * from './mongo-equality-flag.ts';
 export * from './mongo-insert-once.ts';
 export * from './mongo-migrations.ts';
+export * from './mongo-outcome-overlay.ts';
 export * from './mongo-page-buckets.ts';
 export * from './mongo-tombstones.ts';
 export * from './mongo-version-outbox.ts';

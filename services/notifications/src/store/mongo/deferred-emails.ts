@@ -21,7 +21,7 @@ export function createMongoDeferredEmails(db: MongoDb): DeferredEmails {
         },
       );
       const doc = await c.deliveries.findOne({ _id: deliveryId });
-      return doc ? ((await c.settled([doc]))[0] ?? null) : null;
+      return doc ? ((await c.successes.settled([doc]))[0] ?? null) : null;
     },
     async listDeferred(orgId, limit) {
       // Index `parked` (`parked`, `orgId`).
@@ -30,7 +30,7 @@ export function createMongoDeferredEmails(db: MongoDb): DeferredEmails {
         .sort({ orgId: 1, deferredAt: 1, _id: 1 })
         .limit(limit)
         .toArray();
-      return (await c.settled(docs)).filter((d) => d.status === 'deferred');
+      return (await c.successes.settled(docs)).filter((d) => d.status === 'deferred');
     },
     async deferredOrgs() {
       // Index `parked`.

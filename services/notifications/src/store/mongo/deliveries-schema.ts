@@ -1,4 +1,4 @@
-import { duplicateIndexes, equalityFlag, type MongoDb } from '@formgate/store/mongo';
+import { createMongoOutcomeOverlay, duplicateIndexes, equalityFlag, type MongoDb } from '@formgate/store/mongo';
 import { type AttemptOutcome, attemptKey, type Delivery, isFinal } from '../records.ts';
 
 /** Set exactly while `nextAttemptAt` is: what `listDue` finds by equality (index `due_flag`). */
@@ -11,10 +11,8 @@ export const PARKED = equalityFlag('parked');
  * then answered `deferred` unless final), `deferralPending` while its `delivery.deferred` awaits publication.
  *
  * `batch` is set on a delivery whose first attempt a consumer batch claimed. Such a delivery is not written again when
- * that attempt succeeds: the success is its attempt record `<id>#1`, inserted with other successes in one command
- * (`createMongoWriteGroup`), and every read overlays it (`overlay`) while the delivery says `attempts: 0`. On FerretDB
- * an update per delivery is one command each (`updateEachOne`); on MongoDB one `bulkWrite` would write the successes
- * on the deliveries themselves and the overlay would not be needed.
+ * that attempt succeeds: the success is its attempt record `<id>#1` only, and every read folds it in while the
+ * delivery says `attempts: 0` (`createMongoOutcomeOverlay`, with what MongoDB does instead).
  */
 export type DeliveryDoc = Omit<Delivery, 'id'> & {
   _id: string;
@@ -61,9 +59,8 @@ export const toDelivery = ({
   ...(webhookEvent ? { webhookEvent } : {}),
 });
 
-/** The delivery with its first attempt's outcome, recorded in the attempt record only (a batch's success). */
-export function withOutcome(delivery: Delivery, outcome: AttemptOutcome | null | undefined): Delivery {
-  if (!outcome) return delivery;
+/** The delivery with its first attempt's outcome folded in (a batch's success, recorded in the attempt record only). */
+export function withOutcome(delivery: Delivery, outcome: AttemptOutcome): Delivery {
   return {
     ...delivery,
     status: outcome.status,
@@ -76,27 +73,36 @@ export function withOutcome(delivery: Delivery, outcome: AttemptOutcome | null |
   };
 }
 
-/** A delivery whose first attempt a batch claimed and whose own document has no outcome yet: read its record. */
-const awaitsOverlay = (doc: DeliveryDoc) => doc.batch !== undefined && doc.attempts === 0;
-
 /**
- * The collections, the overlay every read applies, and the write of an outcome on its delivery. A read or write that
- * names no index is by `_id`; the indexes are created by `migrations/0001-deliveries.ts`.
+ * The collections, the first-attempt successes recorded in attempt records only (`successes`: every read folds them
+ * in), and the write of an outcome on its delivery. A read or write that names no index is by `_id`; the indexes are
+ * created by `migrations/0001-deliveries.ts`.
  */
 function core(db: MongoDb) {
   const deliveries = db.collection<DeliveryDoc>('deliveries');
   const attempts = db.collection<AttemptDoc>('delivery_attempts');
   const batches = db.collection<BatchDoc>('first_attempt_batches');
 
-  /** Attempt 1's recorded outcome (one `_id` read). */
-  const firstOutcome = async (deliveryId: string) =>
-    (await attempts.findOne({ _id: attemptKey(deliveryId, 1) }))?.outcome ?? null;
-  /** The delivery as every read answers it: with a batch's first-attempt success overlaid. */
-  const overlay = async (doc: DeliveryDoc): Promise<Delivery> =>
-    awaitsOverlay(doc) ? withOutcome(toDelivery(doc), await firstOutcome(doc._id)) : toDelivery(doc);
+  const successes = createMongoOutcomeOverlay({
+    records: attempts,
+    recordId: (deliveryId) => attemptKey(deliveryId, 1),
+    // A batch's claim whose delivery has no outcome of its own yet.
+    awaits: (doc: DeliveryDoc) => doc.batch !== undefined && doc.attempts === 0,
+    view: toDelivery,
+    fold: withOutcome,
+    // For the lists that read the delivery's own flags (`due`, `parked`, the publication marks): a success whose
+    // delivery a later writer flagged (a recovery's claim, or a deferral while the success was on its way) is
+    // written on it as any outcome is, which clears them. Its publication stays the batch's.
+    settle: (doc, outcome) => writeOutcome(doc._id, 1, outcome, false),
+  });
 
   /** An attempt's outcome on its delivery, unless a later attempt recorded one there first; the delivery after it. */
-  const writeOutcome = async (deliveryId: string, attempt: number, outcome: AttemptOutcome, publication = true) => {
+  async function writeOutcome(
+    deliveryId: string,
+    attempt: number,
+    outcome: AttemptOutcome,
+    publication = true,
+  ): Promise<Delivery | null> {
     const final = isFinal(outcome.status);
     const next = final ? null : outcome.nextAttemptAt;
     const due = DUE.holds(next !== null);
@@ -124,36 +130,13 @@ function core(db: MongoDb) {
         { $set: set, $unset: unset },
         { returnDocument: 'after' },
       )) ?? (await deliveries.findOne({ _id: deliveryId }));
-    return doc ? overlay(doc) : null;
-  };
+    return doc ? successes.read(doc) : null;
+  }
 
-  return {
-    deliveries,
-    attempts,
-    batches,
-    firstOutcome,
-    overlay,
-    overlayAll: (docs: DeliveryDoc[]) => Promise.all(docs.map(overlay)),
-    writeOutcome,
-  };
+  return { deliveries, attempts, batches, successes, writeOutcome };
 }
 
 type Core = ReturnType<typeof core>;
-
-/**
- * The deliveries as `overlay` answers them, for the lists whose queries read the document's own flags (`due`,
- * `parked`, the publication marks): a batch's success whose delivery a later writer flagged (a recovery's claim or a
- * deferral while the success was on its way) is written on the delivery as any outcome is, which clears the flags,
- * so the lists stop finding it. Its publication stays the batch's.
- */
-const settled = (c: Core, docs: DeliveryDoc[]) =>
-  Promise.all(
-    docs.map(async (doc) => {
-      const outcome = awaitsOverlay(doc) ? await c.firstOutcome(doc._id) : null;
-      if (!outcome) return toDelivery(doc);
-      return (await c.writeOutcome(doc._id, 1, outcome, false)) ?? withOutcome(toDelivery(doc), outcome);
-    }),
-  );
 
 /**
  * Inserts the deliveries whose id is new (one unordered insert) and answers each as stored, with whether this call
@@ -166,7 +149,7 @@ async function insertOrFind(c: Core, docs: DeliveryDoc[]) {
       if (!taken.has(i)) return { delivery: toDelivery(doc), inserted: true };
       const stored = await c.deliveries.findOne({ _id: doc._id });
       if (!stored) throw new Error(`delivery ${doc._id} was not stored`);
-      return { delivery: await c.overlay(stored), inserted: false };
+      return { delivery: await c.successes.read(stored), inserted: false };
     }),
   );
 }
@@ -174,11 +157,7 @@ async function insertOrFind(c: Core, docs: DeliveryDoc[]) {
 /** The deliveries' collections and the reads and writes every Mongo port of the pipeline shares. */
 export function deliveriesCollection(db: MongoDb) {
   const c = core(db);
-  return {
-    ...c,
-    settled: (docs: DeliveryDoc[]) => settled(c, docs),
-    insertOrFind: (docs: DeliveryDoc[]) => insertOrFind(c, docs),
-  };
+  return { ...c, insertOrFind: (docs: DeliveryDoc[]) => insertOrFind(c, docs) };
 }
 
 export type DeliveriesCollection = ReturnType<typeof deliveriesCollection>;

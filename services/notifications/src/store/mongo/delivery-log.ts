@@ -1,4 +1,4 @@
-import { createMongoWriteGroup, ignoreDuplicates, type MongoDb } from '@formgate/store/mongo';
+import { ignoreDuplicates, type MongoDb } from '@formgate/store/mongo';
 import type { DeliveryLog } from '../delivery-log.ts';
 import {
   type AttemptOutcome,
@@ -44,12 +44,12 @@ function reads(c: DeliveriesCollection): Reads {
     async getDelivery({ orgId }, id) {
       // Index `_id`; the organization is checked on the document read.
       const doc = await deliveries.findOne({ _id: id });
-      return doc && doc.orgId === orgId ? c.overlay(doc) : null;
+      return doc && doc.orgId === orgId ? c.successes.read(doc) : null;
     },
     async listBySubmission({ orgId }, submissionId) {
       // Index `submission`; the organization is filtered by the server over the submission's few deliveries.
       const docs = await deliveries.find({ submissionId, orgId }).sort({ submissionId: 1, createdAt: 1 }).toArray();
-      return (await c.overlayAll(docs)).sort(
+      return (await c.successes.readAll(docs)).sort(
         (a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id),
       );
     },
@@ -60,7 +60,7 @@ function reads(c: DeliveriesCollection): Reads {
         .sort({ targetId: -1, createdAt: -1 })
         .limit(limit)
         .toArray();
-      return c.overlayAll(docs);
+      return c.successes.readAll(docs);
     },
     async listFailed({ orgId }, formId, range, limit) {
       // Index `form_status`.
@@ -93,7 +93,7 @@ function reads(c: DeliveriesCollection): Reads {
         .sort({ nextAttemptAt: 1 })
         .limit(limit)
         .toArray();
-      return (await c.settled(docs)).filter((d) => d.status === 'pending' || d.status === 'retrying');
+      return (await c.successes.settled(docs)).filter((d) => d.status === 'pending' || d.status === 'retrying');
     },
   };
 }
@@ -108,7 +108,7 @@ function attemptWrites(c: DeliveriesCollection): Pick<DeliveryLog, 'claimAttempt
         // A delivery a batch planned was claimed for attempt 1 by its insert (set once, at creation): held.
         const doc = await deliveries.findOne({ _id: deliveryId });
         if (doc?.batch !== undefined) {
-          return { claimed: false, startedAt: doc.batch.startedAt, outcome: await c.firstOutcome(deliveryId) };
+          return { claimed: false, startedAt: doc.batch.startedAt, outcome: await c.successes.outcomeOf(deliveryId) };
         }
       }
       try {
@@ -144,36 +144,16 @@ function attemptWrites(c: DeliveriesCollection): Pick<DeliveryLog, 'claimAttempt
 function batchWrites(c: DeliveriesCollection): Omit<DeliveryLog, keyof Reads | 'claimAttempt' | 'recordOutcome'> {
   const { deliveries, attempts, batches } = c;
 
-  /** A batch's successes: their attempt records, gathered into one insert while another is under way. */
-  const successes = createMongoWriteGroup(
-    async (items: { delivery: string; startedAt: string; outcome: AttemptOutcome }[]) => {
-      // A record there already (an outcome written twice) stays.
-      await attempts
-        .insertMany(
-          items.map(({ delivery, startedAt, outcome }) => ({
-            _id: attemptKey(delivery, 1),
-            deliveryId: delivery,
-            attempt: 1,
-            startedAt,
-            outcome,
-          })),
-          { ordered: false },
-        )
-        .catch(ignoreDuplicates);
-      return items.map(() => undefined);
-    },
-  );
-
   /** Attempt 1 of a delivery `batch` claimed: a success is its attempt record only, a failure is written as any. */
   async function recordFirst(batch: FirstAttemptBatch, delivery: Delivery, outcome: AttemptOutcome) {
+    const deliveryId = delivery.id;
+    const record = { _id: attemptKey(deliveryId, 1), deliveryId, attempt: 1, startedAt: batch.startedAt, outcome };
     if (outcome.status === 'succeeded') {
-      await successes.submit({ delivery: delivery.id, startedAt: batch.startedAt, outcome });
+      // Gathered with other successes into one insert while another is under way.
+      await c.successes.record(record);
       return withOutcome(delivery, outcome);
     }
-    const deliveryId = delivery.id;
-    await attempts
-      .insertOne({ _id: attemptKey(deliveryId, 1), deliveryId, attempt: 1, startedAt: batch.startedAt, outcome })
-      .catch(ignoreDuplicates);
+    await attempts.insertOne(record).catch(ignoreDuplicates);
     return (await c.writeOutcome(deliveryId, 1, outcome)) ?? withOutcome(delivery, outcome);
   }
 
@@ -209,7 +189,7 @@ function batchWrites(c: DeliveriesCollection): Omit<DeliveryLog, keyof Reads | '
         docs.map(async ({ _id, deliveryIds, startedAt, leaseUntil }) => {
           // Index `_id`, one read each (an `$in` is not pushed down on FerretDB).
           const found = await Promise.all(deliveryIds.map((id) => deliveries.findOne({ _id: id })));
-          const stored = await c.overlayAll(found.filter((d): d is DeliveryDoc => d !== null));
+          const stored = await c.successes.readAll(found.filter((d): d is DeliveryDoc => d !== null));
           return { batch: { id: _id, startedAt, leaseUntil }, deliveries: stored as Delivery[] };
         }),
       );

@@ -27,7 +27,7 @@ export function createMongoOutcomeOutbox(db: MongoDb): OutcomeOutbox {
               .limit(limit - outcomes.length)
               .toArray()
           : [];
-      return c.settled([...outcomes, ...deferrals.filter((d) => !seen.has(d._id))]);
+      return c.successes.settled([...outcomes, ...deferrals.filter((d) => !seen.has(d._id))]);
     },
     async markPublished(ids) {
       await unsetEach(ids, 'eventPending');
