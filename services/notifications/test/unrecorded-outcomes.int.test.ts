@@ -3,7 +3,6 @@ import { eventually } from '@formgate/kit/testing';
 import { createSmtpMailer } from '@formgate/mail';
 import { type SmtpTestServer, startSmtpTestServer } from '@formgate/mail/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TAKEOVER_GRACE_MS } from '../src/deliveries/durable-outcomes.ts';
 import { createRetryWorker } from '../src/deliveries/retry-worker.ts';
 import { DELIVERY_TUNING } from '../src/deliveries/tuning.ts';
 import type { DeliveryLog } from '../src/store/index.ts';
@@ -139,7 +138,7 @@ describe('outcomes the store did not take at first', () => {
     expect(sent(event.submissionId)).toEqual({ email: 1, webhook: 1 });
 
     await handler.drain();
-    svc.clock.now += TAKEOVER_GRACE_MS;
+    svc.clock.now += DELIVERY_TUNING.takeoverGraceMs;
     await other.kick();
     const log = await afterTheLease(form, event.submissionId);
     expect(log.map((d) => [d.status, d.attempts])).toEqual([

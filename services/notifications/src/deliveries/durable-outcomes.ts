@@ -1,24 +1,15 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { classifyFailure } from '@formgate/contracts';
 import type { Clock, Logger } from '@formgate/kit';
-
-/** The first wait before writing an outcome again, doubled after every failure up to `RECORD_RETRY_MAX_MS`. */
-export const RECORD_RETRY_FIRST_MS = 100;
-export const RECORD_RETRY_MAX_MS = 5_000;
-/**
- * How long the store must have answered, after a failure this instance saw, before it takes over a claim whose
- * lease ended (ADR 66). A live holder writes again within `RECORD_RETRY_MAX_MS` of the store's return; this is six
- * of those waits, so an outage longer than the lease is not mistaken for a dead holder.
- */
-export const TAKEOVER_GRACE_MS = 30_000;
+import { DELIVERY_TUNING } from './tuning.ts';
 
 export interface DurableOutcomesDeps {
   clock: Clock;
   logger: Logger;
   random?: () => number;
-  /** `RECORD_RETRY_FIRST_MS` and `RECORD_RETRY_MAX_MS` unless given. */
+  /** `DELIVERY_TUNING.recordRetryFirstMs` and `recordRetryMaxMs` unless given. */
   retry?: { firstMs: number; maxMs: number };
-  /** `TAKEOVER_GRACE_MS` unless given. */
+  /** `DELIVERY_TUNING.takeoverGraceMs` unless given. */
   graceMs?: number;
 }
 
@@ -28,13 +19,17 @@ export interface DurableOutcomesDeps {
  * outcome; `stop` (shutdown) gives up on what is still unwritten, which its lease then finds as after a crash.
  *
  * The other half of that promise: a claim whose lease ended is taken over (`mayTakeOver`) only once the store has
- * answered for `TAKEOVER_GRACE_MS` since the last failure this instance saw (`failed`), its outcome writes' or
- * the retry worker's, so that a holder that outlived an outage longer than the lease writes before anyone resends.
+ * answered for `DELIVERY_TUNING.takeoverGraceMs` since the last failure this instance saw (`failed`), its outcome
+ * writes' or the retry worker's, so that a holder that outlived an outage longer than the lease writes before anyone
+ * resends.
  */
 export function createDurableOutcomes(deps: DurableOutcomesDeps) {
   const random = deps.random ?? Math.random;
-  const { firstMs, maxMs } = deps.retry ?? { firstMs: RECORD_RETRY_FIRST_MS, maxMs: RECORD_RETRY_MAX_MS };
-  const graceMs = deps.graceMs ?? TAKEOVER_GRACE_MS;
+  const { firstMs, maxMs } = deps.retry ?? {
+    firstMs: DELIVERY_TUNING.recordRetryFirstMs,
+    maxMs: DELIVERY_TUNING.recordRetryMaxMs,
+  };
+  const graceMs = deps.graceMs ?? DELIVERY_TUNING.takeoverGraceMs;
   const stopping = new AbortController();
   let lastFailure = Number.NEGATIVE_INFINITY;
 

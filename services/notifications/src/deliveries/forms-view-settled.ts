@@ -1,9 +1,6 @@
 import type { Settle } from '@formgate/contracts';
 import type { NotificationViews } from '../store/index.ts';
-
-/** How long this service waits for its forms view to reach a settle before saying it is behind. */
-const SETTLE_TIMEOUT_MS = 5_000;
-const POLL_MS = 25;
+import { DELIVERY_TUNING } from './tuning.ts';
 
 /**
  * Read your own settings (`SETTLE_HEADER`): resolves true once the forms view holds the version of the form a change
@@ -12,14 +9,14 @@ const POLL_MS = 25;
  * the store until it has it: a change of settings is rare. An organization's settings are not in this view: settled.
  */
 export function createFormsViewSettled(store: Pick<NotificationViews, 'getForm'>) {
-  return async ({ view, id, version }: Settle, timeoutMs = SETTLE_TIMEOUT_MS): Promise<boolean> => {
+  return async ({ view, id, version }: Settle, timeoutMs = DELIVERY_TUNING.formsViewSettleMs): Promise<boolean> => {
     if (view !== 'form') return true;
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const form = await store.getForm(id);
       if (form === 'deleted' || (form && form.version >= version)) return true;
       if (Date.now() >= deadline) return false;
-      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+      await new Promise((resolve) => setTimeout(resolve, DELIVERY_TUNING.formsViewPollMs));
     }
   };
 }

@@ -9,6 +9,20 @@ export const DELIVERY_TUNING = {
    * timeouts are 2 min and 30 s; a send that outlives this lease may be duplicated. `NOTIFICATIONS_ATTEMPT_LEASE_MS`.
    */
   attemptLeaseMs: 180_000,
+  /** One webhook attempt's deadline: DNS, connect, TLS, the request and the response's status. */
+  webhookAttemptTimeoutMs: 10_000,
+  /**
+   * The holder of a sent attempt writes its outcome until the store takes it (ADR 66): first again after
+   * `recordRetryFirstMs`, each wait doubled up to `recordRetryMaxMs`.
+   */
+  recordRetryFirstMs: 100,
+  recordRetryMaxMs: 5_000,
+  /**
+   * How long the store must have answered, after a failure this instance saw, before it takes over a claim whose
+   * lease ended (ADR 66). A live holder writes again within `recordRetryMaxMs` of the store's return; this is six
+   * of those waits, so an outage longer than the lease is not mistaken for a dead holder.
+   */
+  takeoverGraceMs: 30_000,
   /** Forms of one consumer batch planned at once. */
   formsPlannedAtOnce: 8,
   /**
@@ -42,6 +56,12 @@ export const DELIVERY_TUNING = {
   releaseLookMs: 30_000,
   /** How long a resend's request waits for its attempt before answering with the delivery as it stands. */
   resendWaitMs: 3_000,
+  /**
+   * How long a request that changed a form's settings waits for this service's forms view to hold them before it is
+   * told the service is behind (`SETTLE_HEADER`), reading the view every `formsViewPollMs`.
+   */
+  formsViewSettleMs: 5_000,
+  formsViewPollMs: 25,
   /** Failed deliveries one replay request re-attempts at most (`more: true` says there are others). */
   replayMax: 500,
 } as const;

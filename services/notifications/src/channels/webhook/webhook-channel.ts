@@ -7,14 +7,12 @@ import {
   type SendResult,
 } from '../../deliveries/channel.ts';
 import { RETRY_SCHEDULES } from '../../deliveries/retry-schedule.ts';
+import { DELIVERY_TUNING } from '../../deliveries/tuning.ts';
 import { submissionUrl } from '../../email/submission-view.ts';
 import { redactWebhookUrl } from '../../endpoints/webhook-url.ts';
 import type { Delivery, FormView, StoredSubmission } from '../../store/index.ts';
 import { afterFinal, type EndpointHealthDeps } from './endpoint-health.ts';
 import { buildWebhookRequest, sendWebhook, type WebhookEvent, type WebhookOutcome } from './index.ts';
-
-/** One attempt's deadline: DNS, connect, TLS, request and the response's status. */
-export const WEBHOOK_ATTEMPT_TIMEOUT_MS = 10_000;
 
 export interface WebhookChannelDeps extends EndpointHealthDeps {
   /** `WEBHOOKS_ALLOW_PRIVATE_TARGETS`: deliver to loopback and private addresses (tests, self-hosted receivers). */
@@ -93,7 +91,7 @@ export function createWebhookChannel(deps: WebhookChannelDeps): DeliveryChannel 
       url: delivery.target,
       body,
       headers,
-      timeoutMs: deps.timeoutMs ?? WEBHOOK_ATTEMPT_TIMEOUT_MS,
+      timeoutMs: deps.timeoutMs ?? DELIVERY_TUNING.webhookAttemptTimeoutMs,
       allowPrivateTargets: deps.allowPrivateTargets,
     });
     return {
