@@ -7,10 +7,10 @@ const packagesLoadedBy = (entry: string) => loadedFrom(entry, ROOT);
 
 // Each test starts Node processes (tsx): seconds on a loaded 2-core machine, beyond the unit default of 5 s.
 describe('@formgate/bus entry points', { timeout: 60_000 }, () => {
-  it('the port (@formgate/bus) loads neither kafkajs nor better-sqlite3', async () => {
-    const loaded = await packagesLoadedBy('@formgate/bus');
-    expect(loaded).not.toContain('kafkajs');
-    expect(loaded).not.toContain('better-sqlite3');
+  it('the port (@formgate/bus) and the bus across a MessagePort (@formgate/bus/port) load neither driver', async () => {
+    const loaded = await Promise.all([packagesLoadedBy('@formgate/bus'), packagesLoadedBy('@formgate/bus/port')]);
+    expect(loaded.flat()).not.toContain('kafkajs');
+    expect(loaded.flat()).not.toContain('better-sqlite3');
   });
 
   it('@formgate/bus/kafka loads kafkajs and not better-sqlite3; @formgate/bus/sqlite the reverse', async () => {
