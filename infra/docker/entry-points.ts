@@ -4,6 +4,8 @@
  */
 export const ENTRY_POINTS: Record<string, string> = {
   embedded: 'hosts/embedded/src/main.ts',
+  // Not a process of its own: the embedded host's services thread (ADR 77), started by `embedded.mjs`.
+  'embedded-services': 'hosts/embedded/src/services-thread/services-worker.ts',
   gateway: 'gateway/src/main.ts',
   forms: 'services/forms/src/main.ts',
   ingest: 'services/ingest/src/main.ts',

@@ -9,7 +9,13 @@ try {
   console.error((err as Error).message);
   process.exit(1);
 }
-const app = await startEmbedded(config);
+// The production bundle ships the services thread beside this file; from source it runs through tsx (ADR 77).
+const bundled = import.meta.url.endsWith('.mjs');
+const app = await startEmbedded(config, {
+  ...(bundled ? { servicesWorker: new URL('./embedded-services.mjs', import.meta.url) } : {}),
+  // Without its services thread the process would take submissions it can no longer project or notify.
+  onFatal: () => process.exit(1),
+});
 // SIGTERM: readiness 503, in-flight requests drain, consumers commit; past SHUTDOWN_TIMEOUT_MS, exit 1.
 onShutdownSignal({
   name: 'formgate',

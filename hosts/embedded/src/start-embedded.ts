@@ -9,19 +9,11 @@ import {
   createMailer,
   createSqliteAccountsStore,
 } from '@formgate/accounts';
-import { createBillingService, createSqliteBillingStores, migrateSqliteBilling } from '@formgate/billing';
 import { type EventBus, traced } from '@formgate/bus';
 import { createSqliteBus } from '@formgate/bus/sqlite';
-import {
-  createFormsService,
-  createSqliteFormsStores,
-  FORMS_MIGRATION_SCOPE,
-  sqliteFormsMigrations,
-} from '@formgate/forms';
-import { createGateway, formsCaller, siteConfigFrom, startSiteProvisioning } from '@formgate/gateway';
+import { createGateway, formsCaller, siteConfigFrom, startSiteProvisioning, type Target } from '@formgate/gateway';
 import { altchaDifficulty, captchaVerifyConfig, createIngestService } from '@formgate/ingest';
 import {
-  createFileLinks,
   createHttpServer,
   createIdentityCodec,
   createLogger,
@@ -38,29 +30,27 @@ import {
   startTracing,
   systemClock,
   systemIds,
+  withMetricsFrom,
   withReadyz,
 } from '@formgate/kit';
-import {
-  createEmailComposer,
-  createNotificationsService,
-  createSqliteNotificationStores,
-  createSqliteRecipientStore,
-  createSqliteWebhookEndpointStore,
-  migrateSqliteNotifications,
-} from '@formgate/notifications';
-import { createOrgsService, createSqliteOrgsStores, migrateSqliteOrgs } from '@formgate/orgs';
-import { createSqliteBlobStore, openSqlite, runSqliteMigrations } from '@formgate/store/sqlite';
+import { createSqliteBlobStore, openSqlite } from '@formgate/store/sqlite';
 import type { EmbeddedConfig } from './config.ts';
 import { embeddedSecret } from './secrets.ts';
+import type { ThreadService } from './services-thread/protocol.ts';
+import { SOURCE_SERVICES_WORKER, startServicesThread } from './services-thread/start-services-thread.ts';
 
 const WEB_DIST = fileURLToPath(new URL('../../../web/dist', import.meta.url));
 
-/** Test seams, never set by `main.ts`: where a test injects faults. */
+/** What `main.ts` or a test sets beyond the configuration: the services thread's script and fate, and test seams. */
 export interface EmbeddedSeams {
-  /** Wraps the accounts database adapter (`createAdapterFaults` from `@formgate/accounts/testing`). */
+  /** Test seam: wraps the accounts database adapter (`createAdapterFaults` from `@formgate/accounts/testing`). */
   wrapAccountsAdapter?: AdapterWrapper;
-  /** Receives the embedded log once it is open: a test publishes or reads what another component would. */
+  /** Test seam: receives the embedded log once it is open: a test publishes or reads what another component would. */
   exposeBus?: (bus: EventBus) => void;
+  /** The services thread's script (`main.ts` of the production bundle names its own; default: from source). */
+  servicesWorker?: URL;
+  /** Called when the services thread stops without being asked to (`main.ts`: the process exits). */
+  onFatal?: (err: Error) => void;
 }
 
 /**
@@ -92,10 +82,15 @@ export async function startEmbedded(config: EmbeddedConfig, seams: EmbeddedSeams
     openSqlite(join(config.DATA_DIR, name), { synchronous: config.SQLITE_SYNCHRONOUS, exclusive });
   // One registry for the whole process: every service, the log and the gateway record into it.
   const metrics = createMetrics();
+  // The services thread's series join once it runs (one exposition for the process).
+  const metricsFrom: (() => Promise<unknown[]>)[] = [];
   const metricsServer =
     config.METRICS_PORT === undefined
       ? undefined
-      : await serveMetrics(metrics, { port: config.METRICS_PORT, host: config.HOST, logger });
+      : await serveMetrics(
+          withMetricsFrom(metrics, () => Promise.all(metricsFrom.map((read) => read()))),
+          { port: config.METRICS_PORT, host: config.HOST, logger },
+        );
   const busDb = sqlite('bus.db', true);
   // The SQLite files answer a read of their schema (a real read of the file, not a no-op `SELECT 1`).
   const storeHealth = createStoreHealth({
@@ -112,16 +107,11 @@ export async function startEmbedded(config: EmbeddedConfig, seams: EmbeddedSeams
   const bus = tracing ? traced(log, tracing, 'formgate-log') : log;
   readiness.register('bus', () => bus.ping());
   seams.exposeBus?.(bus);
-  const codec = createIdentityCodec(randomBytes(32).toString('base64url'));
+  const identitySecret = randomBytes(32).toString('base64url');
+  const codec = createIdentityCodec(identitySecret);
   const common = { bus, clock: systemClock, ids: systemIds, identity: codec, metrics, storeHealth, tracing };
-  const dbs = {
-    forms: sqlite('forms.db'),
-    billing: sqlite('billing.db'),
-    orgs: sqlite('orgs.db'),
-    notifications: sqlite('notifications.db'),
-    blobs: sqlite('blobs.db'),
-    auth: openSqlite(join(config.DATA_DIR, 'auth.db')),
-  };
+  // This thread's files; the services thread opens its own (forms, billing, orgs, notifications).
+  const dbs = { blobs: sqlite('blobs.db'), auth: openSqlite(join(config.DATA_DIR, 'auth.db')) };
   for (const [name, db] of Object.entries(dbs)) {
     const read = db.prepare('SELECT count(*) FROM sqlite_schema');
     storeHealth.register(`sqlite:${name}`, () => void read.get());
@@ -129,14 +119,11 @@ export async function startEmbedded(config: EmbeddedConfig, seams: EmbeddedSeams
   readiness.register('stores', async () => {
     if (!(await storeHealth.healthy())) throw new Error('a database file does not answer');
   });
-  // Uploads live in SQLite (ADR 11).
+  // Uploads live in SQLite (ADR 11); opened (and migrated) here before the services thread opens the file too.
   const blobs = createSqliteBlobStore(dbs.blobs);
-  // Before the stores are built: they assume the latest shape (ADR 72).
-  runSqliteMigrations(dbs.forms, FORMS_MIGRATION_SCOPE, sqliteFormsMigrations);
 
   const secret = (name: EmbeddedSecretName, configured?: string, previous?: string) =>
     embeddedSecret(config.DATA_DIR, name, configured, previous);
-  const fileLinkSecret = secret('file-link-secret', config.FILE_LINK_SECRET, config.FILE_LINK_SECRET_PREVIOUS);
   const ingestSecret = secret('ingest-secret', config.INGEST_SECRET, config.INGEST_SECRET_PREVIOUS);
   const operatorToken = secret('operator-token', config.OPERATOR_TOKEN, config.OPERATOR_TOKEN_PREVIOUS);
   const ingest = createIngestService({
@@ -151,51 +138,37 @@ export async function startEmbedded(config: EmbeddedConfig, seams: EmbeddedSeams
     // Called in process by the gateway, which resolved the client's address on this very request.
     trustedProxies: config.TRUSTED_PROXIES,
   });
-  const forms = createFormsService({
-    ...common,
-    logger: logger.child({ service: 'forms' }),
-    stores: createSqliteFormsStores(dbs.forms),
-    blobs,
-    fileLinkSecret,
-    catalog,
+  // Forms, billing, orgs and notifications run on a thread of their own (ADR 77): this one answers `/f/*` and
+  // appends, that one projects, meters and notifies. They start first: ingest answers once its views have replayed.
+  const servicesThread = await startServicesThread({
+    script: seams.servicesWorker ?? SOURCE_SERVICES_WORKER,
+    data: {
+      config,
+      publicUrl,
+      identitySecret,
+      fileLinkSecret: secret('file-link-secret', config.FILE_LINK_SECRET, config.FILE_LINK_SECRET_PREVIOUS),
+      notificationsLinkSecret: secret(
+        'notifications-link-secret',
+        config.NOTIFICATIONS_LINK_SECRET,
+        config.NOTIFICATIONS_LINK_SECRET_PREVIOUS,
+      ),
+    },
+    bus: log,
+    logger,
+    onExit: (err) => {
+      logger.fatal({ err }, 'the services thread stopped: submissions are no longer projected or notified');
+      seams.onFatal?.(err);
+    },
   });
-  migrateSqliteBilling(dbs.billing);
-  const billing = createBillingService({
-    ...common,
-    logger: logger.child({ service: 'billing' }),
-    ...createSqliteBillingStores(dbs.billing),
-    catalog,
-    billingEnabled: config.STRIPE_SECRET_KEY !== undefined,
+  storeHealth.register('services-thread', async () => {
+    if (!(await servicesThread.healthy(true)))
+      throw new Error('a database file of the services thread does not answer');
   });
-  migrateSqliteOrgs(dbs.orgs);
-  const orgs = createOrgsService({
-    ...common,
-    logger: logger.child({ service: 'orgs' }),
-    ...createSqliteOrgsStores(dbs.orgs),
-  });
+  metricsFrom.push(() => servicesThread.metricsJson());
+  await ingest.start();
+  const thread = (name: ThreadService): Target => ({ kind: 'http', urls: [servicesThread.urls[name]] });
   const settings = accountSettings(config);
   const mailer = createMailer({ ...settings, mailDir: join(config.DATA_DIR, 'mail'), logger, logLinks: true });
-  // Its schema before its adapters (ADR 72).
-  migrateSqliteNotifications(dbs.notifications);
-  const notifications = createNotificationsService({
-    ...common,
-    logger: logger.child({ service: 'notifications' }),
-    stores: createSqliteNotificationStores(dbs.notifications),
-    mailer,
-    compose: createEmailComposer({ fileLinks: createFileLinks(fileLinkSecret.current), clock: systemClock }),
-    recipients: createSqliteRecipientStore(dbs.notifications),
-    endpoints: createSqliteWebhookEndpointStore(dbs.notifications),
-    allowPrivateTargets: config.WEBHOOKS_ALLOW_PRIVATE_TARGETS,
-    linkSecret: secret(
-      'notifications-link-secret',
-      config.NOTIFICATIONS_LINK_SECRET,
-      config.NOTIFICATIONS_LINK_SECRET_PREVIOUS,
-    ),
-    publicUrl,
-  });
-  // Consumers first, ingest last: it starts answering once its views have replayed.
-  const services = [forms, billing, orgs, notifications, ingest];
-  for (const s of services) await s.start();
 
   const accounts = createAccounts({
     ...common,
@@ -217,17 +190,17 @@ export async function startEmbedded(config: EmbeddedConfig, seams: EmbeddedSeams
   const provisioning = startSiteProvisioning({
     site: accounts.site,
     signer: codec,
-    call: formsCaller({ kind: 'in-process', app: forms.app }),
+    call: formsCaller(thread('forms')),
     logger,
   });
   await provisioning.ready;
   const gateway = createGateway({
     targets: {
       ingest: { kind: 'in-process', app: ingest.app, handle: ingest.handle, settled: ingest.settled },
-      forms: { kind: 'in-process', app: forms.app },
-      billing: { kind: 'in-process', app: billing.app },
-      orgs: { kind: 'in-process', app: orgs.app },
-      notifications: { kind: 'in-process', app: notifications.app, settled: notifications.settled },
+      forms: thread('forms'),
+      billing: thread('billing'),
+      orgs: thread('orgs'),
+      notifications: thread('notifications'),
     },
     accounts,
     signer: codec,
@@ -269,7 +242,8 @@ export async function startEmbedded(config: EmbeddedConfig, seams: EmbeddedSeams
       await drainServer(server);
       gateway.close();
       await accounts.stop();
-      for (const s of [...services].reverse()) await s.stop();
+      await ingest.stop();
+      await servicesThread.stop();
       await bus.close();
       await mailer.close();
       for (const db of [...Object.values(dbs), busDb]) db.close();

@@ -88,6 +88,10 @@ export class FastCounter {
   inc(a: string, b?: string, c?: string, d?: string) {
     this.children.get(a, b, c, d).value++;
   }
+
+  add(amount: number, a: string, b?: string, c?: string, d?: string) {
+    this.children.get(a, b, c, d).value += amount;
+  }
 }
 
 type HistogramLeaf = Leaf & { counts: Float64Array; sum: number; count: number };

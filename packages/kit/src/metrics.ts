@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
-import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+import { AggregatorRegistry, Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import { FastCounter, FastHistogram } from './fast-metrics.ts';
 import { closeServer, createHttpServer, listen } from './http-server.ts';
 import type { Logger } from './logger.ts';
@@ -18,6 +18,11 @@ export interface Metrics {
   observeHttp(service: string, route: string, method: string, status: number, seconds: number): void;
   /** One submission answered by ingest: `accepted` (stored), `spam` (stored, flagged) or `rejected` (with `code`). */
   countSubmission(outcome: SubmissionOutcome, code?: string): void;
+  /**
+   * Time one accepted submission spent in a stage of ingest (`IngestStage`): summed per stage, so the time per
+   * submission of each is `Δ formgate_ingest_stage_seconds_total / Δ accepted` (`pnpm bench` reports it).
+   */
+  observeIngestStage(stage: IngestStage, seconds: number): void;
   /** The bus adapters' instrumentation (`BusMetrics` in `@formgate/bus`): same names in both modes. */
   readonly bus: {
     observePublish(topic: string, seconds: number): void;
@@ -33,6 +38,12 @@ export interface Metrics {
 }
 
 export type SubmissionOutcome = 'accepted' | 'rejected' | 'spam';
+
+/**
+ * The stages of an accepted submission in ingest: `parse` (read the body, parse it within limits, split the reserved
+ * fields), `spam` (the layers before and after the body) and `append` (encode the event, wait for the log's ack).
+ */
+export type IngestStage = 'parse' | 'spam' | 'append';
 
 /** Latency buckets (seconds): 1 ms to 10 s, dense where the API and the log answer. */
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -87,6 +98,12 @@ export function createMetrics(options: CreateMetricsOptions = {}): Metrics {
     name: 'formgate_ingest_submissions_total',
     help: 'Submissions answered by ingest: accepted, spam (accepted, flagged) or rejected (by error code)',
     labelNames: ['outcome', 'code'],
+    registry,
+  });
+  const stageSeconds = new FastCounter({
+    name: 'formgate_ingest_stage_seconds_total',
+    help: 'Time accepted submissions spent in each stage of ingest (parse, spam, append), summed',
+    labelNames: ['stage'],
     registry,
   });
   const publishDuration = new FastHistogram(
@@ -147,6 +164,7 @@ export function createMetrics(options: CreateMetricsOptions = {}): Metrics {
       httpDuration.observe(seconds, service, route, method, s);
     },
     countSubmission: (outcome, code = '') => submissions.inc(outcome, code),
+    observeIngestStage: (stage, seconds) => stageSeconds.add(seconds, stage),
     bus: {
       observePublish: (topic, seconds) => publishDuration.observe(seconds, topic),
       observeBatch: (topic, size) => batchSize.observe(size, topic),
@@ -158,6 +176,22 @@ export function createMetrics(options: CreateMetricsOptions = {}): Metrics {
     countNotificationAttempt: (channel, status) => attempts(channel, status).inc(),
     async exposition() {
       return { contentType: registry.contentType, body: await registry.metrics() };
+    },
+  };
+}
+
+/**
+ * `metrics` whose exposition also holds the series of other registries of the process — another thread's, read as
+ * `Registry.getMetricsAsJSON()` answers them — merged as prom-client merges a cluster's: one family per name, the
+ * values of a series present in several summed. The embedded host serves its services thread's metrics this way.
+ */
+export function withMetricsFrom(metrics: Metrics, others: () => Promise<unknown[][]>): Metrics {
+  return {
+    ...metrics,
+    async exposition() {
+      const parts = [await metrics.registry.getMetricsAsJSON(), ...(await others())];
+      const merged = AggregatorRegistry.aggregate(parts as Parameters<typeof AggregatorRegistry.aggregate>[0]);
+      return { contentType: merged.contentType, body: await merged.metrics() };
     },
   };
 }
