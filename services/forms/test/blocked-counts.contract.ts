@@ -79,7 +79,7 @@ export function blockedCountsContract(it: ContractIt, stores: () => FormsStores)
       blocked(f, '2026-05-04T08:00:00.000Z', 2),
       blocked(g, '2026-05-04T08:00:00.000Z', 3),
     ]);
-    expect(await stores().forms.deleteForm(scope, f.id)).toBe(true);
+    expect(await stores().forms.deleteForm(scope, f.id)).toBe(f.version + 1);
     await stores().forms.purgeDeletedForm(f.id);
     expect(await stores().blocked.getBlockedDays(scope, f.id, '2026-05-01', '2026-05-31')).toEqual([]);
     await stores().forms.purgeOrganization(scope);

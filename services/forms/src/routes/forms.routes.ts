@@ -118,7 +118,10 @@ export function formsRoutes(
 
   mountRoute(router, API_ROUTES.deleteForm, async (req, res) => {
     requireWriter(req, 'delete');
-    await deleteForm(deps, scopeOf(req), String(req.params.formId));
+    const formId = String(req.params.formId);
+    const version = await deleteForm(deps, scopeOf(req), formId);
+    // Read your own settings: the 204 comes once ingest refuses the form's submissions (410).
+    res.setHeader(SETTLE_HEADER, formatSettle({ view: 'form', id: formId, version }));
     res.status(204).end();
   });
 

@@ -28,8 +28,11 @@ export interface FormRepository {
   listForms(scope: OrgScope): Promise<Form[]>;
   /** Replaces the form only if its stored version is `expectedVersion`; returns whether it did. */
   replaceForm(form: Form, expectedVersion: number): Promise<boolean>;
-  /** Deletes the form (only the organization's); its deletion goes to the outbox. Returns whether it existed. */
-  deleteForm(scope: OrgScope, formId: string): Promise<boolean>;
+  /**
+   * Deletes the form (only the organization's); its deletion goes to the outbox. Returns the version `form.deleted`
+   * is published with (the form's last version + 1), or null when the organization has no such form.
+   */
+  deleteForm(scope: OrgScope, formId: string): Promise<number | null>;
   /** Forms whose current version has not been confirmed as published to `forms.form` (the outbox). */
   listUnpublishedForms(limit: number): Promise<Form[]>;
   /** Records that `version` of the form reached the log; an older version never overwrites a newer mark. */

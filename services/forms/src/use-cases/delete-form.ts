@@ -7,10 +7,13 @@ import type { FormWriteDeps } from './form-write-deps.ts';
 /**
  * Deletes a form: it is gone from the API at once, and its deletion waits in the outbox; `onFormChanged` nudges
  * the relay, which purges the form's submissions and files (`purgeDeletedForm`) and publishes `form.deleted`.
+ * Resolves with the version the deletion is published with (what ingest's view must reach before it refuses).
  */
-export async function deleteForm(deps: FormWriteDeps, scope: OrgScope, formId: string): Promise<void> {
-  if (!(await deps.forms.deleteForm(scope, formId))) throw new AppError('FORMS_FORM_NOT_FOUND');
+export async function deleteForm(deps: FormWriteDeps, scope: OrgScope, formId: string): Promise<number> {
+  const version = await deps.forms.deleteForm(scope, formId);
+  if (version === null) throw new AppError('FORMS_FORM_NOT_FOUND');
   void deps.onFormChanged();
+  return version;
 }
 
 /**

@@ -68,11 +68,11 @@ export function createMongoFormRepository(db: MongoDb, options: { claimAbandoned
     },
     async deleteForm(scope, formId) {
       const form = await forms.findOne({ _id: formId }, { projection: { orgId: 1, key: 1, version: 1 } });
-      if (!form || form.orgId !== scope.orgId) return false;
+      if (!form || form.orgId !== scope.orgId) return null;
       await writeDeletions([form]);
       // The relay may complete the deletion (and delete the form) as soon as it is written: it is ours either way.
       await forms.deleteOne({ _id: formId, orgId: scope.orgId });
-      return true;
+      return form.version + 1;
     },
     ...publishing,
     async listFormBlobKeys(formId) {

@@ -52,11 +52,11 @@ export function createSqliteFormRepository(db: SqliteDb): FormRepository {
 
   const deleteForm = db.transaction((orgId: string, formId: string) => {
     const form = q.form.get(orgId, formId) as { id: string; org_id: string; key: string; version: number } | undefined;
-    if (!form) return false;
+    if (!form) return null;
     const deletion: FormDeletion = { formId, orgId, key: form.key, version: form.version + 1 };
     q.deletion.run(deletion.formId, deletion.orgId, deletion.key, deletion.version);
     q.dropForm.run(formId);
-    return true;
+    return deletion.version;
   });
 
   const purgeDeletedForm = db.transaction((formId: string) => {
