@@ -307,7 +307,7 @@ export function queryGoals(result: QueryResult, problems: string[]): GoalResult[
     const why = [result.skipped, result.fails] as const;
     return [
       skipped(`P9 ${mode}`, 'search p95 / first page p95', { op: '<=', value: 20 }, { op: '<=', value: 100 }, ...why),
-      skipped(`P10 ${mode}`, 'export rows/s / CUR rows/s', { op: '>=', value: 0.5 }, { op: '>=', value: 0.25 }, ...why),
+      skipped(`P10 ${mode}`, 'export rows/s / CUR rows/s', { op: '>=', value: 0.5 }, { op: '>=', value: 0.35 }, ...why),
       skipped(`P10 ${mode}`, 'RSS growth while exporting', { op: '<=', value: 64 }, { op: '<=', value: 256 }, ...why),
       skipped(`P10 ${mode}`, 'ingest p99 during export / idle', { op: '<=', value: 2 }, null, ...why),
     ];
@@ -359,7 +359,7 @@ export function queryGoals(result: QueryResult, problems: string[]): GoalResult[
       measure: `CSV export rows/s / CUR rows/s (${n} rows)`,
       values: values((r) => r.exportRowsPerSec / r.curRowsPerSec),
       target: { op: '>=', value: 0.5 },
-      floor: { op: '>=', value: 0.25 },
+      floor: { op: '>=', value: 0.35 },
     }),
     rows(`P10 ${mode}`, {
       measure: 'CSV export rows/s (×1000)',

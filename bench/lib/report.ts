@@ -53,6 +53,7 @@ export interface BenchReport {
 const fmt = (v: number | null, unit: GoalResult['unit']) => {
   if (v === null) return '—';
   if (unit === 'ratio') return v.toFixed(3);
+  if (unit === 'us') return `${v.toFixed(1)} µs`;
   return unit === 'ms' ? `${Math.round(v)} ms` : String(Math.round(v));
 };
 const bound = (b: Bound | null, unit: GoalResult['unit']) => (b ? `${b.op} ${fmt(b.value, unit)}` : '—');

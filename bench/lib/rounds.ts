@@ -3,6 +3,7 @@ import type { BenchForm } from './formgate-api.ts';
 import { PAYLOADS, type Payload, spamPayload } from './payloads.ts';
 import { type ServerProcess, sleep } from './processes.ts';
 import { waitForIdle } from './quiesce.ts';
+import { snapshotStages, stageCosts } from './stages.ts';
 import type { FormgateTarget } from './targets.ts';
 import { errorCount, prepareWrk, runWrk, type WrkResult } from './wrk.ts';
 
@@ -21,6 +22,8 @@ export interface IngestRun extends WrkResult {
   stored: number;
   /** From wrk's end until the dashboard count reached wrk's requests, ms (null: never). */
   projectionLagMs: number | null;
+  /** µs per accepted submission of each stage (`stageCosts`), when the target serves its metrics. */
+  stagesUs?: Record<string, number> | null;
 }
 
 export type Measurement = 'B0' | 'B1' | 'P1' | 'P1j' | 'P1m' | 'P1o' | 'P1s' | 'P2';
@@ -96,14 +99,16 @@ async function loadForm(
   opts: { probes?: number; origin?: string } = {},
 ): Promise<IngestRun> {
   const probes = opts.probes ?? 0;
+  const before = target.metricsUrls ? await snapshotStages(target.metricsUrls) : null;
   const r = await wrk(ctx, `${target.server.url}/f/${form.key}`, payload, ctx.settings.seconds, opts.origin);
+  const stagesUs = before && target.metricsUrls ? stageCosts(before, await snapshotStages(target.metricsUrls)) : null;
   checkErrors(ctx, label, r);
   const answered = r.requests - r.errors.status;
   const settled = await target.api.settle(form.id, probes + answered, 60_000);
   if (settled.count < probes + answered) {
     ctx.problems.push(`${label}: ${answered} answered 2xx/3xx but the dashboard count stopped at ${settled.count}`);
   }
-  return { ...r, stored: settled.count - probes, projectionLagMs: settled.reachedMs };
+  return { ...r, stored: settled.count - probes, projectionLagMs: settled.reachedMs, stagesUs };
 }
 
 /** wrk against a fresh form, then waits until the dashboard shows at least every answered submission. */

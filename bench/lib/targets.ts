@@ -17,6 +17,8 @@ export async function startBaseline(name: 'B0' | 'B1', logDir: string): Promise<
 export interface FormgateTarget {
   server: ServerProcess;
   api: FormgateApi;
+  /** The `/metrics` of every process that handles `/f/*` (ingest's stage budget, the gateway's hop). */
+  metricsUrls?: string[];
   /** The deployment's forms store, opened from the bench process for seeding (P8): its batch write path. */
   openFormsStore(): Promise<{ store: SubmissionReadModel; close(): Promise<void> }>;
   /** CUR (P10): reads every stored submission of the form newest first with a raw cursor, no formatting. */
@@ -41,6 +43,7 @@ export async function startEmbeddedFormgate(opts: {
   smtp?: { url: string; links: Exclude<MailLinks, string> };
 }): Promise<FormgateTarget> {
   const port = await freePort();
+  const metricsPort = await freePort();
   const server = await startServer({
     name: opts.name ?? 'formgate-embedded',
     script: EMBEDDED_SCRIPT,
@@ -53,6 +56,7 @@ export async function startEmbeddedFormgate(opts: {
       LOG_LEVEL: 'silent',
       SQLITE_SYNCHRONOUS: opts.synchronous,
       PUBLIC_URL: `http://127.0.0.1:${port}`,
+      METRICS_PORT: String(metricsPort),
       PLANS_FILE: BENCH_PLANS_FILE,
       // P12 (with `smtp`) also delivers webhooks to the bench's receiver on loopback.
       ...(opts.smtp ? { SMTP_URL: opts.smtp.url, WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true' } : {}),
@@ -61,6 +65,7 @@ export async function startEmbeddedFormgate(opts: {
   return {
     server,
     api: createFormgateApi(server.url, await mintApiKey(server.url, opts.smtp?.links ?? opts.dataDir)),
+    metricsUrls: [`http://127.0.0.1:${metricsPort}/metrics`],
     // forms.db is not held exclusively: WAL lets the bench write while the server reads.
     async openFormsStore() {
       const db = openSqlite(join(opts.dataDir, 'forms.db'), { synchronous: opts.synchronous });

@@ -119,6 +119,7 @@ export function createIngestService(deps: IngestServiceDeps): IngestService {
       stamps: layers.stamps,
       altcha,
       clientIp: createClientIpResolver(deps.trustedProxies ?? []),
+      ...(deps.metrics ? { observeStage: deps.metrics.observeIngestStage } : {}),
     },
     deps.logger,
   );

@@ -10,7 +10,7 @@ import {
   type SubmissionReceived,
   Topics,
 } from '@formgate/contracts';
-import { AppError, type Clock, type Ids } from '@formgate/kit';
+import { AppError, type Clock, type Ids, type IngestStage } from '@formgate/kit';
 import type { BlobStore } from '@formgate/store';
 import { IngestErrors } from './ingest-errors.ts';
 import type { IngestLimits } from './limits.ts';
@@ -43,6 +43,8 @@ export interface ReceiveDeps {
   clientIp: (req: IncomingMessage) => string;
   /** Absolute base URL of the public endpoint, for the default thank-you page. */
   publicBaseUrl: string;
+  /** Where an accepted submission's time per stage goes (`Metrics.observeIngestStage`); unset: not measured. */
+  observeStage?: (stage: IngestStage, seconds: number) => void;
 }
 
 export interface Accepted {
@@ -112,11 +114,15 @@ export async function receiveSubmission(deps: ReceiveDeps, req: IncomingMessage,
   const clientKey = idempotencyKey(req, deps.limits);
   const settings = settingsInForce(deps.orgSettings.spamDefaults(form.orgId), form.settings.spam);
   const spamRequest = { form, settings, req, clientIp: deps.clientIp(req), now: deps.clock.now() };
+  // Stage times (milliseconds, `performance.now()`), reported once the submission is accepted.
+  const t0 = performance.now();
   const checked = deps.spam.beforeBody(spamRequest);
   const before = checked instanceof Promise ? await checked : checked;
+  const t1 = performance.now();
   const parsed = await parseBody(req, deps);
   const referer = req.headers.referer ?? req.headers.origin;
   const split = splitReservedFields(parsed.fields, form.settings.honeypotField);
+  const t2 = performance.now();
   try {
     if (split.data.length === 0 && parsed.files.length === 0) throw IngestErrors.empty();
     const verdict = deps.spam.afterBody(
@@ -125,6 +131,7 @@ export async function receiveSubmission(deps: ReceiveDeps, req: IncomingMessage,
       before,
     );
     const spam = verdict instanceof Promise ? await verdict : verdict;
+    const t3 = performance.now();
     const receivedAt = deps.clock.now().toISOString();
     const submissionId = clientKey ? deps.ids.derived(form.id, clientKey) : deps.ids.next();
     const event: SubmissionReceived = {
@@ -153,6 +160,11 @@ export async function receiveSubmission(deps: ReceiveDeps, req: IncomingMessage,
       ]);
     } catch (err) {
       throw IngestErrors.unavailable(err);
+    }
+    if (deps.observeStage) {
+      deps.observeStage('spam', (t1 - t0 + (t3 - t2)) / 1000);
+      deps.observeStage('parse', (t2 - t1) / 1000);
+      deps.observeStage('append', (performance.now() - t3) / 1000);
     }
     const next =
       safeRedirect(split.redirect, form.settings, referer) ?? defaultNext(form.settings, deps.publicBaseUrl, referer);
