@@ -4,8 +4,9 @@
  */
 export const ENTRY_POINTS: Record<string, string> = {
   embedded: 'hosts/embedded/src/main.ts',
-  // Not a process of its own: the embedded host's services thread (ADR 77), started by `embedded.mjs`.
-  'embedded-services': 'hosts/embedded/src/services-thread/services-worker.ts',
+  // Not processes of their own: the embedded host's threads (ADR 77), started by `embedded.mjs`.
+  'embedded-log': 'hosts/embedded/src/threads/log-worker.ts',
+  'embedded-services': 'hosts/embedded/src/threads/services-worker.ts',
   gateway: 'gateway/src/main.ts',
   forms: 'services/forms/src/main.ts',
   ingest: 'services/ingest/src/main.ts',

@@ -9,10 +9,17 @@ try {
   console.error((err as Error).message);
   process.exit(1);
 }
-// The production bundle ships the services thread beside this file; from source it runs through tsx (ADR 77).
+// The production bundle ships the threads' entry points beside this file; from source they run through tsx (ADR 77).
 const bundled = import.meta.url.endsWith('.mjs');
 const app = await startEmbedded(config, {
-  ...(bundled ? { servicesWorker: new URL('./embedded-services.mjs', import.meta.url) } : {}),
+  ...(bundled
+    ? {
+        threadScripts: {
+          log: new URL('./embedded-log.mjs', import.meta.url),
+          services: new URL('./embedded-services.mjs', import.meta.url),
+        },
+      }
+    : {}),
   // Without its services thread the process would take submissions it can no longer project or notify.
   onFatal: () => process.exit(1),
 });

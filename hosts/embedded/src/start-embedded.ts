@@ -10,7 +10,6 @@ import {
   createSqliteAccountsStore,
 } from '@formgate/accounts';
 import { type EventBus, traced } from '@formgate/bus';
-import { createSqliteBus } from '@formgate/bus/sqlite';
 import { createGateway, formsCaller, siteConfigFrom, startSiteProvisioning, type Target } from '@formgate/gateway';
 import { altchaDifficulty, captchaVerifyConfig, createIngestService } from '@formgate/ingest';
 import {
@@ -36,8 +35,13 @@ import {
 import { createSqliteBlobStore, openSqlite } from '@formgate/store/sqlite';
 import type { EmbeddedConfig } from './config.ts';
 import { embeddedSecret } from './secrets.ts';
-import type { ThreadService } from './services-thread/protocol.ts';
-import { SOURCE_SERVICES_WORKER, startServicesThread } from './services-thread/start-services-thread.ts';
+import {
+  SOURCE_THREAD_SCRIPTS,
+  startLogThread,
+  startServicesThread,
+  type ThreadScripts,
+} from './threads/host-threads.ts';
+import type { ThreadService } from './threads/services-worker.ts';
 
 const WEB_DIST = fileURLToPath(new URL('../../../web/dist', import.meta.url));
 
@@ -47,9 +51,9 @@ export interface EmbeddedSeams {
   wrapAccountsAdapter?: AdapterWrapper;
   /** Test seam: receives the embedded log once it is open: a test publishes or reads what another component would. */
   exposeBus?: (bus: EventBus) => void;
-  /** The services thread's script (`main.ts` of the production bundle names its own; default: from source). */
-  servicesWorker?: URL;
-  /** Called when the services thread stops without being asked to (`main.ts`: the process exits). */
+  /** The threads' modules (`main.ts` of the production bundle names its own; default: from source). */
+  threadScripts?: ThreadScripts;
+  /** Called when the log or services thread stops without being asked to (`main.ts`: the process exits). */
   onFatal?: (err: Error) => void;
 }
 
@@ -91,20 +95,24 @@ export async function startEmbedded(config: EmbeddedConfig, seams: EmbeddedSeams
           withMetricsFrom(metrics, () => Promise.all(metricsFrom.map((read) => read()))),
           { port: config.METRICS_PORT, host: config.HOST, logger },
         );
-  const busDb = sqlite('bus.db', true);
   // The SQLite files answer a read of their schema (a real read of the file, not a no-op `SELECT 1`).
   const storeHealth = createStoreHealth({
     onChange: (store, ok, err) =>
       ok ? logger.info({ store }, 'store answers again') : logger.warn({ store, err }, 'store does not answer'),
   });
-  const log = createSqliteBus(busDb, {
-    onError: (err, context) => logger.warn({ err, context }, 'event log'),
-    storeHealthy: (options) => storeHealth.healthy(options),
-    onDeadLetter: (err, letter) =>
-      logger.error({ err, ...letter }, 'record dead-lettered: acknowledged data left the pipeline'),
-    metrics: metrics.bus,
+  // Without its log or services thread the process would take submissions it cannot keep or deliver (ADR 77).
+  const threadEnded = (err: Error) => {
+    logger.fatal({ err }, 'a thread of the process stopped: it can no longer keep or deliver submissions');
+    seams.onFatal?.(err);
+  };
+  const scripts = seams.threadScripts ?? SOURCE_THREAD_SCRIPTS;
+  // The log first: every other part reads or appends through it. Its commits block its own thread, not this one.
+  const logThread = await startLogThread({ config, script: scripts.log, logger, onExit: threadEnded });
+  metricsFrom.push(() => logThread.thread.metricsJson());
+  storeHealth.register('sqlite:bus', async () => {
+    if (!(await logThread.thread.healthy(true))) throw new Error('the event log file does not answer');
   });
-  const bus = tracing ? traced(log, tracing, 'formgate-log') : log;
+  const bus = tracing ? traced(logThread.bus, tracing, 'formgate-log') : logThread.bus;
   readiness.register('bus', () => bus.ping());
   seams.exposeBus?.(bus);
   const identitySecret = randomBytes(32).toString('base64url');
@@ -141,7 +149,7 @@ export async function startEmbedded(config: EmbeddedConfig, seams: EmbeddedSeams
   // Forms, billing, orgs and notifications run on a thread of their own (ADR 77): this one answers `/f/*` and
   // appends, that one projects, meters and notifies. They start first: ingest answers once its views have replayed.
   const servicesThread = await startServicesThread({
-    script: seams.servicesWorker ?? SOURCE_SERVICES_WORKER,
+    script: scripts.services,
     data: {
       config,
       publicUrl,
@@ -152,13 +160,10 @@ export async function startEmbedded(config: EmbeddedConfig, seams: EmbeddedSeams
         config.NOTIFICATIONS_LINK_SECRET,
         config.NOTIFICATIONS_LINK_SECRET_PREVIOUS,
       ),
+      busPort: logThread.servicesPort,
     },
-    bus: log,
     logger,
-    onExit: (err) => {
-      logger.fatal({ err }, 'the services thread stopped: submissions are no longer projected or notified');
-      seams.onFatal?.(err);
-    },
+    onExit: threadEnded,
   });
   storeHealth.register('services-thread', async () => {
     if (!(await servicesThread.healthy(true)))
@@ -166,7 +171,7 @@ export async function startEmbedded(config: EmbeddedConfig, seams: EmbeddedSeams
   });
   metricsFrom.push(() => servicesThread.metricsJson());
   await ingest.start();
-  const thread = (name: ThreadService): Target => ({ kind: 'http', urls: [servicesThread.urls[name]] });
+  const thread = (name: ThreadService): Target => ({ kind: 'http', urls: [servicesThread.ready[name]] });
   const settings = accountSettings(config);
   const mailer = createMailer({ ...settings, mailDir: join(config.DATA_DIR, 'mail'), logger, logLinks: true });
 
@@ -245,8 +250,9 @@ export async function startEmbedded(config: EmbeddedConfig, seams: EmbeddedSeams
       await ingest.stop();
       await servicesThread.stop();
       await bus.close();
+      await logThread.thread.stop();
       await mailer.close();
-      for (const db of [...Object.values(dbs), busDb]) db.close();
+      for (const db of Object.values(dbs)) db.close();
       await metricsServer?.stop();
       await tracing?.stop();
     },

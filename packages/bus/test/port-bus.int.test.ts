@@ -112,6 +112,40 @@ describe('port bus', () => {
     expect(deadLettered.map((err) => classifyFailure(err))).toEqual(['permanent']);
   });
 
+  it('sends an unknown failure as transient while this side says its stores are down, never dead-lettering it', async () => {
+    const { port1, port2 } = new MessageChannel();
+    const served = openBus();
+    const server = serveBus(served, port1);
+    let storesUp = false;
+    const remote = createPortBus(port2, { storeHealthy: async () => storesUp });
+    cleanups.push(async () => {
+      await remote.close();
+      await server.close();
+      await served.close();
+    });
+    await served.ensureTopics([{ name: 'port.outage', partitions: 1, compacted: false }]);
+    await served.publish('port.outage', [{ key: 'k', value: 'kept' }]);
+    const handled: string[] = [];
+    let failures = 0;
+    await remote.subscribe({
+      group: 'port.outage',
+      topic: 'port.outage',
+      retry: fastRetry,
+      handler: async (batch) => {
+        // Fails for an unknown reason far more often than the retry policy's attempts, until the stores answer.
+        if (!storesUp) {
+          failures += 1;
+          if (failures === 10) storesUp = true;
+          throw new Error('SQLITE_IOERR: disk I/O error');
+        }
+        handled.push(...values(batch));
+      },
+    });
+    await eventually(() => expect(handled).toEqual(['kept']));
+    expect(failures).toBe(10);
+    expect(await served.deadLetters.count('port.outage')).toEqual({ total: 0, pending: 0 });
+  });
+
   it('rejects a publish with BusUnavailableError when the served bus does, other failures with their message', async () => {
     const { remote } = await open('port.overloaded', { maxPendingPublishes: 0 });
     const unavailable = remote.publish('port.overloaded', [{ key: 'k', value: 'v' }]);

@@ -24,6 +24,6 @@
  * Neither end keeps its thread alive by itself: the worker's port is referenced only while a call is pending or a
  * subscription or replay lives (as a real bus's consumers keep a process alive), the serving port never.
  */
-export { createPortBus } from './port-bus.ts';
+export { createPortBus, type PortBusOptions } from './port-bus.ts';
 export { RemoteError } from './protocol.ts';
 export { type ServeBusOptions, type ServedBus, serveBus } from './serve-bus.ts';

@@ -50,7 +50,10 @@ class PortClient {
   private referenced = true;
   private closing: Promise<void> | undefined;
 
-  constructor(private readonly port: MessagePort) {
+  constructor(
+    private readonly port: MessagePort,
+    private readonly storeHealthy?: PortBusOptions['storeHealthy'],
+  ) {
     port.on('message', this.receive);
     port.once('close', () => this.detach());
     this.hold();
@@ -159,6 +162,12 @@ class PortClient {
       await handler(batch);
     } catch (err) {
       error = toWire(err);
+      // The stores are this side's: a failure of unknown cause while one does not answer is an outage, not a poison
+      // record (ADR 68), judged here with a fresh round trip as the serving side would.
+      if (error.failure === 'unknown' && this.storeHealthy) {
+        const healthy = await this.storeHealthy({ fresh: true }).catch(() => false);
+        if (!healthy) error = { ...error, failure: 'transient' };
+      }
     }
     if (!this.closed) this.port.postMessage((error ? { t: 'done', n, error } : { t: 'done', n }) satisfies Request);
   }
@@ -199,8 +208,17 @@ class PortClient {
  * An `EventBus` that forwards every call to the `serveBus` at the other end of `port` (see `index.ts` for what it
  * keeps of the contract). `close()` stops this end's subscriptions and closes the port, not the served bus.
  */
-export function createPortBus(port: MessagePort): EventBus {
-  const client = new PortClient(port);
+export interface PortBusOptions {
+  /**
+   * Whether the stores this side's handlers write answer (`StoreHealth.healthy`): a handler failure of unknown cause
+   * while they do not is sent as transient, so the serving side retries it without dead-lettering (ADR 68). Set it
+   * when the serving side's bus has no `storeHealthy` of its own for these stores.
+   */
+  storeHealthy?: (options?: { fresh?: boolean }) => Promise<boolean>;
+}
+
+export function createPortBus(port: MessagePort, options: PortBusOptions = {}): EventBus {
+  const client = new PortClient(port, options.storeHealthy);
   const call = <K extends Operation>(op: K, ...args: OperationArgs<K>) => client.call(op, args);
   return {
     publish: (topic, messages) => call('publish', topic, messages),

@@ -1,11 +1,11 @@
 /**
  * The services thread of embedded mode (ADR 77): forms, billing, orgs and notifications, each with its SQLite file
  * (this thread is their only writer) and its HTTP app on a loopback port the gateway forwards to. The event log is
- * the main thread's, reached over `workerData.busPort`. Started by `startServicesThread`; never run on its own.
+ * the log thread's, reached over `workerData.busPort`. Started by `start-embedded.ts`; never run on its own.
  */
 import type { Server } from 'node:http';
 import { join } from 'node:path';
-import { parentPort, workerData } from 'node:worker_threads';
+import { type MessagePort, workerData } from 'node:worker_threads';
 import { accountSettings, createMailer } from '@formgate/accounts';
 import { createBillingService, createSqliteBillingStores, migrateSqliteBilling } from '@formgate/billing';
 import { traced } from '@formgate/bus';
@@ -40,26 +40,42 @@ import {
 } from '@formgate/notifications';
 import { createOrgsService, createSqliteOrgsStores, migrateSqliteOrgs } from '@formgate/orgs';
 import { createSqliteBlobStore, openSqlite, runSqliteMigrations } from '@formgate/store/sqlite';
-import type { FromServices, ServicesThreadData, ThreadService, ToServices } from './protocol.ts';
+import type { EmbeddedConfig } from '../config.ts';
+import type { ThreadSecret } from './protocol.ts';
+import { runThread, type ThreadRunning } from './run-thread.ts';
 
-const control = parentPort;
-if (!control) throw new Error('services-worker.ts runs as a worker thread of the embedded host');
+/** What the main thread hands the services thread (`workerData`). */
+export interface ServicesThreadData {
+  config: EmbeddedConfig;
+  publicUrl: string;
+  /** The identity codec's key: the gateway signs who is calling, the services verify it. */
+  identitySecret: string;
+  /** Read or created under `DATA_DIR` by the main thread only. */
+  fileLinkSecret: ThreadSecret;
+  notificationsLinkSecret: ThreadSecret;
+  /** The log thread serves the event log on the other end (`serveBus`). */
+  busPort: MessagePort;
+}
+
+/** The services this thread runs, each answering on its own loopback port. */
+export type ThreadService = 'forms' | 'billing' | 'orgs' | 'notifications';
+
 const data = workerData as ServicesThreadData;
-const send = (message: FromServices) => control.postMessage(message);
 
-async function boot() {
+async function boot(): Promise<ThreadRunning> {
   const { config, publicUrl } = data;
   const logger = createLogger({ level: config.LOG_LEVEL, name: 'formgate' });
   const tracing = await startTracing('formgate', config);
   const catalog = loadPlans(config.PLANS_FILE);
   // Node's own metrics are the main thread's (one process); this registry has the services' series only.
   const metrics = createMetrics({ defaults: false });
-  const portBus = createPortBus(data.busPort);
-  const bus = tracing ? traced(portBus, tracing, 'formgate-log') : portBus;
   const storeHealth = createStoreHealth({
     onChange: (store, ok, err) =>
       ok ? logger.info({ store }, 'store answers again') : logger.warn({ store, err }, 'store does not answer'),
   });
+  // The handlers' stores are this thread's: it judges whether a failure was an outage (ADR 68).
+  const portBus = createPortBus(data.busPort, { storeHealthy: (options) => storeHealth.healthy(options) });
+  const bus = tracing ? traced(portBus, tracing, 'formgate-log') : portBus;
   const sqlite = (name: string) => openSqlite(join(config.DATA_DIR, name), { synchronous: config.SQLITE_SYNCHRONOUS });
   const dbs = {
     forms: sqlite('forms.db'),
@@ -143,39 +159,12 @@ async function boot() {
     for (const db of Object.values(dbs)) db.close();
     await tracing?.stop();
   }
-  return { urls, stop, storeHealth, metrics };
+  return {
+    ready: urls,
+    stop,
+    healthy: (fresh: boolean) => storeHealth.healthy({ fresh }),
+    metricsJson: () => metrics.registry.getMetricsAsJSON(),
+  };
 }
 
-let booted: Awaited<ReturnType<typeof boot>> | undefined;
-control.on('message', (message: ToServices) => {
-  switch (message.type) {
-    case 'health':
-      void (booted?.storeHealth.healthy({ fresh: message.fresh }) ?? Promise.resolve(false)).then(
-        (ok) => send({ type: 'health', id: message.id, ok }),
-        () => send({ type: 'health', id: message.id, ok: false }),
-      );
-      return;
-    case 'metrics':
-      void (booted?.metrics.registry.getMetricsAsJSON() ?? Promise.resolve([])).then((json) =>
-        send({ type: 'metrics', id: message.id, json }),
-      );
-      return;
-    case 'stop':
-      void (booted?.stop() ?? Promise.resolve()).then(
-        () => {
-          send({ type: 'stopped' });
-          control.close();
-        },
-        (err: Error) => send({ type: 'failed', message: err.message, stack: err.stack }),
-      );
-      return;
-  }
-});
-
-try {
-  booted = await boot();
-  send({ type: 'ready', urls: booted.urls });
-} catch (err) {
-  const e = err as Error;
-  send({ type: 'failed', message: e.message, stack: e.stack });
-}
+runThread(boot);
