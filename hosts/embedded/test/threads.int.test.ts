@@ -1,0 +1,37 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { eventually } from '@formgate/kit/testing';
+import { afterAll, describe, expect, it } from 'vitest';
+import { loadEmbeddedConfig } from '../src/config.ts';
+import { startEmbedded } from '../src/start-embedded.ts';
+import { SOURCE_THREAD_SCRIPTS } from '../src/threads/host-threads.ts';
+
+describe('embedded mode: a thread that ends on its own (ADR 77)', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'fg-threads-'));
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it('is reported as fatal, and /readyz stops answering 200 while the rest of the process stops cleanly', async () => {
+    const fatal: Error[] = [];
+    const app = await startEmbedded(
+      loadEmbeddedConfig({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent' }),
+      {
+        threadScripts: {
+          log: SOURCE_THREAD_SCRIPTS.log,
+          services: new URL('./fixtures/crashing-services-worker.ts', import.meta.url),
+        },
+        onFatal: (err) => fatal.push(err),
+      },
+    );
+    try {
+      const readyz = () => fetch(`http://127.0.0.1:${app.port}/readyz`).then((r) => r.status);
+      await eventually(
+        () => expect(fatal.map((e) => e.message)).toEqual(['services thread exited with code 1']),
+        10_000,
+      );
+      await eventually(async () => expect(await readyz()).toBe(503), 10_000);
+    } finally {
+      await app.stop();
+    }
+  });
+});
