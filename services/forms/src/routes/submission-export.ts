@@ -28,16 +28,29 @@ export function csvCell(value: string): string {
 
 const csvLine = (cells: readonly string[]) => `${cells.map(csvCell).join(',')}\r\n`;
 
-/** A field sent more than once has its values joined with a line break in its one CSV cell. */
-function csvRow(s: StoredSubmission, columns: readonly string[]): string {
-  const values = new Map<string, string>();
-  for (const f of s.fields) {
-    const seen = values.get(f.name);
-    values.set(f.name, seen === undefined ? f.value : `${seen}\n${f.value}`);
-  }
-  let line = `${csvCell(s.id)},${csvCell(s.createdAt)},${s.spam.isSpam}`;
-  for (const c of columns) line += `,${csvCell(values.get(c) ?? '')}`;
-  return `${line}\r\n`;
+/**
+ * A CSV row formatter for `columns`: each field goes to its column's cell by a lookup of its name, and a field sent
+ * more than once has its values joined with a line break in its one cell. One array of cells is reused for every
+ * row: nothing is allocated per row but the strings themselves.
+ */
+export function csvRows(columns: readonly string[]) {
+  const index = new Map(columns.map((c, i) => [c, i]));
+  const cells: (string | undefined)[] = new Array(columns.length).fill(undefined);
+  return (s: Pick<StoredSubmission, 'id' | 'createdAt' | 'spam' | 'fields'>): string => {
+    for (const f of s.fields) {
+      const i = index.get(f.name);
+      if (i === undefined) continue;
+      const seen = cells[i];
+      cells[i] = seen === undefined ? f.value : `${seen}\n${f.value}`;
+    }
+    let line = `${csvCell(s.id)},${csvCell(s.createdAt)},${s.spam.isSpam}`;
+    for (let i = 0; i < cells.length; i++) {
+      const cell = cells[i];
+      line += cell === undefined || cell === '' ? ',' : `,${csvCell(cell)}`;
+      cells[i] = undefined;
+    }
+    return `${line}\r\n`;
+  };
 }
 
 const jsonItem = (s: StoredSubmission) =>
@@ -58,9 +71,10 @@ async function* exportText(
   let buffer =
     format === 'csv' ? `\uFEFF${csvLine(['id', 'createdAt', 'spam', ...columns])}` : format === 'json' ? '[' : '';
   let first = true;
+  const csvRow = csvRows(columns);
   for await (const batch of batches) {
     for (const s of batch) {
-      if (format === 'csv') buffer += csvRow(s, columns);
+      if (format === 'csv') buffer += csvRow(s);
       else if (format === 'ndjson') buffer += `${jsonItem(s)}\n`;
       else buffer += `${first ? '\n' : ',\n'}${jsonItem(s)}`;
       first = false;

@@ -26,7 +26,8 @@ export const SUBMISSION_COLUMNS = 'id, form_id, org_id, created_at, seq, doc';
 
 export const toRecord = (row: SubmissionRow): StoredSubmission => {
   const { fields, files, spam, held, origin, referer } = JSON.parse(row.doc) as SubmissionBody;
-  return {
+  // One object shape for every row (exports read hundreds of thousands): optional keys are set after, not spread.
+  const record: StoredSubmission = {
     id: row.id,
     formId: row.form_id,
     orgId: row.org_id,
@@ -35,8 +36,9 @@ export const toRecord = (row: SubmissionRow): StoredSubmission => {
     files,
     spam,
     held,
-    ...(origin !== undefined ? { origin } : {}),
-    ...(referer !== undefined ? { referer } : {}),
     seq: row.seq,
   };
+  if (origin !== undefined) record.origin = origin;
+  if (referer !== undefined) record.referer = referer;
+  return record;
 };
