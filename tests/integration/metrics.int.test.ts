@@ -97,9 +97,13 @@ describe('embedded mode: /metrics after a burst', () => {
     expect(sumOf(after, 'formgate_bus_batch_size_sum', { topic: 'ingest.submission' })).toBeGreaterThanOrEqual(
       3 * (N + 1),
     );
-    // Node's own: heap and event-loop delay.
+    // Node's own, once for the process (the main thread's): heap, event-loop delay, the start time.
     expect(sumOf(after, 'nodejs_heap_size_used_bytes')).toBeGreaterThan(0);
     expect(samplesOf(after, 'nodejs_eventloop_lag_p99_seconds')).toHaveLength(1);
+    const [startTime] = samplesOf(after, 'process_start_time_seconds');
+    expect(startTime?.value).toBeGreaterThan(Date.now() / 1000 - 600);
+    // Stage times of the accepted submissions (ingest, this thread) and the log's batches (its thread) are there.
+    expect(sumOf(after, 'formgate_ingest_stage_seconds_total', { stage: 'append' })).toBeGreaterThan(0);
   });
 
   it('counts webhook attempts by status: succeeded, retrying, failed', async () => {

@@ -20,7 +20,7 @@ const app = await startEmbedded(config, {
         },
       }
     : {}),
-  // Without its services thread the process would take submissions it can no longer project or notify.
+  // Without its log or services thread the process would take submissions it can no longer keep or deliver.
   onFatal: () => process.exit(1),
 });
 // SIGTERM: readiness 503, in-flight requests drain, consumers commit; past SHUTDOWN_TIMEOUT_MS, exit 1.

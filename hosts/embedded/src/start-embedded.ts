@@ -21,6 +21,7 @@ import {
   createStoreHealth,
   drainServer,
   type EmbeddedSecretName,
+  type Logger,
   listen,
   loadPlans,
   serveMetrics,
@@ -45,7 +46,7 @@ import type { ThreadService } from './threads/services-worker.ts';
 
 const WEB_DIST = fileURLToPath(new URL('../../../web/dist', import.meta.url));
 
-/** What `main.ts` or a test sets beyond the configuration: the services thread's script and fate, and test seams. */
+/** What `main.ts` or a test sets beyond the configuration: the threads' modules, what a dead thread does, test seams. */
 export interface EmbeddedSeams {
   /** Test seam: wraps the accounts database adapter (`createAdapterFaults` from `@formgate/accounts/testing`). */
   wrapAccountsAdapter?: AdapterWrapper;
@@ -58,13 +59,36 @@ export interface EmbeddedSeams {
 }
 
 /**
- * The embedded composition root: one process, the gateway and all five services, SQLite and the embedded log
- * under `DATA_DIR`. Resolves once it listens; `stop()` drains consumers and closes every file.
+ * The embedded composition root: one process of three threads (ADR 77) — this one with the gateway, accounts and
+ * ingest, the log thread, the services thread — and SQLite files under `DATA_DIR`. Resolves once it listens;
+ * `stop()` drains requests, lets consumers commit and closes every file. A boot that fails half-way closes what it
+ * had started before it rejects.
  */
 export async function startEmbedded(config: EmbeddedConfig, seams: EmbeddedSeams = {}) {
   const logger = createLogger({ level: config.LOG_LEVEL, name: 'formgate' });
+  // What was started, closed in reverse order by `stop()` or by a failed boot.
+  const closers: (() => unknown)[] = [];
+  const closeAll = async () => {
+    for (const close of closers.splice(0).reverse()) await close();
+  };
+  try {
+    return await boot(config, seams, logger, closers, closeAll);
+  } catch (err) {
+    await closeAll().catch((e) => logger.error({ err: e }, 'closing what a failed boot had started'));
+    throw err;
+  }
+}
+
+async function boot(
+  config: EmbeddedConfig,
+  seams: EmbeddedSeams,
+  logger: Logger,
+  closers: (() => unknown)[],
+  closeAll: () => Promise<void>,
+) {
   // Before anything is built: services decide once whether to trace (OTEL_EXPORTER_OTLP_ENDPOINT, ADR 51).
   const tracing = await startTracing('formgate', config);
+  closers.push(() => tracing?.stop());
   // Before anything listens or opens: a bad PLANS_FILE stops the boot listing every problem.
   const catalog = loadPlans(config.PLANS_FILE);
   // Listen first: with PORT=0 the public URL (cookies, links in emails) is known only then.
@@ -79,14 +103,14 @@ export async function startEmbedded(config: EmbeddedConfig, seams: EmbeddedSeams
   readiness.register('started', started.check);
   const server = createHttpServer(withReadyz(readiness, (req, res) => handler(req, res)));
   const port = await listen(server, config.PORT, config.HOST);
+  // `stop()` drains it first of all; a failed boot closes it last.
+  closers.push(() => (server.listening ? drainServer(server) : undefined));
   const publicUrl = config.PUBLIC_URL ?? `http://localhost:${port}`;
   const trustedOrigins = config.PUBLIC_URL ? [publicUrl] : [publicUrl, `http://127.0.0.1:${port}`];
 
-  const sqlite = (name: string, exclusive = false) =>
-    openSqlite(join(config.DATA_DIR, name), { synchronous: config.SQLITE_SYNCHRONOUS, exclusive });
-  // One registry for the whole process: every service, the log and the gateway record into it.
+  // This thread's registry (the gateway, ingest, accounts, Node's own metrics); `/metrics` adds the other threads'.
   const metrics = createMetrics();
-  // The services thread's series join once it runs (one exposition for the process).
+  // The threads' series join once they run (one exposition for the process).
   const metricsFrom: (() => Promise<unknown[]>)[] = [];
   const metricsServer =
     config.METRICS_PORT === undefined
@@ -95,6 +119,7 @@ export async function startEmbedded(config: EmbeddedConfig, seams: EmbeddedSeams
           withMetricsFrom(metrics, () => Promise.all(metricsFrom.map((read) => read()))),
           { port: config.METRICS_PORT, host: config.HOST, logger },
         );
+  closers.push(() => metricsServer?.stop());
   // The SQLite files answer a read of their schema (a real read of the file, not a no-op `SELECT 1`).
   const storeHealth = createStoreHealth({
     onChange: (store, ok, err) =>
@@ -107,7 +132,16 @@ export async function startEmbedded(config: EmbeddedConfig, seams: EmbeddedSeams
   };
   const scripts = seams.threadScripts ?? SOURCE_THREAD_SCRIPTS;
   // The log first: every other part reads or appends through it. Its commits block its own thread, not this one.
-  const logThread = await startLogThread({ config, script: scripts.log, logger, onExit: threadEnded });
+  const logThread = await startLogThread({
+    config,
+    script: scripts.log,
+    logger,
+    onExit: threadEnded,
+    // This thread's consumers (accounts' quota warnings) write `auth.db`: an outage of it is judged here (ADR 68).
+    storeHealthy: (options) => storeHealth.healthy(options),
+  });
+  closers.push(() => logThread.thread.stop());
+  closers.push(() => logThread.bus.close());
   metricsFrom.push(() => logThread.thread.metricsJson());
   storeHealth.register('sqlite:bus', async () => {
     if (!(await logThread.thread.healthy(true))) throw new Error('the event log file does not answer');
@@ -119,7 +153,13 @@ export async function startEmbedded(config: EmbeddedConfig, seams: EmbeddedSeams
   const codec = createIdentityCodec(identitySecret);
   const common = { bus, clock: systemClock, ids: systemIds, identity: codec, metrics, storeHealth, tracing };
   // This thread's files; the services thread opens its own (forms, billing, orgs, notifications).
-  const dbs = { blobs: sqlite('blobs.db'), auth: openSqlite(join(config.DATA_DIR, 'auth.db')) };
+  const dbs = {
+    blobs: openSqlite(join(config.DATA_DIR, 'blobs.db'), { synchronous: config.SQLITE_SYNCHRONOUS }),
+    auth: openSqlite(join(config.DATA_DIR, 'auth.db')),
+  };
+  closers.push(() => {
+    for (const db of Object.values(dbs)) db.close();
+  });
   for (const [name, db] of Object.entries(dbs)) {
     const read = db.prepare('SELECT count(*) FROM sqlite_schema');
     storeHealth.register(`sqlite:${name}`, () => void read.get());
@@ -165,15 +205,18 @@ export async function startEmbedded(config: EmbeddedConfig, seams: EmbeddedSeams
     logger,
     onExit: threadEnded,
   });
+  closers.push(() => servicesThread.stop());
   storeHealth.register('services-thread', async () => {
     if (!(await servicesThread.healthy(true)))
       throw new Error('a database file of the services thread does not answer');
   });
   metricsFrom.push(() => servicesThread.metricsJson());
   await ingest.start();
+  closers.push(() => ingest.stop());
   const thread = (name: ThreadService): Target => ({ kind: 'http', urls: [servicesThread.ready[name]] });
   const settings = accountSettings(config);
   const mailer = createMailer({ ...settings, mailDir: join(config.DATA_DIR, 'mail'), logger, logLinks: true });
+  closers.push(() => mailer.close());
 
   const accounts = createAccounts({
     ...common,
@@ -188,6 +231,7 @@ export async function startEmbedded(config: EmbeddedConfig, seams: EmbeddedSeams
     wrapAdapter: seams.wrapAccountsAdapter,
   });
   await accounts.start();
+  closers.push(() => accounts.stop());
   // `/api/v1/site` shows the default plan's limits (the plans themselves: `/api/v1/plans`).
   const { submissionsPerMonth, emailsPerMonth } = catalog.resolve(undefined).limits;
   const limits = { submissionsPerMonth, emailsPerMonth };
@@ -198,6 +242,7 @@ export async function startEmbedded(config: EmbeddedConfig, seams: EmbeddedSeams
     call: formsCaller(thread('forms')),
     logger,
   });
+  closers.push(() => provisioning.stop());
   await provisioning.ready;
   const gateway = createGateway({
     targets: {
@@ -228,6 +273,7 @@ export async function startEmbedded(config: EmbeddedConfig, seams: EmbeddedSeams
     metrics,
     tracing,
   });
+  closers.push(() => gateway.close());
   handler = gateway.handle;
   started.started();
   logger.info({ port, dataDir: config.DATA_DIR }, `Formgate (embedded) listening on ${publicUrl}`);
@@ -240,21 +286,15 @@ export async function startEmbedded(config: EmbeddedConfig, seams: EmbeddedSeams
     /** The embedded log (for tests: to publish what another service's work would, e.g. a quota view). */
     bus,
     readiness,
-    /** Readiness turns 503, in-flight requests finish, then consumers commit and stop and every file closes. */
+    /**
+     * Readiness turns 503 and in-flight requests finish; then, in the reverse of the boot's order, the gateway,
+     * accounts and ingest stop, the services thread's consumers commit and it closes its files, then the log thread,
+     * this thread's files and servers.
+     */
     async stop() {
       readiness.drain();
-      provisioning.stop();
       await drainServer(server);
-      gateway.close();
-      await accounts.stop();
-      await ingest.stop();
-      await servicesThread.stop();
-      await bus.close();
-      await logThread.thread.stop();
-      await mailer.close();
-      for (const db of Object.values(dbs)) db.close();
-      await metricsServer?.stop();
-      await tracing?.stop();
+      await closeAll();
     },
   };
 }

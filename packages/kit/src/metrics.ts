@@ -189,7 +189,12 @@ export function withMetricsFrom(metrics: Metrics, others: () => Promise<unknown[
   return {
     ...metrics,
     async exposition() {
-      const parts = [await metrics.registry.getMetricsAsJSON(), ...(await others())];
+      // prom-client leaves out of a merge what is marked `omit` (the process's start time): this registry's own
+      // series are the process's, so they are kept as they are.
+      const own = (await metrics.registry.getMetricsAsJSON()).map((m) =>
+        m.aggregator === 'omit' ? { ...m, aggregator: 'first' as const } : m,
+      );
+      const parts = [own, ...(await others())];
       const merged = AggregatorRegistry.aggregate(parts as Parameters<typeof AggregatorRegistry.aggregate>[0]);
       return { contentType: merged.contentType, body: await merged.metrics() };
     },

@@ -1,6 +1,6 @@
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import type { EventBus } from '@formgate/bus';
-import { createPortBus } from '@formgate/bus/port';
+import { createPortBus, type PortBusOptions } from '@formgate/bus/port';
 import type { Logger } from '@formgate/kit';
 import type { EmbeddedConfig } from '../config.ts';
 import type { LogThreadData } from './log-worker.ts';
@@ -27,6 +27,8 @@ export async function startLogThread(opts: {
   script: URL;
   logger: Logger;
   onExit(err: Error): void;
+  /** Whether the main thread's stores answer: its consumers' failures are judged against them (ADR 68). */
+  storeHealthy: PortBusOptions['storeHealthy'];
 }): Promise<{ thread: RunningThread<null>; bus: EventBus; servicesPort: MessagePort }> {
   const main = new MessageChannel();
   const services = new MessageChannel();
@@ -39,7 +41,7 @@ export async function startLogThread(opts: {
     logger: opts.logger,
     onExit: opts.onExit,
   });
-  return { thread, bus: createPortBus(main.port1), servicesPort: services.port1 };
+  return { thread, bus: createPortBus(main.port1, { storeHealthy: opts.storeHealthy }), servicesPort: services.port1 };
 }
 
 /** The services thread (ADR 77): resolves once its services started (views replayed) and their apps listen. */

@@ -24,11 +24,12 @@ export interface LogThreadData {
 
 runThread(async () => {
   const { config, mainPort, servicesPort } = workerData as LogThreadData;
-  const logger = createLogger({ level: config.LOG_LEVEL, name: 'formgate' });
+  const logger = createLogger({ level: config.LOG_LEVEL, name: 'formgate' }).child({ thread: 'log' });
   // Node's own metrics are the main thread's (one process): this registry has the log's series only.
   const metrics = createMetrics({ defaults: false });
   const db = openSqlite(join(config.DATA_DIR, 'bus.db'), { synchronous: config.SQLITE_SYNCHRONOUS, exclusive: true });
-  // No `storeHealthy` here: the services thread judges its handlers' failures against its own stores (ADR 68).
+  // No `storeHealthy` here: each thread judges its own handlers' failures against its own stores (ADR 68,
+  // `createPortBus(port, { storeHealthy })`).
   const bus = createSqliteBus(db, {
     onError: (err, context) => logger.warn({ err, context }, 'event log'),
     onDeadLetter: (err, letter) =>

@@ -1,9 +1,3 @@
-/** A secret as `embeddedSecret` answers it: the one in use and the one being rotated out. */
-export interface ThreadSecret {
-  current: string;
-  previous?: string;
-}
-
 /** Main thread → a thread of the embedded host (`start-thread.ts` ↔ `run-thread.ts`). */
 export type ToThread =
   | { type: 'stop' }

@@ -41,8 +41,13 @@ import {
 import { createOrgsService, createSqliteOrgsStores, migrateSqliteOrgs } from '@formgate/orgs';
 import { createSqliteBlobStore, openSqlite, runSqliteMigrations } from '@formgate/store/sqlite';
 import type { EmbeddedConfig } from '../config.ts';
-import type { ThreadSecret } from './protocol.ts';
 import { runThread, type ThreadRunning } from './run-thread.ts';
+
+/** A secret as `embeddedSecret` answers it: the one in use and the one being rotated out. */
+export interface ThreadSecret {
+  current: string;
+  previous?: string;
+}
 
 /** What the main thread hands the services thread (`workerData`). */
 export interface ServicesThreadData {
@@ -64,7 +69,7 @@ const data = workerData as ServicesThreadData;
 
 async function boot(): Promise<ThreadRunning> {
   const { config, publicUrl } = data;
-  const logger = createLogger({ level: config.LOG_LEVEL, name: 'formgate' });
+  const logger = createLogger({ level: config.LOG_LEVEL, name: 'formgate' }).child({ thread: 'services' });
   const tracing = await startTracing('formgate', config);
   const catalog = loadPlans(config.PLANS_FILE);
   // Node's own metrics are the main thread's (one process); this registry has the services' series only.

@@ -3,14 +3,16 @@ import type { Logger } from '@formgate/kit';
 import type { FromThread, ToThread } from './protocol.ts';
 
 const DEV_BOOTSTRAP = new URL('./dev-bootstrap.mjs', import.meta.url);
+/** How long a health or metrics request waits for a thread's answer. */
+const ASK_TIMEOUT_MS = 2_000;
 
 /** A running thread of the embedded host, from the main thread. */
 export interface RunningThread<R> {
   /** What the thread said once it ran (`ThreadRunning.ready`). */
   ready: R;
-  /** Whether the thread's stores answer; false when the thread is gone. */
+  /** Whether the thread's stores answer; false when the thread is gone or does not answer in time. */
   healthy(fresh: boolean): Promise<boolean>;
-  /** The thread's metrics (`Registry.getMetricsAsJSON()`), to merge into the process's; none when it is gone. */
+  /** The thread's metrics (`Registry.getMetricsAsJSON()`), to merge into the process's; none when it does not answer. */
   metricsJson(): Promise<unknown[]>;
   /** Asks the thread to stop (it closes what it runs), then ends it. */
   stop(): Promise<void>;
@@ -36,15 +38,33 @@ export async function startThread<R>(opts: {
     // Only a CPU profiler's flags are passed on (each thread writes its own profile, bench/README.md).
     execArgv: process.execArgv.filter((arg) => arg.startsWith('--cpu-prof')),
   });
-  // Health and metrics requests awaiting their answer; a thread that is gone answers `undefined`.
+  // Health and metrics requests awaiting their answer. A thread that is gone, or does not answer within
+  // `ASK_TIMEOUT_MS` (blocked on a disk, say), answers `undefined`: a probe or a scrape never hangs on it.
   const pending = new Map<number, (answer: FromThread | undefined) => void>();
   let nextId = 0;
+  let gone = false;
+  let booted = false;
   let stopping = false;
   const ask = (message: ToThread & { id: number }) => {
-    const answer = new Promise<FromThread | undefined>((resolve) => pending.set(message.id, resolve));
+    if (gone) return Promise.resolve(undefined);
+    const answer = new Promise<FromThread | undefined>((resolve) => {
+      const timer = setTimeout(() => {
+        pending.delete(message.id);
+        resolve(undefined);
+      }, ASK_TIMEOUT_MS);
+      pending.set(message.id, (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      });
+    });
     worker.postMessage(message);
     return answer;
   };
+  // The error a thread died of (its uncaught exception), kept for the fatal report.
+  let died: unknown;
+  worker.on('error', (err) => {
+    died = err;
+  });
   const exited = new Promise<number>((resolve) => worker.once('exit', resolve));
 
   const ready = new Promise<R>((resolve, reject) => {
@@ -63,13 +83,14 @@ export async function startThread<R>(opts: {
         pending.delete(message.id);
       }
     });
-    worker.once('error', reject);
     void exited.then((code) => {
+      gone = true;
       for (const answer of pending.values()) answer(undefined);
       pending.clear();
-      const err = new Error(`${opts.name} thread exited with code ${code}`);
+      const err = new Error(`${opts.name} thread exited with code ${code}`, died ? { cause: died } : {});
       reject(err);
-      if (!stopping) opts.onExit(err);
+      // A boot that fails rejects `startThread` instead; a stop asked for is no crash.
+      if (booted && !stopping) opts.onExit(err);
     });
   });
   const value = await ready.catch(async (err) => {
@@ -77,6 +98,7 @@ export async function startThread<R>(opts: {
     await worker.terminate();
     throw err;
   });
+  booted = true;
 
   return {
     ready: value,

@@ -1,8 +1,9 @@
 /**
- * An `EventBus` across a `MessagePort`, for embedded mode's services running on a `node:worker_threads` worker while
- * the main thread keeps the one writer of `bus.db`: the main thread calls `serveBus(bus, port)` with its real bus,
- * the worker `createPortBus(otherPort)`. Everything runs on the real bus; the port carries requests, answers and
- * batches (structured clones of the records, one message per batch or per replayed turn, never one per record).
+ * An `EventBus` across a `MessagePort`, for embedded mode's threads (ADR 77): the log thread holds the one writer of
+ * `bus.db` and calls `serveBus(bus, port)` with the real bus for each other thread, which uses
+ * `createPortBus(otherPort)`. Everything runs on the real bus; the port carries requests, answers and batches
+ * (structured clones of the records, one message per batch or per replayed turn, never one per record). Below, "the
+ * worker" is the `createPortBus` end and "the serving end" the `serveBus` one.
  *
  * What the worker's bus keeps of the `EventBus` contract:
  * - `publish` resolves once the real bus resolved (durable). Errors arrive with their message; a
@@ -11,7 +12,7 @@
  *   other call.
  * - `subscribe`: the consumer loop (retries, dead letters, offsets) runs on the real bus, whose handler sends each
  *   batch across and waits for the worker's handler. A handler's failure is classified in the worker and rebuilt on
- *   the main thread as an error classified the same, with the same message (the dead letter's `x-error`); offsets
+ *   the serving end as an error classified the same, with the same message (the dead letter's `x-error`); offsets
  *   are committed only after the worker's handler resolved. `stop()` stops the real subscription (draining the batch
  *   in flight) and resolves after it.
  * - `replay` resolves once every record that existed when it was called was passed to `onMessage`, in order.

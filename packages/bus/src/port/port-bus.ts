@@ -204,10 +204,6 @@ class PortClient {
   }
 }
 
-/**
- * An `EventBus` that forwards every call to the `serveBus` at the other end of `port` (see `index.ts` for what it
- * keeps of the contract). `close()` stops this end's subscriptions and closes the port, not the served bus.
- */
 export interface PortBusOptions {
   /**
    * Whether the stores this side's handlers write answer (`StoreHealth.healthy`): a handler failure of unknown cause
@@ -217,6 +213,10 @@ export interface PortBusOptions {
   storeHealthy?: (options?: { fresh?: boolean }) => Promise<boolean>;
 }
 
+/**
+ * An `EventBus` that forwards every call to the `serveBus` at the other end of `port` (see `index.ts` for what it
+ * keeps of the contract). `close()` stops this end's subscriptions and closes the port, not the served bus.
+ */
 export function createPortBus(port: MessagePort, options: PortBusOptions = {}): EventBus {
   const client = new PortClient(port, options.storeHealthy);
   const call = <K extends Operation>(op: K, ...args: OperationArgs<K>) => client.call(op, args);
