@@ -8,7 +8,7 @@ export interface Bound {
 export interface GoalResult {
   goal: string;
   measure: string;
-  unit: 'ratio' | 'count' | 'ms';
+  unit: 'ratio' | 'count' | 'ms' | 'MB';
   /** One value per round (null where the round could not measure it). */
   values: (number | null)[];
   median: number | null;
