@@ -1,5 +1,5 @@
-// `pnpm bench [P1s] [P8] [P9] [P12] [--quick] [--rounds N] [--seconds S] [--sync FULL|NORMAL] [--no-p2] [--p8-submissions N]`:
-// see bench/README.md.
+// `pnpm bench [P1s] [P8] [P9] [P11] [P12] [P14] [--quick] [--rounds N] [--seconds S] [--sync FULL|NORMAL] [--no-p2]
+// [--p8-submissions N] …`: see bench/README.md.
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,11 +12,15 @@ import type { P8Settings } from './lib/p8.ts';
 import { p8Goals } from './lib/p8-goals.ts';
 import { type P8Mode, runP8 } from './lib/p8-run.ts';
 import { queryGoals, runQueryGoals } from './lib/p9-p10.ts';
+import { fitConnections, type P11Entry, type P11Settings, runP11 } from './lib/p11.ts';
+import { p11Goals } from './lib/p11-goals.ts';
 import type { P12Settings } from './lib/p12.ts';
 import { p12Goals } from './lib/p12-goals.ts';
 import { type P12Mode, runP12 } from './lib/p12-run.ts';
+import { type P14Result, type P14Settings, runP14 } from './lib/p14.ts';
+import { p14Context, p14Goals, p14Json } from './lib/p14-goals.ts';
 import { PAYLOADS } from './lib/payloads.ts';
-import { stopAllServers } from './lib/processes.ts';
+import { freePort, type ServerProcess, startServer, stopAllServers } from './lib/processes.ts';
 import { describeMachine, loadAverage, passed, writeReport } from './lib/report.ts';
 import {
   type BenchSettings,
@@ -27,7 +31,7 @@ import {
   warmUp,
 } from './lib/rounds.ts';
 import { startSmtpSink } from './lib/smtp-sink.ts';
-import { type FormgateTarget, startBaseline, startEmbeddedFormgate } from './lib/targets.ts';
+import { B0_SCRIPT, type FormgateTarget, startBaseline, startEmbeddedFormgate } from './lib/targets.ts';
 import { startWebhookReceiver } from './lib/webhook-receiver.ts';
 import { ensureWrk, prepareWrk } from './lib/wrk.ts';
 
@@ -50,10 +54,14 @@ function readOptions() {
       'p9-submissions': { type: 'string' },
       'p12-seconds': { type: 'string' },
       'p12-rate': { type: 'string' },
+      'p11-connections': { type: 'string' },
+      'p14-seconds': { type: 'string' },
     },
   });
-  const alone = ['P1s', 'P8', 'P9', 'P10', 'P12'];
-  if (positionals.some((p) => !alone.includes(p))) throw new Error('only P1s, P8, P9, P10 and P12 can be run alone');
+  const alone = ['P1s', 'P8', 'P9', 'P10', 'P11', 'P12', 'P14'];
+  if (positionals.some((p) => !alone.includes(p))) {
+    throw new Error('only P1s, P8, P9, P10, P11, P12 and P14 can be run alone');
+  }
   if (values.sync !== 'FULL' && values.sync !== 'NORMAL') throw new Error('--sync must be FULL or NORMAL');
   const settings: BenchSettings = {
     rounds: Number(values.rounds ?? (values.quick ? 1 : 3)),
@@ -78,6 +86,15 @@ function readOptions() {
     quietMs: 30_000,
     drainCapMs: 60_000,
   };
+  const p11: P11Settings = {
+    connections: Number(values['p11-connections'] ?? 4_000),
+    rounds: settings.rounds,
+  };
+  const p14: P14Settings = {
+    rates: [100, 1_000],
+    seconds: Number(values['p14-seconds'] ?? (values.quick ? 10 : 30)),
+    idleSeconds: values.quick ? 5 : 10,
+  };
   const positive = {
     rounds: settings.rounds,
     seconds: settings.seconds,
@@ -85,6 +102,8 @@ function readOptions() {
     'p9-submissions': query.submissions,
     'p12-seconds': p12.seconds,
     'p12-rate': p12.rate,
+    'p11-connections': p11.connections,
+    'p14-seconds': p14.seconds,
   };
   for (const [k, v] of Object.entries(positive)) {
     if (!Number.isInteger(v) || v < 1) throw new Error(`--${k} must be a positive integer`);
@@ -98,6 +117,8 @@ function readOptions() {
     p8,
     query,
     p12,
+    p11,
+    p14,
     /** `pnpm bench P8 P9`: only those (no other throughput rounds); P9 and P10 run together. */
     only: positionals.length > 0,
     /** `pnpm bench P1s`: rounds of P1o and P1s alone (the spam layers' cost, issue 14), without B0, P1–P7. */
@@ -107,6 +128,8 @@ function readOptions() {
     runP8: positionals.length === 0 || positionals.includes('P8'),
     runQuery: positionals.length === 0 || positionals.includes('P9') || positionals.includes('P10'),
     runP12: positionals.length === 0 || positionals.includes('P12'),
+    runP11: positionals.length === 0 || positionals.includes('P11'),
+    runP14: positionals.length === 0 || positionals.includes('P14'),
   };
 }
 
@@ -194,6 +217,100 @@ function p12Modes(options: Options, workDir: string, distributed: DistributedSta
   ];
 }
 
+/**
+ * P11's servers: a B0 of its own (stopped after P11), the embedded host's public port, and in distributed mode the
+ * ingest process directly and the gateway; each posts to a fresh form of its deployment.
+ */
+function p11Entries(
+  logDir: string,
+  formgate: FormgateTarget,
+  distributed: DistributedStart,
+  stopLater: ServerProcess[],
+): P11Entry[] {
+  const unavailable = p2Unavailable(distributed);
+  const ready = async (target: FormgateTarget, name: string) => {
+    const form = await target.api.createForm(name);
+    await target.api.waitUntilIngestKnows(form.key);
+    return `/f/${form.key}`;
+  };
+  const d = 'target' in distributed ? distributed : null;
+  const distributedEntry = (server: 'ingest' | 'gateway'): P11Entry =>
+    d
+      ? {
+          server,
+          target: async () => {
+            const measured = server === 'ingest' ? d.ingest : d.target.server;
+            return {
+              label: server,
+              port: measured.port,
+              pid: measured.pid,
+              path: await ready(d.target, `P11 ${server}`),
+            };
+          },
+        }
+      : { server, unavailable: unavailable ?? { reason: 'not started', fails: false } };
+  return [
+    {
+      server: 'B0',
+      target: async () => {
+        const b0 = await startServer({
+          name: 'p11-B0',
+          script: B0_SCRIPT,
+          port: await freePort(),
+          env: { NODE_ENV: 'production' },
+          logDir,
+        });
+        stopLater.push(b0);
+        return { label: 'B0', port: b0.port, pid: b0.pid, path: '/f/b0' };
+      },
+    },
+    {
+      server: 'embedded',
+      target: async () => ({
+        label: 'embedded',
+        port: formgate.server.port,
+        pid: formgate.server.pid,
+        path: await ready(formgate, 'P11 embedded'),
+      }),
+    },
+    distributedEntry('ingest'),
+    distributedEntry('gateway'),
+  ];
+}
+
+/** P14 on the distributed deployment, with its own SMTP sink and webhook receiver; skipped without the deployment. */
+async function p14Run(
+  options: Options,
+  distributed: DistributedStart,
+  report: { problems: string[]; warnings: string[] },
+): Promise<P14Result> {
+  if (!('startNotifications' in distributed)) {
+    const why = p2Unavailable(distributed) ?? { reason: 'not started', fails: false };
+    return { skipped: why.reason, fails: why.fails };
+  }
+  const sink = await startSmtpSink();
+  const hooks = await startWebhookReceiver();
+  try {
+    return await runP14({
+      startNotifications: distributed.startNotifications,
+      processes: distributed.processes,
+      sink,
+      hooks,
+      settings: options.p14,
+      rounds: options.settings.rounds,
+      ...report,
+      log,
+    });
+  } catch (err) {
+    const reason = `did not run: ${(err as Error).message.split('\n').slice(0, 4).join(' ')}`;
+    log(`P14 ${reason}`);
+    return { skipped: reason, fails: true };
+  } finally {
+    await sink.stop();
+    await hooks.stop();
+  }
+}
+
 async function main(): Promise<boolean> {
   const options = readOptions();
   const wrkVersion = options.runThroughput ? ensureWrk() : 'wrk not used (P8–P12 only)';
@@ -219,6 +336,21 @@ async function main(): Promise<boolean> {
     const pids = [formgate.server.pid, ...(target?.pids ?? [])];
     const base = { settings: options.settings, workDir, formgate, distributed: target?.target ?? null, pids };
     const rounds = await throughputRounds(options, { ...base, problems, warnings, log });
+    const p11Servers: ServerProcess[] = [];
+    const fitted = fitConnections(options.p11.connections, options.p11.rounds);
+    if (options.runP11 && fitted.lowered) {
+      warnings.push(fitted.lowered);
+      log(fitted.lowered);
+    }
+    const p11 = options.runP11
+      ? await runP11({
+          entries: p11Entries(logDir, formgate, distributed, p11Servers),
+          settings: { ...options.p11, connections: fitted.connections },
+          problems,
+          pids,
+          log,
+        }).finally(() => Promise.allSettled(p11Servers.map((p) => p.stop())))
+      : [];
     const p8Settings = { settings: options.p8, rounds: options.settings.rounds, problems, pids, log };
     const p8 = options.runP8 ? await runP8({ modes: p8Modes(formgate, distributed), ...p8Settings }) : [];
     const queryModes = p8Modes(formgate, distributed).map((m) => ({
@@ -249,6 +381,7 @@ async function main(): Promise<boolean> {
         await hooks.stop();
       }
     }
+    const p14 = options.runP14 ? await p14Run(options, distributed, { problems, warnings }) : null;
     machine.loadAverageAtEnd = loadAverage();
     if ((machine.loadAverageAtStart[0] ?? 0) > machine.cpus / 2) {
       warnings.push(`1-minute load average ${machine.loadAverageAtStart[0]} at start: other work shared the machine`);
@@ -262,7 +395,9 @@ async function main(): Promise<boolean> {
               options.runP1s ? 'P1s' : '',
               options.runP8 ? 'P8' : '',
               options.runQuery ? 'P9 P10' : '',
+              options.runP11 ? 'P11' : '',
               options.runP12 ? 'P12' : '',
+              options.runP14 ? 'P14' : '',
             ]
               .join(' ')
               .replace(/\s+/g, ' ')
@@ -274,7 +409,10 @@ async function main(): Promise<boolean> {
         p9Submissions: options.query.submissions,
         p12Rate: options.p12.rate,
         p12Seconds: options.p12.seconds,
-        loadGenerator: 'wrk -t1 (throughput), autocannon in a child process (P7), fetch (P8–P10, P12 open loop)',
+        p11Connections: options.p11.connections,
+        p14Seconds: options.p14.seconds,
+        loadGenerator:
+          'wrk -t1 (throughput), autocannon in a child process (P7), fetch (P8–P10, P12 and P14 open loop), net sockets (P11)',
       },
       goals: [
         // With goals named, only P1s of the throughput goals, and only when it ran (`pnpm bench P12` alone judged an
@@ -284,12 +422,15 @@ async function main(): Promise<boolean> {
         ),
         ...p8.flatMap((r) => p8Goals(r, problems)),
         ...query.flatMap((r) => queryGoals(r, problems)),
+        ...p11Goals(p11, problems),
         ...p12.flatMap((r) => p12Goals(r, options.p12, problems)),
+        ...(p14 ? p14Goals(p14, options.p14, problems) : []),
       ],
       absolute: absolutes(rounds),
+      context: p14 ? p14Context(p14) : [],
       problems,
       warnings,
-      rounds: [...rounds, { P8: p8 }, { P9P10: query }, { P12: p12 }],
+      rounds: [...rounds, { P8: p8 }, { P9P10: query }, { P11: p11 }, { P12: p12 }, { P14: p14Json(p14) }],
     };
     const md = writeReport(BENCH_DIR, report);
     process.stdout.write(`\n${md}\n`);

@@ -68,7 +68,16 @@ async function awaitAutoAnalyze(runDir: string, port: number, schema: string, ti
  * the deployment did not come up: P2 fails).
  */
 export type DistributedStart =
-  | { target: FormgateTarget; pids: number[]; stop: () => Promise<void>; startNotifications: StartNotifications }
+  | {
+      target: FormgateTarget;
+      pids: number[];
+      /** The deployment's processes (gateway, forms, billing, ingest, orgs), each serving `/metrics` (P11, P14). */
+      processes: ServerProcess[];
+      /** The ingest process, for requests that skip the gateway (P11). */
+      ingest: ServerProcess;
+      stop: () => Promise<void>;
+      startNotifications: StartNotifications;
+    }
   | { skipped: string }
   | { failed: string };
 
@@ -85,13 +94,18 @@ export const DISTRIBUTED_ENTRYPOINTS = {
 export const NOTIFICATIONS_ENTRYPOINT = 'services/notifications/src/main.ts';
 
 /**
- * P12 in distributed mode: a notifications process sending to `smtpUrl`, and a second gateway that routes to it
- * (the first one was started without `NOTIFICATIONS_URL`), with its own API key. Both are stopped with the
- * deployment, or earlier with `stop`.
+ * P12 (and P14) in distributed mode: a notifications process sending to `smtpUrl`, and a second gateway that routes
+ * to it (the first one was started without `NOTIFICATIONS_URL`), with its own API key; named `<goal>-notifications`
+ * and `<goal>-gateway` (`goal` is `p12` unless given). Both are stopped with the deployment, or earlier with `stop`.
  */
-export type StartNotifications = (smtpUrl: string) => Promise<{
+export type StartNotifications = (
+  smtpUrl: string,
+  goal?: string,
+) => Promise<{
   target: Pick<FormgateTarget, 'server' | 'api'>;
   pids: number[];
+  /** The notifications process and the second gateway, each serving `/metrics`. */
+  processes: ServerProcess[];
   stop: () => Promise<void>;
 }>;
 
@@ -125,6 +139,7 @@ async function startProcesses(opts: { logDir: string; kafka: string; mongo: stri
       env: { ...common, INSTANCE_ID: `bench-${name}`, ...env },
       bootTimeoutMs: 90_000,
       readyPath: '/readyz',
+      metricsPort: await freePort(),
     });
     started.push(p);
     return p;
@@ -146,6 +161,7 @@ async function startProcesses(opts: { logDir: string; kafka: string; mongo: stri
       },
       // It listens before it has booted (answering 503): ready once its accounts database and views are.
       readyPath: '/readyz',
+      metricsPort: await freePort(),
     });
     started.push(gateway);
     return { gateway, api: createFormgateApi(gateway.url, await mintApiKey(gateway.url, mailDir)) };
@@ -159,11 +175,11 @@ async function startProcesses(opts: { logDir: string; kafka: string; mongo: stri
     ]);
     const upstreams = { FORMS_URL: forms.url, INGEST_URL: ingest.url, BILLING_URL: billing.url, ORGS_URL: orgs.url };
     const { gateway, api } = await startGateway('p2-gateway', gatewayPort, upstreams);
-    const startNotifications: StartNotifications = async (smtpUrl) => {
+    const startNotifications: StartNotifications = async (smtpUrl, goal = 'p12') => {
       const before = started.length;
       const p12Port = await freePort();
       const notifications = await startServer({
-        name: 'p12-notifications',
+        name: `${goal}-notifications`,
         script: NOTIFICATIONS_ENTRYPOINT,
         port: await freePort(),
         logDir: opts.logDir,
@@ -180,19 +196,24 @@ async function startProcesses(opts: { logDir: string; kafka: string; mongo: stri
         },
         bootTimeoutMs: 90_000,
         readyPath: '/readyz',
+        metricsPort: await freePort(),
       });
       started.push(notifications);
-      const p12 = await startGateway('p12-gateway', p12Port, { ...upstreams, NOTIFICATIONS_URL: notifications.url });
+      const p12 = await startGateway(`${goal}-gateway`, p12Port, {
+        ...upstreams,
+        NOTIFICATIONS_URL: notifications.url,
+      });
       const mine = started.slice(before);
       return {
         target: { server: p12.gateway, api: p12.api },
         pids: mine.map((p) => p.pid),
+        processes: mine,
         stop: async () => {
           await Promise.allSettled(mine.map((p) => p.stop()));
         },
       };
     };
-    return { gateway, started, api, startNotifications };
+    return { gateway, ingest, started, api, startNotifications };
   } catch (err) {
     await Promise.allSettled(started.map((p) => p.stop()));
     throw err;
@@ -219,7 +240,7 @@ export async function startDistributedFormgate(opts: { workDir: string; logDir: 
     backends.push(await startBackend('ferretdb.sh', FERRETDB_PORT, runBase));
     const [kafka, mongo] = backends.map((b) => b.value) as [string, string];
     const dbPrefix = `fg_bench_${randomBytes(4).toString('hex')}`;
-    const { gateway, started, api, startNotifications } = await startProcesses({
+    const { gateway, ingest, started, api, startNotifications } = await startProcesses({
       logDir: opts.logDir,
       kafka,
       mongo,
@@ -249,11 +270,15 @@ export async function startDistributedFormgate(opts: { workDir: string; logDir: 
       target: {
         server: gateway,
         api,
+        // P2's stages: ingest's own and the gateway's hop in front of it.
+        metricsUrls: [gateway, ingest].flatMap((p) => (p.metricsUrl ? [p.metricsUrl] : [])),
         openFormsStore,
         countRawRows,
         settle: () => awaitAutoAnalyze(join(runBase, `ferretdb-${FERRETDB_PORT}`), FERRETDB_PORT, `${dbPrefix}_forms`),
       },
       pids: started.map((p) => p.pid),
+      processes: [...started],
+      ingest,
       startNotifications,
       stop: async () => {
         await Promise.allSettled(started.map((p) => p.stop()));

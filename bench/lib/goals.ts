@@ -8,7 +8,7 @@ export interface Bound {
 export interface GoalResult {
   goal: string;
   measure: string;
-  unit: 'ratio' | 'count' | 'ms' | 'us';
+  unit: 'ratio' | 'count' | 'ms' | 'us' | 'MB';
   /** One value per round (null where the round could not measure it). */
   values: (number | null)[];
   median: number | null;

@@ -71,6 +71,8 @@ export interface P12Round {
   maxMs: number;
   /** From the last 2xx to the last expected email (ms). */
   drainMs: number;
+  /** From the first request to the last 2xx (ms). */
+  lastOkMs: number;
   /** CPU used by the deployment's processes from the first request to the last email, in cores (1 = one full core). */
   cores: number | null;
   /** The webhook half: one request expected per acknowledged submission. */
@@ -86,6 +88,8 @@ export interface P12Round {
     p50Ms: number;
     p99Ms: number;
     maxMs: number;
+    /** From the last 2xx to the last expected webhook's first request (ms). */
+    drainMs: number;
   };
 }
 
@@ -348,6 +352,7 @@ export async function measureP12(
   latencies.sort((a, b) => a - b);
 
   const hookLatencies: number[] = [];
+  let lastHookAt = lastOkAt;
   let hooksMissing = 0;
   let hooksReceived = 0;
   let hookDuplicates = 0;
@@ -364,6 +369,7 @@ export async function measureP12(
     }
     hookDuplicates += t.hooks.length - 1;
     hookLatencies.push(Math.min(...t.hooks) - t.okAt);
+    lastHookAt = Math.max(lastHookAt, Math.min(...t.hooks));
   }
   hookLatencies.sort((a, b) => a - b);
   return {
@@ -382,6 +388,7 @@ export async function measureP12(
     p99Ms: quantile(latencies, 0.99),
     maxMs: latencies.at(-1) ?? Number.NaN,
     drainMs: lastMailAt - lastOkAt,
+    lastOkMs: lastOkAt - start,
     cores: Number.isFinite(busy) ? busy : null,
     hooks: {
       expected: acknowledged.length,
@@ -393,6 +400,7 @@ export async function measureP12(
       p50Ms: quantile(hookLatencies, 0.5),
       p99Ms: quantile(hookLatencies, 0.99),
       maxMs: hookLatencies.at(-1) ?? Number.NaN,
+      drainMs: lastHookAt - lastOkAt,
     },
   };
 }

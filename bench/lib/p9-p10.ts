@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import type { SubmissionRecord } from '@formgate/forms';
 import type { BenchForm } from './formgate-api.ts';
 import { type GoalResult, judge, skipped } from './goals.ts';
-import { waitForIdle } from './quiesce.ts';
+import { rssKb, waitForIdle } from './quiesce.ts';
 import type { FormgateTarget } from './targets.ts';
 
 /**
@@ -137,15 +136,6 @@ async function measureP9(target: FormgateTarget, s: QuerySeed, samples: number, 
   return { firstP95Ms: p95(t.first), commonP95Ms: p95(t.common), tagP95Ms: p95(t.tag), rareP95Ms: p95(t.rare) };
 }
 
-function rssKb(pid: number): number {
-  try {
-    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return m ? Number(m[1]) : 0;
-  } catch {
-    return 0;
-  }
-}
-
 /** One JSON submission after another to `/f/{key}`, 20 ms apart, until stopped: their latencies in ms. */
 function ingestProbe(baseUrl: string, key: string) {
   const latencies: number[] = [];
@@ -203,7 +193,7 @@ async function measureExportUnderIngest(target: FormgateTarget, s: QuerySeed, pi
 
 /** The CSV export through the gateway, read as fast as the client can, with the deployment's RSS sampled. */
 async function measureExport(target: FormgateTarget, s: QuerySeed, pids: number[], n: number, check: Check) {
-  const total = () => pids.reduce((sum, pid) => sum + rssKb(pid), 0);
+  const total = () => pids.reduce((sum, pid) => sum + (rssKb(pid) ?? 0), 0);
   const before = total();
   let peak = before;
   const sampler = setInterval(() => {

@@ -14,11 +14,21 @@ export interface ServerProcess {
   port: number;
   url: string;
   logFile: string;
+  /** Its `GET /metrics` (`METRICS_PORT`), when it was started with `metricsPort`. */
+  metricsUrl?: string;
   /** SIGTERM, then SIGKILL after a grace period; resolves once the process is gone. */
   stop(): Promise<void>;
 }
 
 const running = new Map<number, ChildProcess>();
+
+/** The preload that makes a server collect its garbage on SIGUSR2 (`collectGarbage`). */
+const GC_ON_SIGNAL = join(REPO_ROOT, 'bench/lib/gc-on-signal.mjs');
+
+/** Asks a server the bench started to run a full garbage collection (it does so at its next turn of the event loop). */
+export function collectGarbage(pid: number): void {
+  signal(pid, 'SIGUSR2');
+}
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -100,6 +110,8 @@ export async function startServer(opts: {
   bootTimeoutMs?: number;
   /** Also wait until `GET readyPath` answers 200 (Formgate listens before it has booted, answering 503). */
   readyPath?: string;
+  /** Serve the process's `/metrics` on this port (`METRICS_PORT`, a Formgate process's own listener). */
+  metricsPort?: number;
 }): Promise<ServerProcess> {
   const logFile = join(opts.logDir, `${opts.name}.log`);
   const fd = openSync(logFile, 'a');
@@ -109,9 +121,17 @@ export async function startServer(opts: {
   const profDir = process.env.BENCH_CPU_PROF_DIR ?? join(REPO_ROOT, 'bench/profiles');
   // One directory per server: every thread writes its own profile (tsx's module loader runs in a worker thread).
   const profArgs = profiled ? ['--cpu-prof', `--cpu-prof-dir=${join(profDir, opts.name)}`] : [];
-  const child = spawn(process.execPath, [...profArgs, '--import', 'tsx', join(REPO_ROOT, opts.script)], {
+  // Every server runs a full garbage collection on SIGUSR2 (`gc-on-signal.mjs`): P11 reads RSS after one.
+  const args = [...profArgs, '--import', 'tsx', '--import', GC_ON_SIGNAL, join(REPO_ROOT, opts.script)];
+  const child = spawn(process.execPath, args, {
     cwd: REPO_ROOT,
-    env: { ...process.env, HOST: '127.0.0.1', PORT: String(opts.port), ...opts.env },
+    env: {
+      ...process.env,
+      HOST: '127.0.0.1',
+      PORT: String(opts.port),
+      ...(opts.metricsPort === undefined ? {} : { METRICS_PORT: String(opts.metricsPort) }),
+      ...opts.env,
+    },
     stdio: ['ignore', fd, fd],
   });
   closeSync(fd);
@@ -123,6 +143,7 @@ export async function startServer(opts: {
     port: opts.port,
     url: `http://127.0.0.1:${opts.port}`,
     logFile,
+    ...(opts.metricsPort === undefined ? {} : { metricsUrl: `http://127.0.0.1:${opts.metricsPort}/metrics` }),
     stop: () => stopChild(child),
   };
   const deadline = Date.now() + (opts.bootTimeoutMs ?? 30_000);

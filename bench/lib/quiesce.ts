@@ -14,6 +14,16 @@ export function cpuSeconds(pid: number): number | null {
   }
 }
 
+/** A process's resident set (`VmRSS` of `/proc/<pid>/status`, KiB); null without /proc or once it is gone. */
+export function rssKb(pid: number): number | null {
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) : null;
+  } catch {
+    return null;
+  }
+}
+
 /**
  * Waits until every process in `pids` uses less than `maxShare` of a core over a `windowMs` window, so work left
  * over from one measurement (event consumers catching up, GC) does not run during the next one. Returns how

@@ -47,6 +47,8 @@ export interface BenchReport {
   problems: string[];
   /** Worth a look, not a failure. */
   warnings: string[];
+  /** Figures that explain a goal's rows (P14's top commands…): a heading and its markdown lines each. */
+  context: { title: string; lines: string[] }[];
   rounds: unknown[];
 }
 
@@ -54,6 +56,7 @@ const fmt = (v: number | null, unit: GoalResult['unit']) => {
   if (v === null) return '—';
   if (unit === 'ratio') return v.toFixed(3);
   if (unit === 'us') return `${v.toFixed(1)} µs`;
+  if (unit === 'MB') return `${v.toFixed(2)} MB`;
   return unit === 'ms' ? `${Math.round(v)} ms` : String(Math.round(v));
 };
 const bound = (b: Bound | null, unit: GoalResult['unit']) => (b ? `${b.op} ${fmt(b.value, unit)}` : '—');
@@ -95,6 +98,7 @@ function markdown(r: BenchReport): string {
       (a) => `| ${a.label} | ${a.rps.map((x) => Math.round(x)).join(', ')} | ${Math.round(median(a.rps) ?? 0)} |`,
     ),
     '',
+    ...r.context.flatMap((c) => [`## ${c.title}`, '', ...c.lines, '']),
     '## Problems',
     '',
     ...(r.problems.length ? r.problems.map((p) => `- ${p}`) : ['None: every answer was 2xx/3xx, nothing was lost.']),

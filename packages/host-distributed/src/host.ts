@@ -102,6 +102,12 @@ export async function openHost(name: string, config: DistributedConfig): Promise
     if (!(await storeHealth.healthy())) throw new Error('a database does not take writes');
   });
   const probe = `${name}-${config.INSTANCE_ID}`;
-  const mongo = createMongoPool({ url: config.MONGO_URL, prefix: config.MONGO_DB_PREFIX, probe, storeHealth });
+  const mongo = createMongoPool({
+    url: config.MONGO_URL,
+    prefix: config.MONGO_DB_PREFIX,
+    probe,
+    storeHealth,
+    countCommand: metrics.countMongoCommand,
+  });
   return { logger, metrics, bus, mongo, readiness, storeHealth, tracing, started: started.started };
 }

@@ -11,7 +11,8 @@ export interface MongoPool {
  * A process's Mongo connections, one per database, each with its `StoreHealth` probe (`mongo:<db>`, failing from the
  * first request for the database until it is connected). A connection that was established is kept across boot
  * attempts — the driver reconnects it by itself, so a retried build gets it again instead of opening another — and
- * one that could not connect is closed by `connectMongo` and opened again on the next request.
+ * one that could not connect is closed by `connectMongo` and opened again on the next request. With `countCommand`,
+ * every command a connection sends is counted under the database's short name (`accounts`, `forms`…).
  */
 export function createMongoPool(opts: {
   url: string;
@@ -19,6 +20,8 @@ export function createMongoPool(opts: {
   /** This process's probe document (`probeStorage`). */
   probe: string;
   storeHealth: StoreHealth;
+  /** Counts every command sent on the pool's connections (`formgate_mongo_commands_total`), by database name. */
+  countCommand?: (db: string, command: string) => void;
 }): MongoPool {
   const connections = new Map<string, MongoConnection>();
   /** Every connection established (a concurrent second request for a database may open one more): closed on `close`. */
@@ -36,7 +39,9 @@ export function createMongoPool(opts: {
           await probeStorage(conn.db, opts.probe);
         });
       }
-      const conn = await connectMongo(opts.url, `${opts.prefix}_${db}`);
+      const { countCommand } = opts;
+      const onCommand = countCommand ? (command: string) => countCommand(db, command) : undefined;
+      const conn = await connectMongo(opts.url, `${opts.prefix}_${db}`, onCommand ? { onCommand } : {});
       opened.push(conn);
       connections.set(db, conn);
       return conn;

@@ -33,6 +33,11 @@ export interface Metrics {
   };
   /** One notification attempt: `channel` `email` | `webhook`, `status` what became of it. */
   countNotificationAttempt(channel: string, status: string): void;
+  /**
+   * One command sent to MongoDB on the connection to database `db` (its name without `MONGO_DB_PREFIX`), as the
+   * driver's command monitoring names it (`insert`, `find`, `getMore`…). Called once per command: a plain increment.
+   */
+  countMongoCommand(db: string, command: string): void;
   /** The text exposition of every metric. */
   exposition(): Promise<{ contentType: string; body: string }>;
 }
@@ -124,6 +129,12 @@ export function createMetrics(options: CreateMetricsOptions = {}): Metrics {
     },
     BATCH_BUCKETS,
   );
+  const mongoCommands = new FastCounter({
+    name: 'formgate_mongo_commands_total',
+    help: 'Commands this process sent to MongoDB, by database (without the deployment prefix) and command name',
+    labelNames: ['db', 'command'],
+    registry,
+  });
   const lag = new Gauge({
     name: 'formgate_consumer_lag',
     help: 'Records of a partition not yet processed by this process’s consumer of the group (log end − position)',
@@ -174,6 +185,7 @@ export function createMetrics(options: CreateMetricsOptions = {}): Metrics {
       deadLettered: (group, topic) => dead(group, topic).inc(),
     },
     countNotificationAttempt: (channel, status) => attempts(channel, status).inc(),
+    countMongoCommand: (db, command) => mongoCommands.inc(db, command),
     async exposition() {
       return { contentType: registry.contentType, body: await registry.metrics() };
     },

@@ -29,6 +29,7 @@ describe('createMetrics: one registry per process, in the text exposition format
       'formgate_consumer_lag',
       'formgate_dead_letters_total',
       'formgate_notification_attempts_total',
+      'formgate_mongo_commands_total',
     ]) {
       expect(text).toMatch(new RegExp(`^# TYPE ${name} `, 'm'));
     }
@@ -55,6 +56,9 @@ describe('createMetrics: one registry per process, in the text exposition format
     m.bus.setLag('g', 't', 2, 0);
     m.bus.deadLettered('g', 't');
     m.countNotificationAttempt('email', 'retrying');
+    m.countMongoCommand('forms', 'insert');
+    m.countMongoCommand('forms', 'insert');
+    m.countMongoCommand('accounts', 'find');
     const samples = await scrape(m);
     const route = { service: 'forms', route: '/api/v1/forms/:formId', method: 'GET' };
     expect(sumOf(samples, 'formgate_http_requests_total', { ...route, status: '200' })).toBe(2);
@@ -65,6 +69,8 @@ describe('createMetrics: one registry per process, in the text exposition format
     expect(sumOf(samples, 'formgate_consumer_lag', { group: 'g', topic: 't', partition: '2' })).toBe(0);
     expect(sumOf(samples, 'formgate_dead_letters_total', { group: 'g', topic: 't' })).toBe(1);
     expect(sumOf(samples, 'formgate_notification_attempts_total', { channel: 'email', status: 'retrying' })).toBe(1);
+    expect(sumOf(samples, 'formgate_mongo_commands_total', { db: 'forms', command: 'insert' })).toBe(2);
+    expect(sumOf(samples, 'formgate_mongo_commands_total', { db: 'accounts', command: 'find' })).toBe(1);
   });
 });
 

@@ -7,11 +7,31 @@ export type MongoConnection = Connection;
 export type MongoDb = NonNullable<Connection['db']>;
 
 /**
+ * Commands the driver's command monitoring reports that are not the application's: the connection handshake and
+ * liveness checks (`hello`, its legacy names, `ping`). `onCommand` never sees them.
+ */
+const NOT_COUNTED_COMMANDS: ReadonlySet<string> = new Set(['hello', 'isMaster', 'ismaster', 'ping']);
+
+export interface ConnectMongoOptions {
+  /**
+   * Called with the name of every command this connection sends (`insert`, `find`, `getMore`, `update`…, as the
+   * driver's `commandStarted` event names it), except `NOT_COUNTED_COMMANDS`. Turns the driver's command monitoring
+   * on (`monitorCommands`): keep it to a counter increment, it runs once per command.
+   */
+  onCommand?: (command: string) => void;
+}
+
+/**
  * Opens a dedicated mongoose connection to `dbName` (a database per service). Only features that work on both
  * MongoDB 7+ and FerretDB 1.24 are used by Formgate's adapters: no multi-document transactions, no change
  * streams, no `$text`.
  */
-export async function connectMongo(url: string, dbName: string): Promise<Connection> {
+export async function connectMongo(
+  url: string,
+  dbName: string,
+  options: ConnectMongoOptions = {},
+): Promise<Connection> {
+  const { onCommand } = options;
   const conn = mongoose.createConnection(url, {
     dbName,
     autoIndex: false,
@@ -21,6 +41,7 @@ export async function connectMongo(url: string, dbName: string): Promise<Connect
     serverSelectionTimeoutMS: 3_000,
     bufferCommands: false,
     maxPoolSize: 20,
+    ...(onCommand ? { monitorCommands: true } : {}),
   });
   try {
     await conn.asPromise();
@@ -28,6 +49,13 @@ export async function connectMongo(url: string, dbName: string): Promise<Connect
     // Nothing of it is used again: a caller that retries opens a new connection.
     await conn.close().catch(() => {});
     throw err;
+  }
+  // On the client, which outlives reconnections: nothing is sent on the connection before `asPromise` resolved but
+  // its handshake, which is not counted anyway.
+  if (onCommand) {
+    conn.getClient().on('commandStarted', (event) => {
+      if (!NOT_COUNTED_COMMANDS.has(event.commandName)) onCommand(event.commandName);
+    });
   }
   return conn;
 }
