@@ -272,6 +272,7 @@ export async function startDistributedFormgate(opts: { workDir: string; logDir: 
         api,
         // P2's stages: ingest's own and the gateway's hop in front of it.
         metricsUrls: [gateway, ingest].flatMap((p) => (p.metricsUrl ? [p.metricsUrl] : [])),
+        ingestUrl: ingest.url,
         openFormsStore,
         countRawRows,
         settle: () => awaitAutoAnalyze(join(runBase, `ferretdb-${FERRETDB_PORT}`), FERRETDB_PORT, `${dbPrefix}_forms`),

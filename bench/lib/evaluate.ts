@@ -77,6 +77,7 @@ export function evaluate(
           p2Unavailable.reason,
           p2Unavailable.fails,
         ),
+    ...gatewayHop(rounds, problems, p2Unavailable),
     ...stageBudget(rounds, 'P1', 'embedded'),
     ...stageBudget(rounds, 'P2', 'distributed'),
     ...burstGoals(rounds, problems),
@@ -125,6 +126,43 @@ function burstGoals(rounds: RoundResult[], problems: string[]): GoalResult[] {
   ];
 }
 
+/** The wrk connections of every throughput run: P3's TIME_WAIT bound is twice that. */
+const CONNECTIONS = 50;
+
+/**
+ * P3, the gateway's hop in distributed mode: P2 (through the gateway) against P2i (the same load straight at ingest)
+ * of the same round, and the gateway → ingest connections P2 left in TIME_WAIT.
+ */
+function gatewayHop(
+  rounds: RoundResult[],
+  problems: string[],
+  p2Unavailable: { reason: string; fails: boolean } | null,
+): GoalResult[] {
+  const measure = 'gateway hop: P2 rps / ingest-direct rps';
+  const target = { op: '>=' as const, value: 0.5 };
+  const floor = { op: '>=' as const, value: 0.3 };
+  if (p2Unavailable) return [skipped('P3', measure, target, floor, p2Unavailable.reason, p2Unavailable.fails)];
+  return [
+    judge({
+      goal: 'P3',
+      measure,
+      values: rounds.map((r) => ratio(rps(r, 'P2'), rps(r, 'P2i'))),
+      target,
+      floor,
+      invalid: invalidIf(problems, 'P2'),
+    }),
+    judge({
+      goal: 'P3',
+      measure: `gateway → ingest connections in TIME_WAIT after P2 (${CONNECTIONS} client connections)`,
+      unit: 'count',
+      judged: 'worst',
+      values: rounds.map((r) => (r.runs.P2 as IngestRun | undefined)?.timeWait ?? null),
+      target: { op: '<=', value: 2 * CONNECTIONS },
+      floor: null,
+    }),
+  ];
+}
+
 /**
  * The hot path's budget (reported, not judged): µs per accepted submission of each stage of ingest during the P1 / P2
  * throughput runs (`stages.ts`), so a regression shows which stage grew.
@@ -155,6 +193,7 @@ export function absolutes(rounds: RoundResult[]): AbsoluteRow[] {
     ['P1o', 'P1o embedded, P1s request (stamp field, Origin), no spam layer'],
     ['P1s', 'P1s embedded, urlencoded, every spam layer but the captcha'],
     ['P2', 'P2 distributed, urlencoded'],
+    ['P2i', 'P2i distributed ingest direct (no gateway), urlencoded'],
     ['P7', 'P7 burst (10,000 × 200 connections)'],
   ];
   return labels

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { type BurstResult, runBurst } from './burst.ts';
 import type { BenchForm } from './formgate-api.ts';
 import { PAYLOADS, type Payload, spamPayload } from './payloads.ts';
@@ -24,9 +25,11 @@ export interface IngestRun extends WrkResult {
   projectionLagMs: number | null;
   /** µs per accepted submission of each stage (`stageCosts`), when the target serves its metrics. */
   stagesUs?: Record<string, number> | null;
+  /** P2: connections between the gateway and ingest left in TIME_WAIT right after the load (P3). */
+  timeWait?: number;
 }
 
-export type Measurement = 'B0' | 'B1' | 'P1' | 'P1j' | 'P1m' | 'P1o' | 'P1s' | 'P2';
+export type Measurement = 'B0' | 'B1' | 'P1' | 'P1j' | 'P1m' | 'P1o' | 'P1s' | 'P2' | 'P2i';
 
 export interface RoundResult {
   round: number;
@@ -244,13 +247,37 @@ export async function runRound(ctx: RoundContext, round: number): Promise<RoundR
     );
   }
   Object.assign(result.runs, await spamLayerRuns(ctx, round));
-  if (ctx.distributed) {
-    const r = await measureIngest(ctx, ctx.distributed, `P2 round ${round}`, PAYLOADS.urlencoded);
-    result.runs.P2 = r;
-    ctx.log(`round ${round} P2: ${fmtRun(r)}, stored ${r.stored}, projection lag ${r.projectionLagMs?.toFixed(0)} ms`);
-  }
+  if (ctx.distributed) Object.assign(result.runs, await distributedRuns(ctx, ctx.distributed, round));
   result.P7 = await measureBurst(ctx, round);
   return result;
+}
+
+/**
+ * P2 through the gateway, then (P3) the same load straight at the ingest process, skipping the gateway; and how many
+ * gateway → ingest connections P2 left in TIME_WAIT (a proxy without keep-alive leaves one per request).
+ */
+async function distributedRuns(ctx: RoundContext, target: FormgateTarget, round: number) {
+  const P2: IngestRun = await measureIngest(ctx, target, `P2 round ${round}`, PAYLOADS.urlencoded);
+  const ingestUrl = target.ingestUrl;
+  if (ingestUrl) P2.timeWait = timeWaitTo(Number(new URL(ingestUrl).port));
+  ctx.log(
+    `round ${round} P2: ${fmtRun(P2)}, stored ${P2.stored}, projection lag ${P2.projectionLagMs?.toFixed(0)} ms, ` +
+      `TIME_WAIT to ingest ${P2.timeWait ?? '?'}`,
+  );
+  if (!ingestUrl) return { P2 };
+  const direct = { ...target, server: { ...target.server, url: ingestUrl }, metricsUrls: undefined };
+  const P2i = await measureIngest(ctx, direct, `P2i round ${round}`, PAYLOADS.urlencoded);
+  ctx.log(`round ${round} P2i (ingest direct): ${fmtRun(P2i)}, stored ${P2i.stored}`);
+  return { P2, P2i };
+}
+
+/** Sockets in TIME_WAIT whose remote or local port is `port` (`ss`, iproute2). */
+function timeWaitTo(port: number): number {
+  const out = execFileSync('ss', ['-Htan', 'state', 'time-wait', `( dport = :${port} or sport = :${port} )`]);
+  return out
+    .toString()
+    .split('\n')
+    .filter((l) => l.trim() !== '').length;
 }
 
 /** P1o then P1s (`measureSpamLayers`), each logged. */

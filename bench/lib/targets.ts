@@ -19,6 +19,8 @@ export interface FormgateTarget {
   api: FormgateApi;
   /** The `/metrics` of every process that handles `/f/*` (ingest's stage budget, the gateway's hop). */
   metricsUrls?: string[];
+  /** Distributed mode: the ingest process itself, behind the gateway (P3 loads it directly). */
+  ingestUrl?: string;
   /** The deployment's forms store, opened from the bench process for seeding (P8): its batch write path. */
   openFormsStore(): Promise<{ store: SubmissionReadModel; close(): Promise<void> }>;
   /** CUR (P10): reads every stored submission of the form newest first with a raw cursor, no formatting. */
