@@ -60,6 +60,19 @@ export function p14Goals(result: P14Result, settings: P14Settings, problems: str
     const note = rateNote(level, b?.rate ?? null);
     return note ? { ...row, note: row.note ? `${row.note}; ${note}` : note } : row;
   });
+  // P6: ingest's batching toward Kafka, at the goal rate as offered (ingest takes it even where delivery lags).
+  for (const level of result.levels) {
+    const runs = level.probe ? [level.probe] : level.rounds;
+    rows.push(
+      judge({
+        goal: 'P6',
+        measure: `ingest's Kafka produce requests per accepted submission, ${runs[0]?.rate ?? level.rate}/s offered`,
+        values: runs.map((r) => r.produceRequestsPerSubmission),
+        target: level.goalRate >= 1_000 ? { op: '<=', value: 0.1 } : null,
+        floor: null,
+      }),
+    );
+  }
   const idle = [...result.idle.commands.values()].reduce((a, b) => a + b, 0) / result.idle.seconds;
   rows.push(
     judge({

@@ -1,4 +1,4 @@
-import { parsePrometheusText, samplesOf } from '@formgate/kit/testing';
+import { parsePrometheusText, samplesOf, sumOf } from '@formgate/kit/testing';
 import type { StartNotifications } from './distributed.ts';
 import { measureP12, type P12Round, type P12Setup, type P12Target, setUpP12 } from './p12.ts';
 import { type ServerProcess, sleep } from './processes.ts';
@@ -47,6 +47,17 @@ async function scrape(processes: ServerProcess[]): Promise<CommandCounts> {
 
 const sum = (counts: CommandCounts) => [...counts.values()].reduce((a, b) => a + b, 0);
 
+/** P6: the Kafka produce requests ingest has sent (`formgate_bus_append_records_count{log="kafka"}`). */
+async function ingestProduceRequests(processes: ServerProcess[]): Promise<number> {
+  let requests = 0;
+  for (const p of processes.filter((x) => x.name.endsWith('-ingest'))) {
+    if (!p.metricsUrl) throw new Error(`P6: ${p.name} serves no /metrics`);
+    const text = await (await fetch(p.metricsUrl)).text();
+    requests += sumOf(parsePrometheusText(text), 'formgate_bus_append_records_count', { log: 'kafka' });
+  }
+  return requests;
+}
+
 function minus(after: CommandCounts, before: CommandCounts): CommandCounts {
   const d: CommandCounts = new Map();
   for (const [k, v] of after) {
@@ -71,6 +82,8 @@ export interface P14Run {
   commands: CommandCounts;
   total: number;
   perSubmission: number;
+  /** P6: Kafka produce requests ingest sent per acknowledged submission (its batching at this rate). */
+  produceRequestsPerSubmission: number;
   /** From the first request until the last 2xx and the last mail and webhook arrived (ms). */
   pipelineMs: number;
   /** Acknowledged submissions over `pipelineMs`: the rate the deployment carried through to delivery. */
@@ -125,6 +138,7 @@ const slackMs = (seconds: number) => Math.max(5_000, seconds * 200);
 async function measureAt(ctx: P14Context, rate: number, seconds: number): Promise<P14Run> {
   await waitForIdle(ctx.processes.map((p) => p.pid));
   const before = await scrape(ctx.processes);
+  const producedBefore = await ingestProduceRequests(ctx.processes);
   const start = performance.now();
   const r = await measureP12(ctx.target, ctx.setup, ctx.sink, ctx.hooks, {
     rate,
@@ -134,6 +148,7 @@ async function measureAt(ctx: P14Context, rate: number, seconds: number): Promis
   });
   const settleMs = await settle(ctx.processes, ctx.idlePerSecond);
   const after = await scrape(ctx.processes);
+  const produced = (await ingestProduceRequests(ctx.processes)) - producedBefore;
   const windowMs = performance.now() - start;
   const commands = minus(after, before);
   const total = sum(commands);
@@ -147,6 +162,7 @@ async function measureAt(ctx: P14Context, rate: number, seconds: number): Promis
     commands,
     total,
     perSubmission: r.acknowledged > 0 ? total / r.acknowledged : Number.NaN,
+    produceRequestsPerSubmission: r.acknowledged > 0 ? produced / r.acknowledged : Number.NaN,
     pipelineMs,
     deliveredRate: r.acknowledged / (pipelineMs / 1000),
     sustained: failed === 0 && missing === 0 && pipelineMs <= seconds * 1000 + slackMs(seconds),

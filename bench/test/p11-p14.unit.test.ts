@@ -60,6 +60,7 @@ const run = (rate: number, perSubmission: number, over: Partial<P14Run> = {}): P
   ]),
   total: rate * 10 * perSubmission,
   perSubmission,
+  produceRequestsPerSubmission: 0.05,
   pipelineMs: 11_000,
   deliveredRate: rate,
   sustained: true,
@@ -99,12 +100,22 @@ describe('P14 rows', () => {
       },
     ];
     const result: P14Result = { idle, levels, setupMs: 1 };
-    const [at100, at1000, idleRow] = p14Goals(result, settings, []);
+    const rows = p14Goals(result, settings, []);
+    const [at100, at1000] = rows;
+    const idleRow = rows.at(-1);
     expect(at100).toMatchObject({ target: { value: 1 }, floor: { value: 3 }, passesFloor: true, meetsTarget: false });
     expect(at1000).toMatchObject({ target: { value: 1 }, floor: { value: 3 }, passesFloor: true });
     expect(at1000?.note).toContain('1,000/s NOT sustained');
     expect(at1000?.note).toContain('measured at 150/s and held to the 100/s bounds');
     expect(idleRow?.median).toBe(2);
+    // P6 at 1,000/s is read from the run at the rate offered (the probe), held to ≤ 0.1; at 100/s only reported.
+    const p6 = rows.filter((r) => r.goal === 'P6');
+    expect(
+      p6.map((r) => [r.measure.match(/(\d[\d,]*)\/s offered/)?.[1], r.target?.value ?? null, r.meetsTarget]),
+    ).toEqual([
+      ['100', null, null],
+      ['1000', 0.1, true],
+    ]);
     const context = p14Context(result)[0]?.lines.join('\n') ?? '';
     expect(context).toContain('| p14-notifications | notifications | insert | 1.875 | 75.0 % |');
   });
@@ -117,6 +128,12 @@ describe('P14 rows', () => {
     const rows = p14Goals({ idle, levels, setupMs: 1 }, settings, [
       'P14 at 1000/s round 1: 3 mails and 0 webhooks never arrived',
     ]);
-    expect(rows.map((r) => r.passesFloor)).toEqual([false, false, null]);
+    expect(rows.map((r) => [r.goal, r.passesFloor])).toEqual([
+      ['P14', false],
+      ['P14', false],
+      ['P6', null],
+      ['P6', null],
+      ['P14', null],
+    ]);
   });
 });

@@ -102,7 +102,11 @@ describe('embedded mode: /metrics after a burst', () => {
     expect(samplesOf(after, 'nodejs_eventloop_lag_p99_seconds')).toHaveLength(1);
     const [startTime] = samplesOf(after, 'process_start_time_seconds');
     expect(startTime?.value).toBeGreaterThan(Date.now() / 1000 - 600);
-    // Stage times of the accepted submissions (ingest, this thread) and the log's batches (its thread) are there.
+    // The log thread's group commits: at least the submissions, never more commits than records.
+    const appended = sumOf(after, 'formgate_bus_append_records_sum', { log: 'embedded' });
+    expect(appended).toBeGreaterThanOrEqual(N + 1);
+    expect(sumOf(after, 'formgate_bus_append_records_count', { log: 'embedded' })).toBeLessThanOrEqual(appended);
+    // Stage times of the accepted submissions (ingest, this thread) are there.
     expect(sumOf(after, 'formgate_ingest_stage_seconds_total', { stage: 'append' })).toBeGreaterThan(0);
   });
 

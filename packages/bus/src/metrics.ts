@@ -8,6 +8,8 @@ export interface BusMetrics {
   observePublish(topic: string, seconds: number): void;
   /** Records in a batch handed to a consumer's handler. */
   observeBatch(topic: string, size: number): void;
+  /** One write to the log and the records it carried: a Kafka produce request, an embedded group commit. */
+  observeAppend(log: 'kafka' | 'embedded', records: number): void;
   /** Records of `topic`/`partition` appended but not yet processed by this process's member of `group`. */
   setLag(group: string, topic: string, partition: number, lag: number): void;
   /** This member no longer holds the partition (a rebalance moved it): its last lag must not linger. */
@@ -19,6 +21,7 @@ export interface BusMetrics {
 export const NO_BUS_METRICS: BusMetrics = {
   observePublish() {},
   observeBatch() {},
+  observeAppend() {},
   setLag() {},
   forgetLag() {},
   deadLettered() {},

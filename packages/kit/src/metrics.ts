@@ -27,6 +27,7 @@ export interface Metrics {
   readonly bus: {
     observePublish(topic: string, seconds: number): void;
     observeBatch(topic: string, size: number): void;
+    observeAppend(log: 'kafka' | 'embedded', records: number): void;
     setLag(group: string, topic: string, partition: number, lag: number): void;
     forgetLag(group: string, topic: string, partition: number): void;
     deadLettered(group: string, topic: string): void;
@@ -135,6 +136,15 @@ export function createMetrics(options: CreateMetricsOptions = {}): Metrics {
     labelNames: ['db', 'command'],
     registry,
   });
+  const appendSize = new FastHistogram(
+    {
+      name: 'formgate_bus_append_records',
+      help: 'Records per write to the event log, by log: a Kafka produce request (kafka), a group commit (embedded)',
+      labelNames: ['log'],
+      registry,
+    },
+    BATCH_BUCKETS,
+  );
   const lag = new Gauge({
     name: 'formgate_consumer_lag',
     help: 'Records of a partition not yet processed by this process’s consumer of the group (log end − position)',
@@ -179,6 +189,7 @@ export function createMetrics(options: CreateMetricsOptions = {}): Metrics {
     bus: {
       observePublish: (topic, seconds) => publishDuration.observe(seconds, topic),
       observeBatch: (topic, size) => batchSize.observe(size, topic),
+      observeAppend: (log, records) => appendSize.observe(records, log),
       setLag: (group, topic, partition, value) => lagOf(group, topic, String(partition)).set(value),
       // A bound child stays usable after `remove`: a later `set` brings the series back.
       forgetLag: (group, topic, partition) => lag.remove({ group, topic, partition: String(partition) }),

@@ -89,13 +89,17 @@ export function createKafkaBus(opts: KafkaBusOptions): EventBus {
   const kafka = createKafkaClient({ ...opts, onError });
   const admin = connected<Admin>(() => kafka.admin());
   const topics = createTopics(admin, opts.replicationFactor ?? 1);
+  const metrics = opts.metrics ?? NO_BUS_METRICS;
   const producer = createBatchingProducer(kafka, {
     lingerMs: opts.lingerMs ?? 5,
     maxBatchMessages: opts.maxBatchMessages ?? 500,
     maxQueuedMessages: opts.maxQueuedMessages ?? 50_000,
     publishTimeoutMs: opts.publishTimeoutMs ?? 3_000,
     onError,
-    onSend: opts.onSend,
+    onSend: (count) => {
+      metrics.observeAppend('kafka', count);
+      opts.onSend?.(count);
+    },
     requireTopic: topics.require,
   });
   const groupStart = createGroupStart(kafka, topics.committed, onError);
@@ -110,7 +114,6 @@ export function createKafkaBus(opts: KafkaBusOptions): EventBus {
   // From here on every name is logical; `names` turns it into the broker's.
   const publish: EventPublisher['publish'] = (topic, messages) => producer.publish(names.topic(topic), messages);
 
-  const metrics = opts.metrics ?? NO_BUS_METRICS;
   return {
     publish: timedPublish(publish, metrics),
     ensureTopics: (specs) => topics.ensure(specs.map((s) => ({ ...s, name: names.topic(s.name) }))),

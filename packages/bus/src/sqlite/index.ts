@@ -57,9 +57,9 @@ export function createSqliteBus(db: SqliteDb, opts: SqliteBusOptions = {}): Even
   const log = openLog(db, (err) => onError(err, 'committing consumer offsets'));
   const wakeups = createWakeups();
   const registry = createSubscriptionRegistry();
-  const appender = createAppender(db, log, wakeups, opts.maxPendingPublishes ?? 50_000);
-  const idlePollMs = opts.idlePollMs ?? 1_000;
   const metrics = opts.metrics ?? NO_BUS_METRICS;
+  const appender = createAppender(db, log, wakeups, opts.maxPendingPublishes ?? 50_000, metrics);
+  const idlePollMs = opts.idlePollMs ?? 1_000;
   const subscribe = createGroups({
     log,
     wakeups,

@@ -1,5 +1,6 @@
 import { createGroupCommit, OverloadedError, type SqliteDb } from '@formgate/store/sqlite';
 import { BusUnavailableError, type OutgoingMessage } from '../event-bus.ts';
+import type { BusMetrics } from '../metrics.ts';
 import type { Log } from './log.ts';
 import type { Wakeups } from './wakeups.ts';
 
@@ -20,7 +21,13 @@ const COMPACT_EVERY = 1_000;
  * Appends through a group commit (one transaction per event-loop turn); after the commit it wakes the consumers
  * of the partitions written, and compacts a compacted topic every `COMPACT_EVERY` records.
  */
-export function createAppender(db: SqliteDb, log: Log, wakeups: Wakeups, maxPending: number): Appender {
+export function createAppender(
+  db: SqliteDb,
+  log: Log,
+  wakeups: Wakeups,
+  maxPending: number,
+  metrics: BusMetrics,
+): Appender {
   const appendsSinceCompaction = new Map<string, number>();
   // Each append's result is the set of partitions it wrote to, so only their consumers are woken.
   const writer = createGroupCommit<Append, Set<number>>(
@@ -30,6 +37,10 @@ export function createAppender(db: SqliteDb, log: Log, wakeups: Wakeups, maxPend
       const ends = new Map<string, number>();
       const written = appends.map(({ topic, messages }) => log.append(topic, messages, now, ends));
       log.advance(ends);
+      metrics.observeAppend(
+        'embedded',
+        appends.reduce((n, a) => n + a.messages.length, 0),
+      );
       return written;
     },
     { maxPending },
