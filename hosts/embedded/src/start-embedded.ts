@@ -36,12 +36,7 @@ import {
 import { createSqliteBlobStore, openSqlite } from '@formgate/store/sqlite';
 import type { EmbeddedConfig } from './config.ts';
 import { embeddedSecret } from './secrets.ts';
-import {
-  SOURCE_THREAD_SCRIPTS,
-  startLogThread,
-  startServicesThread,
-  type ThreadScripts,
-} from './threads/host-threads.ts';
+import { SOURCE_THREAD_SCRIPTS, startHostThreads, type ThreadScripts } from './threads/host-threads.ts';
 import type { ThreadService } from './threads/services-worker.ts';
 
 const WEB_DIST = fileURLToPath(new URL('../../../web/dist', import.meta.url));
@@ -130,28 +125,10 @@ async function boot(
     logger.fatal({ err }, 'a thread of the process stopped: it can no longer keep or deliver submissions');
     seams.onFatal?.(err);
   };
-  const scripts = seams.threadScripts ?? SOURCE_THREAD_SCRIPTS;
-  // The log first: every other part reads or appends through it. Its commits block its own thread, not this one.
-  const logThread = await startLogThread({
-    config,
-    script: scripts.log,
-    logger,
-    onExit: threadEnded,
-    // This thread's consumers (accounts' quota warnings) write `auth.db`: an outage of it is judged here (ADR 68).
-    storeHealthy: (options) => storeHealth.healthy(options),
-  });
-  closers.push(() => logThread.thread.stop());
-  closers.push(() => logThread.bus.close());
-  metricsFrom.push(() => logThread.thread.metricsJson());
-  storeHealth.register('sqlite:bus', async () => {
-    if (!(await logThread.thread.healthy(true))) throw new Error('the event log file does not answer');
-  });
-  const bus = tracing ? traced(logThread.bus, tracing, 'formgate-log') : logThread.bus;
-  readiness.register('bus', () => bus.ping());
-  seams.exposeBus?.(bus);
   const identitySecret = randomBytes(32).toString('base64url');
   const codec = createIdentityCodec(identitySecret);
-  const common = { bus, clock: systemClock, ids: systemIds, identity: codec, metrics, storeHealth, tracing };
+  const secret = (name: EmbeddedSecretName, configured?: string, previous?: string) =>
+    embeddedSecret(config.DATA_DIR, name, configured, previous);
   // This thread's files; the services thread opens its own (forms, billing, orgs, notifications).
   const dbs = {
     blobs: openSqlite(join(config.DATA_DIR, 'blobs.db'), { synchronous: config.SQLITE_SYNCHRONOUS }),
@@ -164,14 +141,51 @@ async function boot(
     const read = db.prepare('SELECT count(*) FROM sqlite_schema');
     storeHealth.register(`sqlite:${name}`, () => void read.get());
   }
+  // Uploads live in SQLite (ADR 11); opened (and migrated) here before the services thread opens the file too.
+  const blobs = createSqliteBlobStore(dbs.blobs);
+  // The log and the services on threads of their own (ADR 77): this one answers `/f/*` and appends, the log thread
+  // commits, the services thread projects, meters and notifies. They run before ingest starts: it answers once its
+  // views have replayed.
+  const threads = await startHostThreads({
+    config,
+    scripts: seams.threadScripts ?? SOURCE_THREAD_SCRIPTS,
+    services: {
+      publicUrl,
+      identitySecret,
+      fileLinkSecret: secret('file-link-secret', config.FILE_LINK_SECRET, config.FILE_LINK_SECRET_PREVIOUS),
+      notificationsLinkSecret: secret(
+        'notifications-link-secret',
+        config.NOTIFICATIONS_LINK_SECRET,
+        config.NOTIFICATIONS_LINK_SECRET_PREVIOUS,
+      ),
+    },
+    logger,
+    onExit: threadEnded,
+    // This thread's consumers (accounts' quota warnings) write `auth.db`: an outage of it is judged here (ADR 68).
+    storeHealthy: (options) => storeHealth.healthy(options),
+  });
+  // Stopped in reverse: the services thread (its consumers commit), this thread's end of the log, the log thread.
+  closers.push(() => threads.log.stop());
+  closers.push(() => threads.bus.close());
+  closers.push(() => threads.services.stop());
+  metricsFrom.push(
+    () => threads.log.metricsJson(),
+    () => threads.services.metricsJson(),
+  );
+  storeHealth.register('sqlite:bus', async () => {
+    if (!(await threads.log.healthy(true))) throw new Error('the event log file does not answer');
+  });
+  storeHealth.register('services-thread', async () => {
+    if (!(await threads.services.healthy(true)))
+      throw new Error('a database file of the services thread does not answer');
+  });
   readiness.register('stores', async () => {
     if (!(await storeHealth.healthy())) throw new Error('a database file does not answer');
   });
-  // Uploads live in SQLite (ADR 11); opened (and migrated) here before the services thread opens the file too.
-  const blobs = createSqliteBlobStore(dbs.blobs);
-
-  const secret = (name: EmbeddedSecretName, configured?: string, previous?: string) =>
-    embeddedSecret(config.DATA_DIR, name, configured, previous);
+  const bus = tracing ? traced(threads.bus, tracing, 'formgate-log') : threads.bus;
+  readiness.register('bus', () => bus.ping());
+  seams.exposeBus?.(bus);
+  const common = { bus, clock: systemClock, ids: systemIds, identity: codec, metrics, storeHealth, tracing };
   const ingestSecret = secret('ingest-secret', config.INGEST_SECRET, config.INGEST_SECRET_PREVIOUS);
   const operatorToken = secret('operator-token', config.OPERATOR_TOKEN, config.OPERATOR_TOKEN_PREVIOUS);
   const ingest = createIngestService({
@@ -186,34 +200,9 @@ async function boot(
     // Called in process by the gateway, which resolved the client's address on this very request.
     trustedProxies: config.TRUSTED_PROXIES,
   });
-  // Forms, billing, orgs and notifications run on a thread of their own (ADR 77): this one answers `/f/*` and
-  // appends, that one projects, meters and notifies. They start first: ingest answers once its views have replayed.
-  const servicesThread = await startServicesThread({
-    script: scripts.services,
-    data: {
-      config,
-      publicUrl,
-      identitySecret,
-      fileLinkSecret: secret('file-link-secret', config.FILE_LINK_SECRET, config.FILE_LINK_SECRET_PREVIOUS),
-      notificationsLinkSecret: secret(
-        'notifications-link-secret',
-        config.NOTIFICATIONS_LINK_SECRET,
-        config.NOTIFICATIONS_LINK_SECRET_PREVIOUS,
-      ),
-      busPort: logThread.servicesPort,
-    },
-    logger,
-    onExit: threadEnded,
-  });
-  closers.push(() => servicesThread.stop());
-  storeHealth.register('services-thread', async () => {
-    if (!(await servicesThread.healthy(true)))
-      throw new Error('a database file of the services thread does not answer');
-  });
-  metricsFrom.push(() => servicesThread.metricsJson());
   await ingest.start();
   closers.push(() => ingest.stop());
-  const thread = (name: ThreadService): Target => ({ kind: 'http', urls: [servicesThread.ready[name]] });
+  const thread = (name: ThreadService): Target => ({ kind: 'http', urls: [threads.services.ready[name]] });
   const settings = accountSettings(config);
   const mailer = createMailer({ ...settings, mailDir: join(config.DATA_DIR, 'mail'), logger, logLinks: true });
   closers.push(() => mailer.close());

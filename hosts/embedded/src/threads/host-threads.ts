@@ -1,4 +1,4 @@
-import { MessageChannel, type MessagePort } from 'node:worker_threads';
+import { MessageChannel } from 'node:worker_threads';
 import type { EventBus } from '@formgate/bus';
 import { createPortBus, type PortBusOptions } from '@formgate/bus/port';
 import type { Logger } from '@formgate/kit';
@@ -18,45 +18,61 @@ export const SOURCE_THREAD_SCRIPTS: ThreadScripts = {
   services: new URL('./services-worker.ts', import.meta.url),
 };
 
+export interface HostThreads {
+  log: RunningThread<null>;
+  /** Ready says where each service's app answers (loopback). */
+  services: RunningThread<Record<ThreadService, string>>;
+  /** The main thread's end of the log (`createPortBus`). */
+  bus: EventBus;
+}
+
 /**
- * The log thread (ADR 77), and the bus the main thread uses: its end of the log's port. `servicesPort` is the end
- * the services thread gets (`startServicesThread`).
+ * The log thread and the services thread (ADR 77), started together: the services thread loads its modules while the
+ * log opens, and its first calls to the log wait in its port until the log serves it. Resolves once both run (the
+ * services' views replayed, their apps listening); if one fails, the other is stopped before the failure is thrown.
  */
-export async function startLogThread(opts: {
+export async function startHostThreads(opts: {
   config: EmbeddedConfig;
-  script: URL;
+  scripts: ThreadScripts;
+  services: Omit<ServicesThreadData, 'config' | 'busPort'>;
   logger: Logger;
   onExit(err: Error): void;
   /** Whether the main thread's stores answer: its consumers' failures are judged against them (ADR 68). */
   storeHealthy: PortBusOptions['storeHealthy'];
-}): Promise<{ thread: RunningThread<null>; bus: EventBus; servicesPort: MessagePort }> {
+}): Promise<HostThreads> {
   const main = new MessageChannel();
   const services = new MessageChannel();
-  const workerData: LogThreadData = { config: opts.config, mainPort: main.port2, servicesPort: services.port2 };
-  const thread = await startThread<null>({
-    name: 'log',
-    script: opts.script,
-    workerData,
-    transferList: [main.port2, services.port2],
-    logger: opts.logger,
-    onExit: opts.onExit,
-  });
-  return { thread, bus: createPortBus(main.port1, { storeHealthy: opts.storeHealthy }), servicesPort: services.port1 };
-}
-
-/** The services thread (ADR 77): resolves once its services started (views replayed) and their apps listen. */
-export function startServicesThread(opts: {
-  data: ServicesThreadData;
-  script: URL;
-  logger: Logger;
-  onExit(err: Error): void;
-}): Promise<RunningThread<Record<ThreadService, string>>> {
-  return startThread({
-    name: 'services',
-    script: opts.script,
-    workerData: opts.data,
-    transferList: [opts.data.busPort],
-    logger: opts.logger,
-    onExit: opts.onExit,
-  });
+  const logData: LogThreadData = { config: opts.config, mainPort: main.port2, servicesPort: services.port2 };
+  const servicesData: ServicesThreadData = { ...opts.services, config: opts.config, busPort: services.port1 };
+  const started = await Promise.allSettled([
+    startThread<null>({
+      name: 'log',
+      script: opts.scripts.log,
+      workerData: logData,
+      transferList: [main.port2, services.port2],
+      logger: opts.logger,
+      onExit: opts.onExit,
+    }),
+    startThread<Record<ThreadService, string>>({
+      name: 'services',
+      script: opts.scripts.services,
+      workerData: servicesData,
+      transferList: [services.port1],
+      logger: opts.logger,
+      onExit: opts.onExit,
+    }),
+  ]);
+  const [log, svc] = started;
+  if (log.status === 'rejected' || svc.status === 'rejected') {
+    // The services first: they stop their consumers through the log.
+    if (svc.status === 'fulfilled') await svc.value.stop();
+    if (log.status === 'fulfilled') await log.value.stop();
+    main.port1.close();
+    throw log.status === 'rejected' ? log.reason : (svc as PromiseRejectedResult).reason;
+  }
+  return {
+    log: log.value,
+    services: svc.value,
+    bus: createPortBus(main.port1, { storeHealthy: opts.storeHealthy }),
+  };
 }

@@ -24,8 +24,10 @@ import {
   createMetrics,
   createStoreHealth,
   drainServer,
+  type Logger,
   listen,
   loadPlans,
+  type StoreHealth,
   startTracing,
   systemClock,
   systemIds,
@@ -67,20 +69,13 @@ export type ThreadService = 'forms' | 'billing' | 'orgs' | 'notifications';
 
 const data = workerData as ServicesThreadData;
 
-async function boot(): Promise<ThreadRunning> {
-  const { config, publicUrl } = data;
-  const logger = createLogger({ level: config.LOG_LEVEL, name: 'formgate' }).child({ thread: 'services' });
-  const tracing = await startTracing('formgate', config);
-  const catalog = loadPlans(config.PLANS_FILE);
-  // Node's own metrics are the main thread's (one process); this registry has the services' series only.
-  const metrics = createMetrics({ defaults: false });
-  const storeHealth = createStoreHealth({
-    onChange: (store, ok, err) =>
-      ok ? logger.info({ store }, 'store answers again') : logger.warn({ store, err }, 'store does not answer'),
-  });
-  // The handlers' stores are this thread's: it judges whether a failure was an outage (ADR 68).
-  const portBus = createPortBus(data.busPort, { storeHealthy: (options) => storeHealth.healthy(options) });
-  const bus = tracing ? traced(portBus, tracing, 'formgate-log') : portBus;
+type Common = Pick<
+  Parameters<typeof createFormsService>[0],
+  'bus' | 'clock' | 'ids' | 'identity' | 'metrics' | 'storeHealth' | 'tracing'
+>;
+
+/** The thread's SQLite files at their latest shape (ADR 72), each with its store-health probe. */
+function openStores(config: EmbeddedConfig, storeHealth: StoreHealth) {
   const sqlite = (name: string) => openSqlite(join(config.DATA_DIR, name), { synchronous: config.SQLITE_SYNCHRONOUS });
   const dbs = {
     forms: sqlite('forms.db'),
@@ -94,20 +89,17 @@ async function boot(): Promise<ThreadRunning> {
     const read = db.prepare('SELECT count(*) FROM sqlite_schema');
     storeHealth.register(`sqlite:${name}`, () => void read.get());
   }
-  const common = {
-    bus,
-    clock: systemClock,
-    ids: systemIds,
-    identity: createIdentityCodec(data.identitySecret),
-    metrics,
-    storeHealth,
-    tracing,
-  };
-  // Every schema before its adapters (ADR 72).
   runSqliteMigrations(dbs.forms, FORMS_MIGRATION_SCOPE, sqliteFormsMigrations);
   migrateSqliteBilling(dbs.billing);
   migrateSqliteOrgs(dbs.orgs);
   migrateSqliteNotifications(dbs.notifications);
+  return dbs;
+}
+
+/** The four services on their stores; `mailer` is notifications' (closed after them). */
+function createServices(common: Common, dbs: ReturnType<typeof openStores>, logger: Logger) {
+  const { config, publicUrl } = data;
+  const catalog = loadPlans(config.PLANS_FILE);
   const forms = createFormsService({
     ...common,
     logger: logger.child({ service: 'forms' }),
@@ -146,27 +138,53 @@ async function boot(): Promise<ThreadRunning> {
     linkSecret: data.notificationsLinkSecret,
     publicUrl,
   });
-  const services = { forms, billing, orgs, notifications };
-  for (const s of Object.values(services)) await s.start();
-  const servers = new Map<ThreadService, Server>();
+  return { services: { forms, billing, orgs, notifications }, mailer };
+}
+
+/** Each service's app on a loopback port of its own, for the gateway's targets. */
+async function serveApps(services: Record<ThreadService, { app: Parameters<typeof createHttpServer>[0] }>) {
+  const servers: Server[] = [];
   const urls = {} as Record<ThreadService, string>;
-  for (const [name, s] of Object.entries(services) as [ThreadService, (typeof services)[ThreadService]][]) {
+  for (const [name, s] of Object.entries(services) as [
+    ThreadService,
+    { app: Parameters<typeof createHttpServer>[0] },
+  ][]) {
     const server = createHttpServer(s.app);
-    servers.set(name, server);
+    servers.push(server);
     urls[name] = `http://127.0.0.1:${await listen(server, 0, '127.0.0.1')}`;
   }
+  return { servers, urls };
+}
 
-  async function stop() {
-    for (const server of servers.values()) await drainServer(server);
-    for (const s of Object.values(services).reverse()) await s.stop();
-    await bus.close();
-    await mailer.close();
-    for (const db of Object.values(dbs)) db.close();
-    await tracing?.stop();
-  }
+async function boot(): Promise<ThreadRunning> {
+  const { config } = data;
+  const logger = createLogger({ level: config.LOG_LEVEL, name: 'formgate' }).child({ thread: 'services' });
+  const tracing = await startTracing('formgate', config);
+  // Node's own metrics are the main thread's (one process); this registry has the services' series only.
+  const metrics = createMetrics({ defaults: false });
+  const storeHealth = createStoreHealth({
+    onChange: (store, ok, err) =>
+      ok ? logger.info({ store }, 'store answers again') : logger.warn({ store, err }, 'store does not answer'),
+  });
+  // The handlers' stores are this thread's: it judges whether a failure was an outage (ADR 68).
+  const portBus = createPortBus(data.busPort, { storeHealthy: (options) => storeHealth.healthy(options) });
+  const bus = tracing ? traced(portBus, tracing, 'formgate-log') : portBus;
+  const dbs = openStores(config, storeHealth);
+  const identity = createIdentityCodec(data.identitySecret);
+  const common: Common = { bus, clock: systemClock, ids: systemIds, identity, metrics, storeHealth, tracing };
+  const { services, mailer } = createServices(common, dbs, logger);
+  for (const s of Object.values(services)) await s.start();
+  const { servers, urls } = await serveApps(services);
   return {
     ready: urls,
-    stop,
+    async stop() {
+      for (const server of servers) await drainServer(server);
+      for (const s of Object.values(services).reverse()) await s.stop();
+      await bus.close();
+      await mailer.close();
+      for (const db of Object.values(dbs)) db.close();
+      await tracing?.stop();
+    },
     healthy: (fresh: boolean) => storeHealth.healthy({ fresh }),
     metricsJson: () => metrics.registry.getMetricsAsJSON(),
   };
