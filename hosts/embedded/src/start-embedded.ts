@@ -33,7 +33,7 @@ import {
   withMetricsFrom,
   withReadyz,
 } from '@formgate/kit';
-import { createSqliteBlobStore, openSqlite } from '@formgate/store/sqlite';
+import { createSqliteBlobStore, openSqlite, sqliteProbe } from '@formgate/store/sqlite';
 import type { EmbeddedConfig } from './config.ts';
 import { embeddedSecret } from './secrets.ts';
 import { SOURCE_THREAD_SCRIPTS, startHostThreads, type ThreadScripts } from './threads/host-threads.ts';
@@ -137,10 +137,7 @@ async function boot(
   closers.push(() => {
     for (const db of Object.values(dbs)) db.close();
   });
-  for (const [name, db] of Object.entries(dbs)) {
-    const read = db.prepare('SELECT count(*) FROM sqlite_schema');
-    storeHealth.register(`sqlite:${name}`, () => void read.get());
-  }
+  for (const [name, db] of Object.entries(dbs)) storeHealth.register(`sqlite:${name}`, sqliteProbe(db));
   // Uploads live in SQLite (ADR 11); opened (and migrated) here before the services thread opens the file too.
   const blobs = createSqliteBlobStore(dbs.blobs);
   // The log and the services on threads of their own (ADR 77): this one answers `/f/*` and appends, the log thread

@@ -34,6 +34,15 @@ export function openSqlite(file: string, opts: OpenSqliteOptions = {}): SqliteDb
   return db;
 }
 
+/**
+ * A store-health probe of `db` (`StoreHealth.register`): a real read of the file — its schema — not a no-op
+ * `SELECT 1`. Throws when the file does not answer.
+ */
+export function sqliteProbe(db: SqliteDb): () => void {
+  const read = db.prepare('SELECT count(*) FROM sqlite_schema');
+  return () => void read.get();
+}
+
 export class OverloadedError extends Error {
   constructor() {
     super('write queue is full');

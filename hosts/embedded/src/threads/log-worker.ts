@@ -9,7 +9,7 @@ import { type MessagePort, workerData } from 'node:worker_threads';
 import { serveBus } from '@formgate/bus/port';
 import { createSqliteBus } from '@formgate/bus/sqlite';
 import { createLogger, createMetrics } from '@formgate/kit';
-import { openSqlite } from '@formgate/store/sqlite';
+import { openSqlite, sqliteProbe } from '@formgate/store/sqlite';
 import type { EmbeddedConfig } from '../config.ts';
 import { runThread } from './run-thread.ts';
 
@@ -38,13 +38,12 @@ runThread(async () => {
   });
   const onError = (err: unknown, context: string) => logger.warn({ err, context }, 'event log port');
   const served = [serveBus(bus, servicesPort, { onError }), serveBus(bus, mainPort, { onError })];
-  // A real read of the file, not a no-op `SELECT 1`.
-  const read = db.prepare('SELECT count(*) FROM sqlite_schema');
+  const probe = sqliteProbe(db);
   return {
     ready: null,
     async healthy() {
       try {
-        read.get();
+        probe();
         return true;
       } catch {
         return false;

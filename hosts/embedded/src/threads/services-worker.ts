@@ -41,7 +41,7 @@ import {
   migrateSqliteNotifications,
 } from '@formgate/notifications';
 import { createOrgsService, createSqliteOrgsStores, migrateSqliteOrgs } from '@formgate/orgs';
-import { createSqliteBlobStore, openSqlite, runSqliteMigrations } from '@formgate/store/sqlite';
+import { createSqliteBlobStore, openSqlite, runSqliteMigrations, sqliteProbe } from '@formgate/store/sqlite';
 import type { EmbeddedConfig } from '../config.ts';
 import { runThread, type ThreadRunning } from './run-thread.ts';
 
@@ -85,10 +85,7 @@ function openStores(config: EmbeddedConfig, storeHealth: StoreHealth) {
     // Ingest writes uploads on the main thread; forms reads and deletes them here (WAL: one file, two connections).
     blobs: sqlite('blobs.db'),
   };
-  for (const [name, db] of Object.entries(dbs)) {
-    const read = db.prepare('SELECT count(*) FROM sqlite_schema');
-    storeHealth.register(`sqlite:${name}`, () => void read.get());
-  }
+  for (const [name, db] of Object.entries(dbs)) storeHealth.register(`sqlite:${name}`, sqliteProbe(db));
   runSqliteMigrations(dbs.forms, FORMS_MIGRATION_SCOPE, sqliteFormsMigrations);
   migrateSqliteBilling(dbs.billing);
   migrateSqliteOrgs(dbs.orgs);
