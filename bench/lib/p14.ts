@@ -28,35 +28,33 @@ export type CommandCounts = Map<string, number>;
 export const commandKey = (process: string, db: string, command: string) => `${process}\u0000${db}\u0000${command}`;
 export const splitKey = (key: string) => key.split('\u0000') as [string, string, string];
 
-/** Every process's `formgate_mongo_commands_total` series; a process that does not answer fails the measurement. */
-async function scrape(processes: ServerProcess[]): Promise<CommandCounts> {
-  const counts: CommandCounts = new Map();
+/**
+ * Every process's `formgate_mongo_commands_total` series, and (P6) the Kafka produce requests the ingest processes
+ * sent (`formgate_bus_append_records_count{log="kafka"}`), from one read of each `/metrics`. A process that does not
+ * answer fails the measurement.
+ */
+async function scrape(processes: ServerProcess[]): Promise<{ commands: CommandCounts; produceRequests: number }> {
+  const commands: CommandCounts = new Map();
+  let produceRequests = 0;
   await Promise.all(
     processes.map(async (p) => {
       if (!p.metricsUrl) throw new Error(`P14: ${p.name} serves no /metrics`);
       const res = await fetch(p.metricsUrl);
       if (res.status !== 200) throw new Error(`P14: ${p.name} /metrics answered ${res.status}`);
-      for (const s of samplesOf(parsePrometheusText(await res.text()), 'formgate_mongo_commands_total')) {
+      const samples = parsePrometheusText(await res.text());
+      for (const s of samplesOf(samples, 'formgate_mongo_commands_total')) {
         const key = commandKey(p.name, s.labels.db ?? '', s.labels.command ?? '');
-        counts.set(key, (counts.get(key) ?? 0) + s.value);
+        commands.set(key, (commands.get(key) ?? 0) + s.value);
+      }
+      if (p.name.endsWith('-ingest')) {
+        produceRequests += sumOf(samples, 'formgate_bus_append_records_count', { log: 'kafka' });
       }
     }),
   );
-  return counts;
+  return { commands, produceRequests };
 }
 
 const sum = (counts: CommandCounts) => [...counts.values()].reduce((a, b) => a + b, 0);
-
-/** P6: the Kafka produce requests ingest has sent (`formgate_bus_append_records_count{log="kafka"}`). */
-async function ingestProduceRequests(processes: ServerProcess[]): Promise<number> {
-  let requests = 0;
-  for (const p of processes.filter((x) => x.name.endsWith('-ingest'))) {
-    if (!p.metricsUrl) throw new Error(`P6: ${p.name} serves no /metrics`);
-    const text = await (await fetch(p.metricsUrl)).text();
-    requests += sumOf(parsePrometheusText(text), 'formgate_bus_append_records_count', { log: 'kafka' });
-  }
-  return requests;
-}
 
 function minus(after: CommandCounts, before: CommandCounts): CommandCounts {
   const d: CommandCounts = new Map();
@@ -115,11 +113,11 @@ async function settle(processes: ServerProcess[], idlePerSecond: number, capMs =
     processes.map((p) => p.pid),
     { timeoutMs: capMs },
   );
-  let last = sum(await scrape(processes));
+  let last = sum((await scrape(processes)).commands);
   let quiet = 0;
   while (quiet < 2 && performance.now() - started < capMs) {
     await sleep(1_000);
-    const now = sum(await scrape(processes));
+    const now = sum((await scrape(processes)).commands);
     quiet = now - last <= 2 * idlePerSecond + 2 ? quiet + 1 : 0;
     last = now;
   }
@@ -138,7 +136,6 @@ const slackMs = (seconds: number) => Math.max(5_000, seconds * 200);
 async function measureAt(ctx: P14Context, rate: number, seconds: number): Promise<P14Run> {
   await waitForIdle(ctx.processes.map((p) => p.pid));
   const before = await scrape(ctx.processes);
-  const producedBefore = await ingestProduceRequests(ctx.processes);
   const start = performance.now();
   const r = await measureP12(ctx.target, ctx.setup, ctx.sink, ctx.hooks, {
     rate,
@@ -148,9 +145,9 @@ async function measureAt(ctx: P14Context, rate: number, seconds: number): Promis
   });
   const settleMs = await settle(ctx.processes, ctx.idlePerSecond);
   const after = await scrape(ctx.processes);
-  const produced = (await ingestProduceRequests(ctx.processes)) - producedBefore;
+  const produced = after.produceRequests - before.produceRequests;
   const windowMs = performance.now() - start;
-  const commands = minus(after, before);
+  const commands = minus(after.commands, before.commands);
   const total = sum(commands);
   const pipelineMs = r.lastOkMs + Math.max(0, r.drainMs, r.hooks.drainMs);
   const failed = Object.values(r.failures).reduce((a, b) => a + b, 0);
@@ -246,9 +243,12 @@ export async function runP14(opts: {
     opts.log(`P14: set up in ${(setup.setupMs / 1000).toFixed(1)} s (P12's form, 2 addresses and a webhook)`);
 
     await waitForIdle(target.pids);
-    const idleBefore = await scrape(processes);
+    const idleBefore = (await scrape(processes)).commands;
     await sleep(opts.settings.idleSeconds * 1000);
-    const idle = { seconds: opts.settings.idleSeconds, commands: minus(await scrape(processes), idleBefore) };
+    const idle = {
+      seconds: opts.settings.idleSeconds,
+      commands: minus((await scrape(processes)).commands, idleBefore),
+    };
     const idlePerSecond = sum(idle.commands) / idle.seconds;
     opts.log(`P14: at idle the deployment sends ${idlePerSecond.toFixed(1)} Mongo commands/s`);
     const ctx: P14Context = { target, setup, sink: opts.sink, hooks: opts.hooks, processes, idlePerSecond };
