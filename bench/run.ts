@@ -1,4 +1,4 @@
-// `pnpm bench [P1s] [P8] [P9] [P11] [P12] [P14] [--quick] [--rounds N] [--seconds S] [--sync FULL|NORMAL] [--no-p2]
+// `pnpm bench [P1] [P1s] [P8] [P9] [P11] [P12] [P14] [--quick] [--rounds N] [--seconds S] [--sync FULL|NORMAL] [--no-p2]
 // [--p8-submissions N] …`: see bench/README.md.
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -58,9 +58,9 @@ function readOptions() {
       'p14-seconds': { type: 'string' },
     },
   });
-  const alone = ['P1s', 'P8', 'P9', 'P10', 'P11', 'P12', 'P14'];
+  const alone = ['P1', 'P1s', 'P8', 'P9', 'P10', 'P11', 'P12', 'P14'];
   if (positionals.some((p) => !alone.includes(p))) {
-    throw new Error('only P1s, P8, P9, P10, P11, P12 and P14 can be run alone');
+    throw new Error('only P1, P1s, P8, P9, P10, P11, P12 and P14 can be run alone');
   }
   if (values.sync !== 'FULL' && values.sync !== 'NORMAL') throw new Error('--sync must be FULL or NORMAL');
   const settings: BenchSettings = {
@@ -123,8 +123,10 @@ function readOptions() {
     only: positionals.length > 0,
     /** `pnpm bench P1s`: rounds of P1o and P1s alone (the spam layers' cost, issue 14), without B0, P1–P7. */
     runP1s: positionals.includes('P1s'),
-    /** wrk and throughput rounds: every round with no goal named, P1o and P1s alone with `P1s`. */
-    runThroughput: positionals.length === 0 || positionals.includes('P1s'),
+    /** `pnpm bench P1`: the throughput rounds alone (B0, B1, P1–P7, and P2/P2i unless `--no-p2`). */
+    runP1: positionals.includes('P1'),
+    /** wrk and throughput rounds: every round with no goal named or `P1`, P1o and P1s alone with `P1s`. */
+    runThroughput: positionals.length === 0 || positionals.includes('P1') || positionals.includes('P1s'),
     runP8: positionals.length === 0 || positionals.includes('P8'),
     runQuery: positionals.length === 0 || positionals.includes('P9') || positionals.includes('P10'),
     runP12: positionals.length === 0 || positionals.includes('P12'),
@@ -392,6 +394,7 @@ async function main(): Promise<boolean> {
         mode: options.quick ? 'quick' : 'full',
         goals: options.only
           ? [
+              options.runP1 ? 'P1–P7' : '',
               options.runP1s ? 'P1s' : '',
               options.runP8 ? 'P8' : '',
               options.runQuery ? 'P9 P10' : '',
@@ -415,10 +418,10 @@ async function main(): Promise<boolean> {
           'wrk -t1 (throughput), autocannon in a child process (P7), fetch (P8–P10, P12 and P14 open loop), net sockets (P11)',
       },
       goals: [
-        // With goals named, only P1s of the throughput goals, and only when it ran (`pnpm bench P12` alone judged an
-        // empty P1s as failed and exited 1).
+        // With goals named, the throughput goals only when their rounds ran (`pnpm bench P12` alone judged an empty
+        // P1s as failed and exited 1): all of them with `P1`, P1s alone with `P1s`.
         ...evaluate(rounds, problems, p2Unavailable(distributed)).filter(
-          (g) => !options.only || (options.runP1s && g.goal === 'P1s'),
+          (g) => !options.only || (options.runP1 && g.goal !== 'P1s') || (options.runP1s && g.goal === 'P1s'),
         ),
         ...p8.flatMap((r) => p8Goals(r, problems)),
         ...query.flatMap((r) => queryGoals(r, problems)),
