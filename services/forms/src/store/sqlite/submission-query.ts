@@ -2,9 +2,12 @@ import type { SqliteDb } from '@formgate/store/sqlite';
 import type { StoredSubmission, SubmissionFilter } from '../records.ts';
 import { formToken, ftsMatch } from '../search-terms.ts';
 import type { SubmissionReadModel } from '../submission-read-model.ts';
-import { type SubmissionRow, toRecord } from './schema.ts';
+import { formRecords } from './schema.ts';
 
-const COLUMNS_READ = 's.id, s.form_id, s.org_id, s.created_at, s.seq, s.doc';
+/** The columns a list or export reads, in raw mode (`formRecords`). */
+const COLUMNS_READ = 's.id, s.created_at, s.seq, s.doc';
+/** Rows per keyset page of an export: fewer statements per row, memory still flat. */
+const EXPORT_PAGE = 2_000;
 
 /**
  * The WHERE clause (on `submissions s`) and its parameters for a filter, without the search terms. Each filter is
@@ -40,7 +43,7 @@ export function createSqliteSubmissionQuery(db: SqliteDb): QueryMethods {
   const prepared = (sql: string) => {
     let stmt = statements.get(sql);
     if (!stmt) {
-      stmt = db.prepare<unknown[]>(sql);
+      stmt = db.prepare<unknown[]>(sql).raw(true);
       // The SQL depends only on which criteria are set (values are parameters): a few dozen shapes at most.
       statements.set(sql, stmt);
     }
@@ -68,7 +71,7 @@ export function createSqliteSubmissionQuery(db: SqliteDb): QueryMethods {
     const terms = filter.terms ?? [];
     if (terms.length === 0) {
       const sql = `SELECT ${COLUMNS_READ} FROM submissions s WHERE ${where} ORDER BY s.seq DESC LIMIT ?`;
-      return (prepared(sql).all(...params, limit) as SubmissionRow[]).map(toRecord);
+      return (prepared(sql).all(...params, limit) as unknown[][]).map(formRecords(formId, orgId));
     }
     // FTS drives, newest first by its rowid, and stops at the limit: within a form, `submission_search.id` grows
     // with `seq` (both are given in insert order), so rowid order is list order. A cursor becomes a rowid bound
@@ -82,8 +85,8 @@ export function createSqliteSubmissionQuery(db: SqliteDb): QueryMethods {
     const sql = `SELECT ${COLUMNS_READ} FROM submissions_fts f
       CROSS JOIN submission_search ss ON ss.id = f.rowid CROSS JOIN submissions s ON s.id = ss.submission_id
       WHERE submissions_fts MATCH ? AND f.rowid <= ? AND ${where} ORDER BY f.rowid DESC LIMIT ?`;
-    return (prepared(sql).all(ftsMatch(formToken(formId), terms), bound, ...params, limit) as SubmissionRow[]).map(
-      toRecord,
+    return (prepared(sql).all(ftsMatch(formToken(formId), terms), bound, ...params, limit) as unknown[][]).map(
+      formRecords(formId, orgId),
     );
   }
 
@@ -95,10 +98,10 @@ export function createSqliteSubmissionQuery(db: SqliteDb): QueryMethods {
       // Keyset pages: better-sqlite3 cannot keep a statement open across awaits, and a page keeps memory flat.
       let before: number | undefined;
       for (;;) {
-        const page = find(scope.orgId, formId, filter, 500, before);
+        const page = find(scope.orgId, formId, filter, EXPORT_PAGE, before);
         if (page.length > 0) yield page;
         const last = page.at(-1);
-        if (!last || page.length < 500) return;
+        if (!last || page.length < EXPORT_PAGE) return;
         before = last.seq;
       }
     },
