@@ -251,6 +251,22 @@ describe('port bus', () => {
     expect(seen).toEqual(['0', '1']);
   });
 
+  it('gathers the appends asked during one turn of the event loop into one message, and answers them in one', async () => {
+    const { served, remote, port1, port2 } = await open('port.gather');
+    const asked = vi.spyOn(port2, 'postMessage');
+    const answered = vi.spyOn(port1, 'postMessage');
+    await Promise.all(
+      Array.from({ length: 20 }, (_, i) => remote.publish('port.gather', [{ key: 'k', value: `${i}` }])),
+    );
+    expect(asked.mock.calls.map(([m]) => (m as unknown[]).length)).toEqual([20]);
+    // One group commit holds all twenty (one event-loop turn of the serving end): one message answers them.
+    expect(answered.mock.calls.map(([m]) => (m as unknown[]).length)).toEqual([20]);
+    const stored: string[] = [];
+    const replay = await served.replay('port.gather', (m) => stored.push(m.value));
+    expect(stored).toEqual(Array.from({ length: 20 }, (_, i) => `${i}`));
+    await replay.stop();
+  });
+
   it('sends a replay’s catch-up in bounded messages, in order, all before replay() resolves', async () => {
     const { served, remote, port1 } = await open('port.replay');
     const sent = Array.from({ length: 2_500 }, (_, i) => String(i));
@@ -262,8 +278,13 @@ describe('port bus', () => {
     const seen: string[] = [];
     const replay = await remote.replay('port.replay', (m) => seen.push(m.value));
     expect(seen).toEqual(sent);
-    const records = posted.mock.calls.filter(([m]) => (m as { t: string }).t === 'records');
-    expect(records.map(([m]) => (m as { records: unknown[] }).records.length)).toEqual([1_000, 1_000, 500]);
+    // Each message posted is an array of replies; a batch of records goes alone.
+    const records = posted.mock.calls.filter(([m]) => (m as { t: string }[]).some((r) => r.t === 'records'));
+    expect(records.map(([m]) => (m as { records: unknown[] }[]).map((r) => r.records.length))).toEqual([
+      [1_000],
+      [1_000],
+      [500],
+    ]);
     await replay.stop();
   });
 });

@@ -8,6 +8,7 @@ import {
   type Subscription,
 } from '../event-bus.ts';
 import {
+  createOutbox,
   fromWire,
   type Operation,
   type OperationArgs,
@@ -49,12 +50,18 @@ class PortClient {
   /** A port listening for messages starts referenced. */
   private referenced = true;
   private closing: Promise<void> | undefined;
+  /**
+   * Requests gathered for one turn of the event loop: everything asked while its I/O was handled (the appends of
+   * every request read meanwhile) crosses in one message, after it.
+   */
+  private readonly outbox: ReturnType<typeof createOutbox<Request>>;
 
   constructor(
     private readonly port: MessagePort,
     private readonly storeHealthy?: PortBusOptions['storeHealthy'],
   ) {
-    port.on('message', this.receive);
+    this.outbox = createOutbox<Request>(port, (flush) => setImmediate(flush));
+    port.on('message', this.receiveAll);
     port.once('close', () => this.detach());
     this.hold();
   }
@@ -87,6 +94,7 @@ class PortClient {
     await Promise.allSettled([...this.remotes.keys()].map((sub) => this.stop(sub)));
     // Handlers that were draining may have published.
     await this.settleCalls();
+    this.outbox.flush();
     this.port.close();
     this.detach();
   }
@@ -136,16 +144,20 @@ class PortClient {
     });
     this.calls.set(id, { ...callbacks, settled });
     this.hold();
-    this.port.postMessage({ ...message, id } as Request);
+    this.outbox.post({ ...message, id } as Request);
     return settled;
   }
 
-  private readonly receive = (reply: Reply) => {
+  private readonly receiveAll = (replies: Reply[]) => {
+    for (const reply of replies) this.receive(reply);
+  };
+
+  private receive(reply: Reply) {
     if (reply.t === 'result') return this.settle(reply);
     const remote = this.remotes.get(reply.sub);
     if (reply.t === 'batch') return void this.handle(remote?.handler, reply.n, reply.batch);
     if (reply.t === 'records' && remote?.onMessage) this.deliver(remote, reply.records);
-  };
+  }
 
   private settle({ id, value, error }: { id: number; value?: unknown; error?: WireError }) {
     const call = this.calls.get(id);
@@ -169,7 +181,7 @@ class PortClient {
         if (!healthy) error = { ...error, failure: 'transient' };
       }
     }
-    if (!this.closed) this.port.postMessage((error ? { t: 'done', n, error } : { t: 'done', n }) satisfies Request);
+    if (!this.closed) this.outbox.post((error ? { t: 'done', n, error } : { t: 'done', n }) satisfies Request);
   }
 
   private deliver(remote: Remote, records: BusMessage[]) {
@@ -197,7 +209,7 @@ class PortClient {
   private detach() {
     if (this.closed) return;
     this.closed = true;
-    this.port.off('message', this.receive);
+    this.port.off('message', this.receiveAll);
     for (const call of this.calls.values()) call.reject(portClosed());
     this.calls.clear();
     this.remotes.clear();

@@ -1,3 +1,4 @@
+import type { MessagePort } from 'node:worker_threads';
 import { classifyFailure, type FailureClass } from '@formgate/contracts';
 import type { BusMessage, EventBus, SubscribeOptions } from '../event-bus.ts';
 import { BusUnavailableError } from '../event-bus.ts';
@@ -44,6 +45,32 @@ export type Reply =
   | { t: 'batch'; sub: number; n: number; batch: BusMessage[] }
   /** Records of replay `sub`, in order. */
   | { t: 'records'; sub: number; records: BusMessage[] };
+
+/**
+ * What one end posts: its messages gathered until `flushAt` (each crosses the port as an array, in order), so a burst
+ * of calls or answers costs one `postMessage` and one wake-up of the other thread instead of one each.
+ */
+export function createOutbox<T>(port: MessagePort, flushAt: (flush: () => void) => void) {
+  let queue: T[] = [];
+  const flush = () => {
+    if (queue.length === 0) return;
+    const messages = queue;
+    queue = [];
+    port.postMessage(messages);
+  };
+  return {
+    post(message: T) {
+      if (queue.push(message) === 1) flushAt(flush);
+    },
+    /** Posts `message` in a message of its own (a bounded batch of records), after what was gathered before it. */
+    postAlone(message: T) {
+      flush();
+      port.postMessage([message]);
+    },
+    /** Posts what is gathered now (before the port closes). */
+    flush,
+  };
+}
 
 /** An error crossing the port: its message and how `classifyFailure` judged it where it was thrown. */
 export interface WireError {

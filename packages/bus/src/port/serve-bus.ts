@@ -1,6 +1,15 @@
 import type { MessagePort } from 'node:worker_threads';
 import { type BusMessage, BusUnavailableError, type EventBus, type Subscription } from '../event-bus.ts';
-import { fromWire, isOperation, OPERATIONS, RemoteError, type Reply, type Request, toWire } from './protocol.ts';
+import {
+  createOutbox,
+  fromWire,
+  isOperation,
+  OPERATIONS,
+  RemoteError,
+  type Reply,
+  type Request,
+  toWire,
+} from './protocol.ts';
 
 export interface ServeBusOptions {
   /** A message that is not part of the protocol, or a remote subscription that failed to stop. Default: ignored. */
@@ -32,13 +41,16 @@ class PortServer {
   private state: 'open' | 'closing' | 'closed' = 'open';
   /** Settles once the port closed (whichever end closed it) and the remote subscriptions stopped. */
   readonly ended: Promise<void>;
+  /** Answers gathered until the current microtasks ran: a group commit's appends are answered in one message. */
+  private readonly outbox: ReturnType<typeof createOutbox<Reply>>;
 
   constructor(
     private readonly bus: EventBus,
     private readonly port: MessagePort,
     private readonly onError: NonNullable<ServeBusOptions['onError']>,
   ) {
-    port.on('message', this.receive);
+    this.outbox = createOutbox<Reply>(port, queueMicrotask);
+    port.on('message', this.receiveAll);
     // The host's own handles (its server, the bus's consumers) keep the thread alive, not this port.
     port.unref();
     this.ended = new Promise((resolve) => port.once('close', () => resolve(this.detach())));
@@ -49,12 +61,18 @@ class PortServer {
       this.state = 'closing';
       await this.stopAll();
       while (this.answering.size > 0) await Promise.allSettled([...this.answering]);
+      this.outbox.flush();
       this.port.close();
     }
     await this.ended;
   }
 
-  private readonly receive = (message: Request) => {
+  private readonly receiveAll = (requests: unknown) => {
+    if (!Array.isArray(requests)) return this.onError(new Error('not a bus port request'), 'serving a bus port');
+    for (const request of requests as Request[]) this.receive(request);
+  };
+
+  private receive(message: Request) {
     switch (message?.t) {
       case 'done':
         return this.settleBatch(message);
@@ -71,7 +89,7 @@ class PortServer {
       default:
         this.onError(new Error('not a bus port request'), 'serving a bus port');
     }
-  };
+  }
 
   private respond(id: number, run: () => Promise<unknown> | undefined, whileClosing = false) {
     const answer = (async () => {
@@ -100,7 +118,7 @@ class PortServer {
         if (this.state === 'closed') return reject(portClosed());
         const n = this.nextBatch++;
         this.batches.set(n, { resolve, reject });
-        this.send({ t: 'batch', sub, n, batch });
+        this.send({ t: 'batch', sub, n, batch }, true);
       });
   }
 
@@ -115,7 +133,7 @@ class PortServer {
     let records: BusMessage[] = [];
     const flush = () => {
       if (records.length === 0) return;
-      this.send({ t: 'records', sub, records });
+      this.send({ t: 'records', sub, records }, true);
       records = [];
     };
     const replaying = this.bus.replay(topic, (record) => {
@@ -155,15 +173,18 @@ class PortServer {
    */
   private detach() {
     this.state = 'closed';
-    this.port.off('message', this.receive);
+    this.port.off('message', this.receiveAll);
     const stopped = this.stopAll();
     for (const batch of this.batches.values()) batch.reject(portClosed());
     this.batches.clear();
     return stopped;
   }
 
-  private send(reply: Reply) {
-    if (this.state !== 'closed') this.port.postMessage(reply);
+  /** `alone`: records, which cross in messages of their own (each a bounded copy), not gathered with answers. */
+  private send(reply: Reply, alone = false) {
+    if (this.state === 'closed') return;
+    if (alone) this.outbox.postAlone(reply);
+    else this.outbox.post(reply);
   }
 }
 
