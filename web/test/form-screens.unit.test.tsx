@@ -1,6 +1,7 @@
 import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import { fillDays } from '../src/features/forms/forms.queries.ts';
+import { EMPTY_LIST_REFRESH_MS } from '../src/features/submissions/submissions.queries.ts';
 import { aDelivery, aForm, aSubmission, startFormsApi } from './forms-api.ts';
 import type { renderApp } from './render-app.tsx';
 import { allowSlowScreens, closeAfterEach, openAs } from './screen-test.ts';
@@ -84,6 +85,16 @@ describe('form routes', () => {
     await waitFor(() => expect(pathOf(router)).toBe('/dashboard/forms/contact/submissions/s3'));
     expect(await screen.findByRole('heading', { name: /^Submission of/ })).toBeTruthy();
     expect(screen.getAllByText('s3@example.com').length).toBeGreaterThan(0);
+  });
+
+  it('without submissions, opens the first one once it reaches the list, without a reload', async () => {
+    const server = await api({ forms: [aForm()], submissions: [] });
+    const { router } = openAs('/dashboard/forms/contact/submissions', server.url);
+    expect(await screen.findByText('No submissions, follow the examples to setup your form.')).toBeTruthy();
+    server.state.submissions.push(aSubmission('s1'));
+    await waitFor(() => expect(pathOf(router)).toBe('/dashboard/forms/contact/submissions/s1'), {
+      timeout: EMPTY_LIST_REFRESH_MS + 2_000,
+    });
   });
 
   it('without submissions, the submissions index says to follow the examples', async () => {

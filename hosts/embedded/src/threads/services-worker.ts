@@ -43,7 +43,6 @@ import {
 import { createOrgsService, createSqliteOrgsStores, migrateSqliteOrgs } from '@formgate/orgs';
 import { createSqliteBlobStore, openSqlite, runSqliteMigrations, sqliteProbe } from '@formgate/store/sqlite';
 import type { EmbeddedConfig } from '../config.ts';
-import { niceThisThread, SERVICES_THREAD_NICE } from './priority.ts';
 import { runThread, type ThreadRunning } from './run-thread.ts';
 
 /** A secret as `embeddedSecret` answers it: the one in use and the one being rotated out. */
@@ -157,8 +156,6 @@ async function serveApps(services: Record<ThreadService, { app: Parameters<typeo
 async function boot(): Promise<ThreadRunning> {
   const { config } = data;
   const logger = createLogger({ level: config.LOG_LEVEL, name: 'formgate' }).child({ thread: 'services' });
-  const notNiced = niceThisThread(SERVICES_THREAD_NICE);
-  if (notNiced) logger.info({ reason: notNiced }, 'the services thread keeps the process priority');
   const tracing = await startTracing('formgate', config);
   // Node's own metrics are the main thread's (one process); this registry has the services' series only.
   const metrics = createMetrics({ defaults: false });

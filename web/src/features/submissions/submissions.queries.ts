@@ -76,10 +76,19 @@ const one = (formId: string, id: string) => `${base(formId)}/${encodeURIComponen
 
 export const PAGE_SIZE = 25;
 
-/** The list, newest first, a page of `PAGE_SIZE` at a time (`nextCursor` → "Load more"). */
+/** How often a form's unfiltered list is asked again while it is empty. */
+export const EMPTY_LIST_REFRESH_MS = 3_000;
+
+/**
+ * The list, newest first, a page of `PAGE_SIZE` at a time (`nextCursor` → "Load more"). While an unfiltered list is
+ * empty it is asked again every `EMPTY_LIST_REFRESH_MS`: a form's first submission reaches the list a moment after
+ * its 2xx (once the read model has it), and appears without a reload.
+ */
 export const submissionsListQuery = (formId: string, filters: SubmissionFilters) =>
   infiniteQueryOptions({
     queryKey: submissionsKeys.list(formId, filters),
+    refetchInterval: (query) =>
+      !hasFilters(filters) && query.state.data?.pages[0]?.data.length === 0 ? EMPTY_LIST_REFRESH_MS : false,
     initialPageParam: null as string | null,
     queryFn: ({ pageParam }) => {
       const params = new URLSearchParams(filtersToQuery(filters));
