@@ -6,7 +6,7 @@ import type {
   SubmissionDto,
   UpdateSubmissionRequest,
 } from '@formgate/contracts';
-import { infiniteQueryOptions, queryOptions } from '@tanstack/react-query';
+import { type InfiniteData, infiniteQueryOptions, queryOptions } from '@tanstack/react-query';
 import { apiDownload, apiFetch } from '../../lib/api.ts';
 import { formsKeys } from '../forms/forms.queries.ts';
 
@@ -87,8 +87,8 @@ export const EMPTY_LIST_REFRESH_MS = 3_000;
 export const submissionsListQuery = (formId: string, filters: SubmissionFilters) =>
   infiniteQueryOptions({
     queryKey: submissionsKeys.list(formId, filters),
-    refetchInterval: (query) =>
-      !hasFilters(filters) && query.state.data?.pages[0]?.data.length === 0 ? EMPTY_LIST_REFRESH_MS : false,
+    refetchInterval: ({ state }: { state: { data?: InfiniteData<ListEnvelope<Submission>> } }) =>
+      !hasFilters(filters) && state.data?.pages[0]?.data.length === 0 ? EMPTY_LIST_REFRESH_MS : false,
     initialPageParam: null as string | null,
     queryFn: ({ pageParam }) => {
       const params = new URLSearchParams(filtersToQuery(filters));
