@@ -213,7 +213,7 @@ async function startProcesses(opts: { logDir: string; kafka: string; mongo: stri
         },
       };
     };
-    return { gateway, ingest, started, api, startNotifications };
+    return { gateway, ingest, consumers: [forms, billing], started, api, startNotifications };
   } catch (err) {
     await Promise.allSettled(started.map((p) => p.stop()));
     throw err;
@@ -240,7 +240,7 @@ export async function startDistributedFormgate(opts: { workDir: string; logDir: 
     backends.push(await startBackend('ferretdb.sh', FERRETDB_PORT, runBase));
     const [kafka, mongo] = backends.map((b) => b.value) as [string, string];
     const dbPrefix = `fg_bench_${randomBytes(4).toString('hex')}`;
-    const { gateway, ingest, started, api, startNotifications } = await startProcesses({
+    const { gateway, ingest, consumers, started, api, startNotifications } = await startProcesses({
       logDir: opts.logDir,
       kafka,
       mongo,
@@ -273,6 +273,7 @@ export async function startDistributedFormgate(opts: { workDir: string; logDir: 
         // P2's stages: ingest's own and the gateway's hop in front of it.
         metricsUrls: [gateway, ingest].flatMap((p) => (p.metricsUrl ? [p.metricsUrl] : [])),
         ingestUrl: ingest.url,
+        consumerPids: consumers.map((p) => p.pid),
         openFormsStore,
         countRawRows,
         settle: () => awaitAutoAnalyze(join(runBase, `ferretdb-${FERRETDB_PORT}`), FERRETDB_PORT, `${dbPrefix}_forms`),

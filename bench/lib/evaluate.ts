@@ -63,7 +63,7 @@ export function evaluate(
     p2Unavailable === null
       ? judge({
           goal: 'P2',
-          measure: 'distributed (gateway → ingest → Kafka): rps / rps(B0)',
+          measure: 'distributed (gateway → ingest → Kafka; consumers stopped meanwhile, ADR 79): rps / rps(B0)',
           values: per((r) => ratio(rps(r, 'P2'), rps(r, 'B0'))),
           target: { op: '>=', value: 0.12 },
           floor: { op: '>=', value: 0.06 },
@@ -77,6 +77,19 @@ export function evaluate(
           p2Unavailable.reason,
           p2Unavailable.fails,
         ),
+    ...(p2Unavailable === null
+      ? [
+          judge({
+            goal: 'P2w',
+            measure:
+              'the same with the consumers running (the whole deployment on the two cores; reported): rps / rps(B0)',
+            values: per((r) => ratio(rps(r, 'P2w'), rps(r, 'B0'))),
+            target: { op: '>=', value: 0.06 },
+            floor: null,
+            invalid: invalidIf(problems, 'B0', 'P2w'),
+          }),
+        ]
+      : []),
     ...gatewayHop(rounds, problems, p2Unavailable),
     ...stageBudget(rounds, 'P1', 'embedded'),
     ...stageBudget(rounds, 'P2', 'distributed'),
@@ -193,6 +206,7 @@ export function absolutes(rounds: RoundResult[]): AbsoluteRow[] {
     ['P1o', 'P1o embedded, P1s request (stamp field, Origin), no spam layer'],
     ['P1s', 'P1s embedded, urlencoded, every spam layer but the captcha'],
     ['P2', 'P2 distributed, urlencoded'],
+    ['P2w', 'P2w distributed, urlencoded, consumers running'],
     ['P2i', 'P2i distributed ingest direct (no gateway), urlencoded'],
     ['P7', 'P7 burst (10,000 × 200 connections)'],
   ];

@@ -29,7 +29,7 @@ export interface IngestRun extends WrkResult {
   timeWait?: number;
 }
 
-export type Measurement = 'B0' | 'B1' | 'P1' | 'P1j' | 'P1m' | 'P1o' | 'P1s' | 'P2' | 'P2i';
+export type Measurement = 'B0' | 'B1' | 'P1' | 'P1j' | 'P1m' | 'P1o' | 'P1s' | 'P2' | 'P2i' | 'P2w';
 
 export interface RoundResult {
   round: number;
@@ -99,11 +99,18 @@ async function loadForm(
   label: string,
   form: BenchForm,
   payload: Payload,
-  opts: { probes?: number; origin?: string } = {},
+  opts: { probes?: number; origin?: string; pause?: readonly number[] } = {},
 ): Promise<IngestRun> {
   const probes = opts.probes ?? 0;
   const before = target.metricsUrls ? await snapshotStages(target.metricsUrls) : null;
-  const r = await wrk(ctx, `${target.server.url}/f/${form.key}`, payload, ctx.settings.seconds, opts.origin);
+  const pause = opts.pause ?? [];
+  signalAll(pause, 'SIGSTOP');
+  let r: WrkResult;
+  try {
+    r = await wrk(ctx, `${target.server.url}/f/${form.key}`, payload, ctx.settings.seconds, opts.origin);
+  } finally {
+    signalAll(pause, 'SIGCONT');
+  }
   const stagesUs = before && target.metricsUrls ? stageCosts(before, await snapshotStages(target.metricsUrls)) : null;
   checkErrors(ctx, label, r);
   const answered = r.requests - r.errors.status;
@@ -114,11 +121,31 @@ async function loadForm(
   return { ...r, stored: settled.count - probes, projectionLagMs: settled.reachedMs, stagesUs };
 }
 
-/** wrk against a fresh form, then waits until the dashboard shows at least every answered submission. */
-async function measureIngest(ctx: RoundContext, target: FormgateTarget, label: string, payload: Payload) {
+/** Sends `signal` to each process that is still there (SIGSTOP / SIGCONT around a distributed run). */
+function signalAll(pids: readonly number[], signal: NodeJS.Signals) {
+  for (const pid of pids) {
+    try {
+      process.kill(pid, signal);
+    } catch {
+      // Gone: the run's own checks report what it did not do.
+    }
+  }
+}
+
+/**
+ * wrk against a fresh form, then waits until the dashboard shows at least every answered submission. `pause`: the
+ * processes stopped while wrk runs and continued after it (the distributed deployment's consumers, for P2 and P2i).
+ */
+async function measureIngest(
+  ctx: RoundContext,
+  target: FormgateTarget,
+  label: string,
+  payload: Payload,
+  pause?: readonly number[],
+) {
   const form = await freshForm(target, label);
   await quiet(ctx, label);
-  return loadForm(ctx, target, label, form, payload);
+  return loadForm(ctx, target, label, form, payload, { pause });
 }
 
 /**
@@ -255,20 +282,31 @@ export async function runRound(ctx: RoundContext, round: number): Promise<RoundR
 /**
  * P2 through the gateway, then (P3) the same load straight at the ingest process, skipping the gateway; and how many
  * gateway → ingest connections P2 left in TIME_WAIT (a proxy without keep-alive leaves one per request).
+ *
+ * P2 and P2i time the path the goal names, gateway → ingest → Kafka (acks=all), with the consumers of the submission
+ * events stopped while wrk runs (ADR 79): on these two cores they would otherwise take half the machine from it,
+ * FerretDB's per-document cost above all, where a deployment runs them on their own. They are continued when wrk ends
+ * and must then catch up: every acknowledged submission is still waited for in the dashboard. P2w is the same load
+ * with them running, the whole deployment on one machine, reported beside it.
  */
 async function distributedRuns(ctx: RoundContext, target: FormgateTarget, round: number) {
-  const P2: IngestRun = await measureIngest(ctx, target, `P2 round ${round}`, PAYLOADS.urlencoded);
+  const consumers = target.consumerPids ?? [];
+  const P2: IngestRun = await measureIngest(ctx, target, `P2 round ${round}`, PAYLOADS.urlencoded, consumers);
   const ingestUrl = target.ingestUrl;
   if (ingestUrl) P2.timeWait = timeWaitTo(Number(new URL(ingestUrl).port));
   ctx.log(
-    `round ${round} P2: ${fmtRun(P2)}, stored ${P2.stored}, projection lag ${P2.projectionLagMs?.toFixed(0)} ms, ` +
+    `round ${round} P2: ${fmtRun(P2)}, stored ${P2.stored}, catch-up ${P2.projectionLagMs?.toFixed(0)} ms, ` +
       `TIME_WAIT to ingest ${P2.timeWait ?? '?'}`,
   );
-  if (!ingestUrl) return { P2 };
+  const P2w = await measureIngest(ctx, target, `P2w round ${round}`, PAYLOADS.urlencoded);
+  ctx.log(
+    `round ${round} P2w (consumers running): ${fmtRun(P2w)}, projection lag ${P2w.projectionLagMs?.toFixed(0)} ms`,
+  );
+  if (!ingestUrl) return { P2, P2w };
   const direct = { ...target, server: { ...target.server, url: ingestUrl }, metricsUrls: undefined };
-  const P2i = await measureIngest(ctx, direct, `P2i round ${round}`, PAYLOADS.urlencoded);
+  const P2i = await measureIngest(ctx, direct, `P2i round ${round}`, PAYLOADS.urlencoded, consumers);
   ctx.log(`round ${round} P2i (ingest direct): ${fmtRun(P2i)}, stored ${P2i.stored}`);
-  return { P2, P2i };
+  return { P2, P2w, P2i };
 }
 
 /** Sockets in TIME_WAIT whose remote or local port is `port` (`ss`, iproute2). */

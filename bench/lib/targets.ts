@@ -21,6 +21,8 @@ export interface FormgateTarget {
   metricsUrls?: string[];
   /** Distributed mode: the ingest process itself, behind the gateway (P3 loads it directly). */
   ingestUrl?: string;
+  /** Distributed mode: the processes that consume submission events (forms, billing), stopped during P2 (ADR 79). */
+  consumerPids?: number[];
   /** The deployment's forms store, opened from the bench process for seeding (P8): its batch write path. */
   openFormsStore(): Promise<{ store: SubmissionReadModel; close(): Promise<void> }>;
   /** CUR (P10): reads every stored submission of the form newest first with a raw cursor, no formatting. */
