@@ -35,6 +35,7 @@ import { createFormsViewSettled, type FormsViewSettled } from './deliveries/form
 import { createRetryWorker } from './deliveries/retry-worker.ts';
 import { createSubmissionChangesHandler } from './deliveries/submission-changes.handler.ts';
 import { createSubmissionReceivedHandler } from './deliveries/submission-received.handler.ts';
+import { DELIVERY_TUNING } from './deliveries/tuning.ts';
 import type { Composer } from './email/composer.ts';
 import { composeRecipientVerification } from './email/recipient-verification.tsx';
 import { webhooksRoutes } from './endpoints/webhooks.routes.ts';
@@ -130,6 +131,7 @@ function consumerGroups(
       handler: handlers.webhooks,
       fromBeginning: false,
       maxBatchSize: 100,
+      gatherMs: DELIVERY_TUNING.deliveryGatherMs,
     },
     {
       group: 'notifications.deliveries',
@@ -137,6 +139,7 @@ function consumerGroups(
       handler: handlers.emails,
       fromBeginning: false,
       maxBatchSize: 100,
+      gatherMs: DELIVERY_TUNING.deliveryGatherMs,
     },
   ];
 }
