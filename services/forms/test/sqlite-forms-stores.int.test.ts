@@ -45,7 +45,6 @@ describe('sqlite forms store migrations', () => {
     expect(names('trigger')).toEqual([
       'forms_field_names_delete',
       'submissions_search_delete',
-      'submissions_search_insert',
       'submissions_search_update',
     ]);
     const columns = (table: string) =>

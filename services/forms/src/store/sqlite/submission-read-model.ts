@@ -1,6 +1,7 @@
 import type { SqliteDb } from '@formgate/store/sqlite';
 import { groupByForm } from '../batch-order.ts';
 import type { StoredCounts, StoredDailyCount, SubmissionRecord } from '../records.ts';
+import { formToken } from '../search-terms.ts';
 import { dayOf } from '../submission-changes.ts';
 import type { SubmissionReadModel } from '../submission-read-model.ts';
 import { SUBMISSION_COLUMNS, type SubmissionRow, toRecord } from './schema.ts';
@@ -41,6 +42,27 @@ function createInsertCounters(db: SqliteDb) {
   };
 }
 
+/**
+ * Indexes an inserted submission for search, inside the insert's transaction: its `submission_search` row (the FTS
+ * rowid), the FTS row of its field values, and any field name the form had not had yet. Done here rather than by
+ * an insert trigger over the stored JSON: SQLite's `json_each` cost more than the whole rest of the insert (ADR 80).
+ * Changes and deletes of a document are still re-indexed by the triggers of migration 1.
+ */
+function createSearchIndexer(db: SqliteDb) {
+  const search = db.prepare('INSERT INTO submission_search (submission_id) VALUES (?)');
+  const fts = db.prepare('INSERT INTO submissions_fts (rowid, form, body) VALUES (?, ?, ?)');
+  const name = db.prepare('INSERT OR IGNORE INTO form_field_names (form_id, name) VALUES (?, ?)');
+  return (token: string, r: SubmissionRecord) => {
+    const rowid = search.run(r.id).lastInsertRowid;
+    let body = '';
+    for (const f of r.fields) {
+      body = body === '' ? f.value : `${body} ${f.value}`;
+      name.run(r.formId, f.name);
+    }
+    fts.run(rowid, token, body);
+  };
+}
+
 interface CounterRow {
   form_id: string;
   submissions: number;
@@ -55,6 +77,7 @@ interface CounterRow {
  */
 export function createSqliteSubmissionReadModel(db: SqliteDb): SubmissionReadModel {
   const countInserted = createInsertCounters(db);
+  const indexForSearch = createSearchIndexer(db);
   const live = `SELECT ${SUBMISSION_COLUMNS} FROM submissions WHERE form_id = ? AND org_id = ?`;
   const q = {
     insertSubmission: db.prepare(
@@ -91,6 +114,7 @@ export function createSqliteSubmissionReadModel(db: SqliteDb): SubmissionReadMod
     let total = 0;
     for (const { formId, records: rs } of groupByForm(records)) {
       let next = (q.nextSeq.get(formId) as { next_seq: number } | undefined)?.next_seq ?? 0;
+      const token = formToken(formId);
       const stored: SubmissionRecord[] = [];
       for (const r of rs) {
         const { id, orgId, createdAt, fields, files, spam, held, origin, referer, meta } = r;
@@ -99,6 +123,7 @@ export function createSqliteSubmissionReadModel(db: SqliteDb): SubmissionReadMod
         const keep = held || spam.isSpam;
         const doc = JSON.stringify({ fields, files, spam, held, origin, referer, ...(keep ? { meta } : {}) });
         if (q.insertSubmission.run(id, formId, orgId, createdAt, doc, next).changes === 0) continue;
+        indexForSearch(token, r);
         next += 1;
         stored.push(r);
       }

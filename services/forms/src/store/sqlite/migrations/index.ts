@@ -1,8 +1,9 @@
 import type { SqliteMigration } from '@formgate/store/sqlite';
 import { createFormsSchema } from './0001-create-forms-schema.ts';
+import { indexInsertsInTheReadModel } from './0002-index-inserts-in-the-read-model.ts';
 
 /**
  * The forms store's SQLite schema, in order, run by the composition root before the adapters are built:
  * `runSqliteMigrations(db, FORMS_MIGRATION_SCOPE, sqliteFormsMigrations)`.
  */
-export const sqliteFormsMigrations: readonly SqliteMigration[] = [createFormsSchema];
+export const sqliteFormsMigrations: readonly SqliteMigration[] = [createFormsSchema, indexInsertsInTheReadModel];
