@@ -44,6 +44,7 @@ describe('sqlite forms store migrations', () => {
     ]);
     expect(names('trigger')).toEqual([
       'forms_field_names_delete',
+      'submissions_csv_line_forget',
       'submissions_search_delete',
       'submissions_search_update',
     ]);
@@ -59,6 +60,8 @@ describe('sqlite forms store migrations', () => {
       'deleted',
       'spam',
       'held',
+      'csv_line',
+      'csv_width',
     ]);
     expect(columns('form_counters')).toEqual(['form_id', 'submissions', 'next_seq', 'spam', 'last_at', 'held']);
     // A second boot finds nothing to do.
@@ -103,6 +106,45 @@ describe('sqlite forms stores: filters and search', () => {
       `UPDATE submissions SET doc = json_set(doc, '$.fields', json('[{"name":"m","value":"hello there"}]')) WHERE id = ?`,
     ).run('s3');
     expect(await search('there')).toEqual(['s3']);
+  });
+
+  it('exports a row without a kept CSV line (stored before lines were kept, or changed since) from its document', async () => {
+    const db = openSqlite(':memory:');
+    const stores = openSqliteFormsStores(db);
+    const scope = { orgId: 'org-a' };
+    const f = randomUUID();
+    db.prepare(
+      `INSERT INTO forms (id, org_id, slug, key, doc, version, created_at) VALUES (?, ?, 's', 'k', '{}', 1, '')`,
+    ).run(f, scope.orgId);
+    const record = (id: string, fields: { name: string; value: string }[]) => ({
+      id,
+      formId: f,
+      orgId: scope.orgId,
+      createdAt: '2026-01-01T00:00:00.000Z',
+      fields,
+      files: [],
+      spam: { isSpam: false, reasons: [] },
+      held: false,
+    });
+    await stores.submissions.insertSubmissions([
+      record('s1', [{ name: 'a', value: 'one' }]),
+      record('s2', [{ name: 'b', value: 'two, three' }]),
+    ]);
+    const kept = db.prepare('SELECT id, csv_line, csv_width FROM submissions ORDER BY seq').all();
+    expect(kept).toEqual([
+      { id: 's1', csv_line: 's1,2026-01-01T00:00:00.000Z,false,one', csv_width: 1 },
+      { id: 's2', csv_line: 's2,2026-01-01T00:00:00.000Z,false,,"two, three"', csv_width: 2 },
+    ]);
+    // A change of the document forgets the line; so does a row from before migration 3 (NULL).
+    db.prepare(`UPDATE submissions SET doc = json_set(doc, '$.fields[0].value', 'uno') WHERE id = 's1'`).run();
+    db.prepare(`UPDATE submissions SET csv_line = NULL, csv_width = NULL WHERE id = 's2'`).run();
+    expect(db.prepare('SELECT COUNT(*) AS n FROM submissions WHERE csv_line IS NULL').get()).toEqual({ n: 2 });
+    const lines: string[] = [];
+    for await (const batch of stores.submissions.exportCsvLines(scope, f, {}, ['a', 'b'])) lines.push(...batch);
+    expect(lines).toEqual([
+      's2,2026-01-01T00:00:00.000Z,false,,"two, three"\r\n',
+      's1,2026-01-01T00:00:00.000Z,false,uno,\r\n',
+    ]);
   });
 
   it('deleting a submission erases its origin and referer with its fields', async () => {

@@ -1,6 +1,7 @@
 import type { Form } from '@formgate/contracts';
 import type { ContractIt } from '@formgate/kit/testing';
 import { expect } from 'vitest';
+import { csvRows } from '../src/store/csv-lines.ts';
 import type { FormsStores } from '../src/store/forms-stores.ts';
 import type { StoredSubmission, SubmissionFilter, SubmissionRecord } from '../src/store/records.ts';
 import { words } from '../src/store/search-terms.ts';
@@ -292,6 +293,65 @@ export function submissionReadModelContract(
     }
     if (target.unorderedExport) expect(rs.map((r) => r.id)).toContain(first?.id);
     else expect(first).toEqual({ ...rs.at(-1), seq: 1_202 });
+  });
+
+  it('exports CSV lines exactly as csvRows formats each submission, as its columns grow and documents change', async () => {
+    const a = org();
+    const f = form(a.orgId);
+    await stores().forms.insertForm(f);
+    const at = (i: number) => new Date(Date.UTC(2026, 9, 1) + i * 1000).toISOString();
+    const field = (name: string, value: string) => ({ name, value });
+    const early = [
+      submission(f, at(1), { fields: [field('name', 'Ada'), field('note', '=SUM(A1)')] }),
+      submission(f, at(2), { fields: [field('note', 'say "hi", twice\r\nok'), field('name', '')] }),
+      submission(f, at(3), { fields: [], spam: { isSpam: true, reasons: [] } }),
+    ];
+    const late = [
+      // A new column, a repeated field (one cell, its values joined by a line break) and an empty value in it.
+      submission(f, at(4), { fields: [field('tag', 'x'), field('name', 'Bo'), field('tag', ''), field('tag', 'y')] }),
+      submission(f, at(5), { fields: [field('tag', '-1'), field('email', 'c@example.com')] }),
+      submission(f, at(6), { fields: [field('__proto__', 'p'), field('name', 'Cy')] }),
+    ];
+    await stores().submissions.insertSubmissions(early);
+    await stores().submissions.insertSubmissions(late);
+    // A changed document (marked spam) is exported as it is now.
+    expect(
+      await stores().changes.changeSubmission(a, f.id, early[0]?.id as string, 'spam', {
+        id: `chg_${early[0]?.id}`,
+        occurredAt: at(7),
+      }),
+    ).toBe('changed');
+    const columns = await stores().submissions.listFieldNames(a, f.id);
+    expect(columns).toEqual(['name', 'note', 'tag', 'email', '__proto__']);
+    const lines = async (filter: SubmissionFilter, cols: readonly string[]) => {
+      const out: string[] = [];
+      for await (const batch of stores().submissions.exportCsvLines(a, f.id, filter, cols)) out.push(...batch);
+      return out;
+    };
+    const formatted = async (filter: SubmissionFilter, cols: readonly string[]) => {
+      const row = csvRows(cols);
+      const out: string[] = [];
+      for await (const batch of stores().submissions.exportSubmissions(a, f.id, filter)) out.push(...batch.map(row));
+      return out;
+    };
+    for (const filter of [{}, { spam: true }, { terms: ['bo'] }, { from: at(4) }] as SubmissionFilter[]) {
+      // Every column, a prefix of them (names first seen after the export read its columns) and none.
+      for (const cols of [columns, columns.slice(0, 2), []]) {
+        const [got, expected] = [await lines(filter, cols), await formatted(filter, cols)];
+        expect(target.unorderedExport ? got.sort() : got).toEqual(target.unorderedExport ? expected.sort() : expected);
+      }
+    }
+    const all = await lines({}, columns);
+    expect(all).toHaveLength(6);
+    expect(all).toContain(`${early[0]?.id},${at(1)},true,Ada,'=SUM(A1),,,\r\n`);
+    expect(all).toContain(`${early[1]?.id},${at(2)},false,,"say ""hi"", twice\r\nok",,,\r\n`);
+    expect(all).toContain(`${late[0]?.id},${at(4)},false,Bo,,"x\n\ny",,\r\n`);
+    expect(all).toContain(`${late[1]?.id},${at(5)},false,,,'-1,c@example.com,\r\n`);
+    expect(await lines({}, columns.slice(0, 1))).toContain(`${late[2]?.id},${at(6)},false,Cy\r\n`);
+    expect(await lines({}, [])).toContain(`${early[2]?.id},${at(3)},true\r\n`);
+    const foreign: string[] = [];
+    for await (const batch of stores().submissions.exportCsvLines(org(), f.id, {}, columns)) foreign.push(...batch);
+    expect(foreign).toEqual([]);
   });
 
   it('keeps each form’s field names in the order first seen, scoped, and forgets them with the organization', async () => {

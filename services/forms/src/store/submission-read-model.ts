@@ -45,6 +45,17 @@ export interface SubmissionReadModel {
    * Stops early when the caller does.
    */
   exportSubmissions(scope: OrgScope, formId: string, filter: SubmissionFilter): AsyncIterable<StoredSubmission[]>;
+  /**
+   * The submissions `exportSubmissions` reads, in the same order and batches, as CSV lines for the field-name columns
+   * `columns` (the first `MAX_CSV_FIELD_COLUMNS` of `listFieldNames`, read before the export): each line is exactly
+   * what `csvRows(columns)` writes for its submission (`store/csv-lines.ts`).
+   */
+  exportCsvLines(
+    scope: OrgScope,
+    formId: string,
+    filter: SubmissionFilter,
+    columns: readonly string[],
+  ): AsyncIterable<string[]>;
   /** Every field name stored for the form, in the order first seen (what an export's columns are). */
   listFieldNames(scope: OrgScope, formId: string): Promise<string[]>;
   /** The form's `submissionCount` (held submissions left out). */

@@ -1,4 +1,5 @@
 import { type MongoDb, type PageLayout, readDownPageBuckets } from '@formgate/store/mongo';
+import { csvLinesOf } from '../csv-lines.ts';
 import type { StoredSubmission, SubmissionFilter } from '../records.ts';
 import type { SubmissionReadModel } from '../submission-read-model.ts';
 import {
@@ -13,7 +14,10 @@ import {
 type SubmissionQuery = Parameters<ReturnType<typeof collectionOf>['deleteMany']>[0];
 const collectionOf = (db: MongoDb) => db.collection<SubmissionDoc>(Collections.submissions);
 
-type QueryMethods = Pick<SubmissionReadModel, 'findSubmissions' | 'exportSubmissions' | 'listFieldNames'>;
+type QueryMethods = Pick<
+  SubmissionReadModel,
+  'findSubmissions' | 'exportSubmissions' | 'exportCsvLines' | 'listFieldNames'
+>;
 
 /** Documents read per round trip while exporting. */
 const EXPORT_BATCH = 500;
@@ -96,7 +100,7 @@ export function createMongoSubmissionQuery(
     });
   }
 
-  return {
+  const methods: QueryMethods = {
     async findSubmissions(scope, formId, { filter, limit, after }) {
       if (limit <= 0) return [];
       if (options.strategy === 'buckets') return byBuckets(scope.orgId, formId, filter, limit, after?.seq);
@@ -123,9 +127,13 @@ export function createMongoSubmissionQuery(
         await cursor.close();
       }
     },
+    // The documents keep no CSV lines: each is formatted as it is read.
+    exportCsvLines: (scope, formId, filter, columns) =>
+      csvLinesOf(methods.exportSubmissions(scope, formId, filter), columns),
     async listFieldNames(scope, formId) {
       const doc = await names.findOne({ _id: formId });
       return doc && doc.orgId === scope.orgId ? doc.names : [];
     },
   };
+  return methods;
 }

@@ -1,11 +1,19 @@
 import type { SqliteDb } from '@formgate/store/sqlite';
-import type { StoredSubmission, SubmissionFilter } from '../records.ts';
+import { csvRows, paddedCsvLine } from '../csv-lines.ts';
+import type { SubmissionFilter } from '../records.ts';
 import { formToken, ftsMatch } from '../search-terms.ts';
 import type { SubmissionReadModel } from '../submission-read-model.ts';
 import { formRecords } from './schema.ts';
 
 /** The columns a list or export reads, in raw mode (`formRecords`). */
 const COLUMNS_READ = 's.id, s.created_at, s.seq, s.doc';
+/**
+ * The columns a CSV export reads (after its one parameter, the export's column count): the position, the kept line
+ * and its width (ADR 81), and the row's document only where that line cannot serve — none was kept (a row stored
+ * before lines were, or its document changed since) or it has cells for more columns than the export has.
+ */
+const CSV_COLUMNS_READ =
+  's.seq, s.csv_line, s.csv_width, s.id, s.created_at, iif(s.csv_line IS NULL OR s.csv_width > ?, s.doc, NULL)';
 /** Rows per keyset page of an export: fewer statements per row, memory still flat. */
 const EXPORT_PAGE = 2_000;
 
@@ -35,7 +43,10 @@ function whereOf(filter: SubmissionFilter, formId: string, orgId: string, before
   return { where: clauses.join(' AND '), params };
 }
 
-type QueryMethods = Pick<SubmissionReadModel, 'findSubmissions' | 'exportSubmissions' | 'listFieldNames'>;
+type QueryMethods = Pick<
+  SubmissionReadModel,
+  'findSubmissions' | 'exportSubmissions' | 'exportCsvLines' | 'listFieldNames'
+>;
 
 /** Filters, search, export and field names of the SQLite read model (ADR 0022). */
 export function createSqliteSubmissionQuery(db: SqliteDb): QueryMethods {
@@ -59,19 +70,24 @@ export function createSqliteSubmissionQuery(db: SqliteDb): QueryMethods {
     'SELECT n.name FROM form_field_names n JOIN forms f ON f.id = n.form_id WHERE f.org_id = ? AND n.form_id = ? ORDER BY n.n',
   );
 
-  function find(
+  /**
+   * One page of the rows `filter` matches, strictly before position `before`, newest first: `columns` read (after
+   * `columnParams`, for the parameters in them) and mapped by `row`.
+   */
+  function select<T>(
+    read: { columns: string; columnParams: unknown[]; row: (v: unknown[]) => T },
     orgId: string,
     formId: string,
     filter: SubmissionFilter,
     limit: number,
     before?: number,
-  ): StoredSubmission[] {
+  ): T[] {
     if (limit <= 0) return [];
     const { where, params } = whereOf(filter, formId, orgId, before);
     const terms = filter.terms ?? [];
     if (terms.length === 0) {
-      const sql = `SELECT ${COLUMNS_READ} FROM submissions s WHERE ${where} ORDER BY s.seq DESC LIMIT ?`;
-      return (prepared(sql).all(...params, limit) as unknown[][]).map(formRecords(formId, orgId));
+      const sql = `SELECT ${read.columns} FROM submissions s WHERE ${where} ORDER BY s.seq DESC LIMIT ?`;
+      return (prepared(sql).all(...read.columnParams, ...params, limit) as unknown[][]).map(read.row);
     }
     // FTS drives, newest first by its rowid, and stops at the limit: within a form, `submission_search.id` grows
     // with `seq` (both are given in insert order), so rowid order is list order. A cursor becomes a rowid bound
@@ -82,27 +98,63 @@ export function createSqliteSubmissionQuery(db: SqliteDb): QueryMethods {
       if (!row) return [];
       bound = row.id;
     }
-    const sql = `SELECT ${COLUMNS_READ} FROM submissions_fts f
+    const sql = `SELECT ${read.columns} FROM submissions_fts f
       CROSS JOIN submission_search ss ON ss.id = f.rowid CROSS JOIN submissions s ON s.id = ss.submission_id
       WHERE submissions_fts MATCH ? AND f.rowid <= ? AND ${where} ORDER BY f.rowid DESC LIMIT ?`;
-    return (prepared(sql).all(ftsMatch(formToken(formId), terms), bound, ...params, limit) as unknown[][]).map(
-      formRecords(formId, orgId),
-    );
+    const match = ftsMatch(formToken(formId), terms);
+    return (prepared(sql).all(...read.columnParams, match, bound, ...params, limit) as unknown[][]).map(read.row);
+  }
+
+  const records = (formId: string, orgId: string) => ({
+    columns: COLUMNS_READ,
+    columnParams: [],
+    row: formRecords(formId, orgId),
+  });
+  const find = (orgId: string, formId: string, filter: SubmissionFilter, limit: number, before?: number) =>
+    select(records(formId, orgId), orgId, formId, filter, limit, before);
+
+  /** Pages of `page(before)` (keyset: better-sqlite3 cannot keep a statement open across awaits). */
+  async function* keyset<T>(page: (before: number | undefined) => T[], seqOf: (row: T) => number) {
+    let before: number | undefined;
+    for (;;) {
+      const rows = page(before);
+      if (rows.length > 0) yield rows;
+      const last = rows.at(-1);
+      if (last === undefined || rows.length < EXPORT_PAGE) return;
+      before = seqOf(last);
+    }
   }
 
   return {
     async findSubmissions(scope, formId, { filter, limit, after }) {
       return find(scope.orgId, formId, filter, limit, after?.seq);
     },
-    async *exportSubmissions(scope, formId, filter) {
-      // Keyset pages: better-sqlite3 cannot keep a statement open across awaits, and a page keeps memory flat.
-      let before: number | undefined;
-      for (;;) {
-        const page = find(scope.orgId, formId, filter, EXPORT_PAGE, before);
-        if (page.length > 0) yield page;
-        const last = page.at(-1);
-        if (!last || page.length < EXPORT_PAGE) return;
-        before = last.seq;
+    exportSubmissions(scope, formId, filter) {
+      return keyset(
+        (before) => find(scope.orgId, formId, filter, EXPORT_PAGE, before),
+        (r) => r.seq,
+      );
+    },
+    async *exportCsvLines(scope, formId, filter, columns) {
+      const width = columns.length;
+      const formatted = csvRows(columns);
+      const record = formRecords(formId, scope.orgId);
+      // [seq, csv_line, csv_width, id, created_at, doc or null]
+      const read = {
+        columns: CSV_COLUMNS_READ,
+        columnParams: [width],
+        row: (v: unknown[]) => v,
+      };
+      const pages = keyset(
+        (before) => select(read, scope.orgId, formId, filter, EXPORT_PAGE, before),
+        (v) => v[0] as number,
+      );
+      for await (const page of pages) {
+        yield page.map((v) =>
+          v[5] === null
+            ? paddedCsvLine(v[1] as string, v[2] as number, width)
+            : formatted(record([v[3], v[4], v[0], v[5]])),
+        );
       }
     },
     async listFieldNames(scope, formId) {

@@ -1,5 +1,6 @@
 import type { SqliteDb } from '@formgate/store/sqlite';
 import { groupByForm } from '../batch-order.ts';
+import { storedCsvLine } from '../csv-lines.ts';
 import type { StoredCounts, StoredDailyCount, SubmissionRecord } from '../records.ts';
 import { formToken } from '../search-terms.ts';
 import { dayOf } from '../submission-changes.ts';
@@ -43,23 +44,39 @@ function createInsertCounters(db: SqliteDb) {
 }
 
 /**
- * Indexes an inserted submission for search, inside the insert's transaction: its `submission_search` row (the FTS
- * rowid), the FTS row of its field values, and any field name the form had not had yet. Done here rather than by
- * an insert trigger over the stored JSON: SQLite's `json_each` cost more than the whole rest of the insert (ADR 80).
- * Changes and deletes of a document are still re-indexed by the triggers of migration 1.
+ * What the insert of a form's submissions derives from them, inside its transaction (ADR 80, 81): the form's new
+ * field names (its CSV columns, in the order first seen), each submission's kept CSV line, and its search rows — the
+ * `submission_search` row (the FTS rowid) and the FTS row of its field values. Done here rather than by an insert
+ * trigger over the stored JSON, which SQLite's `json_each` made cost more than the rest of the insert. Changes and
+ * deletes of a document are re-indexed by the triggers of migration 1, and forget its line (migration 3).
  */
-function createSearchIndexer(db: SqliteDb) {
+function createInsertDerivations(db: SqliteDb) {
   const search = db.prepare('INSERT INTO submission_search (submission_id) VALUES (?)');
   const fts = db.prepare('INSERT INTO submissions_fts (rowid, form, body) VALUES (?, ?, ?)');
-  const name = db.prepare('INSERT OR IGNORE INTO form_field_names (form_id, name) VALUES (?, ?)');
-  return (token: string, r: SubmissionRecord) => {
-    const rowid = search.run(r.id).lastInsertRowid;
-    let body = '';
-    for (const f of r.fields) {
-      body = body === '' ? f.value : `${body} ${f.value}`;
-      name.run(r.formId, f.name);
-    }
-    fts.run(rowid, token, body);
+  const names = db.prepare('SELECT name FROM form_field_names WHERE form_id = ? ORDER BY n').pluck();
+  const addName = db.prepare('INSERT OR IGNORE INTO form_field_names (form_id, name) VALUES (?, ?)');
+  /** For one form, in one transaction: its columns are read once, then kept up to date by `csvLine`. */
+  return (formId: string) => {
+    const token = formToken(formId);
+    const positions = new Map((names.all(formId) as string[]).map((name, i) => [name, i]));
+    return {
+      /** Adds the submission's new field names to the form's columns; its CSV line for them. */
+      csvLine(r: SubmissionRecord) {
+        for (const f of r.fields) {
+          if (positions.has(f.name)) continue;
+          addName.run(formId, f.name);
+          positions.set(f.name, positions.size);
+        }
+        return storedCsvLine(r, positions);
+      },
+      /** The search rows of a submission just inserted. */
+      index(r: SubmissionRecord) {
+        const rowid = search.run(r.id).lastInsertRowid;
+        let body = '';
+        for (const f of r.fields) body = body === '' ? f.value : `${body} ${f.value}`;
+        fts.run(rowid, token, body);
+      },
+    };
   };
 }
 
@@ -77,11 +94,12 @@ interface CounterRow {
  */
 export function createSqliteSubmissionReadModel(db: SqliteDb): SubmissionReadModel {
   const countInserted = createInsertCounters(db);
-  const indexForSearch = createSearchIndexer(db);
+  const derive = createInsertDerivations(db);
   const live = `SELECT ${SUBMISSION_COLUMNS} FROM submissions WHERE form_id = ? AND org_id = ?`;
   const q = {
     insertSubmission: db.prepare(
-      'INSERT OR IGNORE INTO submissions (id, form_id, org_id, created_at, doc, seq) VALUES (?, ?, ?, ?, ?, ?)',
+      `INSERT OR IGNORE INTO submissions (id, form_id, org_id, created_at, doc, seq, csv_line, csv_width)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
     nextSeq: db.prepare('SELECT next_seq FROM form_counters WHERE form_id = ?'),
     bumpCounter: db.prepare(
@@ -114,7 +132,7 @@ export function createSqliteSubmissionReadModel(db: SqliteDb): SubmissionReadMod
     let total = 0;
     for (const { formId, records: rs } of groupByForm(records)) {
       let next = (q.nextSeq.get(formId) as { next_seq: number } | undefined)?.next_seq ?? 0;
-      const token = formToken(formId);
+      const derived = derive(formId);
       const stored: SubmissionRecord[] = [];
       for (const r of rs) {
         const { id, orgId, createdAt, fields, files, spam, held, origin, referer, meta } = r;
@@ -122,8 +140,10 @@ export function createSqliteSubmissionReadModel(db: SqliteDb): SubmissionReadMod
         // one has no use for them.
         const keep = held || spam.isSpam;
         const doc = JSON.stringify({ fields, files, spam, held, origin, referer, ...(keep ? { meta } : {}) });
-        if (q.insertSubmission.run(id, formId, orgId, createdAt, doc, next).changes === 0) continue;
-        indexForSearch(token, r);
+        const csv = derived.csvLine(r);
+        if (q.insertSubmission.run(id, formId, orgId, createdAt, doc, next, csv.line, csv.width).changes === 0)
+          continue;
+        derived.index(r);
         next += 1;
         stored.push(r);
       }

@@ -2,7 +2,7 @@ import type { SqliteMigration } from '@formgate/store/sqlite';
 
 /**
  * The search row, FTS row and field names of an inserted submission are written by the read model's insert
- * (`createSearchIndexer`), not by a trigger that re-read them from the stored JSON with `json_each` (ADR 80).
+ * (`createInsertDerivations`), not by a trigger that re-read them from the stored JSON with `json_each` (ADR 80).
  * Changes and deletes keep their triggers.
  */
 export const indexInsertsInTheReadModel: SqliteMigration = {

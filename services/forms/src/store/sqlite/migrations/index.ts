@@ -1,9 +1,14 @@
 import type { SqliteMigration } from '@formgate/store/sqlite';
 import { createFormsSchema } from './0001-create-forms-schema.ts';
 import { indexInsertsInTheReadModel } from './0002-index-inserts-in-the-read-model.ts';
+import { keepCsvLines } from './0003-keep-csv-lines.ts';
 
 /**
  * The forms store's SQLite schema, in order, run by the composition root before the adapters are built:
  * `runSqliteMigrations(db, FORMS_MIGRATION_SCOPE, sqliteFormsMigrations)`.
  */
-export const sqliteFormsMigrations: readonly SqliteMigration[] = [createFormsSchema, indexInsertsInTheReadModel];
+export const sqliteFormsMigrations: readonly SqliteMigration[] = [
+  createFormsSchema,
+  indexInsertsInTheReadModel,
+  keepCsvLines,
+];
