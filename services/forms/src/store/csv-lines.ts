@@ -7,7 +7,7 @@ import type { StoredSubmission } from './records.ts';
 
 /** Most field-name columns of a CSV export; names seen after that are left out (JSON keeps every field). */
 export const MAX_CSV_FIELD_COLUMNS = 1_000;
-export const CSV_LINE_END = '\r\n';
+const CSV_LINE_END = '\r\n';
 
 /**
  * A CSV cell (RFC 4180): quoted when it holds `"`, `,`, CR or LF, with `"` doubled. A cell a spreadsheet would read
@@ -26,16 +26,17 @@ export const csvLine = (cells: readonly string[]) => `${cells.map(csvCell).join(
 type CsvSource = Pick<StoredSubmission, 'id' | 'createdAt' | 'spam' | 'fields'>;
 
 /**
- * A writer of CSV lines (without `CSV_LINE_END`) for columns given by position: `column(name)` is a field name's
- * column, or undefined when it has none. Each field goes to its column's cell; a field sent more than once has its
- * values joined with a line break in its one cell. One array of cells is reused for every line: nothing is
- * allocated per line but the strings themselves.
+ * The CSV line writer of an export whose field-name columns are `columns` (each line ends with `CSV_LINE_END`): each
+ * field goes to its column's cell by a lookup of its name, and a field sent more than once has its values joined
+ * with a line break in its one cell. One array of cells is reused for every line: nothing is allocated per line but
+ * the strings themselves.
  */
-function lineWriter(width: number, column: (name: string) => number | undefined) {
-  const cells: (string | undefined)[] = new Array(width).fill(undefined);
+export function csvRows(columns: readonly string[]) {
+  const index = new Map(columns.map((c, i) => [c, i]));
+  const cells: (string | undefined)[] = new Array(columns.length).fill(undefined);
   return (s: CsvSource): string => {
     for (const f of s.fields) {
-      const i = column(f.name);
+      const i = index.get(f.name);
       if (i === undefined) continue;
       const seen = cells[i];
       cells[i] = seen === undefined ? f.value : `${seen}\n${f.value}`;
@@ -46,15 +47,8 @@ function lineWriter(width: number, column: (name: string) => number | undefined)
       line += cell === undefined || cell === '' ? ',' : `,${csvCell(cell)}`;
       cells[i] = undefined;
     }
-    return line;
+    return `${line}${CSV_LINE_END}`;
   };
-}
-
-/** The CSV line writer of an export whose field-name columns are `columns` (each line ends with `CSV_LINE_END`). */
-export function csvRows(columns: readonly string[]) {
-  const index = new Map(columns.map((c, i) => [c, i]));
-  const write = lineWriter(columns.length, (name) => index.get(name));
-  return (s: CsvSource): string => `${write(s)}${CSV_LINE_END}`;
 }
 
 /**
