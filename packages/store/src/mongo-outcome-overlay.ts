@@ -11,8 +11,8 @@ export interface OutcomeRecord<O> {
 /**
  * Outcomes recorded beside their documents instead of on them, and folded into every read. A document written
  * marked (`awaits` holds for it) may have its outcome in its side record only (`recordId` of its `_id`): `record`
- * inserts that record, gathered with the records of concurrent callers into one unordered insert
- * (`createMongoWriteGroup`), and leaves the document as it is; `read` answers the document with the outcome folded
+ * inserts that record, gathered with the records of concurrent callers (and, with `gatherMs`, of those that follow
+ * within it) into one unordered insert (`createMongoWriteGroup`), and leaves the document as it is; `read` answers the document with the outcome folded
  * in. Once an outcome is written on the document itself, `awaits` no longer holds and the record is not read.
  *
  * Queries on the document's own fields (a flag a later writer set while the outcome was on its way) keep finding a
@@ -38,13 +38,20 @@ export function createMongoOutcomeOverlay<D extends { _id: string }, O, R extend
   fold: (view: V, outcome: O) => V;
   /** Writes the outcome on the document; answers it as written, or null when the document is gone. */
   settle: (doc: D, outcome: O) => Promise<V | null>;
+  /** How long the first record of an idle moment waits for others to share its insert (`createMongoWriteGroup`). */
+  gatherMs?: number;
 }) {
   const { records } = opts;
-  const group = createMongoWriteGroup(async (items: R[]) => {
-    // A record there already (an outcome recorded twice) stays.
-    await records.insertMany(items as mongo.OptionalUnlessRequiredId<R>[], { ordered: false }).catch(ignoreDuplicates);
-    return items.map(() => undefined);
-  });
+  const group = createMongoWriteGroup(
+    async (items: R[]) => {
+      // A record there already (an outcome recorded twice) stays.
+      await records
+        .insertMany(items as mongo.OptionalUnlessRequiredId<R>[], { ordered: false })
+        .catch(ignoreDuplicates);
+      return items.map(() => undefined);
+    },
+    { gatherMs: opts.gatherMs },
+  );
   /** The outcome in the document's side record, if any (one `_id` read). */
   const outcomeOf = async (id: string): Promise<O | null> =>
     ((await records.findOne({ _id: opts.recordId(id) } as mongo.Filter<R>)) as R | null)?.outcome ?? null;

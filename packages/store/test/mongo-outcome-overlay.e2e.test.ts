@@ -23,7 +23,7 @@ interface ResultDoc {
 }
 
 /** A fresh pair of collections and the overlay of the jobs' results over them. */
-function jobs() {
+function jobs(gatherMs?: number) {
   const db = testDb().db as mongo.Db;
   const suffix = randomBytes(4).toString('hex');
   const docs = db.collection<JobDoc>(`jobs_${suffix}`);
@@ -43,6 +43,7 @@ function jobs() {
       );
       return written ? view(written) : null;
     },
+    gatherMs,
   });
   return { docs, results, overlay };
 }
@@ -87,6 +88,19 @@ describe('createMongoOutcomeOverlay', () => {
 
     await overlay.record({ _id: 'job0!', outcome: { state: 'failed' } });
     expect(await overlay.outcomeOf('job0')).toEqual({ state: 'done' });
+  });
+
+  it('with gatherMs, a record waits for the ones that follow within it to share its insert', async () => {
+    const { results, overlay } = jobs(40);
+    const inserts = vi.spyOn(results, 'insertMany');
+    const first = overlay.record({ _id: 'a!', outcome: { state: 'done' } });
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    const second = overlay.record({ _id: 'b!', outcome: { state: 'failed' } });
+    expect(inserts).not.toHaveBeenCalled();
+
+    await Promise.all([first, second]);
+    expect(inserts).toHaveBeenCalledTimes(1);
+    expect(await overlay.outcomeOf('b')).toEqual({ state: 'failed' });
   });
 
   it('writes a recorded outcome on its document for the lists that read the document’s own fields', async () => {

@@ -3,6 +3,7 @@ import { createFileLinks, createIdentityCodec, systemClock, systemIds } from '@f
 import { createFileMailer, createSmtpMailer } from '@formgate/mail';
 import { loadNotificationsConfig } from './config.ts';
 import { createNotificationsService } from './create-service.ts';
+import { DELIVERY_TUNING } from './deliveries/tuning.ts';
 import { createEmailComposer } from './email/composer.ts';
 import {
   createMongoNotificationStores,
@@ -28,7 +29,7 @@ await runDistributed(
     if (!db.db) throw new Error('the notifications database is not open');
     await migrateMongoNotifications(db.db);
     const service = createNotificationsService({
-      stores: createMongoNotificationStores(db),
+      stores: createMongoNotificationStores(db, { successGatherMs: DELIVERY_TUNING.successGatherMs }),
       bus,
       mailer,
       clock: systemClock,

@@ -29,6 +29,12 @@ export const DELIVERY_TUNING = {
    * batch of one did (P14). A lone submission's first attempt waits at most this long (P12: p99 ≤ 1 s).
    */
   deliveryGatherMs: 75,
+  /**
+   * How long a first attempt's success waits, on a Mongo server, for others to share its insert (ADR 82): at a steady
+   * 100/s the sends of a batch finish over tens of milliseconds, and without the wait each insert held one or two of
+   * them (P14). The attempt keeps its `firstAttemptsInFlight` place meanwhile; the mail or webhook has already gone.
+   */
+  successGatherMs: 50,
   /** Forms of one consumer batch planned at once. */
   formsPlannedAtOnce: 8,
   /**

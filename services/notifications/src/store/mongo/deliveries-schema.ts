@@ -78,7 +78,7 @@ export function withOutcome(delivery: Delivery, outcome: AttemptOutcome): Delive
  * in), and the write of an outcome on its delivery. A read or write that names no index is by `_id`; the indexes are
  * created by `migrations/0001-deliveries.ts`.
  */
-function core(db: MongoDb) {
+function core(db: MongoDb, options: DeliveriesOptions) {
   const deliveries = db.collection<DeliveryDoc>('deliveries');
   const attempts = db.collection<AttemptDoc>('delivery_attempts');
   const batches = db.collection<BatchDoc>('first_attempt_batches');
@@ -94,6 +94,7 @@ function core(db: MongoDb) {
     // delivery a later writer flagged (a recovery's claim, or a deferral while the success was on its way) is
     // written on it as any outcome is, which clears them. Its publication stays the batch's.
     settle: (doc, outcome) => writeOutcome(doc._id, 1, outcome, false),
+    gatherMs: options.successGatherMs,
   });
 
   /** An attempt's outcome on its delivery, unless a later attempt recorded one there first; the delivery after it. */
@@ -154,9 +155,14 @@ async function insertOrFind(c: Core, docs: DeliveryDoc[]) {
   );
 }
 
+export interface DeliveriesOptions {
+  /** How long a success waits for others to share its insert (`DELIVERY_TUNING.successGatherMs`); none by default. */
+  successGatherMs?: number;
+}
+
 /** The deliveries' collections and the reads and writes every Mongo port of the pipeline shares. */
-export function deliveriesCollection(db: MongoDb) {
-  const c = core(db);
+export function deliveriesCollection(db: MongoDb, options: DeliveriesOptions = {}) {
+  const c = core(db, options);
   return { ...c, insertOrFind: (docs: DeliveryDoc[]) => insertOrFind(c, docs) };
 }
 

@@ -9,6 +9,7 @@ import {
 } from '../records.ts';
 import {
   type DeliveriesCollection,
+  type DeliveriesOptions,
   type DeliveryDoc,
   DUE,
   deliveriesCollection,
@@ -206,7 +207,7 @@ function batchWrites(c: DeliveriesCollection): Omit<DeliveryLog, keyof Reads | '
  * unique insert is atomic), and every later write to the delivery is made by that claim's holder only. Conditional
  * updates (`attempts`, `lastClaimed`) only guard against stale writers (an attempt that outlived its lease).
  */
-export function createMongoDeliveryLog(db: MongoDb): DeliveryLog {
-  const c = deliveriesCollection(db);
+export function createMongoDeliveryLog(db: MongoDb, options: DeliveriesOptions = {}): DeliveryLog {
+  const c = deliveriesCollection(db, options);
   return { ...reads(c), ...attemptWrites(c), ...batchWrites(c) };
 }

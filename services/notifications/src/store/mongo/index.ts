@@ -1,6 +1,7 @@
 import type { MongoConnection } from '@formgate/store/mongo';
 import type { NotificationStores } from '../index.ts';
 import { createMongoDeferredEmails } from './deferred-emails.ts';
+import type { DeliveriesOptions } from './deliveries-schema.ts';
 import { createMongoDeliveryLog } from './delivery-log.ts';
 import { createMongoNotificationViews } from './notification-views.ts';
 import { createMongoOutcomeOutbox } from './outcome-outbox.ts';
@@ -9,12 +10,18 @@ export { MONGO_MIGRATIONS, migrateMongoNotifications } from './migrations/index.
 export { createMongoRecipientStore } from './recipients.ts';
 export { createMongoWebhookEndpointStore, REVISION_KEPT_MS } from './webhook-endpoints.ts';
 
-/** The delivery pipeline's stores on one MongoDB database, migrated (`migrateMongoNotifications`) before. */
-export function createMongoNotificationStores(conn: MongoConnection): NotificationStores {
+/**
+ * The delivery pipeline's stores on one MongoDB database, migrated (`migrateMongoNotifications`) before; `options`
+ * tune their group commit (the service passes `DELIVERY_TUNING`'s).
+ */
+export function createMongoNotificationStores(
+  conn: MongoConnection,
+  options: DeliveriesOptions = {},
+): NotificationStores {
   const db = conn.db;
   if (!db) throw new Error('createMongoNotificationStores: the connection is not open');
   return {
-    log: createMongoDeliveryLog(db),
+    log: createMongoDeliveryLog(db, options),
     views: createMongoNotificationViews(db),
     outbox: createMongoOutcomeOutbox(db),
     deferred: createMongoDeferredEmails(db),
