@@ -30,6 +30,7 @@ import {
   runSpamRound,
   warmUp,
 } from './lib/rounds.ts';
+import { benchOnProductionNode, parseBenchNode, productionNode } from './lib/runtime.ts';
 import { startSmtpSink } from './lib/smtp-sink.ts';
 import { B0_SCRIPT, type FormgateTarget, startBaseline, startEmbeddedFormgate } from './lib/targets.ts';
 import { startWebhookReceiver } from './lib/webhook-receiver.ts';
@@ -56,6 +57,7 @@ function readOptions() {
       'p12-rate': { type: 'string' },
       'p11-connections': { type: 'string' },
       'p14-seconds': { type: 'string' },
+      node: { type: 'string' },
     },
   });
   const alone = ['P1', 'P1s', 'P8', 'P9', 'P10', 'P11', 'P12', 'P14'];
@@ -110,6 +112,7 @@ function readOptions() {
   }
   return {
     settings,
+    node: parseBenchNode(values.node),
     quick: values.quick,
     synchronous: values.sync as 'FULL' | 'NORMAL',
     p2: !values['no-p2'],
@@ -313,8 +316,7 @@ async function p14Run(
   }
 }
 
-async function main(): Promise<boolean> {
-  const options = readOptions();
+async function main(options: ReturnType<typeof readOptions>): Promise<boolean> {
   const wrkVersion = options.runThroughput ? ensureWrk() : 'wrk not used (P8–P12 only)';
   const workDir = mkdtempSync(join(tmpdir(), 'formgate-bench-'));
   const logDir = join(workDir, 'logs');
@@ -435,7 +437,7 @@ async function main(): Promise<boolean> {
       warnings,
       rounds: [...rounds, { P8: p8 }, { P9P10: query }, { P11: p11 }, { P12: p12 }, { P14: p14Json(p14) }],
     };
-    const md = writeReport(BENCH_DIR, report);
+    const md = writeReport(process.env.BENCH_RESULTS_DIR ?? BENCH_DIR, report);
     process.stdout.write(`\n${md}\n`);
     const ok = passed(report);
     log(ok ? 'all floors hold' : 'FAILED: a floor does not hold or an integrity problem was seen (see above)');
@@ -450,16 +452,25 @@ async function main(): Promise<boolean> {
   }
 }
 
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(signal, () => {
-    void stopAllServers()
-      .then(stopAllBackends)
-      .finally(() => process.exit(130));
-  });
+/** The exit code: the bench here, or again on the production image's Node (`--node`, ADR 83). */
+async function run(): Promise<number> {
+  const options = readOptions();
+  if (options.node === 'production') {
+    const node = productionNode();
+    if (process.version !== node.version) return benchOnProductionNode(node, process.argv.slice(2), log);
+  }
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.on(signal, () => {
+      void stopAllServers()
+        .then(stopAllBackends)
+        .finally(() => process.exit(130));
+    });
+  }
+  return (await main(options)) ? 0 : 1;
 }
 
 try {
-  process.exitCode = (await main()) ? 0 : 1;
+  process.exitCode = await run();
 } catch (err) {
   console.error(`bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
   process.exitCode = 2;
