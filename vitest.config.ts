@@ -16,6 +16,10 @@ const serial = (groupOrder: number) => ({ maxWorkers: 1, fileParallelism: false,
 
 export default defineConfig({
   test: {
+    // Several embedded Formgates run at once on two cores here, each beside other tests' work in one session: their
+    // services threads keep the process's CPU priority (ADR 84), or they would wait for the other files' threads.
+    // Every process a test starts inherits it; thread-priority.int.test.ts checks the default.
+    env: { SERVICES_THREAD_NICENESS: '0' },
     // The JSON report lets .ci/run print one closing "N passed, N failed" line; the failures file names every failed
     // test, hook and file with its error (the JSON report loses a failed beforeAll's error).
     reporters: [

@@ -42,6 +42,8 @@ export async function startTestApp(
         AUTH_SIGN_IN_PER_MINUTE: '10000',
         USER_LOOKUPS_PER_MINUTE: '10000',
         PLANS_FILE: ROOMY_PLANS_FILE,
+        // As vitest.config.ts sets it for the processes tests start (ADR 84).
+        SERVICES_THREAD_NICENESS: '0',
         ...env,
       }),
       seams,

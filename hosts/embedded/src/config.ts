@@ -53,6 +53,11 @@ export const EmbeddedEnvSchema = z.object({
     .transform((d) => resolve(d))
     .optional(),
   SQLITE_SYNCHRONOUS: z.enum(['FULL', 'NORMAL']).default('FULL'),
+  /**
+   * How much lower the services thread's CPU priority is than the threads an answer waits for (Linux `nice`, ADR 84):
+   * 15 by default; 0 keeps the process's, for a session that runs other CPU-heavy work beside Formgate (a test suite).
+   */
+  SERVICES_THREAD_NICENESS: z.coerce.number().int().min(0).max(19).default(15),
 });
 
 export type EmbeddedConfig = z.infer<typeof EmbeddedEnvSchema>;

@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadEmbeddedConfig } from '../src/config.ts';
 import { startEmbedded } from '../src/start-embedded.ts';
-import { SERVICES_THREAD_NICENESS } from '../src/threads/thread-priority.ts';
 
 /** Each thread of this process with its niceness (`/proc/self/task/<tid>/stat`, field 19). */
 function threadNiceness(): Map<number, number> {
@@ -22,17 +21,27 @@ describe('embedded mode: the services thread yields to the answer’s threads (A
   const dataDir = mkdtempSync(join(tmpdir(), 'fg-priority-'));
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-  it(`runs at niceness +${SERVICES_THREAD_NICENESS} while every other thread keeps the process's`, async () => {
+  it.each([
+    [15, 'by default'],
+    [4, 'as configured'],
+  ])('runs %i lower %s while every other thread keeps the process’s', async (by, how) => {
     expect(process.platform).toBe('linux');
     const own = threadNiceness().get(process.pid) as number;
     const app = await startEmbedded(
-      loadEmbeddedConfig({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent' }),
+      loadEmbeddedConfig({
+        DATA_DIR: join(dataDir, String(by)),
+        PORT: '0',
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'silent',
+        // The suite runs with 0 (vitest.config.ts); unset is the default.
+        SERVICES_THREAD_NICENESS: how === 'by default' ? undefined : String(by),
+      }),
     );
     try {
       // An answer that used the thread pool and the services thread (a dashboard read goes through it).
       expect((await fetch(`http://127.0.0.1:${app.port}/readyz`)).status).toBe(200);
       const lowered = [...threadNiceness().entries()].filter(([, nice]) => nice !== own);
-      expect(lowered.map(([, nice]) => nice)).toEqual([Math.min(19, own + SERVICES_THREAD_NICENESS)]);
+      expect(lowered.map(([, nice]) => nice)).toEqual([Math.min(19, own + by)]);
       expect(threadNiceness().get(process.pid)).toBe(own);
     } finally {
       await app.stop();

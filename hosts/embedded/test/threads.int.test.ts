@@ -14,7 +14,13 @@ describe('embedded mode: a thread that ends on its own (ADR 77)', () => {
   it('is reported as fatal, and /readyz stops answering 200 while the rest of the process stops cleanly', async () => {
     const fatal: Error[] = [];
     const app = await startEmbedded(
-      loadEmbeddedConfig({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent' }),
+      loadEmbeddedConfig({
+        DATA_DIR: dataDir,
+        PORT: '0',
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'silent',
+        SERVICES_THREAD_NICENESS: '0',
+      }),
       {
         threadScripts: {
           log: SOURCE_THREAD_SCRIPTS.log,

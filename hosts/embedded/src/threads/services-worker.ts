@@ -44,7 +44,7 @@ import { createOrgsService, createSqliteOrgsStores, migrateSqliteOrgs } from '@f
 import { createSqliteBlobStore, openSqlite, runSqliteMigrations, sqliteProbe } from '@formgate/store/sqlite';
 import type { EmbeddedConfig } from '../config.ts';
 import { runThread, type ThreadRunning } from './run-thread.ts';
-import { lowerThreadPriority, SERVICES_THREAD_NICENESS } from './thread-priority.ts';
+import { lowerThreadPriority } from './thread-priority.ts';
 
 /** A secret as `embeddedSecret` answers it: the one in use and the one being rotated out. */
 export interface ThreadSecret {
@@ -159,7 +159,7 @@ async function boot(): Promise<ThreadRunning> {
   const logger = createLogger({ level: config.LOG_LEVEL, name: 'formgate' }).child({ thread: 'services' });
   // Under contention the answer's threads (main, log) run first; this one takes what they leave (ADR 84).
   try {
-    const niceness = lowerThreadPriority(SERVICES_THREAD_NICENESS);
+    const niceness = config.SERVICES_THREAD_NICENESS > 0 ? lowerThreadPriority(config.SERVICES_THREAD_NICENESS) : null;
     if (niceness !== null) logger.debug({ niceness }, 'services thread priority lowered');
   } catch (err) {
     logger.warn({ err }, 'could not lower the services thread priority; it runs as the others do');
