@@ -12,8 +12,8 @@ export interface OutcomeRecord<O> {
  * Outcomes recorded beside their documents instead of on them, and folded into every read. A document written
  * marked (`awaits` holds for it) may have its outcome in its side record only (`recordId` of its `_id`): `record`
  * inserts that record, gathered with the records of concurrent callers (and, with `gatherMs`, of those that follow
- * within it) into one unordered insert (`createMongoWriteGroup`), and leaves the document as it is; `read` answers the document with the outcome folded
- * in. Once an outcome is written on the document itself, `awaits` no longer holds and the record is not read.
+ * within it) into one unordered insert (`createMongoWriteGroup`), and leaves the document as it is; `read` answers
+ * the document with the outcome folded in. Once an outcome is written on the document itself, `awaits` no longer holds and the record is not read.
  *
  * Queries on the document's own fields (a flag a later writer set while the outcome was on its way) keep finding a
  * document whose outcome is only in its record: `settled` writes that outcome on the document (`settle`), which

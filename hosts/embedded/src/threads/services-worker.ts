@@ -159,7 +159,7 @@ async function boot(): Promise<ThreadRunning> {
   const logger = createLogger({ level: config.LOG_LEVEL, name: 'formgate' }).child({ thread: 'services' });
   // Under contention the answer's threads (main, log) run first; this one takes what they leave (ADR 84).
   try {
-    const niceness = config.SERVICES_THREAD_NICENESS > 0 ? lowerThreadPriority(config.SERVICES_THREAD_NICENESS) : null;
+    const niceness = lowerThreadPriority(config.SERVICES_THREAD_NICENESS);
     if (niceness !== null) logger.debug({ niceness }, 'services thread priority lowered');
   } catch (err) {
     logger.warn({ err }, 'could not lower the services thread priority; it runs as the others do');
