@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { SubmissionRecord } from '@formgate/forms';
 import type { BenchForm } from './formgate-api.ts';
-import { type GoalResult, judge, skipped } from './goals.ts';
+import { type GoalResult, judge, median, skipped } from './goals.ts';
 import { rssKb, waitForIdle } from './quiesce.ts';
 import type { FormgateTarget } from './targets.ts';
 
@@ -169,15 +169,37 @@ function p99(xs: number[]): number {
 }
 
 /**
- * P10's third measure: ingest p99 while the export runs against the same probe on the idle deployment for as long.
- * The probe writes to its own form, so the exported one does not change.
+ * Exports (and cursor reads) per round, each side's median kept: one export of the form can take a fraction of a
+ * second, short enough for a single wake-up of another process on the machine to halve its rate. Repeats stop once
+ * `REPEAT_MS` went by (a FerretDB export takes seconds: one is enough there).
+ */
+const EXPORTS_PER_ROUND = 3;
+const REPEAT_MS = 2_000;
+
+/** `measure` run up to `EXPORTS_PER_ROUND` times, while less than `REPEAT_MS` went by. */
+async function repeated<T>(measure: () => Promise<T>): Promise<T[]> {
+  const started = performance.now();
+  const results: T[] = [];
+  while (results.length < EXPORTS_PER_ROUND && (results.length === 0 || performance.now() - started < REPEAT_MS)) {
+    results.push(await measure());
+  }
+  return results;
+}
+
+/** The median of at least one measure. */
+const middle = (xs: number[]) => median(xs) as number;
+
+/**
+ * P10's export measures: exports back to back (`repeated`), their median rate and the worst RSS growth; and
+ * ingest p99 while they run against the same probe on the idle deployment for as long. The probe writes to its own
+ * form, so the exported one does not change.
  */
 async function measureExportUnderIngest(target: FormgateTarget, s: QuerySeed, pids: number[], n: number, check: Check) {
   const during = ingestProbe(target.server.url, s.probe.key);
   const started = performance.now();
-  let exported: Awaited<ReturnType<typeof measureExport>>;
+  let exports: Awaited<ReturnType<typeof measureExport>>[];
   try {
-    exported = await measureExport(target, s, pids, n, check);
+    exports = await repeated(() => measureExport(target, s, pids, n, check));
   } finally {
     await during.stop();
   }
@@ -188,7 +210,11 @@ async function measureExportUnderIngest(target: FormgateTarget, s: QuerySeed, pi
   await new Promise((r) => setTimeout(r, Math.max(2_000, ms)));
   const quiet = await idle.stop();
   check(!busy.some(Number.isNaN) && !quiet.some(Number.isNaN), 'P10: an ingest probe submission failed');
-  return { ...exported, ingestP99Ratio: p99(busy) / p99(quiet) };
+  return {
+    exportRowsPerSec: middle(exports.map((e) => e.exportRowsPerSec)),
+    rssGrowthMb: Math.max(...exports.map((e) => e.rssGrowthMb)),
+    ingestP99Ratio: p99(busy) / p99(quiet),
+  };
 }
 
 /** The CSV export through the gateway, read as fast as the client can, with the deployment's RSS sampled. */
@@ -206,9 +232,12 @@ async function measureExport(target: FormgateTarget, s: QuerySeed, pids: number[
       headers: { authorization: `Bearer ${target.api.token}` },
     });
     check(res.status === 200 && res.body !== null, `P10: export answered ${res.status}`);
+    // Line ends are found by `Buffer.indexOf` (memchr), not a loop over each byte: the client shares the machine's
+    // two cores with the export it times, so its own work is kept to what a client saving the file would do.
     for await (const chunk of res.body ?? []) {
       const bytes = chunk as Uint8Array;
-      for (let i = 0; i < bytes.length; i++) if (bytes[i] === 10) lines++;
+      const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+      for (let i = buffer.indexOf(10); i !== -1; i = buffer.indexOf(10, i + 1)) lines++;
     }
   } finally {
     clearInterval(sampler);
@@ -219,12 +248,18 @@ async function measureExport(target: FormgateTarget, s: QuerySeed, pids: number[
   return { exportRowsPerSec: n / seconds, rssGrowthMb: (peak - before) / 1024 };
 }
 
-/** CUR: the same rows read with a raw cursor on the same database from the bench process, no formatting. */
+/**
+ * CUR: the same rows read with a raw cursor on the same database from the bench process, no formatting; the median
+ * of its reads (`repeated`).
+ */
 async function measureCursor(target: FormgateTarget, s: QuerySeed, n: number, check: Check) {
-  const started = performance.now();
-  const rows = await target.countRawRows(s.form.id);
-  check(rows === n, `P10: the raw cursor read ${rows} rows, not ${n}`);
-  return n / ((performance.now() - started) / 1000);
+  const rates = await repeated(async () => {
+    const started = performance.now();
+    const rows = await target.countRawRows(s.form.id);
+    check(rows === n, `P10: the raw cursor read ${rows} rows, not ${n}`);
+    return n / ((performance.now() - started) / 1000);
+  });
+  return middle(rates);
 }
 
 type Check = (ok: boolean, what: string) => void;

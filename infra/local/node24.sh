@@ -82,7 +82,8 @@ case "${1:-}" in
     install_node >/dev/null
     [[ -z "$(ls -A "$dir")" ]] || fg_die "$dir is not empty"
     case "$(cd "$dir" && pwd)/" in "$FG_REPO_DIR"/*) fg_die "$dir is inside the checkout (its tests would run twice)" ;; esac
-    (cd "$FG_REPO_DIR" && git ls-files -z --cached --others --exclude-standard | tar -c --null -T - 2>/dev/null) |
+    # The working tree as it is: a tracked file deleted there (not yet committed) is left out.
+    (cd "$FG_REPO_DIR" && git ls-files -z --cached --others --exclude-standard | tar -c --null --ignore-failed-read -T - 2>/dev/null) |
       tar -x -C "$dir"
     addon="$(sqlite_addon)"
     log="$dir/.node24-install.log"

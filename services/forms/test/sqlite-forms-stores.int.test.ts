@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { DEFAULT_FORM_SETTINGS } from '@formgate/contracts';
-import { openSqlite, sqliteSchemaVersion } from '@formgate/store/sqlite';
+import { openSqlite, runSqliteMigrations, sqliteSchemaVersion } from '@formgate/store/sqlite';
 import { describe, expect, it } from 'vitest';
 import { FORMS_MIGRATION_SCOPE } from '../src/store/forms-stores.ts';
 import { sqliteFormsMigrations } from '../src/store/sqlite/migrations/index.ts';
+import { createSqliteFormsStores } from '../src/store/sqlite/stores.ts';
 import { runFormsStoresContracts } from './forms-stores.contract.ts';
 import { openSqliteFormsStores } from './sqlite-stores.ts';
 
@@ -67,6 +68,70 @@ describe('sqlite forms store migrations', () => {
     // A second boot finds nothing to do.
     expect(() => openSqliteFormsStores(db)).not.toThrow();
     expect(sqliteSchemaVersion(db, FORMS_MIGRATION_SCOPE)).toBe(sqliteFormsMigrations.length);
+  });
+  it('migration 4 upgrades a store of the previous shape: the position index covers kept lines, long ones are dropped', async () => {
+    const db = openSqlite(':memory:');
+    runSqliteMigrations(db, FORMS_MIGRATION_SCOPE, sqliteFormsMigrations.slice(0, 3));
+    const scope = { orgId: 'org-a' };
+    const f = randomUUID();
+    db.prepare(
+      `INSERT INTO forms (id, org_id, slug, key, doc, version, created_at) VALUES (?, ?, 's', 'k', '{}', 1, '')`,
+    ).run(f, scope.orgId);
+    const long = 'x'.repeat(1_000);
+    await createSqliteFormsStores(db).submissions.insertSubmissions(
+      [
+        ['s1', 'short'],
+        ['s2', long],
+      ].map(([id, value]) => ({
+        id: id as string,
+        formId: f,
+        orgId: scope.orgId,
+        createdAt: '2026-01-01T00:00:00.000Z',
+        fields: [{ name: 'msg', value: value as string }],
+        files: [],
+        spam: { isSpam: false, reasons: [] },
+        held: false,
+      })),
+    );
+    const indexed = () =>
+      (db.prepare(`SELECT name FROM pragma_index_info('submissions_by_position')`).all() as { name: string }[]).map(
+        (r) => r.name,
+      );
+    expect(indexed()).toEqual(['form_id', 'seq']);
+    // The previous build kept every line, however long.
+    db.prepare(`UPDATE submissions SET csv_line = ?, csv_width = 1 WHERE id = 's2'`).run(
+      `s2,2026-01-01T00:00:00.000Z,false,${long}`,
+    );
+    expect(db.prepare('SELECT COUNT(*) AS n FROM submissions WHERE csv_line IS NULL').get()).toEqual({ n: 0 });
+
+    const stores = openSqliteFormsStores(db);
+    expect(sqliteSchemaVersion(db, FORMS_MIGRATION_SCOPE)).toBe(4);
+    expect(indexed()).toEqual(['form_id', 'seq', 'deleted', 'org_id', 'csv_width', 'csv_line']);
+    const kept = db.prepare('SELECT id, csv_line IS NOT NULL AS kept FROM submissions ORDER BY seq').all();
+    expect(kept).toEqual([
+      { id: 's1', kept: 1 },
+      { id: 's2', kept: 0 },
+    ]);
+    const lines: string[] = [];
+    for await (const batch of stores.submissions.exportCsvLines(scope, f, {}, ['msg'])) lines.push(...batch);
+    expect(lines).toEqual([
+      `s2,2026-01-01T00:00:00.000Z,false,${long}\r\n`,
+      's1,2026-01-01T00:00:00.000Z,false,short\r\n',
+    ]);
+    // A line too long to keep is not kept by the insert either.
+    await stores.submissions.insertSubmissions([
+      {
+        id: 's3',
+        formId: f,
+        orgId: scope.orgId,
+        createdAt: '2026-01-01T00:00:00.000Z',
+        fields: [{ name: 'msg', value: long }],
+        files: [],
+        spam: { isSpam: false, reasons: [] },
+        held: false,
+      },
+    ]);
+    expect(db.prepare(`SELECT csv_line FROM submissions WHERE id = 's3'`).get()).toEqual({ csv_line: null });
   });
 });
 

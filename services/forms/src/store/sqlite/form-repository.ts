@@ -27,7 +27,7 @@ export function createSqliteFormRepository(db: SqliteDb): FormRepository {
     form: db.prepare('SELECT id, org_id, key, version FROM forms WHERE org_id = ? AND id = ?'),
     deletion: db.prepare('INSERT OR IGNORE INTO form_deletions (form_id, org_id, key, version) VALUES (?, ?, ?, ?)'),
     dropForm: db.prepare('DELETE FROM forms WHERE id = ?'),
-    // Index `submissions_by_position` (form_id, seq): the form's rows, files read from their JSON.
+    // Index `submissions_by_position` (form_id, seq, …): the form's rows, files read from their JSON.
     files: db.prepare(
       `SELECT doc FROM submissions WHERE form_id = ? AND deleted = 0 AND json_array_length(doc, '$.files') > 0`,
     ),

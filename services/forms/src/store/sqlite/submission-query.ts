@@ -7,13 +7,16 @@ import { formRecords } from './schema.ts';
 
 /** The columns a list or export reads, in raw mode (`formRecords`). */
 const COLUMNS_READ = 's.id, s.created_at, s.seq, s.doc';
+/** Whether an export of `?` columns must format the row from its document (after `CSV_COLUMNS_READ`). */
+const NEEDS_DOC = '(s.csv_line IS NULL OR s.csv_width > ?)';
 /**
- * The columns a CSV export reads (after its one parameter, the export's column count): the position, the kept line
- * and its width (ADR 81), and the row's document only where that line cannot serve — none was kept (a row stored
- * before lines were, or its document changed since) or it has cells for more columns than the export has.
+ * The columns a CSV export reads (after its parameters, the export's column count three times): the position, the
+ * kept line and its width (ADR 81), and the row's id, time and document only where that line cannot serve — none was
+ * kept (a row stored before lines were, with a line too long to keep, or whose document changed since) or it has
+ * cells for more columns than the export has. The first three are in the position index (ADR 85): SQLite defers the
+ * seek of the row until a column outside it is read, so a kept line costs no read of the table.
  */
-const CSV_COLUMNS_READ =
-  's.seq, s.csv_line, s.csv_width, s.id, s.created_at, iif(s.csv_line IS NULL OR s.csv_width > ?, s.doc, NULL)';
+const CSV_COLUMNS_READ = `s.seq, s.csv_line, s.csv_width, iif(${NEEDS_DOC}, s.id, NULL), iif(${NEEDS_DOC}, s.created_at, NULL), iif(${NEEDS_DOC}, s.doc, NULL)`;
 /** Rows per keyset page of an export: fewer statements per row, memory still flat. */
 const EXPORT_PAGE = 2_000;
 
@@ -60,7 +63,7 @@ export function createSqliteSubmissionQuery(db: SqliteDb): QueryMethods {
     }
     return stmt;
   };
-  // Index `submissions_by_position` (form_id, seq), then the unique `submission_search.submission_id`.
+  // Index `submissions_by_position` (form_id, seq, …), then the unique `submission_search.submission_id`.
   const rowidBelow = db.prepare(
     `SELECT ss.id FROM submissions s JOIN submission_search ss ON ss.submission_id = s.id
      WHERE s.form_id = ? AND s.seq < ? ORDER BY s.seq DESC LIMIT 1`,
@@ -142,7 +145,7 @@ export function createSqliteSubmissionQuery(db: SqliteDb): QueryMethods {
       // [seq, csv_line, csv_width, id, created_at, doc or null]
       const read = {
         columns: CSV_COLUMNS_READ,
-        columnParams: [width],
+        columnParams: [width, width, width],
         row: (v: unknown[]) => v,
       };
       const pages = keyset(

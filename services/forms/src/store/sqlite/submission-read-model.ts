@@ -44,6 +44,13 @@ function createInsertCounters(db: SqliteDb) {
 }
 
 /**
+ * The longest CSV line kept with a row, in characters (ADR 85): the position index holds it, and an index entry of a
+ * line this long still fits one cell of a 4 KiB page (about 1,000 bytes) when it is ASCII. A row whose line is longer
+ * is exported from its document.
+ */
+const KEPT_LINE_MAX = 900;
+
+/**
  * What the insert of a form's submissions derives from them, inside its transaction (ADR 80, 81): the form's new
  * field names (its CSV columns, in the order first seen), each submission's kept CSV line, and its search rows — the
  * `submission_search` row (the FTS rowid) and the FTS row of its field values. Done here rather than by an insert
@@ -67,7 +74,8 @@ function createInsertDerivations(db: SqliteDb) {
           addName.run(formId, f.name);
           positions.set(f.name, positions.size);
         }
-        return storedCsvLine(r, positions);
+        const kept = storedCsvLine(r, positions);
+        return kept.line.length > KEPT_LINE_MAX ? { line: null, width: null } : kept;
       },
       /** The search rows of a submission just inserted. */
       index(r: SubmissionRecord) {
@@ -106,7 +114,7 @@ export function createSqliteSubmissionReadModel(db: SqliteDb): SubmissionReadMod
       `INSERT INTO form_counters (form_id, submissions, next_seq) VALUES (?, ?, ?)
        ON CONFLICT DO UPDATE SET submissions = submissions + excluded.submissions, next_seq = excluded.next_seq`,
     ),
-    // Index `submissions_by_position` (form_id, seq), walked down from the top or from the cursor.
+    // Index `submissions_by_position` (form_id, seq, …), walked down from the top or from the cursor.
     firstPage: db.prepare(`${live} AND deleted = 0 ORDER BY seq DESC LIMIT ?`),
     nextPage: db.prepare(`${live} AND seq < ? AND deleted = 0 ORDER BY seq DESC LIMIT ?`),
     // Primary key.

@@ -2,6 +2,7 @@ import type { SqliteMigration } from '@formgate/store/sqlite';
 import { createFormsSchema } from './0001-create-forms-schema.ts';
 import { indexInsertsInTheReadModel } from './0002-index-inserts-in-the-read-model.ts';
 import { keepCsvLines } from './0003-keep-csv-lines.ts';
+import { coverExportsWithThePositionIndex } from './0004-cover-exports-with-the-position-index.ts';
 
 /**
  * The forms store's SQLite schema, in order, run by the composition root before the adapters are built:
@@ -11,4 +12,5 @@ export const sqliteFormsMigrations: readonly SqliteMigration[] = [
   createFormsSchema,
   indexInsertsInTheReadModel,
   keepCsvLines,
+  coverExportsWithThePositionIndex,
 ];
