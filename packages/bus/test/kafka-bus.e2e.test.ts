@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import type { TopicName } from '@formgate/contracts';
-import { eventually } from '@formgate/kit/testing';
+import { eventually, loadTestRunConfig } from '@formgate/kit/testing';
 import { ownLocalKafka } from '@formgate/kit/testing/backends';
 import { ConfigResourceTypes, Kafka, logLevel } from 'kafkajs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -9,7 +9,7 @@ import { type BusMessage, BusUnavailableError, type EventBus, type Subscription 
 import { createKafkaBus, type KafkaBusOptions } from '../src/kafka/index.ts';
 import { runBusContract } from './bus.contract.ts';
 
-const brokers = (process.env.KAFKA_BROKERS ?? '')
+const brokers = (loadTestRunConfig().KAFKA_BROKERS ?? '')
   .split(',')
   .map((b) => b.trim())
   .filter(Boolean);

@@ -12,7 +12,8 @@ const write = (to: Writable, chunk: Buffer) =>
  * `BlobStore` on GridFS (MongoDB 7+ or FerretDB 1.24): one GridFS file per key (filename = key, metadata = info).
  * Chunks are written one at a time; when the stream fails or passes `maxBytes`, the chunk write in flight is awaited
  * and then the partial file's chunks are deleted. A file becomes visible only once its files document is written.
- * A later `put` under the same key replaces the earlier file.
+ * A later `put` under the same key replaces the earlier file. The indexes are GridFS's own, created by the driver at
+ * the bucket's first upload: `filename_1_uploadDate_1` on the files, `files_id_1_n_1` (unique) on the chunks.
  */
 export function createGridFsBlobStore(conn: Connection, bucketName = 'blobs'): BlobStore {
   const db = conn.db;
@@ -25,6 +26,7 @@ export function createGridFsBlobStore(conn: Connection, bucketName = 'blobs'): B
   // reading every chunk ever stored (ADR 56), and a rejected upload to the public endpoint removes its partial file.
   const remove = async (ids: mongo.ObjectId[]) => {
     for (const _id of ids) {
+      // The file by `_id`, its chunks by index `files_id_1_n_1` (by its prefix).
       await files.deleteOne({ _id });
       await chunks.deleteMany({ files_id: _id });
     }
@@ -58,11 +60,13 @@ export function createGridFsBlobStore(conn: Connection, bucketName = 'blobs'): B
         await remove([upload.id]);
         throw err;
       }
+      // Index `filename_1_uploadDate_1` (by its prefix); the `_id` is checked on the key's few files.
       const older = await files.find({ filename: key, _id: { $ne: upload.id } }, { projection: { _id: 1 } }).toArray();
       await remove(older.map((f) => f._id));
       return { size };
     },
     async get(key) {
+      // Index `filename_1_uploadDate_1`.
       const [file] = await bucket.find({ filename: key }, { sort: { uploadDate: -1 }, limit: 1 }).toArray();
       if (!file) return null;
       const { contentType, filename } = (file.metadata ?? {}) as Partial<BlobInfo>;
@@ -73,6 +77,7 @@ export function createGridFsBlobStore(conn: Connection, bucketName = 'blobs'): B
       };
     },
     async delete(key) {
+      // Index `filename_1_uploadDate_1` (by its prefix).
       const found = await files.find({ filename: key }, { projection: { _id: 1 } }).toArray();
       await remove(found.map((f) => f._id));
     },

@@ -1,3 +1,4 @@
+// The `@formgate/store/mongo` subpath, no FerretDB pattern itself: each primitive says what MongoDB 7/8 does instead.
 export * from './gridfs-blob-store.ts';
 export * from './mongo.ts';
 export * from './mongo-equality-flag.ts';

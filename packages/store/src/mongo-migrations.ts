@@ -30,7 +30,8 @@ const versionId = (scope: string, version: number) => `${scope}:${String(version
 
 /** The version a scope's store has reached (0: none of its migrations has run). */
 export async function mongoSchemaVersion(db: MongoDb, scope: string): Promise<number> {
-  // Equality on `scope` only (FerretDB 1.24 pushes nothing else down); a scope has a handful of documents.
+  // No index but `_id`: a scan of the ledger (a few documents per scope); an equality only, which FerretDB 1.24
+  // pushes down.
   const docs = await db.collection<LedgerDoc>(MIGRATIONS_COLLECTION).find({ scope }).toArray();
   return docs.reduce((max, d) => (typeof d.version === 'number' && d.version > max ? d.version : max), 0);
 }
@@ -39,6 +40,11 @@ export async function mongoSchemaVersion(db: MongoDb, scope: string): Promise<nu
  * Runs the scope's migrations the database has not recorded yet. Instances that boot together take turns: one
  * holds the scope's lock (a document with a lease, renewed between migrations) while the others wait and then find
  * nothing left to do. A migration and its record are two writes, so each migration must be safe to run again.
+ *
+ * Not a FerretDB 1.24 pattern: MongoDB 7/8 runs it the same way, as its transactions need a replica set and cannot
+ * build an index on an existing collection (a migration and its record are two writes there too). The lease's
+ * renewal (`updateOne({_id, holder})`) is atomic there; FerretDB reads and writes the document back, so a renewal
+ * could overwrite a lock another process took over in between, once a lease has run out.
  */
 export async function runMongoMigrations(
   db: MongoDb,
@@ -56,6 +62,7 @@ export async function runMongoMigrations(
   checkNotAhead(scope, current, known);
   if (current === known) return { scope, applied: [], version: known };
 
+  // Every other read and write of the ledger is by `_id`: the lock, and each version's record.
   const lockId = `${scope}:lock`;
   const holder = randomUUID();
   const lease = () => new Date(now().getTime() + leaseMs);

@@ -1,3 +1,5 @@
+import { isFerretDb, type MongoDb } from './mongo.ts';
+
 /**
  * Page buckets (ADR 0015, ADR 0059): how a newest-first list of positions (`seq`) is read a page at a time on
  * FerretDB 1.24, which pushes down only equality filters and applies a range (`seq < cursor`) after decoding every
@@ -18,6 +20,16 @@ export interface PageLayout {
 }
 
 export const DEFAULT_PAGE_WIDTH = 136;
+
+/** How a newest-first list (or a filtered page of it) is read: one indexed find, or page buckets first. */
+export type PageRead = 'index' | 'buckets';
+
+/**
+ * The read this server needs: `buckets` on FerretDB 1.24, where `find(filter).sort({seq: -1}).limit(n)` decodes and
+ * sorts every match of the filter's equalities in Go (over 10 s for a word in all of 100,000 submissions); `index` on
+ * MongoDB, where an index on the equalities and then `seq: -1` serves that find in order and stops at the n-th match.
+ */
+export const pageReadFor = async (db: MongoDb): Promise<PageRead> => ((await isFerretDb(db)) ? 'buckets' : 'index');
 
 /** Four grids of `width` (136: any 103 positions in one bucket, ≤ 136 documents a read; ADR 0059). */
 export const pageLayout = (width = DEFAULT_PAGE_WIDTH): PageLayout => checkLayout({ letters: 'cdef', width });

@@ -16,6 +16,10 @@ export const RECONCILE_MS = 5 * 60_000;
  * `published` (a lost mark only republishes). `reconcile` (the caller's: it knows where versions live) finds the
  * versions written without a record — a process died between its write and its record — and runs at a relay's
  * first `pending` call, then every `reconcileMs`; it gets the relays' marks.
+ *
+ * On MongoDB 7/8 a single-document update is atomic and sets only the fields it names: the writer would set a
+ * pending mark on the document in the same update as its version, and a relay clear it with `updateOne({_id,
+ * version})`, so neither these records and marks nor the reconciliation would be needed.
  */
 export function createVersionOutbox(
   db: MongoDb,
@@ -51,10 +55,12 @@ export function createVersionOutbox(
       if (limit <= 0) return [];
       if (reconciledAt === undefined || now() - reconciledAt >= reconcileMs) {
         const marks = new Map<string, number>();
+        // A scan of the marks (one per thing), once per `reconcileMs`.
         for await (const p of published.find({})) marks.set(p._id, p.version);
         await record(await opts.reconcile(marks));
         reconciledAt = now();
       }
+      // A scan of the outbox, short: its records are deleted once published.
       const docs = await outbox
         .find({}, { projection: { [field]: 1, version: 1 } })
         .limit(limit)
@@ -63,17 +69,19 @@ export function createVersionOutbox(
     },
     /** Forgets every record of these ids (deleted since: their deletion has its own way out). */
     forget: async (ids: string[]) => {
+      // Index `opts.index` (by its prefix); FerretDB 1.24 scans the (short) outbox for an `$in` instead.
       if (ids.length > 0) await outbox.deleteMany({ [field]: { $in: ids } });
     },
     /** Forgets the thing entirely: its records and its mark (a purge). */
     async purge(id: string): Promise<void> {
+      // Index `opts.index` (by its prefix), then the mark by `_id`.
       await outbox.deleteMany({ [field]: id });
       await published.deleteOne({ _id: id });
     },
     async markPublished(id: string, version: number): Promise<void> {
-      // Two relays creating the first mark at once: one insert loses to the other's, which is as good.
+      // By `_id`. Two relays creating the first mark at once: one insert loses to the other's, which is as good.
       await published.updateOne({ _id: id }, { $max: { version } }, { upsert: true }).catch(ignoreDuplicates);
-      await outbox.deleteMany({ [field]: id, version: { $lte: version } });
+      await outbox.deleteMany({ [field]: id, version: { $lte: version } }); // index `opts.index`
     },
   };
 }

@@ -116,6 +116,7 @@ export function createMongoWriterCounters(
         if (!taken.has(i)) inserted.set(slotKey(d), (inserted.get(slotKey(d)) ?? 0) + 1);
       }
       for (const r of reserved) {
+        // By _id, as `reserve`'s.
         const done = await counters.updateOne(
           { _id: r._id, seq: r.seq },
           { $set: { count: r.base + (inserted.get(slotKey(r.slot)) ?? 0) }, $unset: { pending: '' } },

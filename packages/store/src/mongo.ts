@@ -69,6 +69,7 @@ const HEALTH_COLLECTION = 'formgate_health';
  * primary can take writes. Rejects with the driver's error when the store cannot take the write. For `StoreHealth`.
  */
 export async function probeStorage(db: MongoDb, probe: string): Promise<void> {
+  // By `_id`.
   await db
     .collection<{ _id: string; at: Date }>(HEALTH_COLLECTION)
     .updateOne({ _id: probe }, { $set: { at: new Date() } }, { upsert: true });

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Form, OrgScope } from '@formgate/contracts';
-import { isFerretDb, mongoSchemaVersion, pageLayout, runMongoMigrations } from '@formgate/store/mongo';
+import { mongoSchemaVersion, pageLayout, runMongoMigrations } from '@formgate/store/mongo';
 import { useTestMongo } from '@formgate/store/testing';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FORMS_MIGRATION_SCOPE, type FormsStores } from '../src/store/forms-stores.ts';
@@ -224,14 +224,6 @@ describe('mongo forms stores: batches, positions and counters', () => {
     expect(tombstone).toMatchObject({ deleted: true, fields: [], files: [] });
     expect(tombstone).not.toHaveProperty('origin');
     expect(tombstone).not.toHaveProperty('referer');
-  });
-
-  it('recognizes FerretDB (the e2e default), so filtered pages read page buckets first there', async () => {
-    const info = await db().admin().command({ buildInfo: 1 });
-    expect(await isFerretDb(db())).toBe(JSON.stringify(info).toLowerCase().includes('ferretdb'));
-    if (process.env.TEST_FERRETDB_PORT && process.env.MONGO_URL?.includes(`:${process.env.TEST_FERRETDB_PORT}`)) {
-      expect(await isFerretDb(db())).toBe(true);
-    }
   });
 });
 

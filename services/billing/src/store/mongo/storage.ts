@@ -56,6 +56,7 @@ export function createMongoStorageStore(db: MongoDb): StorageStore {
     },
     async free(entries) {
       if (entries.length === 0) return;
+      // By `_id`, one command each.
       await updateEachOne(
         files,
         entries.map((e) => ({

@@ -96,6 +96,7 @@ export function createMongoFormOutbox(
       if (c.claimedAt !== undefined && now() - c.claimedAt < abandonedMs) continue;
       if (c.version === doc.version + 1 && c.form && !wrote) {
         try {
+          // By `_id`; the version is checked on the document.
           const res = await forms.updateOne({ _id: doc._id, version: doc.version }, { $set: c.form });
           wrote = res.matchedCount === 1;
           if (wrote) continue;
@@ -104,7 +105,7 @@ export function createMongoFormOutbox(
           if (!isDuplicateKeyError(err)) throw err;
         }
       }
-      await outbox.deleteOne({ _id: c._id });
+      await outbox.deleteOne({ _id: c._id }); // by `_id`
     }
     return wrote;
   }
@@ -115,7 +116,7 @@ export function createMongoFormOutbox(
       const entries = await versions.pending(limit);
       const ids = [...new Set(entries.map((e) => e.id))];
       if (ids.length === 0) return [];
-      // `_id` lookups.
+      // `_id` lookups, as is the form read again after `finishAbandoned`.
       const docs = new Map((await findByIds(forms, ids)).map((d) => [d._id, d]));
       await versions.forget(ids.filter((id) => !docs.has(id)));
       const due: Form[] = [];
@@ -131,7 +132,7 @@ export function createMongoFormOutbox(
       return insertOnce(outbox.insertOne(record));
     },
     async release(formId, version) {
-      await outbox.deleteOne({ _id: `${formId}:${version}` });
+      await outbox.deleteOne({ _id: `${formId}:${version}` }); // by `_id`
     },
     markFormPublished: versions.markPublished,
     async listUnpublishedDeletions(limit) {
@@ -141,7 +142,7 @@ export function createMongoFormOutbox(
       return docs.map((d): FormDeletion => ({ formId: d._id, orgId: d.orgId, key: d.key, version: d.version }));
     },
     async markDeletionPublished(formId) {
-      await deletions.deleteOne({ _id: formId });
+      await deletions.deleteOne({ _id: formId }); // by `_id`
     },
   };
 }

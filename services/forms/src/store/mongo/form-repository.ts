@@ -42,6 +42,7 @@ export function createMongoFormRepository(db: MongoDb, options: { claimAbandoned
       }
       await recordWritten(id, form.version);
     },
+    // By `_id`; the organization is checked on the document.
     getForm: async (scope, formId) => toForm(await forms.findOne({ _id: formId }), scope.orgId),
     // Index `org_slug` (orgId, slug).
     getFormBySlug: async (scope, slug) => toForm(await forms.findOne({ orgId: scope.orgId, slug })),
@@ -57,6 +58,7 @@ export function createMongoFormRepository(db: MongoDb, options: { claimAbandoned
       if (!(await claim(form))) return false;
       let replaced = false;
       try {
+        // By `_id`; the organization and the version are checked on the document.
         const res = await forms.updateOne({ _id: id, orgId: form.orgId, version: expectedVersion }, { $set: rest });
         replaced = res.matchedCount === 1;
       } catch (err) {
@@ -67,6 +69,7 @@ export function createMongoFormRepository(db: MongoDb, options: { claimAbandoned
       return replaced;
     },
     async deleteForm(scope, formId) {
+      // By `_id`, the read and the delete.
       const form = await forms.findOne({ _id: formId }, { projection: { orgId: 1, key: 1, version: 1 } });
       if (!form || form.orgId !== scope.orgId) return null;
       await writeDeletions([form]);
@@ -81,8 +84,9 @@ export function createMongoFormRepository(db: MongoDb, options: { claimAbandoned
       return docs.flatMap((d) => (d.files ?? []).map((f) => f.blobKey));
     },
     async purgeDeletedForm(formId) {
+      // By `_id`, but the submissions (index `form_seq_time`, by its prefix) and the changes (no index: the `formId`
+      // equality, pushed down on FerretDB, over the short outbox of pending changes).
       await forms.deleteOne({ _id: formId });
-      // Index `form_seq_time` (formId, …) for the submissions and `form_id` for the changes; `_id` for the others.
       await submissions.deleteMany({ formId });
       await byForm(Collections.counters).deleteOne({ _id: formId });
       await byForm(Collections.changeCounters).deleteOne({ _id: formId });
@@ -96,8 +100,8 @@ export function createMongoFormRepository(db: MongoDb, options: { claimAbandoned
         .find({ orgId: scope.orgId }, { projection: { _id: 1, orgId: 1, key: 1, version: 1 } })
         .toArray();
       await writeDeletions(doomed);
-      // Index `form_seq_time` per form; the others by the `orgId` equality FerretDB pushes down (no index: a
-      // scan of a collection of one document per form or per pending change).
+      // Index `form_seq_time` per form for the submissions; no index for the counters, changes and field names (the
+      // `orgId` equality FerretDB pushes down, over one document per form or per pending change); the rest by `_id`.
       for (const f of doomed) await submissions.deleteMany({ formId: f._id });
       for (const name of [Collections.counters, Collections.submissionChanges, Collections.changeCounters]) {
         await byForm(name).deleteMany({ orgId: scope.orgId });
@@ -105,7 +109,8 @@ export function createMongoFormRepository(db: MongoDb, options: { claimAbandoned
       await byForm(Collections.fieldNames).deleteMany({ orgId: scope.orgId });
       for (const f of doomed) await byForm(Collections.blockedCounts).deleteOne({ _id: f._id });
       await byForm(Collections.releaseLedgers).deleteOne({ _id: scope.orgId });
-      // Only the forms that have their deletion written: one created meanwhile is not deleted unannounced.
+      // Only the forms that have their deletion written: one created meanwhile is not deleted unannounced. By `_id`
+      // (an `$in`: on FerretDB 1.24 a scan of `forms`, once per purge).
       if (doomed.length === 0) return 0;
       const { deletedCount } = await forms.deleteMany({ _id: { $in: doomed.map((f) => f._id) } });
       return deletedCount;

@@ -41,12 +41,13 @@ export function createMongoHeldSubmissions(db: MongoDb): HeldSubmissions {
       return [...stored, ...released].reduce((n, d) => n + (d.held ?? 0), 0);
     },
     async getReleaseLedger(scope) {
-      const doc = await ledgers.findOne({ _id: scope.orgId });
+      const doc = await ledgers.findOne({ _id: scope.orgId }); // by `_id`
       if (!doc) return null;
       const { _id, ...rest } = doc;
       return { orgId: _id, ...rest };
     },
     async saveReleaseLedger({ orgId, ...rest }) {
+      // By `_id`.
       try {
         await ledgers.replaceOne({ _id: orgId }, rest, { upsert: true });
       } catch (err) {

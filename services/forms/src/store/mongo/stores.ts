@@ -1,27 +1,26 @@
-import { isFerretDb, type MongoDb, pageLayout } from '@formgate/store/mongo';
+import { type MongoDb, type PageRead, pageLayout, pageReadFor } from '@formgate/store/mongo';
 import type { FormsStores } from '../forms-stores.ts';
 import { createMongoBlockedCounts } from './blocked-counts.ts';
 import { createMongoFormRepository } from './form-repository.ts';
 import { createMongoHeldSubmissions } from './held-submissions.ts';
 import { createMongoSubmissionChanges } from './submission-changes.ts';
-import type { FindStrategy } from './submission-query.ts';
 import { createMongoSubmissionReadModel } from './submission-read-model.ts';
 
 export interface MongoFormsStoresOptions {
   /** Tests only: the width of the page buckets (`pageLayout`); it must stay the same for the life of a database. */
   pageWidth?: number;
-  /** Tests only: how filtered pages are read, chosen by the server otherwise (`FindStrategy`). */
-  findStrategy?: FindStrategy;
+  /** Tests only: how filtered pages are read, chosen by the server otherwise (`pageReadFor`). */
+  findStrategy?: PageRead;
   /** Tests only: when a form replacement's claim counts as abandoned. */
   claimAbandonedMs?: number;
 }
 
 /**
  * The forms stores on a MongoDB 7+ or FerretDB 1.24 database whose migrations have run (`mongoFormsMigrations`).
- * Asks the server once whether it is FerretDB, which decides how filtered pages are read.
+ * Asks the server once which read of filtered pages it needs (`pageReadFor`).
  */
 export async function createMongoFormsStores(db: MongoDb, options: MongoFormsStoresOptions = {}): Promise<FormsStores> {
-  const findStrategy = options.findStrategy ?? ((await isFerretDb(db)) ? 'buckets' : 'index');
+  const findStrategy = options.findStrategy ?? (await pageReadFor(db));
   return {
     forms: createMongoFormRepository(db, { claimAbandonedMs: options.claimAbandonedMs }),
     submissions: createMongoSubmissionReadModel(db, { layout: pageLayout(options.pageWidth), findStrategy }),

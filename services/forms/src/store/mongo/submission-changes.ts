@@ -66,7 +66,7 @@ export function createMongoSubmissionChanges(db: MongoDb): SubmissionChanges {
   /** Gives the submission the change's state, if it still has the version the change claimed after. */
   async function apply(change: ChangeDoc): Promise<void> {
     const version = change.v === 0 ? { $exists: false } : change.v;
-    // `_id`; the version is checked on the document.
+    // Both by `_id`; the version is checked on the document.
     await submissions.updateOne({ _id: change.submissionId, v: version }, stateOf(change));
     await outbox.updateOne({ _id: change._id }, { $set: { applied: true } });
   }
@@ -107,6 +107,7 @@ export function createMongoSubmissionChanges(db: MongoDb): SubmissionChanges {
       for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
         if (attempt > 0) await pause(attempt);
         const whole = action === 'release' || action === 'not-spam';
+        // By `_id`; the organization and the form are checked on the document.
         const doc = await submissions.findOne(
           { _id: submissionId },
           { projection: whole ? { buckets: 0, terms: 0 } : { fields: 0 } },
@@ -149,6 +150,7 @@ export function createMongoSubmissionChanges(db: MongoDb): SubmissionChanges {
 
   /** Counts one form's changes not counted yet (by the ids its change counter remembers). */
   async function countForm(formId: string, batch: CountedChange[]) {
+    // The read and the update by `_id`.
     const current = await changeCounters.findOne({ _id: formId }, { projection: { recent: 1 } });
     const seen = new Set(current?.recent ?? []);
     const fresh: CountedChange[] = [];

@@ -1,4 +1,4 @@
-import { type MongoDb, type PageLayout, readDownPageBuckets } from '@formgate/store/mongo';
+import { type MongoDb, type PageLayout, type PageRead, readDownPageBuckets } from '@formgate/store/mongo';
 import { csvLinesOf } from '../csv-lines.ts';
 import type { StoredSubmission, SubmissionFilter } from '../records.ts';
 import type { SubmissionReadModel } from '../submission-read-model.ts';
@@ -23,15 +23,13 @@ type QueryMethods = Pick<
 const EXPORT_BATCH = 500;
 
 /**
- * How a filtered page is read, chosen by the server (`isFerretDb`) when the stores are built:
- * - `index` (MongoDB): one `find(filter).sort({seq: -1}).limit(n)`, served in order by the indexes of migration 1;
- * - `buckets` (FerretDB 1.24, where that find decodes and sorts every match of the form in Go — over 10 s for a
- *   word in all of 100,000 submissions): page buckets first (`readDownPageBuckets`), each read an equality on
- *   `buckets` that decodes ≤ a bucket's width of documents, newest first; once the matches seen so far predict at
- *   most `GLOBAL_MAX_MATCHES` further matches below, or after `MAX_BUCKET_READS` reads, the rest in one global find.
- *   Its export is not sorted (storage order, see `exportSubmissions`).
+ * How a filtered page is read, as the server needs (`pageReadFor`, chosen when the stores are built):
+ * - `index`: one `find(filter).sort({seq: -1}).limit(n)`, served in order by the indexes of migration 1;
+ * - `buckets`: page buckets first (`readDownPageBuckets`), each read an equality on `buckets` that decodes ≤ a
+ *   bucket's width of documents, newest first; once the matches seen so far predict at most `GLOBAL_MAX_MATCHES`
+ *   further matches below, or after `MAX_BUCKET_READS` reads, the rest in one global find. Its export is not sorted
+ *   (storage order, see `exportSubmissions`).
  */
-export type FindStrategy = 'index' | 'buckets';
 const GLOBAL_MAX_MATCHES = 2_000;
 const MAX_BUCKET_READS = 8;
 
@@ -67,7 +65,7 @@ export function filterQuery(
  */
 export function createMongoSubmissionQuery(
   db: MongoDb,
-  options: { strategy: FindStrategy; layout: PageLayout },
+  options: { strategy: PageRead; layout: PageLayout },
 ): QueryMethods {
   const submissions = collectionOf(db);
   const counters = db.collection<CounterDoc>(Collections.counters);
@@ -81,9 +79,9 @@ export function createMongoSubmissionQuery(
         .toArray()
     ).map(toStored);
 
-  /** The `buckets` strategy (see `FindStrategy`). */
+  /** The `buckets` read (see `GLOBAL_MAX_MATCHES`). */
   async function byBuckets(orgId: string, formId: string, filter: SubmissionFilter, limit: number, after?: number) {
-    const counter = await counters.findOne({ _id: formId });
+    const counter = await counters.findOne({ _id: formId }); // by `_id`
     if (!counter || counter.orgId !== orgId) return [];
     return readDownPageBuckets<StoredSubmission>({
       before: Math.min(after ?? Number.POSITIVE_INFINITY, counter.seq),
@@ -108,7 +106,8 @@ export function createMongoSubmissionQuery(
       return read(filterQuery(scope.orgId, formId, filter, after?.seq), limit);
     },
     async *exportSubmissions(scope, formId, filter) {
-      // As `findSubmissions` on MongoDB; on FerretDB the equalities pushed down.
+      // The indexes of `findSubmissions` on MongoDB (`form_seq_time` for a whole form); on FerretDB the equalities
+      // pushed down.
       const query = submissions.find(filterQuery(scope.orgId, formId, filter), { projection: PROJECTION });
       // FerretDB 1.24 sorts in Go after decoding every match: 100,000 took longer than the gateway's 10 s before
       // the first byte. Unsorted, it streams from a PostgreSQL cursor; the order is then storage order.
@@ -131,7 +130,7 @@ export function createMongoSubmissionQuery(
     exportCsvLines: (scope, formId, filter, columns) =>
       csvLinesOf(methods.exportSubmissions(scope, formId, filter), columns),
     async listFieldNames(scope, formId) {
-      const doc = await names.findOne({ _id: formId });
+      const doc = await names.findOne({ _id: formId }); // by `_id`
       return doc && doc.orgId === scope.orgId ? doc.names : [];
     },
   };

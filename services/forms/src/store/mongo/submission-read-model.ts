@@ -3,6 +3,7 @@ import {
   duplicateIndexes,
   type MongoDb,
   type PageLayout,
+  type PageRead,
   readDownPageBuckets,
 } from '@formgate/store/mongo';
 import { groupByForm } from '../batch-order.ts';
@@ -18,7 +19,7 @@ import {
   submissionDoc,
   toStored,
 } from './schema.ts';
-import { createMongoSubmissionQuery, type FindStrategy } from './submission-query.ts';
+import { createMongoSubmissionQuery } from './submission-query.ts';
 
 type Counted = Pick<SubmissionDoc, 'createdAt' | 'spam' | 'receivedSpam'> &
   Partial<Pick<SubmissionDoc, 'held' | 'releasedAt'>>;
@@ -64,7 +65,7 @@ function insertIncrements(docs: Counted[]): { $inc: Record<string, number>; $max
  */
 export function createMongoSubmissionReadModel(
   db: MongoDb,
-  options: { layout: PageLayout; findStrategy: FindStrategy },
+  options: { layout: PageLayout; findStrategy: PageRead },
 ): SubmissionReadModel {
   const { layout } = options;
   const submissions = db.collection<SubmissionDoc>(Collections.submissions);
@@ -86,6 +87,7 @@ export function createMongoSubmissionReadModel(
       found.push(...docs);
     }
     const next = found.length > 0 ? Math.max(...found.map((d) => d.seq)) + 1 : from;
+    // By `_id`; the position is checked on the document.
     await counters.updateOne(
       { _id: formId, seq: from },
       { $set: { seq: next }, ...insertIncrements(found), $unset: { pending: '' } },
@@ -95,6 +97,7 @@ export function createMongoSubmissionReadModel(
 
   /** Reserves `n` positions for the form; returns the first. */
   async function reserve(formId: string, orgId: string, n: number): Promise<number> {
+    // The read and the update by `_id`.
     const counter = await counters.findOne({ _id: formId });
     let from = counter?.seq ?? 0;
     if (counter?.pending) from = await settle(formId, from, counter.pending);
@@ -111,6 +114,7 @@ export function createMongoSubmissionReadModel(
     // Positions after the last stored document stay free for the next batch (a redelivery leaves no gap).
     const used = stored.lastIndexOf(true) + 1;
     const added = records.filter((_, i) => stored[i]);
+    // By `_id`; the position is checked on the document.
     await counters.updateOne(
       { _id: formId, seq: from },
       { $set: { seq: from + used }, ...insertIncrements(added), $unset: { pending: '' } },
@@ -124,6 +128,7 @@ export function createMongoSubmissionReadModel(
       batches.map(async ({ formId, orgId, records }) => {
         const seen = [...new Set(records.flatMap((r) => r.fields.map((f) => f.name)))];
         if (seen.length === 0) return;
+        // The read and the update by `_id`.
         const doc = await names.findOne({ _id: formId }, { projection: { names: 1 } });
         const known = new Set(doc?.names ?? []);
         const fresh = seen.filter((n) => !known.has(n)).slice(0, Math.max(0, MAX_FIELD_NAMES - known.size));
@@ -160,7 +165,7 @@ export function createMongoSubmissionReadModel(
   return {
     insertSubmissions,
     async listSubmissions(scope, formId, { limit, after }) {
-      const counter = await counters.findOne({ _id: formId });
+      const counter = await counters.findOne({ _id: formId }); // by `_id`
       if (limit <= 0 || !counter || counter.orgId !== scope.orgId) return [];
       return readDownPageBuckets<StoredSubmission>({
         before: Math.min(after?.seq ?? Number.POSITIVE_INFINITY, counter.seq),
@@ -180,6 +185,7 @@ export function createMongoSubmissionReadModel(
       });
     },
     async getSubmission(scope, formId, id) {
+      // By `_id`; the organization and the form are checked on the document.
       const doc = await submissions.findOne(
         { _id: id },
         { projection: { buckets: 0, receivedSpam: 0, v: 0, meta: 0, releasedAt: 0, spamReleased: 0 } },
@@ -190,7 +196,7 @@ export function createMongoSubmissionReadModel(
     },
     ...createMongoSubmissionQuery(db, { strategy: options.findStrategy, layout }),
     async countSubmissions(scope, formId) {
-      const counter = await counters.findOne({ _id: formId });
+      const counter = await counters.findOne({ _id: formId }); // by `_id`
       return counter?.orgId === scope.orgId ? counter.count : 0;
     },
     async getFormCounts(scope, formIds) {

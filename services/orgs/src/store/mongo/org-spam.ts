@@ -50,6 +50,7 @@ export function createMongoOrgSpamStore(
     reconcile,
   });
 
+  // By `_id`.
   const isLive = async (orgId: string) => {
     const doc = await orgs.findOne({ _id: orgId }, { projection: { deleted: 1 } });
     return doc !== null && !doc.deleted;
@@ -68,8 +69,8 @@ export function createMongoOrgSpamStore(
     record ? { orgId, spam: record.spam, version: record.version } : { orgId, spam: null, version: 0 };
 
   /**
-   * Every organization whose newest spam version is newer than its published mark. Reads every version record (at
-   * most two per organization: older ones are pruned), once per `RECONCILE_MS`.
+   * Every organization whose newest spam version is newer than its published mark. Reads every version record (a
+   * scan, at most two records per organization: older ones are pruned), once per `RECONCILE_MS`.
    */
   async function reconcile(marks: Map<string, number>): Promise<VersionRecord[]> {
     const newest = new Map<string, number>();
@@ -98,7 +99,7 @@ export function createMongoOrgSpamStore(
       // take it back. (A record one newer is a writer that read this one: fine.) Index org_version.
       const newer = await versions.findOne({ orgId, version: { $gt: version + 1 } }, { projection: { _id: 1 } });
       if (newer || !(await isLive(orgId))) {
-        await versions.deleteOne({ _id: id });
+        await versions.deleteOne({ _id: id }); // by `_id`
         return false;
       }
       await outbox.record([{ id: orgId, version }]);
@@ -109,6 +110,7 @@ export function createMongoOrgSpamStore(
     async listUnpublishedSpamSettings(limit) {
       const ids = [...new Set((await outbox.pending(limit)).map((e) => e.id))];
       if (ids.length === 0) return [];
+      // By `_id`, one read each.
       const docs = await findByIds(orgs, ids, { projection: { deleted: 1 } });
       const live = docs.filter((d) => !d.deleted).map((d) => d._id);
       // An organization purged since: its versions are forgotten.
