@@ -6,6 +6,10 @@ import type { BetterAuthOptions } from 'better-auth';
  */
 export interface AccountsStore {
   database: BetterAuthOptions['database'];
-  /** Migrates or indexes the database for better-auth configured with `options`; idempotent, run at every start. */
+  /**
+   * Brings the database to the shape better-auth configured with `options` and Formgate need; `start()` runs it at
+   * every boot. SQLite: better-auth's migrations (they compare the tables with its schema). MongoDB: Formgate's
+   * numbered migrations (scope `accounts`, ADR 72), each applied once; better-auth's adapter makes its own indexes.
+   */
   prepare(options: BetterAuthOptions): Promise<void>;
 }

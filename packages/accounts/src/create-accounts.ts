@@ -65,8 +65,8 @@ function keyRevoker(adapter: () => OutboxAdapter | undefined): AuthSettings['rev
 /**
  * Accounts for one gateway: better-auth on its database, the authenticator that turns a request into a caller,
  * the routes the gateway answers itself (session, user lookup, API keys) and the relay of organization events to
- * the log. Building it has no side effects; `start()` migrates (SQLite) or indexes (MongoDB) the database and
- * starts the relay.
+ * the log. Building it has no side effects; `start()` migrates the database (the store's `prepare`) and starts the
+ * relay.
  */
 export function createAccounts(deps: AccountsDeps) {
   const outbox = createOrgEventOutbox({ clock: deps.clock, ids: deps.ids, logger: deps.logger });

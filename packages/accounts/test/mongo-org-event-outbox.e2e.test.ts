@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
+import { loadTestRunConfig } from '@formgate/kit/testing';
 import { mongodbAdapter } from 'better-auth/adapters/mongodb';
 import { MongoClient } from 'mongodb';
 import { afterAll, beforeAll } from 'vitest';
 import { adapterOf, authOptionsFor, runOrgEventOutboxContract } from './org-event-outbox.contract.ts';
 
-const url = process.env.MONGO_URL;
+const url = loadTestRunConfig().MONGO_URL;
 if (!url) {
   throw new Error('MONGO_URL is not set: the e2e globalSetup must start FerretDB (or point at MongoDB) and export it');
 }

@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
+import { loadTestRunConfig } from '@formgate/kit/testing';
 import { MongoClient } from 'mongodb';
 import { afterAll, beforeAll } from 'vitest';
-import { createMongoAccountsStore } from '../src/mongo-accounts-store.ts';
+import { createMongoAccountsStore } from '../src/mongo/index.ts';
 import { runStripeWebhookContract } from './stripe-webhooks.contract.ts';
 
-const url = process.env.MONGO_URL;
+const url = loadTestRunConfig().MONGO_URL;
 if (!url) {
   throw new Error('MONGO_URL is not set: the e2e globalSetup must start FerretDB (or point at MongoDB) and export it');
 }
@@ -17,7 +18,7 @@ afterAll(async () => {
   await client?.close();
 });
 
-// As the distributed gateway runs it: the accounts database on MongoDB (FerretDB here), indexed at start.
+// As the distributed gateway runs it: the accounts database on MongoDB (FerretDB here), migrated at start.
 runStripeWebhookContract({
   name: 'mongo',
   async open() {

@@ -3,7 +3,7 @@ import { encodeEvent, type OrganizationEvent, type SubscriptionChanged, Topics }
 import { type Clock, createRelayLoop, type Ids, type Logger } from '@formgate/kit';
 import { createRelayLease, type RelayLease } from './lease.ts';
 import type { OrgEventData, OrgEventRecorder } from './recorder.ts';
-import { OUTBOX_MODEL as MODEL, type OutboxAdapter, type OutboxRow } from './schema.ts';
+import { OUTBOX_MODEL as MODEL, OUTBOX_TOPICS, type OutboxAdapter, type OutboxRow } from './schema.ts';
 
 export interface OrgEventOutboxDeps {
   clock: Clock;
@@ -23,9 +23,6 @@ export interface OrgEventOutboxDeps {
 }
 
 const isIntent = (r: OutboxRow) => r.state === 'intent';
-/** The topics the outbox publishes to; a row without one is an organization event. */
-const OUTBOX_TOPICS = [Topics.orgsOrganization, Topics.billingSubscription] as const;
-const topicOf = (r: OutboxRow) => r.topic ?? Topics.orgsOrganization;
 
 /**
  * The accounts event outbox: hooks write each event to better-auth's database right after the change it
@@ -56,7 +53,7 @@ export function createOrgEventOutbox(deps: OrgEventOutboxDeps) {
   const settleIntents = async (a: OutboxAdapter, rows: OutboxRow[]) => {
     const publish: OutboxRow[] = [];
     const drop: OutboxRow[] = [];
-    for (const r of rows.filter((x) => isIntent(x) && now() - (x.recordedAt ?? 0) >= graceMs)) {
+    for (const r of rows.filter((x) => isIntent(x) && now() - x.recordedAt >= graceMs)) {
       const org = await a.findOne({ model: 'organization', where: [{ field: 'id', value: r.orgId }] });
       (org ? drop : publish).push(r);
     }
@@ -83,7 +80,7 @@ export function createOrgEventOutbox(deps: OrgEventOutboxDeps) {
     if (out.length > 0) {
       if (!l.valid()) return false;
       for (const topic of OUTBOX_TOPICS) {
-        const batch = out.filter((r) => topicOf(r) === topic);
+        const batch = out.filter((r) => r.topic === topic);
         if (batch.length > 0)
           await b.publish(
             topic,
@@ -111,17 +108,8 @@ export function createOrgEventOutbox(deps: OrgEventOutboxDeps) {
       if (!stopped) void loop.kick();
     });
 
-  const write = async (
-    a: OutboxAdapter,
-    orgId: string,
-    payload: string,
-    state: 'ready' | 'intent',
-    topic?: (typeof OUTBOX_TOPICS)[number],
-  ) => {
-    await a.create({
-      model: MODEL,
-      data: { eventId: deps.ids.next(), orgId, payload, state, recordedAt: now(), ...(topic ? { topic } : {}) },
-    });
+  const write = async (a: OutboxAdapter, row: Pick<OutboxRow, 'orgId' | 'payload' | 'state' | 'topic'>) => {
+    await a.create({ model: MODEL, data: { ...row, eventId: deps.ids.next(), recordedAt: now() } });
   };
   const encode = (type: OrganizationEvent['type'], data: OrganizationEvent['data']) => {
     const event = { id: deps.ids.next(), type, version: 1, occurredAt: deps.clock.now().toISOString(), data };
@@ -139,7 +127,8 @@ export function createOrgEventOutbox(deps: OrgEventOutboxDeps) {
     });
     // A new row, then the intent goes: never an update, which FerretDB does not make conditional. A crash in
     // between leaves both, and the intent is settled later as a duplicate with the same event id.
-    for (const intent of intents) await write(a, orgId, intent.payload, 'ready');
+    for (const intent of intents)
+      await write(a, { orgId, payload: intent.payload, state: 'ready', topic: intent.topic });
     if (intents.length > 0)
       await a.deleteMany({ model: MODEL, where: [{ field: 'id', operator: 'in', value: intents.map((i) => i.id) }] });
     return intents.length > 0;
@@ -149,12 +138,18 @@ export function createOrgEventOutbox(deps: OrgEventOutboxDeps) {
     async <T extends OrganizationEvent['type']>(type: T, data: OrgEventData<T>) => {
       const a = db();
       if (type !== 'organization.deleted' || !(await confirmDeletion(a, data.orgId)))
-        await write(a, data.orgId, encode(type, data), 'ready');
+        await write(a, {
+          orgId: data.orgId,
+          payload: encode(type, data),
+          state: 'ready',
+          topic: Topics.orgsOrganization,
+        });
       nudge();
     },
     {
       async deletionIntent(data: OrgEventData<'organization.deleted'>) {
-        await write(db(), data.orgId, encode('organization.deleted', data), 'intent');
+        const payload = encode('organization.deleted', data);
+        await write(db(), { orgId: data.orgId, payload, state: 'intent', topic: Topics.orgsOrganization });
       },
     },
   );
@@ -171,7 +166,8 @@ export function createOrgEventOutbox(deps: OrgEventOutboxDeps) {
       occurredAt: deps.clock.now().toISOString(),
       data,
     };
-    await write(db(), data.orgId, encodeEvent(Topics.billingSubscription, event), 'ready', Topics.billingSubscription);
+    const payload = encodeEvent(Topics.billingSubscription, event);
+    await write(db(), { orgId: data.orgId, payload, state: 'ready', topic: Topics.billingSubscription });
     nudge();
   };
 

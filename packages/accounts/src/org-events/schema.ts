@@ -1,7 +1,11 @@
+import { Topics } from '@formgate/contracts';
 import type { BetterAuthPlugin } from 'better-auth';
 
 export const OUTBOX_MODEL = 'orgEventOutbox';
 export const LEASE_MODEL = 'orgEventRelayLease';
+/** The topics the outbox publishes to. */
+export const OUTBOX_TOPICS = [Topics.orgsOrganization, Topics.billingSubscription] as const;
+export type OutboxTopic = (typeof OUTBOX_TOPICS)[number];
 
 /**
  * Declares the outbox and the relay lease in better-auth's own database, so its migrations create them on SQLite
@@ -21,14 +25,14 @@ export function orgEventOutboxPlugin() {
           orgId: { type: 'string', required: true },
           payload: { type: 'string', required: true },
           /**
-           * `intent`: an `organization.deleted` written before the deletion, published only once confirmed or, after
-           * a grace period, if the organization is gone. Anything else (or absent, on older rows) is ready.
+           * `ready`, or `intent`: an `organization.deleted` written before the deletion, published only once
+           * confirmed or, after a grace period, if the organization is gone.
            */
-          state: { type: 'string', required: false },
+          state: { type: 'string', required: true },
           /** When the row was written (epoch ms, the writer's clock): an intent's age. */
-          recordedAt: { type: 'number', required: false },
-          /** The topic to publish to: absent (older rows) is `orgs.organization`; also `billing.subscription`. */
-          topic: { type: 'string', required: false },
+          recordedAt: { type: 'number', required: true },
+          /** The topic to publish to: `orgs.organization` or `billing.subscription` (`OUTBOX_TOPICS`). */
+          topic: { type: 'string', required: true },
         },
       },
       [LEASE_MODEL]: {
@@ -71,7 +75,7 @@ export interface OutboxRow {
   eventId: string;
   orgId: string;
   payload: string;
-  state?: string | null;
-  recordedAt?: number | null;
-  topic?: string | null;
+  state: 'ready' | 'intent';
+  recordedAt: number;
+  topic: OutboxTopic;
 }
