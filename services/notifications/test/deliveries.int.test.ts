@@ -161,7 +161,9 @@ describe('notifications deliveries on the embedded log with a real SMTP server',
         }),
       },
     ]);
-    await eventually(async () => expect(await stores.views.getForm(form.id)).toMatchObject({ version: 1 }));
+    await eventually(async () =>
+      expect(await stores.views.getForm({ orgId: form.orgId }, form.id)).toMatchObject({ version: 1 }),
+    );
     return form;
   };
 

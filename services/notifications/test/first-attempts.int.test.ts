@@ -90,7 +90,12 @@ describe('first attempts of a batch', () => {
 
     const calls: string[] = [];
     const { deps } = svc;
-    const views = counting<NotificationViews>(deps.stores.views, ['getForm', 'getSubmission'], calls, 'store');
+    const views = counting<NotificationViews>(
+      deps.stores.views,
+      ['getForm', 'getFormUnscoped', 'getSubmission'],
+      calls,
+      'store',
+    );
     const endpoints = counting<WebhookEndpointStore>(deps.endpoints, ['get', 'listByForm'], calls, 'endpoints');
     const { handler } = engineOf({ ...deps, stores: { ...deps.stores, views }, endpoints });
 
@@ -114,7 +119,7 @@ describe('first attempts of a batch', () => {
       ]);
     }
     // The planning's reads, once for the batch; none by the six attempts.
-    expect(calls.sort()).toEqual(['endpoints.listByForm', 'store.getForm']);
+    expect(calls.sort()).toEqual(['endpoints.listByForm', 'store.getFormUnscoped']);
   });
 
   it('keeps at most ATTEMPT_CONCURRENCY first attempts in flight across batches handled at once', async () => {

@@ -76,19 +76,20 @@ describe('the Mongo delivery store writes a submission copy it knows is stored o
   it('skips the second save of a copy (both channel groups save each), but not another process’s or after a delete', async () => {
     const { views: store } = await storesOn();
     const [a, b] = [submission(), submission()];
+    const scope = { orgId: a.orgId };
     await store.saveSubmissions([a, b]);
     // Removed behind the store's back: a save it skips does not put the copy back.
     await copies().deleteOne({ _id: a.submissionId });
     await store.saveSubmissions([a, b]);
     await store.saveSubmissions([a]);
-    expect(await store.getSubmission(a.submissionId)).toBeNull();
+    expect(await store.getSubmission(scope, a.submissionId)).toBeNull();
     // Another process knows nothing of it and stores it.
     const { views: other } = await storesOn();
     await other.saveSubmissions([a]);
-    expect(await store.getSubmission(a.submissionId)).toEqual(a);
+    expect(await store.getSubmission(scope, a.submissionId)).toEqual(a);
     // A copy the store deleted is stored again by its next save.
     await store.deleteSubmission(b.submissionId);
     await store.saveSubmissions([b]);
-    expect(await store.getSubmission(b.submissionId)).toEqual(b);
+    expect(await store.getSubmission(scope, b.submissionId)).toEqual(b);
   });
 });

@@ -3,7 +3,7 @@ import type { EventBus } from '@formgate/bus';
 import { createKafkaBus } from '@formgate/bus/kafka';
 import { DEFAULT_FORM_SETTINGS, encodeEvent, type Form, Topics } from '@formgate/contracts';
 import { createIdentityCodec, createLogger, systemIds } from '@formgate/kit';
-import { eventually } from '@formgate/kit/testing';
+import { eventually, loadTestRunConfig } from '@formgate/kit/testing';
 import { createSmtpMailer, type Mailer } from '@formgate/mail';
 import { type SmtpTestServer, startSmtpTestServer } from '@formgate/mail/testing';
 import { useTestMongo } from '@formgate/store/testing';
@@ -18,7 +18,7 @@ import {
 } from '../src/store/mongo/index.ts';
 import { migratedMongo } from './notifications-db.ts';
 
-const brokers = (process.env.KAFKA_BROKERS ?? '').split(',').filter(Boolean);
+const brokers = (loadTestRunConfig().KAFKA_BROKERS ?? '').split(',').filter(Boolean);
 if (brokers.length === 0) throw new Error('KAFKA_BROKERS must be set (the e2e global setup provides it)');
 /** This file's namespace on the shared broker: other e2e files run at the same time (ADR 53). */
 const topicPrefix = `e2e-notify-${randomUUID().slice(0, 8)}.`;

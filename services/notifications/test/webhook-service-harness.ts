@@ -137,7 +137,9 @@ export async function startWebhookService(options: {
       data: form,
     });
     await bus.publish(Topics.formsForm, [{ key: form.id, value }]);
-    await eventually(async () => expect(await stores.views.getForm(form.id)).toMatchObject({ version: 1 }));
+    await eventually(async () =>
+      expect(await stores.views.getForm({ orgId: form.orgId }, form.id)).toMatchObject({ version: 1 }),
+    );
     return form;
   };
 

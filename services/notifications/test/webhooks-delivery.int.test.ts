@@ -142,7 +142,9 @@ describe('webhook deliveries to real HTTP receivers (embedded log and stores, WE
       },
     });
     // Forgotten once the send is done: the receiver has the request before the service has its answer.
-    await eventually(async () => expect(await svc.stores.views.getSubmission(submissionId)).toBeNull());
+    await eventually(async () =>
+      expect(await svc.stores.views.getSubmission({ orgId: form.orgId }, submissionId)).toBeNull(),
+    );
   });
 
   it('retries a 500 on the schedule with the same webhook-id, then succeeds', async () => {

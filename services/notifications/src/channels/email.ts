@@ -36,12 +36,13 @@ export function createEmailChannel(deps: EmailChannelDeps): DeliveryChannel {
   const { views, logger } = deps;
 
   async function send(delivery: Delivery, known: AttemptContext): Promise<SendResult> {
+    const scope = { orgId: delivery.orgId };
     const [form, submission] = await Promise.all([
-      known.form ?? views.getForm(delivery.formId),
-      known.submission ?? views.getSubmission(delivery.submissionId),
+      known.form ?? views.getForm(scope, delivery.formId),
+      known.submission ?? views.getSubmission(scope, delivery.submissionId),
     ]);
     if (!submission) return permanentFailure('GONE', 'the submission was deleted');
-    if (!form || form === 'deleted') return permanentFailure('GONE', 'the form was deleted');
+    if (!form) return permanentFailure('GONE', 'the form was deleted');
     const input = {
       form,
       submission,

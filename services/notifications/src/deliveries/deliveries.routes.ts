@@ -39,8 +39,8 @@ export function deliveriesRoutes(deps: DeliveriesRoutesDeps) {
   const inFlight = new Set<Promise<void>>();
 
   const loadForm = async (req: Request): Promise<FormView> => {
-    const form = await stores.views.getForm(String(req.params.formId));
-    if (!form || form === 'deleted' || form.orgId !== identityOf(req).orgId) throw new AppError('FORMS_FORM_NOT_FOUND');
+    const form = await stores.views.getForm({ orgId: identityOf(req).orgId }, String(req.params.formId));
+    if (!form) throw new AppError('FORMS_FORM_NOT_FOUND');
     return form;
   };
 

@@ -20,7 +20,7 @@ export interface ResendDeps {
  */
 export async function resendDelivery(deps: ResendDeps, original: Delivery, id: string) {
   const needsCopy = original.webhookEvent?.type !== 'submission.deleted';
-  if (needsCopy && !(await deps.stores.views.getSubmission(original.submissionId))) {
+  if (needsCopy && !(await deps.stores.views.getSubmission({ orgId: original.orgId }, original.submissionId))) {
     throw new AppError('NOTIFICATIONS_SUBMISSION_GONE');
   }
   const target = await channelOf(deps.channels, original).resendOf(original);

@@ -47,10 +47,6 @@ function asReceived(m: BusMessage, event: { id: string; occurredAt: string }, da
 export function createSubmissionChangesHandler(deps: HandlerDeps) {
   const { views } = deps.stores;
   const received = createSubmissionReceivedHandler(deps);
-  const viewOf = async (formId: string, orgId: string) => {
-    const form = await views.getForm(formId);
-    return form && form !== 'deleted' && form.orgId === orgId ? form : null;
-  };
   const handle = async (batch: BusMessage[]) => {
     for (const m of batch) {
       const event = decodeEvent(Topics.formsSubmission, m.value);
@@ -65,10 +61,10 @@ export function createSubmissionChangesHandler(deps: HandlerDeps) {
         continue;
       }
       const { submissionId, formId, orgId, receivedAt } = event.data;
-      const form = await viewOf(formId, orgId);
+      const form = await views.getForm({ orgId }, formId);
       const deleted = event.type === 'submission.deleted';
       const spamMark = event.type !== 'submission.deleted' && event.data.spam && !event.data.wasSpam;
-      if (form && (deleted || (spamMark && (await views.getSubmission(submissionId))))) {
+      if (form && (deleted || (spamMark && (await views.getSubmission({ orgId }, submissionId))))) {
         const type = deleted ? 'submission.deleted' : 'submission.spam';
         const wanted = webhookDeliveriesFor(deps, {
           form,

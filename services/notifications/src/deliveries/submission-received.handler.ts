@@ -86,7 +86,8 @@ export function createSubmissionReceivedHandler(deps: HandlerDeps, kinds = ALL_C
     const wanted: Delivery[] = [];
     const contexts = new Map<string, AttemptContext>();
     await mapLimit([...byForm.entries()], DELIVERY_TUNING.formsPlannedAtOnce, async ([formId, received]) => {
-      const form = await stores.views.getForm(formId);
+      // By id alone (a form not seen yet is waited for); submissions naming another organization are dropped below.
+      const form = await stores.views.getFormUnscoped(formId);
       if (form === null) throw new FormNotYetKnownError(formId);
       if (form === 'deleted') return;
       const version = acceptedUnder(received);

@@ -117,8 +117,8 @@ export function webhooksRoutes(deps: WebhooksRoutesDeps) {
   const router = Router();
 
   const loadForm = async (req: Request): Promise<FormView> => {
-    const form = await stores.views.getForm(String(req.params.formId));
-    if (!form || form === 'deleted' || form.orgId !== identityOf(req).orgId) throw new AppError('FORMS_FORM_NOT_FOUND');
+    const form = await stores.views.getForm({ orgId: identityOf(req).orgId }, String(req.params.formId));
+    if (!form) throw new AppError('FORMS_FORM_NOT_FOUND');
     return form;
   };
   const loadEndpoint = async (req: Request, form: FormView) => {

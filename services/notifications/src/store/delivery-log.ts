@@ -27,11 +27,14 @@ import type {
  *   as `planDeliveries` does, claiming attempt 1 of each one it inserts (`lastClaimed` 1, no `nextAttemptAt`: the
  *   batch's lease stands for it). It answers each delivery as stored and whether this call claimed it.
  * - `listOpenBatches(before, limit)` lists the batches not closed whose lease ended before `before`, each with its
- *   deliveries as stored; `closeBatch` removes one.
+ *   deliveries as stored; `closeBatch` removes one. The worker's cross-organization read, never the API's.
  * - `listDue(now, limit)`: `pending` or `retrying` deliveries with `nextAttemptAt ≤ now`, earliest first, never a
- *   final or deferred one.
+ *   final or deferred one. The retry worker's cross-organization read, never the API's.
  * - `getDelivery`, `listBySubmission` (oldest first), `listByTarget` (newest first), `listFailed` (final `failed`,
- *   `createdAt` in `[from, to)`) answer only the organization's deliveries. Every read is index-backed.
+ *   `createdAt` in `[from, to)`), `listAttempts` answer only the organization's deliveries. Every read is
+ *   index-backed.
+ * - `countSince` is the planning consumer's read (autoresponse limits), keyed by a form of the forms view (a form is
+ *   one organization's); the API never calls it.
  * - Reads never hide a final outcome: a batch's success is visible to every read, a late deferral never masks it.
  */
 export interface DeliveryLog {
@@ -40,9 +43,13 @@ export interface DeliveryLog {
   listBySubmission(scope: OrgScope, submissionId: string): Promise<Delivery[]>;
   listByTarget(scope: OrgScope, targetId: string, limit: number): Promise<Delivery[]>;
   listFailed(scope: OrgScope, formId: string, range: { from: string; to: string }, limit: number): Promise<Delivery[]>;
-  /** Deliveries of a form and purpose created at or after `since`, optionally to one target (autoresponse limits). */
+  /**
+   * Internal (the planning consumer's): deliveries of a form and purpose created at or after `since`, optionally to
+   * one target (autoresponse limits).
+   */
   countSince(q: { formId: string; purpose: string; target?: string; since: string }): Promise<number>;
   listAttempts(scope: OrgScope, deliveryId: string): Promise<AttemptRecord[]>;
+  /** Internal: the retry worker's read across organizations. */
   listDue(now: string, limit: number): Promise<Delivery[]>;
 
   claimAttempt(
@@ -60,6 +67,7 @@ export interface DeliveryLog {
     batch: FirstAttemptBatch,
     deliveries: Delivery[],
   ): Promise<{ delivery: Delivery; claimed: boolean }[]>;
+  /** Internal: the worker's read of abandoned consumer batches, across organizations. */
   listOpenBatches(before: string, limit: number): Promise<OpenBatch[]>;
   closeBatch(batchId: string): Promise<void>;
 }

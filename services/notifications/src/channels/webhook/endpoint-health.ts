@@ -62,8 +62,8 @@ export async function afterFinal(deps: EndpointHealthDeps, delivery: Delivery): 
 
 /** Mails each verified notification address of the organization; best effort, one try (the dashboard shows it too). */
 async function tellOrganization(deps: EndpointHealthDeps, endpoint: WebhookEndpoint) {
-  const form = await deps.stores.views.getForm(endpoint.formId);
-  if (!form || form === 'deleted') return;
+  const form = await deps.stores.views.getForm({ orgId: endpoint.orgId }, endpoint.formId);
+  if (!form) return;
   const settingsUrl = `${deps.publicUrl}/dashboard/forms/${encodeURIComponent(form.slug)}/settings`;
   for (const to of await deps.recipients.listVerified(endpoint.orgId)) {
     try {

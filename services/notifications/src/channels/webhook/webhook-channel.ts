@@ -60,7 +60,8 @@ export function createWebhookChannel(deps: WebhookChannelDeps): DeliveryChannel 
       const submission = { id: delivery.submissionId, formId: form.id, createdAt: ref.receivedAt };
       return { type: ref.type, occurredAt: ref.occurredAt, form: formRef, submission };
     }
-    const stored = known.submission ?? (await stores.views.getSubmission(delivery.submissionId));
+    const stored =
+      known.submission ?? (await stores.views.getSubmission({ orgId: delivery.orgId }, delivery.submissionId));
     if (!stored) return 'the submission was deleted';
     const submission = toSubmissionDto(stored, ref.type === 'submission.spam');
     return { type: ref.type, occurredAt: ref.occurredAt, form: formRef, submission };
@@ -74,8 +75,8 @@ export function createWebhookChannel(deps: WebhookChannelDeps): DeliveryChannel 
       : null;
     if (!endpoint) return permanentFailure('GONE', 'the webhook endpoint was deleted');
     if (!endpoint.enabled) return permanentFailure('WEBHOOK_ENDPOINT_DISABLED', 'the webhook endpoint is disabled');
-    const form = known.form ?? (await stores.views.getForm(delivery.formId));
-    if (!form || form === 'deleted') return permanentFailure('GONE', 'the form was deleted');
+    const form = known.form ?? (await stores.views.getForm({ orgId: delivery.orgId }, delivery.formId));
+    if (!form) return permanentFailure('GONE', 'the form was deleted');
     const event = await eventOf(delivery, form, known);
     if (typeof event === 'string') return permanentFailure('GONE', event);
     const { body, headers } = buildWebhookRequest({

@@ -7,6 +7,7 @@ export function createMongoDeferredEmails(db: MongoDb): DeferredEmails {
   const c = deliveriesCollection(db);
   return {
     async defer(deliveryId, lastClaimed, at) {
+      // The update and the read by `_id`; the claim and the status are checked on the document.
       await c.deliveries.updateOne(
         { _id: deliveryId, lastClaimed, deferredAt: { $exists: false }, status: NOT_FINAL },
         {

@@ -106,7 +106,7 @@ function attemptWrites(c: DeliveriesCollection): Pick<DeliveryLog, 'claimAttempt
     async claimAttempt(deliveryId, attempt, at) {
       const _id = attemptKey(deliveryId, attempt);
       if (attempt === 1) {
-        // A delivery a batch planned was claimed for attempt 1 by its insert (set once, at creation): held.
+        // A delivery a batch planned was claimed for attempt 1 by its insert (set once, at creation): held. By `_id`.
         const doc = await deliveries.findOne({ _id: deliveryId });
         if (doc?.batch !== undefined) {
           return { claimed: false, startedAt: doc.batch.startedAt, outcome: await c.successes.outcomeOf(deliveryId) };
@@ -116,10 +116,11 @@ function attemptWrites(c: DeliveriesCollection): Pick<DeliveryLog, 'claimAttempt
         await attempts.insertOne({ _id, deliveryId, attempt, startedAt: at.startedAt, outcome: null });
       } catch (err) {
         ignoreDuplicates(err);
-        const held = await attempts.findOne({ _id });
+        const held = await attempts.findOne({ _id }); // by `_id`
         if (!held) throw new Error(`attempt ${_id} is neither new nor stored`);
         return { claimed: false, startedAt: held.startedAt, outcome: held.outcome };
       }
+      // By `_id`; the claim is checked on the document.
       await deliveries.updateOne(
         { _id: deliveryId, lastClaimed: { $lt: attempt } },
         {
@@ -135,6 +136,7 @@ function attemptWrites(c: DeliveriesCollection): Pick<DeliveryLog, 'claimAttempt
       return { claimed: true };
     },
     async recordOutcome(deliveryId, attempt, outcome) {
+      // By `_id`, as `writeOutcome`'s.
       await attempts.updateOne({ _id: attemptKey(deliveryId, attempt) }, { $set: { outcome } });
       return c.writeOutcome(deliveryId, attempt, outcome);
     },
@@ -181,7 +183,7 @@ function batchWrites(c: DeliveriesCollection): Omit<DeliveryLog, keyof Reads | '
       return (await c.insertOrFind(docs)).map(({ delivery, inserted }) => ({ delivery, claimed: inserted }));
     },
     async listOpenBatches(before, limit) {
-      // Open batches are the few in flight (and any a crash left): the collection stays small, a scan is cheap.
+      // No index: open batches are the few in flight (and any a crash left), so a scan of them is cheap.
       const docs = await batches
         .find({ leaseUntil: { $lt: before } })
         .limit(limit)
@@ -196,7 +198,7 @@ function batchWrites(c: DeliveriesCollection): Omit<DeliveryLog, keyof Reads | '
       );
     },
     async closeBatch(batchId) {
-      await batches.deleteOne({ _id: batchId });
+      await batches.deleteOne({ _id: batchId }); // by `_id`
     },
   };
 }

@@ -42,8 +42,11 @@ export function createMongoNotificationViews(db: MongoDb): NotificationViews {
         )
         .catch(ignoreDuplicates);
     },
-    async getForm(formId) {
-      // Index `_id`, as every read here.
+    async getForm({ orgId }, formId) {
+      // Index `_id`, as every read here; the organization is a condition on the one document found.
+      return (await forms.findOne({ _id: formId, deleted: false, 'form.orgId': orgId }))?.form ?? null;
+    },
+    async getFormUnscoped(formId) {
       const doc = await forms.findOne({ _id: formId });
       if (!doc) return null;
       return doc.deleted || !doc.form ? 'deleted' : doc.form;
@@ -51,8 +54,8 @@ export function createMongoNotificationViews(db: MongoDb): NotificationViews {
     async saveSubmissions(list) {
       await copies.insert(list.map((submission) => ({ _id: submission.submissionId, submission })));
     },
-    async getSubmission(submissionId) {
-      return (await submissions.findOne({ _id: submissionId }))?.submission ?? null;
+    async getSubmission({ orgId }, submissionId) {
+      return (await submissions.findOne({ _id: submissionId, 'submission.orgId': orgId }))?.submission ?? null;
     },
     async deleteSubmission(submissionId) {
       await submissions.deleteOne({ _id: submissionId });

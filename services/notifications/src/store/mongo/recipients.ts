@@ -44,9 +44,11 @@ export function createMongoRecipientStore(conn: MongoConnection): RecipientStore
   const counters = db.collection<CounterDoc>('notification_email_mails');
   const names = db.collection<NameDoc>('notification_org_names');
 
+  // Index `org_email`.
   const byEmail = (orgId: string, email: string) => emails.findOne({ orgId, email });
 
   async function claim(orgId: string, email: string, now: Date, policy: MailPolicy): Promise<MailClaim> {
+    // Index `org_email_seq`, here and for the older counters' deletion below.
     const [latest] = await counters.find({ orgId, email }).sort({ seq: -1 }).limit(1).toArray();
     const decision = nextMailCounter(latest ?? null, now, policy);
     if ('retryAt' in decision) return { allowed: false, retryAt: decision.retryAt };
@@ -62,16 +64,18 @@ export function createMongoRecipientStore(conn: MongoConnection): RecipientStore
   }
 
   return {
+    // Index `org_created` (by its prefix); the sort with its `_id` tie-break is in memory, over a few addresses.
     list: async (scope) =>
       (await emails.find({ orgId: scope.orgId }).sort({ createdAt: 1, _id: 1 }).toArray()).map(toRecipient),
     async get(scope, id) {
-      const doc = await emails.findOne({ _id: id, orgId: scope.orgId });
+      const doc = await emails.findOne({ _id: id, orgId: scope.orgId }); // by `_id`
       return doc ? toRecipient(doc) : null;
     },
     async add(scope, input, options) {
       const email = input.email.toLowerCase();
       const existing = await byEmail(scope.orgId, email);
       if (existing) return { outcome: 'exists', recipient: toRecipient(existing) };
+      // Index `org_email` (by its prefix).
       if ((await emails.countDocuments({ orgId: scope.orgId })) >= options.limit) return { outcome: 'limit-reached' };
       const doc: RecipientDoc = {
         _id: input.id,
@@ -90,24 +94,28 @@ export function createMongoRecipientStore(conn: MongoConnection): RecipientStore
       }
     },
     async markVerified(scope, input) {
+      // The update and the read by `_id`; the organization and the address are checked on the document.
       const filter = { _id: input.id, orgId: scope.orgId, email: input.email.toLowerCase() };
       await emails.updateOne({ ...filter, verifiedAt: null }, { $set: { verifiedAt: input.at } });
       const doc = await emails.findOne(filter);
       return doc ? toRecipient(doc) : null;
     },
+    // By `_id`.
     remove: async (scope, id) => (await emails.deleteOne({ _id: id, orgId: scope.orgId })).deletedCount === 1,
+    // Index `org_email` (by its prefix); `verifiedAt` is checked on the organization's few addresses.
     listVerified: async (orgId) =>
       (await emails.find({ orgId, verifiedAt: { $ne: null } }, { projection: { email: 1 } }).toArray()).map(
         (d) => d.email,
       ),
     claimVerificationMail: (scope, email, now, policy) => claim(scope.orgId, email.toLowerCase(), now, policy),
     async setOrgName(orgId, name) {
+      // By `_id`, as `getOrgName`.
       await names.updateOne({ _id: orgId }, { $set: { name } }, { upsert: true });
     },
     getOrgName: async (orgId) => (await names.findOne({ _id: orgId }))?.name ?? null,
     async purgeOrganization(scope) {
-      await emails.deleteMany({ orgId: scope.orgId });
-      await counters.deleteMany({ orgId: scope.orgId });
+      await emails.deleteMany({ orgId: scope.orgId }); // index `org_email` (by its prefix)
+      await counters.deleteMany({ orgId: scope.orgId }); // index `org_email_seq` (by its prefix)
       await names.deleteOne({ _id: scope.orgId });
     },
     async close() {},

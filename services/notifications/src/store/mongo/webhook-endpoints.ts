@@ -122,7 +122,8 @@ async function update(
   );
   if (!inserted) return 'conflict';
   if (changes.enabledAt !== undefined) {
-    // Re-enabled: the disablings of the times before no longer apply (a late one left over is never read).
+    // Re-enabled: the disablings of the times before no longer apply (a late one left over is never read). Index
+    // `endpoint_id`.
     await disablings.deleteMany({
       endpointId: id,
       orgId,
@@ -130,6 +131,7 @@ async function update(
       enabledAt: { $ne: changes.enabledAt },
     });
   }
+  // Index `endpoint_id`.
   await revisions.deleteMany({
     endpointId: id,
     orgId,
@@ -170,6 +172,7 @@ export function createMongoWebhookEndpointStore(conn: MongoConnection): WebhookE
     async create(endpoint, { limit }) {
       const { id, ...rest } = endpoint;
       for (;;) {
+        // Index `form_slot` (by its prefix); the endpoint is looked for by `_id` after a duplicate.
         const taken = new Set(
           (await docs.find({ formId: endpoint.formId }, { projection: { slot: 1 } }).toArray()).map((d) => d.slot),
         );
@@ -186,6 +189,7 @@ export function createMongoWebhookEndpointStore(conn: MongoConnection): WebhookE
     },
     get: (scope, id) => get(c, scope.orgId, id),
     async listByForm(scope, formId) {
+      // Index `form_slot` (by its prefix).
       const found = await docs.find({ formId, orgId: scope.orgId }).toArray();
       return found
         .filter((d): d is EndpointDoc => d.record === undefined)
@@ -211,6 +215,7 @@ export function createMongoWebhookEndpointStore(conn: MongoConnection): WebhookE
       );
     },
     async remove(scope, id) {
+      // By `_id`, then the records by index `endpoint_id`.
       const removed = await endpoints.deleteOne({ _id: id, orgId: scope.orgId, record: { $exists: false } });
       if (removed.deletedCount !== 1) return false;
       // A record left behind (a crash here, or a late one) is never read: no endpoint has its id.

@@ -15,9 +15,13 @@ export function createSqliteNotificationViews(db: SqliteDb): NotificationViews {
        ON CONFLICT (id) DO UPDATE SET version = excluded.version, deleted = 1, doc = NULL
        WHERE excluded.version >= forms_view.version`,
     ),
-    getForm: db.prepare('SELECT deleted, doc FROM forms_view WHERE id = ?'),
+    // By primary key; the organization is a condition on the one row found.
+    getForm: db
+      .prepare("SELECT doc FROM forms_view WHERE id = ? AND deleted = 0 AND json_extract(doc, '$.orgId') = ?")
+      .pluck(),
+    getFormUnscoped: db.prepare('SELECT deleted, doc FROM forms_view WHERE id = ?'),
     saveSubmission: db.prepare('INSERT OR IGNORE INTO submissions (id, doc) VALUES (?, ?)'),
-    getSubmission: db.prepare('SELECT doc FROM submissions WHERE id = ?').pluck(),
+    getSubmission: db.prepare("SELECT doc FROM submissions WHERE id = ? AND json_extract(doc, '$.orgId') = ?").pluck(),
     deleteSubmission: db.prepare('DELETE FROM submissions WHERE id = ?'),
   };
   const saveSubmissions = db.transaction((submissions: StoredSubmission[]) => {
@@ -30,14 +34,18 @@ export function createSqliteNotificationViews(db: SqliteDb): NotificationViews {
     async deleteForm(formId, version) {
       s.deleteForm.run(formId, version);
     },
-    async getForm(formId) {
-      const row = s.getForm.get(formId) as { deleted: number; doc: string | null } | undefined;
+    async getForm({ orgId }, formId) {
+      const doc = s.getForm.get(formId, orgId) as string | undefined;
+      return doc ? (JSON.parse(doc) as FormView) : null;
+    },
+    async getFormUnscoped(formId) {
+      const row = s.getFormUnscoped.get(formId) as { deleted: number; doc: string | null } | undefined;
       if (!row) return null;
       return row.deleted || !row.doc ? 'deleted' : (JSON.parse(row.doc) as FormView);
     },
     saveSubmissions: async (submissions) => saveSubmissions(submissions),
-    async getSubmission(submissionId) {
-      const doc = s.getSubmission.get(submissionId) as string | undefined;
+    async getSubmission({ orgId }, submissionId) {
+      const doc = s.getSubmission.get(submissionId, orgId) as string | undefined;
       return doc ? (JSON.parse(doc) as StoredSubmission) : null;
     },
     async deleteSubmission(submissionId) {
