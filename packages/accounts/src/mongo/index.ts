@@ -3,7 +3,8 @@ import type { Db } from 'mongodb';
 import type { AccountsStore } from '../accounts-store.ts';
 import { migrateMongoAccounts } from './migrations/index.ts';
 
-export { ACCOUNTS_MIGRATION_SCOPE, migrateMongoAccounts, mongoAccountsMigrations } from './migrations/index.ts';
+export { ACCOUNTS_MIGRATION_SCOPE } from '../accounts-store.ts';
+export { migrateMongoAccounts, mongoAccountsMigrations } from './migrations/index.ts';
 
 /**
  * better-auth on a MongoDB database (distributed mode), without transactions (FerretDB has none to offer). Its

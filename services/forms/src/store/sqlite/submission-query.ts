@@ -7,7 +7,7 @@ import { formRecords } from './schema.ts';
 
 /** The columns a list or export reads, in raw mode (`formRecords`). */
 const COLUMNS_READ = 's.id, s.created_at, s.seq, s.doc';
-/** Whether an export of `?` columns must format the row from its document (after `CSV_COLUMNS_READ`). */
+/** Whether an export of `?` columns must format the row from its document (three times in `CSV_COLUMNS_READ`). */
 const NEEDS_DOC = '(s.csv_line IS NULL OR s.csv_width > ?)';
 /**
  * The columns a CSV export reads (after its parameters, the export's column count three times): the position, the
@@ -142,7 +142,7 @@ export function createSqliteSubmissionQuery(db: SqliteDb): QueryMethods {
       const width = columns.length;
       const formatted = csvRows(columns);
       const record = formRecords(formId, scope.orgId);
-      // [seq, csv_line, csv_width, id, created_at, doc or null]
+      // [seq, csv_line, csv_width, id, created_at, doc], the last three null where the kept line serves
       const read = {
         columns: CSV_COLUMNS_READ,
         columnParams: [width, width, width],

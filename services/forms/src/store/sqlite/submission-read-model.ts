@@ -98,7 +98,7 @@ interface CounterRow {
 
 /**
  * `SubmissionReadModel` on SQLite: the submissions, their positions and their counters change in one transaction,
- * so counts are exact and positions dense; a page is a range on the (`form_id`, `seq`) index.
+ * so counts are exact and positions dense; a page is a range on the (`form_id`, `seq`, …) index.
  */
 export function createSqliteSubmissionReadModel(db: SqliteDb): SubmissionReadModel {
   const countInserted = createInsertCounters(db);
