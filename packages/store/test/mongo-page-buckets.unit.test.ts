@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { MongoDb } from '../src/mongo.ts';
 import {
   bucketBelow,
   bucketKeys,
@@ -6,6 +7,7 @@ import {
   checkLayout,
   type PageLayout,
   pageLayout,
+  pageReadFor,
   readDownPageBuckets,
 } from '../src/mongo-page-buckets.ts';
 
@@ -97,5 +99,19 @@ describe('page buckets', () => {
     expect(pageLayout(136).width).toBe(136);
     for (const bad of [0, 6, 2.5, -4]) expect(() => pageLayout(bad)).toThrow(/multiple of 4/);
     expect(() => checkLayout({ letters: 'ab', width: 3 })).toThrow(/multiple of 2/);
+  });
+});
+
+describe('pageReadFor', () => {
+  /** A database whose server answers `buildInfo` with `info`. */
+  const serverAnswering = (info: Record<string, unknown>) =>
+    ({ admin: () => ({ command: async () => ({ ok: 1, ...info }) }) }) as unknown as MongoDb;
+
+  it('reads pages by buckets on FerretDB, which names itself in its build info, and by one indexed find on MongoDB', async () => {
+    // The fields that tell the servers apart, as FerretDB 1.24 and MongoDB 7 answer.
+    const ferretDb = { version: '7.0.42', gitVersion: 'unknown', ferretdbVersion: 'v1.24.2', ferretdbFeatures: {} };
+    const mongoDb = { version: '7.0.14', gitVersion: 'ce59cfc6a3c5e5c067dca0d30697edd68d4f5188', modules: [] };
+    expect(await pageReadFor(serverAnswering(ferretDb))).toBe('buckets');
+    expect(await pageReadFor(serverAnswering(mongoDb))).toBe('index');
   });
 });
