@@ -21,10 +21,10 @@ const WIDTH = 4;
 const CURRENT = pageLayout(WIDTH);
 
 // Filtered pages: one indexed find (MongoDB's way), and page buckets first with small buckets (FerretDB's).
-runFormsStoresContracts({ name: 'mongo', create: () => openMongoFormsStores(mongo(), { findStrategy: 'index' }) });
+runFormsStoresContracts({ name: 'mongo', create: () => openMongoFormsStores(mongo(), { pageRead: 'index' }) });
 runFormsStoresContracts({
   name: 'mongo, page width 8, bucket reads',
-  create: () => openMongoFormsStores(mongo(), { pageWidth: 8, findStrategy: 'buckets' }),
+  create: () => openMongoFormsStores(mongo(), { pageWidth: 8, pageRead: 'buckets' }),
   unorderedExport: true,
 });
 
@@ -201,8 +201,8 @@ describe('mongo forms stores: batches, positions and counters', () => {
     await db()
       .collection<{ _id: string }>(Collections.submissions)
       .updateOne({ _id: gone.id }, { $set: { deleted: true } });
-    for (const strategy of ['index', 'buckets'] as const) {
-      const s = await openMongoFormsStores(mongo(), { pageWidth: WIDTH, findStrategy: strategy });
+    for (const pageRead of ['index', 'buckets'] as const) {
+      const s = await openMongoFormsStores(mongo(), { pageWidth: WIDTH, pageRead });
       const found = await s.submissions.findSubmissions(scope, f.id, { filter: { terms: ['hello'] }, limit: 10 });
       expect(found.map((r) => r.id)).toEqual([kept.id]);
       const exported: string[] = [];

@@ -4,7 +4,10 @@ import { ACCOUNTS_MIGRATION_SCOPE } from '../../accounts-store.ts';
 import { createAccountsIndexes } from './0001-create-accounts-indexes.ts';
 import { completeOutboxRows } from './0002-complete-outbox-rows.ts';
 
-/** The accounts database's MongoDB schema (Formgate's indexes and outbox rows), in order (ADR 72). A shipped migration is never edited. */
+/**
+ * The accounts database's MongoDB schema (Formgate's indexes and outbox rows), in order (ADR 72). A shipped migration
+ * is never edited.
+ */
 export const mongoAccountsMigrations: readonly MongoMigration[] = [createAccountsIndexes, completeOutboxRows];
 
 /** Brings the accounts database to the latest shape: `accounts.start()` runs it (the store's `prepare`). */

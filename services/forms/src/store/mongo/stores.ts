@@ -10,7 +10,7 @@ export interface MongoFormsStoresOptions {
   /** Tests only: the width of the page buckets (`pageLayout`); it must stay the same for the life of a database. */
   pageWidth?: number;
   /** Tests only: how filtered pages are read, chosen by the server otherwise (`pageReadFor`). */
-  findStrategy?: PageRead;
+  pageRead?: PageRead;
   /** Tests only: when a form replacement's claim counts as abandoned. */
   claimAbandonedMs?: number;
 }
@@ -20,10 +20,10 @@ export interface MongoFormsStoresOptions {
  * Asks the server once which read of filtered pages it needs (`pageReadFor`).
  */
 export async function createMongoFormsStores(db: MongoDb, options: MongoFormsStoresOptions = {}): Promise<FormsStores> {
-  const findStrategy = options.findStrategy ?? (await pageReadFor(db));
+  const pageRead = options.pageRead ?? (await pageReadFor(db));
   return {
     forms: createMongoFormRepository(db, { claimAbandonedMs: options.claimAbandonedMs }),
-    submissions: createMongoSubmissionReadModel(db, { layout: pageLayout(options.pageWidth), findStrategy }),
+    submissions: createMongoSubmissionReadModel(db, { layout: pageLayout(options.pageWidth), pageRead }),
     changes: createMongoSubmissionChanges(db),
     held: createMongoHeldSubmissions(db),
     blocked: createMongoBlockedCounts(db),

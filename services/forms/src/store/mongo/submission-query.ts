@@ -61,11 +61,11 @@ export function filterQuery(
  * Filters, search and export on MongoDB / FerretDB 1.24 (ADR 0022). A filtered page is
  * `find(filterQuery).sort({seq: -1}).limit(n)`; an export is the same query as one cursor read `EXPORT_BATCH` at a
  * time. On MongoDB the indexes `form_seq_time`, `form_spam`, `form_held` and `form_terms` serve each filter in list
- * order; FerretDB 1.24 pushes down the equalities only and sorts in Go, hence the `buckets` strategy there.
+ * order; FerretDB 1.24 pushes down the equalities only and sorts in Go, hence the `buckets` read there.
  */
 export function createMongoSubmissionQuery(
   db: MongoDb,
-  options: { strategy: PageRead; layout: PageLayout },
+  options: { pageRead: PageRead; layout: PageLayout },
 ): QueryMethods {
   const submissions = collectionOf(db);
   const counters = db.collection<CounterDoc>(Collections.counters);
@@ -101,7 +101,7 @@ export function createMongoSubmissionQuery(
   const methods: QueryMethods = {
     async findSubmissions(scope, formId, { filter, limit, after }) {
       if (limit <= 0) return [];
-      if (options.strategy === 'buckets') return byBuckets(scope.orgId, formId, filter, limit, after?.seq);
+      if (options.pageRead === 'buckets') return byBuckets(scope.orgId, formId, filter, limit, after?.seq);
       // MongoDB: index `form_spam`, `form_held`, `form_terms` or `form_seq_time`, each ending in `seq: -1`.
       return read(filterQuery(scope.orgId, formId, filter, after?.seq), limit);
     },
@@ -111,7 +111,7 @@ export function createMongoSubmissionQuery(
       const query = submissions.find(filterQuery(scope.orgId, formId, filter), { projection: PROJECTION });
       // FerretDB 1.24 sorts in Go after decoding every match: 100,000 took longer than the gateway's 10 s before
       // the first byte. Unsorted, it streams from a PostgreSQL cursor; the order is then storage order.
-      const cursor = (options.strategy === 'index' ? query.sort({ seq: -1 }) : query).batchSize(EXPORT_BATCH);
+      const cursor = (options.pageRead === 'index' ? query.sort({ seq: -1 }) : query).batchSize(EXPORT_BATCH);
       try {
         let batch: StoredSubmission[] = [];
         for await (const doc of cursor) {

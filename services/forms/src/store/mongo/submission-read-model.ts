@@ -65,7 +65,7 @@ function insertIncrements(docs: Counted[]): { $inc: Record<string, number>; $max
  */
 export function createMongoSubmissionReadModel(
   db: MongoDb,
-  options: { layout: PageLayout; findStrategy: PageRead },
+  options: { layout: PageLayout; pageRead: PageRead },
 ): SubmissionReadModel {
   const { layout } = options;
   const submissions = db.collection<SubmissionDoc>(Collections.submissions);
@@ -194,7 +194,7 @@ export function createMongoSubmissionReadModel(
       const { deleted: _d, ...rest } = doc;
       return toStored(rest);
     },
-    ...createMongoSubmissionQuery(db, { strategy: options.findStrategy, layout }),
+    ...createMongoSubmissionQuery(db, { pageRead: options.pageRead, layout }),
     async countSubmissions(scope, formId) {
       const counter = await counters.findOne({ _id: formId }); // by `_id`
       return counter?.orgId === scope.orgId ? counter.count : 0;
