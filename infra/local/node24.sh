@@ -57,8 +57,14 @@ sqlite_addon() {
     cp -rL "$src/." "$work/"
     rm -rf "$work/build" "$work/node_modules"
     fg_log "compiling better-sqlite3 $version for Node $NODE24_VERSION against $NODE24_ADDON_HEADERS's headers (once: ~3 min)"
-    (cd "$work" && with_node24 node "$gyp" rebuild --release -j 2 --nodedir="$headers_dir" >"$work.log" 2>&1) ||
+    # Without npm's settings from the environment: `pnpm bench` runs this with npm_config_nodedir=/usr (the system
+    # Node's headers), which node-gyp would take over --nodedir and build an addon Node 24 refuses.
+    (cd "$work" && for v in $(compgen -e | grep -i '^npm_config_'); do unset "$v"; done &&
+      with_node24 node "$gyp" rebuild --release -j 2 --nodedir="$headers_dir" >"$work.log" 2>&1) ||
       fg_die "building better-sqlite3 for Node $NODE24_VERSION failed" "$work.log"
+    # Cached only once Node 24 loads it: a wrong build would otherwise fail every later run.
+    with_node24 node -e 'process.dlopen({ exports: {} }, process.argv[1])' "$work/build/Release/better_sqlite3.node" ||
+      fg_die "the better-sqlite3 built for Node $NODE24_VERSION does not load" "$work.log"
     mv "$work/build/Release/better_sqlite3.node" "$addon.partial"
     mv "$addon.partial" "$addon"
     rm -rf "$work" "$work.log"
