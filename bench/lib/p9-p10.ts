@@ -1,7 +1,10 @@
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
 import type { SubmissionRecord } from '@formgate/forms';
 import type { BenchForm } from './formgate-api.ts';
 import { type GoalResult, judge, median, skipped } from './goals.ts';
+import { REPO_ROOT } from './processes.ts';
 import { rssKb, waitForIdle } from './quiesce.ts';
 import type { FormgateTarget } from './targets.ts';
 
@@ -44,6 +47,8 @@ export interface QueryRound {
   rssGrowthMb: number;
   /** p99 of paced single submissions while the export runs / the same probe on an idle deployment. */
   ingestP99Ratio: number;
+  /** The two p99s of that ratio and how many answers each had, ms (the log line shows them). */
+  ingestP99Ms: { busy: number; idle: number; busyAnswers: number; idleAnswers: number };
 }
 
 export type QueryResult =
@@ -137,30 +142,52 @@ async function measureP9(target: FormgateTarget, s: QuerySeed, samples: number, 
 }
 
 /** One JSON submission after another to `/f/{key}`, 20 ms apart, until stopped: their latencies in ms. */
+/**
+ * Paced single submissions to `key` from a process of their own (`ingest-probe-client.ts`) until `stop()`, which
+ * answers their latencies (NaN for an answer that was not 2xx).
+ */
 function ingestProbe(baseUrl: string, key: string) {
-  const latencies: number[] = [];
-  let running = true;
-  const loop = (async () => {
-    while (running) {
-      const started = performance.now();
-      const res = await fetch(`${baseUrl}/f/${key}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json' },
-        body: JSON.stringify({ email: 'probe@example.com', message: 'P10 probe' }),
-      });
-      await res.arrayBuffer();
-      latencies.push(res.ok ? performance.now() - started : Number.NaN);
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  })();
+  const child = spawn(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'bench/lib/ingest-probe-client.ts')], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, BENCH_PROBE_URL: `${baseUrl}/f/${key}` },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (d: Buffer) => {
+    out += d.toString();
+  });
+  child.stderr.on('data', (d: Buffer) => {
+    err += d.toString();
+  });
+  const exited = new Promise<number[]>((resolve, reject) => {
+    child.once('error', reject);
+    child.once('exit', (code) => {
+      const line = out.split('\n').find((l) => l.startsWith(PROBE_PREFIX));
+      if (code !== 0 || !line) reject(new Error(`ingest probe exited with ${code}:\n${err || out}`));
+      else resolve((JSON.parse(line.slice(PROBE_PREFIX.length)) as (number | null)[]).map((x) => x ?? Number.NaN));
+    });
+  });
+  // The first answer is not counted (the process's own start-up is not the server's latency).
+  const ready = new Promise<void>((resolve, reject) => {
+    const onData = () => {
+      if (!out.includes('PROBEREADY')) return;
+      child.stdout.off('data', onData);
+      resolve();
+    };
+    child.stdout.on('data', onData);
+    exited.catch(reject);
+  });
   return {
-    stop: async () => {
-      running = false;
-      await loop;
-      return latencies;
+    ready,
+    stop: () => {
+      child.stdin.end();
+      return exited;
     },
   };
 }
+
+const PROBE_PREFIX = 'PROBEJSON ';
 
 function p99(xs: number[]): number {
   if (xs.length === 0 || xs.some(Number.isNaN)) return Number.NaN;
@@ -196,6 +223,7 @@ const middle = (xs: number[]) => median(xs) as number;
  */
 async function measureExportUnderIngest(target: FormgateTarget, s: QuerySeed, pids: number[], n: number, check: Check) {
   const during = ingestProbe(target.server.url, s.probe.key);
+  await during.ready;
   const started = performance.now();
   let exports: Awaited<ReturnType<typeof measureExport>>[];
   try {
@@ -207,6 +235,7 @@ async function measureExportUnderIngest(target: FormgateTarget, s: QuerySeed, pi
   const ms = performance.now() - started;
   await waitForIdle(pids);
   const idle = ingestProbe(target.server.url, s.probe.key);
+  await idle.ready;
   await new Promise((r) => setTimeout(r, Math.max(2_000, ms)));
   const quiet = await idle.stop();
   check(!busy.some(Number.isNaN) && !quiet.some(Number.isNaN), 'P10: an ingest probe submission failed');
@@ -214,6 +243,7 @@ async function measureExportUnderIngest(target: FormgateTarget, s: QuerySeed, pi
     exportRowsPerSec: middle(exports.map((e) => e.exportRowsPerSec)),
     rssGrowthMb: Math.max(...exports.map((e) => e.rssGrowthMb)),
     ingestP99Ratio: p99(busy) / p99(quiet),
+    ingestP99Ms: { busy: p99(busy), idle: p99(quiet), busyAnswers: busy.length, idleAnswers: quiet.length },
   };
 }
 
@@ -303,7 +333,12 @@ export async function runQueryGoals(opts: {
       };
       const exported = await measureExportUnderIngest(x.target, x.seed, x.m.pids, n, check).catch((err) => {
         const nan = failed('the export')(err);
-        return { exportRowsPerSec: nan, rssGrowthMb: nan, ingestP99Ratio: nan };
+        return {
+          exportRowsPerSec: nan,
+          rssGrowthMb: nan,
+          ingestP99Ratio: nan,
+          ingestP99Ms: { busy: nan, idle: nan, busyAnswers: 0, idleAnswers: 0 },
+        };
       });
       await waitForIdle(opts.pids);
       const curRowsPerSec = await measureCursor(x.target, x.seed, n, check).catch(failed('the raw cursor'));
@@ -313,7 +348,9 @@ export async function runQueryGoals(opts: {
         `round ${round} P9 ${x.m.mode}: p95 first ${r.firstP95Ms.toFixed(1)} ms, q=hello ${r.commonP95Ms.toFixed(1)} ms, ` +
           `q=tag7 ${r.tagP95Ms.toFixed(1)} ms, q=user<k> ${r.rareP95Ms.toFixed(1)} ms; P10: export ` +
           `${Math.round(r.exportRowsPerSec)} rows/s, CUR ${Math.round(r.curRowsPerSec)} rows/s, ` +
-          `RSS +${r.rssGrowthMb.toFixed(1)} MB, ingest p99 ×${r.ingestP99Ratio.toFixed(2)} during the export`,
+          `RSS +${r.rssGrowthMb.toFixed(1)} MB, ingest p99 ×${r.ingestP99Ratio.toFixed(2)} during the export ` +
+          `(${r.ingestP99Ms.busy.toFixed(1)} ms of ${r.ingestP99Ms.busyAnswers} answers, idle ` +
+          `${r.ingestP99Ms.idle.toFixed(1)} ms of ${r.ingestP99Ms.idleAnswers})`,
       );
     }
   }
