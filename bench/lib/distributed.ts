@@ -123,6 +123,7 @@ async function startProcesses(opts: { logDir: string; kafka: string; mongo: stri
     IDENTITY_SECRET: randomBytes(32).toString('base64url'),
     // Forms and notifications (P12) read it; the other services ignore it.
     FILE_LINK_SECRET: randomBytes(32).toString('base64url'),
+    PRIVACY_KEY: randomBytes(32).toString('base64url'),
     // The bench's raised quotas: billing meters with them, forms and the gateway (accounts) enforce their limits.
     PLANS_FILE: BENCH_PLANS_FILE,
   };

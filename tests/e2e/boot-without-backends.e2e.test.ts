@@ -70,7 +70,10 @@ describe('distributed processes started before their backends', () => {
   }, 180_000);
 
   it('SIGTERM while waiting for the backends stops the process at once, exit code 0', async () => {
-    const forms = await start('boot-forms-sigterm', 'services/forms/src/main.ts', { FILE_LINK_SECRET: secret });
+    const forms = await start('boot-forms-sigterm', 'services/forms/src/main.ts', {
+      FILE_LINK_SECRET: secret,
+      PRIVACY_KEY: secret,
+    });
     await sleep(4_000); // past the first failed attempt: it waits before the next
     const began = Date.now();
     await stopProcess(forms);
@@ -81,7 +84,10 @@ describe('distributed processes started before their backends', () => {
   it('alive and not ready without backends, ready on its own once they start, and again after they vanish', async () => {
     const [formsLog, gatewayLog] = [logOf('boot-forms'), logOf('boot-gateway')];
     const began = Date.now();
-    const forms = await start('boot-forms', 'services/forms/src/main.ts', { FILE_LINK_SECRET: secret });
+    const forms = await start('boot-forms', 'services/forms/src/main.ts', {
+      FILE_LINK_SECRET: secret,
+      PRIVACY_KEY: secret,
+    });
     const publicPort = await freePort();
     const nowhere = `http://127.0.0.1:${await freePort()}`;
     const gateway = await start('boot-gateway', 'gateway/src/main.ts', {

@@ -27,6 +27,8 @@ interface Fixture {
   webhook(): Promise<{ formId: string; webhookId: string }>;
   /** Another endpoint on that form, made for one call (one that deletes it). */
   newWebhook(): Promise<{ formId: string; webhookId: string }>;
+  /** An erasure of organization A (of an address none of its submissions holds), made once. */
+  erasure(): Promise<{ erasureId: string }>;
 }
 interface Case {
   params?: (fx: Fixture) => Promise<Record<string, string>> | Record<string, string>;
@@ -116,6 +118,9 @@ const CASES: Record<string, Case> = {
   'PATCH /api/v1/orgs/settings': { body: { email_management: true } },
   'GET /api/v1/orgs/audit-log': {},
   'GET /api/v1/flags/:flag': { params: () => ({ flag: 'emailManagement' }) },
+  'POST /api/v1/erasures': { body: () => ({ email: `nobody-${Math.random().toString(36).slice(2)}@example.com` }) },
+  'GET /api/v1/erasures': {},
+  'GET /api/v1/erasures/:erasureId': { params: (fx) => fx.erasure(), secret: () => 'erasure-receipt/1' },
 };
 
 type Caller = 'owner' | 'admin' | 'member' | 'other-org-owner' | 'no-session' | 'other-org-key' | 'read-key';
@@ -124,7 +129,8 @@ const SUCCESS: Record<string, number> = { GET: 200, POST: 201, PATCH: 200, DELET
 
 const idOf = (r: ApiRoute) => `${r.method} ${r.path}`;
 const scopedRoutes = API_ROUTE_LIST.filter((r) => r.auth === 'org');
-const hasResourceParam = (r: ApiRoute) => /:(formId|submissionId|keyId|fileId|emailId|webhookId)/.test(r.path);
+const hasResourceParam = (r: ApiRoute) =>
+  /:(formId|submissionId|keyId|fileId|emailId|webhookId|erasureId)/.test(r.path);
 
 /** The status the route table says this caller must get, and the message when it is a permission denial. */
 function expected(route: ApiRoute, caller: Caller): { status: number; message?: string } {
@@ -251,7 +257,14 @@ export function describeTenantIsolation(target: TargetRef) {
         return { formId, webhookId };
       };
       let webhook: ReturnType<typeof newWebhook> | undefined;
+      let erasure: Promise<{ erasureId: string }> | undefined;
       fixture = {
+        erasure: () => {
+          erasure ??= sessions.owner
+            .call('POST', '/api/v1/erasures', { email: 'nobody@owner-a.example' })
+            .then((r) => ({ erasureId: r.body.receipt.id as string }));
+          return erasure;
+        },
         webhook: () => {
           webhook ??= newWebhook();
           return webhook;

@@ -167,8 +167,8 @@ export async function startDistributed(opts: {
     // Settled, not `Promise.all`: when one fails, the others are still starting; waiting for them records every
     // process that did start, so the cleanup below stops it (otherwise those started beside a failed one keep running).
     const started = await Promise.allSettled([
-      start('forms-1', 'services/forms/src/main.ts', { FILE_LINK_SECRET: secret }),
-      start('forms-2', 'services/forms/src/main.ts', { FILE_LINK_SECRET: secret }),
+      start('forms-1', 'services/forms/src/main.ts', { FILE_LINK_SECRET: secret, PRIVACY_KEY: secret }),
+      start('forms-2', 'services/forms/src/main.ts', { FILE_LINK_SECRET: secret, PRIVACY_KEY: secret }),
       start('billing', 'services/billing/src/main.ts', opts.billingEnv),
       start('orgs', 'services/orgs/src/main.ts'),
       ...notificationsNames.map((name) =>

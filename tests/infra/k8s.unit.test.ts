@@ -153,7 +153,7 @@ describe('infra/k8s', () => {
   });
 
   it('passes secrets by secretKeyRef only, every key documented, never a value in a manifest', () => {
-    const secretish = /SECRET|TOKEN|PASSWORD|MONGO_URL|SMTP_URL|KEY$/;
+    const secretish = /SECRET|TOKEN|PASSWORD|MONGO_URL|SMTP_URL|KEY$|KEY_PREVIOUS$/;
     expect(Object.keys(configMap.data).filter((k) => secretish.test(k))).toEqual([]);
     expect(ofKind('Secret')).toEqual([]);
     const referenced = new Set<string>();
@@ -185,7 +185,7 @@ describe('infra/k8s', () => {
     const rotating: Record<string, string[]> = {
       gateway: ['OPERATOR_TOKEN'],
       ingest: ['INGEST_SECRET'],
-      forms: ['IDENTITY_SECRET', 'FILE_LINK_SECRET'],
+      forms: ['IDENTITY_SECRET', 'FILE_LINK_SECRET', 'PRIVACY_KEY'],
       billing: ['IDENTITY_SECRET'],
       orgs: ['IDENTITY_SECRET'],
       notifications: ['IDENTITY_SECRET', 'NOTIFICATIONS_LINK_SECRET'],

@@ -38,6 +38,7 @@ async function resolveCompose(env: Record<string, string>) {
           'IDENTITY_SECRET',
           'AUTH_SECRET',
           'FILE_LINK_SECRET',
+          'PRIVACY_KEY',
           'NOTIFICATIONS_LINK_SECRET',
           'INGEST_SECRET',
           'PUBLIC_URL',
@@ -56,6 +57,7 @@ const SECRETS = {
   IDENTITY_SECRET: 'i'.repeat(40),
   AUTH_SECRET: 'a'.repeat(40),
   FILE_LINK_SECRET: 'f'.repeat(40),
+  PRIVACY_KEY: 'p'.repeat(40),
   NOTIFICATIONS_LINK_SECRET: 'n'.repeat(40),
   INGEST_SECRET: 'g'.repeat(40),
 };

@@ -23,6 +23,7 @@ import {
   systemClock,
   systemIds,
 } from '@formgate/kit';
+import { testPrivacyKeys } from '@formgate/kit/testing';
 import { createOrgsService, createSqliteOrgsStores, migrateSqliteOrgs } from '@formgate/orgs';
 import { createSqliteBlobStore, openSqlite, runSqliteMigrations } from '@formgate/store/sqlite';
 import { SignJWT } from 'jose';
@@ -61,6 +62,7 @@ beforeAll(async () => {
         ...common,
         stores: createSqliteFormsStores(formsDb),
         blobs: createSqliteBlobStore(openSqlite(':memory:')),
+        privacy: testPrivacyKeys(),
       }).app,
     },
     {

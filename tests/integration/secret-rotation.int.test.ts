@@ -103,7 +103,14 @@ describe('secret rotation (embedded)', { timeout: 120_000 }, () => {
  * no current value, so none may appear in what it prints, whether from the environment or from DATA_DIR's files.
  */
 describe('secrets generate (distributed)', { timeout: 60_000 }, () => {
-  const NAMES = ['IDENTITY_SECRET', 'INGEST_SECRET', 'FILE_LINK_SECRET', 'NOTIFICATIONS_LINK_SECRET', 'OPERATOR_TOKEN'];
+  const NAMES = [
+    'IDENTITY_SECRET',
+    'INGEST_SECRET',
+    'FILE_LINK_SECRET',
+    'NOTIFICATIONS_LINK_SECRET',
+    'OPERATOR_TOKEN',
+    'PRIVACY_KEY',
+  ];
   // Current values a pod's environment would hold, all different from anything generated.
   const current = Object.fromEntries(
     [...NAMES, 'AUTH_SECRET'].map((n) => [n, `current-${n.toLowerCase()}-value-0123456789`]),

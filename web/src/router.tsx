@@ -83,7 +83,14 @@ export const routes: RouteObject[] = [
           },
           { path: 'billing', lazy: () => import('./routes/dashboard/billing/billing.tsx') },
           { path: 'profile', lazy: () => import('./routes/dashboard/profile.tsx') },
-          { path: 'organization', lazy: () => import('./routes/dashboard/organization/organization.tsx') },
+          {
+            path: 'organization',
+            lazy: () => import('./routes/dashboard/organization/organization-layout.tsx'),
+            children: [
+              { index: true, lazy: () => import('./routes/dashboard/organization/organization.tsx') },
+              { path: 'privacy', lazy: () => import('./routes/dashboard/organization/privacy.tsx') },
+            ],
+          },
           { path: 'emails', lazy: () => import('./routes/dashboard/emails/emails-index.tsx') },
           { path: 'emails/create', lazy: () => import('./routes/dashboard/emails/email-create.tsx') },
           {

@@ -35,6 +35,9 @@ export const EmbeddedEnvSchema = z.object({
   FILE_LINK_SECRET: secretEnv.optional(),
   /** The replaced `FILE_LINK_SECRET` during a rotation: verifies only (file secrets: `DATA_DIR/<name>.previous`). */
   FILE_LINK_SECRET_PREVIOUS: previousSecretEnv,
+  /** Keys the address index and signs erasure receipts (docs/privacy.md); unset: `DATA_DIR/privacy-key`. */
+  PRIVACY_KEY: secretEnv.optional(),
+  PRIVACY_KEY_PREVIOUS: previousSecretEnv,
   /** Signs the verification links of notification addresses; otherwise generated into `DATA_DIR`. */
   NOTIFICATIONS_LINK_SECRET: secretEnv.optional(),
   /** The replaced `NOTIFICATIONS_LINK_SECRET` during a rotation: verifies only. */

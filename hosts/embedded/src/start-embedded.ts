@@ -150,6 +150,7 @@ async function boot(
       publicUrl,
       identitySecret,
       fileLinkSecret: secret('file-link-secret', config.FILE_LINK_SECRET, config.FILE_LINK_SECRET_PREVIOUS),
+      privacyKey: secret('privacy-key', config.PRIVACY_KEY, config.PRIVACY_KEY_PREVIOUS),
       notificationsLinkSecret: secret(
         'notifications-link-secret',
         config.NOTIFICATIONS_LINK_SECRET,

@@ -16,6 +16,9 @@ export const RECOMMENDED_WINDOW: Record<EmbeddedSecretName | 'identity-secret', 
   'notifications-link-secret': '24 hours (address verification links live 24 h)',
   'operator-token': 'until every script and CI job uses the new token',
   'auth-secret': 'none: better-auth 1.7 signs sessions with one secret, so rotating it signs every session out',
+  'privacy-key':
+    'as long as submissions stored before the rotation are kept (an erasure finds them by the previous key) and ' +
+    'receipts it signed must verify; retiring it leaves those unfindable by address',
 };
 
 const NAMES = Object.keys(EMBEDDED_SECRETS) as EmbeddedSecretName[];
@@ -77,6 +80,7 @@ const DISTRIBUTED = {
   NOTIFICATIONS_LINK_SECRET: 'notifications-link-secret',
   OPERATOR_TOKEN: 'operator-token',
   AUTH_SECRET: 'auth-secret',
+  PRIVACY_KEY: 'privacy-key',
 } as const satisfies Record<string, keyof typeof RECOMMENDED_WINDOW>;
 type DistributedName = keyof typeof DISTRIBUTED;
 const isDistributed = (n: string): n is DistributedName => n in DISTRIBUTED;

@@ -345,6 +345,72 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/erasures/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The public keys erasure receipts are signed with (Ed25519, SPKI PEM), to verify a receipt
+         * @description Public.
+         */
+        get: operations["getErasureKeys"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/erasures": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organization's erasures, newest first
+         * @description Caller: a member's session or an API key with `read` scope. Needs `erasure: read`.
+         */
+        get: operations["listErasures"];
+        put?: never;
+        /**
+         * Erase every submission of the organization in which an email address appears, everywhere it is kept; answers the signed receipt
+         * @description Any field, any case, and the reply-to and cc addresses the submitter gave (`_replyto`, `_cc`). The receipt names the address only by its keyed hash. Owners and admins, or a `write` API key.
+         *
+         *     Caller: a member's session or an API key with `write` scope. Needs `erasure: create`.
+         */
+        post: operations["createErasure"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/erasures/{erasureId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An erasure's signed receipt
+         * @description Caller: a member's session or an API key with `read` scope. Needs `erasure: read`.
+         */
+        get: operations["getErasure"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/forms/{formId}/submissions/{submissionId}/deliveries": {
         parameters: {
             query?: never;
@@ -4323,6 +4389,638 @@ export interface operations {
                         error: {
                             /** @enum {string} */
                             code: "UPSTREAM_UNAVAILABLE" | "STORE_UNAVAILABLE";
+                            message: string;
+                            requestId: string;
+                            /** @description Validation issues `[{path, message}]`, or the documented details of a code */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description `UPSTREAM_TIMEOUT`: The service did not answer in time */
+            504: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "UPSTREAM_TIMEOUT";
+                            message: string;
+                            requestId: string;
+                            /** @description Validation issues `[{path, message}]`, or the documented details of a code */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getErasureKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The keys, current first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        keys: {
+                            keyId: string;
+                            /** @constant */
+                            alg: "Ed25519";
+                            publicKey: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description `MALFORMED_REQUEST`: The request headers cannot be forwarded */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "MALFORMED_REQUEST";
+                            message: string;
+                            requestId: string;
+                            /** @description Validation issues `[{path, message}]`, or the documented details of a code */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description `METHOD_NOT_ALLOWED`: Method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "METHOD_NOT_ALLOWED";
+                            message: string;
+                            requestId: string;
+                            /** @description Validation issues `[{path, message}]`, or the documented details of a code */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description `UPSTREAM_UNAVAILABLE`: Service unavailable, retry shortly; `STORE_UNAVAILABLE`: The service cannot reach its database right now; retry shortly */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "UPSTREAM_UNAVAILABLE" | "STORE_UNAVAILABLE";
+                            message: string;
+                            requestId: string;
+                            /** @description Validation issues `[{path, message}]`, or the documented details of a code */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description `UPSTREAM_TIMEOUT`: The service did not answer in time */
+            504: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "UPSTREAM_TIMEOUT";
+                            message: string;
+                            requestId: string;
+                            /** @description Validation issues `[{path, message}]`, or the documented details of a code */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listErasures: {
+        parameters: {
+            query?: {
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The erasures */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            orgId: string;
+                            requestedBy: {
+                                id: string;
+                                /** @enum {string} */
+                                via: "session" | "api-key";
+                            };
+                            addressKey: string;
+                            erasedAt: string;
+                            count: number;
+                            forms: string[];
+                        }[];
+                    };
+                };
+            };
+            /** @description `VALIDATION_FAILED`: Invalid request; `MALFORMED_REQUEST`: The request headers cannot be forwarded */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "VALIDATION_FAILED" | "MALFORMED_REQUEST";
+                            message: string;
+                            requestId: string;
+                            /** @description Validation issues `[{path, message}]`, or the documented details of a code */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description `UNAUTHENTICATED`: Authentication required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "UNAUTHENTICATED";
+                            message: string;
+                            requestId: string;
+                            /** @description Validation issues `[{path, message}]`, or the documented details of a code */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION";
+                            message: string;
+                            requestId: string;
+                            /** @description Validation issues `[{path, message}]`, or the documented details of a code */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description `METHOD_NOT_ALLOWED`: Method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "METHOD_NOT_ALLOWED";
+                            message: string;
+                            requestId: string;
+                            /** @description Validation issues `[{path, message}]`, or the documented details of a code */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description `AUTH_UNAVAILABLE`: Credentials cannot be checked right now; retry shortly; `UPSTREAM_UNAVAILABLE`: Service unavailable, retry shortly; `STORE_UNAVAILABLE`: The service cannot reach its database right now; retry shortly */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "AUTH_UNAVAILABLE" | "UPSTREAM_UNAVAILABLE" | "STORE_UNAVAILABLE";
+                            message: string;
+                            requestId: string;
+                            /** @description Validation issues `[{path, message}]`, or the documented details of a code */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description `UPSTREAM_TIMEOUT`: The service did not answer in time */
+            504: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "UPSTREAM_TIMEOUT";
+                            message: string;
+                            requestId: string;
+                            /** @description Validation issues `[{path, message}]`, or the documented details of a code */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    createErasure: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: email */
+                    email: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The signed receipt */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        receipt: {
+                            /** @constant */
+                            type: "erasure-receipt/1";
+                            id: string;
+                            orgId: string;
+                            requestedBy: {
+                                id: string;
+                                /** @enum {string} */
+                                via: "session" | "api-key";
+                            };
+                            addressKey: string;
+                            erasedAt: string;
+                            count: number;
+                            forms: string[];
+                            submissions: {
+                                id: string;
+                                formId: string;
+                                receivedAt: string;
+                            }[];
+                        };
+                        signature: {
+                            /** @constant */
+                            alg: "Ed25519";
+                            keyId: string;
+                            value: string;
+                        };
+                    };
+                };
+            };
+            /** @description `VALIDATION_FAILED`: Invalid request; `MALFORMED_JSON`: Malformed JSON body; `MALFORMED_REQUEST`: The request headers cannot be forwarded */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "VALIDATION_FAILED" | "MALFORMED_JSON" | "MALFORMED_REQUEST";
+                            message: string;
+                            requestId: string;
+                            /** @description Validation issues `[{path, message}]`, or the documented details of a code */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description `UNAUTHENTICATED`: Authentication required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "UNAUTHENTICATED";
+                            message: string;
+                            requestId: string;
+                            /** @description Validation issues `[{path, message}]`, or the documented details of a code */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `CSRF_REJECTED`: Cross-site request refused */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "CSRF_REJECTED";
+                            message: string;
+                            requestId: string;
+                            /** @description Validation issues `[{path, message}]`, or the documented details of a code */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description `METHOD_NOT_ALLOWED`: Method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "METHOD_NOT_ALLOWED";
+                            message: string;
+                            requestId: string;
+                            /** @description Validation issues `[{path, message}]`, or the documented details of a code */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            message: string;
+                            requestId: string;
+                            /** @description Validation issues `[{path, message}]`, or the documented details of a code */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: Send a JSON body with Content-Type: application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            message: string;
+                            requestId: string;
+                            /** @description Validation issues `[{path, message}]`, or the documented details of a code */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description `AUTH_UNAVAILABLE`: Credentials cannot be checked right now; retry shortly; `UPSTREAM_UNAVAILABLE`: Service unavailable, retry shortly; `STORE_UNAVAILABLE`: The service cannot reach its database right now; retry shortly */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "AUTH_UNAVAILABLE" | "UPSTREAM_UNAVAILABLE" | "STORE_UNAVAILABLE";
+                            message: string;
+                            requestId: string;
+                            /** @description Validation issues `[{path, message}]`, or the documented details of a code */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description `UPSTREAM_TIMEOUT`: The service did not answer in time */
+            504: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "UPSTREAM_TIMEOUT";
+                            message: string;
+                            requestId: string;
+                            /** @description Validation issues `[{path, message}]`, or the documented details of a code */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getErasure: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                erasureId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The signed receipt */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        receipt: {
+                            /** @constant */
+                            type: "erasure-receipt/1";
+                            id: string;
+                            orgId: string;
+                            requestedBy: {
+                                id: string;
+                                /** @enum {string} */
+                                via: "session" | "api-key";
+                            };
+                            addressKey: string;
+                            erasedAt: string;
+                            count: number;
+                            forms: string[];
+                            submissions: {
+                                id: string;
+                                formId: string;
+                                receivedAt: string;
+                            }[];
+                        };
+                        signature: {
+                            /** @constant */
+                            alg: "Ed25519";
+                            keyId: string;
+                            value: string;
+                        };
+                    };
+                };
+            };
+            /** @description `MALFORMED_PATH`: The path is not valid percent-encoding; `MALFORMED_REQUEST`: The request headers cannot be forwarded */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "MALFORMED_PATH" | "MALFORMED_REQUEST";
+                            message: string;
+                            requestId: string;
+                            /** @description Validation issues `[{path, message}]`, or the documented details of a code */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description `UNAUTHENTICATED`: Authentication required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "UNAUTHENTICATED";
+                            message: string;
+                            requestId: string;
+                            /** @description Validation issues `[{path, message}]`, or the documented details of a code */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION";
+                            message: string;
+                            requestId: string;
+                            /** @description Validation issues `[{path, message}]`, or the documented details of a code */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description `FORMS_ERASURE_NOT_FOUND`: Erasure not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "FORMS_ERASURE_NOT_FOUND";
+                            message: string;
+                            requestId: string;
+                            /** @description Validation issues `[{path, message}]`, or the documented details of a code */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description `METHOD_NOT_ALLOWED`: Method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "METHOD_NOT_ALLOWED";
+                            message: string;
+                            requestId: string;
+                            /** @description Validation issues `[{path, message}]`, or the documented details of a code */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description `AUTH_UNAVAILABLE`: Credentials cannot be checked right now; retry shortly; `UPSTREAM_UNAVAILABLE`: Service unavailable, retry shortly; `STORE_UNAVAILABLE`: The service cannot reach its database right now; retry shortly */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "AUTH_UNAVAILABLE" | "UPSTREAM_UNAVAILABLE" | "STORE_UNAVAILABLE";
                             message: string;
                             requestId: string;
                             /** @description Validation issues `[{path, message}]`, or the documented details of a code */

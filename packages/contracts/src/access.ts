@@ -15,6 +15,8 @@ export const ACCESS_STATEMENTS = {
   form: ['create', 'update', 'delete'],
   /** Formgate: organization API keys (better-auth's api-key plugin asks for these). */
   apiKey: ['create', 'read', 'update', 'delete'],
+  /** Formgate: erasure by submitter (issue 31) and its receipts. */
+  erasure: ['create', 'read'],
 } as const;
 
 export const accessControl = createAccessControl(ACCESS_STATEMENTS);
@@ -25,6 +27,7 @@ const all = {
   team: [...ACCESS_STATEMENTS.team],
   form: [...ACCESS_STATEMENTS.form],
   apiKey: [...ACCESS_STATEMENTS.apiKey],
+  erasure: [...ACCESS_STATEMENTS.erasure],
 };
 
 /** owner: everything; admin: everything but deleting the organization; member: nothing. */

@@ -72,8 +72,15 @@ const submissionChange = {
   wasSpam: z.boolean(),
 };
 
-/** A submission was deleted through the API: its fields and files are gone. */
-export const SubmissionDeletedSchema = envelope('submission.deleted', z.object(submissionChange));
+/**
+ * A submission was deleted through the API: its fields and files are gone. Deleted by an erasure (issue 31):
+ * `erasure` is its id, and every copy of the submission must go (notifications: its copy, the content of its
+ * deliveries); a held submission can be erased (`wasHeld`), never deleted otherwise.
+ */
+export const SubmissionDeletedSchema = envelope(
+  'submission.deleted',
+  z.object({ ...submissionChange, erasure: z.string().optional(), wasHeld: z.boolean().optional() }),
+);
 /**
  * A submission was marked spam (`spam: true`) or not spam through the API. Marked not spam when it was spam
  * (`wasSpam`), it carries the whole submission (`submission`, issue 14): it is then notified and billed once, as if

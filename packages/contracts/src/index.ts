@@ -12,6 +12,7 @@ export * from './ingest.ts';
 export * from './notifications.ts';
 export * from './orgs.ts';
 export * from './plans.ts';
+export * from './privacy.ts';
 export * from './settle.ts';
 export * from './site.ts';
 export * from './spam.ts';

@@ -13,6 +13,7 @@ export * from './metrics.ts';
 export * from './mount-route.ts';
 export * from './paging.ts';
 export * from './plans.ts';
+export * from './privacy-keys.ts';
 export * from './readiness.ts';
 export * from './relay-loop.ts';
 export * from './secret-files.ts';

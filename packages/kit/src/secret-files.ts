@@ -12,6 +12,7 @@ export const EMBEDDED_SECRETS = {
   'file-link-secret': 'FILE_LINK_SECRET',
   'notifications-link-secret': 'NOTIFICATIONS_LINK_SECRET',
   'ingest-secret': 'INGEST_SECRET',
+  'privacy-key': 'PRIVACY_KEY',
 } as const;
 export type EmbeddedSecretName = keyof typeof EMBEDDED_SECRETS;
 

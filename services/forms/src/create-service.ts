@@ -9,6 +9,7 @@ import {
   type Logger,
   type Metrics,
   type PlanCatalog,
+  type PrivacyKeys,
   requireIdentity,
   requireJson,
   type Service,
@@ -25,9 +26,11 @@ import { createOrgPurgeHandler } from './handlers/org-purge.handler.ts';
 import { createQuotaReleaseHandler } from './handlers/quota-release.handler.ts';
 import { createSubmissionChangedHandler } from './handlers/submission-changed.handler.ts';
 import { createSubmissionReceivedHandler } from './handlers/submission-received.handler.ts';
+import { erasureKeyRoutes, erasureRoutes } from './routes/erasures.routes.ts';
 import { type FileLinkDeps, fileDownloadRoutes, fileLinkRoutes } from './routes/file-links.routes.ts';
 import { formsRoutes } from './routes/forms.routes.ts';
 import type { FormsStores } from './store/forms-stores.ts';
+import { indexPendingAddresses } from './use-cases/erase-submitter.ts';
 import { createPlanView } from './views/plan-view.ts';
 
 export interface FormsServiceDeps {
@@ -50,11 +53,16 @@ export interface FormsServiceDeps {
   fileLinkSecret?: SigningSecret;
   /** The plans in force (`loadPlans(PLANS_FILE)`): an organization's `forms` limit. Absent: no limit (tests of other things). */
   catalog?: PlanCatalog;
+  /**
+   * The instance's privacy keys (`createPrivacyKeys(PRIVACY_KEY)`, issue 31): submissions are indexed by the keyed
+   * hashes of their addresses, and erasure receipts signed.
+   */
+  privacy: PrivacyKeys;
 }
 
 /** The forms service: forms and their settings, and the submissions read model. */
 export function createFormsService(deps: FormsServiceDeps): Service {
-  const { forms, submissions, changes, held, blocked } = deps.stores;
+  const { forms, submissions, changes, held, blocked, erasures } = deps.stores;
   const publisher = createFormPublisher({ ...deps, forms, changes });
   // Each organization's plan, from billing's quota view; the default plan for one billing has not published.
   const plans = createPlanView();
@@ -73,8 +81,11 @@ export function createFormsService(deps: FormsServiceDeps): Service {
     logger: deps.logger,
     ...(deps.fileLinkSecret ? { files: { blobs: deps.blobs, links: createFileLinks(deps.fileLinkSecret) } } : {}),
   };
-  // The routers mount their routes at the table's paths (`mountRoute`); what every `/api/v1/forms` call needs first:
-  app.use('/api/v1/forms', requireIdentity(deps.identity), requireJson, express.json({ limit: '64kb' }));
+  // Public: anyone holding a receipt verifies it with these keys. Before `/api/v1/erasures`'s identity check.
+  app.use(erasureKeyRoutes(deps.privacy));
+  // The routers mount their routes at the table's paths (`mountRoute`); what every call of theirs needs first:
+  for (const path of ['/api/v1/forms', '/api/v1/erasures'])
+    app.use(path, requireIdentity(deps.identity), requireJson, express.json({ limit: '64kb' }));
   app.use(
     formsRoutes({
       ...deps,
@@ -87,6 +98,13 @@ export function createFormsService(deps: FormsServiceDeps): Service {
       onSubmissionChanged: () => void publisher.kick(),
     }),
     fileLinkRoutes(fileDeps),
+    erasureRoutes({
+      ...deps,
+      erasures,
+      changes,
+      privacy: deps.privacy,
+      onSubmissionChanged: () => void publisher.kick(),
+    }),
   );
   // Public: the signed token is the credential (a plain `<a href>` must work).
   app.use(fileDownloadRoutes(fileDeps));
@@ -96,7 +114,7 @@ export function createFormsService(deps: FormsServiceDeps): Service {
     {
       group: 'forms.submission-received',
       topic: Topics.ingestSubmission,
-      handler: createSubmissionReceivedHandler({ forms, submissions, blobs: deps.blobs }),
+      handler: createSubmissionReceivedHandler({ forms, submissions, blobs: deps.blobs, privacy: deps.privacy }),
       maxBatchSize: 1_000,
       gatherMs: PROJECTION_GATHER_MS,
     },
@@ -137,6 +155,10 @@ export function createFormsService(deps: FormsServiceDeps): Service {
       await consumers.start(); // creates the topics the view reads
       planView = await deps.bus.replay(Topics.billingQuota, (m) => plans.apply(m));
       await publisher.start();
+      // Submissions stored before their addresses were indexed (an erasure also does it first, so none is missed).
+      void indexPendingAddresses({ erasures, privacy: deps.privacy }).catch((err) =>
+        deps.logger.warn({ err }, 'indexing the addresses of earlier submissions failed; the next erasure retries'),
+      );
     },
     async stop() {
       await planView?.stop();

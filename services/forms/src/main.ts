@@ -1,5 +1,5 @@
 import { runDistributed } from '@formgate/host-distributed';
-import { createIdentityCodec, loadPlans, systemClock, systemIds } from '@formgate/kit';
+import { createIdentityCodec, createPrivacyKeys, loadPlans, systemClock, systemIds } from '@formgate/kit';
 import { createGridFsBlobStore, runMongoMigrations } from '@formgate/store/mongo';
 import { loadFormsConfig } from './config.ts';
 import { createFormsService } from './create-service.ts';
@@ -31,6 +31,7 @@ await runDistributed(
       identity: createIdentityCodec({ current: config.IDENTITY_SECRET, previous: config.IDENTITY_SECRET_PREVIOUS }),
       fileLinkSecret: { current: config.FILE_LINK_SECRET, previous: config.FILE_LINK_SECRET_PREVIOUS },
       catalog,
+      privacy: createPrivacyKeys({ current: config.PRIVACY_KEY, previous: config.PRIVACY_KEY_PREVIOUS }),
     });
     return { ...service, handler: service.app };
   },

@@ -42,6 +42,10 @@ function eventOf(change: SubmissionChange): TopicEvent<typeof Topics.formsSubmis
       data: { ...receivedData(s), releasedAt: change.occurredAt },
     };
   }
+  if (change.action === 'erase') {
+    const erased = { ...data, erasure: change.erasure, wasHeld: change.wasHeld === true };
+    return { ...base, type: 'submission.deleted', data: erased };
+  }
   return change.action === 'delete'
     ? { ...base, type: 'submission.deleted', data }
     : {

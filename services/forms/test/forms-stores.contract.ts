@@ -2,6 +2,7 @@ import { type ContractIt, type ContractSkip, describeContract } from '@formgate/
 import { beforeAll } from 'vitest';
 import type { FormsStores } from '../src/store/forms-stores.ts';
 import { blockedCountsContract } from './blocked-counts.contract.ts';
+import { erasuresContract } from './erasures.contract.ts';
 import { formRepositoryContract } from './form-repository.contract.ts';
 import { heldSubmissionsContract } from './held-submissions.contract.ts';
 import { submissionChangesContract } from './submission-changes.contract.ts';
@@ -25,6 +26,7 @@ const CONTRACTS: [string, PortContract][] = [
   ['SubmissionChanges', submissionChangesContract],
   ['HeldSubmissions', heldSubmissionsContract],
   ['BlockedCounts', blockedCountsContract],
+  ['Erasures', erasuresContract],
 ];
 
 /** One contract suite per port of the forms store, each run against `target`'s adapter. */

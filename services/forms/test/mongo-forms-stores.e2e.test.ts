@@ -243,8 +243,10 @@ describe('mongo forms store migrations', () => {
       'form_seq_time',
       'form_spam',
       'form_terms',
+      'org_addresses',
       'org_held',
     ]);
+    expect(await indexes(Collections.erasures)).toEqual(['_id_', 'org_erased']);
     // A second boot (or a second instance) finds nothing left to do.
     expect(await runMongoMigrations(db(), FORMS_MIGRATION_SCOPE, mongoFormsMigrations)).toMatchObject({ applied: [] });
   });

@@ -7,7 +7,7 @@ import type { BusMessage, EventBus, Subscription } from '@formgate/bus';
 import { createSqliteBus } from '@formgate/bus/sqlite';
 import { DEFAULT_FORM_SETTINGS, decodeEvent, encodeEvent, type Form, Topics } from '@formgate/contracts';
 import { createIdentityCodec, createLogger, type Service, systemClock, systemIds } from '@formgate/kit';
-import { eventually } from '@formgate/kit/testing';
+import { eventually, testPrivacyKeys } from '@formgate/kit/testing';
 import { createSqliteBlobStore, openSqlite } from '@formgate/store/sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFormsService } from '../src/create-service.ts';
@@ -65,6 +65,7 @@ describe('forms.org-purge consumer on the embedded log', () => {
     stores = openSqliteFormsStores();
     service = createFormsService({
       stores,
+      privacy: testPrivacyKeys(),
       blobs,
       bus,
       clock: systemClock,

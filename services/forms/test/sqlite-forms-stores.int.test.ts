@@ -4,7 +4,6 @@ import { openSqlite, runSqliteMigrations, sqliteSchemaVersion } from '@formgate/
 import { describe, expect, it } from 'vitest';
 import { FORMS_MIGRATION_SCOPE } from '../src/store/forms-stores.ts';
 import { sqliteFormsMigrations } from '../src/store/sqlite/migrations/index.ts';
-import { createSqliteFormsStores } from '../src/store/sqlite/stores.ts';
 import { runFormsStoresContracts } from './forms-stores.contract.ts';
 import { openSqliteFormsStores } from './sqlite-stores.ts';
 
@@ -22,6 +21,7 @@ describe('sqlite forms store migrations', () => {
     expect(names('table')).toEqual([
       'blocked_days',
       'blocked_reports',
+      'erasures',
       'form_counters',
       'form_days',
       'form_deletions',
@@ -29,6 +29,7 @@ describe('sqlite forms store migrations', () => {
       'forms',
       'release_ledgers',
       'schema_migrations',
+      'submission_addresses',
       'submission_changes',
       'submission_search',
       'submissions',
@@ -36,15 +37,20 @@ describe('sqlite forms store migrations', () => {
     ]);
     expect(names('index')).toEqual([
       'blocked_days_by_org',
+      'erasures_by_org',
       'forms_unpublished',
+      'submission_addresses_by_submission',
       'submissions_by_held',
       'submissions_by_position',
       'submissions_by_spam',
       'submissions_by_time',
       'submissions_held_by_org',
+      'submissions_unindexed',
     ]);
     expect(names('trigger')).toEqual([
       'forms_field_names_delete',
+      'submissions_addresses_delete',
+      'submissions_addresses_forget',
       'submissions_csv_line_forget',
       'submissions_search_delete',
       'submissions_search_update',
@@ -63,6 +69,7 @@ describe('sqlite forms store migrations', () => {
       'held',
       'csv_line',
       'csv_width',
+      'addresses_indexed',
     ]);
     expect(columns('form_counters')).toEqual(['form_id', 'submissions', 'next_seq', 'spam', 'last_at', 'held']);
     // A second boot finds nothing to do.
@@ -78,34 +85,30 @@ describe('sqlite forms store migrations', () => {
       `INSERT INTO forms (id, org_id, slug, key, doc, version, created_at) VALUES (?, ?, 's', 'k', '{}', 1, '')`,
     ).run(f, scope.orgId);
     const long = 'x'.repeat(1_000);
-    await createSqliteFormsStores(db).submissions.insertSubmissions(
-      [
-        ['s1', 'short'],
-        ['s2', long],
-      ].map(([id, value]) => ({
-        id: id as string,
-        formId: f,
-        orgId: scope.orgId,
-        createdAt: '2026-01-01T00:00:00.000Z',
-        fields: [{ name: 'msg', value: value as string }],
-        files: [],
-        spam: { isSpam: false, reasons: [] },
-        held: false,
-      })),
+    // Rows as the build of migration 3 wrote them.
+    const insert = db.prepare(
+      `INSERT INTO submissions (id, form_id, org_id, created_at, doc, seq, csv_line, csv_width)
+       VALUES (?, ?, ?, '2026-01-01T00:00:00.000Z', ?, ?, ?, 1)`,
     );
+    for (const [seq, [id, value]] of [
+      ['s1', 'short'],
+      ['s2', long],
+    ].entries()) {
+      const doc = { fields: [{ name: 'msg', value }], files: [], spam: { isSpam: false, reasons: [] }, held: false };
+      insert.run(id, f, scope.orgId, JSON.stringify(doc), seq, `${id},2026-01-01T00:00:00.000Z,false,${value}`);
+    }
+    db.prepare('INSERT INTO form_counters (form_id, submissions, next_seq) VALUES (?, 2, 2)').run(f);
+    db.prepare(`INSERT INTO form_field_names (form_id, name) VALUES (?, 'msg')`).run(f);
     const indexed = () =>
       (db.prepare(`SELECT name FROM pragma_index_info('submissions_by_position')`).all() as { name: string }[]).map(
         (r) => r.name,
       );
     expect(indexed()).toEqual(['form_id', 'seq']);
     // The previous build kept every line, however long.
-    db.prepare(`UPDATE submissions SET csv_line = ?, csv_width = 1 WHERE id = 's2'`).run(
-      `s2,2026-01-01T00:00:00.000Z,false,${long}`,
-    );
     expect(db.prepare('SELECT COUNT(*) AS n FROM submissions WHERE csv_line IS NULL').get()).toEqual({ n: 0 });
 
     const stores = openSqliteFormsStores(db);
-    expect(sqliteSchemaVersion(db, FORMS_MIGRATION_SCOPE)).toBe(4);
+    expect(sqliteSchemaVersion(db, FORMS_MIGRATION_SCOPE)).toBe(sqliteFormsMigrations.length);
     expect(indexed()).toEqual(['form_id', 'seq', 'deleted', 'org_id', 'csv_width', 'csv_line']);
     const kept = db.prepare('SELECT id, csv_line IS NOT NULL AS kept FROM submissions ORDER BY seq').all();
     expect(kept).toEqual([

@@ -16,7 +16,7 @@ import {
   systemClock,
   systemIds,
 } from '@formgate/kit';
-import { eventually } from '@formgate/kit/testing';
+import { eventually, testPrivacyKeys } from '@formgate/kit/testing';
 import type { BlobStore } from '@formgate/store';
 import { createSqliteBlobStore, openSqlite } from '@formgate/store/sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -86,6 +86,7 @@ describe('forms service: submission changes and form deletions as events', () =>
     blobs = createSqliteBlobStore(openSqlite(join(dir, 'blobs.db')));
     service = createFormsService({
       stores,
+      privacy: testPrivacyKeys(),
       blobs,
       bus,
       clock: systemClock,
@@ -241,7 +242,12 @@ describe('the submissions projection racing a form deletion', () => {
         return stores.submissions.insertSubmissions(records);
       },
     };
-    const handle = createSubmissionReceivedHandler({ forms: stores.forms, submissions: racing, blobs });
+    const handle = createSubmissionReceivedHandler({
+      forms: stores.forms,
+      submissions: racing,
+      blobs,
+      privacy: testPrivacyKeys(),
+    });
     const value = encodeEvent(Topics.ingestSubmission, {
       id: randomUUID(),
       type: 'submission.received',

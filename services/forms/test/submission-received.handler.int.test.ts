@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { BusMessage } from '@formgate/bus';
 import { DEFAULT_FORM_SETTINGS, encodeEvent, type Form, Topics } from '@formgate/contracts';
+import { testPrivacyKeys } from '@formgate/kit/testing';
 import { createSqliteBlobStore, openSqlite } from '@formgate/store/sqlite';
 import { describe, expect, it } from 'vitest';
 import { createSubmissionReceivedHandler } from '../src/handlers/submission-received.handler.ts';
@@ -54,7 +55,11 @@ describe('the submissions projection', () => {
       version: 1,
     };
     await stores.forms.insertForm(form);
-    const handle = createSubmissionReceivedHandler({ ...stores, blobs: createSqliteBlobStore(openSqlite(':memory:')) });
+    const handle = createSubmissionReceivedHandler({
+      ...stores,
+      blobs: createSqliteBlobStore(openSqlite(':memory:')),
+      privacy: testPrivacyKeys(),
+    });
     const kept = submission(form.id, 'org-a');
     await handle([kept, kept, submission(randomUUID(), 'org-gone')]);
     expect(await stores.submissions.countSubmissions({ orgId: 'org-a' }, form.id)).toBe(1);
@@ -79,7 +84,11 @@ describe('the submissions projection', () => {
       version: 1,
     };
     await stores.forms.insertForm(form);
-    const handle = createSubmissionReceivedHandler({ ...stores, blobs: createSqliteBlobStore(openSqlite(':memory:')) });
+    const handle = createSubmissionReceivedHandler({
+      ...stores,
+      blobs: createSqliteBlobStore(openSqlite(':memory:')),
+      privacy: testPrivacyKeys(),
+    });
     const source = { origin: 'https://shop.example', referer: 'https://shop.example/contact?x=1' };
     const withSource = submission(form.id, 'org-a', 's-new', source);
     // An event as ingest wrote it before these fields existed: the raw JSON has no such keys.

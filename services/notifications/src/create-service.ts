@@ -37,6 +37,7 @@ import { createSubmissionChangesHandler } from './deliveries/submission-changes.
 import { createSubmissionReceivedHandler } from './deliveries/submission-received.handler.ts';
 import { DELIVERY_TUNING } from './deliveries/tuning.ts';
 import type { Composer } from './email/composer.ts';
+import type { KeptMail } from './email/kept-mail.ts';
 import { composeRecipientVerification } from './email/recipient-verification.tsx';
 import { webhooksRoutes } from './endpoints/webhooks.routes.ts';
 import { createRecipientsOrgHandler } from './recipients/org-events.handler.ts';
@@ -48,6 +49,8 @@ export interface NotificationsServiceDeps {
   stores: NotificationStores;
   bus: EventBus;
   mailer: Mailer;
+  /** The copies of sent mails `mailer` keeps (embedded mode's mail files), forgotten on an erasure; none without. */
+  keptMail?: KeptMail;
   clock: Clock;
   /** The process's tracing (`startTracing`); absent: off. */
   tracing?: Tracing | undefined;

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { type ContractSkip, describeContract } from '@formgate/kit/testing';
 import { beforeAll, describe, expect } from 'vitest';
 import type { AttemptOutcome, Delivery, FirstAttemptBatch, NotificationStores } from '../src/store/index.ts';
+import { runDeliveryLogRedactionContract } from './delivery-log-redaction.contract.ts';
 import { runNotificationViewsContract } from './notification-views.contract.ts';
 
 export interface NotificationStoresTarget {
@@ -39,10 +40,12 @@ export const delivery = (over: Partial<Delivery> = {}): Delivery => ({
 
 /**
  * The guarantees of `DeliveryLog`, `OutcomeOutbox` and `DeferredEmails` (see their JSDoc), checked against one
- * adapter's stores over one database, and those of `NotificationViews` (`notification-views.contract.ts`).
+ * adapter's stores over one database, and those of `NotificationViews` (`notification-views.contract.ts`) and of
+ * an erasure's redaction (`delivery-log-redaction.contract.ts`).
  */
 export function runNotificationStoresContract(target: NotificationStoresTarget) {
   runNotificationViewsContract(target);
+  runDeliveryLogRedactionContract(target);
   describeContract(`DeliveryLog contract: ${target.name}`, target.skip, (it) => {
     let stores: NotificationStores;
     beforeAll(async () => {

@@ -36,6 +36,7 @@ import {
 import { createDeliveryRunner } from '../src/deliveries/delivery-runner.ts';
 import { ALL_CHANNEL_KINDS, createSubmissionReceivedHandler } from '../src/deliveries/submission-received.handler.ts';
 import type { Composer } from '../src/email/composer.ts';
+import type { KeptMail } from '../src/email/kept-mail.ts';
 import type { NotificationStores, WebhookEndpointStore } from '../src/store/index.ts';
 import {
   createSqliteNotificationStores,
@@ -70,6 +71,8 @@ export async function startWebhookService(options: {
   allowPrivateTargets: boolean;
   /** Sends the mails (a real SMTP mailer); the file mailer under the test's directory without. */
   mailer?: Mailer;
+  /** The kept copies of the file mailer's mails (in `mailDir`), forgotten on an erasure; none without. */
+  keptMail?: (mailDir: string) => KeptMail;
 }) {
   const dir = mkdtempSync(join(tmpdir(), 'fg-webhooks-'));
   const bus: EventBus = createSqliteBus(openSqlite(join(dir, 'bus.db')));
@@ -98,6 +101,7 @@ export async function startWebhookService(options: {
     publicUrl: 'http://formgate.test',
     random: () => 0.5,
     retryIntervalMs: 3_600_000,
+    ...(options.keptMail ? { keptMail: options.keptMail(join(dir, 'mail')) } : {}),
   };
   const service: NotificationsService = createNotificationsService(deps);
   await service.start();

@@ -147,4 +147,30 @@ describe('webhook bodies', () => {
     expect(discord.content).toBe('Submission deleted from Contact');
     expect(discord.embeds[0].fields).toEqual([]);
   });
+
+  it('describes an erased submission by its ids, dates and erasure, in every kind', () => {
+    const erased: WebhookEvent = {
+      type: 'submission.erased',
+      occurredAt: '2026-03-02T00:00:00.000Z',
+      form: { id: 'frm_1', name: 'Contact' },
+      submission: { id: 'sub_1', formId: 'frm_1', createdAt: '2026-03-01T12:00:00.000Z', erasureId: 'era_1' },
+    };
+    expect(JSON.parse(buildWebhookBody('standard', erased))).toEqual({
+      type: 'submission.erased',
+      timestamp: '2026-03-02T00:00:00.000Z',
+      data: {
+        id: 'sub_1',
+        formId: 'frm_1',
+        createdAt: '2026-03-01T12:00:00.000Z',
+        erasureId: 'era_1',
+        form: { id: 'frm_1', name: 'Contact' },
+      },
+    });
+    const slack = JSON.parse(buildWebhookBody('slack', erased));
+    expect(slack.text).toBe('Submission erased from Contact');
+    expect(slack.blocks).toHaveLength(2);
+    const discord = JSON.parse(buildWebhookBody('discord', erased));
+    expect(discord.content).toBe('Submission erased from Contact');
+    expect(discord.embeds[0].fields).toEqual([]);
+  });
 });

@@ -22,6 +22,7 @@ import {
   createIdentityCodec,
   createLogger,
   createMetrics,
+  createPrivacyKeys,
   createStoreHealth,
   drainServer,
   type Logger,
@@ -61,6 +62,8 @@ export interface ServicesThreadData {
   /** Read or created under `DATA_DIR` by the main thread only. */
   fileLinkSecret: ThreadSecret;
   notificationsLinkSecret: ThreadSecret;
+  /** Keys the address index and signs erasure receipts (issue 31). */
+  privacyKey: ThreadSecret;
   /** The log thread serves the event log on the other end (`serveBus`). */
   busPort: MessagePort;
 }
@@ -105,6 +108,7 @@ function createServices(common: Common, dbs: ReturnType<typeof openStores>, logg
     blobs: createSqliteBlobStore(dbs.blobs),
     fileLinkSecret: data.fileLinkSecret,
     catalog,
+    privacy: createPrivacyKeys(data.privacyKey),
   });
   const billing = createBillingService({
     ...common,

@@ -2,6 +2,7 @@ import type { RouteDefinition } from './define-route.ts';
 import { formRoutes } from './form-routes.ts';
 import { deliveryRoutes, notificationEmailRoutes } from './notification-routes.ts';
 import { organizationRoutes } from './organization-routes.ts';
+import { privacyRoutes } from './privacy-routes.ts';
 import { publicRoutes } from './public-routes.ts';
 import { siteRoutes } from './site-routes.ts';
 
@@ -16,6 +17,7 @@ export { INGEST_ERROR_CODES } from './public-routes.ts';
 export const API_ROUTES = {
   ...siteRoutes,
   ...formRoutes,
+  ...privacyRoutes,
   ...deliveryRoutes,
   ...organizationRoutes,
   ...notificationEmailRoutes,

@@ -20,8 +20,21 @@ export function createSubmissionChangedHandler(store: Pick<SubmissionChanges, 'c
         continue;
       }
       const { formId, orgId, wasSpam, receivedAt } = event.data;
-      const action =
-        event.type === 'submission.deleted' ? 'delete' : event.data.spam ? ('spam' as const) : ('not-spam' as const);
+      if (event.type === 'submission.deleted') {
+        const erased = event.data.erasure !== undefined;
+        const wasHeld = event.data.wasHeld === true;
+        changes.push({
+          id: event.id,
+          formId,
+          orgId,
+          wasSpam,
+          receivedAt,
+          action: erased ? 'erase' : 'delete',
+          wasHeld,
+        });
+        continue;
+      }
+      const action = event.data.spam ? ('spam' as const) : ('not-spam' as const);
       changes.push({ id: event.id, formId, orgId, wasSpam, receivedAt, action });
     }
     await store.countSubmissionChanges(changes);

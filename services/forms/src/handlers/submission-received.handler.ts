@@ -1,6 +1,8 @@
 import type { BusMessage } from '@formgate/bus';
 import { decodeEvent, Topics } from '@formgate/contracts';
+import type { PrivacyKeys } from '@formgate/kit';
 import type { BlobStore } from '@formgate/store';
+import { addressesOf } from '../privacy/addresses.ts';
 import type { FormRepository } from '../store/form-repository.ts';
 import type { SubmissionRecord } from '../store/records.ts';
 import type { SubmissionReadModel } from '../store/submission-read-model.ts';
@@ -17,8 +19,10 @@ export function createSubmissionReceivedHandler(deps: {
   forms: FormRepository;
   submissions: Pick<SubmissionReadModel, 'insertSubmissions'>;
   blobs: BlobStore;
+  /** The keys of the addresses each submission holds are stored with it (erasure by submitter, issue 31). */
+  privacy: Pick<PrivacyKeys, 'addressKey'>;
 }) {
-  const { forms, submissions, blobs } = deps;
+  const { forms, submissions, blobs, privacy } = deps;
   return async (batch: BusMessage[]) => {
     const records: SubmissionRecord[] = batch.map((m) => {
       const { data } = decodeEvent(Topics.ingestSubmission, m.value);
@@ -35,6 +39,7 @@ export function createSubmissionReceivedHandler(deps: {
         ...(data.held || data.spam.isSpam ? { meta: data.meta } : {}),
         ...(data.origin !== undefined ? { origin: data.origin } : {}),
         ...(data.referer !== undefined ? { referer: data.referer } : {}),
+        addressKeys: addressesOf(data.fields, data.meta).map(privacy.addressKey),
       };
     });
     const formsOf = new Map(records.map((r) => [r.formId, r.orgId]));

@@ -1,4 +1,5 @@
 import type { BlockedCounts } from './blocked-counts.ts';
+import type { Erasures } from './erasures.ts';
 import type { FormRepository } from './form-repository.ts';
 import type { HeldSubmissions } from './held-submissions.ts';
 import type { SubmissionChanges } from './submission-changes.ts';
@@ -15,6 +16,7 @@ export interface FormsStores {
   changes: SubmissionChanges;
   held: HeldSubmissions;
   blocked: BlockedCounts;
+  erasures: Erasures;
 }
 
 /** The scope the forms store's migrations are recorded under (ADR 72), in both adapters. */

@@ -27,6 +27,11 @@ export interface SubmissionRecord {
    * its release carries them to notifications; absent otherwise. Never shown.
    */
   meta?: SubmissionMeta;
+  /**
+   * The keyed hashes of the email addresses it holds (`privacy/addresses.ts`), set by the projection so an erasure
+   * finds it by submitter (issue 31). Written with it, never read back; absent on a record read from the store.
+   */
+  addressKeys?: string[];
 }
 
 /** `submission.received`'s `meta`. */
@@ -69,10 +74,11 @@ export interface FormDeletion {
 }
 
 /**
- * What a change does: the API's actions, and `release` (a held submission becomes visible, made by the release of
- * held submissions, `use-cases/release-held.ts`, never through the API).
+ * What a change does: the API's actions, `release` (a held submission becomes visible, made by the release of
+ * held submissions, `use-cases/release-held.ts`, never through the API) and `erase` (a deletion by an erasure,
+ * `use-cases/erase-submitter.ts`, which reaches held submissions too).
  */
-export type SubmissionChangeAction = SubmissionAction | 'release';
+export type SubmissionChangeAction = SubmissionAction | 'release' | 'erase';
 
 /**
  * A change made to a stored submission through the API, waiting in the outbox until its event reached
@@ -91,6 +97,10 @@ export interface SubmissionChange {
   occurredAt: string;
   /** The blobs of a deleted submission, deleted by the relay before the event is published. */
   blobKeys: string[];
+  /** An erasure's change (`erase`): the erasure's id, which its event carries. */
+  erasure?: string;
+  /** An erasure's change: whether the submission was held (then it leaves the held count, not the others). */
+  wasHeld?: boolean;
   /**
    * A release's submission as released (what `submission.released` carries), without its position; and, on the
    * first `not-spam` mark of a submission ingest judged spam (issue 14, ADR 42), the submission as released from
@@ -100,7 +110,10 @@ export interface SubmissionChange {
 }
 
 /** What counting a change needs: its event's data. */
-export type CountedChange = Pick<SubmissionChange, 'id' | 'formId' | 'orgId' | 'action' | 'wasSpam' | 'receivedAt'>;
+export type CountedChange = Pick<
+  SubmissionChange,
+  'id' | 'formId' | 'orgId' | 'action' | 'wasSpam' | 'receivedAt' | 'wasHeld'
+>;
 
 /** What the submissions' counters hold; blocked requests are counted apart (`blocked-counts.ts`). */
 export type StoredCounts = Omit<FormCounts, 'blockedCount'>;

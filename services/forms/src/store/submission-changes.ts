@@ -21,6 +21,9 @@ import type { CountedChange, SubmissionChange, SubmissionChangeAction, Submissio
  * - Held submissions (issue 13) are in no counter but `heldCount` until released. The API's actions do not see
  *   them (`not_found`); `release` changes only a held one (`unchanged` otherwise), and its change carries the
  *   submission as released (`submission`), so of two releases racing for one submission exactly one is `changed`.
+ * - `erase` (issue 31) deletes like `delete`, held submissions too (a held one leaves `heldCount` only), leaves no
+ *   trace of what the submitter sent (fields, files, reserved fields, origin, referer, search terms, address keys)
+ *   and its change carries the erasure's id (`erasure`) and whether it was held (`wasHeld`).
  */
 export interface SubmissionChanges {
   changeSubmission(
@@ -28,7 +31,7 @@ export interface SubmissionChanges {
     formId: string,
     submissionId: string,
     action: SubmissionChangeAction,
-    change: { id: string; occurredAt: string },
+    change: ChangeMeta,
   ): Promise<SubmissionChangeResult>;
   /** Changes applied but not yet confirmed published to `forms.submission`, oldest first (the outbox). */
   listUnpublishedSubmissionChanges(limit: number): Promise<SubmissionChange[]>;
@@ -42,13 +45,21 @@ export interface SubmissionChanges {
   countSubmissionChanges(changes: CountedChange[]): Promise<void>;
 }
 
+/** A change's event id and time, and for an erasure (`erase`) the erasure's id. */
+export interface ChangeMeta {
+  id: string;
+  occurredAt: string;
+  erasure?: string;
+}
+
 /**
  * The counter increments of a change: a deletion leaves the total (and spam if it was), a mark moves spam, a
  * release moves a held submission into the total (and spam if it is) — on its day — out of the held count.
  */
 export function changeIncrements(c: CountedChange): { total: number; spam: number; held: number } {
   if (c.action === 'release') return { total: 1, spam: c.wasSpam ? 1 : 0, held: -1 };
-  if (c.action === 'delete') return { total: -1, spam: c.wasSpam ? -1 : 0, held: 0 };
+  if (c.action === 'erase' && c.wasHeld) return { total: 0, spam: 0, held: -1 };
+  if (c.action === 'delete' || c.action === 'erase') return { total: -1, spam: c.wasSpam ? -1 : 0, held: 0 };
   return { total: 0, spam: c.action === 'spam' ? 1 : -1, held: 0 };
 }
 
@@ -65,6 +76,7 @@ export const dayOf = (iso: string) => iso.slice(0, 10);
 
 /** What `action` does to a live submission whose state is (`spam`, `held`). */
 export function changes(action: SubmissionChangeAction, spam: boolean, held = false): SubmissionChangeResult | true {
+  if (action === 'erase') return true;
   if (action === 'release') return held ? true : 'unchanged';
   if (held) return 'not_found';
   if (action === 'delete') return true;

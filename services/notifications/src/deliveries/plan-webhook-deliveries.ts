@@ -14,10 +14,47 @@ export const subscribers = (endpoints: WebhookEndpoint[], type: WebhookEventType
  */
 export function webhookDeliveriesFor(
   deps: { clock: Clock; ids: Ids },
+  input: {
+    form: FormView;
+    submissionId: string;
+    event: WebhookEventRef & { type: WebhookEventType };
+    cause: string;
+    endpoints: WebhookEndpoint[];
+  },
+): Delivery[] {
+  return deliveriesTo(deps, { ...input, endpoints: subscribers(input.endpoints, input.event.type) });
+}
+
+/**
+ * The `submission.erased` deliveries of an erasure: one per enabled endpoint of the form that a delivery of the
+ * submission `sent` reached or may have reached (attempted at least once), whatever it subscribes to. The ids derive
+ * from the submission and the endpoint, so a redelivered erasure plans the same deliveries.
+ */
+export function erasureDeliveriesFor(
+  deps: { clock: Clock; ids: Ids },
+  input: {
+    form: FormView;
+    submissionId: string;
+    event: WebhookEventRef;
+    sent: Delivery[];
+    endpoints: WebhookEndpoint[];
+  },
+): Delivery[] {
+  const reached = new Set(
+    input.sent
+      .filter((d) => d.channel === 'webhook' && d.lastClaimed > 0 && d.webhookEvent?.type !== 'submission.erased')
+      .map((d) => d.targetId),
+  );
+  const endpoints = input.endpoints.filter((e) => e.enabled && reached.has(e.id));
+  return deliveriesTo(deps, { ...input, cause: input.submissionId, endpoints });
+}
+
+function deliveriesTo(
+  deps: { clock: Clock; ids: Ids },
   input: { form: FormView; submissionId: string; event: WebhookEventRef; cause: string; endpoints: WebhookEndpoint[] },
 ): Delivery[] {
   const { form, submissionId, event } = input;
-  return subscribers(input.endpoints, event.type).map((endpoint) => ({
+  return input.endpoints.map((endpoint) => ({
     ...newDelivery(deps, {
       id: deps.ids.derived('webhook-delivery', input.cause, event.type, endpoint.id),
       orgId: form.orgId,

@@ -19,7 +19,8 @@ export interface ResendDeps {
  * instance). Planning the same `id` again plans nothing and attempts nothing (a replay repeated).
  */
 export async function resendDelivery(deps: ResendDeps, original: Delivery, id: string) {
-  const needsCopy = original.webhookEvent?.type !== 'submission.deleted';
+  const type = original.webhookEvent?.type;
+  const needsCopy = type !== 'submission.deleted' && type !== 'submission.erased';
   if (needsCopy && !(await deps.stores.views.getSubmission({ orgId: original.orgId }, original.submissionId))) {
     throw new AppError('NOTIFICATIONS_SUBMISSION_GONE');
   }

@@ -1,25 +1,9 @@
 import type { BusMessage } from '@formgate/bus';
 import { decodeEvent, encodeEvent, type SubmissionReceived, Topics } from '@formgate/contracts';
-import type { Delivery } from '../store/index.ts';
-import { cheapFirst } from './channel.ts';
+import { type ErasureDeps, eraseSubmission } from './erase-submission.ts';
+import { planAndAttempt } from './plan-and-attempt.ts';
 import { webhookDeliveriesFor } from './plan-webhook-deliveries.ts';
-import { createSubmissionReceivedHandler, type HandlerDeps } from './submission-received.handler.ts';
-
-/**
- * Plans `wanted` (insert-if-absent), makes the first attempt of those never claimed, and publishes the final
- * outcomes of these deliveries (again, with the same event ids, when the event is redelivered).
- */
-async function planAndAttempt(deps: HandlerDeps, orgId: string, submissionId: string, wanted: Delivery[]) {
-  const planned = await deps.stores.log.planDeliveries(wanted);
-  const fresh = cheapFirst(
-    deps.channels,
-    planned.filter((d) => d.lastClaimed === 0),
-  );
-  await Promise.all(fresh.map((d) => deps.runner.attempt(d)));
-  const ids = new Set(wanted.map((d) => d.id));
-  const after = await deps.stores.log.listBySubmission({ orgId }, submissionId);
-  await deps.runner.publishOutcomes(after.filter((d) => ids.has(d.id)));
-}
+import { createSubmissionReceivedHandler } from './submission-received.handler.ts';
 
 /**
  * A released submission (issue 13), or one released from spam (issue 14: marked not spam, carrying the
@@ -40,11 +24,12 @@ function asReceived(m: BusMessage, event: { id: string; occurredAt: string }, da
 /**
  * `forms.submission` → a release, or a release from spam, is notified as a received submission that is not held
  * (`createSubmissionReceivedHandler`); a deletion is sent to the endpoints subscribed to `submission.deleted`, then
- * the copy is forgotten (the delivery log stays); a mark as spam (not spam before) is sent to those subscribed to
- * `submission.spam`, when the copy is here (kept when the form had such an endpoint at its receipt). Idempotent: the
- * deliveries' ids derive from the submission (deletion) or the event (spam mark).
+ * the copy is forgotten (the delivery log stays); an erasure (a deletion with `erasure`) is `eraseSubmission`; a mark
+ * as spam (not spam before) is sent to those subscribed to `submission.spam`, when the copy is here (kept when the
+ * form had such an endpoint at its receipt). Idempotent: the deliveries' ids derive from the submission (deletion,
+ * erasure) or the event (spam mark).
  */
-export function createSubmissionChangesHandler(deps: HandlerDeps) {
+export function createSubmissionChangesHandler(deps: ErasureDeps) {
   const { views } = deps.stores;
   const received = createSubmissionReceivedHandler(deps);
   const handle = async (batch: BusMessage[]) => {
@@ -58,6 +43,10 @@ export function createSubmissionChangesHandler(deps: HandlerDeps) {
       if (event.type === 'submission.spam-marked' && !event.data.spam && event.data.submission) {
         // Released from spam: notified as received (once: the delivery ids derive from the submission).
         await received([asReceived(m, event, event.data.submission)]);
+        continue;
+      }
+      if (event.type === 'submission.deleted' && event.data.erasure !== undefined) {
+        await eraseSubmission(deps, event, event.data.erasure);
         continue;
       }
       const { submissionId, formId, orgId, receivedAt } = event.data;

@@ -36,6 +36,12 @@ import type {
  * - `countSince` is the planning consumer's read (autoresponse limits), keyed by a form of the forms view (a form is
  *   one organization's); the API never calls it.
  * - Reads never hide a final outcome: a batch's success is visible to every read, a late deferral never masks it.
+ * - `redactSubmission(scope, submissionId)` (an erasure) replaces with `ERASED`, in every delivery of the submission
+ *   and every attempt record of those: the target of email deliveries, and the text of every response (the
+ *   delivery's `lastResponse`, each attempt outcome's `response`, a batch's success included). Everything else stays
+ *   (ids, channel, purpose, status, attempts, codes, message ids, times, webhook events, which hold no content), so a
+ *   webhook delivery still retries. Deliveries of `submission.erased` are left out: they were sent no content, and
+ *   their responses tell why they fail. Idempotent; a submission without deliveries is no error.
  */
 export interface DeliveryLog {
   planDeliveries(deliveries: Delivery[]): Promise<Delivery[]>;
@@ -70,4 +76,5 @@ export interface DeliveryLog {
   /** Internal: the worker's read of abandoned consumer batches, across organizations. */
   listOpenBatches(before: string, limit: number): Promise<OpenBatch[]>;
   closeBatch(batchId: string): Promise<void>;
+  redactSubmission(scope: OrgScope, submissionId: string): Promise<void>;
 }

@@ -7,6 +7,18 @@ import type {
   WebhookKind,
 } from '@formgate/contracts';
 
+/**
+ * The events webhook deliveries send: those an endpoint subscribes to, and `submission.erased`, sent (never
+ * subscribed to) to every endpoint that was sent the submission when an erasure deleted it.
+ */
+export type SentWebhookEventType = WebhookEventType | 'submission.erased';
+
+/**
+ * What replaces what may hold personal data in the delivery log once the submission was erased
+ * (`DeliveryLog.redactSubmission`): email targets and response texts.
+ */
+export const ERASED = 'erased';
+
 /** Every read the API makes names the organization it reads for: another organization's record is not found. */
 export interface OrgScope {
   orgId: string;
@@ -27,11 +39,13 @@ export type StoredSubmission = SubmissionReceived['data'];
 
 /** What a webhook delivery tells: kept on the delivery so that retries and resends build the same event. */
 export interface WebhookEventRef {
-  type: WebhookEventType;
+  type: SentWebhookEventType;
   /** When it happened: the body's `timestamp`. */
   occurredAt: string;
   /** When the submission was received (a deleted submission's `createdAt`: its copy is gone by then). */
   receivedAt: string;
+  /** `submission.erased` only: the erasure's id. */
+  erasureId?: string;
 }
 
 /** One effect: a message to one target for one purpose of one submission. */
@@ -44,7 +58,10 @@ export interface Delivery {
   channel: DeliveryChannel;
   /** `notification` / `autoresponse` for email; the endpoint kind for webhooks. */
   purpose: string;
-  /** The address (lower case), or the webhook endpoint's URL. */
+  /**
+   * The address (lower case), or the webhook endpoint's URL. An email delivery's address is `ERASED` once its
+   * submission was erased (`DeliveryLog.redactSubmission`): it is then never sent again (its copy is gone).
+   */
   target: string;
   targetId: string | null;
   /** `deferred`: an email held back by the organization's emails quota (`DeferredEmails`), no attempt in flight. */
@@ -53,6 +70,10 @@ export interface Delivery {
   attempts: number;
   /** The highest attempt number claimed so far (≥ `attempts`: one more while an attempt is in flight). */
   lastClaimed: number;
+  /**
+   * The last attempt's outcome; `text` is `ERASED` once the submission was erased (it may echo an address), but on a
+   * delivery of `submission.erased` (sent no content).
+   */
   lastResponse: { code: string; text: string } | null;
   messageId: string | null;
   /**

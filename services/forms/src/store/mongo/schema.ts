@@ -19,6 +19,8 @@ export const Collections = {
   fieldNames: 'form_field_names',
   blockedCounts: 'form_blocked_counts',
   releaseLedgers: 'release_ledgers',
+  /** Erasures' signed receipts (issue 31), `_id` the erasure's id. */
+  erasures: 'form_erasures',
 } as const;
 
 /** A stored form. */
@@ -55,6 +57,11 @@ export interface SubmissionDoc extends Omit<SubmissionRecord, 'id'> {
   v?: number;
   /** The searchable words of the field values (`search-terms.ts`). */
   terms: string[];
+  /**
+   * The keyed hashes of its addresses (`SubmissionRecord.addressKeys`, issue 31); absent on a submission stored
+   * before they were kept, until the forms service indexes it (`Erasures.indexAddresses`).
+   */
+  addressKeys?: string[];
   /** When a held submission was released (issue 13): it was received held, and is counted by its release. */
   releasedAt?: string;
 }
@@ -126,6 +133,7 @@ export const PROJECTION = {
   meta: 0,
   releasedAt: 0,
   spamReleased: 0,
+  addressKeys: 0,
 } as const;
 
 /** The document stored for a record at position `seq`. Field names stay values inside `{name, value}` pairs. */
@@ -146,6 +154,7 @@ export function submissionDoc(r: SubmissionRecord, seq: number, layout: PageLayo
     // A held submission keeps its reserved fields for its release; a visible one has no use for them.
     ...((r.held || r.spam.isSpam) && r.meta !== undefined ? { meta: r.meta } : {}),
     terms: searchTerms(r.fields),
+    ...(r.addressKeys !== undefined ? { addressKeys: r.addressKeys } : {}),
   };
 }
 
@@ -153,6 +162,7 @@ export const toStored = ({
   _id,
   buckets: _b,
   terms: _t,
+  addressKeys: _a,
   ...rest
 }: Omit<SubmissionDoc, 'buckets' | 'terms'> & { buckets?: unknown; terms?: unknown }) =>
   ({ id: _id, ...rest }) as StoredSubmission;

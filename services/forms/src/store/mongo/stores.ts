@@ -1,6 +1,7 @@
 import { type MongoDb, type PageRead, pageLayout, pageReadFor } from '@formgate/store/mongo';
 import type { FormsStores } from '../forms-stores.ts';
 import { createMongoBlockedCounts } from './blocked-counts.ts';
+import { createMongoErasures } from './erasures.ts';
 import { createMongoFormRepository } from './form-repository.ts';
 import { createMongoHeldSubmissions } from './held-submissions.ts';
 import { createMongoSubmissionChanges } from './submission-changes.ts';
@@ -27,5 +28,6 @@ export async function createMongoFormsStores(db: MongoDb, options: MongoFormsSto
     changes: createMongoSubmissionChanges(db),
     held: createMongoHeldSubmissions(db),
     blocked: createMongoBlockedCounts(db),
+    erasures: createMongoErasures(db),
   };
 }

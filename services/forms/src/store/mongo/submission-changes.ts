@@ -1,7 +1,14 @@
 import { AppError } from '@formgate/kit';
 import { insertOnce, type MongoDb } from '@formgate/store/mongo';
 import type { CountedChange, SubmissionChange, SubmissionRecord } from '../records.ts';
-import { changeIncrements, changes, dayOf, releasedSubmission, type SubmissionChanges } from '../submission-changes.ts';
+import {
+  type ChangeMeta,
+  changeIncrements,
+  changes,
+  dayOf,
+  releasedSubmission,
+  type SubmissionChanges,
+} from '../submission-changes.ts';
 import { type ChangeCounterDoc, type ChangeDoc, Collections, type SubmissionDoc } from './schema.ts';
 
 /** A change that finds the next version claimed waits for the claimant to apply it: 7 reads over about 1.3 s. */
@@ -14,24 +21,23 @@ const RECENT = 2_000;
 
 /** The state a change gives its submission (`$set`), and what it erases (`$unset`). */
 function stateOf(change: ChangeDoc) {
-  const state =
-    change.action === 'delete'
-      ? { deleted: true as const, fields: [], files: [] }
-      : change.action === 'release'
-        ? { held: false, releasedAt: change.occurredAt }
-        : {
-            'spam.isSpam': change.action === 'spam',
-            receivedSpam: change.receivedSpam,
-            // Released from spam (issue 14): once only.
-            ...(change.submission ? { spamReleased: true as const } : {}),
-          };
+  const deletes = change.action === 'delete' || change.action === 'erase';
+  const state = deletes
+    ? { deleted: true as const, fields: [], files: [], terms: [] }
+    : change.action === 'release'
+      ? { held: false, releasedAt: change.occurredAt }
+      : {
+          'spam.isSpam': change.action === 'spam',
+          receivedSpam: change.receivedSpam,
+          // Released from spam (issue 14): once only.
+          ...(change.submission ? { spamReleased: true as const } : {}),
+        };
   // A deleted submission keeps nothing of what the submitter sent: its origin and referer go with its fields.
-  const gone: Record<string, true> =
-    change.action === 'delete'
-      ? { origin: true, referer: true, meta: true }
-      : change.action === 'release' || change.submission
-        ? { meta: true }
-        : {};
+  const gone: Record<string, true> = deletes
+    ? { origin: true, referer: true, meta: true, addressKeys: true }
+    : change.action === 'release' || change.submission
+      ? { meta: true }
+      : {};
   return { $set: { ...state, v: change.v + 1 }, ...(Object.keys(gone).length > 0 ? { $unset: gone } : {}) };
 }
 
@@ -45,6 +51,7 @@ const toChange = (d: ChangeDoc): SubmissionChange => ({
   receivedAt: d.receivedAt,
   occurredAt: d.occurredAt,
   blobKeys: d.blobKeys,
+  ...(d.erasure !== undefined ? { erasure: d.erasure, wasHeld: d.wasHeld === true } : {}),
   ...(d.submission ? { submission: d.submission } : {}),
 });
 
@@ -72,7 +79,7 @@ export function createMongoSubmissionChanges(db: MongoDb): SubmissionChanges {
   }
 
   /** The change `action` makes to `doc` (live, of the scope's form), claiming its next version. */
-  function changeOf(doc: SubmissionDoc, action: SubmissionChange['action'], meta: { id: string; occurredAt: string }) {
+  function changeOf(doc: SubmissionDoc, action: SubmissionChange['action'], meta: ChangeMeta) {
     const wasSpam = doc.spam.isSpam;
     const v = doc.v ?? 0;
     const stored = { ...doc, id: doc._id };
@@ -95,7 +102,8 @@ export function createMongoSubmissionChanges(db: MongoDb): SubmissionChanges {
       receivedSpam: doc.receivedSpam ?? wasSpam,
       receivedAt: doc.createdAt,
       occurredAt: meta.occurredAt,
-      blobKeys: action === 'delete' ? doc.files.map((f) => f.blobKey) : [],
+      blobKeys: action === 'delete' || action === 'erase' ? doc.files.map((f) => f.blobKey) : [],
+      ...(action === 'erase' ? { erasure: meta.erasure, wasHeld: doc.held === true } : {}),
       ...(submission ? { submission } : {}),
       at: Date.now(),
     };

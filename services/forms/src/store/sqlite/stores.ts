@@ -1,6 +1,7 @@
 import type { SqliteDb } from '@formgate/store/sqlite';
 import type { FormsStores } from '../forms-stores.ts';
 import { createSqliteBlockedCounts } from './blocked-counts.ts';
+import { createSqliteErasures } from './erasures.ts';
 import { createSqliteFormRepository } from './form-repository.ts';
 import { createSqliteHeldSubmissions } from './held-submissions.ts';
 import { createSqliteSubmissionChanges } from './submission-changes.ts';
@@ -17,5 +18,6 @@ export function createSqliteFormsStores(db: SqliteDb): FormsStores {
     changes: createSqliteSubmissionChanges(db),
     held: createSqliteHeldSubmissions(db),
     blocked: createSqliteBlockedCounts(db),
+    erasures: createSqliteErasures(db),
   };
 }

@@ -1,6 +1,6 @@
 import type { SqliteDb } from '@formgate/store/sqlite';
 import type { SubmissionChange, SubmissionRecord } from '../records.ts';
-import { changes, dayOf, releasedSubmission, type SubmissionChanges } from '../submission-changes.ts';
+import { type ChangeMeta, changes, dayOf, releasedSubmission, type SubmissionChanges } from '../submission-changes.ts';
 import { SUBMISSION_COLUMNS, type SubmissionBody, type SubmissionRow } from './schema.ts';
 
 /**
@@ -26,6 +26,7 @@ export function createSqliteSubmissionChanges(db: SqliteDb): SubmissionChanges {
     release: db.prepare(`UPDATE submissions SET doc = json_remove(json_set(doc, '$.held', json('false')), '$.meta')
       WHERE id = ?`),
     counter: db.prepare('UPDATE form_counters SET submissions = submissions + ?, spam = spam + ? WHERE form_id = ?'),
+    heldCounter: db.prepare('UPDATE form_counters SET held = held - 1 WHERE form_id = ?'),
     released: db.prepare(
       `UPDATE form_counters SET submissions = submissions + 1, spam = spam + ?, held = held - 1,
        last_at = MAX(COALESCE(last_at, ''), ?) WHERE form_id = ?`,
@@ -54,8 +55,13 @@ export function createSqliteSubmissionChanges(db: SqliteDb): SubmissionChanges {
       q.releasedDay.run(formId, day, wasSpam ? 1 : 0);
       return releasedSubmission(stored, doc.spam);
     }
-    if (action === 'delete') {
+    if (action === 'delete' || action === 'erase') {
+      // The tombstone's update of `deleted` drops its address keys (trigger of migration 5).
       q.tombstone.run(JSON.stringify({ fields: [], files: [], spam: doc.spam, held: doc.held }), id);
+      if (doc.held) {
+        q.heldCounter.run(formId);
+        return undefined;
+      }
       q.counter.run(-1, wasSpam ? -1 : 0, formId);
       q.day.run(-1, wasSpam ? -1 : 0, formId, day);
       return undefined;
@@ -75,13 +81,7 @@ export function createSqliteSubmissionChanges(db: SqliteDb): SubmissionChanges {
   }
 
   const change = db.transaction(
-    (
-      orgId: string,
-      formId: string,
-      submissionId: string,
-      action: SubmissionChange['action'],
-      meta: { id: string; occurredAt: string },
-    ) => {
+    (orgId: string, formId: string, submissionId: string, action: SubmissionChange['action'], meta: ChangeMeta) => {
       const row = q.live.get(orgId, formId, submissionId) as SubmissionRow | undefined;
       if (!row) return 'not_found' as const;
       const doc = JSON.parse(row.doc) as SubmissionBody;
@@ -97,7 +97,8 @@ export function createSqliteSubmissionChanges(db: SqliteDb): SubmissionChanges {
         wasSpam: doc.spam.isSpam,
         receivedAt: row.created_at,
         occurredAt: meta.occurredAt,
-        blobKeys: action === 'delete' ? doc.files.map((f) => f.blobKey) : [],
+        blobKeys: action === 'delete' || action === 'erase' ? doc.files.map((f) => f.blobKey) : [],
+        ...(action === 'erase' ? { erasure: meta.erasure, wasHeld: doc.held === true } : {}),
         ...(submission ? { submission } : {}),
       };
       q.outbox.run(meta.id, formId, JSON.stringify(event));

@@ -51,6 +51,7 @@ export const EMPTY_VALUE = '(empty)';
 export function headingFor(type: string): string {
   if (type === 'submission.spam') return 'Submission marked as spam in';
   if (type === 'submission.deleted') return 'Submission deleted from';
+  if (type === 'submission.erased') return 'Submission erased from';
   return 'New submission to';
 }
 

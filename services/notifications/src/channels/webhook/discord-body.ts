@@ -1,6 +1,6 @@
 import { EMPTY_VALUE, escapeDiscord, fitText, headingFor, safeLink } from './chat-text.ts';
 import { toInertJson } from './inert-json.ts';
-import type { ChatBodyOptions, WebhookEvent } from './webhook-event.ts';
+import { type ChatBodyOptions, carriesContent, type WebhookEvent } from './webhook-event.ts';
 
 /**
  * Discord's limits (https://discord.com/developers/docs/resources/message#embed-object-embed-limits): content 2000,
@@ -19,7 +19,7 @@ interface EmbedField {
 }
 
 function fieldsOf(event: WebhookEvent, budget: number): EmbedField[] {
-  if (event.type === 'submission.deleted') return [];
+  if (!carriesContent(event)) return [];
   const { fields: values, files } = event.submission;
   const all = values.map((field) => ({ name: field.name, value: field.value }));
   if (files.length > 0) all.push({ name: 'Files', value: files.map((file) => file.filename).join(', ') });

@@ -1,6 +1,6 @@
 import { EMPTY_VALUE, escapeSlack, fitText, headingFor, safeLink } from './chat-text.ts';
 import { toInertJson } from './inert-json.ts';
-import type { ChatBodyOptions, WebhookEvent } from './webhook-event.ts';
+import { type ChatBodyOptions, carriesContent, type WebhookEvent } from './webhook-event.ts';
 
 /** Slack allows 50 blocks per message and 3000 characters per section text; these stay well inside. */
 const MAX_FIELDS = 25;
@@ -19,7 +19,7 @@ const context = (text: string) => ({ type: 'context', elements: [{ type: 'mrkdwn
 export function buildSlackBody(event: WebhookEvent, options: ChatBodyOptions = {}): string {
   const heading = `${headingFor(event.type)} ${fit(event.form.name, MAX_FORM_NAME)}`;
   const blocks: object[] = [section(`*${heading}*`)];
-  if (event.type !== 'submission.deleted') {
+  if (carriesContent(event)) {
     const { fields, files } = event.submission;
     for (const field of fields.slice(0, MAX_FIELDS)) {
       const value = field.value === '' ? EMPTY_VALUE : fit(field.value, MAX_VALUE);

@@ -5,8 +5,8 @@ import type { ChatBodyOptions, WebhookEvent, WebhookKind } from './webhook-event
 
 /**
  * The Standard Webhooks body: `{type, timestamp, data}` where `data` is the submission as the API returns it plus
- * `form: {id, name}` (for `submission.deleted`, only `id`, `formId`, `createdAt` and `form`). Values are complete,
- * never cut.
+ * `form: {id, name}` (for `submission.deleted`, only `id`, `formId`, `createdAt` and `form`; for `submission.erased`,
+ * those and `erasureId`). Values are complete, never cut.
  */
 export function buildStandardBody(event: WebhookEvent): string {
   return toInertJson({

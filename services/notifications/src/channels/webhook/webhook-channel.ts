@@ -56,8 +56,12 @@ export function createWebhookChannel(deps: WebhookChannelDeps): DeliveryChannel 
     const ref = delivery.webhookEvent;
     if (!ref) return 'the delivery has no event';
     const formRef = { id: form.id, name: form.name };
-    if (ref.type === 'submission.deleted') {
-      const submission = { id: delivery.submissionId, formId: form.id, createdAt: ref.receivedAt };
+    const gone = { id: delivery.submissionId, formId: form.id, createdAt: ref.receivedAt };
+    if (ref.type === 'submission.deleted')
+      return { type: ref.type, occurredAt: ref.occurredAt, form: formRef, submission: gone };
+    if (ref.type === 'submission.erased') {
+      if (!ref.erasureId) return 'the erasure is not known';
+      const submission = { ...gone, erasureId: ref.erasureId };
       return { type: ref.type, occurredAt: ref.occurredAt, form: formRef, submission };
     }
     const stored =

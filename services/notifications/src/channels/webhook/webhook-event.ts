@@ -1,6 +1,7 @@
 import { type SubmissionDto, WebhookEventTypeSchema, WebhookKindSchema } from '@formgate/contracts';
 
 export type { WebhookEventType, WebhookKind } from '@formgate/contracts';
+export type { SentWebhookEventType } from '../../store/records.ts';
 
 /** The events an endpoint can subscribe to. */
 export const WEBHOOK_EVENT_TYPES = WebhookEventTypeSchema.options;
@@ -20,6 +21,11 @@ export interface DeletedSubmissionRef {
   createdAt: string;
 }
 
+/** What is left to say about an erased submission: a deleted one's ids and dates, and the erasure's id. */
+export interface ErasedSubmissionRef extends DeletedSubmissionRef {
+  erasureId: string;
+}
+
 /** One thing that happened to a submission, as the webhook bodies describe it. All text in it is untrusted. */
 export type WebhookEvent =
   | {
@@ -30,7 +36,14 @@ export type WebhookEvent =
       /** The submission as the API returns it. */
       submission: SubmissionDto;
     }
-  | { type: 'submission.deleted'; occurredAt: string; form: WebhookFormRef; submission: DeletedSubmissionRef };
+  | { type: 'submission.deleted'; occurredAt: string; form: WebhookFormRef; submission: DeletedSubmissionRef }
+  | { type: 'submission.erased'; occurredAt: string; form: WebhookFormRef; submission: ErasedSubmissionRef };
+
+/** Whether the event carries the submission's content (fields, files): a deleted or erased one's is gone. */
+export const carriesContent = (
+  event: WebhookEvent,
+): event is Extract<WebhookEvent, { type: 'submission.created' | 'submission.spam' }> =>
+  event.type === 'submission.created' || event.type === 'submission.spam';
 
 export interface ChatBodyOptions {
   /** The submission's page in the dashboard, linked from chat messages (values there are cut). */

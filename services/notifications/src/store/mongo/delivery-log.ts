@@ -5,6 +5,7 @@ import {
   type AttemptRecord,
   attemptKey,
   type Delivery,
+  ERASED,
   type FirstAttemptBatch,
 } from '../records.ts';
 import {
@@ -144,7 +145,9 @@ function attemptWrites(c: DeliveriesCollection): Pick<DeliveryLog, 'claimAttempt
 }
 
 /** A consumer batch's claims and outcomes, and its record. */
-function batchWrites(c: DeliveriesCollection): Omit<DeliveryLog, keyof Reads | 'claimAttempt' | 'recordOutcome'> {
+function batchWrites(
+  c: DeliveriesCollection,
+): Omit<DeliveryLog, keyof Reads | 'claimAttempt' | 'recordOutcome' | 'redactSubmission'> {
   const { deliveries, attempts, batches } = c;
 
   /** Attempt 1 of a delivery `batch` claimed: a success is its attempt record only, a failure is written as any. */
@@ -204,6 +207,31 @@ function batchWrites(c: DeliveriesCollection): Omit<DeliveryLog, keyof Reads | '
 }
 
 /**
+ * An erasure's redaction: the submission's deliveries by index `submission` (equalities), then the attempt records of
+ * each by index `delivery`, one command a delivery (an `$in` is not pushed down on FerretDB; on MongoDB one
+ * `updateMany` with `deliveryId: {$in}` would do). A response is written over only where there is one.
+ */
+async function redactSubmission(c: DeliveriesCollection, orgId: string, submissionId: string) {
+  const { deliveries, attempts } = c;
+  // The submission's deliveries but those sending `submission.erased` (a `$ne` is filtered over the submission's few).
+  const redacted = { submissionId, orgId, 'webhookEvent.type': { $ne: 'submission.erased' as const } };
+  const ids = await deliveries.find(redacted, { projection: { _id: 1 } }).toArray();
+  await Promise.all(
+    ids.map(({ _id }) =>
+      attempts.updateMany(
+        { deliveryId: _id, 'outcome.response.code': { $exists: true } },
+        { $set: { 'outcome.response.text': ERASED } },
+      ),
+    ),
+  );
+  await deliveries.updateMany({ submissionId, orgId, channel: 'email' }, { $set: { target: ERASED } });
+  await deliveries.updateMany(
+    { ...redacted, 'lastResponse.code': { $exists: true } },
+    { $set: { 'lastResponse.text': ERASED } },
+  );
+}
+
+/**
  * `DeliveryLog` on MongoDB 7+ or FerretDB 1.24. FerretDB has no transactions and runs an update as a read then a
  * write, so who may make attempt n of a delivery is decided by inserting the attempt record `<deliveryId>#<n>` (a
  * unique insert is atomic), and every later write to the delivery is made by that claim's holder only. Conditional
@@ -211,5 +239,10 @@ function batchWrites(c: DeliveriesCollection): Omit<DeliveryLog, keyof Reads | '
  */
 export function createMongoDeliveryLog(db: MongoDb, options: DeliveriesOptions = {}): DeliveryLog {
   const c = deliveriesCollection(db, options);
-  return { ...reads(c), ...attemptWrites(c), ...batchWrites(c) };
+  return {
+    ...reads(c),
+    ...attemptWrites(c),
+    ...batchWrites(c),
+    redactSubmission: ({ orgId }, submissionId) => redactSubmission(c, orgId, submissionId),
+  };
 }

@@ -5,6 +5,7 @@ import {
   type AttemptRecord,
   attemptKey,
   type Delivery,
+  ERASED,
   type FirstAttemptBatch,
   isFinal,
   type OpenBatch,
@@ -23,6 +24,10 @@ interface BatchRow {
   started_at: string;
   lease_until: string;
 }
+
+/** The deliveries an erasure redacts: the submission's, but those sending `submission.erased`. */
+const REDACTED = `submission_id = @submissionId AND org_id = @orgId
+  AND (webhook_event IS NULL OR json_extract(webhook_event, '$.type') <> 'submission.erased')`;
 
 function statements(db: SqliteDb) {
   return {
@@ -77,6 +82,18 @@ function statements(db: SqliteDb) {
     ),
     openBatches: db.prepare('SELECT * FROM first_attempt_batches WHERE lease_until < ? LIMIT ?'),
     closeBatch: db.prepare('DELETE FROM first_attempt_batches WHERE id = ?'),
+    redactDeliveries: db.prepare(
+      // deliveries_submission
+      `UPDATE deliveries SET target = CASE WHEN channel = 'email' THEN @erased ELSE target END,
+         last_response = CASE WHEN last_response IS NULL THEN NULL ELSE json_set(last_response, '$.text', @erased) END
+       WHERE ${REDACTED}`,
+    ),
+    redactAttempts: db.prepare(
+      // deliveries_submission, then delivery_attempts_delivery
+      `UPDATE delivery_attempts SET outcome = json_set(outcome, '$.response.text', @erased)
+       WHERE delivery_id IN (SELECT id FROM deliveries WHERE ${REDACTED})
+         AND json_type(outcome, '$.response') = 'object'`,
+    ),
   };
 }
 
@@ -135,6 +152,11 @@ function transactions(db: SqliteDb, s: ReturnType<typeof statements>) {
       return { delivery, claimed: inserted };
     });
   });
+  const redact = db.transaction((orgId: string, submissionId: string) => {
+    const names = { orgId, submissionId, erased: ERASED };
+    s.redactAttempts.run(names);
+    s.redactDeliveries.run(names);
+  });
   const toAttempt = (r: AttemptRow): AttemptRecord => ({
     deliveryId: r.delivery_id,
     attempt: r.attempt,
@@ -146,13 +168,13 @@ function transactions(db: SqliteDb, s: ReturnType<typeof statements>) {
     deliveries: (JSON.parse(r.delivery_ids) as string[]).map(read).filter((d): d is Delivery => d !== null),
   });
 
-  return { read, plan, claim, record, claimFirst, toAttempt, toOpenBatch };
+  return { read, plan, claim, record, claimFirst, redact, toAttempt, toOpenBatch };
 }
 
 /** `DeliveryLog` on SQLite: each change one statement or one transaction, inside the shared group commit. */
 export function createSqliteDeliveryLog(db: SqliteDb, write: SqliteWrite): DeliveryLog {
   const s = statements(db);
-  const { plan, claim, record, claimFirst, toAttempt, toOpenBatch } = transactions(db, s);
+  const { plan, claim, record, claimFirst, redact, toAttempt, toOpenBatch } = transactions(db, s);
   return {
     planDeliveries: async (deliveries) => plan(deliveries),
     async getDelivery({ orgId }, id) {
@@ -181,6 +203,9 @@ export function createSqliteDeliveryLog(db: SqliteDb, write: SqliteWrite): Deliv
     listOpenBatches: async (before, limit) => (s.openBatches.all(before, limit) as BatchRow[]).map(toOpenBatch),
     async closeBatch(batchId) {
       await write(() => s.closeBatch.run(batchId));
+    },
+    async redactSubmission({ orgId }, submissionId) {
+      await write(() => redact(orgId, submissionId));
     },
   };
 }

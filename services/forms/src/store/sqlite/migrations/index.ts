@@ -3,6 +3,7 @@ import { createFormsSchema } from './0001-create-forms-schema.ts';
 import { indexInsertsInTheReadModel } from './0002-index-inserts-in-the-read-model.ts';
 import { keepCsvLines } from './0003-keep-csv-lines.ts';
 import { coverExportsWithThePositionIndex } from './0004-cover-exports-with-the-position-index.ts';
+import { indexSubmitterAddresses } from './0005-index-submitter-addresses.ts';
 
 /**
  * The forms store's SQLite schema, in order, run by the composition root before the adapters are built:
@@ -13,4 +14,5 @@ export const sqliteFormsMigrations: readonly SqliteMigration[] = [
   indexInsertsInTheReadModel,
   keepCsvLines,
   coverExportsWithThePositionIndex,
+  indexSubmitterAddresses,
 ];

@@ -1,0 +1,70 @@
+import { z } from 'zod';
+
+/**
+ * Erasure by submitter (issue 31): `POST /api/v1/erasures` with an address erases every submission of the
+ * organization in which it appears and answers a receipt, signed with the instance's key (`GET
+ * /api/v1/erasures/keys`), which anyone can verify later (`verifyErasureReceipt` of `@formgate/kit`).
+ */
+export const ErasureRequestSchema = z.strictObject({
+  email: z.email('Enter a valid email address').max(320),
+});
+export type ErasureRequest = z.infer<typeof ErasureRequestSchema>;
+
+/** What an erasure reached: never the address itself, only its keyed hash (`addressKey`). */
+export const ErasureReceiptSchema = z.object({
+  /** `erasure-receipt/1`: what the fields below mean. */
+  type: z.literal('erasure-receipt/1'),
+  id: z.string(),
+  orgId: z.string(),
+  /** Who asked: a member (`session`, their user id) or an organization API key (`api-key`, its id). */
+  requestedBy: z.object({ id: z.string(), via: z.enum(['session', 'api-key']) }),
+  /** HMAC-SHA256 of the address (trimmed, lower case) with the instance's key: the same address gives the same value. */
+  addressKey: z.string(),
+  erasedAt: z.string(),
+  count: z.number().int().nonnegative(),
+  /** The forms the erased submissions belonged to. */
+  forms: z.array(z.string()),
+  submissions: z.array(z.object({ id: z.string(), formId: z.string(), receivedAt: z.string() })),
+});
+export type ErasureReceipt = z.infer<typeof ErasureReceiptSchema>;
+
+export const ErasureSignatureSchema = z.object({
+  alg: z.literal('Ed25519'),
+  /** Which of the instance's keys signed (`ErasureKeysDto`). */
+  keyId: z.string(),
+  /** base64url of the Ed25519 signature of `canonicalJson(receipt)` (UTF-8). */
+  value: z.string(),
+});
+export type ErasureSignature = z.infer<typeof ErasureSignatureSchema>;
+
+/** `POST /api/v1/erasures` and `GET /api/v1/erasures/{id}`: the receipt and its signature. */
+export const SignedErasureReceiptSchema = z.object({
+  receipt: ErasureReceiptSchema,
+  signature: ErasureSignatureSchema,
+});
+export type SignedErasureReceipt = z.infer<typeof SignedErasureReceiptSchema>;
+
+/** `GET /api/v1/erasures`: the organization's erasures, newest first (receipts without their submission lists). */
+export const ErasureSummarySchema = ErasureReceiptSchema.omit({ submissions: true, type: true });
+export type ErasureSummary = z.infer<typeof ErasureSummarySchema>;
+export const ErasureListQuerySchema = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(100).default(50),
+});
+
+/** `GET /api/v1/erasures/keys`: the public keys receipts are signed with (SPKI PEM), current first. */
+export const ErasureKeysDtoSchema = z.object({
+  keys: z.array(z.object({ keyId: z.string(), alg: z.literal('Ed25519'), publicKey: z.string() })),
+});
+export type ErasureKeysDto = z.infer<typeof ErasureKeysDtoSchema>;
+
+/** JSON with object keys sorted at every level: what a receipt's signature covers. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}

@@ -1,0 +1,49 @@
+import { listOf } from '../api.ts';
+import {
+  ErasureKeysDtoSchema,
+  ErasureListQuerySchema,
+  ErasureRequestSchema,
+  ErasureSummarySchema,
+  SignedErasureReceiptSchema,
+} from '../privacy.ts';
+import { defineRoute, json, orgRoute } from './define-route.ts';
+
+/** Erasure by submitter and its receipts (issue 31, `docs/privacy.md`): the forms service. */
+export const privacyRoutes = {
+  // Before `/api/v1/erasures/:erasureId`, which would take `keys` for an id.
+  getErasureKeys: defineRoute({
+    method: 'GET',
+    path: '/api/v1/erasures/keys',
+    service: 'forms',
+    auth: 'public',
+    tag: 'Privacy',
+    summary: 'The public keys erasure receipts are signed with (Ed25519, SPKI PEM), to verify a receipt',
+    responses: [json(200, 'The keys, current first', ErasureKeysDtoSchema)],
+  }),
+  createErasure: defineRoute({
+    ...orgRoute('POST', '/api/v1/erasures', 'forms', { erasure: ['create'] }),
+    tag: 'Privacy',
+    summary:
+      'Erase every submission of the organization in which an email address appears, everywhere it is kept; ' +
+      'answers the signed receipt',
+    description:
+      'Any field, any case, and the reply-to and cc addresses the submitter gave (`_replyto`, `_cc`). The receipt ' +
+      'names the address only by its keyed hash. Owners and admins, or a `write` API key.',
+    request: { body: ErasureRequestSchema },
+    responses: [json(201, 'The signed receipt', SignedErasureReceiptSchema)],
+  }),
+  listErasures: defineRoute({
+    ...orgRoute('GET', '/api/v1/erasures', 'forms', { erasure: ['read'] }),
+    tag: 'Privacy',
+    summary: "The organization's erasures, newest first",
+    request: { query: ErasureListQuerySchema },
+    responses: [json(200, 'The erasures', listOf(ErasureSummarySchema))],
+  }),
+  getErasure: defineRoute({
+    ...orgRoute('GET', '/api/v1/erasures/:erasureId', 'forms', { erasure: ['read'] }),
+    tag: 'Privacy',
+    summary: "An erasure's signed receipt",
+    responses: [json(200, 'The signed receipt', SignedErasureReceiptSchema)],
+    errors: ['FORMS_ERASURE_NOT_FOUND'],
+  }),
+};

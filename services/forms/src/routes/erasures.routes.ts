@@ -1,0 +1,42 @@
+import type { ErasureKeysDto, ErasureSummary } from '@formgate/contracts';
+import { API_ROUTES } from '@formgate/contracts/routes';
+import { AppError, identityOf, mountRoute, type PrivacyKeys, requirePermission } from '@formgate/kit';
+import { Router } from 'express';
+import { type ErasureDeps, eraseSubmitter } from '../use-cases/erase-submitter.ts';
+
+/** `GET /api/v1/erasures/keys`: public, so anyone holding a receipt can verify it. */
+export function erasureKeyRoutes(privacy: PrivacyKeys) {
+  const router = Router();
+  mountRoute(router, API_ROUTES.getErasureKeys, (_req, res) => {
+    const body: ErasureKeysDto = { keys: privacy.publicKeys() };
+    res.json(body);
+  });
+  return router;
+}
+
+/** `/api/v1/erasures`: erasure by submitter and its receipts, in the caller's organization (owners and admins). */
+export function erasureRoutes(deps: ErasureDeps) {
+  const router = Router();
+  mountRoute(router, API_ROUTES.createErasure, async (req, res) => {
+    const identity = identityOf(req);
+    requirePermission(identity, { erasure: ['create'] });
+    const { email } = API_ROUTES.createErasure.request.body.parse(req.body);
+    res.status(201).json(await eraseSubmitter(deps, identity, email));
+  });
+  mountRoute(router, API_ROUTES.listErasures, async (req, res) => {
+    const identity = identityOf(req);
+    requirePermission(identity, { erasure: ['read'] });
+    const { limit } = API_ROUTES.listErasures.request.query.parse(req.query);
+    const receipts = await deps.erasures.listReceipts({ orgId: identity.orgId }, limit);
+    const data = receipts.map(({ receipt: { submissions: _s, type: _t, ...summary } }): ErasureSummary => summary);
+    res.json({ data });
+  });
+  mountRoute(router, API_ROUTES.getErasure, async (req, res) => {
+    const identity = identityOf(req);
+    requirePermission(identity, { erasure: ['read'] });
+    const signed = await deps.erasures.getReceipt({ orgId: identity.orgId }, String(req.params.erasureId));
+    if (!signed) throw new AppError('FORMS_ERASURE_NOT_FOUND');
+    res.json(signed);
+  });
+  return router;
+}

@@ -1,0 +1,40 @@
+import type { SubmissionDeleted } from '@formgate/contracts';
+import type { KeptMail } from '../email/kept-mail.ts';
+import { planAndAttempt } from './plan-and-attempt.ts';
+import { erasureDeliveriesFor } from './plan-webhook-deliveries.ts';
+import type { HandlerDeps } from './submission-received.handler.ts';
+
+export type ErasureDeps = HandlerDeps & {
+  /** The kept copies of sent mails (embedded mode's mail files); none kept without. */
+  keptMail?: KeptMail | undefined;
+};
+
+/**
+ * An erasure (`submission.deleted` with `erasure`): everything notifications keeps of the submission's content goes
+ * (the delivery log's addresses and response texts, the copy, the kept mails of its emails), then `submission.erased`
+ * is sent to the form's endpoints that were sent the submission (`erasureDeliveriesFor`), not to those merely
+ * subscribed. Those hold no content, and the redaction leaves them out (their responses tell why they fail), so a
+ * retry of theirs or a redelivered erasure changes nothing of them. Idempotent: a redelivered
+ * erasure redacts nothing more, forgets nothing more and plans the same deliveries; a submission never seen has
+ * nothing to redact or to notify.
+ */
+export async function eraseSubmission(deps: ErasureDeps, event: SubmissionDeleted, erasureId: string) {
+  const { submissionId, formId, orgId, receivedAt } = event.data;
+  const { log, views } = deps.stores;
+  const sent = await log.listBySubmission({ orgId }, submissionId);
+  await log.redactSubmission({ orgId }, submissionId);
+  await views.deleteSubmission(submissionId);
+  const mails = sent.flatMap((d) => (d.channel === 'email' && d.messageId ? [d.messageId] : []));
+  if (deps.keptMail && mails.length > 0) await deps.keptMail.forget(mails);
+
+  const form = await views.getForm({ orgId }, formId);
+  if (!form) return;
+  const wanted = erasureDeliveriesFor(deps, {
+    form,
+    submissionId,
+    event: { type: 'submission.erased', occurredAt: event.occurredAt, receivedAt, erasureId },
+    sent,
+    endpoints: await deps.endpoints.listByForm({ orgId }, formId),
+  });
+  if (wanted.length > 0) await planAndAttempt(deps, orgId, submissionId, wanted);
+}

@@ -1,0 +1,32 @@
+import type { ErasureRequest } from '@formgate/contracts';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { toast } from 'sonner';
+import type { ScreenStep } from '../../lib/screen-step.ts';
+import { formsKeys } from '../forms/forms.queries.ts';
+import { createErasure, privacyKeys, type SignedErasureReceipt } from './privacy.queries.ts';
+
+const erased = (count: number) =>
+  count === 0
+    ? 'No submission contained this address. The receipt records the erasure.'
+    : `Erased ${count} ${count === 1 ? 'submission' : 'submissions'}`;
+
+/**
+ * Erases every submission of the organization in which an address appears. After the toast, the screen's step
+ * receives the signed receipt; then the erasures list and the forms and submissions queries refresh (their counts and
+ * lists have lost the erased submissions).
+ */
+export function useCreateErasure(step: ScreenStep<SignedErasureReceipt, ErasureRequest> = {}) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: createErasure,
+    onSuccess: async (signed, body) => {
+      toast.success(erased(signed.receipt.count));
+      queryClient.setQueryData(privacyKeys.erasure(signed.receipt.id), signed);
+      step.onSuccess?.(signed, body);
+      await Promise.all([
+        queryClient.invalidateQueries({ queryKey: privacyKeys.erasures() }),
+        queryClient.invalidateQueries({ queryKey: formsKeys.all }),
+      ]);
+    },
+  });
+}

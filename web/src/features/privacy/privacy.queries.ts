@@ -1,0 +1,43 @@
+import type { ErasureRequest, ErasureSummary, SignedErasureReceipt } from '@formgate/contracts';
+import { queryOptions } from '@tanstack/react-query';
+import { apiFetch } from '../../lib/api.ts';
+
+/* Erasure by submitter (issue 31): the active organization's erasures and their signed receipts. */
+
+export type { ErasureSummary, SignedErasureReceipt };
+
+export const privacyKeys = {
+  all: ['privacy'] as const,
+  erasures: () => [...privacyKeys.all, 'erasures'] as const,
+  erasure: (erasureId: string) => [...privacyKeys.all, 'erasure', erasureId] as const,
+};
+
+const erasurePath = (erasureId: string) => `/api/v1/erasures/${encodeURIComponent(erasureId)}`;
+
+/** The organization's erasures, newest first (without their submission lists). */
+export const erasuresQuery = () =>
+  queryOptions({
+    queryKey: privacyKeys.erasures(),
+    queryFn: async () => (await apiFetch<{ data: ErasureSummary[] }>('/api/v1/erasures?limit=100')).data,
+  });
+
+/** One erasure's signed receipt, as the server answered it (a receipt never changes). */
+export const erasureQuery = (erasureId: string) =>
+  queryOptions({
+    queryKey: privacyKeys.erasure(erasureId),
+    queryFn: () => apiFetch<SignedErasureReceipt>(erasurePath(erasureId)),
+    staleTime: Number.POSITIVE_INFINITY,
+  });
+
+/** → the signed receipt of what was erased. */
+export const createErasure = (body: ErasureRequest) =>
+  apiFetch<SignedErasureReceipt>('/api/v1/erasures', { method: 'POST', json: body });
+
+/** The file a receipt is downloaded as: the whole signed receipt, serialized as the server sent it. */
+export function receiptFile(signed: SignedErasureReceipt): { name: string; blob: Blob } {
+  const safeId = signed.receipt.id.replace(/[^A-Za-z0-9_-]/g, '_');
+  return {
+    name: `erasure-receipt-${safeId}.json`,
+    blob: new Blob([JSON.stringify(signed)], { type: 'application/json' }),
+  };
+}

@@ -1,0 +1,30 @@
+import { Panel } from '../../components/panel.tsx';
+import { Notice } from '../../components/ui.tsx';
+import { useOrganization } from '../organization/organization-layout.tsx';
+import { useCan } from '../organization/use-can.ts';
+import { ErasePanel } from './erase-panel.tsx';
+import { ErasuresList } from './erasures-list.tsx';
+
+/**
+ * `/dashboard/organization/privacy`: erasure by submitter (issue 31). Owners and admins erase a person's data and
+ * read the past erasures' receipts; members are told who can. The server checks again.
+ */
+export function PrivacyScreen() {
+  const organization = useOrganization();
+  const { can } = useCan();
+  return (
+    <div className="flex flex-col gap-6">
+      {can({ erasure: ['create'] }) ? (
+        <ErasePanel organizationName={organization.name} />
+      ) : (
+        <Panel title="Erase a person's data">
+          <Notice>
+            Only owners and admins of the organization can erase a person's data. Ask one of them when someone wants the
+            submissions that name their email address deleted.
+          </Notice>
+        </Panel>
+      )}
+      {can({ erasure: ['read'] }) ? <ErasuresList organization={organization} /> : null}
+    </div>
+  );
+}

@@ -1,0 +1,1 @@
+export { OrganizationLayout as Component } from '../../../features/organization/organization-layout.tsx';

@@ -1,0 +1,1 @@
+export { PrivacyScreen as Component } from '../../../features/privacy/privacy.tsx';

@@ -1,0 +1,195 @@
+import type { ErasureReceipt, ErasureSummary, SignedErasureReceipt } from '@formgate/contracts';
+import { fireEvent, screen, waitFor, within } from '@testing-library/react';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { formsKeys } from '../src/features/forms/forms.queries.ts';
+import { activeMemberKey, activeOrganizationKey } from '../src/lib/auth-invalidation.ts';
+import { type ApiHandler, startApi } from './api-server.ts';
+import { renderApp, signedIn } from './render-app.tsx';
+import { closeAfterEach } from './screen-test.ts';
+
+const at = '2026-11-01T10:00:00.000Z';
+const member = (id: string, email: string, role: string) => ({
+  id: `m-${id}`,
+  organizationId: 'org1',
+  userId: id,
+  role,
+  createdAt: at,
+  user: { id, name: email.split('@')[0], email, image: null },
+});
+const organization = {
+  id: 'org1',
+  name: 'Acme',
+  slug: 'acme',
+  createdAt: at,
+  members: [member('u1', 'ada@example.com', 'owner'), member('u2', 'bob@example.com', 'admin')],
+  invitations: [],
+  teams: [],
+};
+
+const signed: SignedErasureReceipt = {
+  receipt: {
+    type: 'erasure-receipt/1',
+    id: 'er_new',
+    orgId: 'org1',
+    requestedBy: { id: 'u1', via: 'session' },
+    addressKey: 'k3yedHash',
+    erasedAt: '2026-11-02T09:30:00.000Z',
+    count: 2,
+    forms: ['f1', 'f2'],
+    submissions: [
+      { id: 'sub_a', formId: 'f1', receivedAt: at },
+      { id: 'sub_b', formId: 'f2', receivedAt: at },
+    ],
+  },
+  signature: { alg: 'Ed25519', keyId: 'a1b2c3d4e5f60718', value: 'c2lnbmF0dXJl' },
+};
+const summary = ({ type: _t, submissions: _s, ...rest }: ErasureReceipt): ErasureSummary => rest;
+const older: ErasureSummary = {
+  ...summary(signed.receipt),
+  id: 'er_old',
+  requestedBy: { id: 'key_9', via: 'api-key' },
+  erasedAt: '2026-10-20T08:00:00.000Z',
+  count: 1,
+  forms: ['f1'],
+};
+const oldSigned: SignedErasureReceipt = {
+  receipt: { ...signed.receipt, ...older, submissions: [{ id: 'sub_old', formId: 'f1', receivedAt: at }] },
+  signature: { ...signed.signature, value: 'b2xk' },
+};
+
+const track = closeAfterEach();
+
+/** jsdom's Blob has no `text()`; its FileReader reads one. */
+const textOf = (blob: Blob) =>
+  new Promise<unknown>((resolve) => {
+    const reader = new FileReader();
+    reader.onload = () => resolve(reader.result);
+    reader.readAsText(blob);
+  });
+
+/** The privacy page for `u1` holding `role`, its `/api/*` calls answered by `handle`. */
+async function renderPrivacy(role: string, handle: ApiHandler) {
+  const api = track(await startApi(handle));
+  const view = renderApp('/dashboard/organization/privacy', { session: signedIn('org1'), authBaseUrl: api.url });
+  view.queryClient.setQueryData(activeOrganizationKey, organization);
+  view.queryClient.setQueryData(activeMemberKey, member('u1', 'ada@example.com', role));
+  view.queryClient.setQueryData(formsKeys.list(), [
+    { id: 'f1', name: 'Contact', slug: 'contact' },
+    { id: 'f2', name: 'Newsletter', slug: 'newsletter' },
+  ]);
+  await screen.findByRole('heading', { name: 'Acme', level: 1 });
+  return { ...view, api };
+}
+
+describe('privacy screen', () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  it('erases after a plain confirmation, then shows the receipt and downloads it exactly as received', async () => {
+    let listed = [older];
+    const { api } = await renderPrivacy('owner', (req) => {
+      if (req.method === 'POST' && req.path === '/api/v1/erasures') {
+        listed = [summary(signed.receipt), older];
+        return { status: 201, body: signed };
+      }
+      if (req.method === 'GET' && req.path === '/api/v1/erasures') return { body: { data: listed } };
+      return undefined;
+    });
+    const form = await screen.findByRole('form', { name: "Erase a person's data" });
+    fireEvent.change(within(form).getByLabelText('Email address'), { target: { value: 'Eve@Example.com' } });
+    fireEvent.click(within(form).getByRole('button', { name: 'Erase data' }));
+
+    const dialog = await screen.findByRole('alertdialog', { name: 'Erase all data of Eve@Example.com?' });
+    expect(dialog.textContent).toContain('Every submission of Acme in which this address appears');
+    expect(dialog.textContent).toContain('uploaded files');
+    expect(dialog.textContent).toContain('notifications');
+    expect(dialog.textContent).toContain('deliveries');
+    expect(dialog.textContent).toContain('This cannot be undone.');
+    expect(api.requests.some((r) => r.method === 'POST')).toBe(false);
+    fireEvent.click(within(dialog).getByRole('button', { name: 'Erase permanently' }));
+
+    const receipt = await screen.findByRole('region', { name: 'Erasure receipt' });
+    expect(api.requests).toContainEqual(
+      expect.objectContaining({ method: 'POST', path: '/api/v1/erasures', body: { email: 'Eve@Example.com' } }),
+    );
+    expect(await screen.findByText('Erased 2 submissions')).toBeTruthy();
+    expect(within(receipt).getByText('Contact, Newsletter')).toBeTruthy();
+    expect(
+      within(within(receipt).getByRole('list', { name: 'Erased submissions' })).getAllByRole('listitem'),
+    ).toHaveLength(2);
+    expect(within(receipt).getByText('sub_a')).toBeTruthy();
+    expect(within(receipt).getByText(/a1b2c3d4e5f60718/)).toBeTruthy();
+    expect(within(receipt).getByText('er_new')).toBeTruthy();
+    // The address itself is nowhere on the page once erased.
+    expect(document.body.textContent).not.toContain('Eve@Example.com');
+
+    // The list refreshed with the new erasure first.
+    const list = screen.getByRole('list', { name: 'Past erasures' });
+    await waitFor(() => expect(within(list).getAllByRole('listitem')).toHaveLength(2));
+
+    const blobs: Blob[] = [];
+    URL.createObjectURL ??= () => '';
+    URL.revokeObjectURL ??= () => {};
+    vi.spyOn(URL, 'createObjectURL').mockImplementation((blob) => {
+      blobs.push(blob as Blob);
+      return 'blob:receipt';
+    });
+    const click = vi.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(() => {});
+    fireEvent.click(within(receipt).getByRole('button', { name: 'Download receipt' }));
+    expect(click).toHaveBeenCalledOnce();
+    expect((click.mock.contexts[0] as HTMLAnchorElement).download).toBe('erasure-receipt-er_new.json');
+    expect(await textOf(blobs[0] as Blob)).toBe(JSON.stringify(signed));
+  });
+
+  it('refuses an invalid address before asking anything', async () => {
+    const { api } = await renderPrivacy('admin', (req) =>
+      req.path === '/api/v1/erasures' ? { body: { data: [] } } : undefined,
+    );
+    const form = await screen.findByRole('form', { name: "Erase a person's data" });
+    fireEvent.change(within(form).getByLabelText('Email address'), { target: { value: 'not-an-address' } });
+    fireEvent.click(within(form).getByRole('button', { name: 'Erase data' }));
+    expect(await within(form).findByText('Enter a valid email address')).toBeTruthy();
+    expect(screen.queryByRole('alertdialog')).toBeNull();
+    expect(await screen.findByText('No erasures yet.')).toBeTruthy();
+    expect(api.requests.some((r) => r.method === 'POST')).toBe(false);
+  });
+
+  it('a member is told only owners and admins can erase, and sees no form and no list', async () => {
+    const { api } = await renderPrivacy('member', () => undefined);
+    expect(await screen.findByText(/Only owners and admins of the organization can erase/)).toBeTruthy();
+    expect(screen.queryByRole('form', { name: "Erase a person's data" })).toBeNull();
+    expect(screen.queryByLabelText('Email address')).toBeNull();
+    expect(screen.queryByRole('heading', { name: 'Past erasures' })).toBeNull();
+    expect(api.requests.some((r) => r.path.startsWith('/api/v1/erasures'))).toBe(false);
+  });
+
+  it('lists past erasures (time, who, count, forms), each opening its receipt', async () => {
+    const { api } = await renderPrivacy('admin', (req) => {
+      if (req.path === '/api/v1/erasures') return { body: { data: [summary(signed.receipt), older] } };
+      if (req.path === '/api/v1/erasures/er_old') return { body: oldSigned };
+      return undefined;
+    });
+    const list = await screen.findByRole('list', { name: 'Past erasures' });
+    const [first, second] = within(list).getAllByRole('listitem') as [HTMLElement, HTMLElement];
+    expect(first.textContent).toContain('2 submissions');
+    expect(first.textContent).toContain('By ada@example.com');
+    expect(first.textContent).toContain('Contact, Newsletter');
+    expect(second.textContent).toContain('1 submission');
+    expect(second.textContent).toContain('By API key key_9');
+    expect(api.requests).toContainEqual(expect.objectContaining({ method: 'GET', path: '/api/v1/erasures' }));
+
+    fireEvent.click(within(second).getByRole('button', { name: /^Show the receipt of/ }));
+    const receipt = await within(second).findByRole('region', { name: 'Receipt of erasure er_old' });
+    expect(within(receipt).getByText('sub_old')).toBeTruthy();
+    expect(within(receipt).getByRole('button', { name: 'Download receipt' })).toBeTruthy();
+    expect(api.requests).toContainEqual(expect.objectContaining({ path: '/api/v1/erasures/er_old' }));
+  });
+
+  it('is a section of the organization settings', async () => {
+    await renderPrivacy('owner', () => undefined);
+    const sections = screen.getByRole('navigation', { name: 'Organization sections' });
+    expect(within(sections).getByRole('link', { name: 'Privacy' }).getAttribute('aria-current')).toBe('page');
+    expect(within(sections).getByRole('link', { name: 'General' }).getAttribute('href')).toBe(
+      '/dashboard/organization',
+    );
+  });
+});
