@@ -120,6 +120,10 @@ const CASES: Record<string, Case> = {
   'GET /api/v1/flags/:flag': { params: () => ({ flag: 'emailManagement' }) },
   'POST /api/v1/erasures': { body: () => ({ email: `nobody-${Math.random().toString(36).slice(2)}@example.com` }) },
   'GET /api/v1/erasures': {},
+  'POST /api/v1/subject-access': {
+    body: () => ({ email: `nobody-${Math.random().toString(36).slice(2)}@example.com` }),
+    success: 200,
+  },
   'GET /api/v1/erasures/:erasureId': { params: (fx) => fx.erasure(), secret: () => 'erasure-receipt/1' },
 };
 

@@ -1,6 +1,12 @@
 import { classifyFailure, dlqTopic, type FailureClass } from '@formgate/contracts';
 import { deadLetterRecord } from './dead-letter.ts';
-import type { BatchHandler, BusMessage, EventPublisher, RetryPolicy } from './event-bus.ts';
+import {
+  type BatchHandler,
+  type BusMessage,
+  ERASED_HEADER,
+  type EventPublisher,
+  type RetryPolicy,
+} from './event-bus.ts';
 import { type BusMetrics, NO_BUS_METRICS } from './metrics.ts';
 
 /** How often a partition held by a transient failure is reported while it keeps waiting. */
@@ -222,7 +228,12 @@ async function isolate(batch: BusMessage[], handler: BatchHandler, ctx: Delivery
  * times, go to the dead-letter topic. Resolves when every message is handled or dead-lettered (then the caller
  * commits); throws `DeliveryAborted` when `signal` aborts mid-way (nothing committed).
  */
-export async function deliver(batch: BusMessage[], handler: BatchHandler, ctx: DeliveryContext): Promise<void> {
+export async function deliver(all: BusMessage[], handler: BatchHandler, ctx: DeliveryContext): Promise<void> {
+  // Erased records (`EventBus.eraseRecords`) hold nothing: skipped, and committed with the rest.
+  const batch = all.some((m) => m.headers[ERASED_HEADER] !== undefined)
+    ? all.filter((m) => m.headers[ERASED_HEADER] === undefined)
+    : all;
+  if (batch.length === 0) return;
   const transient = transientTracker(ctx);
   const batchOutcome = await settle(() => handler(batch), ctx, transient);
   if (batchOutcome === undefined) return;

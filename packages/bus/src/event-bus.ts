@@ -194,6 +194,24 @@ export interface EventBus extends EventPublisher, EventSubscriber {
    * Rejects with `BusUnavailableError` when the log cannot be reached.
    */
   lag(groups: readonly ConsumerGroupSpec[]): Promise<ConsumerLag[]>;
+  /**
+   * Erases every record whose value holds one of `holding` (an erasure's submission ids, issue 31) and not `unless`
+   * (the erasure's own id: its deletion events, which hold nothing else, must still reach their consumers), in
+   * every topic and dead-letter topic: its value becomes empty and its headers `ERASED_HEADER` only, so nothing of
+   * it stays in the log (the embedded log also checkpoints its file), and every consumer skips it unseen. Answers
+   * how many records it erased, or `null` from a log that cannot rewrite records (Kafka: they go with the topic's
+   * retention, `docs/privacy.md`).
+   */
+  eraseRecords(match: EraseMatch): Promise<number | null>;
   /** Stops every subscription (draining), flushes pending publishes, and releases connections. */
   close(): Promise<void>;
 }
+
+/** Which records `EventBus.eraseRecords` erases. */
+export interface EraseMatch {
+  holding: readonly string[];
+  unless?: string;
+}
+
+/** The one header of an erased record (`EventBus.eraseRecords`): consumers skip such records without a call. */
+export const ERASED_HEADER = 'x-erased';

@@ -38,6 +38,7 @@ export function traced(bus: EventBus, tracing: BusTracing, system: string): Even
     ensureTopics: (specs) => bus.ensureTopics(specs),
     ping: () => bus.ping(),
     lag: (groups) => bus.lag(groups),
+    eraseRecords: (match) => bus.eraseRecords(match),
     close: () => bus.close(),
   };
 }

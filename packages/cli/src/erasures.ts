@@ -62,3 +62,9 @@ export function erasuresCommand(args: string[], o: { limit?: string | undefined 
   }
   throw new CliError(ERASURES_USAGE);
 }
+
+/** `subject-access <email>`: everything the organization holds about the address, as one JSON document. */
+export function subjectAccessCommand(args: string[], keyed: () => Call) {
+  if (args.length !== 1) throw new CliError('Usage: formgate subject-access <email>');
+  return keyed()('POST', '/api/v1/subject-access', { email: args[0] });
+}

@@ -2,7 +2,7 @@ import { createInterface } from 'node:readline/promises';
 import { parseArgs } from 'node:util';
 import { type CliConfig, loadCliConfig } from './config.ts';
 import { dlqCommand, operator } from './dlq.ts';
-import { ExitWith, eraseCommand, erasuresCommand } from './erasures.ts';
+import { ExitWith, eraseCommand, erasuresCommand, subjectAccessCommand } from './erasures.ts';
 import { CliError, createClient } from './http.ts';
 import { lagCommand, orgsCommand, Printed } from './ops.ts';
 import { generate, retire, rotate } from './secrets.ts';
@@ -17,6 +17,7 @@ const USAGE = `Usage:
   formgate erasures list [--limit <n>]
   formgate erasures get <id>
   formgate erase verify <receipt.json>
+  formgate subject-access <email>
   formgate site owner <email>
   formgate dlq counts
   formgate dlq list --topic <topic> [--from <offset>] [--limit <n>]
@@ -29,12 +30,14 @@ const USAGE = `Usage:
   formgate secrets generate [--name <SECRET>]           distributed mode: new values and the steps
 
 Talks to a running Formgate (FORMGATE_URL, or http://localhost:$PORT) and prints the API's JSON.
-forms, submissions, erase and erasures commands authenticate with an organization API key: FORMGATE_API_KEY=fg_...
+forms, submissions, erase, erasures and subject-access commands authenticate with an organization API key:
+FORMGATE_API_KEY=fg_...
 erase deletes every submission of the organization in which the address appears (any field, any case, reply-to
 and cc), with its files, notification copies and delivery content, and prints the signed receipt: it cannot be
 undone, and needs a write key. erasures get prints a past erasure's signed receipt. erase verify checks a saved
 receipt against the public keys of the instance at FORMGATE_URL (no API key) and prints {valid, keyId}; it exits
-with 1 when the receipt does not verify.
+with 1 when the receipt does not verify. subject-access prints everything the organization holds about an address
+(the same search, nothing erased), with short-lived links to its files.
 account commands take the password from FORMGATE_PASSWORD or standard input. signup sends a verification
 email (embedded mode without SMTP: a file in DATA_DIR/mail, and its link in the server log); create-key signs
 in, creates the organization if the account has none, and prints a new API key (shown once).
@@ -131,6 +134,7 @@ async function run(argv: string[]): Promise<unknown> {
   if (positionals[0] === 'orgs') return orgsCommand(config, positionals.slice(1), v);
   if (positionals[0] === 'erase') return eraseCommand(config, positionals.slice(1), () => keyed(config));
   if (positionals[0] === 'erasures') return erasuresCommand(positionals.slice(1), v, () => keyed(config));
+  if (positionals[0] === 'subject-access') return subjectAccessCommand(positionals.slice(1), () => keyed(config));
   switch (command) {
     case 'account signup': {
       if (!v.email) throw new CliError('account signup needs --email');

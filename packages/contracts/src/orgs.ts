@@ -12,7 +12,10 @@ const member = { memberId: z.string(), userId: z.string(), role: z.string() };
 const team = { teamId: z.string(), name: z.string() };
 const invitation = { invitationId: z.string(), email: z.string(), role: z.string() };
 
-/** Organization lifecycle, published by the gateway (better-auth hooks) to `orgs.organization`, keyed by orgId. */
+/**
+ * Organization lifecycle, published by the gateway (better-auth hooks) to `orgs.organization`, keyed by orgId; and
+ * what the audit log records of other services (`erasure.completed`, by forms).
+ */
 export const OrganizationEventSchema = z.discriminatedUnion('type', [
   envelope('organization.created', orgData({ name: z.string(), slug: z.string() })),
   envelope('organization.updated', orgData({ name: z.string(), slug: z.string() })),
@@ -26,6 +29,11 @@ export const OrganizationEventSchema = z.discriminatedUnion('type', [
   envelope('team.created', orgData(team)),
   envelope('team.updated', orgData(team)),
   envelope('team.deleted', orgData(team)),
+  /**
+   * An erasure by submitter (issue 31), published by forms once its receipt is kept (its id is the event's): who
+   * asked (`actor`), the address only as its keyed hash, how many submissions it erased.
+   */
+  envelope('erasure.completed', orgData({ erasureId: z.string(), addressKey: z.string(), count: z.string() })),
 ]);
 export type OrganizationEvent = z.infer<typeof OrganizationEventSchema>;
 export type OrganizationEventType = OrganizationEvent['type'];

@@ -68,3 +68,42 @@ export function canonicalJson(value: unknown): string {
   }
   return JSON.stringify(value);
 }
+
+/** `POST /api/v1/subject-access`: the same search as an erasure, answering what is held instead of erasing it. */
+export const SubjectAccessRequestSchema = ErasureRequestSchema;
+
+/**
+ * Everything the organization holds about an address (issue 31's subject access export), for the owner to send on:
+ * each submission in which it appears, with its fields and a short-lived download link per file.
+ */
+export const SubjectAccessDtoSchema = z.object({
+  /** `subject-access/1`: what the fields below mean. */
+  type: z.literal('subject-access/1'),
+  orgId: z.string(),
+  /** The address's keyed hash, as a receipt of its erasure would name it. */
+  addressKey: z.string(),
+  generatedAt: z.string(),
+  submissions: z.array(
+    z.object({
+      id: z.string(),
+      formId: z.string(),
+      formName: z.string(),
+      createdAt: z.string(),
+      spam: z.boolean(),
+      held: z.boolean(),
+      fields: z.array(z.object({ name: z.string(), value: z.string() })),
+      files: z.array(
+        z.object({
+          field: z.string(),
+          filename: z.string(),
+          contentType: z.string(),
+          size: z.number().int().nonnegative(),
+          /** `/api/v1/files/{token}`, valid until `expiresAt` (absent where files cannot be served). */
+          url: z.string().optional(),
+          expiresAt: z.string().optional(),
+        }),
+      ),
+    }),
+  ),
+});
+export type SubjectAccessDto = z.infer<typeof SubjectAccessDtoSchema>;

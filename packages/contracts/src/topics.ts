@@ -6,7 +6,8 @@ export interface TopicSpec {
   partitions: number;
   /**
    * How long a non-compacted topic keeps its records, when shorter than the log's default (7 days): for topics read
-   * from the start without a group on every start (`ingest.abuse`), so what is read stays bounded.
+   * from the start without a group on every start (`ingest.abuse`), so what is read stays bounded, and for those
+   * holding personal data (`SUBMISSION_LOG_RETENTION_MS`), whose dead letters then expire as well.
    */
   retentionMs?: number;
 }
@@ -33,14 +34,22 @@ export const Topics = {
 
 export type TopicName = (typeof Topics)[keyof typeof Topics];
 
+/**
+ * How long the topics that carry submissions' contents or submitters' addresses keep a record (issue 31,
+ * `docs/privacy.md`): an erasure cannot rewrite Kafka's records, so this bounds how long they outlive it. With
+ * Kafka's segments rolled every sixth of it (a day), no record is kept more than 7 days after it was written, and
+ * their dead letters (`.dlq`) no longer either. The embedded log erases them at once.
+ */
+export const SUBMISSION_LOG_RETENTION_MS = 6 * 24 * 3_600_000;
+
 export const TOPIC_SPECS: readonly TopicSpec[] = [
   { name: Topics.formsForm, compacted: true, partitions: 3 },
-  { name: Topics.ingestSubmission, compacted: false, partitions: 6 },
+  { name: Topics.ingestSubmission, compacted: false, partitions: 6, retentionMs: SUBMISSION_LOG_RETENTION_MS },
   { name: Topics.billingQuota, compacted: true, partitions: 3 },
   { name: Topics.billingSubscription, compacted: false, partitions: 3 },
   { name: Topics.orgsOrganization, compacted: false, partitions: 3 },
-  { name: Topics.formsSubmission, compacted: false, partitions: 6 },
-  { name: Topics.notificationsDelivery, compacted: false, partitions: 3 },
+  { name: Topics.formsSubmission, compacted: false, partitions: 6, retentionMs: SUBMISSION_LOG_RETENTION_MS },
+  { name: Topics.notificationsDelivery, compacted: false, partitions: 3, retentionMs: SUBMISSION_LOG_RETENTION_MS },
   { name: Topics.ingestAbuse, compacted: false, partitions: 1, retentionMs: 3_600_000 },
   { name: Topics.orgsSettings, compacted: true, partitions: 3 },
 ];

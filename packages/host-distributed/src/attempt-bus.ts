@@ -23,6 +23,7 @@ export function attemptBus(bus: EventBus): { bus: EventBus; stopOpened(): Promis
       ensureTopics: (specs) => bus.ensureTopics(specs),
       ping: () => bus.ping(),
       lag: (groups) => bus.lag(groups),
+      eraseRecords: (match) => bus.eraseRecords(match),
       close: () => bus.close(),
     },
     async stopOpened() {

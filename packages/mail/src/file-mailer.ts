@@ -1,4 +1,4 @@
-import { mkdir, open, rename, rm } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import MailComposer from 'nodemailer/lib/mail-composer/index.js';
 import { assertSendable, toMailOptions } from './compose.ts';
@@ -124,6 +124,29 @@ export function createFileMailer(options: FileMailerOptions): Mailer {
     },
     async close() {
       await tracker.close();
+    },
+  };
+}
+
+/**
+ * The mail files a file mailer wrote into `dir`, forgotten by message: `forget(messageIds)` deletes the `.eml` and
+ * `.json` of every message with one of these `Message-ID`s (as `send` answered them) and syncs the directory; a
+ * message with no file is no error. What an erasure (issue 31) uses to leave no copy of a mail in `DATA_DIR/mail`.
+ */
+export function createMailFiles(dir: string) {
+  const root = resolve(dir);
+  return {
+    async forget(messageIds: readonly string[]) {
+      if (messageIds.length === 0) return;
+      const suffixes = messageIds.flatMap((id) => [`-${safeFileName(id)}.eml`, `-${safeFileName(id)}.json`]);
+      const names = await readdir(root).catch((err: NodeJS.ErrnoException) => {
+        if (err.code === 'ENOENT') return [] as string[];
+        throw err;
+      });
+      const doomed = names.filter((n) => suffixes.some((s) => n.endsWith(s)));
+      if (doomed.length === 0) return;
+      await Promise.all(doomed.map((n) => rm(join(root, n), { force: true })));
+      await syncDirectory(root);
     },
   };
 }

@@ -11,7 +11,7 @@ export interface OpenSqliteOptions {
   exclusive?: boolean;
 }
 
-/** Opens (creating if needed) a SQLite database in WAL mode with Formgate's durability settings. */
+/** Opens (creating if needed) a SQLite database in WAL mode with Formgate's durability and erasure settings. */
 export function openSqlite(file: string, opts: OpenSqliteOptions = {}): SqliteDb {
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
   const db = new Database(file);
@@ -19,6 +19,9 @@ export function openSqlite(file: string, opts: OpenSqliteOptions = {}): SqliteDb
   db.pragma(`synchronous = ${opts.synchronous ?? 'FULL'}`);
   db.pragma('busy_timeout = 5000');
   db.pragma('foreign_keys = ON');
+  // Deleted and overwritten content is zeroed in the file, not left in free space: an erasure (issue 31) leaves no
+  // byte of what it erased once the WAL is checkpointed (docs/privacy.md).
+  db.pragma('secure_delete = ON');
   if (opts.exclusive) {
     db.pragma('locking_mode = EXCLUSIVE');
     try {

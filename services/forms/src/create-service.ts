@@ -30,7 +30,7 @@ import { erasureKeyRoutes, erasureRoutes } from './routes/erasures.routes.ts';
 import { type FileLinkDeps, fileDownloadRoutes, fileLinkRoutes } from './routes/file-links.routes.ts';
 import { formsRoutes } from './routes/forms.routes.ts';
 import type { FormsStores } from './store/forms-stores.ts';
-import { indexPendingAddresses } from './use-cases/erase-submitter.ts';
+import { type ErasureSweep, indexPendingAddresses } from './use-cases/erase-submitter.ts';
 import { createPlanView } from './views/plan-view.ts';
 
 export interface FormsServiceDeps {
@@ -58,12 +58,14 @@ export interface FormsServiceDeps {
    * hashes of their addresses, and erasure receipts signed.
    */
   privacy: PrivacyKeys;
+  /** What the deployment does after an erasure so no copy is left (`ErasureSweep`); absent: nothing more. */
+  erasureSweep?: ErasureSweep;
 }
 
 /** The forms service: forms and their settings, and the submissions read model. */
 export function createFormsService(deps: FormsServiceDeps): Service {
   const { forms, submissions, changes, held, blocked, erasures } = deps.stores;
-  const publisher = createFormPublisher({ ...deps, forms, changes });
+  const publisher = createFormPublisher({ ...deps, forms, changes, erasures });
   // Each organization's plan, from billing's quota view; the default plan for one billing has not published.
   const plans = createPlanView();
   const { catalog } = deps;
@@ -84,7 +86,7 @@ export function createFormsService(deps: FormsServiceDeps): Service {
   // Public: anyone holding a receipt verifies it with these keys. Before `/api/v1/erasures`'s identity check.
   app.use(erasureKeyRoutes(deps.privacy));
   // The routers mount their routes at the table's paths (`mountRoute`); what every call of theirs needs first:
-  for (const path of ['/api/v1/forms', '/api/v1/erasures'])
+  for (const path of ['/api/v1/forms', '/api/v1/erasures', '/api/v1/subject-access'])
     app.use(path, requireIdentity(deps.identity), requireJson, express.json({ limit: '64kb' }));
   app.use(
     formsRoutes({
@@ -102,8 +104,12 @@ export function createFormsService(deps: FormsServiceDeps): Service {
       ...deps,
       erasures,
       changes,
+      forms,
+      submissions,
+      ...(fileDeps.files ? { links: fileDeps.files.links } : {}),
       privacy: deps.privacy,
-      onSubmissionChanged: () => void publisher.kick(),
+      publishChanges: () => publisher.kick(),
+      ...(deps.erasureSweep ? { sweep: deps.erasureSweep } : {}),
     }),
   );
   // Public: the signed token is the credential (a plain `<a href>` must work).

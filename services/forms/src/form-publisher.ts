@@ -2,6 +2,7 @@ import type { EventPublisher } from '@formgate/bus';
 import { encodeEvent, Topics } from '@formgate/contracts';
 import { type Clock, createRelayLoop, type Ids, type Logger } from '@formgate/kit';
 import type { BlobStore } from '@formgate/store';
+import type { Erasures } from './store/erasures.ts';
 import type { FormRepository } from './store/form-repository.ts';
 import type { SubmissionChanges } from './store/submission-changes.ts';
 import { publishSubmissionChanges } from './submission-publisher.ts';
@@ -10,6 +11,7 @@ import { purgeDeletedForm } from './use-cases/delete-form.ts';
 type PublisherDeps = {
   forms: FormRepository;
   changes: SubmissionChanges;
+  erasures: Erasures;
   bus: EventPublisher;
   blobs: BlobStore;
   clock: Clock;
@@ -59,18 +61,50 @@ async function publishDeletions(deps: PublisherDeps): Promise<number> {
   return deletions.length;
 }
 
+/** The audit entries of erasures (`erasure.completed` on `orgs.organization`, keyed by organization). */
+async function publishErasureAudits(deps: PublisherDeps): Promise<number> {
+  const receipts = await deps.erasures.listUnaudited(100);
+  if (receipts.length === 0) return 0;
+  await deps.bus.publish(
+    Topics.orgsOrganization,
+    receipts.map(({ receipt: r }) => ({
+      key: r.orgId,
+      value: encodeEvent(Topics.orgsOrganization, {
+        id: r.id,
+        type: 'erasure.completed',
+        version: 1,
+        occurredAt: r.erasedAt,
+        data: {
+          orgId: r.orgId,
+          actor: { userId: r.requestedBy.id, email: null },
+          erasureId: r.id,
+          addressKey: r.addressKey,
+          count: String(r.count),
+        },
+      }),
+    })),
+  );
+  for (const { receipt } of receipts) await deps.erasures.markAudited(receipt.id);
+  return receipts.length;
+}
+
 /**
  * The outbox relay for `forms.form` and `forms.submission`: every form version stored but not yet confirmed
  * published is published as a full snapshot, then marked; every form deleted (through the API or with its
  * organization) is purged — the form if still there, its files, submissions and counters — then published as
  * `form.deleted`, then forgotten; every submission change is published (`submission-publisher.ts`). A crash in
  * between does it again (views keep the highest version, purges are idempotent, events keep their ids), so a
- * change is never lost even though the store and the log are not one transaction.
+ * change is never lost even though the store and the log are not one transaction. Erasures' audit entries go to
+ * `orgs.organization` (`erasure.completed`), under the erasure's id, which the audit log keys its entries by.
  */
 export function createFormPublisher(deps: PublisherDeps) {
   const loop = createRelayLoop({
     pass: async () =>
-      (await publishUpserts(deps)) + (await publishDeletions(deps)) + (await publishSubmissionChanges(deps)) > 0,
+      (await publishUpserts(deps)) +
+        (await publishDeletions(deps)) +
+        (await publishSubmissionChanges(deps)) +
+        (await publishErasureAudits(deps)) >
+      0,
     intervalMs: 5_000,
     onError: (err) => deps.logger.warn({ err }, 'form publish failed; will retry'),
   });

@@ -9,3 +9,4 @@ export * from './store/sqlite/migrations/index.ts';
 export * from './store/sqlite/stores.ts';
 export * from './store/submission-changes.ts';
 export * from './store/submission-read-model.ts';
+export type { ErasureSweep } from './use-cases/erase-submitter.ts';

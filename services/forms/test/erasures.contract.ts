@@ -122,4 +122,19 @@ export function erasuresContract(it: ContractIt, stores: () => FormsStores) {
     expect(await stores().erasures.getReceipt(scope, first.receipt.id)).toEqual(first);
     expect(await stores().erasures.getReceipt(other, first.receipt.id)).toBeNull();
   });
+
+  it('keeps each receipt in the audit outbox until it is marked audited', async () => {
+    const { scope } = await setUp();
+    const one = receiptOf(scope.orgId, randomUUID(), '2000-01-01T00:00:01.000Z');
+    const two = receiptOf(scope.orgId, randomUUID(), '2000-01-01T00:00:02.000Z');
+    await stores().erasures.saveReceipt(two);
+    await stores().erasures.saveReceipt(one);
+    const mine = async () =>
+      (await stores().erasures.listUnaudited(100_000)).filter((r) => r.receipt.orgId === scope.orgId);
+    expect(await mine()).toEqual([one, two]);
+    await stores().erasures.markAudited(one.receipt.id);
+    expect(await mine()).toEqual([two]);
+    await stores().erasures.markAudited(two.receipt.id);
+    expect(await mine()).toEqual([]);
+  });
 }

@@ -38,6 +38,7 @@ describe('sqlite forms store migrations', () => {
     expect(names('index')).toEqual([
       'blocked_days_by_org',
       'erasures_by_org',
+      'erasures_unaudited',
       'forms_unpublished',
       'submission_addresses_by_submission',
       'submissions_by_held',

@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { readdir, rm } from 'node:fs/promises';
-import { join } from 'node:path';
 import { DEFAULT_FORM_NOTIFICATIONS, encodeEvent, type Form, Topics } from '@formgate/contracts';
 import { eventually } from '@formgate/kit/testing';
+import { createMailFiles } from '@formgate/mail';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KeptMail } from '../src/email/kept-mail.ts';
 import { ERASED } from '../src/store/index.ts';
@@ -22,14 +21,7 @@ const echo =
   };
 
 /** The file mailer's copies of a message: `<timestamp>-<Message-ID made a file name>.eml` and `.json`. */
-const fileMailOf = (dir: string): KeptMail => ({
-  async forget(messageIds) {
-    const names = messageIds.map((id) => id.replace(/^<|>$/g, '').replace(/[^A-Za-z0-9._@-]/g, '_'));
-    const files = await readdir(dir).catch(() => []);
-    const kept = files.filter((f) => names.some((n) => f.endsWith(`-${n}.eml`) || f.endsWith(`-${n}.json`)));
-    await Promise.all(kept.map((f) => rm(join(dir, f), { force: true })));
-  },
-});
+const fileMailOf = (dir: string): KeptMail => createMailFiles(dir);
 
 describe('an erasure by submitter (issue 31), on the embedded log and SQLite', () => {
   let svc: WebhookService;

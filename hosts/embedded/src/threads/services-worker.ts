@@ -33,6 +33,7 @@ import {
   systemClock,
   systemIds,
 } from '@formgate/kit';
+import { createMailFiles } from '@formgate/mail';
 import {
   createEmailComposer,
   createNotificationsService,
@@ -44,6 +45,7 @@ import {
 import { createOrgsService, createSqliteOrgsStores, migrateSqliteOrgs } from '@formgate/orgs';
 import { createSqliteBlobStore, openSqlite, runSqliteMigrations, sqliteProbe } from '@formgate/store/sqlite';
 import type { EmbeddedConfig } from '../config.ts';
+import { createEmbeddedErasureSweep } from './erasure-sweep.ts';
 import { runThread, type ThreadRunning } from './run-thread.ts';
 import { lowerThreadPriority } from './thread-priority.ts';
 
@@ -109,6 +111,7 @@ function createServices(common: Common, dbs: ReturnType<typeof openStores>, logg
     fileLinkSecret: data.fileLinkSecret,
     catalog,
     privacy: createPrivacyKeys(data.privacyKey),
+    erasureSweep: createEmbeddedErasureSweep({ bus: common.bus, dbs, logger }),
   });
   const billing = createBillingService({
     ...common,
@@ -138,6 +141,8 @@ function createServices(common: Common, dbs: ReturnType<typeof openStores>, logg
     endpoints: createSqliteWebhookEndpointStore(dbs.notifications),
     allowPrivateTargets: config.WEBHOOKS_ALLOW_PRIVATE_TARGETS,
     linkSecret: data.notificationsLinkSecret,
+    // Without SMTP, mails are files in DATA_DIR/mail: an erasure deletes those of its submissions.
+    ...(config.SMTP_URL ? {} : { keptMail: createMailFiles(join(config.DATA_DIR, 'mail')) }),
     publicUrl,
   });
   return { services: { forms, billing, orgs, notifications }, mailer };

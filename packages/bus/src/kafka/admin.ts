@@ -1,5 +1,5 @@
 import type { TopicSpec } from '@formgate/contracts';
-import { dlqReplayedTopic, dlqTopic } from '@formgate/contracts';
+import { dlqReplayedTopic, dlqTopic, SUBMISSION_LOG_RETENTION_MS } from '@formgate/contracts';
 import type { Admin, ITopicConfig } from 'kafkajs';
 import { BusUnavailableError } from '../event-bus.ts';
 import type { Connected } from './client.ts';
@@ -73,7 +73,20 @@ function wantedTopics(specs: readonly TopicSpec[], replicationFactor: number): M
       );
     }
     wanted.set(s.name, { topic: s.name, numPartitions: s.partitions, replicationFactor, configEntries });
-    wanted.set(dlqTopic(s.name), { topic: dlqTopic(s.name), numPartitions: 1, replicationFactor });
+    // A topic holding personal data keeps its dead letters no longer than its records (docs/privacy.md).
+    const dlqRetention =
+      s.retentionMs === SUBMISSION_LOG_RETENTION_MS
+        ? [
+            { name: 'retention.ms', value: String(s.retentionMs) },
+            { name: 'segment.ms', value: String(Math.floor(s.retentionMs / 6)) },
+          ]
+        : [];
+    wanted.set(dlqTopic(s.name), {
+      topic: dlqTopic(s.name),
+      numPartitions: 1,
+      replicationFactor,
+      ...(dlqRetention.length > 0 ? { configEntries: dlqRetention } : {}),
+    });
     wanted.set(dlqReplayedTopic(s.name), {
       topic: dlqReplayedTopic(s.name),
       numPartitions: 1,

@@ -164,6 +164,8 @@ export function createKafkaBus(opts: KafkaBusOptions): EventBus {
           : new BusUnavailableError('cannot read consumer offsets from Kafka', { cause: err });
       }
     },
+    // Kafka cannot rewrite a record: an erased submission's records go with the topic's retention (docs/privacy.md).
+    eraseRecords: async () => null,
     async close() {
       await registry.stopAll();
       await producer.close();

@@ -237,6 +237,7 @@ export function createPortBus(port: MessagePort, options: PortBusOptions = {}): 
     ensureTopics: (specs) => call('ensureTopics', specs),
     ping: () => call('ping'),
     lag: (groups) => call('lag', groups),
+    eraseRecords: (match) => call('eraseRecords', match),
     deadLetters: {
       list: (topic, options) => call('listDeadLetters', topic, options),
       replay: (topic, selection) => call('replayDeadLetters', topic, selection),

@@ -9,6 +9,7 @@ export const OPERATIONS = {
   ensureTopics: (bus: EventBus, ...[specs]: Parameters<EventBus['ensureTopics']>) => bus.ensureTopics(specs),
   ping: (bus: EventBus) => bus.ping(),
   lag: (bus: EventBus, ...[groups]: Parameters<EventBus['lag']>) => bus.lag(groups),
+  eraseRecords: (bus: EventBus, ...[match]: Parameters<EventBus['eraseRecords']>) => bus.eraseRecords(match),
   listDeadLetters: (bus: EventBus, ...args: Parameters<EventBus['deadLetters']['list']>) =>
     bus.deadLetters.list(...args),
   replayDeadLetters: (bus: EventBus, ...args: Parameters<EventBus['deadLetters']['replay']>) =>

@@ -112,6 +112,11 @@ export function createSqliteBus(db: SqliteDb, opts: SqliteBusOptions = {}): Even
         throw new BusUnavailableError('the embedded log cannot be read', { cause: err });
       }
     },
+    async eraseRecords(match) {
+      // After what is being appended, so a record appended just before the call is erased too.
+      await appender.drain();
+      return log.eraseRecords(match);
+    },
     async close() {
       clearInterval(retentionTimer);
       await registry.stopAll();

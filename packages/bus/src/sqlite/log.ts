@@ -3,7 +3,7 @@ import { dlqReplayedTopic, dlqTopic } from '@formgate/contracts';
 import { runSqliteMigrations, type SqliteDb, type SqliteMigration } from '@formgate/store/sqlite';
 import type { Statement } from 'better-sqlite3';
 import { partitionFor } from '../delivery.ts';
-import type { BusMessage, OutgoingMessage } from '../event-bus.ts';
+import { type BusMessage, ERASED_HEADER, type EraseMatch, type OutgoingMessage } from '../event-bus.ts';
 
 export interface Row {
   partition: number;
@@ -91,6 +91,12 @@ export interface Log {
    * again, and must never go back below committed offsets.
    */
   deleteOlderThan(cutoff: number, now?: number): void;
+  /**
+   * Empties every record (any topic) whose value holds one of `needles` and marks it erased (`ERASED_HEADER`), then
+   * checkpoints the WAL into the file and truncates it, so with `secure_delete` (`openSqlite`) no byte of them is
+   * left in either file. Answers how many records it erased. Its offset stays, so offsets never go back.
+   */
+  eraseRecords(match: EraseMatch): number;
 }
 
 /**
@@ -130,6 +136,8 @@ function prepare(db: SqliteDb) {
          SELECT MAX(offset) FROM records WHERE topic = ? GROUP BY partition, key)`,
     ),
     deleteOlderThan: db.prepare('DELETE FROM records WHERE topic = ? AND partition = ? AND ts < ? AND offset < ?'),
+    // A scan of every record (the log holds days, erasures are rare).
+    erase: db.prepare(`UPDATE records SET value = '', headers = ? WHERE instr(value, ?) > 0 AND instr(value, ?) = 0`),
   };
 }
 
@@ -257,6 +265,20 @@ class SqliteLog implements Log {
 
   compact(topic: string) {
     this.sql.compact.run(topic, topic);
+  }
+
+  eraseRecords({ holding, unless }: EraseMatch) {
+    const headers = encodeHeaders({ [ERASED_HEADER]: '1' });
+    // `instr(value, '')` is 1 for every value: an absent `unless` is a string no record holds.
+    const kept = unless || '\u0000';
+    const erase = this.db.transaction(() => {
+      let erased = 0;
+      for (const needle of holding) if (needle !== '') erased += this.sql.erase.run(headers, needle, kept).changes;
+      return erased;
+    });
+    const erased = erase.immediate();
+    this.db.pragma('wal_checkpoint(TRUNCATE)');
+    return erased;
   }
 
   deleteOlderThan(cutoff: number, now = Date.now()) {

@@ -5,6 +5,8 @@ import {
   ErasureRequestSchema,
   ErasureSummarySchema,
   SignedErasureReceiptSchema,
+  SubjectAccessDtoSchema,
+  SubjectAccessRequestSchema,
 } from '../privacy.ts';
 import { defineRoute, json, orgRoute } from './define-route.ts';
 
@@ -31,6 +33,16 @@ export const privacyRoutes = {
       'names the address only by its keyed hash. Owners and admins, or a `write` API key.',
     request: { body: ErasureRequestSchema },
     responses: [json(201, 'The signed receipt', SignedErasureReceiptSchema)],
+  }),
+  getSubjectAccess: defineRoute({
+    ...orgRoute('POST', '/api/v1/subject-access', 'forms', { erasure: ['read'] }),
+    tag: 'Privacy',
+    summary: 'Everything the organization holds about an email address, as one JSON document with links to its files',
+    description:
+      'The same search as an erasure (any field, any case, reply-to and cc), erasing nothing. Owners and admins, or ' +
+      'a `write` API key. File links live as long as any file link.',
+    request: { body: SubjectAccessRequestSchema },
+    responses: [json(200, 'The document', SubjectAccessDtoSchema)],
   }),
   listErasures: defineRoute({
     ...orgRoute('GET', '/api/v1/erasures', 'forms', { erasure: ['read'] }),

@@ -3,6 +3,7 @@ import { API_ROUTES } from '@formgate/contracts/routes';
 import { AppError, identityOf, mountRoute, type PrivacyKeys, requirePermission } from '@formgate/kit';
 import { Router } from 'express';
 import { type ErasureDeps, eraseSubmitter } from '../use-cases/erase-submitter.ts';
+import { type SubjectAccessDeps, subjectAccess } from '../use-cases/subject-access.ts';
 
 /** `GET /api/v1/erasures/keys`: public, so anyone holding a receipt can verify it. */
 export function erasureKeyRoutes(privacy: PrivacyKeys) {
@@ -14,9 +15,19 @@ export function erasureKeyRoutes(privacy: PrivacyKeys) {
   return router;
 }
 
-/** `/api/v1/erasures`: erasure by submitter and its receipts, in the caller's organization (owners and admins). */
-export function erasureRoutes(deps: ErasureDeps) {
+/**
+ * `/api/v1/erasures`: erasure by submitter and its receipts, and `/api/v1/subject-access`, in the caller's
+ * organization (owners and admins).
+ */
+export function erasureRoutes(deps: ErasureDeps & SubjectAccessDeps) {
   const router = Router();
+  mountRoute(router, API_ROUTES.getSubjectAccess, async (req, res) => {
+    const identity = identityOf(req);
+    requirePermission(identity, { erasure: ['read'] });
+    const { email } = API_ROUTES.getSubjectAccess.request.body.parse(req.body);
+    res.setHeader('cache-control', 'private, no-store');
+    res.json(await subjectAccess(deps, { orgId: identity.orgId }, email));
+  });
   mountRoute(router, API_ROUTES.createErasure, async (req, res) => {
     const identity = identityOf(req);
     requirePermission(identity, { erasure: ['create'] });

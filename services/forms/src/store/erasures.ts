@@ -22,6 +22,8 @@ export interface UnindexedSubmission extends Pick<SubmissionRecord, 'id' | 'orgI
  * - `listUnindexed` answers live submissions stored without `addressKeys` and not indexed since; after
  *   `indexAddresses` of one (even with no key) it is not answered again.
  * - Receipts are kept as given; `listReceipts` answers an organization's newest first, `getReceipt` only its own.
+ * - A receipt is in the audit outbox from `saveReceipt` until `markAudited`: `listUnaudited` answers those, oldest
+ *   first.
  */
 export interface Erasures {
   findByAddressKeys(scope: OrgScope, keys: readonly string[]): Promise<FoundSubmission[]>;
@@ -30,4 +32,14 @@ export interface Erasures {
   saveReceipt(signed: SignedErasureReceipt): Promise<void>;
   listReceipts(scope: OrgScope, limit: number): Promise<SignedErasureReceipt[]>;
   getReceipt(scope: OrgScope, id: string): Promise<SignedErasureReceipt | null>;
+  /**
+   * After submissions were erased: drops what the store still keeps of them in its indexes and free space, where
+   * it can (SQLite: the search index is rebuilt without their words, the WAL checkpointed into the file and
+   * truncated; with `secure_delete` no byte of them is left). A no-op where the database does it itself or cannot
+   * be asked to (MongoDB, FerretDB: `docs/privacy.md`).
+   */
+  compact(): Promise<void>;
+  /** Receipts whose audit entry (`erasure.completed`) is not yet published, oldest first. */
+  listUnaudited(limit: number): Promise<SignedErasureReceipt[]>;
+  markAudited(id: string): Promise<void>;
 }

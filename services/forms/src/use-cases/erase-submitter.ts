@@ -4,6 +4,13 @@ import { addressesOf } from '../privacy/addresses.ts';
 import type { Erasures } from '../store/erasures.ts';
 import type { SubmissionChanges } from '../store/submission-changes.ts';
 
+/**
+ * What the deployment does once an erasure's changes are published, so that no copy of the erased submissions is
+ * left where it can reach: embedded mode waits for its consumers to erase theirs (notifications' copies), erases
+ * the log's records of them and checkpoints every file (`hosts/embedded`). Resolves when done; absent: nothing.
+ */
+export type ErasureSweep = (erased: { erasure: string; submissionIds: string[] }) => Promise<void>;
+
 export interface ErasureDeps {
   erasures: Erasures;
   changes: SubmissionChanges;
@@ -11,8 +18,12 @@ export interface ErasureDeps {
   clock: Clock;
   ids: Ids;
   logger: Logger;
-  /** Called after changes were stored, so the outbox relay publishes them (and deletes their files) promptly. */
-  onSubmissionChanged: () => void;
+  /**
+   * Runs the outbox relay (it deletes the erased submissions' files, then publishes their changes); resolves true
+   * once everything stored before the call is published.
+   */
+  publishChanges: () => Promise<boolean>;
+  sweep?: ErasureSweep;
 }
 
 /** Submissions indexed per batch by `indexPendingAddresses`. */
@@ -39,6 +50,18 @@ export async function indexPendingAddresses(deps: Pick<ErasureDeps, 'erasures' |
   }
 }
 
+/** The copies of what was erased, wherever the deployment can reach them (`ErasureSweep`); failures are logged. */
+async function sweep(deps: ErasureDeps, erasure: string, erased: ErasureReceipt['submissions']) {
+  try {
+    await deps.erasures.compact();
+    if (!(await deps.publishChanges())) throw new Error('the erased submissions could not be published yet');
+    await deps.sweep?.({ erasure, submissionIds: erased.map((s) => s.id) });
+  } catch (err) {
+    // The submissions are erased here; their copies elsewhere go when the relay and the consumers catch up.
+    deps.logger.warn({ err, erasure }, 'erased, but the copies of the submissions could not all be swept yet');
+  }
+}
+
 /**
  * Erases every submission of the organization in which `email` appears (issue 31): each is deleted as `erase`
  * (fields, files, reserved fields, search terms and address keys go; its `submission.deleted` event carries the
@@ -62,8 +85,9 @@ export async function eraseSubmitter(
       if (result === 'changed') erased.push({ id: s.id, formId: s.formId, receivedAt: s.createdAt });
     }
   } finally {
-    if (erased.length > 0) deps.onSubmissionChanged();
+    if (erased.length > 0) void deps.publishChanges();
   }
+  if (erased.length > 0) await sweep(deps, erasure, erased);
   const receipt: ErasureReceipt = {
     type: 'erasure-receipt/1',
     id: erasure,
@@ -77,6 +101,8 @@ export async function eraseSubmitter(
   };
   const signed = deps.privacy.sign(receipt);
   await deps.erasures.saveReceipt(signed);
+  // Its audit entry (`erasure.completed`) goes out with the relay's next run.
+  void deps.publishChanges();
   // Never the address: who asked, and its keyed hash.
   deps.logger.info(
     { erasure, orgId: identity.orgId, requestedBy: receipt.requestedBy, count: erased.length },

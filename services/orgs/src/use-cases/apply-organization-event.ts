@@ -18,6 +18,9 @@ const SUMMARY_FIELDS = [
   'email',
   'expiresAt',
   'teamId',
+  'erasureId',
+  'addressKey',
+  'count',
 ] as const;
 
 /** Sortable timestamps: the log pages on `occurredAt` as a string. */

@@ -8,6 +8,8 @@ interface ErasureDoc {
   orgId: string;
   erasedAt: string;
   signed: SignedErasureReceipt;
+  /** Its audit entry was published (`Erasures.markAudited`). */
+  audited: boolean;
 }
 
 /**
@@ -67,7 +69,13 @@ export function createMongoErasures(db: MongoDb): Erasures {
     async saveReceipt(signed) {
       const { receipt } = signed;
       try {
-        await erasures.insertOne({ _id: receipt.id, orgId: receipt.orgId, erasedAt: receipt.erasedAt, signed });
+        await erasures.insertOne({
+          _id: receipt.id,
+          orgId: receipt.orgId,
+          erasedAt: receipt.erasedAt,
+          signed,
+          audited: false,
+        });
       } catch (err) {
         if (!isDuplicateKeyError(err)) throw err;
       }
@@ -77,6 +85,17 @@ export function createMongoErasures(db: MongoDb): Erasures {
       const docs = await erasures.find({ orgId: scope.orgId }).sort({ erasedAt: -1, _id: -1 }).limit(limit).toArray();
       return docs.map((d) => d.signed);
     },
+    async listUnaudited(limit) {
+      if (limit <= 0) return [];
+      // A scan of the receipts (an erasure is rare; published within seconds).
+      const docs = await erasures.find({ audited: false }).sort({ erasedAt: 1 }).limit(limit).toArray();
+      return docs.map((d) => d.signed);
+    },
+    async markAudited(id) {
+      await erasures.updateOne({ _id: id }, { $set: { audited: true } }); // by `_id`
+    },
+    // The server reuses the space of deleted documents itself; it cannot be asked to wipe it (docs/privacy.md).
+    async compact() {},
     async getReceipt(scope, id) {
       // By `_id`; the organization is checked on the document.
       const doc = await erasures.findOne({ _id: id });

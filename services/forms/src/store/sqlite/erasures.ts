@@ -27,6 +27,9 @@ export function createSqliteErasures(db: SqliteDb): Erasures {
     list: db.prepare('SELECT doc FROM erasures WHERE org_id = ? ORDER BY erased_at DESC, id DESC LIMIT ?').pluck(),
     // Primary key.
     get: db.prepare('SELECT doc FROM erasures WHERE id = ? AND org_id = ?').pluck(),
+    // Partial index `erasures_unaudited`.
+    unaudited: db.prepare('SELECT doc FROM erasures WHERE audited = 0 ORDER BY erased_at LIMIT ?').pluck(),
+    audited: db.prepare('UPDATE erasures SET audited = 1 WHERE id = ?'),
   };
   const indexAddresses = db.transaction(
     (entries: readonly { id: string; orgId: string; keys: readonly string[] }[]) => {
@@ -61,6 +64,17 @@ export function createSqliteErasures(db: SqliteDb): Erasures {
     },
     async listReceipts(scope, limit) {
       return (q.list.all(scope.orgId, limit) as string[]).map((d) => JSON.parse(d) as SignedErasureReceipt);
+    },
+    async listUnaudited(limit) {
+      return (q.unaudited.all(limit) as string[]).map((d) => JSON.parse(d) as SignedErasureReceipt);
+    },
+    async markAudited(id) {
+      q.audited.run(id);
+    },
+    async compact() {
+      // FTS5 keeps the words of a deleted row in its segments until they are merged: merge them all now.
+      db.prepare(`INSERT INTO submissions_fts (submissions_fts) VALUES ('optimize')`).run();
+      db.pragma('wal_checkpoint(TRUNCATE)');
     },
     async getReceipt(scope, id) {
       const doc = q.get.get(id, scope.orgId) as string | undefined;

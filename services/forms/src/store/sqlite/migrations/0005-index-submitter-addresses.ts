@@ -5,7 +5,8 @@ import type { SqliteMigration } from '@formgate/store/sqlite';
  * holds (`privacy/addresses.ts`), written with the submission by the read model's insert; a submission's keys go
  * when it is deleted or erased (trigger). `addresses_indexed` is 1 for rows stored with their keys; rows stored
  * before this migration have 0 until the forms service indexes them (`Erasures.listUnindexed`, partial index
- * `submissions_unindexed`). `erasures` keeps each erasure's signed receipt, an organization's newest first.
+ * `submissions_unindexed`). `erasures` keeps each erasure's signed receipt, an organization's newest first, and
+ * whether its audit entry was published (`audited`, the outbox of `erasure.completed`).
  */
 export const indexSubmitterAddresses: SqliteMigration = {
   version: 5,
@@ -25,7 +26,11 @@ END;
 CREATE TRIGGER submissions_addresses_delete AFTER DELETE ON submissions BEGIN
   DELETE FROM submission_addresses WHERE submission_id = old.id;
 END;
-CREATE TABLE erasures (id TEXT PRIMARY KEY, org_id TEXT NOT NULL, erased_at TEXT NOT NULL, doc TEXT NOT NULL);
+CREATE TABLE erasures (
+  id TEXT PRIMARY KEY, org_id TEXT NOT NULL, erased_at TEXT NOT NULL, doc TEXT NOT NULL,
+  audited INTEGER NOT NULL DEFAULT 0
+);
 CREATE INDEX erasures_by_org ON erasures (org_id, erased_at DESC, id DESC);
+CREATE INDEX erasures_unaudited ON erasures (erased_at) WHERE audited = 0;
 `),
 };

@@ -1,0 +1,59 @@
+import type { EventBus } from '@formgate/bus';
+import { CONSUMER_GROUPS, Topics } from '@formgate/contracts';
+import type { ErasureSweep } from '@formgate/forms';
+import type { Logger } from '@formgate/kit';
+import type { SqliteDb } from '@formgate/store/sqlite';
+
+/** How long an erasure waits for the consumers of its deletions before it sweeps what is there. */
+const CONSUMERS_TIMEOUT_MS = 30_000;
+const POLL_MS = 20;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Resolves once every group consuming `forms.submission` has committed past what the topic held when it was called
+ * (so each has handled the erasure's deletions: notifications' copies and delivery contents are gone); false when
+ * `timeoutMs` went by first.
+ */
+async function consumersPassed(bus: EventBus, timeoutMs: number): Promise<boolean> {
+  const groups = CONSUMER_GROUPS.filter((g) => g.topic === Topics.formsSubmission);
+  const ends = new Map((await bus.lag(groups)).map((l) => [`${l.group}/${l.partition}`, BigInt(l.end)]));
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const lag = await bus.lag(groups);
+    const behind = lag.some((l) => {
+      const target = ends.get(`${l.group}/${l.partition}`) ?? 0n;
+      // A group that never committed on a partition has read nothing of it: behind only if there is something.
+      return l.committed === null ? l.lag > 0 : BigInt(l.committed) < target;
+    });
+    if (!behind) return true;
+    if (Date.now() > deadline) return false;
+    await sleep(POLL_MS);
+  }
+}
+
+/**
+ * Embedded mode's sweep after an erasure (issue 31, `docs/privacy.md`): nothing of the erased submissions is left
+ * in `DATA_DIR` once it resolves. It waits for the consumers of the deletions (notifications erase their copies,
+ * the content of their deliveries and their mail files), erases the log's records of the submissions (their
+ * `submission.received`, releases, delivery outcomes, dead letters), then checkpoints every file of this thread
+ * into place and truncates its WAL; `secure_delete` (`openSqlite`) has zeroed what was deleted.
+ */
+export function createEmbeddedErasureSweep(deps: {
+  bus: EventBus;
+  dbs: Record<string, SqliteDb>;
+  logger: Logger;
+  consumersTimeoutMs?: number;
+}): ErasureSweep {
+  return async ({ erasure, submissionIds }) => {
+    if (!(await consumersPassed(deps.bus, deps.consumersTimeoutMs ?? CONSUMERS_TIMEOUT_MS))) {
+      deps.logger.warn(
+        { erasure },
+        'erasure: the consumers of its deletions are behind; their copies go when they catch up',
+      );
+    }
+    // Not the erasure's own deletion events (only ids): a consumer that is behind must still see them.
+    const erased = await deps.bus.eraseRecords({ holding: submissionIds, unless: erasure });
+    for (const db of Object.values(deps.dbs)) db.pragma('wal_checkpoint(TRUNCATE)');
+    deps.logger.info({ erasure, records: erased }, 'erasure swept: log records erased, files checkpointed');
+  };
+}
