@@ -1,6 +1,7 @@
-import type { ErasureReceipt, ErasureSummary, SignedErasureReceipt } from '@formgate/contracts';
+import type { ErasureReceipt, ErasureSummary, SignedErasureReceipt, SubjectAccessDto } from '@formgate/contracts';
 import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { formatDateTime } from '../src/components/panel.tsx';
 import { formsKeys } from '../src/features/forms/forms.queries.ts';
 import { activeMemberKey, activeOrganizationKey } from '../src/lib/auth-invalidation.ts';
 import { type ApiHandler, startApi } from './api-server.ts';
@@ -57,7 +58,51 @@ const oldSigned: SignedErasureReceipt = {
   signature: { ...signed.signature, value: 'b2xk' },
 };
 
+const hostile = '<img src=x onerror="alert(1)">';
+const access: SubjectAccessDto = {
+  type: 'subject-access/1',
+  orgId: 'org1',
+  addressKey: 'k3yedHash',
+  generatedAt: '2026-11-03T12:00:00.000Z',
+  submissions: [
+    {
+      id: 'sub_a',
+      formId: 'f1',
+      formName: 'Contact',
+      createdAt: at,
+      spam: false,
+      held: false,
+      fields: [{ name: 'message', value: hostile }],
+      files: [
+        {
+          field: 'cv',
+          filename: `${hostile}.pdf`,
+          contentType: 'application/pdf',
+          size: 2048,
+          url: '/api/v1/files/tok_1',
+          expiresAt: '2026-11-03T12:15:00.000Z',
+        },
+        { field: 'photo', filename: 'photo.jpg', contentType: 'image/jpeg', size: 10, url: 'javascript:alert(1)' },
+      ],
+    },
+    { id: 'sub_b', formId: 'f2', formName: 'Newsletter', createdAt: at, spam: true, held: true, fields: [], files: [] },
+  ],
+};
+
 const track = closeAfterEach();
+
+/** Captures what `saveFile` hands the browser: the blobs and the clicked links. */
+function captureDownloads() {
+  const blobs: Blob[] = [];
+  URL.createObjectURL ??= () => '';
+  URL.revokeObjectURL ??= () => {};
+  vi.spyOn(URL, 'createObjectURL').mockImplementation((blob) => {
+    blobs.push(blob as Blob);
+    return 'blob:download';
+  });
+  const click = vi.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(() => {});
+  return { blobs, click };
+}
 
 /** jsdom's Blob has no `text()`; its FileReader reads one. */
 const textOf = (blob: Blob) =>
@@ -126,18 +171,74 @@ describe('privacy screen', () => {
     const list = screen.getByRole('list', { name: 'Past erasures' });
     await waitFor(() => expect(within(list).getAllByRole('listitem')).toHaveLength(2));
 
-    const blobs: Blob[] = [];
-    URL.createObjectURL ??= () => '';
-    URL.revokeObjectURL ??= () => {};
-    vi.spyOn(URL, 'createObjectURL').mockImplementation((blob) => {
-      blobs.push(blob as Blob);
-      return 'blob:receipt';
-    });
-    const click = vi.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(() => {});
+    const { blobs, click } = captureDownloads();
     fireEvent.click(within(receipt).getByRole('button', { name: 'Download receipt' }));
     expect(click).toHaveBeenCalledOnce();
     expect((click.mock.contexts[0] as HTMLAnchorElement).download).toBe('erasure-receipt-er_new.json');
     expect(await textOf(blobs[0] as Blob)).toBe(JSON.stringify(signed));
+  });
+
+  it('exports what is held about an address: summary, file links, and the JSON as received', async () => {
+    const { api } = await renderPrivacy('admin', (req) => {
+      if (req.method === 'POST' && req.path === '/api/v1/subject-access') return { body: access };
+      if (req.path === '/api/v1/erasures') return { body: { data: [] } };
+      return undefined;
+    });
+    const panels = screen.getAllByRole('heading', { level: 2 }).map((h) => h.textContent);
+    expect(panels.indexOf("Export a person's data")).toBeLessThan(panels.indexOf("Erase a person's data"));
+    const form = await screen.findByRole('form', { name: "Export a person's data" });
+    fireEvent.change(within(form).getByLabelText('Email address'), { target: { value: ' Eve@Example.com ' } });
+    fireEvent.click(within(form).getByRole('button', { name: 'Export data' }));
+
+    const result = await screen.findByRole('region', { name: 'Data export' });
+    expect(api.requests).toContainEqual(
+      expect.objectContaining({ method: 'POST', path: '/api/v1/subject-access', body: { email: 'Eve@Example.com' } }),
+    );
+    expect(await screen.findByText('2 submissions found')).toBeTruthy();
+    expect(within(result).getByText('2 submissions')).toBeTruthy();
+    expect(within(result).getByText('Contact, Newsletter')).toBeTruthy();
+
+    const files = within(within(result).getByRole('list', { name: 'Exported files' })).getAllByRole('listitem');
+    expect(files).toHaveLength(2);
+    const [cv, photo] = files as [HTMLElement, HTMLElement];
+    const link = within(cv).getByRole('link', { name: `${hostile}.pdf` });
+    expect(link.getAttribute('href')).toBe(`${window.location.origin}/api/v1/files/tok_1`);
+    expect(link.getAttribute('target')).toBe('_blank');
+    expect(link.getAttribute('rel')).toBe('noopener noreferrer');
+    expect(cv.textContent).toContain(`Link expires ${formatDateTime(access.submissions[0]?.files[0]?.expiresAt)}`);
+    // A link that is not http(s) is shown as its name only.
+    expect(within(photo).queryByRole('link')).toBeNull();
+    expect(photo.textContent).toContain('No download link');
+    expect(document.querySelector('img')).toBeNull();
+
+    const { blobs, click } = captureDownloads();
+    fireEvent.click(within(result).getByRole('button', { name: 'Download JSON' }));
+    expect(click).toHaveBeenCalledOnce();
+    expect((click.mock.contexts[0] as HTMLAnchorElement).download).toBe('subject-access-2026-11-03.json');
+    expect(await textOf(blobs[0] as Blob)).toBe(JSON.stringify(access));
+  });
+
+  it('says so when an export finds nothing', async () => {
+    await renderPrivacy('owner', (req) =>
+      req.path === '/api/v1/subject-access' ? { body: { ...access, submissions: [] } } : undefined,
+    );
+    const form = await screen.findByRole('form', { name: "Export a person's data" });
+    fireEvent.change(within(form).getByLabelText('Email address'), { target: { value: 'nobody@example.com' } });
+    fireEvent.click(within(form).getByRole('button', { name: 'Export data' }));
+    expect(await screen.findByText('Nothing found for this address')).toBeTruthy();
+    const result = await screen.findByRole('region', { name: 'Data export' });
+    expect(within(result).getByText('0 submissions')).toBeTruthy();
+    expect(within(result).queryByRole('list', { name: 'Exported files' })).toBeNull();
+  });
+
+  it('refuses an invalid address to export before asking anything', async () => {
+    const { api } = await renderPrivacy('owner', () => undefined);
+    const form = await screen.findByRole('form', { name: "Export a person's data" });
+    fireEvent.change(within(form).getByLabelText('Email address'), { target: { value: 'not-an-address' } });
+    fireEvent.click(within(form).getByRole('button', { name: 'Export data' }));
+    expect(await within(form).findByText('Enter a valid email address')).toBeTruthy();
+    expect(screen.queryByRole('region', { name: 'Data export' })).toBeNull();
+    expect(api.requests.some((r) => r.method === 'POST')).toBe(false);
   });
 
   it('refuses an invalid address before asking anything', async () => {
@@ -159,7 +260,10 @@ describe('privacy screen', () => {
     expect(screen.queryByRole('form', { name: "Erase a person's data" })).toBeNull();
     expect(screen.queryByLabelText('Email address')).toBeNull();
     expect(screen.queryByRole('heading', { name: 'Past erasures' })).toBeNull();
+    expect(screen.queryByRole('heading', { name: "Export a person's data" })).toBeNull();
+    expect(screen.queryByRole('form', { name: "Export a person's data" })).toBeNull();
     expect(api.requests.some((r) => r.path.startsWith('/api/v1/erasures'))).toBe(false);
+    expect(api.requests.some((r) => r.path === '/api/v1/subject-access')).toBe(false);
   });
 
   it('lists past erasures (time, who, count, forms), each opening its receipt', async () => {

@@ -3,7 +3,14 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { toast } from 'sonner';
 import type { ScreenStep } from '../../lib/screen-step.ts';
 import { formsKeys } from '../forms/forms.queries.ts';
-import { createErasure, privacyKeys, type SignedErasureReceipt } from './privacy.queries.ts';
+import {
+  createErasure,
+  getSubjectAccess,
+  privacyKeys,
+  type SignedErasureReceipt,
+  type SubjectAccessDto,
+  type SubjectAccessRequest,
+} from './privacy.queries.ts';
 
 const erased = (count: number) =>
   count === 0
@@ -27,6 +34,23 @@ export function useCreateErasure(step: ScreenStep<SignedErasureReceipt, ErasureR
         queryClient.invalidateQueries({ queryKey: privacyKeys.erasures() }),
         queryClient.invalidateQueries({ queryKey: formsKeys.all }),
       ]);
+    },
+  });
+}
+
+const found = (count: number) =>
+  count === 0 ? 'Nothing found for this address' : `${count} ${count === 1 ? 'submission' : 'submissions'} found`;
+
+/**
+ * Exports everything the organization holds about an address (nothing changes, so nothing refreshes). After the
+ * toast, the screen's step receives the answer.
+ */
+export function useSubjectAccess(step: ScreenStep<SubjectAccessDto, SubjectAccessRequest> = {}) {
+  return useMutation({
+    mutationFn: getSubjectAccess,
+    onSuccess: (dto, body) => {
+      toast.success(found(dto.submissions.length));
+      step.onSuccess?.(dto, body);
     },
   });
 }

@@ -1,10 +1,18 @@
-import type { ErasureRequest, ErasureSummary, SignedErasureReceipt } from '@formgate/contracts';
+import type {
+  ErasureRequest,
+  ErasureSummary,
+  SignedErasureReceipt,
+  SubjectAccessDto,
+  SubjectAccessRequestSchema,
+} from '@formgate/contracts';
 import { queryOptions } from '@tanstack/react-query';
+import type { z } from 'zod';
 import { apiFetch } from '../../lib/api.ts';
 
 /* Erasure by submitter (issue 31): the active organization's erasures and their signed receipts. */
 
-export type { ErasureSummary, SignedErasureReceipt };
+export type { ErasureSummary, SignedErasureReceipt, SubjectAccessDto };
+export type SubjectAccessRequest = z.infer<typeof SubjectAccessRequestSchema>;
 
 export const privacyKeys = {
   all: ['privacy'] as const,
@@ -39,5 +47,18 @@ export function receiptFile(signed: SignedErasureReceipt): { name: string; blob:
   return {
     name: `erasure-receipt-${safeId}.json`,
     blob: new Blob([JSON.stringify(signed)], { type: 'application/json' }),
+  };
+}
+
+/** → everything the organization holds about the address (nothing is erased). */
+export const getSubjectAccess = (body: SubjectAccessRequest) =>
+  apiFetch<SubjectAccessDto>('/api/v1/subject-access', { method: 'POST', json: body });
+
+/** The file an export is saved as: the whole answer as the server sent it, named by the day it was generated. */
+export function subjectAccessFile(dto: SubjectAccessDto, now = new Date()): { name: string; blob: Blob } {
+  const day = /^\d{4}-\d{2}-\d{2}/.exec(dto.generatedAt)?.[0] ?? now.toISOString().slice(0, 10);
+  return {
+    name: `subject-access-${day}.json`,
+    blob: new Blob([JSON.stringify(dto)], { type: 'application/json' }),
   };
 }
