@@ -211,6 +211,8 @@ export interface EventBus extends EventPublisher, EventSubscriber {
 export interface EraseMatch {
   holding: readonly string[];
   unless?: string;
+  /** No record written before this time (ms since the epoch) holds them: older ones need not be read. */
+  since?: number;
 }
 
 /** The one header of an erased record (`EventBus.eraseRecords`): consumers skip such records without a call. */

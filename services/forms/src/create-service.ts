@@ -30,7 +30,7 @@ import { erasureKeyRoutes, erasureRoutes } from './routes/erasures.routes.ts';
 import { type FileLinkDeps, fileDownloadRoutes, fileLinkRoutes } from './routes/file-links.routes.ts';
 import { formsRoutes } from './routes/forms.routes.ts';
 import type { FormsStores } from './store/forms-stores.ts';
-import { type ErasureSweep, indexPendingAddresses } from './use-cases/erase-submitter.ts';
+import type { ErasureSweep } from './use-cases/erase-submitter.ts';
 import { createPlanView } from './views/plan-view.ts';
 
 export interface FormsServiceDeps {
@@ -161,10 +161,6 @@ export function createFormsService(deps: FormsServiceDeps): Service {
       await consumers.start(); // creates the topics the view reads
       planView = await deps.bus.replay(Topics.billingQuota, (m) => plans.apply(m));
       await publisher.start();
-      // Submissions stored before their addresses were indexed (an erasure also does it first, so none is missed).
-      void indexPendingAddresses({ erasures, privacy: deps.privacy }).catch((err) =>
-        deps.logger.warn({ err }, 'indexing the addresses of earlier submissions failed; the next erasure retries'),
-      );
     },
     async stop() {
       await planView?.stop();

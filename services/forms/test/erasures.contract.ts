@@ -87,27 +87,6 @@ export function erasuresContract(it: ContractIt, stores: () => FormsStores) {
     expect(await stores().changes.changeSubmission(scope, f.id, live.id, 'erase', change())).toBe('not_found');
   });
 
-  it('lists submissions stored without keys until they are indexed, even with none', async () => {
-    const { scope, f } = await setUp();
-    const a = submission(f, '2026-03-01T00:00:00.000Z', { fields: [{ name: 'm', value: 'amy@example.com' }] });
-    const b = submission(f, '2026-03-02T00:00:00.000Z', { held: true, meta: { replyTo: 'bo@example.com' } });
-    const indexed = submission(f, '2026-03-03T00:00:00.000Z', { addressKeys: [] });
-    await stores().submissions.insertSubmissions([a, b, indexed]);
-    const pending = (await stores().erasures.listUnindexed(100_000)).filter((s) =>
-      [a.id, b.id, indexed.id].includes(s.id),
-    );
-    expect(pending.map((s) => s.id).sort()).toEqual([a.id, b.id].sort());
-    expect(pending.find((s) => s.id === a.id)).toMatchObject({ orgId: scope.orgId, fields: a.fields });
-    expect(pending.find((s) => s.id === b.id)?.meta).toEqual({ replyTo: 'bo@example.com' });
-    await stores().erasures.indexAddresses([
-      { id: a.id, orgId: scope.orgId, keys: ['ka'] },
-      { id: b.id, orgId: scope.orgId, keys: [] },
-    ]);
-    const left = (await stores().erasures.listUnindexed(100_000)).filter((s) => [a.id, b.id].includes(s.id));
-    expect(left).toEqual([]);
-    expect((await stores().erasures.findByAddressKeys(scope, ['ka'])).map((s) => s.id)).toEqual([a.id]);
-  });
-
   it("keeps receipts as given, an organization's newest first, each read only by its organization", async () => {
     const { scope } = await setUp();
     const other = org();

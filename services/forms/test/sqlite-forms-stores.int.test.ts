@@ -46,7 +46,6 @@ describe('sqlite forms store migrations', () => {
       'submissions_by_spam',
       'submissions_by_time',
       'submissions_held_by_org',
-      'submissions_unindexed',
     ]);
     expect(names('trigger')).toEqual([
       'forms_field_names_delete',
@@ -70,7 +69,6 @@ describe('sqlite forms store migrations', () => {
       'held',
       'csv_line',
       'csv_width',
-      'addresses_indexed',
     ]);
     expect(columns('form_counters')).toEqual(['form_id', 'submissions', 'next_seq', 'spam', 'last_at', 'held']);
     // A second boot finds nothing to do.
@@ -216,7 +214,7 @@ describe('sqlite forms stores: filters and search', () => {
     ]);
   });
 
-  it('deleting a submission erases its origin and referer with its fields', async () => {
+  it('deleting a submission erases its origin, referer and spam details with its fields', async () => {
     const db = openSqlite(':memory:');
     const stores = openSqliteFormsStores(db);
     const now = new Date().toISOString();
@@ -240,7 +238,7 @@ describe('sqlite forms stores: filters and search', () => {
         createdAt: now,
         fields: [{ name: 'msg', value: 'x' }],
         files: [],
-        spam: { isSpam: false, reasons: [] },
+        spam: { isSpam: true, reasons: [{ layer: 'rules', rule: 'blocked-word', detail: 'blocked word quuxword' }] },
         held: false,
         origin: 'https://shop.example',
         referer: 'https://shop.example/contact',
@@ -253,7 +251,12 @@ describe('sqlite forms stores: filters and search', () => {
       'changed',
     );
     expect(doc()).not.toContain('shop.example');
-    expect(JSON.parse(doc())).toMatchObject({ fields: [], files: [] });
+    expect(doc()).not.toContain('quuxword');
+    expect(JSON.parse(doc())).toMatchObject({
+      fields: [],
+      files: [],
+      spam: { isSpam: true, reasons: [{ layer: 'rules', rule: 'blocked-word', detail: '' }] },
+    });
   });
 
   it('never finds a tombstone (`deleted = 1`)', async () => {

@@ -8,20 +8,38 @@ import type { SqliteDb } from '@formgate/store/sqlite';
 const CONSUMERS_TIMEOUT_MS = 30_000;
 const POLL_MS = 20;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Records are stamped by the log's clock, submissions by ingest's: the same machine's, give or take. */
+const CLOCK_SLACK_MS = 60_000;
+
+/** Checkpoints `db`'s WAL into it and truncates it, retrying while another connection's reader holds it. */
+async function checkpointed(db: SqliteDb): Promise<boolean> {
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const [result] = db.pragma('wal_checkpoint(TRUNCATE)') as { busy: number }[];
+    if (result?.busy === 0) return true;
+    await sleep(50);
+  }
+  return false;
+}
 
 /**
- * Resolves once every group consuming `forms.submission` has committed past what the topic held when it was called
- * (so each has handled the erasure's deletions: notifications' copies and delivery contents are gone); false when
- * `timeoutMs` went by first.
+ * The topics whose records an erasure rewrites, and `forms.submission`, whose deletions it waits to be handled: every
+ * group reading them must have read what they held before the sweep goes on (so no group loses a record it had not
+ * read yet, and notifications have erased their copies).
+ */
+const SWEPT_TOPICS: readonly string[] = [Topics.formsSubmission, Topics.ingestSubmission, Topics.notificationsDelivery];
+
+/**
+ * Resolves true once every group consuming `SWEPT_TOPICS` has committed past what they held when it was called;
+ * false when `timeoutMs` went by first.
  */
 async function consumersPassed(bus: EventBus, timeoutMs: number): Promise<boolean> {
-  const groups = CONSUMER_GROUPS.filter((g) => g.topic === Topics.formsSubmission);
+  const groups = CONSUMER_GROUPS.filter((g) => SWEPT_TOPICS.includes(g.topic));
   const ends = new Map((await bus.lag(groups)).map((l) => [`${l.group}/${l.partition}`, BigInt(l.end)]));
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const lag = await bus.lag(groups);
     const behind = lag.some((l) => {
-      const target = ends.get(`${l.group}/${l.partition}`) ?? 0n;
+      const target = ends.get(`${l.group}/${l.topic}/${l.partition}`) ?? 0n;
       // A group that never committed on a partition has read nothing of it: behind only if there is something.
       return l.committed === null ? l.lag > 0 : BigInt(l.committed) < target;
     });
@@ -44,7 +62,7 @@ export function createEmbeddedErasureSweep(deps: {
   logger: Logger;
   consumersTimeoutMs?: number;
 }): ErasureSweep {
-  return async ({ erasure, submissionIds }) => {
+  return async ({ erasure, submissionIds, receivedSince }) => {
     if (!(await consumersPassed(deps.bus, deps.consumersTimeoutMs ?? CONSUMERS_TIMEOUT_MS))) {
       deps.logger.warn(
         { erasure },
@@ -52,8 +70,12 @@ export function createEmbeddedErasureSweep(deps: {
       );
     }
     // Not the erasure's own deletion events (only ids): a consumer that is behind must still see them.
-    const erased = await deps.bus.eraseRecords({ holding: submissionIds, unless: erasure });
-    for (const db of Object.values(deps.dbs)) db.pragma('wal_checkpoint(TRUNCATE)');
+    const since = Date.parse(receivedSince) - CLOCK_SLACK_MS;
+    const erased = await deps.bus.eraseRecords({ holding: submissionIds, unless: erasure, since });
+    for (const [name, db] of Object.entries(deps.dbs)) {
+      if (!(await checkpointed(db)))
+        deps.logger.warn({ erasure, db: name }, 'erasure: a WAL could not be truncated yet');
+    }
     deps.logger.info({ erasure, records: erased }, 'erasure swept: log records erased, files checkpointed');
   };
 }

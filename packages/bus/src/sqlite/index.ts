@@ -27,6 +27,11 @@ export interface SqliteBusOptions extends DeliveryHooks {
 }
 
 const RETENTION_SWEEP_MS = 10 * 60_000;
+/** Records read per transaction by `eraseRecords` (appends wait for one chunk at most). */
+const ERASE_CHUNK = 2_000;
+const CHECKPOINT_ATTEMPTS = 100;
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The dead-letter operations' view of the embedded log (`.dlq` topics have one partition). */
 function deadLetterLog(log: Log, publish: EventPublisher['publish']): DeadLetterLog {
@@ -115,7 +120,22 @@ export function createSqliteBus(db: SqliteDb, opts: SqliteBusOptions = {}): Even
     async eraseRecords(match) {
       // After what is being appended, so a record appended just before the call is erased too.
       await appender.drain();
-      return log.eraseRecords(match);
+      let erased = 0;
+      for (const [topic, { partitions }] of log.topics) {
+        for (let partition = 0; partition < partitions; partition++) {
+          // Newest first, a chunk per transaction with appends in between, down to the records older than `since`.
+          const { low } = log.bounds(topic, partition);
+          for (let to = log.nextOffset(topic, partition); to > low; to -= ERASE_CHUNK) {
+            const chunk = log.eraseRange(topic, partition, Math.max(low, to - ERASE_CHUNK), to, match);
+            erased += chunk.erased;
+            if (match.since !== undefined && chunk.oldest !== null && chunk.oldest < match.since) break;
+            await nextTurn();
+          }
+        }
+      }
+      // Their old bytes live on in the WAL until it is checkpointed; a reader may hold it a moment.
+      for (let attempt = 0; !log.checkpoint() && attempt < CHECKPOINT_ATTEMPTS; attempt++) await sleep(50);
+      return erased;
     },
     async close() {
       clearInterval(retentionTimer);

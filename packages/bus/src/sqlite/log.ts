@@ -92,11 +92,20 @@ export interface Log {
    */
   deleteOlderThan(cutoff: number, now?: number): void;
   /**
-   * Empties every record (any topic) whose value holds one of `needles` and marks it erased (`ERASED_HEADER`), then
-   * checkpoints the WAL into the file and truncates it, so with `secure_delete` (`openSqlite`) no byte of them is
-   * left in either file. Answers how many records it erased. Its offset stays, so offsets never go back.
+   * Empties the records of `topic`'s `partition` with offsets in [`from`, `to`) whose value holds one of
+   * `match.holding` and not `match.unless`, and marks them erased (`ERASED_HEADER`); their offsets stay, so offsets
+   * never go back. Answers how many it erased and the oldest write time in the range (null: none). One short
+   * transaction: `EventBus.eraseRecords` walks a partition chunk by chunk, newest first, between appends.
    */
-  eraseRecords(match: EraseMatch): number;
+  eraseRange(
+    topic: string,
+    partition: number,
+    from: number,
+    to: number,
+    match: EraseMatch,
+  ): { erased: number; oldest: number | null };
+  /** Checkpoints the WAL into the file and truncates it; false when a reader kept it from finishing. */
+  checkpoint(): boolean;
 }
 
 /**
@@ -136,8 +145,14 @@ function prepare(db: SqliteDb) {
          SELECT MAX(offset) FROM records WHERE topic = ? GROUP BY partition, key)`,
     ),
     deleteOlderThan: db.prepare('DELETE FROM records WHERE topic = ? AND partition = ? AND ts < ? AND offset < ?'),
-    // A scan of every record (the log holds days, erasures are rare).
-    erase: db.prepare(`UPDATE records SET value = '', headers = ? WHERE instr(value, ?) > 0 AND instr(value, ?) = 0`),
+    // Primary key (topic, partition, offset): one chunk of a partition.
+    erase: db.prepare(
+      `UPDATE records SET value = '', headers = ? WHERE topic = ? AND partition = ? AND offset >= ? AND offset < ?
+       AND instr(value, ?) > 0 AND instr(value, ?) = 0`,
+    ),
+    oldest: db.prepare(
+      'SELECT MIN(ts) AS ts FROM records WHERE topic = ? AND partition = ? AND offset >= ? AND offset < ?',
+    ),
   };
 }
 
@@ -267,18 +282,24 @@ class SqliteLog implements Log {
     this.sql.compact.run(topic, topic);
   }
 
-  eraseRecords({ holding, unless }: EraseMatch) {
+  eraseRange(topic: string, partition: number, from: number, to: number, { holding, unless }: EraseMatch) {
     const headers = encodeHeaders({ [ERASED_HEADER]: '1' });
     // `instr(value, '')` is 1 for every value: an absent `unless` is a string no record holds.
     const kept = unless || '\u0000';
     const erase = this.db.transaction(() => {
       let erased = 0;
-      for (const needle of holding) if (needle !== '') erased += this.sql.erase.run(headers, needle, kept).changes;
-      return erased;
+      for (const needle of holding) {
+        if (needle !== '') erased += this.sql.erase.run(headers, topic, partition, from, to, needle, kept).changes;
+      }
+      const { ts } = this.sql.oldest.get(topic, partition, from, to) as { ts: number | null };
+      return { erased, oldest: ts };
     });
-    const erased = erase.immediate();
-    this.db.pragma('wal_checkpoint(TRUNCATE)');
-    return erased;
+    return erase.immediate();
+  }
+
+  checkpoint() {
+    const [result] = this.db.pragma('wal_checkpoint(TRUNCATE)') as { busy: number }[];
+    return result?.busy === 0;
   }
 
   deleteOlderThan(cutoff: number, now = Date.now()) {

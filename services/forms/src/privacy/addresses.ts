@@ -3,13 +3,22 @@ import { normalizeAddress } from '@formgate/kit';
 import type { SubmissionMeta } from '../store/records.ts';
 
 /**
- * An email address inside any text: what an erasure by submitter looks for (issue 31). Wide on purpose (a field
- * value "write to Bob.Smith+forms@example.co.uk please" holds one); a false match only indexes a key no one asks for.
+ * Where a text is cut into the words an address may be (erasure by submitter, issue 31): at every character an
+ * address cannot hold. The grammar is the one the API accepts an address in (zod's `email()`: letters, digits and
+ * `_ ' + - .` before the `@`), so what can be asked for is what is indexed: `mailto:bob@x.com`, `<bob@x.com>` and
+ * `…/?email=bob@x.com` all hold `bob@x.com`.
  */
-const ADDRESS =
-  /[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+/g;
+const SEPARATORS = /[^A-Za-z0-9_'+.@-]+/;
 
-/** The longest value scanned for addresses: field values are capped by ingest far below this. */
+/**
+ * One word that is an address: anchored, so it is matched in time linear in the word (never the unanchored scan
+ * of a hostile value, which backtracks quadratically).
+ */
+const ADDRESS = /^(?!\.)(?!.*\.\.)[A-Za-z0-9_'+.-]*[A-Za-z0-9_+-]@(?:[A-Za-z0-9][A-Za-z0-9-]*\.)+[A-Za-z]{2,}$/;
+
+/** The longest address (RFC 5321's path limit); a longer word is not one. */
+const MAX_ADDRESS = 320;
+/** The longest value scanned: field values are capped by ingest far below this. */
 const MAX_SCANNED = 100_000;
 
 /**
@@ -20,7 +29,12 @@ export function addressesOf(fields: readonly SubmissionField[], meta?: Submissio
   const found = new Set<string>();
   const scan = (text: string) => {
     if (!text.includes('@')) return;
-    for (const m of text.slice(0, MAX_SCANNED).matchAll(ADDRESS)) found.add(normalizeAddress(m[0]));
+    for (const raw of text.slice(0, MAX_SCANNED).split(SEPARATORS)) {
+      if (raw.length < 3 || raw.length > MAX_ADDRESS + 1 || !raw.includes('@')) continue;
+      // Quotes and a sentence's full stop around it are not part of it: `'bob@x.com'.` holds `bob@x.com`.
+      const word = raw.replace(/^['.]+|['.]+$/g, '');
+      if (ADDRESS.test(word)) found.add(normalizeAddress(word));
+    }
   };
   for (const f of fields) scan(f.value);
   if (meta?.replyTo) scan(meta.replyTo);

@@ -1,5 +1,4 @@
 import type { OrgScope, SignedErasureReceipt } from '@formgate/contracts';
-import type { SubmissionMeta, SubmissionRecord } from './records.ts';
 
 /** A submission an erasure found: what its receipt names. */
 export interface FoundSubmission {
@@ -8,27 +7,18 @@ export interface FoundSubmission {
   createdAt: string;
 }
 
-/** A submission stored before its addresses were indexed: what its address keys are computed from. */
-export interface UnindexedSubmission extends Pick<SubmissionRecord, 'id' | 'orgId' | 'fields'> {
-  meta?: SubmissionMeta;
-}
-
 /**
  * Erasure by submitter (issue 31): the address index and the erasures' receipts. Guarantees every adapter keeps:
  * - `findByAddressKeys` answers every submission of the organization, held ones included, not deleted, stored with
- *   (`SubmissionReadModel.insertSubmissions`, `addressKeys`) or indexed under (`indexAddresses`) one of the keys;
- *   never another organization's; each once, oldest first.
+ *   one of the keys (`SubmissionReadModel.insertSubmissions`, `addressKeys`); never another organization's; each
+ *   once, oldest first.
  * - A deleted or erased submission is found no more (its keys go with its contents).
- * - `listUnindexed` answers live submissions stored without `addressKeys` and not indexed since; after
- *   `indexAddresses` of one (even with no key) it is not answered again.
  * - Receipts are kept as given; `listReceipts` answers an organization's newest first, `getReceipt` only its own.
  * - A receipt is in the audit outbox from `saveReceipt` until `markAudited`: `listUnaudited` answers those, oldest
  *   first.
  */
 export interface Erasures {
   findByAddressKeys(scope: OrgScope, keys: readonly string[]): Promise<FoundSubmission[]>;
-  listUnindexed(limit: number): Promise<UnindexedSubmission[]>;
-  indexAddresses(entries: readonly { id: string; orgId: string; keys: readonly string[] }[]): Promise<void>;
   saveReceipt(signed: SignedErasureReceipt): Promise<void>;
   listReceipts(scope: OrgScope, limit: number): Promise<SignedErasureReceipt[]>;
   getReceipt(scope: OrgScope, id: string): Promise<SignedErasureReceipt | null>;

@@ -98,3 +98,12 @@ export function releasedSubmission(
   if (referer !== undefined) submission.referer = referer;
   return submission;
 }
+
+/**
+ * What a deleted or erased submission keeps of its spam verdict: the layers and rules, not their details, which may
+ * quote what was submitted (a matched word, a domain).
+ */
+export const tombstoneVerdict = (spam: SubmissionRecord['spam']): SubmissionRecord['spam'] => ({
+  isSpam: spam.isSpam,
+  reasons: spam.reasons.map((r) => ({ ...r, detail: '' })),
+});

@@ -1,6 +1,5 @@
 import type { ErasureReceipt, OrgScope, SignedErasureReceipt } from '@formgate/contracts';
 import type { Clock, Identity, Ids, Logger, PrivacyKeys } from '@formgate/kit';
-import { addressesOf } from '../privacy/addresses.ts';
 import type { Erasures } from '../store/erasures.ts';
 import type { SubmissionChanges } from '../store/submission-changes.ts';
 
@@ -9,7 +8,12 @@ import type { SubmissionChanges } from '../store/submission-changes.ts';
  * left where it can reach: embedded mode waits for its consumers to erase theirs (notifications' copies), erases
  * the log's records of them and checkpoints every file (`hosts/embedded`). Resolves when done; absent: nothing.
  */
-export type ErasureSweep = (erased: { erasure: string; submissionIds: string[] }) => Promise<void>;
+export type ErasureSweep = (erased: {
+  erasure: string;
+  submissionIds: string[];
+  /** The earliest `receivedAt` of them: nothing written before it can hold them. */
+  receivedSince: string;
+}) => Promise<void>;
 
 export interface ErasureDeps {
   erasures: Erasures;
@@ -26,36 +30,13 @@ export interface ErasureDeps {
   sweep?: ErasureSweep;
 }
 
-/** Submissions indexed per batch by `indexPendingAddresses`. */
-const INDEX_BATCH = 500;
-
-/**
- * Indexes the addresses of every submission stored without them (stored before the index was kept); answers how
- * many it indexed. Run at start and before each erasure, so an erasure misses none. Safe to run concurrently (the
- * keys of a submission are the same whoever computes them).
- */
-export async function indexPendingAddresses(deps: Pick<ErasureDeps, 'erasures' | 'privacy'>): Promise<number> {
-  let total = 0;
-  for (;;) {
-    const batch = await deps.erasures.listUnindexed(INDEX_BATCH);
-    if (batch.length === 0) return total;
-    await deps.erasures.indexAddresses(
-      batch.map((s) => ({
-        id: s.id,
-        orgId: s.orgId,
-        keys: addressesOf(s.fields, s.meta).map(deps.privacy.addressKey),
-      })),
-    );
-    total += batch.length;
-  }
-}
-
 /** The copies of what was erased, wherever the deployment can reach them (`ErasureSweep`); failures are logged. */
 async function sweep(deps: ErasureDeps, erasure: string, erased: ErasureReceipt['submissions']) {
   try {
     await deps.erasures.compact();
     if (!(await deps.publishChanges())) throw new Error('the erased submissions could not be published yet');
-    await deps.sweep?.({ erasure, submissionIds: erased.map((s) => s.id) });
+    const [receivedSince = ''] = erased.map((s) => s.receivedAt).sort();
+    await deps.sweep?.({ erasure, submissionIds: erased.map((s) => s.id), receivedSince });
   } catch (err) {
     // The submissions are erased here; their copies elsewhere go when the relay and the consumers catch up.
     deps.logger.warn({ err, erasure }, 'erased, but the copies of the submissions could not all be swept yet');
@@ -74,7 +55,6 @@ export async function eraseSubmitter(
   email: string,
 ): Promise<SignedErasureReceipt> {
   const scope: OrgScope = { orgId: identity.orgId };
-  await indexPendingAddresses(deps);
   const found = await deps.erasures.findByAddressKeys(scope, deps.privacy.addressKeys(email));
   const erasure = deps.ids.next();
   const erased: ErasureReceipt['submissions'] = [];

@@ -4,7 +4,6 @@ import type { FileLinks } from '../files/file-links.ts';
 import type { Erasures } from '../store/erasures.ts';
 import type { FormRepository } from '../store/form-repository.ts';
 import type { SubmissionReadModel } from '../store/submission-read-model.ts';
-import { indexPendingAddresses } from './erase-submitter.ts';
 
 export interface SubjectAccessDeps {
   erasures: Erasures;
@@ -25,7 +24,6 @@ export async function subjectAccess(
   scope: OrgScope,
   email: string,
 ): Promise<SubjectAccessDto> {
-  await indexPendingAddresses(deps);
   const found = await deps.erasures.findByAddressKeys(scope, deps.privacy.addressKeys(email));
   const now = deps.clock.now();
   const formNames = new Map<string, string>();

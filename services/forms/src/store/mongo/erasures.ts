@@ -1,6 +1,6 @@
 import type { SignedErasureReceipt } from '@formgate/contracts';
 import { isDuplicateKeyError, type MongoDb } from '@formgate/store/mongo';
-import type { Erasures, FoundSubmission, UnindexedSubmission } from '../erasures.ts';
+import type { Erasures, FoundSubmission } from '../erasures.ts';
 import { Collections, type SubmissionDoc } from './schema.ts';
 
 interface ErasureDoc {
@@ -32,39 +32,6 @@ export function createMongoErasures(db: MongoDb): Erasures {
       return docs
         .map((d): FoundSubmission => ({ id: d._id, formId: d.formId, createdAt: d.createdAt }))
         .sort((a, b) => (a.createdAt === b.createdAt ? (a.id < b.id ? -1 : 1) : a.createdAt < b.createdAt ? -1 : 1));
-    },
-    async listUnindexed(limit) {
-      if (limit <= 0) return [];
-      // Index `org_addresses` does not lead with the field: a scan, which finds nothing once every submission
-      // stored before the index was kept has been indexed (the forms service does it at start).
-      const docs = await submissions
-        .find(
-          { addressKeys: { $exists: false }, deleted: { $ne: true } },
-          { projection: { _id: 1, orgId: 1, fields: 1, meta: 1 } },
-        )
-        .limit(limit)
-        .toArray();
-      return docs.map(
-        (d): UnindexedSubmission => ({
-          id: d._id,
-          orgId: d.orgId,
-          fields: d.fields,
-          ...(d.meta !== undefined ? { meta: d.meta } : {}),
-        }),
-      );
-    },
-    async indexAddresses(entries) {
-      if (entries.length === 0) return;
-      // By `_id`; a submission deleted meanwhile keeps no keys.
-      await submissions.bulkWrite(
-        entries.map((e) => ({
-          updateOne: {
-            filter: { _id: e.id, deleted: { $ne: true } },
-            update: { $set: { addressKeys: [...e.keys] } },
-          },
-        })),
-        { ordered: false },
-      );
     },
     async saveReceipt(signed) {
       const { receipt } = signed;

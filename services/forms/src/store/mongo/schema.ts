@@ -57,10 +57,7 @@ export interface SubmissionDoc extends Omit<SubmissionRecord, 'id'> {
   v?: number;
   /** The searchable words of the field values (`search-terms.ts`). */
   terms: string[];
-  /**
-   * The keyed hashes of its addresses (`SubmissionRecord.addressKeys`, issue 31); absent on a submission stored
-   * before they were kept, until the forms service indexes it (`Erasures.indexAddresses`).
-   */
+  /** The keyed hashes of its addresses (`SubmissionRecord.addressKeys`, issue 31). */
   addressKeys?: string[];
   /** When a held submission was released (issue 13): it was received held, and is counted by its release. */
   releasedAt?: string;
@@ -114,6 +111,8 @@ export interface ChangeDoc extends Omit<SubmissionChange, 'id'> {
   receivedSpam: boolean;
   /** Milliseconds since the epoch when claimed: the outbox is published in this order. */
   at: number;
+  /** A deletion's or erasure's: the verdict its tombstone keeps (`tombstoneVerdict`). */
+  tombstoneSpam?: SubmissionRecord['spam'];
 }
 
 /** One per form: the field names of its submissions, in the order first seen (the export's columns). */

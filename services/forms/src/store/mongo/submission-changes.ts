@@ -8,6 +8,7 @@ import {
   dayOf,
   releasedSubmission,
   type SubmissionChanges,
+  tombstoneVerdict,
 } from '../submission-changes.ts';
 import { type ChangeCounterDoc, type ChangeDoc, Collections, type SubmissionDoc } from './schema.ts';
 
@@ -23,7 +24,13 @@ const RECENT = 2_000;
 function stateOf(change: ChangeDoc) {
   const deletes = change.action === 'delete' || change.action === 'erase';
   const state = deletes
-    ? { deleted: true as const, fields: [], files: [], terms: [] }
+    ? {
+        deleted: true as const,
+        fields: [],
+        files: [],
+        terms: [],
+        ...(change.tombstoneSpam ? { spam: change.tombstoneSpam } : {}),
+      }
     : change.action === 'release'
       ? { held: false, releasedAt: change.occurredAt }
       : {
@@ -104,6 +111,7 @@ export function createMongoSubmissionChanges(db: MongoDb): SubmissionChanges {
       occurredAt: meta.occurredAt,
       blobKeys: action === 'delete' || action === 'erase' ? doc.files.map((f) => f.blobKey) : [],
       ...(action === 'erase' ? { erasure: meta.erasure, wasHeld: doc.held === true } : {}),
+      ...(action === 'delete' || action === 'erase' ? { tombstoneSpam: tombstoneVerdict(doc.spam) } : {}),
       ...(submission ? { submission } : {}),
       at: Date.now(),
     };

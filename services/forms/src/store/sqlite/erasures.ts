@@ -1,7 +1,6 @@
 import type { SignedErasureReceipt } from '@formgate/contracts';
 import type { SqliteDb } from '@formgate/store/sqlite';
-import type { Erasures, FoundSubmission, UnindexedSubmission } from '../erasures.ts';
-import type { SubmissionBody } from './schema.ts';
+import type { Erasures, FoundSubmission } from '../erasures.ts';
 
 /** `Erasures` on SQLite: the address keys in `submission_addresses`, receipts in `erasures` (migration 5). */
 export function createSqliteErasures(db: SqliteDb): Erasures {
@@ -13,15 +12,6 @@ export function createSqliteErasures(db: SqliteDb): Erasures {
        WHERE a.org_id = ? AND a.address_key IN (SELECT value FROM json_each(?)) AND s.deleted = 0
        ORDER BY s.created_at, s.id`,
     ),
-    // Partial index `submissions_unindexed`.
-    unindexed: db.prepare(
-      `SELECT id, org_id, doc FROM submissions INDEXED BY submissions_unindexed
-       WHERE addresses_indexed = 0 AND deleted = 0 LIMIT ?`,
-    ),
-    addressKey: db.prepare(
-      'INSERT OR IGNORE INTO submission_addresses (org_id, address_key, submission_id) VALUES (?, ?, ?)',
-    ),
-    indexed: db.prepare('UPDATE submissions SET addresses_indexed = 1 WHERE id = ?'),
     save: db.prepare('INSERT OR IGNORE INTO erasures (id, org_id, erased_at, doc) VALUES (?, ?, ?, ?)'),
     // Index `erasures_by_org`.
     list: db.prepare('SELECT doc FROM erasures WHERE org_id = ? ORDER BY erased_at DESC, id DESC LIMIT ?').pluck(),
@@ -31,14 +21,6 @@ export function createSqliteErasures(db: SqliteDb): Erasures {
     unaudited: db.prepare('SELECT doc FROM erasures WHERE audited = 0 ORDER BY erased_at LIMIT ?').pluck(),
     audited: db.prepare('UPDATE erasures SET audited = 1 WHERE id = ?'),
   };
-  const indexAddresses = db.transaction(
-    (entries: readonly { id: string; orgId: string; keys: readonly string[] }[]) => {
-      for (const e of entries) {
-        for (const key of e.keys) q.addressKey.run(e.orgId, key, e.id);
-        q.indexed.run(e.id);
-      }
-    },
-  );
   return {
     async findByAddressKeys(scope, keys) {
       const rows = q.find.all(scope.orgId, JSON.stringify(keys)) as {
@@ -47,16 +29,6 @@ export function createSqliteErasures(db: SqliteDb): Erasures {
         created_at: string;
       }[];
       return rows.map((r): FoundSubmission => ({ id: r.id, formId: r.form_id, createdAt: r.created_at }));
-    },
-    async listUnindexed(limit) {
-      const rows = q.unindexed.all(limit) as { id: string; org_id: string; doc: string }[];
-      return rows.map((r): UnindexedSubmission => {
-        const { fields, meta } = JSON.parse(r.doc) as SubmissionBody;
-        return { id: r.id, orgId: r.org_id, fields, ...(meta !== undefined ? { meta } : {}) };
-      });
-    },
-    async indexAddresses(entries) {
-      indexAddresses.immediate(entries);
     },
     async saveReceipt(signed) {
       const { receipt } = signed;

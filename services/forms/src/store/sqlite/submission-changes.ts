@@ -1,6 +1,13 @@
 import type { SqliteDb } from '@formgate/store/sqlite';
 import type { SubmissionChange, SubmissionRecord } from '../records.ts';
-import { type ChangeMeta, changes, dayOf, releasedSubmission, type SubmissionChanges } from '../submission-changes.ts';
+import {
+  type ChangeMeta,
+  changes,
+  dayOf,
+  releasedSubmission,
+  type SubmissionChanges,
+  tombstoneVerdict,
+} from '../submission-changes.ts';
 import { SUBMISSION_COLUMNS, type SubmissionBody, type SubmissionRow } from './schema.ts';
 
 /**
@@ -57,7 +64,7 @@ export function createSqliteSubmissionChanges(db: SqliteDb): SubmissionChanges {
     }
     if (action === 'delete' || action === 'erase') {
       // The tombstone's update of `deleted` drops its address keys (trigger of migration 5).
-      q.tombstone.run(JSON.stringify({ fields: [], files: [], spam: doc.spam, held: doc.held }), id);
+      q.tombstone.run(JSON.stringify({ fields: [], files: [], spam: tombstoneVerdict(doc.spam), held: doc.held }), id);
       if (doc.held) {
         q.heldCounter.run(formId);
         return undefined;

@@ -106,8 +106,8 @@ export function createSqliteSubmissionReadModel(db: SqliteDb): SubmissionReadMod
   const live = `SELECT ${SUBMISSION_COLUMNS} FROM submissions WHERE form_id = ? AND org_id = ?`;
   const q = {
     insertSubmission: db.prepare(
-      `INSERT OR IGNORE INTO submissions (id, form_id, org_id, created_at, doc, seq, csv_line, csv_width,
-       addresses_indexed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT OR IGNORE INTO submissions (id, form_id, org_id, created_at, doc, seq, csv_line, csv_width)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
     addressKey: db.prepare(
       'INSERT OR IGNORE INTO submission_addresses (org_id, address_key, submission_id) VALUES (?, ?, ?)',
@@ -152,8 +152,7 @@ export function createSqliteSubmissionReadModel(db: SqliteDb): SubmissionReadMod
         const keep = held || spam.isSpam;
         const doc = JSON.stringify({ fields, files, spam, held, origin, referer, ...(keep ? { meta } : {}) });
         const csv = derived.csvLine(r);
-        const indexed = r.addressKeys === undefined ? 0 : 1;
-        if (q.insertSubmission.run(id, formId, orgId, createdAt, doc, next, csv.line, csv.width, indexed).changes === 0)
+        if (q.insertSubmission.run(id, formId, orgId, createdAt, doc, next, csv.line, csv.width).changes === 0)
           continue;
         for (const key of r.addressKeys ?? []) q.addressKey.run(orgId, key, id);
         derived.index(r);

@@ -3,9 +3,8 @@ import type { SqliteMigration } from '@formgate/store/sqlite';
 /**
  * Erasure by submitter (issue 31). `submission_addresses` holds the keyed hash of each email address a submission
  * holds (`privacy/addresses.ts`), written with the submission by the read model's insert; a submission's keys go
- * when it is deleted or erased (trigger). `addresses_indexed` is 1 for rows stored with their keys; rows stored
- * before this migration have 0 until the forms service indexes them (`Erasures.listUnindexed`, partial index
- * `submissions_unindexed`). `erasures` keeps each erasure's signed receipt, an organization's newest first, and
+ * when it is deleted or erased (trigger). Submissions stored before this migration have no keys: an erasure does
+ * not find them (before a release, nothing is kept for them). `erasures` keeps each erasure's signed receipt, an organization's newest first, and
  * whether its audit entry was published (`audited`, the outbox of `erasure.completed`).
  */
 export const indexSubmitterAddresses: SqliteMigration = {
@@ -18,8 +17,6 @@ CREATE TABLE submission_addresses (
   PRIMARY KEY (org_id, address_key, submission_id)
 ) WITHOUT ROWID;
 CREATE INDEX submission_addresses_by_submission ON submission_addresses (submission_id);
-ALTER TABLE submissions ADD COLUMN addresses_indexed INTEGER NOT NULL DEFAULT 0;
-CREATE INDEX submissions_unindexed ON submissions (id) WHERE addresses_indexed = 0 AND deleted = 0;
 CREATE TRIGGER submissions_addresses_forget AFTER UPDATE OF deleted ON submissions WHEN new.deleted = 1 BEGIN
   DELETE FROM submission_addresses WHERE submission_id = new.id;
 END;
