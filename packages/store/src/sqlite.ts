@@ -119,3 +119,17 @@ export function createGroupCommit<T, R>(
     },
   };
 }
+
+/**
+ * Checkpoints `db`'s WAL into the file and truncates it, retrying (every 50 ms, about 5 s in all) while another
+ * connection's reader holds it; false when it never could. With `secure_delete`, what was deleted or overwritten
+ * then survives in neither file (an erasure, issue 31).
+ */
+export async function truncateWal(db: SqliteDb): Promise<boolean> {
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const [result] = db.pragma('wal_checkpoint(TRUNCATE)') as { busy: number }[];
+    if (result?.busy === 0) return true;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return false;
+}

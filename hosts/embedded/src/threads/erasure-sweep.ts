@@ -2,7 +2,7 @@ import type { EventBus } from '@formgate/bus';
 import { CONSUMER_GROUPS, Topics } from '@formgate/contracts';
 import type { ErasureSweep } from '@formgate/forms';
 import type { Logger } from '@formgate/kit';
-import type { SqliteDb } from '@formgate/store/sqlite';
+import { type SqliteDb, truncateWal } from '@formgate/store/sqlite';
 
 /** How long an erasure waits for the consumers of its deletions before it sweeps what is there. */
 const CONSUMERS_TIMEOUT_MS = 30_000;
@@ -10,16 +10,6 @@ const POLL_MS = 20;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Records are stamped by the log's clock, submissions by ingest's: the same machine's, give or take. */
 const CLOCK_SLACK_MS = 60_000;
-
-/** Checkpoints `db`'s WAL into it and truncates it, retrying while another connection's reader holds it. */
-async function checkpointed(db: SqliteDb): Promise<boolean> {
-  for (let attempt = 0; attempt < 100; attempt++) {
-    const [result] = db.pragma('wal_checkpoint(TRUNCATE)') as { busy: number }[];
-    if (result?.busy === 0) return true;
-    await sleep(50);
-  }
-  return false;
-}
 
 /**
  * The topics whose records an erasure rewrites, and `forms.submission`, whose deletions it waits to be handled: every
@@ -73,7 +63,7 @@ export function createEmbeddedErasureSweep(deps: {
     const since = Date.parse(receivedSince) - CLOCK_SLACK_MS;
     const erased = await deps.bus.eraseRecords({ holding: submissionIds, unless: erasure, since });
     for (const [name, db] of Object.entries(deps.dbs)) {
-      if (!(await checkpointed(db)))
+      if (!(await truncateWal(db)))
         deps.logger.warn({ erasure, db: name }, 'erasure: a WAL could not be truncated yet');
     }
     deps.logger.info({ erasure, records: erased }, 'erasure swept: log records erased, files checkpointed');

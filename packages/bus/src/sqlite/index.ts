@@ -1,4 +1,4 @@
-import type { SqliteDb } from '@formgate/store/sqlite';
+import { type SqliteDb, truncateWal } from '@formgate/store/sqlite';
 import { createDeadLetters, type DeadLetterLog } from '../dead-letters.ts';
 import type { DeliveryHooks } from '../delivery.ts';
 import { type BusMessage, BusUnavailableError, type EventBus, type EventPublisher } from '../event-bus.ts';
@@ -29,9 +29,7 @@ export interface SqliteBusOptions extends DeliveryHooks {
 const RETENTION_SWEEP_MS = 10 * 60_000;
 /** Records read per transaction by `eraseRecords` (appends wait for one chunk at most). */
 const ERASE_CHUNK = 2_000;
-const CHECKPOINT_ATTEMPTS = 100;
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The dead-letter operations' view of the embedded log (`.dlq` topics have one partition). */
 function deadLetterLog(log: Log, publish: EventPublisher['publish']): DeadLetterLog {
@@ -133,8 +131,8 @@ export function createSqliteBus(db: SqliteDb, opts: SqliteBusOptions = {}): Even
           }
         }
       }
-      // Their old bytes live on in the WAL until it is checkpointed; a reader may hold it a moment.
-      for (let attempt = 0; !log.checkpoint() && attempt < CHECKPOINT_ATTEMPTS; attempt++) await sleep(50);
+      // Their old bytes live on in the WAL until it is checkpointed.
+      await truncateWal(db);
       return erased;
     },
     async close() {

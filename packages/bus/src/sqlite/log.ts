@@ -104,8 +104,6 @@ export interface Log {
     to: number,
     match: EraseMatch,
   ): { erased: number; oldest: number | null };
-  /** Checkpoints the WAL into the file and truncates it; false when a reader kept it from finishing. */
-  checkpoint(): boolean;
 }
 
 /**
@@ -295,11 +293,6 @@ class SqliteLog implements Log {
       return { erased, oldest: ts };
     });
     return erase.immediate();
-  }
-
-  checkpoint() {
-    const [result] = this.db.pragma('wal_checkpoint(TRUNCATE)') as { busy: number }[];
-    return result?.busy === 0;
   }
 
   deleteOlderThan(cutoff: number, now = Date.now()) {

@@ -1,5 +1,5 @@
 import type { SignedErasureReceipt } from '@formgate/contracts';
-import type { SqliteDb } from '@formgate/store/sqlite';
+import { type SqliteDb, truncateWal } from '@formgate/store/sqlite';
 import type { Erasures, FoundSubmission } from '../erasures.ts';
 
 /** `Erasures` on SQLite: the address keys in `submission_addresses`, receipts in `erasures` (migration 5). */
@@ -46,7 +46,7 @@ export function createSqliteErasures(db: SqliteDb): Erasures {
     async compact() {
       // FTS5 keeps the words of a deleted row in its segments until they are merged: merge them all now.
       db.prepare(`INSERT INTO submissions_fts (submissions_fts) VALUES ('optimize')`).run();
-      db.pragma('wal_checkpoint(TRUNCATE)');
+      await truncateWal(db);
     },
     async getReceipt(scope, id) {
       const doc = q.get.get(id, scope.orgId) as string | undefined;
