@@ -12,13 +12,28 @@ import { eventually, startTestApp, type TestApp } from '../harness/embedded-app.
 function filesUnder(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
     const path = join(dir, name);
-    return statSync(path).isDirectory() ? filesUnder(path) : [path];
+    try {
+      return statSync(path).isDirectory() ? filesUnder(path) : [path];
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw err;
+    }
   });
+}
+
+/** A file's bytes, or none when it went between the listing and the read (a mail file renamed into place). */
+function bytesOf(file: string): Buffer {
+  try {
+    return readFileSync(file);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return Buffer.alloc(0);
+    throw err;
+  }
 }
 
 /** The files of `DATA_DIR` holding `needle` (any case), byte by byte (latin1 keeps every byte one character). */
 const holding = (dataDir: string, needle: string) =>
-  filesUnder(dataDir).filter((f) => readFileSync(f).toString('latin1').toLowerCase().includes(needle.toLowerCase()));
+  filesUnder(dataDir).filter((f) => bytesOf(f).toString('latin1').toLowerCase().includes(needle.toLowerCase()));
 
 /**
  * Issue 31 end to end in embedded mode: submissions carrying an address in two forms (a field, `_replyto`, a file,
