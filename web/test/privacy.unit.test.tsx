@@ -168,8 +168,9 @@ describe('privacy screen', () => {
     expect(document.body.textContent).not.toContain('Eve@Example.com');
 
     // The list refreshed with the new erasure first.
-    const list = screen.getByRole('list', { name: 'Past erasures' });
-    await waitFor(() => expect(within(list).getAllByRole('listitem')).toHaveLength(2));
+    await waitFor(() =>
+      expect(within(screen.getByRole('list', { name: 'Past erasures' })).getAllByRole('listitem')).toHaveLength(2),
+    );
 
     const { blobs, click } = captureDownloads();
     fireEvent.click(within(receipt).getByRole('button', { name: 'Download receipt' }));
