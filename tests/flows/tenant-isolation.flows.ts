@@ -125,6 +125,9 @@ const CASES: Record<string, Case> = {
     success: 200,
   },
   'GET /api/v1/erasures/:erasureId': { params: (fx) => fx.erasure(), secret: () => 'erasure-receipt/1' },
+  'GET /api/v1/retention': {},
+  'PATCH /api/v1/retention': { body: { days: 90 } },
+  'GET /api/v1/forms/:formId/retention': { params: (fx) => ({ formId: fx.form.id }) },
 };
 
 type Caller = 'owner' | 'admin' | 'member' | 'other-org-owner' | 'no-session' | 'other-org-key' | 'read-key';

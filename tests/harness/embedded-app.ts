@@ -111,8 +111,10 @@ export async function startTestApp(
         nextCursor: string | null;
       };
     },
-    async restart() {
+    /** Stops the instance, runs `whileDown` (over its files, say), and starts it again on the same `DATA_DIR`. */
+    async restart(whileDown?: () => unknown) {
       await app.stop();
+      await whileDown?.();
       app = await boot();
     },
     async stop() {

@@ -11,6 +11,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   formatLimit,
   formatPrice,
+  formatRetentionLimit,
   formatStorageMb,
   yearlySavingPercent,
 } from '../src/features/billing/billing.queries.ts';
@@ -132,6 +133,10 @@ describe('price and limit formatting', () => {
     expect(formatStorageMb(10_240)).toBe('10 GB');
     expect(formatStorageMb(1536)).toBe('1.5 GB');
     expect(formatStorageMb(null)).toBe('Unlimited');
+    expect(formatRetentionLimit(365)).toBe('Submissions kept 365 days');
+    expect(formatRetentionLimit(1)).toBe('Submissions kept 1 day');
+    expect(formatRetentionLimit(3650)).toBe('Submissions kept 3,650 days');
+    expect(formatRetentionLimit(null)).toBe('Submissions kept as long as you want');
     const pro = DEFAULT_PLANS.plans.find((p) => p.id === 'pro');
     expect(pro && yearlySavingPercent(pro)).toBe(17);
   });
@@ -159,7 +164,11 @@ describe('/pricing', () => {
       '50 forms',
       '10 team members',
       '10 GB file storage',
+      'Submissions kept as long as you want',
     ]);
+    expect(
+      within(within(free).getByRole('list', { name: 'Free limits' })).getByText('Submissions kept 365 days'),
+    ).toBeTruthy();
     expect(within(pro).getByRole('list', { name: 'Pro features' }).textContent).toContain('File uploads');
     expect(within(business).getByText('Unlimited forms')).toBeTruthy();
     expect(within(business).getByText('Unlimited team members')).toBeTruthy();
@@ -251,6 +260,14 @@ describe('/dashboard/billing', () => {
 
     const upgrade = within(main.getByRole('region', { name: 'Upgrade' }));
     expect(upgrade.getByText('Current plan')).toBeTruthy();
+    const offered = within(upgrade.getByRole('list', { name: 'Plans' })).getAllByRole('listitem');
+    expect(
+      offered.map((li) => /Submissions kept ([\d,]+ days?|as long as you want)/.exec(li.textContent ?? '')?.[0]),
+    ).toEqual([
+      'Submissions kept 365 days',
+      'Submissions kept as long as you want',
+      'Submissions kept as long as you want',
+    ]);
     expect(upgrade.getByText(/\$15 \/ month/)).toBeTruthy();
     fireEvent.click(upgrade.getByLabelText('Yearly'));
     expect(await upgrade.findByText(/\$150 \/ year/)).toBeTruthy();

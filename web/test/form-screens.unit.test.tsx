@@ -1,5 +1,6 @@
 import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
+import { formatDateTime } from '../src/components/panel.tsx';
 import { fillDays } from '../src/features/forms/forms.queries.ts';
 import { EMPTY_LIST_REFRESH_MS } from '../src/features/submissions/submissions.queries.ts';
 import { aDelivery, aForm, aSubmission, startFormsApi } from './forms-api.ts';
@@ -10,6 +11,8 @@ allowSlowScreens();
 
 const closing = closeAfterEach();
 const api = async (init: Parameters<typeof startFormsApi>[0]) => closing(await startFormsApi(init));
+
+const radio = (element: HTMLElement) => element as HTMLInputElement;
 
 const pathOf = (router: ReturnType<typeof renderApp>['router']) =>
   router.state.location.pathname + router.state.location.search;
@@ -340,8 +343,98 @@ describe('settings', () => {
         allowedOrigins: ['https://a.example', 'https://b.example'],
         honeypotField: '_trap',
         enabled: false,
+        retentionDays: null,
       },
     });
+  });
+
+  it('keeps submissions for the form’s own number of days, then shows that in force', async () => {
+    const nextDeletionAt = '2026-08-01T10:00:00.000Z';
+    const server = await api({
+      forms: [aForm()],
+      retention: {
+        organizationDays: 90,
+        planMaxDays: 365,
+        oldestSubmissionAt: '2026-05-03T10:00:00.000Z',
+        nextDeletionAt,
+      },
+    });
+    openAs('/dashboard/forms/contact/settings', server.url);
+    const retention = within(await screen.findByRole('region', { name: 'Retention' }));
+    expect(
+      await retention.findByText("Submissions are deleted after 90 days (the organization's default)."),
+    ).toBeTruthy();
+    expect(retention.getByText(`The oldest submission goes on ${formatDateTime(nextDeletionAt)}.`)).toBeTruthy();
+    expect(radio(retention.getByLabelText('Organization default')).checked).toBe(true);
+    const days = retention.getByLabelText('Days to keep submissions') as HTMLInputElement;
+    expect(days.disabled).toBe(true);
+    expect(retention.getByText('At most 365 days on your plan.')).toBeTruthy();
+
+    fireEvent.click(retention.getByLabelText('Keep for a number of days'));
+    expect(days.disabled).toBe(false);
+    fireEvent.change(days, { target: { value: '30' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Save settings' }));
+    await waitFor(() => expect(server.requests.some((r) => r.method === 'PATCH')).toBe(true));
+    expect(server.requests.find((r) => r.method === 'PATCH')?.body).toEqual({
+      name: 'Contact',
+      settings: { redirectUrl: null, allowedOrigins: [], honeypotField: null, enabled: true, retentionDays: 30 },
+    });
+    // What is in force is asked again after the save.
+    expect(await retention.findByText("Submissions are deleted after 30 days (this form's setting).")).toBeTruthy();
+    expect(radio(retention.getByLabelText('Keep for a number of days')).checked).toBe(true);
+    expect(days.value).toBe('30');
+  });
+
+  it('goes back to the organization default with null; the plan’s maximum shows when it is what applies', async () => {
+    const server = await api({
+      forms: [aForm({ settings: { ...aForm().settings, retentionDays: 30 } })],
+      retention: { organizationDays: null, planMaxDays: 365 },
+    });
+    openAs('/dashboard/forms/contact/settings', server.url);
+    const retention = within(await screen.findByRole('region', { name: 'Retention' }));
+    expect(await retention.findByText("Submissions are deleted after 30 days (this form's setting).")).toBeTruthy();
+    expect(radio(retention.getByLabelText('Keep for a number of days')).checked).toBe(true);
+    expect((retention.getByLabelText('Days to keep submissions') as HTMLInputElement).value).toBe('30');
+    // No submission stored: nothing is due.
+    expect(retention.queryByText(/The oldest submission goes on/)).toBeNull();
+
+    fireEvent.click(retention.getByLabelText('Organization default'));
+    fireEvent.click(screen.getByRole('button', { name: 'Save settings' }));
+    await waitFor(() => expect(server.requests.some((r) => r.method === 'PATCH')).toBe(true));
+    expect(server.requests.find((r) => r.method === 'PATCH')?.body).toMatchObject({
+      settings: { retentionDays: null },
+    });
+    expect(await retention.findByText("Submissions are deleted after 365 days (your plan's maximum).")).toBeTruthy();
+  });
+
+  it('says submissions are kept when nothing limits them', async () => {
+    const server = await api({ forms: [aForm()] });
+    openAs('/dashboard/forms/contact/settings', server.url);
+    const retention = within(await screen.findByRole('region', { name: 'Retention' }));
+    expect(await retention.findByText('Submissions are kept until deleted.')).toBeTruthy();
+    expect(retention.queryByText(/on your plan/)).toBeNull();
+    expect(server.requests).toContainEqual(
+      expect.objectContaining({ method: 'GET', path: '/api/v1/forms/f1/retention' }),
+    );
+  });
+
+  it('refuses days that are not a whole number from 1 before asking, and shows the server’s refusal', async () => {
+    const server = await api({ forms: [aForm()], retention: { planMaxDays: 365 } });
+    openAs('/dashboard/forms/contact/settings', server.url);
+    const retention = within(await screen.findByRole('region', { name: 'Retention' }));
+    fireEvent.click(retention.getByLabelText('Keep for a number of days'));
+    const days = retention.getByLabelText('Days to keep submissions');
+    fireEvent.change(days, { target: { value: '0' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Save settings' }));
+    expect(await retention.findByText('A whole number of days from 1 to 3,650')).toBeTruthy();
+    expect(days.getAttribute('aria-invalid')).toBe('true');
+    expect(server.requests.some((r) => r.method === 'PATCH')).toBe(false);
+
+    fireEvent.change(days, { target: { value: '400' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Save settings' }));
+    expect(await screen.findByText("The organization's plan keeps submissions at most 365 days")).toBeTruthy();
+    expect(server.requests.find((r) => r.method === 'PATCH')?.body).toMatchObject({ settings: { retentionDays: 400 } });
+    expect(await retention.findByText("Submissions are deleted after 365 days (your plan's maximum).")).toBeTruthy();
   });
 
   it('refuses a redirect that is not http(s)', async () => {
@@ -371,10 +464,16 @@ describe('settings', () => {
   });
 
   it('only owners and admins see the delete', async () => {
-    const server = await api({ forms: [aForm()] });
+    const server = await api({ forms: [aForm()], retention: { organizationDays: 60 } });
     openAs('/dashboard/forms/contact/settings', server.url, 'member');
     expect(await screen.findByText('Only owners and admins of the organization can change a form.')).toBeTruthy();
     expect(screen.queryByRole('button', { name: 'Delete form' })).toBeNull();
+    // A member reads the retention in force but cannot change it.
+    const retention = within(screen.getByRole('region', { name: 'Retention' }));
+    expect(
+      await retention.findByText("Submissions are deleted after 60 days (the organization's default)."),
+    ).toBeTruthy();
+    expect(retention.getByLabelText('Keep for a number of days').matches(':disabled')).toBe(true);
   });
 });
 

@@ -2,6 +2,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   DEFAULT_FORM_SETTINGS,
   type DeliveryDto,
+  effectiveRetention,
+  type FormRetentionDto,
   type NotificationEmailDto,
   type WebhookEndpointDto,
 } from '@formgate/contracts';
@@ -112,6 +114,14 @@ export async function startFormsApi(init: {
   webhooks?: WebhookEndpointDto[];
   /** `GET /api/v1/orgs/settings` (the organization's spam defaults for the form settings). */
   orgSettings?: Record<string, unknown>;
+  /**
+   * The organization's default retention and the plan's maximum (none by default), and what
+   * `GET /api/v1/forms/{formId}/retention` says of the oldest submission; what is in force follows the form's own
+   * setting as saved. A PATCH of more days than the plan allows is refused as the forms service refuses it.
+   */
+  retention?: Partial<
+    Pick<FormRetentionDto, 'organizationDays' | 'planMaxDays' | 'oldestSubmissionAt' | 'nextDeletionAt'>
+  >;
   /** Answers a request with this error instead (e.g. a PATCH the server refuses). */
   refuse?: (method: string, path: string) => { status: number; code: string; message: string } | undefined;
 }) {
@@ -165,7 +175,13 @@ export async function startFormsApi(init: {
       state.forms = state.forms.filter((f) => f !== form);
       return json(res, 204);
     }
+    const { organizationDays = null, planMaxDays = null } = init.retention ?? {};
     if (parts.length === 4 && method === 'PATCH') {
+      const days = body.settings?.retentionDays;
+      if (typeof days === 'number' && planMaxDays !== null && days > planMaxDays) {
+        const message = `The organization's plan keeps submissions at most ${planMaxDays} days`;
+        return json(res, 400, { error: { code: 'VALIDATION_FAILED', message, requestId: 'r1' } });
+      }
       const notifications = { ...form.settings.notifications, ...body.settings?.notifications };
       const spam =
         body.settings?.spam === undefined ? form.settings.spam : readableSpam(body.settings.spam, form.settings.spam);
@@ -174,6 +190,18 @@ export async function startFormsApi(init: {
         settings: { ...form.settings, ...body.settings, notifications, spam },
       });
       return json(res, 200, form);
+    }
+    if (parts.length === 5 && parts[4] === 'retention' && method === 'GET') {
+      const formDays = form.settings.retentionDays;
+      const retention: FormRetentionDto = {
+        ...effectiveRetention(formDays, organizationDays, planMaxDays),
+        formDays,
+        organizationDays,
+        planMaxDays,
+        oldestSubmissionAt: init.retention?.oldestSubmissionAt ?? null,
+        nextDeletionAt: init.retention?.nextDeletionAt ?? null,
+      };
+      return json(res, 200, retention);
     }
     if (parts[4] === 'webhooks') return webhooks(res, form, method, parts, body);
     if (parts[4] === 'stats') {

@@ -1,8 +1,17 @@
-import type { ErasureReceipt, ErasureSummary, SignedErasureReceipt, SubjectAccessDto } from '@formgate/contracts';
+import type {
+  ErasureReceipt,
+  ErasureSummary,
+  FormRetentionDto,
+  RetentionPolicyDto,
+  SignedErasureReceipt,
+  SubjectAccessDto,
+} from '@formgate/contracts';
 import { fireEvent, screen, waitFor, within } from '@testing-library/react';
+import { toast } from 'sonner';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { formatDateTime } from '../src/components/panel.tsx';
 import { formsKeys } from '../src/features/forms/forms.queries.ts';
+import { privacyKeys } from '../src/features/privacy/privacy.queries.ts';
 import { activeMemberKey, activeOrganizationKey } from '../src/lib/auth-invalidation.ts';
 import { type ApiHandler, startApi } from './api-server.ts';
 import { renderApp, signedIn } from './render-app.tsx';
@@ -112,9 +121,20 @@ const textOf = (blob: Blob) =>
     reader.readAsText(blob);
   });
 
-/** The privacy page for `u1` holding `role`, its `/api/*` calls answered by `handle`. */
+/**
+ * The privacy page for `u1` holding `role`, its `/api/*` calls answered by `handle` (the retention, unless it
+ * answers it: kept until deleted, no plan maximum).
+ */
 async function renderPrivacy(role: string, handle: ApiHandler) {
-  const api = track(await startApi(handle));
+  const api = track(
+    await startApi(
+      (req) =>
+        handle(req) ??
+        (req.method === 'GET' && req.path === '/api/v1/retention'
+          ? { body: { days: null, planMaxDays: null } }
+          : undefined),
+    ),
+  );
   const view = renderApp('/dashboard/organization/privacy', { session: signedIn('org1'), authBaseUrl: api.url });
   view.queryClient.setQueryData(activeOrganizationKey, organization);
   view.queryClient.setQueryData(activeMemberKey, member('u1', 'ada@example.com', role));
@@ -296,5 +316,134 @@ describe('privacy screen', () => {
     expect(within(sections).getByRole('link', { name: 'General' }).getAttribute('href')).toBe(
       '/dashboard/organization',
     );
+  });
+});
+
+/** The retention API: `GET` answers `policy`, a `PATCH` saves its days unless `refuse` says the plan allows fewer. */
+function retentionApi(policy: RetentionPolicyDto, refuse?: (days: number | null) => string | undefined): ApiHandler {
+  return (req) => {
+    if (req.path !== '/api/v1/retention') return undefined;
+    if (req.method === 'GET') return { body: policy };
+    if (req.method !== 'PATCH') return undefined;
+    const { days } = req.body as { days: number | null };
+    const refusal = refuse?.(days);
+    if (refusal)
+      return { status: 400, body: { error: { code: 'VALIDATION_FAILED', message: refusal, requestId: 'r1' } } };
+    Object.assign(policy, { days });
+    return { body: policy };
+  };
+}
+
+const retentionPanel = async () => within(await screen.findByRole('region', { name: 'Retention' }));
+const input = (element: HTMLElement) => element as HTMLInputElement;
+const patches = (api: { requests: { method: string; path: string; body: unknown }[] }) =>
+  api.requests.filter((r) => r.method === 'PATCH' && r.path === '/api/v1/retention');
+
+describe('retention', () => {
+  afterEach(() => {
+    toast.dismiss();
+    vi.restoreAllMocks();
+  });
+
+  it('shows the default and the plan maximum, and saves a number of days; forms’ retentions refresh', async () => {
+    const { api, queryClient } = await renderPrivacy('owner', retentionApi({ days: null, planMaxDays: 365 }));
+    // A form's retention in force, as its settings read it: stale once the default changes.
+    const formRetention: FormRetentionDto = {
+      days: 365,
+      source: 'plan',
+      formDays: null,
+      organizationDays: null,
+      planMaxDays: 365,
+      oldestSubmissionAt: null,
+      nextDeletionAt: null,
+    };
+    queryClient.setQueryData(formsKeys.retention('f1'), formRetention);
+    const panel = await retentionPanel();
+    expect(await panel.findByText('Submissions are kept until deleted unless a form sets its own.')).toBeTruthy();
+    expect(panel.getByText('Your plan keeps submissions at most 365 days.')).toBeTruthy();
+    expect(panel.getByText('At most 365 days on your plan.')).toBeTruthy();
+    expect(input(panel.getByLabelText('Keep until deleted')).checked).toBe(true);
+    const days = input(panel.getByLabelText('Days to keep submissions'));
+    expect(days.disabled).toBe(true);
+    const save = panel.getByRole('button', { name: 'Save retention' }) as HTMLButtonElement;
+    expect(save.disabled).toBe(true);
+
+    fireEvent.click(panel.getByLabelText('Delete after a number of days'));
+    expect(days.disabled).toBe(false);
+    fireEvent.change(days, { target: { value: ' 30 ' } });
+    fireEvent.click(save);
+
+    expect(
+      await screen.findByText('Retention saved. Submissions are deleted after 30 days unless a form sets its own.'),
+    ).toBeTruthy();
+    expect(patches(api).map((r) => r.body)).toEqual([{ days: 30 }]);
+    expect(await panel.findByText('Submissions are deleted after 30 days unless a form sets its own.')).toBeTruthy();
+    expect(queryClient.getQueryData(privacyKeys.retention())).toEqual({ days: 30, planMaxDays: 365 });
+    expect(queryClient.getQueryState(formsKeys.retention('f1'))?.isInvalidated).toBe(true);
+  });
+
+  it('goes back to keeping submissions until deleted with null; no plan maximum, no plan line', async () => {
+    const { api } = await renderPrivacy('admin', retentionApi({ days: 90, planMaxDays: null }));
+    const panel = await retentionPanel();
+    expect(await panel.findByText('Submissions are deleted after 90 days unless a form sets its own.')).toBeTruthy();
+    expect(panel.queryByText(/Your plan keeps/)).toBeNull();
+    expect(panel.queryByText(/on your plan/)).toBeNull();
+    expect(input(panel.getByLabelText('Delete after a number of days')).checked).toBe(true);
+    expect(input(panel.getByLabelText('Days to keep submissions')).value).toBe('90');
+
+    fireEvent.click(panel.getByLabelText('Keep until deleted'));
+    expect(input(panel.getByLabelText('Days to keep submissions')).disabled).toBe(true);
+    fireEvent.click(panel.getByRole('button', { name: 'Save retention' }));
+    expect(await panel.findByText('Submissions are kept until deleted unless a form sets its own.')).toBeTruthy();
+    expect(patches(api).map((r) => r.body)).toEqual([{ days: null }]);
+  });
+
+  it('shows the server’s refusal of more days than the plan allows, and keeps the default as it was', async () => {
+    const message = "The organization's plan keeps submissions at most 365 days";
+    const { api } = await renderPrivacy(
+      'owner',
+      retentionApi({ days: null, planMaxDays: 365 }, (days) => (days !== null && days > 365 ? message : undefined)),
+    );
+    const panel = await retentionPanel();
+    fireEvent.click(await panel.findByLabelText('Delete after a number of days'));
+    fireEvent.change(panel.getByLabelText('Days to keep submissions'), { target: { value: '400' } });
+    fireEvent.click(panel.getByRole('button', { name: 'Save retention' }));
+    expect(await screen.findByText(message)).toBeTruthy();
+    expect(patches(api).map((r) => r.body)).toEqual([{ days: 400 }]);
+    expect(screen.queryByText(/^Retention saved. Submissions are deleted after 400 days/)).toBeNull();
+    expect(panel.getByText('Submissions are kept until deleted unless a form sets its own.')).toBeTruthy();
+    // What was typed stays, to be corrected.
+    expect(input(panel.getByLabelText('Days to keep submissions')).value).toBe('400');
+  });
+
+  it('refuses days that are not a whole number from 1 to 3,650 before asking anything', async () => {
+    const { api } = await renderPrivacy('owner', retentionApi({ days: null, planMaxDays: null }));
+    const panel = await retentionPanel();
+    fireEvent.click(await panel.findByLabelText('Delete after a number of days'));
+    const days = panel.getByLabelText('Days to keep submissions');
+    for (const typed of ['', '0', '1.5', '3651']) {
+      fireEvent.change(days, { target: { value: typed } });
+      fireEvent.click(panel.getByRole('button', { name: 'Save retention' }));
+      expect(await panel.findByText('A whole number of days from 1 to 3,650')).toBeTruthy();
+    }
+    expect(days.getAttribute('aria-invalid')).toBe('true');
+    expect(patches(api)).toEqual([]);
+  });
+
+  it('a member reads the default and the plan maximum but cannot change them', async () => {
+    const { api } = await renderPrivacy('member', retentionApi({ days: 30, planMaxDays: 365 }));
+    const panel = await retentionPanel();
+    expect(await panel.findByText('Submissions are deleted after 30 days unless a form sets its own.')).toBeTruthy();
+    expect(panel.getByText('Your plan keeps submissions at most 365 days.')).toBeTruthy();
+    expect(
+      panel.getByText('Only owners and admins of the organization can change how long submissions are kept.'),
+    ).toBeTruthy();
+    expect(panel.getByLabelText('Keep until deleted').matches(':disabled')).toBe(true);
+    expect(panel.getByLabelText('Days to keep submissions').matches(':disabled')).toBe(true);
+    const save = panel.getByRole('button', { name: 'Save retention' }) as HTMLButtonElement;
+    expect(save.disabled).toBe(true);
+    fireEvent.click(save);
+    expect(api.requests).toContainEqual(expect.objectContaining({ method: 'GET', path: '/api/v1/retention' }));
+    expect(patches(api)).toEqual([]);
   });
 });

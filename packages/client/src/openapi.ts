@@ -433,6 +433,52 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/retention": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organization's default retention and the plan's maximum
+         * @description Caller: a member's session or an API key with `read` scope.
+         */
+        get: operations["getRetention"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Set the organization's default retention (forms without their own keep submissions this many days)
+         * @description Submissions older than the retention in force are deleted with everything derived from them (files, search terms, notification copies, delivery payloads; the delivery log keeps outcomes). More days than the plan allows: 400 `VALIDATION_FAILED`.
+         *
+         *     Caller: a member's session or an API key with `write` scope. Needs `organization: update`.
+         */
+        patch: operations["updateRetention"];
+        trace?: never;
+    };
+    "/api/v1/forms/{formId}/retention": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The retention in force for a form, where it comes from, and when the form's oldest submission goes
+         * @description Caller: a member's session or an API key with `read` scope.
+         */
+        get: operations["getFormRetention"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/forms/{formId}/submissions/{submissionId}/deliveries": {
         parameters: {
             query?: never;
@@ -867,6 +913,7 @@ export interface components {
                 allowedOrigins?: string[];
                 honeypotField?: string | null;
                 enabled?: boolean;
+                retentionDays?: number | null;
                 notifications?: {
                     enabled?: boolean;
                     emails?: string[];
@@ -945,6 +992,8 @@ export interface components {
                 allowedOrigins: string[];
                 honeypotField: string | null;
                 enabled: boolean;
+                /** @default null */
+                retentionDays: number | null;
                 /**
                  * @default {
                  *       "enabled": true,
@@ -1018,6 +1067,8 @@ export interface components {
                 allowedOrigins: string[];
                 honeypotField: string | null;
                 enabled: boolean;
+                /** @default null */
+                retentionDays: number | null;
                 /**
                  * @default {
                  *       "enabled": true,
@@ -1149,6 +1200,8 @@ export interface components {
                     members: number | null;
                     /** @default null */
                     fileStorageMb: number | null;
+                    /** @default null */
+                    retentionDays: number | null;
                 };
                 /** @default [] */
                 features: ("webhooks" | "file-uploads" | "custom-smtp" | "autoresponse" | "priority-support")[];
@@ -1230,6 +1283,7 @@ export interface components {
                 allowedOrigins?: string[];
                 honeypotField?: string | null;
                 enabled?: boolean;
+                retentionDays?: number | null;
                 notifications?: {
                     enabled?: boolean;
                     emails?: string[];
@@ -5206,6 +5260,478 @@ export interface operations {
                         error: {
                             /** @enum {string} */
                             code: "FORMS_ERASURE_NOT_FOUND";
+                            message: string;
+                            requestId: string;
+                            /** @description Validation issues `[{path, message}]`, or the documented details of a code */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description `METHOD_NOT_ALLOWED`: Method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "METHOD_NOT_ALLOWED";
+                            message: string;
+                            requestId: string;
+                            /** @description Validation issues `[{path, message}]`, or the documented details of a code */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description `AUTH_UNAVAILABLE`: Credentials cannot be checked right now; retry shortly; `UPSTREAM_UNAVAILABLE`: Service unavailable, retry shortly; `STORE_UNAVAILABLE`: The service cannot reach its database right now; retry shortly */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "AUTH_UNAVAILABLE" | "UPSTREAM_UNAVAILABLE" | "STORE_UNAVAILABLE";
+                            message: string;
+                            requestId: string;
+                            /** @description Validation issues `[{path, message}]`, or the documented details of a code */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description `UPSTREAM_TIMEOUT`: The service did not answer in time */
+            504: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "UPSTREAM_TIMEOUT";
+                            message: string;
+                            requestId: string;
+                            /** @description Validation issues `[{path, message}]`, or the documented details of a code */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getRetention: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The policy */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        days: number | null;
+                        planMaxDays: number | null;
+                    };
+                };
+            };
+            /** @description `MALFORMED_REQUEST`: The request headers cannot be forwarded */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "MALFORMED_REQUEST";
+                            message: string;
+                            requestId: string;
+                            /** @description Validation issues `[{path, message}]`, or the documented details of a code */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description `UNAUTHENTICATED`: Authentication required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "UNAUTHENTICATED";
+                            message: string;
+                            requestId: string;
+                            /** @description Validation issues `[{path, message}]`, or the documented details of a code */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION";
+                            message: string;
+                            requestId: string;
+                            /** @description Validation issues `[{path, message}]`, or the documented details of a code */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description `METHOD_NOT_ALLOWED`: Method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "METHOD_NOT_ALLOWED";
+                            message: string;
+                            requestId: string;
+                            /** @description Validation issues `[{path, message}]`, or the documented details of a code */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description `AUTH_UNAVAILABLE`: Credentials cannot be checked right now; retry shortly; `UPSTREAM_UNAVAILABLE`: Service unavailable, retry shortly; `STORE_UNAVAILABLE`: The service cannot reach its database right now; retry shortly */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "AUTH_UNAVAILABLE" | "UPSTREAM_UNAVAILABLE" | "STORE_UNAVAILABLE";
+                            message: string;
+                            requestId: string;
+                            /** @description Validation issues `[{path, message}]`, or the documented details of a code */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description `UPSTREAM_TIMEOUT`: The service did not answer in time */
+            504: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "UPSTREAM_TIMEOUT";
+                            message: string;
+                            requestId: string;
+                            /** @description Validation issues `[{path, message}]`, or the documented details of a code */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    updateRetention: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    days: number | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The policy */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        days: number | null;
+                        planMaxDays: number | null;
+                    };
+                };
+            };
+            /** @description `VALIDATION_FAILED`: Invalid request; `MALFORMED_JSON`: Malformed JSON body; `MALFORMED_REQUEST`: The request headers cannot be forwarded */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "VALIDATION_FAILED" | "MALFORMED_JSON" | "MALFORMED_REQUEST";
+                            message: string;
+                            requestId: string;
+                            /** @description Validation issues `[{path, message}]`, or the documented details of a code */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description `UNAUTHENTICATED`: Authentication required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "UNAUTHENTICATED";
+                            message: string;
+                            requestId: string;
+                            /** @description Validation issues `[{path, message}]`, or the documented details of a code */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `CSRF_REJECTED`: Cross-site request refused */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "CSRF_REJECTED";
+                            message: string;
+                            requestId: string;
+                            /** @description Validation issues `[{path, message}]`, or the documented details of a code */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description `METHOD_NOT_ALLOWED`: Method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "METHOD_NOT_ALLOWED";
+                            message: string;
+                            requestId: string;
+                            /** @description Validation issues `[{path, message}]`, or the documented details of a code */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            message: string;
+                            requestId: string;
+                            /** @description Validation issues `[{path, message}]`, or the documented details of a code */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: Send a JSON body with Content-Type: application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            message: string;
+                            requestId: string;
+                            /** @description Validation issues `[{path, message}]`, or the documented details of a code */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description `AUTH_UNAVAILABLE`: Credentials cannot be checked right now; retry shortly; `UPSTREAM_UNAVAILABLE`: Service unavailable, retry shortly; `STORE_UNAVAILABLE`: The service cannot reach its database right now; retry shortly */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "AUTH_UNAVAILABLE" | "UPSTREAM_UNAVAILABLE" | "STORE_UNAVAILABLE";
+                            message: string;
+                            requestId: string;
+                            /** @description Validation issues `[{path, message}]`, or the documented details of a code */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description `UPSTREAM_TIMEOUT`: The service did not answer in time */
+            504: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "UPSTREAM_TIMEOUT";
+                            message: string;
+                            requestId: string;
+                            /** @description Validation issues `[{path, message}]`, or the documented details of a code */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getFormRetention: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                formId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The retention */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        days: number | null;
+                        source: ("form" | "organization" | "plan") | null;
+                        formDays: number | null;
+                        organizationDays: number | null;
+                        planMaxDays: number | null;
+                        oldestSubmissionAt: string | null;
+                        nextDeletionAt: string | null;
+                    };
+                };
+            };
+            /** @description `MALFORMED_PATH`: The path is not valid percent-encoding; `MALFORMED_REQUEST`: The request headers cannot be forwarded */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "MALFORMED_PATH" | "MALFORMED_REQUEST";
+                            message: string;
+                            requestId: string;
+                            /** @description Validation issues `[{path, message}]`, or the documented details of a code */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description `UNAUTHENTICATED`: Authentication required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "UNAUTHENTICATED";
+                            message: string;
+                            requestId: string;
+                            /** @description Validation issues `[{path, message}]`, or the documented details of a code */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION";
+                            message: string;
+                            requestId: string;
+                            /** @description Validation issues `[{path, message}]`, or the documented details of a code */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description `FORMS_FORM_NOT_FOUND`: Form not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "FORMS_FORM_NOT_FOUND";
                             message: string;
                             requestId: string;
                             /** @description Validation issues `[{path, message}]`, or the documented details of a code */

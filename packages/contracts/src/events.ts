@@ -79,7 +79,16 @@ const submissionChange = {
  */
 export const SubmissionDeletedSchema = envelope(
   'submission.deleted',
-  z.object({ ...submissionChange, erasure: z.string().optional(), wasHeld: z.boolean().optional() }),
+  z.object({
+    ...submissionChange,
+    erasure: z.string().optional(),
+    /**
+     * Deleted by the retention in force (issue 31): consumers forget what they keep of its contents, as for an
+     * erasure, and tell no one.
+     */
+    expired: z.literal(true).optional(),
+    wasHeld: z.boolean().optional(),
+  }),
 );
 /**
  * A submission was marked spam (`spam: true`) or not spam through the API. Marked not spam when it was spam

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { RETENTION_DAYS_MAX } from './plans.ts';
 import { SpamReasonListSchema, SpamSettingsPatchSchema } from './spam.ts';
 
 /**
@@ -30,10 +31,16 @@ const formSettingsFields = {
   /** A form-specific honeypot field name, in addition to the reserved ones. */
   honeypotField: z.string().min(1).max(100).nullable(),
   enabled: z.boolean(),
+  /**
+   * Days a submission is kept (issue 31); older ones are deleted with everything derived from them. `null`: the
+   * organization's default (`GET /api/v1/retention`); the plan's maximum caps either.
+   */
+  retentionDays: z.number().int().min(1).max(RETENTION_DAYS_MAX).nullable(),
 };
 
 export const FormSettingsSchema = z.object({
   ...formSettingsFields,
+  retentionDays: formSettingsFields.retentionDays.default(null),
   /** Absent on forms (and `forms.form` records) from before notifications: the defaults apply. */
   notifications: FormNotificationsSchema.default(DEFAULT_FORM_NOTIFICATIONS),
   /**
@@ -76,6 +83,7 @@ export const DEFAULT_FORM_SETTINGS: FormSettings = {
   allowedOrigins: [],
   honeypotField: null,
   enabled: true,
+  retentionDays: null,
   notifications: DEFAULT_FORM_NOTIFICATIONS,
   spam: null,
 };

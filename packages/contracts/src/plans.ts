@@ -16,6 +16,8 @@ export const PLAN_FEATURES = ['webhooks', 'file-uploads', 'custom-smtp', 'autore
 export type PlanFeature = (typeof PLAN_FEATURES)[number];
 
 const count = z.number().int().nonnegative();
+/** The longest retention anyone can set, in days (ten years). */
+export const RETENTION_DAYS_MAX = 3_650;
 /** `null`: no limit. */
 const optionalLimit = count.nullable().default(null);
 
@@ -28,6 +30,11 @@ export const PlanLimitsSchema = z.object({
   members: optionalLimit,
   /** File storage, in MiB. */
   fileStorageMb: optionalLimit,
+  /**
+   * The longest a submission is kept, in days (issue 31): submissions older are deleted with everything derived
+   * from them, whatever a form or the organization asks. `null`: as long as the owner wants.
+   */
+  retentionDays: count.min(1).max(RETENTION_DAYS_MAX).nullable().default(null),
 });
 
 export const PlanSchema = z.object({
@@ -85,7 +92,14 @@ export const DEFAULT_PLANS: PlansFile = PlansFileSchema.parse({
       id: 'free',
       name: 'Free',
       description: 'For side projects and trying Formgate out.',
-      limits: { submissionsPerMonth: 100, emailsPerMonth: 100, forms: 3, members: 2, fileStorageMb: 100 },
+      limits: {
+        submissionsPerMonth: 100,
+        emailsPerMonth: 100,
+        forms: 3,
+        members: 2,
+        fileStorageMb: 100,
+        retentionDays: 365,
+      },
       features: ['webhooks', 'file-uploads', 'autoresponse'],
     },
     {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { RETENTION_DAYS_MAX } from './plans.ts';
 
 /**
  * Erasure by submitter (issue 31): `POST /api/v1/erasures` with an address erases every submission of the
@@ -107,3 +108,48 @@ export const SubjectAccessDtoSchema = z.object({
   ),
 });
 export type SubjectAccessDto = z.infer<typeof SubjectAccessDtoSchema>;
+
+/**
+ * Retention (issue 31): how long the organization keeps submissions when a form names no retention of its own.
+ * `days` null: until deleted by hand. `planMaxDays`: the plan's maximum, which caps every setting (null: none).
+ */
+export const RetentionPolicyDtoSchema = z.object({
+  days: z.number().int().nullable(),
+  planMaxDays: z.number().int().nullable(),
+});
+export type RetentionPolicyDto = z.infer<typeof RetentionPolicyDtoSchema>;
+
+/** `PATCH /api/v1/retention`: the organization's default, in days (1 to the plan's maximum), or null for none. */
+export const RetentionPolicyRequestSchema = z.strictObject({
+  days: z.number().int().min(1).max(RETENTION_DAYS_MAX).nullable(),
+});
+export type RetentionPolicyRequest = z.infer<typeof RetentionPolicyRequestSchema>;
+
+/**
+ * `GET /api/v1/forms/{formId}/retention`: the retention in force for the form and where it comes from (the form's
+ * own setting, the organization's default, the plan's maximum; null: none, kept until deleted by hand), and when
+ * its oldest live submission goes (null: none stored, or kept). Deletion runs on a schedule: a submission goes
+ * within the sweep's interval (an hour by default) after `nextDeletionAt`.
+ */
+export const FormRetentionDtoSchema = z.object({
+  days: z.number().int().nullable(),
+  source: z.enum(['form', 'organization', 'plan']).nullable(),
+  formDays: z.number().int().nullable(),
+  organizationDays: z.number().int().nullable(),
+  planMaxDays: z.number().int().nullable(),
+  oldestSubmissionAt: z.string().nullable(),
+  nextDeletionAt: z.string().nullable(),
+});
+export type FormRetentionDto = z.infer<typeof FormRetentionDtoSchema>;
+
+/** The retention in force: the form's days, else the organization's, capped by the plan's maximum. */
+export function effectiveRetention(
+  formDays: number | null,
+  organizationDays: number | null,
+  planMaxDays: number | null,
+): { days: number | null; source: FormRetentionDto['source'] } {
+  const own = formDays ?? organizationDays;
+  const source = formDays !== null ? 'form' : organizationDays !== null ? 'organization' : null;
+  if (planMaxDays !== null && (own === null || own > planMaxDays)) return { days: planMaxDays, source: 'plan' };
+  return { days: own, source };
+}

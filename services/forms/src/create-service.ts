@@ -26,9 +26,11 @@ import { createOrgPurgeHandler } from './handlers/org-purge.handler.ts';
 import { createQuotaReleaseHandler } from './handlers/quota-release.handler.ts';
 import { createSubmissionChangedHandler } from './handlers/submission-changed.handler.ts';
 import { createSubmissionReceivedHandler } from './handlers/submission-received.handler.ts';
+import { createRetentionSweep, RETENTION_SWEEP_MS } from './retention-sweep.ts';
 import { erasureKeyRoutes, erasureRoutes } from './routes/erasures.routes.ts';
 import { type FileLinkDeps, fileDownloadRoutes, fileLinkRoutes } from './routes/file-links.routes.ts';
 import { formsRoutes } from './routes/forms.routes.ts';
+import { retentionRoutes } from './routes/retention.routes.ts';
 import type { FormsStores } from './store/forms-stores.ts';
 import type { ErasureSweep } from './use-cases/erase-submitter.ts';
 import { createPlanView } from './views/plan-view.ts';
@@ -60,11 +62,13 @@ export interface FormsServiceDeps {
   privacy: PrivacyKeys;
   /** What the deployment does after an erasure so no copy is left (`ErasureSweep`); absent: nothing more. */
   erasureSweep?: ErasureSweep;
+  /** How often the retention sweep runs (`RETENTION_SWEEP_MS` by default); tests run it on `retentionSweep.kick`. */
+  retentionSweepMs?: number;
 }
 
 /** The forms service: forms and their settings, and the submissions read model. */
 export function createFormsService(deps: FormsServiceDeps): Service {
-  const { forms, submissions, changes, held, blocked, erasures } = deps.stores;
+  const { forms, submissions, changes, held, blocked, erasures, retention } = deps.stores;
   const publisher = createFormPublisher({ ...deps, forms, changes, erasures });
   // Each organization's plan, from billing's quota view; the default plan for one billing has not published.
   const plans = createPlanView();
@@ -72,6 +76,16 @@ export function createFormsService(deps: FormsServiceDeps): Service {
   const formsLimit = catalog
     ? (orgId: string) => (orgId === SITE_ORG_ID ? null : catalog.resolve(plans.planOf(orgId)).limits.forms)
     : undefined;
+  const retentionLimit = (orgId: string) =>
+    catalog && orgId !== SITE_ORG_ID ? catalog.resolve(plans.planOf(orgId)).limits.retentionDays : null;
+  const retentionSweep = createRetentionSweep({
+    ...deps,
+    retention,
+    changes,
+    retentionLimit,
+    publishChanges: () => publisher.kick(),
+    intervalMs: deps.retentionSweepMs ?? RETENTION_SWEEP_MS,
+  });
   const app = createServiceApp({
     observe: deps.metrics && { service: 'forms', metrics: deps.metrics },
     tracing: deps.tracing,
@@ -86,7 +100,7 @@ export function createFormsService(deps: FormsServiceDeps): Service {
   // Public: anyone holding a receipt verifies it with these keys. Before `/api/v1/erasures`'s identity check.
   app.use(erasureKeyRoutes(deps.privacy));
   // The routers mount their routes at the table's paths (`mountRoute`); what every call of theirs needs first:
-  for (const path of ['/api/v1/forms', '/api/v1/erasures', '/api/v1/subject-access'])
+  for (const path of ['/api/v1/forms', '/api/v1/erasures', '/api/v1/subject-access', '/api/v1/retention'])
     app.use(path, requireIdentity(deps.identity), requireJson, express.json({ limit: '64kb' }));
   app.use(
     formsRoutes({
@@ -96,9 +110,11 @@ export function createFormsService(deps: FormsServiceDeps): Service {
       changes,
       blocked,
       ...(formsLimit ? { formsLimit } : {}),
+      retentionLimit,
       onFormChanged: () => publisher.kick(),
       onSubmissionChanged: () => void publisher.kick(),
     }),
+    retentionRoutes({ retention, retentionLimit, forms, onRetentionChanged: () => void retentionSweep.kick() }),
     fileLinkRoutes(fileDeps),
     erasureRoutes({
       ...deps,
@@ -161,8 +177,10 @@ export function createFormsService(deps: FormsServiceDeps): Service {
       await consumers.start(); // creates the topics the view reads
       planView = await deps.bus.replay(Topics.billingQuota, (m) => plans.apply(m));
       await publisher.start();
+      void retentionSweep.start();
     },
     async stop() {
+      await retentionSweep.stop();
       await planView?.stop();
       await consumers.stop();
       await publisher.stop();

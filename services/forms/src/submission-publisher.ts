@@ -43,7 +43,12 @@ function eventOf(change: SubmissionChange): TopicEvent<typeof Topics.formsSubmis
     };
   }
   if (change.action === 'erase') {
-    const erased = { ...data, erasure: change.erasure, wasHeld: change.wasHeld === true };
+    const erased = {
+      ...data,
+      ...(change.erasure !== undefined ? { erasure: change.erasure } : {}),
+      ...(change.expired ? { expired: true as const } : {}),
+      wasHeld: change.wasHeld === true,
+    };
     return { ...base, type: 'submission.deleted', data: erased };
   }
   return change.action === 'delete'

@@ -5,6 +5,7 @@ import { blockedCountsContract } from './blocked-counts.contract.ts';
 import { erasuresContract } from './erasures.contract.ts';
 import { formRepositoryContract } from './form-repository.contract.ts';
 import { heldSubmissionsContract } from './held-submissions.contract.ts';
+import { retentionContract } from './retention.contract.ts';
 import { submissionChangesContract } from './submission-changes.contract.ts';
 import { submissionReadModelContract } from './submission-read-model.contract.ts';
 
@@ -27,6 +28,7 @@ const CONTRACTS: [string, PortContract][] = [
   ['HeldSubmissions', heldSubmissionsContract],
   ['BlockedCounts', blockedCountsContract],
   ['Erasures', erasuresContract],
+  ['RetentionStore', retentionContract],
 ];
 
 /** One contract suite per port of the forms store, each run against `target`'s adapter. */

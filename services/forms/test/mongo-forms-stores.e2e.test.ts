@@ -239,6 +239,7 @@ describe('mongo forms store migrations', () => {
     expect(await indexes(Collections.submissions)).toEqual([
       '_id_',
       'form_held',
+      'form_live_time',
       'form_page',
       'form_seq_time',
       'form_spam',

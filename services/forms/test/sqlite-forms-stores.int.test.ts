@@ -27,6 +27,7 @@ describe('sqlite forms store migrations', () => {
       'form_deletions',
       'form_field_names',
       'forms',
+      'org_retention',
       'release_ledgers',
       'schema_migrations',
       'submission_addresses',
@@ -46,6 +47,7 @@ describe('sqlite forms store migrations', () => {
       'submissions_by_spam',
       'submissions_by_time',
       'submissions_held_by_org',
+      'submissions_live_by_time',
     ]);
     expect(names('trigger')).toEqual([
       'forms_field_names_delete',

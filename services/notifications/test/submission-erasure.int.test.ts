@@ -39,8 +39,12 @@ describe('an erasure by submitter (issue 31), on the embedded log and SQLite', (
   const at = (p: string) => receiver.requests.filter((r) => r.url === p);
   const bodyOf = (r: ReceivedRequest | undefined) => JSON.parse(r?.body ?? '{}') as Record<string, unknown>;
 
-  /** `submission.deleted` of an erasure, as the forms service publishes it; answers the published event's value. */
-  const erase = async (form: Form, submissionId: string, receivedAt: string, value?: string) => {
+  /**
+   * `submission.deleted` of an erasure (or of the retention: `expired`), as the forms service publishes it; answers
+   * the published event's value.
+   */
+  const erase = async (form: Form, submissionId: string, receivedAt: string, value?: string, expired = false) => {
+    const data = { submissionId, formId: form.id, orgId: form.orgId, receivedAt, wasSpam: false };
     const erasure =
       value ??
       encodeEvent(Topics.formsSubmission, {
@@ -48,7 +52,7 @@ describe('an erasure by submitter (issue 31), on the embedded log and SQLite', (
         type: 'submission.deleted',
         version: 1,
         occurredAt: new Date(svc.clock.now).toISOString(),
-        data: { submissionId, formId: form.id, orgId: form.orgId, receivedAt, wasSpam: false, erasure: 'er_1' },
+        data: expired ? { ...data, expired: true } : { ...data, erasure: 'er_1' },
       });
     await svc.bus.publish(Topics.formsSubmission, [{ key: form.id, value: erasure }]);
     return erasure;
@@ -157,5 +161,27 @@ describe('an erasure by submitter (issue 31), on the embedded log and SQLite', (
     const [, first, , , second] = at(got);
     expect(bodyOf(second)).toMatchObject({ type: 'submission.erased', data: { id: submissionId } });
     expect(second?.headers['webhook-id']).toBe(first?.headers['webhook-id']);
+  });
+
+  it('forgets a submission the retention deleted as an erasure does, and tells no endpoint', async () => {
+    const { form, submissionId, receivedAt, got, slack, deletions } = await notified();
+    const before = await svc.deliveriesOf(form, submissionId);
+    await erase(form, submissionId, receivedAt, undefined, true);
+    await eventually(async () => expect(await svc.stores.views.getSubmission(form, submissionId)).toBeNull());
+    const after = await eventually(async () => {
+      const list = await svc.deliveriesOf(form, submissionId);
+      expect(JSON.stringify(list)).not.toContain(SUBMITTER);
+      return list;
+    });
+    expect(JSON.stringify(after)).not.toContain(OWNER);
+    // The outcomes stay; nothing new was planned.
+    expect(after.map((d) => [d.id, d.status, d.attempts])).toEqual(before.map((d) => [d.id, d.status, d.attempts]));
+    expect(mailsOf(submissionId)).toEqual([]);
+    // A later submission goes through the same partition: by then the expiry was handled, and sent nowhere.
+    const later = await svc.submit(form);
+    await eventually(() => expect(at(got)).toHaveLength(2));
+    expect(bodyOf(at(got)[1])).toMatchObject({ type: 'submission.created', data: { id: later } });
+    expect(at(slack)).toHaveLength(2);
+    expect(at(deletions)).toEqual([]);
   });
 });

@@ -4,6 +4,9 @@ import {
   ErasureListQuerySchema,
   ErasureRequestSchema,
   ErasureSummarySchema,
+  FormRetentionDtoSchema,
+  RetentionPolicyDtoSchema,
+  RetentionPolicyRequestSchema,
   SignedErasureReceiptSchema,
   SubjectAccessDtoSchema,
   SubjectAccessRequestSchema,
@@ -57,5 +60,29 @@ export const privacyRoutes = {
     summary: "An erasure's signed receipt",
     responses: [json(200, 'The signed receipt', SignedErasureReceiptSchema)],
     errors: ['FORMS_ERASURE_NOT_FOUND'],
+  }),
+  getRetention: defineRoute({
+    ...orgRoute('GET', '/api/v1/retention', 'forms'),
+    tag: 'Privacy',
+    summary: "The organization's default retention and the plan's maximum",
+    responses: [json(200, 'The policy', RetentionPolicyDtoSchema)],
+  }),
+  updateRetention: defineRoute({
+    ...orgRoute('PATCH', '/api/v1/retention', 'forms', { organization: ['update'] }),
+    tag: 'Privacy',
+    summary: "Set the organization's default retention (forms without their own keep submissions this many days)",
+    description:
+      'Submissions older than the retention in force are deleted with everything derived from them (files, search ' +
+      'terms, notification copies, delivery payloads; the delivery log keeps outcomes). More days than the plan ' +
+      'allows: 400 `VALIDATION_FAILED`.',
+    request: { body: RetentionPolicyRequestSchema },
+    responses: [json(200, 'The policy', RetentionPolicyDtoSchema)],
+  }),
+  getFormRetention: defineRoute({
+    ...orgRoute('GET', '/api/v1/forms/:formId/retention', 'forms'),
+    tag: 'Privacy',
+    summary: "The retention in force for a form, where it comes from, and when the form's oldest submission goes",
+    responses: [json(200, 'The retention', FormRetentionDtoSchema)],
+    errors: ['FORMS_FORM_NOT_FOUND'],
   }),
 };

@@ -50,8 +50,8 @@ export interface FormRepository {
    */
   purgeDeletedForm(formId: string): Promise<void>;
   /**
-   * Deletes the organization's forms and everything they stored; each deleted form goes to the outbox as a
-   * `FormDeletion`. Returns how many forms it deleted (0 when repeated).
+   * Deletes the organization's forms and everything they stored, its default retention and its erasure receipts;
+   * each deleted form goes to the outbox as a `FormDeletion`. Returns how many forms it deleted (0 when repeated).
    */
   purgeOrganization(scope: OrgScope): Promise<number>;
 }

@@ -2,6 +2,7 @@ import type { BlockedCounts } from './blocked-counts.ts';
 import type { Erasures } from './erasures.ts';
 import type { FormRepository } from './form-repository.ts';
 import type { HeldSubmissions } from './held-submissions.ts';
+import type { RetentionStore } from './retention.ts';
 import type { SubmissionChanges } from './submission-changes.ts';
 import type { SubmissionReadModel } from './submission-read-model.ts';
 
@@ -17,6 +18,7 @@ export interface FormsStores {
   held: HeldSubmissions;
   blocked: BlockedCounts;
   erasures: Erasures;
+  retention: RetentionStore;
 }
 
 /** The scope the forms store's migrations are recorded under (ADR 72), in both adapters. */

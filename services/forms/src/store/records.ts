@@ -99,6 +99,8 @@ export interface SubmissionChange {
   blobKeys: string[];
   /** An erasure's change (`erase`): the erasure's id, which its event carries. */
   erasure?: string;
+  /** A deletion by the retention in force (an `erase` without an erasure id). */
+  expired?: true;
   /** An erasure's change: whether the submission was held (then it leaves the held count, not the others). */
   wasHeld?: boolean;
   /**

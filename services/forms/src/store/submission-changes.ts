@@ -45,11 +45,13 @@ export interface SubmissionChanges {
   countSubmissionChanges(changes: CountedChange[]): Promise<void>;
 }
 
-/** A change's event id and time, and for an erasure (`erase`) the erasure's id. */
+/** A change's event id and time, and for an `erase` the erasure's id or that the retention made it. */
 export interface ChangeMeta {
   id: string;
   occurredAt: string;
   erasure?: string;
+  /** A deletion by the retention in force (`erase` without an erasure): its event says so (`expired`). */
+  expired?: true;
 }
 
 /**
@@ -107,3 +109,15 @@ export const tombstoneVerdict = (spam: SubmissionRecord['spam']): SubmissionReco
   isSpam: spam.isSpam,
   reasons: spam.reasons.map((r) => ({ ...r, detail: '' })),
 });
+
+/** What an `erase` change records beside the rest: the erasure's id or the retention's mark, and whether it was held. */
+export function erasedBy(
+  meta: Pick<ChangeMeta, 'erasure' | 'expired'>,
+  wasHeld: boolean,
+): Pick<SubmissionChange, 'erasure' | 'expired' | 'wasHeld'> {
+  return {
+    ...(meta.erasure !== undefined ? { erasure: meta.erasure } : {}),
+    ...(meta.expired ? { expired: true as const } : {}),
+    wasHeld,
+  };
+}

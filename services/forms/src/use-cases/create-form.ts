@@ -3,6 +3,7 @@ import { type CreateFormRequest, DEFAULT_FORM_SETTINGS, type Form } from '@formg
 import { AppError } from '@formgate/kit';
 import { SlugTakenError } from '../store/form-repository.ts';
 import type { FormWriteDeps } from './form-write-deps.ts';
+import { checkRetentionDays, RETENTION_FIELD } from './retention.ts';
 import { mergeSettings } from './update-form.ts';
 
 /**
@@ -41,6 +42,7 @@ export async function createForm(
   request: CreateFormRequest,
 ): Promise<{ form: Form; inForce: boolean }> {
   await checkFormsLimit(deps, scope);
+  checkRetentionDays(request.settings?.retentionDays, deps.retentionLimit?.(scope.orgId) ?? null, RETENTION_FIELD);
   const now = deps.clock.now().toISOString();
   const base = request.slug ?? slugify(request.name);
   const candidates = request.slug ? [base] : [base, ...Array.from({ length: 8 }, (_, i) => `${base}-${i + 2}`)];

@@ -14,4 +14,6 @@ export interface FormWriteDeps {
   onFormChanged: () => Promise<boolean>;
   /** The most forms the organization's plan allows (`null`: no limit); absent: no limit. */
   formsLimit?: (orgId: string) => number | null;
+  /** The longest retention the organization's plan allows, in days (`null`: none); absent: none. */
+  retentionLimit?: (orgId: string) => number | null;
 }

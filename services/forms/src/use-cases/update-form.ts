@@ -9,6 +9,7 @@ import {
 } from '@formgate/contracts';
 import { AppError } from '@formgate/kit';
 import type { FormWriteDeps } from './form-write-deps.ts';
+import { checkRetentionDays, RETENTION_FIELD } from './retention.ts';
 import { mergeFormSpam } from './spam-settings.ts';
 
 const NOT_IN_FORCE = 'The change is saved but not yet in force; repeat the request shortly';
@@ -19,6 +20,7 @@ export async function updateForm(
   formId: string,
   request: UpdateFormRequest,
 ): Promise<Form> {
+  checkRetentionDays(request.settings?.retentionDays, deps.retentionLimit?.(scope.orgId) ?? null, RETENTION_FIELD);
   // A concurrent change wins its version first (a claim on the Mongo store): read again after a short pause.
   for (let attempt = 0; attempt < 5; attempt++) {
     if (attempt > 0) await sleep(10 * 2 ** attempt);

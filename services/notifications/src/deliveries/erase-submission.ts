@@ -16,9 +16,10 @@ export type ErasureDeps = HandlerDeps & {
  * subscribed. Those hold no content, and the redaction leaves them out (their responses tell why they fail), so a
  * retry of theirs or a redelivered erasure changes nothing of them. Idempotent: a redelivered
  * erasure redacts nothing more, forgets nothing more and plans the same deliveries; a submission never seen has
- * nothing to redact or to notify.
+ * nothing to redact or to notify. A submission the retention deleted (`expired`, no erasure id) is forgotten the
+ * same way, and no one is told.
  */
-export async function eraseSubmission(deps: ErasureDeps, event: SubmissionDeleted, erasureId: string) {
+export async function eraseSubmission(deps: ErasureDeps, event: SubmissionDeleted, erasureId: string | null) {
   const { submissionId, formId, orgId, receivedAt } = event.data;
   const { log, views } = deps.stores;
   const sent = await log.listBySubmission({ orgId }, submissionId);
@@ -27,6 +28,7 @@ export async function eraseSubmission(deps: ErasureDeps, event: SubmissionDelete
   const mails = sent.flatMap((d) => (d.channel === 'email' && d.messageId ? [d.messageId] : []));
   if (deps.keptMail && mails.length > 0) await deps.keptMail.forget(mails);
 
+  if (erasureId === null) return;
   const form = await views.getForm({ orgId }, formId);
   if (!form) return;
   const wanted = erasureDeliveriesFor(deps, {

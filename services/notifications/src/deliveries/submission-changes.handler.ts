@@ -24,7 +24,7 @@ function asReceived(m: BusMessage, event: { id: string; occurredAt: string }, da
 /**
  * `forms.submission` → a release, or a release from spam, is notified as a received submission that is not held
  * (`createSubmissionReceivedHandler`); a deletion is sent to the endpoints subscribed to `submission.deleted`, then
- * the copy is forgotten (the delivery log stays); an erasure (a deletion with `erasure`) is `eraseSubmission`; a mark
+ * the copy is forgotten (the delivery log stays); an erasure (a deletion with `erasure`) or an expiry (`expired`, the retention) is `eraseSubmission`; a mark
  * as spam (not spam before) is sent to those subscribed to `submission.spam`, when the copy is here (kept when the
  * form had such an endpoint at its receipt). Idempotent: the deliveries' ids derive from the submission (deletion,
  * erasure) or the event (spam mark).
@@ -45,8 +45,8 @@ export function createSubmissionChangesHandler(deps: ErasureDeps) {
         await received([asReceived(m, event, event.data.submission)]);
         continue;
       }
-      if (event.type === 'submission.deleted' && event.data.erasure !== undefined) {
-        await eraseSubmission(deps, event, event.data.erasure);
+      if (event.type === 'submission.deleted' && (event.data.erasure !== undefined || event.data.expired)) {
+        await eraseSubmission(deps, event, event.data.erasure ?? null);
         continue;
       }
       const { submissionId, formId, orgId, receivedAt } = event.data;

@@ -5,6 +5,7 @@ import { Button } from '../../components/ui.tsx';
 import {
   type BillingUsage,
   formatPrice,
+  formatRetentionLimit,
   formatStorageMb,
   type Interval,
   isPurchasable,
@@ -147,6 +148,8 @@ export function ChangePlan(props: {
                   {plan.limits.submissionsPerMonth.toLocaleString('en')} submissions,{' '}
                   {plan.limits.emailsPerMonth.toLocaleString('en')} emails a month,{' '}
                   {formatStorageMb(plan.limits.fileStorageMb)} storage
+                  {' · '}
+                  {formatRetentionLimit(plan.limits.retentionDays)}
                   {plan.trialDays > 0 && !props.subscription ? ` · ${plan.trialDays}-day free trial` : ''}
                 </span>
               </div>

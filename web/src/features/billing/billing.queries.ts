@@ -112,6 +112,12 @@ export function formatStorageMb(value: number | null): string {
   return `${value.toLocaleString('en')} MB`;
 }
 
+/** A retention limit in days: "Submissions kept 365 days", `null` → "Submissions kept as long as you want". */
+export const formatRetentionLimit = (days: number | null) =>
+  days === null
+    ? 'Submissions kept as long as you want'
+    : `Submissions kept ${days.toLocaleString('en')} ${days === 1 ? 'day' : 'days'}`;
+
 export const FEATURE_LABELS: Record<Plan['features'][number], string> = {
   webhooks: 'Webhooks',
   'file-uploads': 'File uploads',

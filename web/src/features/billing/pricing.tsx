@@ -8,6 +8,7 @@ import {
   FEATURE_LABELS,
   formatLimit,
   formatPrice,
+  formatRetentionLimit,
   formatStorageMb,
   type Interval,
   plansQuery,
@@ -126,6 +127,7 @@ function PlanCard(props: { plan: Plan; interval: Interval; billingEnabled: boole
             ? 'Unlimited file storage'
             : `${formatStorageMb(limits.fileStorageMb)} file storage`}
         </li>
+        <li>{formatRetentionLimit(limits.retentionDays)}</li>
       </ul>
       {plan.features.length > 0 ? (
         <ul aria-label={`${plan.name} features`} className="flex flex-col gap-1 text-sm">

@@ -1,18 +1,22 @@
 import { CreateFormRequestSchema, FormSettingsSchema, type UpdateFormRequest } from '@formgate/contracts';
+import { useQuery } from '@tanstack/react-query';
+import type { UseFormReturn } from 'react-hook-form';
 import { useNavigate } from 'react-router';
 import { z } from 'zod';
 import { ConfirmDialog } from '../../components/confirm-dialog.tsx';
 import { fieldOf } from '../../components/form-field.ts';
-import { Panel } from '../../components/panel.tsx';
+import { formatDateTime, Panel, Section } from '../../components/panel.tsx';
 import { SettingsForm, useSettingsForm } from '../../components/settings-form.tsx';
 import { CheckboxField, Notice, TextAreaField, TextField } from '../../components/ui.tsx';
 import { FormNotificationsPanel } from '../notifications/form-notifications-panel.tsx';
 import { useCan } from '../organization/use-can.ts';
+import { checkRetentionChoice, daysOf, inForceSentence, retentionDaysOf } from '../privacy/retention.ts';
+import { RetentionChoice } from '../privacy/retention-choice.tsx';
 import { FormSpamPanel } from '../spam/form-spam-panel.tsx';
 import { FormWebhooksPanel } from '../webhooks/form-webhooks-panel.tsx';
 import { useForm } from './form-layout.tsx';
 import { useDeleteForm, useUpdateForm } from './forms.mutations.ts';
-import type { FormDto } from './forms.queries.ts';
+import { type FormDto, formRetentionQuery } from './forms.queries.ts';
 
 const originsOf = (text: string) =>
   text
@@ -21,7 +25,7 @@ const originsOf = (text: string) =>
     .filter(Boolean);
 
 /** The settings screen's fields, each checked by the contracts' own schema for it. */
-export const SettingsFormSchema = z.object({
+const SettingsFields = z.object({
   name: CreateFormRequestSchema.shape.name,
   redirectUrl: z
     .string()
@@ -37,7 +41,14 @@ export const SettingsFormSchema = z.object({
     }),
   honeypotField: z.string().trim().max(100, 'At most 100 characters'),
   enabled: z.boolean(),
+  /** The organization's default (`other`) or the form's own number of days, as typed. */
+  retention: z.enum(['other', 'days']),
+  retentionDays: z.string(),
 });
+/** The fields, and the retention's days when the form keeps its own (checked once every field is well formed). */
+export const SettingsFormSchema = SettingsFields.superRefine((v, ctx) =>
+  checkRetentionChoice(v.retention, v.retentionDays, ctx, 'retentionDays'),
+);
 export type SettingsFormValues = z.infer<typeof SettingsFormSchema>;
 
 const valuesOf = (form: FormDto): SettingsFormValues => ({
@@ -46,6 +57,8 @@ const valuesOf = (form: FormDto): SettingsFormValues => ({
   allowedOrigins: form.settings.allowedOrigins.join('\n'),
   honeypotField: form.settings.honeypotField ?? '',
   enabled: form.settings.enabled,
+  retention: form.settings.retentionDays === null ? 'other' : 'days',
+  retentionDays: form.settings.retentionDays === null ? '' : String(form.settings.retentionDays),
 });
 
 /** The `PATCH /api/v1/forms/{formId}` body of the screen's values. */
@@ -56,10 +69,11 @@ export const requestOf = (values: SettingsFormValues): UpdateFormRequest => ({
     allowedOrigins: originsOf(values.allowedOrigins),
     honeypotField: values.honeypotField || null,
     enabled: values.enabled,
+    retentionDays: retentionDaysOf(values.retention, values.retentionDays),
   },
 });
 
-/** `/dashboard/forms/{formSlug}/settings`: name, redirect, origins, honeypot, enabled; spam protection; notifications; webhooks; deleting the form. */
+/** `/dashboard/forms/{formSlug}/settings`: name, redirect, origins, honeypot, enabled, retention; spam protection; notifications; webhooks; deleting the form. */
 export function FormSettingsScreen() {
   const form = useForm();
   const { can } = useCan();
@@ -124,7 +138,40 @@ function GeneralSettings({ form, canUpdate }: { form: FormDto; canUpdate: boolea
         {...fieldOf(fields, 'honeypotField')}
       />
       <CheckboxField label="Accept submissions" {...fields.register('enabled')} />
+      <RetentionSettings form={form} fields={fields} />
     </SettingsForm>
+  );
+}
+
+/**
+ * The form's retention (issue 31), saved with the other settings: the organization's default or its own number of
+ * days; beneath it, what is in force (`GET /api/v1/forms/{formId}/retention`, refreshed after every save).
+ */
+function RetentionSettings({ form, fields }: { form: FormDto; fields: UseFormReturn<SettingsFormValues> }) {
+  const retention = useQuery(formRetentionQuery(form.id));
+  const planMaxDays = retention.data?.planMaxDays ?? null;
+  return (
+    <Section title="Retention" level={3} className="flex flex-col gap-3">
+      <RetentionChoice
+        legend="Keep this form's submissions"
+        otherLabel="Organization default"
+        daysLabel="Keep for a number of days"
+        mode={fields.register('retention')}
+        daysField={fieldOf(fields, 'retentionDays')}
+        daysChosen={fields.watch('retention') === 'days'}
+        hint={planMaxDays === null ? undefined : `At most ${daysOf(planMaxDays)} on your plan.`}
+      />
+      {retention.isPending ? <p className="text-sm">Loading…</p> : null}
+      {retention.isError ? <Notice tone="error">The retention in force could not be loaded.</Notice> : null}
+      {retention.data ? (
+        <div className="flex flex-col gap-1 text-sm text-zinc-600 dark:text-zinc-400">
+          <p>{inForceSentence(retention.data)}</p>
+          {retention.data.nextDeletionAt ? (
+            <p>The oldest submission goes on {formatDateTime(retention.data.nextDeletionAt)}.</p>
+          ) : null}
+        </div>
+      ) : null}
+    </Section>
   );
 }
 

@@ -5,7 +5,7 @@ import type { ScreenStep } from '../../lib/screen-step.ts';
 import type { SpamSettingsRequest } from '../spam/spam-settings.ts';
 import { createForm, deleteForm, type FormDto, formsKeys, updateForm, updateFormSpam } from './forms.queries.ts';
 
-/* The forms mutations: each refreshes every forms query (list, by slug, stats) and says what it did. */
+/* The forms mutations: each refreshes every forms query (list, by slug, stats, retention) and says what it did. */
 
 /** Creates a form; the screen's step (opening the new form) runs after the refresh and the toast. */
 export function useCreateForm(step: ScreenStep<FormDto, CreateFormRequest> = {}) {
@@ -31,7 +31,7 @@ function useFormPatch<TVariables>(success: string, mutationFn: (variables: TVari
   });
 }
 
-/** The settings screen's save (name, redirect, origins, honeypot, enabled). */
+/** The settings screen's save (name, redirect, origins, honeypot, enabled, retention). */
 export const useUpdateForm = (formId: string) =>
   useFormPatch('Settings saved', (body: UpdateFormRequest) => updateForm(formId, body));
 

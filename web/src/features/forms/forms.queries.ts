@@ -2,6 +2,7 @@ import type {
   CreateFormRequest,
   DailyCount,
   FormDto,
+  FormRetentionDto,
   FormStatsDto,
   FormWithCountsDto,
   UpdateFormRequest,
@@ -12,13 +13,16 @@ import type { SpamSettingsRequest } from '../spam/spam-settings.ts';
 
 /* Every forms call of the dashboard; the shapes are the API's own (`@formgate/contracts`). */
 
-export type { DailyCount, FormDto, FormWithCountsDto };
+export type { DailyCount, FormDto, FormRetentionDto, FormWithCountsDto };
 
 export const formsKeys = {
   all: ['forms'] as const,
   list: () => [...formsKeys.all, 'list'] as const,
   bySlug: (slug: string) => [...formsKeys.all, 'by-slug', slug] as const,
   stats: (formId: string, days: number) => [...formsKeys.all, formId, 'stats', days] as const,
+  /** Every form's retention in force (a change of the organization's default refreshes them all). */
+  retentions: () => [...formsKeys.all, 'retention'] as const,
+  retention: (formId: string) => [...formsKeys.retentions(), formId] as const,
 };
 
 const formPath = (formId: string) => `/api/v1/forms/${encodeURIComponent(formId)}`;
@@ -47,6 +51,16 @@ export const formStatsQuery = (formId: string, days = 30) =>
       const stats = await apiFetch<FormStatsDto>(`${formPath(formId)}/stats?days=${days}`);
       return { ...stats, data: fillDays(stats.data, days, stats.to) };
     },
+  });
+
+/**
+ * The retention in force for a form (its own, the organization's default or the plan's maximum) and when its oldest
+ * submission goes (issue 31).
+ */
+export const formRetentionQuery = (formId: string) =>
+  queryOptions({
+    queryKey: formsKeys.retention(formId),
+    queryFn: () => apiFetch<FormRetentionDto>(`${formPath(formId)}/retention`),
   });
 
 const DAY_MS = 86_400_000;

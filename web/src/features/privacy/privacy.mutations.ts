@@ -10,7 +10,9 @@ import {
   type SignedErasureReceipt,
   type SubjectAccessDto,
   type SubjectAccessRequest,
+  updateRetention,
 } from './privacy.queries.ts';
+import { retentionSentence } from './retention.ts';
 
 const erased = (count: number) =>
   count === 0
@@ -51,6 +53,23 @@ export function useSubjectAccess(step: ScreenStep<SubjectAccessDto, SubjectAcces
     onSuccess: (dto, body) => {
       toast.success(found(dto.submissions.length));
       step.onSuccess?.(dto, body);
+    },
+  });
+}
+
+/**
+ * Sets the organization's default retention; the answer replaces the policy's query, then every form's retention in
+ * force refreshes (forms without their own setting follow the default). A refusal (more days than the plan allows)
+ * is toasted as the server words it.
+ */
+export function useUpdateRetention() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: updateRetention,
+    onSuccess: async (policy) => {
+      toast.success(`Retention saved. ${retentionSentence(policy.days)} unless a form sets its own.`);
+      queryClient.setQueryData(privacyKeys.retention(), policy);
+      await queryClient.invalidateQueries({ queryKey: formsKeys.retentions() });
     },
   });
 }

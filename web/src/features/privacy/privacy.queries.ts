@@ -1,6 +1,8 @@
 import type {
   ErasureRequest,
   ErasureSummary,
+  RetentionPolicyDto,
+  RetentionPolicyRequest,
   SignedErasureReceipt,
   SubjectAccessDto,
   SubjectAccessRequestSchema,
@@ -11,13 +13,14 @@ import { apiFetch } from '../../lib/api.ts';
 
 /* Erasure by submitter (issue 31): the active organization's erasures and their signed receipts. */
 
-export type { ErasureSummary, SignedErasureReceipt, SubjectAccessDto };
+export type { ErasureSummary, RetentionPolicyDto, RetentionPolicyRequest, SignedErasureReceipt, SubjectAccessDto };
 export type SubjectAccessRequest = z.infer<typeof SubjectAccessRequestSchema>;
 
 export const privacyKeys = {
   all: ['privacy'] as const,
   erasures: () => [...privacyKeys.all, 'erasures'] as const,
   erasure: (erasureId: string) => [...privacyKeys.all, 'erasure', erasureId] as const,
+  retention: () => [...privacyKeys.all, 'retention'] as const,
 };
 
 const erasurePath = (erasureId: string) => `/api/v1/erasures/${encodeURIComponent(erasureId)}`;
@@ -62,3 +65,16 @@ export function subjectAccessFile(dto: SubjectAccessDto, now = new Date()): { na
     blob: new Blob([JSON.stringify(dto)], { type: 'application/json' }),
   };
 }
+
+/* Retention (issue 31): how long the organization keeps submissions by default, and its plan's maximum. */
+
+/** The organization's default retention (`days` null: until deleted by hand) and the plan's maximum (null: none). */
+export const retentionQuery = () =>
+  queryOptions({
+    queryKey: privacyKeys.retention(),
+    queryFn: () => apiFetch<RetentionPolicyDto>('/api/v1/retention'),
+  });
+
+/** → the policy as saved. More days than the plan allows: 400 `VALIDATION_FAILED`, worded by the server. */
+export const updateRetention = (body: RetentionPolicyRequest) =>
+  apiFetch<RetentionPolicyDto>('/api/v1/retention', { method: 'PATCH', json: body });

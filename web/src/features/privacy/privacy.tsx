@@ -4,17 +4,20 @@ import { useOrganization } from '../organization/organization-layout.tsx';
 import { useCan } from '../organization/use-can.ts';
 import { ErasePanel } from './erase-panel.tsx';
 import { ErasuresList } from './erasures-list.tsx';
+import { RetentionPanel } from './retention-panel.tsx';
 import { SubjectAccessPanel } from './subject-access-panel.tsx';
 
 /**
- * `/dashboard/organization/privacy`: erasure by submitter (issue 31). Owners and admins export or erase a person's
- * data and read the past erasures' receipts; members are told who can. The server checks again.
+ * `/dashboard/organization/privacy`: retention and erasure by submitter (issue 31). Every member reads how long
+ * submissions are kept; owners and admins change it, export or erase a person's data and read the past erasures'
+ * receipts; members are told who can. The server checks again.
  */
 export function PrivacyScreen() {
   const organization = useOrganization();
   const { can } = useCan();
   return (
     <div className="flex flex-col gap-6">
+      <RetentionPanel canUpdate={can({ organization: ['update'] })} />
       {can({ erasure: ['read'] }) ? <SubjectAccessPanel /> : null}
       {can({ erasure: ['create'] }) ? (
         <ErasePanel organizationName={organization.name} />

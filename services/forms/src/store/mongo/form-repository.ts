@@ -109,6 +109,9 @@ export function createMongoFormRepository(db: MongoDb, options: { claimAbandoned
       await byForm(Collections.fieldNames).deleteMany({ orgId: scope.orgId });
       for (const f of doomed) await byForm(Collections.blockedCounts).deleteOne({ _id: f._id });
       await byForm(Collections.releaseLedgers).deleteOne({ _id: scope.orgId });
+      await byForm(Collections.orgRetention).deleteOne({ _id: scope.orgId });
+      // Index `org_erased`.
+      await byForm(Collections.erasures).deleteMany({ orgId: scope.orgId });
       // Only the forms that have their deletion written: one created meanwhile is not deleted unannounced. By `_id`
       // (an `$in`: on FerretDB 1.24 a scan of `forms`, once per purge).
       if (doomed.length === 0) return 0;

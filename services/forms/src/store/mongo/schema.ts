@@ -21,6 +21,8 @@ export const Collections = {
   releaseLedgers: 'release_ledgers',
   /** Erasures' signed receipts (issue 31), `_id` the erasure's id. */
   erasures: 'form_erasures',
+  /** Organizations' default retention (issue 31), `_id` the organization's id. */
+  orgRetention: 'form_org_retention',
 } as const;
 
 /** A stored form. */

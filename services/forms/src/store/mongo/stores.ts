@@ -4,6 +4,7 @@ import { createMongoBlockedCounts } from './blocked-counts.ts';
 import { createMongoErasures } from './erasures.ts';
 import { createMongoFormRepository } from './form-repository.ts';
 import { createMongoHeldSubmissions } from './held-submissions.ts';
+import { createMongoRetention } from './retention.ts';
 import { createMongoSubmissionChanges } from './submission-changes.ts';
 import { createMongoSubmissionReadModel } from './submission-read-model.ts';
 
@@ -29,5 +30,6 @@ export async function createMongoFormsStores(db: MongoDb, options: MongoFormsSto
     held: createMongoHeldSubmissions(db),
     blocked: createMongoBlockedCounts(db),
     erasures: createMongoErasures(db),
+    retention: createMongoRetention(db),
   };
 }

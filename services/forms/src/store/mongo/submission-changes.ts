@@ -6,6 +6,7 @@ import {
   changeIncrements,
   changes,
   dayOf,
+  erasedBy,
   releasedSubmission,
   type SubmissionChanges,
   tombstoneVerdict,
@@ -58,7 +59,7 @@ const toChange = (d: ChangeDoc): SubmissionChange => ({
   receivedAt: d.receivedAt,
   occurredAt: d.occurredAt,
   blobKeys: d.blobKeys,
-  ...(d.erasure !== undefined ? { erasure: d.erasure, wasHeld: d.wasHeld === true } : {}),
+  ...(d.action === 'erase' ? erasedBy(d, d.wasHeld === true) : {}),
   ...(d.submission ? { submission: d.submission } : {}),
 });
 
@@ -110,7 +111,7 @@ export function createMongoSubmissionChanges(db: MongoDb): SubmissionChanges {
       receivedAt: doc.createdAt,
       occurredAt: meta.occurredAt,
       blobKeys: action === 'delete' || action === 'erase' ? doc.files.map((f) => f.blobKey) : [],
-      ...(action === 'erase' ? { erasure: meta.erasure, wasHeld: doc.held === true } : {}),
+      ...(action === 'erase' ? erasedBy(meta, doc.held === true) : {}),
       ...(action === 'delete' || action === 'erase' ? { tombstoneSpam: tombstoneVerdict(doc.spam) } : {}),
       ...(submission ? { submission } : {}),
       at: Date.now(),

@@ -44,6 +44,9 @@ export function createSqliteFormRepository(db: SqliteDb): FormRepository {
       inOrg('submission_changes'),
       'DELETE FROM submissions WHERE org_id = ?',
       'DELETE FROM release_ledgers WHERE org_id = ?',
+      'DELETE FROM org_retention WHERE org_id = ?',
+      // Index `erasures_by_org`.
+      'DELETE FROM erasures WHERE org_id = ?',
       // Index `blocked_days_by_org`.
       'DELETE FROM blocked_days WHERE org_id = ?',
     ].map((sql) => db.prepare(sql)),

@@ -4,6 +4,7 @@ import { createSqliteBlockedCounts } from './blocked-counts.ts';
 import { createSqliteErasures } from './erasures.ts';
 import { createSqliteFormRepository } from './form-repository.ts';
 import { createSqliteHeldSubmissions } from './held-submissions.ts';
+import { createSqliteRetention } from './retention.ts';
 import { createSqliteSubmissionChanges } from './submission-changes.ts';
 import { createSqliteSubmissionReadModel } from './submission-read-model.ts';
 
@@ -19,5 +20,6 @@ export function createSqliteFormsStores(db: SqliteDb): FormsStores {
     held: createSqliteHeldSubmissions(db),
     blocked: createSqliteBlockedCounts(db),
     erasures: createSqliteErasures(db),
+    retention: createSqliteRetention(db),
   };
 }

@@ -4,6 +4,7 @@ import {
   type ChangeMeta,
   changes,
   dayOf,
+  erasedBy,
   releasedSubmission,
   type SubmissionChanges,
   tombstoneVerdict,
@@ -105,7 +106,7 @@ export function createSqliteSubmissionChanges(db: SqliteDb): SubmissionChanges {
         receivedAt: row.created_at,
         occurredAt: meta.occurredAt,
         blobKeys: action === 'delete' || action === 'erase' ? doc.files.map((f) => f.blobKey) : [],
-        ...(action === 'erase' ? { erasure: meta.erasure, wasHeld: doc.held === true } : {}),
+        ...(action === 'erase' ? erasedBy(meta, doc.held === true) : {}),
         ...(submission ? { submission } : {}),
       };
       q.outbox.run(meta.id, formId, JSON.stringify(event));

@@ -4,6 +4,7 @@ import { indexInsertsInTheReadModel } from './0002-index-inserts-in-the-read-mod
 import { keepCsvLines } from './0003-keep-csv-lines.ts';
 import { coverExportsWithThePositionIndex } from './0004-cover-exports-with-the-position-index.ts';
 import { indexSubmitterAddresses } from './0005-index-submitter-addresses.ts';
+import { keepRetention } from './0006-keep-retention.ts';
 
 /**
  * The forms store's SQLite schema, in order, run by the composition root before the adapters are built:
@@ -15,4 +16,5 @@ export const sqliteFormsMigrations: readonly SqliteMigration[] = [
   keepCsvLines,
   coverExportsWithThePositionIndex,
   indexSubmitterAddresses,
+  keepRetention,
 ];
