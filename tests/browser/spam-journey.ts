@@ -10,7 +10,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MailRecord } from '../harness/browser-session.ts';
 import type { CaptchaVerifier, Provider } from '../harness/captcha-verifier.ts';
-import { launchChromium, screenshotBoth, seriousA11yViolations } from '../harness/chromium.ts';
+import { launchChromium, pageApi, screenshotBoth, seriousA11yViolations } from '../harness/chromium.ts';
 
 /** The siteverify secrets the local captcha verifier expects (only Turnstile's is used by the journey). */
 export const SPAM_JOURNEY_SECRETS: Record<Provider, string> = {
@@ -131,19 +131,7 @@ export function describeSpamJourney(suite: string, target: () => SpamJourneyTarg
     expect(await seriousA11yViolations(page), `axe on ${name}`).toEqual([]);
   }
   /** A same-origin API call from the dashboard's page (its session cookie). */
-  const api = (method: string, path: string, body?: unknown) =>
-    dash.evaluate(
-      async ([m, p, b]) => {
-        const res = await fetch(p, {
-          method: m,
-          headers: { accept: 'application/json', ...(b === undefined ? {} : { 'content-type': 'application/json' }) },
-          ...(b === undefined ? {} : { body: JSON.stringify(b) }),
-        });
-        const text = await res.text();
-        return { status: res.status, body: text ? JSON.parse(text) : null };
-      },
-      [method, path, body] as const,
-    );
+  const api = (method: string, path: string, body?: unknown) => pageApi(dash, method, path, body);
   const submissions = async (query = '') => {
     const res = await api('GET', `/api/v1/forms/${form.id}/submissions${query}`);
     expect(res.status).toBe(200);

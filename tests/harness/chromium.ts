@@ -79,3 +79,18 @@ export async function seriousA11yViolations(page: Page): Promise<string[]> {
   await page.emulateMedia({ colorScheme: 'light' });
   return found;
 }
+
+/** A same-origin API call from `page` (the dashboard's session cookie goes along): its status and parsed body. */
+export const pageApi = (page: Page, method: string, path: string, body?: unknown) =>
+  page.evaluate(
+    async ([m, p, b]) => {
+      const res = await fetch(p, {
+        method: m,
+        headers: { accept: 'application/json', ...(b === undefined ? {} : { 'content-type': 'application/json' }) },
+        ...(b === undefined ? {} : { body: JSON.stringify(b) }),
+      });
+      const text = await res.text();
+      return { status: res.status, body: text ? JSON.parse(text) : null };
+    },
+    [method, path, body] as const,
+  );

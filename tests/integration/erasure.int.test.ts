@@ -1,12 +1,11 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { DeliveryDto, ErasureKeysDto, SignedErasureReceipt, SubjectAccessDto } from '@formgate/contracts';
 import { verifyErasureReceipt } from '@formgate/kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitForMailLink } from '../harness/browser-session.ts';
 import { eventually, startTestApp, type TestApp } from '../harness/embedded-app.ts';
+import { startWebhookRecorder } from '../harness/webhook-recorder.ts';
 
 /** Every file under `dir`, recursively. */
 function filesUnder(dir: string): string[] {
@@ -43,9 +42,7 @@ const holding = (dataDir: string, needle: string) =>
  */
 describe('embedded mode: erasure by submitter leaves nothing of the submitter in DATA_DIR', () => {
   let app: TestApp;
-  let receiver: Server;
-  let receiverUrl: string;
-  const received: { url: string; body: string }[] = [];
+  let receiver: Awaited<ReturnType<typeof startWebhookRecorder>>;
   const RECIPIENT = 'team-inbox@example.com';
   // Single words, so the search index's tokens are looked for too.
   const ADDRESS = 'Zedquux7@Example.com';
@@ -53,18 +50,7 @@ describe('embedded mode: erasure by submitter leaves nothing of the submitter in
   const KEPT = 'xylophonekept42';
 
   beforeAll(async () => {
-    receiver = createServer((req, res) => {
-      let body = '';
-      req.on('data', (c) => {
-        body += c;
-      });
-      req.on('end', () => {
-        received.push({ url: req.url ?? '', body });
-        res.end('ok');
-      });
-    });
-    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
-    receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+    receiver = await startWebhookRecorder();
     app = await startTestApp({ WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true' });
     await app.api('POST', '/api/v1/notification-emails', { email: RECIPIENT });
     const link = await waitForMailLink(app.dataDir, RECIPIENT, /^Confirm /);
@@ -72,8 +58,7 @@ describe('embedded mode: erasure by submitter leaves nothing of the submitter in
   });
   afterAll(async () => {
     await app.stop();
-    receiver.closeAllConnections();
-    await new Promise((r) => receiver.close(r));
+    await receiver.close();
   });
 
   const submit = async (key: string, body: FormData | Record<string, string>) => {
@@ -99,7 +84,7 @@ describe('embedded mode: erasure by submitter leaves nothing of the submitter in
     const b = await app.createForm({ name: 'Feedback', settings: { notifications: { emails: [RECIPIENT] } } });
     for (const form of [a, b]) {
       await eventually(async () => {
-        const res = await app.api('POST', `/api/v1/forms/${form.id}/webhooks`, { url: `${receiverUrl}/${form.id}` });
+        const res = await app.api('POST', `/api/v1/forms/${form.id}/webhooks`, { url: `${receiver.url}/${form.id}` });
         expect(res.status).toBe(201);
       });
     }
@@ -163,7 +148,7 @@ describe('embedded mode: erasure by submitter leaves nothing of the submitter in
 
     // The endpoints that received the originals hear of the erasure (ids only).
     await eventually(() => {
-      const erased = received.filter((r) => JSON.parse(r.body).type === 'submission.erased');
+      const erased = receiver.received.filter((r) => JSON.parse(r.body).type === 'submission.erased');
       expect(erased.map((r) => r.url).sort()).toEqual([`/${a.id}`, `/${b.id}`].sort());
       for (const r of erased) expect(r.body.toLowerCase()).not.toContain('zedquux7');
     });

@@ -1,8 +1,10 @@
-import { fireEvent, screen, waitFor, within } from '@testing-library/react';
+import { cleanup, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import { formatDateTime } from '../src/components/panel.tsx';
 import { fillDays } from '../src/features/forms/forms.queries.ts';
+import { CONTENT_NOT_STORED, NO_SUBMISSIONS } from '../src/features/submissions/submission-list.tsx';
 import { EMPTY_LIST_REFRESH_MS } from '../src/features/submissions/submissions.queries.ts';
+import { NOTHING_TO_EXPORT } from '../src/features/submissions/submissions-filters.tsx';
 import { aDelivery, aForm, aSubmission, startFormsApi } from './forms-api.ts';
 import type { renderApp } from './render-app.tsx';
 import { allowSlowScreens, closeAfterEach, openAs } from './screen-test.ts';
@@ -344,6 +346,7 @@ describe('settings', () => {
         honeypotField: '_trap',
         enabled: false,
         retentionDays: null,
+        storeContent: true,
       },
     });
   });
@@ -377,7 +380,14 @@ describe('settings', () => {
     await waitFor(() => expect(server.requests.some((r) => r.method === 'PATCH')).toBe(true));
     expect(server.requests.find((r) => r.method === 'PATCH')?.body).toEqual({
       name: 'Contact',
-      settings: { redirectUrl: null, allowedOrigins: [], honeypotField: null, enabled: true, retentionDays: 30 },
+      settings: {
+        redirectUrl: null,
+        allowedOrigins: [],
+        honeypotField: null,
+        enabled: true,
+        retentionDays: 30,
+        storeContent: true,
+      },
     });
     // What is in force is asked again after the save.
     expect(await retention.findByText("Submissions are deleted after 30 days (this form's setting).")).toBeTruthy();
@@ -474,6 +484,150 @@ describe('settings', () => {
       await retention.findByText("Submissions are deleted after 60 days (the organization's default)."),
     ).toBeTruthy();
     expect(retention.getByLabelText('Keep for a number of days').matches(':disabled')).toBe(true);
+  });
+});
+
+describe('no-store forms (issue 31)', () => {
+  const noStore = () => aForm({ settings: { ...aForm().settings, storeContent: false } });
+  const NO_STORE_NOTICE =
+    "This form doesn't store submissions: they are delivered, then only their time, spam verdict and delivery outcomes are kept.";
+  const DONT_STORE =
+    "Don't store submissions: deliver them, then keep only the time, spam verdict and delivery outcomes";
+  const patches = (server: Awaited<ReturnType<typeof api>>) => server.requests.filter((r) => r.method === 'PATCH');
+
+  it('saves not storing with the settings, explains what it means, and storing again', async () => {
+    const server = await api({ forms: [aForm()] });
+    openAs('/dashboard/forms/contact/settings', server.url);
+    const storage = within(await screen.findByRole('region', { name: 'Storage' }));
+    expect(radio(storage.getByLabelText('Store submissions')).checked).toBe(true);
+    expect(radio(storage.getByLabelText(DONT_STORE)).checked).toBe(false);
+    expect(storage.queryByText('Nothing can be exported.')).toBeNull();
+
+    fireEvent.click(storage.getByLabelText(DONT_STORE));
+    const explanation = storage.getByRole('status');
+    expect(
+      within(explanation).getByText('Notification emails and webhooks still go out for every submission.'),
+    ).toBeTruthy();
+    expect(explanation.textContent).toContain('Once every delivery of a submission has succeeded or failed for good');
+    expect(explanation.textContent).toContain('Nothing can be exported.');
+    expect(explanation.textContent).toContain(
+      'Held and spam submissions keep their content until they are released and delivered, or deleted.',
+    );
+    fireEvent.click(screen.getByRole('button', { name: 'Save settings' }));
+    await waitFor(() => expect(patches(server)).toHaveLength(1));
+    expect(patches(server)[0]?.body).toEqual({
+      name: 'Contact',
+      settings: {
+        redirectUrl: null,
+        allowedOrigins: [],
+        honeypotField: null,
+        enabled: true,
+        retentionDays: null,
+        storeContent: false,
+      },
+    });
+    expect(await screen.findByText('Settings saved')).toBeTruthy();
+    // The saved form (asked again after the save) shows the choice it keeps.
+    await waitFor(() => expect(radio(storage.getByLabelText(DONT_STORE)).checked).toBe(true));
+
+    fireEvent.click(storage.getByLabelText('Store submissions'));
+    expect(storage.queryByText('Nothing can be exported.')).toBeNull();
+    fireEvent.click(screen.getByRole('button', { name: 'Save settings' }));
+    await waitFor(() => expect(patches(server)).toHaveLength(2));
+    expect(patches(server)[1]?.body).toMatchObject({ settings: { storeContent: true } });
+    expect(server.state.forms[0]?.settings.storeContent).toBe(true);
+  });
+
+  it('a member reads the storage choice but cannot change it', async () => {
+    const server = await api({ forms: [noStore()] });
+    openAs('/dashboard/forms/contact/settings', server.url, 'member');
+    const storage = within(await screen.findByRole('region', { name: 'Storage' }));
+    const dontStore = radio(storage.getByLabelText(DONT_STORE));
+    expect(dontStore.checked).toBe(true);
+    expect(dontStore.matches(':disabled')).toBe(true);
+    expect(storage.getByText('Nothing can be exported.')).toBeTruthy();
+  });
+
+  it('a submission that kept only its metadata shows a note instead of its fields, in the list and the detail', async () => {
+    const server = await api({
+      forms: [noStore()],
+      submissions: [aSubmission('s2', { contentDropped: true, fields: [], spam: true }), aSubmission('s1')],
+      deliveries: [aDelivery('d1', { submissionId: 's2' })],
+    });
+    openAs('/dashboard/forms/contact/submissions/s2', server.url);
+    const article = await screen.findByRole('article');
+    const fields = within(within(article).getByRole('region', { name: 'Fields' }));
+    expect(fields.getByText(CONTENT_NOT_STORED)).toBeTruthy();
+    expect(fields.queryByText('No fields.')).toBeNull();
+    expect(fields.queryByRole('term')).toBeNull();
+    // Its time, spam verdict and delivery outcomes stay.
+    const details = within(within(article).getByRole('region', { name: 'Details' }));
+    expect(details.getByText('Spam', { selector: 'dt' }).nextElementSibling?.textContent).toBe('Yes');
+    expect(details.getByText('Origin', { selector: 'dt' }).nextElementSibling?.textContent).toBe('Not stored');
+    expect(within(article).getByText('Spam', { selector: 'span' })).toBeTruthy();
+    expect(await within(article).findByRole('list', { name: 'Deliveries' })).toBeTruthy();
+
+    const list = within(screen.getByRole('list', { name: 'Submissions, newest first' }));
+    const rows = list.getAllByRole('link');
+    expect(rows[0]?.textContent).toContain('Content not stored');
+    expect(rows[1]?.textContent).toContain('s1@example.com');
+
+    // A submission of the same form that still has its content shows its fields.
+    fireEvent.click(rows[1] as HTMLElement);
+    const kept = within(await screen.findByRole('region', { name: 'Fields' }));
+    expect(await kept.findByText('s1@example.com')).toBeTruthy();
+    expect(kept.queryByText(CONTENT_NOT_STORED)).toBeNull();
+  });
+
+  it('a no-store form says so atop its submissions, and its export is disabled with the reason', async () => {
+    const server = await api({ forms: [noStore()], submissions: [aSubmission('s1')] });
+    openAs('/dashboard/forms/contact/submissions/s1', server.url);
+    expect(await screen.findByText(NO_STORE_NOTICE, { exact: false })).toBeTruthy();
+    expect(screen.getByRole('link', { name: 'Storage settings' }).getAttribute('href')).toBe(
+      '/dashboard/forms/contact/settings',
+    );
+    const exportButton = screen.getByRole('button', { name: 'Export' }) as HTMLButtonElement;
+    expect(exportButton.disabled).toBe(true);
+    const reason = document.getElementById(exportButton.getAttribute('aria-describedby') ?? '');
+    expect(reason?.textContent).toBe(NOTHING_TO_EXPORT);
+    fireEvent.click(exportButton);
+    fireEvent.keyDown(exportButton, { key: 'Enter' });
+    expect(screen.queryByRole('menuitem', { name: 'JSON' })).toBeNull();
+    expect(server.requests.some((r) => r.path.endsWith('/export'))).toBe(false);
+  });
+
+  it('says so above the empty state too; a form that stores submissions says nothing of it', async () => {
+    const server = await api({ forms: [noStore(), aForm({ id: 'f2', slug: 'other' })], submissions: [] });
+    openAs('/dashboard/forms/contact/submissions', server.url);
+    expect(await screen.findByText(NO_SUBMISSIONS)).toBeTruthy();
+    expect(screen.getByText(NO_STORE_NOTICE, { exact: false })).toBeTruthy();
+    cleanup();
+
+    server.state.submissions.push(aSubmission('s9', { formId: 'f2' }));
+    openAs('/dashboard/forms/other/submissions/s9', server.url);
+    expect(await screen.findByRole('article')).toBeTruthy();
+    expect(screen.queryByText(NO_STORE_NOTICE, { exact: false })).toBeNull();
+    expect((screen.getByRole('button', { name: 'Export' }) as HTMLButtonElement).disabled).toBe(false);
+    expect(screen.queryByText(NOTHING_TO_EXPORT)).toBeNull();
+  });
+
+  it('shows the API’s refusal of an export, then why there is nothing to export', async () => {
+    const server = await api({ forms: [aForm()], submissions: [aSubmission('s1')] });
+    openAs('/dashboard/forms/contact/submissions/s1', server.url);
+    const trigger = await screen.findByRole('button', { name: 'Export' });
+    // Storage was turned off elsewhere since the page loaded.
+    const stored = server.state.forms[0];
+    if (stored) stored.settings = { ...stored.settings, storeContent: false };
+    trigger.focus();
+    fireEvent.keyDown(trigger, { key: 'Enter' });
+    fireEvent.click(await screen.findByRole('menuitem', { name: 'CSV (spreadsheets)' }));
+    expect(
+      await screen.findByText('This form keeps no submission content, so there is nothing to export'),
+    ).toBeTruthy();
+    expect(server.requests.filter((r) => r.path.endsWith('/export'))).toHaveLength(1);
+    expect(await screen.findByText(NOTHING_TO_EXPORT)).toBeTruthy();
+    expect((screen.getByRole('button', { name: 'Export' }) as HTMLButtonElement).disabled).toBe(true);
+    expect(screen.getByText(NO_STORE_NOTICE, { exact: false })).toBeTruthy();
   });
 });
 

@@ -81,6 +81,7 @@ export const aSubmission = (id: string, over: Partial<Submission> = {}): Submiss
   held: false,
   origin: null,
   referer: null,
+  contentDropped: false,
   ...over,
 });
 
@@ -224,6 +225,10 @@ export async function startFormsApi(init: {
       return json(res, 200, { action: body.action, data });
     }
     if (parts[5] === 'export') {
+      if (form.settings.storeContent === false) {
+        const message = 'This form keeps no submission content, so there is nothing to export';
+        return json(res, 409, { error: { code: 'FORMS_NOTHING_TO_EXPORT', message, requestId: 'r1' } });
+      }
       res
         .writeHead(200, {
           'content-type': 'text/csv',

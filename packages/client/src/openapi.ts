@@ -914,6 +914,7 @@ export interface components {
                 honeypotField?: string | null;
                 enabled?: boolean;
                 retentionDays?: number | null;
+                storeContent?: boolean;
                 notifications?: {
                     enabled?: boolean;
                     emails?: string[];
@@ -994,6 +995,8 @@ export interface components {
                 enabled: boolean;
                 /** @default null */
                 retentionDays: number | null;
+                /** @default true */
+                storeContent: boolean;
                 /**
                  * @default {
                  *       "enabled": true,
@@ -1069,6 +1072,8 @@ export interface components {
                 enabled: boolean;
                 /** @default null */
                 retentionDays: number | null;
+                /** @default true */
+                storeContent: boolean;
                 /**
                  * @default {
                  *       "enabled": true,
@@ -1275,6 +1280,7 @@ export interface components {
             held: boolean;
             origin: string | null;
             referer: string | null;
+            contentDropped: boolean;
         };
         UpdateFormRequest: {
             name?: string;
@@ -1284,6 +1290,7 @@ export interface components {
                 honeypotField?: string | null;
                 enabled?: boolean;
                 retentionDays?: number | null;
+                storeContent?: boolean;
                 notifications?: {
                     enabled?: boolean;
                     emails?: string[];
@@ -3455,6 +3462,24 @@ export interface operations {
                         error: {
                             /** @enum {string} */
                             code: "METHOD_NOT_ALLOWED";
+                            message: string;
+                            requestId: string;
+                            /** @description Validation issues `[{path, message}]`, or the documented details of a code */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description `FORMS_NOTHING_TO_EXPORT`: This form keeps no submission content, so there is nothing to export */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "FORMS_NOTHING_TO_EXPORT";
                             message: string;
                             requestId: string;
                             /** @description Validation issues `[{path, message}]`, or the documented details of a code */

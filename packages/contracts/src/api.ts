@@ -39,6 +39,11 @@ export const SubmissionDtoSchema = z.object({
   /** The submitting page's `Origin` / `Referer` as ingest recorded them; null when unknown. Untrusted text. */
   origin: z.string().nullable(),
   referer: z.string().nullable(),
+  /**
+   * A no-store form's submission whose deliveries are done (issue 31): only its metadata is kept, so `fields` and
+   * `files` are empty and `origin`, `referer` null.
+   */
+  contentDropped: z.boolean(),
 });
 export type SubmissionDto = z.infer<typeof SubmissionDtoSchema>;
 

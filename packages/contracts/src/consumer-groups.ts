@@ -18,6 +18,7 @@ export const CONSUMER_GROUPS: readonly ConsumerGroupSpec[] = [
   { group: 'forms.blocked-counts', topic: Topics.ingestAbuse },
   { group: 'forms.quota-release', topic: Topics.billingQuota },
   { group: 'forms.org-purge', topic: Topics.orgsOrganization },
+  { group: 'forms.content-drop', topic: Topics.notificationsDelivery },
   { group: 'billing.usage', topic: Topics.ingestSubmission },
   { group: 'billing.releases', topic: Topics.formsSubmission },
   { group: 'billing.subscriptions', topic: Topics.billingSubscription },

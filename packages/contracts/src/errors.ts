@@ -75,6 +75,10 @@ const FORMS = define({
   FORMS_FILE_NOT_FOUND: { status: 404, message: 'File not found' },
   FORMS_FILE_LINK_INVALID: { status: 403, message: 'The file link is invalid or has expired' },
   FORMS_ERASURE_NOT_FOUND: { status: 404, message: 'Erasure not found' },
+  FORMS_NOTHING_TO_EXPORT: {
+    status: 409,
+    message: 'This form keeps no submission content, so there is nothing to export',
+  },
 });
 
 const ORGS = define({

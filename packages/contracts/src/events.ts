@@ -189,6 +189,16 @@ export const DeliverySucceededSchema = envelope('delivery.succeeded', DeliveryEv
 export const DeliveryFailedSchema = envelope('delivery.failed', DeliveryEventDataSchema);
 /** An email over its organization's emails quota: kept, not attempted, sent when the quota allows (`final: false`). */
 export const DeliveryDeferredSchema = envelope('delivery.deferred', DeliveryEventDataSchema);
+/**
+ * Notifications are done with a submission of a form that stores no content (`settings.storeContent: false`, issue
+ * 31): every delivery of it succeeded or failed for good, and notifications dropped their copy and the content of
+ * its deliveries. Forms then keeps only its metadata. Keyed by organization like the outcomes; its id derives from
+ * the submission, so a republished one is the same event to consumers.
+ */
+export const SubmissionSettledSchema = envelope(
+  'submission.settled',
+  z.object({ submissionId: z.string(), formId: z.string(), orgId: z.string(), settledAt: z.string() }),
+);
 
 export type FormUpserted = z.infer<typeof FormUpsertedSchema>;
 export type FormDeleted = z.infer<typeof FormDeletedSchema>;
@@ -241,6 +251,7 @@ export const TopicEventSchemas = {
     DeliverySucceededSchema,
     DeliveryFailedSchema,
     DeliveryDeferredSchema,
+    SubmissionSettledSchema,
   ]),
   [Topics.ingestAbuse]: AbuseReportSchema,
   [Topics.orgsSettings]: OrgSettingsChangedSchema,

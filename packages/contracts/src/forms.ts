@@ -36,11 +36,18 @@ const formSettingsFields = {
    * organization's default (`GET /api/v1/retention`); the plan's maximum caps either.
    */
   retentionDays: z.number().int().min(1).max(RETENTION_DAYS_MAX).nullable(),
+  /**
+   * false: a no-store form (issue 31). Its submissions are delivered (email, webhooks), then only their metadata is
+   * kept (id, time, spam verdict, delivery outcomes) once every delivery succeeded or failed for good; nothing is
+   * exported. Held and spam submissions keep their content until released and delivered, or deleted.
+   */
+  storeContent: z.boolean(),
 };
 
 export const FormSettingsSchema = z.object({
   ...formSettingsFields,
   retentionDays: formSettingsFields.retentionDays.default(null),
+  storeContent: formSettingsFields.storeContent.default(true),
   /** Absent on forms (and `forms.form` records) from before notifications: the defaults apply. */
   notifications: FormNotificationsSchema.default(DEFAULT_FORM_NOTIFICATIONS),
   /**
@@ -84,6 +91,7 @@ export const DEFAULT_FORM_SETTINGS: FormSettings = {
   honeypotField: null,
   enabled: true,
   retentionDays: null,
+  storeContent: true,
   notifications: DEFAULT_FORM_NOTIFICATIONS,
   spam: null,
 };

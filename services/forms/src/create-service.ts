@@ -26,6 +26,7 @@ import { createOrgPurgeHandler } from './handlers/org-purge.handler.ts';
 import { createQuotaReleaseHandler } from './handlers/quota-release.handler.ts';
 import { createSubmissionChangedHandler } from './handlers/submission-changed.handler.ts';
 import { createSubmissionReceivedHandler } from './handlers/submission-received.handler.ts';
+import { createSubmissionSettledHandler } from './handlers/submission-settled.handler.ts';
 import { createRetentionSweep, RETENTION_SWEEP_MS } from './retention-sweep.ts';
 import { erasureKeyRoutes, erasureRoutes } from './routes/erasures.routes.ts';
 import { type FileLinkDeps, fileDownloadRoutes, fileLinkRoutes } from './routes/file-links.routes.ts';
@@ -157,6 +158,12 @@ export function createFormsService(deps: FormsServiceDeps): Service {
       group: 'forms.quota-release',
       topic: Topics.billingQuota,
       handler: createQuotaReleaseHandler({ ...deps, held, changes, onReleased: () => void publisher.kick() }),
+      maxBatchSize: 500,
+    },
+    {
+      group: 'forms.content-drop',
+      topic: Topics.notificationsDelivery,
+      handler: createSubmissionSettledHandler({ forms, submissions, blobs: deps.blobs }),
       maxBatchSize: 500,
     },
     {

@@ -379,4 +379,50 @@ export function submissionReadModelContract(
     expect(await stores().submissions.listFieldNames(a, f.id)).toEqual([]);
     expect(await findAll(a, f.id, { terms: ['v'] })).toEqual([]);
   });
+
+  it("drops a submission's content, keeping its metadata; searches, exports and erasures find nothing of it", async () => {
+    const a = org();
+    const f = form(a.orgId);
+    await stores().forms.insertForm(f);
+    const kept = submission(f, '2026-05-01T10:00:00.000Z', { fields: [{ name: 'note', value: 'zebraword' }] });
+    const dropped = submission(f, '2026-05-01T11:00:00.000Z', {
+      fields: [{ name: 'note', value: 'quokkaword ann@example.com' }],
+      files: [{ field: 'cv', filename: 'cv.pdf', contentType: 'application/pdf', size: 3, blobKey: 'blob-q' }],
+      spam: { isSpam: false, reasons: [] },
+      origin: 'https://ann.example',
+      referer: 'https://ann.example/contact',
+      addressKeys: ['k-ann'],
+    });
+    await stores().submissions.insertSubmissions([kept, dropped]);
+
+    expect(await stores().submissions.dropContent(org(), f.id, dropped.id)).toBe(false);
+    expect(await stores().submissions.dropContent(a, f.id, dropped.id)).toBe(true);
+    expect(await stores().submissions.dropContent(a, f.id, dropped.id)).toBe(true);
+    const read = await stores().submissions.getSubmission(a, f.id, dropped.id);
+    expect(read).toMatchObject({ id: dropped.id, createdAt: dropped.createdAt, fields: [], files: [] });
+    expect(read?.contentDropped).toBe(true);
+    expect(read?.origin).toBeUndefined();
+    expect(read?.referer).toBeUndefined();
+    expect(read?.spam).toEqual(dropped.spam);
+    expect((await stores().submissions.getSubmission(a, f.id, kept.id))?.contentDropped).toBeUndefined();
+    // Still listed and counted, as metadata.
+    const page = await stores().submissions.listSubmissions(a, f.id, { limit: 10 });
+    expect(page.map((s) => [s.id, s.fields.length])).toEqual([
+      [dropped.id, 0],
+      [kept.id, 1],
+    ]);
+    expect(await stores().submissions.countSubmissions(a, f.id)).toBe(2);
+    expect(await findAll(a, f.id, { terms: ['quokkaword'] })).toEqual([]);
+    expect(await findAll(a, f.id, { terms: ['zebraword'] })).toEqual([kept.id]);
+    expect(await stores().erasures.findByAddressKeys(a, ['k-ann'])).toEqual([]);
+    const lines: string[] = [];
+    for await (const batch of stores().submissions.exportCsvLines(a, f.id, {}, ['note'])) lines.push(...batch);
+    expect(lines.join('\n')).not.toContain('quokkaword');
+    // A deleted one has nothing to drop.
+    await stores().changes.changeSubmission(a, f.id, kept.id, 'delete', {
+      id: `c-${kept.id}`,
+      occurredAt: '2026-05-02T00:00:00.000Z',
+    });
+    expect(await stores().submissions.dropContent(a, f.id, kept.id)).toBe(false);
+  });
 }

@@ -33,6 +33,7 @@ import { createEmailQuota } from './deliveries/email-quota.ts';
 import { createFormsViewHandler } from './deliveries/forms-view.handler.ts';
 import { createFormsViewSettled, type FormsViewSettled } from './deliveries/forms-view-settled.ts';
 import { createRetryWorker } from './deliveries/retry-worker.ts';
+import { createSettleSweep } from './deliveries/settle-sweep.ts';
 import { createSubmissionChangesHandler } from './deliveries/submission-changes.handler.ts';
 import { createSubmissionReceivedHandler } from './deliveries/submission-received.handler.ts';
 import { DELIVERY_TUNING } from './deliveries/tuning.ts';
@@ -85,6 +86,11 @@ export interface NotificationsServiceDeps {
 export type NotificationsService = Service & {
   /** Runs a pass of the retry worker now; resolves when it is over (tests, after moving their clock). */
   runDueAttempts(): Promise<void>;
+  /**
+   * Runs a pass of the settle sweep now (no-store submissions left half-settled, issue 31); resolves when it is over
+   * (tests, after moving their clock past `DELIVERY_TUNING.settleGraceMs`).
+   */
+  settleSubmissions(): Promise<void>;
   /** Whether the forms view holds a change of a form (read your own settings; also `/internal/settled`). */
   settled: FormsViewSettled;
 };
@@ -148,8 +154,8 @@ function consumerGroups(
 }
 
 /**
- * Notifications: the delivery pipeline (effect records, first attempt in the consumer, retries, outcome events)
- * and the delivery log API; webhook endpoints per form (`/api/v1/forms/{id}/webhooks`); the organizations' notification addresses (double opt-in, `/api/v1/notification-emails`).
+ * Notifications: the delivery pipeline (effect records, first attempt in the consumer, retries, outcome events,
+ * `submission.settled` of no-store forms' submissions and its sweep) and the delivery log API; webhook endpoints per form (`/api/v1/forms/{id}/webhooks`); the organizations' notification addresses (double opt-in, `/api/v1/notification-emails`).
  * Consumers: `orgs.organization` (names for the verification mail, purges), `forms.form` (the view, first), `forms.submission` (deletions),
  * `ingest.submission` twice: `notifications.webhooks` (webhooks) and `notifications.deliveries` (emails), each from
  * the log end on a first start (submissions from before the service existed are not notified).
@@ -161,6 +167,7 @@ export function createNotificationsService(deps: NotificationsServiceDeps): Noti
   const runner = createDeliveryRunner({ ...deps, channels });
   const release = createDeferredReleaser({ ...deps, runner, quota });
   const worker = createRetryWorker({ ...deps, runner, release, intervalMs: deps.retryIntervalMs });
+  const sweep = createSettleSweep({ ...deps, settler: runner.settler });
   const views: Subscription[] = [];
 
   const api = deliveriesRoutes({ ...deps, runner, channels });
@@ -183,17 +190,20 @@ export function createNotificationsService(deps: NotificationsServiceDeps): Noti
       views.push(await deps.bus.replay(Topics.billingQuota, (m) => quota.apply(m)));
       await consumers.start();
       void worker.start();
+      void sweep.start();
     },
     async stop() {
       // Outcomes the store does not take now are left to their lease, as after a crash: stopping waits for no outage.
       runner.stop();
       await worker.stop();
+      await sweep.stop();
       await api.drain();
       await consumers.stop();
       await Promise.all(Object.values(handlers).map((h) => h.drain()));
       await Promise.all(views.splice(0).map((v) => v.stop()));
     },
     runDueAttempts: async () => void (await worker.kick()),
+    settleSubmissions: async () => void (await sweep.kick()),
     settled,
   };
 }

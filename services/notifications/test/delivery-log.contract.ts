@@ -4,6 +4,7 @@ import { beforeAll, describe, expect } from 'vitest';
 import type { AttemptOutcome, Delivery, FirstAttemptBatch, NotificationStores } from '../src/store/index.ts';
 import { runDeliveryLogRedactionContract } from './delivery-log-redaction.contract.ts';
 import { runNotificationViewsContract } from './notification-views.contract.ts';
+import { runSubmissionSettlementsContract } from './submission-settlements.contract.ts';
 
 export interface NotificationStoresTarget {
   skip?: ContractSkip[];
@@ -41,11 +42,13 @@ export const delivery = (over: Partial<Delivery> = {}): Delivery => ({
 /**
  * The guarantees of `DeliveryLog`, `OutcomeOutbox` and `DeferredEmails` (see their JSDoc), checked against one
  * adapter's stores over one database, and those of `NotificationViews` (`notification-views.contract.ts`) and of
- * an erasure's redaction (`delivery-log-redaction.contract.ts`).
+ * an erasure's redaction (`delivery-log-redaction.contract.ts`), and of no-store submissions' settling
+ * (`submission-settlements.contract.ts`).
  */
 export function runNotificationStoresContract(target: NotificationStoresTarget) {
   runNotificationViewsContract(target);
   runDeliveryLogRedactionContract(target);
+  runSubmissionSettlementsContract(target);
   describeContract(`DeliveryLog contract: ${target.name}`, target.skip, (it) => {
     let stores: NotificationStores;
     beforeAll(async () => {

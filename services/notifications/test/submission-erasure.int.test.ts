@@ -181,7 +181,7 @@ describe('an erasure by submitter (issue 31), on the embedded log and SQLite', (
     const later = await svc.submit(form);
     await eventually(() => expect(at(got)).toHaveLength(2));
     expect(bodyOf(at(got)[1])).toMatchObject({ type: 'submission.created', data: { id: later } });
-    expect(at(slack)).toHaveLength(2);
+    await eventually(() => expect(at(slack)).toHaveLength(2));
     expect(at(deletions)).toEqual([]);
   });
 });

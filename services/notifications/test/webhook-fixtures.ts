@@ -25,6 +25,7 @@ export function hostileSubmission(overrides: Partial<SubmissionDto> = {}): Submi
     held: false,
     origin: 'https://site.example',
     referer: 'https://site.example/contact',
+    contentDropped: false,
     ...overrides,
   };
 }

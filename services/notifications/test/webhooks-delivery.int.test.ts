@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { BusMessage, Subscription } from '@formgate/bus';
-import { decodeEvent, Topics, type WebhookEndpointDto } from '@formgate/contracts';
+import { type DeliveryEvent, decodeEvent, Topics, type WebhookEndpointDto } from '@formgate/contracts';
 import { eventually } from '@formgate/kit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateWebhookSecret } from '../src/endpoints/webhook-secret.ts';
@@ -75,7 +75,7 @@ describe('webhook deliveries to real HTTP receivers (embedded log and stores, WE
     await eventually(() => {
       const events = outcomes
         .map((m) => decodeEvent(Topics.notificationsDelivery, m.value))
-        .filter((e) => e.data.submissionId === submissionId);
+        .filter((e): e is DeliveryEvent => e.type !== 'submission.settled' && e.data.submissionId === submissionId);
       expect(events.map((e) => [e.type, e.data.channel, e.data.purpose, e.data.target])).toEqual([
         ['delivery.succeeded', 'webhook', 'standard', hook.id],
       ]);

@@ -96,7 +96,7 @@ export const formRoutes = {
         },
       },
     ],
-    errors: [...FORM, 'FORMS_INVALID_SEARCH'],
+    errors: [...FORM, 'FORMS_INVALID_SEARCH', 'FORMS_NOTHING_TO_EXPORT'],
   }),
   bulkChangeSubmissions: defineRoute({
     ...orgRoute('POST', '/api/v1/forms/:formId/submissions/bulk', 'forms', { form: ['update'] }),

@@ -23,7 +23,8 @@ export function createEmailUsageHandler(deps: { emails: UsageStore; deferredEmai
     const settled: HeldEntry[] = [];
     for (const m of batch) {
       const event = decodeEvent(Topics.notificationsDelivery, m.value);
-      if (event.data.channel !== 'email') continue;
+      // A no-store submission's deliveries done (`submission.settled`): nothing to meter.
+      if (event.type === 'submission.settled' || event.data.channel !== 'email') continue;
       const entry = { id: event.data.deliveryId, orgId: event.data.orgId };
       if (event.type === 'delivery.deferred') {
         deferred.push(entry);

@@ -21,6 +21,7 @@ export function toSubmissionDto(r: SubmissionRecord): SubmissionDto {
     held: r.held,
     origin: r.origin ?? null,
     referer: r.referer ?? null,
+    contentDropped: r.contentDropped === true,
   };
 }
 
@@ -77,6 +78,8 @@ export function submissionListRoutes(deps: {
     const { format, ...query } = API_ROUTES.exportSubmissions.request.query.parse(req.query);
     const filter = withoutHeldByDefault(filterOf(query));
     const form = await loadForm(req);
+    // A no-store form (issue 31) keeps no content past its deliveries: nothing is exported, even in transit.
+    if (!form.settings.storeContent) throw new AppError('FORMS_NOTHING_TO_EXPORT');
     await sendExport(deps, res, form, filter, format);
   });
 

@@ -32,6 +32,11 @@ export interface SubmissionRecord {
    * finds it by submitter (issue 31). Written with it, never read back; absent on a record read from the store.
    */
   addressKeys?: string[];
+  /**
+   * Its form stores no content (`settings.storeContent: false`) and notifications are done with it: only its
+   * metadata is kept (`SubmissionReadModel.dropContent`).
+   */
+  contentDropped?: true;
 }
 
 /** `submission.received`'s `meta`. */

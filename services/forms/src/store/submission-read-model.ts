@@ -33,6 +33,13 @@ export interface SubmissionReadModel {
     page: { limit: number; after?: SubmissionCursor },
   ): Promise<StoredSubmission[]>;
   getSubmission(scope: OrgScope, formId: string, submissionId: string): Promise<StoredSubmission | null>;
+  /**
+   * A no-store form's submission that notifications are done with (issue 31): keeps its metadata (id, time,
+   * position, spam verdict, held) and drops the rest — fields, files (the caller deletes their blobs first), reserved
+   * fields, origin, referer, search words, CSV line, address keys — marking it `contentDropped`. Returns false when
+   * there is no such live submission of the organization's form. Idempotent.
+   */
+  dropContent(scope: OrgScope, formId: string, submissionId: string): Promise<boolean>;
   /** Like `listSubmissions` (same order, same cursor), keeping only the submissions `filter` matches. */
   findSubmissions(
     scope: OrgScope,

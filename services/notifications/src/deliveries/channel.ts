@@ -65,6 +65,9 @@ export interface DeliveryChannel {
   resendOf(original: Delivery): Promise<Pick<Delivery, 'purpose' | 'target' | 'targetId' | 'webhookEvent'>>;
 }
 
+/** Every channel kind, cheapest first: each has a consumer group of its own (ADR 54). */
+export const ALL_CHANNEL_KINDS: readonly DeliveryChannelKind[] = ['webhook', 'email'];
+
 /** The channels of a service, in the order first attempts are started (the cheapest first). */
 export type DeliveryChannels = readonly DeliveryChannel[];
 

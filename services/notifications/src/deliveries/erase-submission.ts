@@ -1,5 +1,6 @@
 import type { SubmissionDeleted } from '@formgate/contracts';
 import type { KeptMail } from '../email/kept-mail.ts';
+import { forgetContent } from './forget-content.ts';
 import { planAndAttempt } from './plan-and-attempt.ts';
 import { erasureDeliveriesFor } from './plan-webhook-deliveries.ts';
 import type { HandlerDeps } from './submission-received.handler.ts';
@@ -23,10 +24,7 @@ export async function eraseSubmission(deps: ErasureDeps, event: SubmissionDelete
   const { submissionId, formId, orgId, receivedAt } = event.data;
   const { log, views } = deps.stores;
   const sent = await log.listBySubmission({ orgId }, submissionId);
-  await log.redactSubmission({ orgId }, submissionId);
-  await views.deleteSubmission(submissionId);
-  const mails = sent.flatMap((d) => (d.channel === 'email' && d.messageId ? [d.messageId] : []));
-  if (deps.keptMail && mails.length > 0) await deps.keptMail.forget(mails);
+  await forgetContent(deps, { orgId }, submissionId, sent);
 
   if (erasureId === null) return;
   const form = await views.getForm({ orgId }, formId);

@@ -12,7 +12,8 @@ export function createFormsViewHandler(deps: { views: NotificationViews }) {
         continue;
       }
       const { id, orgId, name, slug, settings, version } = event.data;
-      await deps.views.applyForm({ id, orgId, name, slug, notifications: settings.notifications, version });
+      const { notifications, storeContent } = settings;
+      await deps.views.applyForm({ id, orgId, name, slug, notifications, storeContent, version });
     }
   };
 }

@@ -12,13 +12,16 @@ const eventType = (d: Delivery) =>
  * `delivery.deferred` for deferred ones, then their pending marks cleared (each its own: a deferral published while
  * the delivery was released and finished leaves the outcome pending). `batchSuccesses`: a consumer batch's
  * successes, which have no mark (closing the batch is theirs) and were never deferred (billing skips its ledger).
- * An event id derives from the delivery and its status: a publication made twice carries the same id.
+ * An event id derives from the delivery and its status: a publication made twice carries the same id. Once marked,
+ * the final ones are handed to `afterPublished` (a no-store submission may be settled now: `settle-submission.ts`).
  */
 export function createOutcomePublisher(deps: {
   bus: EventPublisher;
   outbox: OutcomeOutbox;
   ids: Ids;
   channels: DeliveryChannels;
+  /** After the marks; never rejects. Not given a batch's successes: their batch is still open. */
+  afterPublished?: (final: Delivery[]) => Promise<void>;
 }) {
   return async function publishOutcomes(deliveries: Delivery[], batchSuccesses: ReadonlySet<string> = new Set()) {
     const final = deliveries.filter((d) => isFinal(d.status));
@@ -51,6 +54,7 @@ export function createOutcomePublisher(deps: {
     const marked = final.filter((d) => !batchSuccesses.has(d.id));
     if (marked.length > 0) await deps.outbox.markPublished(marked.map((d) => d.id));
     if (deferred.length > 0) await deps.outbox.markDeferralPublished(deferred.map((d) => d.id));
+    if (marked.length > 0) await deps.afterPublished?.(marked);
   };
 }
 

@@ -5,11 +5,12 @@ import pLimit from 'p-limit';
 import type {
   Delivery,
   NotificationStores,
+  PlannedSubmission,
   StoredSubmission,
   VerifiedRecipients,
   WebhookEndpointStore,
 } from '../store/index.ts';
-import { type AttemptContext, cheapFirst, type DeliveryChannelKind, type DeliveryChannels } from './channel.ts';
+import { ALL_CHANNEL_KINDS, type AttemptContext, cheapFirst, type DeliveryChannels } from './channel.ts';
 import type { DeliveryRunner } from './delivery-runner.ts';
 import { createSendBacklog } from './first-attempts/send-backlog.ts';
 import type { PlanDeps } from './plan-deliveries.ts';
@@ -37,8 +38,7 @@ export type HandlerDeps = Omit<PlanDeps, 'log'> & {
   logger: Logger;
 };
 
-/** Every channel kind, cheapest first. */
-export const ALL_CHANNEL_KINDS: readonly DeliveryChannelKind[] = ['webhook', 'email'];
+export { ALL_CHANNEL_KINDS };
 
 /** The newest form version the submissions of one form were accepted under (0: none says). */
 const acceptedUnder = (received: Received[]) => received.reduce((v, r) => Math.max(v, r.data.formVersion ?? 0), 0);
@@ -60,6 +60,9 @@ function cachedRecipients(recipients: VerifiedRecipients): VerifiedRecipients {
  * (`first-attempts/`). Idempotent: a redelivered submission finds the deliveries it planned (deterministic ids),
  * attempts none again, and publishes again the outcome of every final one. A failed send is an outcome, never an
  * exception: only a store or bus outage throws, and the bus retries that without limit.
+ *
+ * A submission of a no-store form that is not spam has its planning by `kinds` recorded once its deliveries are
+ * claimed, and is settled when every group planned it and its deliveries are done (`settle-submission.ts`).
  *
  * The handler returns once the claims are durable; the sends go on beside the next batches, at most
  * `DELIVERY_TUNING.sendBacklog` deliveries of them (`drain` waits for them). A form's view, endpoints and its
@@ -83,6 +86,7 @@ export function createSubmissionReceivedHandler(deps: HandlerDeps, kinds = ALL_C
       kinds,
     );
     const copies: StoredSubmission[] = [];
+    const noStore: PlannedSubmission[] = [];
     const wanted: Delivery[] = [];
     const contexts = new Map<string, AttemptContext>();
     await mapLimit([...byForm.entries()], DELIVERY_TUNING.formsPlannedAtOnce, async ([formId, received]) => {
@@ -97,6 +101,10 @@ export function createSubmissionReceivedHandler(deps: HandlerDeps, kinds = ALL_C
       for (const item of received.filter((r) => r.data.orgId === form.orgId)) {
         const planned = await plan(item);
         if (planned.keepCopy) copies.push(item.data);
+        // A spam one is never settled here: forms keeps it whole until it is deleted, expires or is released.
+        if (form.storeContent === false && !item.data.spam.isSpam) {
+          noStore.push({ submissionId: item.data.submissionId, orgId: form.orgId, formId });
+        }
         for (const d of planned.wanted) contexts.set(d.id, planned.context);
         wanted.push(...planned.wanted);
       }
@@ -109,6 +117,8 @@ export function createSubmissionReceivedHandler(deps: HandlerDeps, kinds = ALL_C
       limit: inFlight,
     });
     backlog.add(claimed, sent);
+    // Once its deliveries are in the log: a no-store submission is settled when every group's are done.
+    await runner.settler.planned(noStore, kinds);
   };
   /** Waits for the first attempts handed on (on stop, and in tests that call the handler directly). */
   return Object.assign(handle, { drain: backlog.drain });

@@ -74,6 +74,19 @@ export const DELIVERY_TUNING = {
    */
   formsViewSettleMs: 5_000,
   formsViewPollMs: 25,
+  /**
+   * A no-store form's submission (issue 31) is settled as soon as its last delivery is final and published, or at
+   * its planning when it has none; the settle sweep is the safety net for a process that stopped or failed mid-way.
+   * It looks at an open settlement `settleGraceMs` after its planning, then, while its deliveries are not done, again
+   * after as long as the settlement is old, between `settleGraceMs` and `settleRecheckMaxMs` (a submission whose
+   * webhook retries for a day is looked at a few dozen times, not at every pass). Also the longest a settlement
+   * left half-done waits for the sweep.
+   */
+  settleGraceMs: 60_000,
+  settleRecheckMaxMs: 3_600_000,
+  /** How often the settle sweep passes, and how many open settlements it looks at per pass. */
+  settleSweepMs: 30_000,
+  settledPerPass: 50,
   /** Failed deliveries one replay request re-attempts at most (`more: true` says there are others). */
   replayMax: 500,
 } as const;

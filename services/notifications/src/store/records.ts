@@ -31,6 +31,11 @@ export interface FormView {
   name: string;
   slug: string;
   notifications: FormNotifications;
+  /**
+   * false: a no-store form (`settings.storeContent`, issue 31): once notifications are done with a submission of it,
+   * they drop its content and tell forms (`submission.settled`). Absent on views written before: content is stored.
+   */
+  storeContent?: boolean;
   version: number;
 }
 
@@ -132,6 +137,24 @@ export type ClaimResult =
 export const attemptKey = (deliveryId: string, attempt: number) => `${deliveryId}#${attempt}`;
 
 export const isFinal = (status: DeliveryStatus) => status === 'succeeded' || status === 'failed';
+
+/**
+ * What notifications know of settling one submission of a no-store form (issue 31): which channel kinds recorded
+ * their planning of it (each consumer group plans its own channel), and whether it was settled.
+ */
+export interface SubmissionSettlement {
+  submissionId: string;
+  orgId: string;
+  formId: string;
+  /** The channel kinds whose planning of the submission is recorded (its deliveries of them are in the log). */
+  planned: DeliveryChannel[];
+  /** When the first planning was recorded. */
+  createdAt: string;
+  /** While open: when the sweep looks at it next. Null once settled. */
+  checkAt: string | null;
+  /** When it was settled (the event's `settledAt`); null while open. */
+  settledAt: string | null;
+}
 
 /** One notification address of an organization. */
 export interface Recipient {

@@ -44,6 +44,8 @@ const SettingsFields = z.object({
   /** The organization's default (`other`) or the form's own number of days, as typed. */
   retention: z.enum(['other', 'days']),
   retentionDays: z.string(),
+  /** Whether the form keeps its submissions (`store`) or only their metadata once delivered (`metadata`). */
+  storage: z.enum(['store', 'metadata']),
 });
 /** The fields, and the retention's days when the form keeps its own (checked once every field is well formed). */
 export const SettingsFormSchema = SettingsFields.superRefine((v, ctx) =>
@@ -59,6 +61,7 @@ const valuesOf = (form: FormDto): SettingsFormValues => ({
   enabled: form.settings.enabled,
   retention: form.settings.retentionDays === null ? 'other' : 'days',
   retentionDays: form.settings.retentionDays === null ? '' : String(form.settings.retentionDays),
+  storage: form.settings.storeContent === false ? 'metadata' : 'store',
 });
 
 /** The `PATCH /api/v1/forms/{formId}` body of the screen's values. */
@@ -70,10 +73,11 @@ export const requestOf = (values: SettingsFormValues): UpdateFormRequest => ({
     honeypotField: values.honeypotField || null,
     enabled: values.enabled,
     retentionDays: retentionDaysOf(values.retention, values.retentionDays),
+    storeContent: values.storage === 'store',
   },
 });
 
-/** `/dashboard/forms/{formSlug}/settings`: name, redirect, origins, honeypot, enabled, retention; spam protection; notifications; webhooks; deleting the form. */
+/** `/dashboard/forms/{formSlug}/settings`: name, redirect, origins, honeypot, enabled, retention, storage; spam protection; notifications; webhooks; deleting the form. */
 export function FormSettingsScreen() {
   const form = useForm();
   const { can } = useCan();
@@ -139,6 +143,7 @@ function GeneralSettings({ form, canUpdate }: { form: FormDto; canUpdate: boolea
       />
       <CheckboxField label="Accept submissions" {...fields.register('enabled')} />
       <RetentionSettings form={form} fields={fields} />
+      <StorageSettings fields={fields} />
     </SettingsForm>
   );
 }
@@ -170,6 +175,42 @@ function RetentionSettings({ form, fields }: { form: FormDto; fields: UseFormRet
             <p>The oldest submission goes on {formatDateTime(retention.data.nextDeletionAt)}.</p>
           ) : null}
         </div>
+      ) : null}
+    </Section>
+  );
+}
+
+/**
+ * Whether the form stores its submissions (issue 31), saved with the other settings: a no-store form's submissions
+ * are delivered, then keep only their metadata. What that means is spelled out while it is chosen.
+ */
+function StorageSettings({ fields }: { fields: UseFormReturn<SettingsFormValues> }) {
+  const noStore = fields.watch('storage') === 'metadata';
+  return (
+    <Section title="Storage" level={3} className="flex flex-col gap-3">
+      <fieldset className="flex min-w-0 flex-col gap-3">
+        <legend className="mb-2 text-sm font-medium">Submissions of this form</legend>
+        <label className="flex items-center gap-3 text-sm">
+          <input type="radio" className="size-4" value="store" {...fields.register('storage')} />
+          Store submissions
+        </label>
+        <label className="flex items-start gap-3 text-sm">
+          <input type="radio" className="mt-0.5 size-4" value="metadata" {...fields.register('storage')} />
+          Don't store submissions: deliver them, then keep only the time, spam verdict and delivery outcomes
+        </label>
+      </fieldset>
+      {noStore ? (
+        <Notice>
+          <ul className="flex list-disc flex-col gap-1 pl-4">
+            <li>Notification emails and webhooks still go out for every submission.</li>
+            <li>
+              Once every delivery of a submission has succeeded or failed for good, its fields and files are deleted;
+              only its time, spam verdict and delivery outcomes are kept.
+            </li>
+            <li>Nothing can be exported.</li>
+            <li>Held and spam submissions keep their content until they are released and delivered, or deleted.</li>
+          </ul>
+        </Notice>
       ) : null}
     </Section>
   );

@@ -31,7 +31,7 @@ function useFormPatch<TVariables>(success: string, mutationFn: (variables: TVari
   });
 }
 
-/** The settings screen's save (name, redirect, origins, honeypot, enabled, retention). */
+/** The settings screen's save (name, redirect, origins, honeypot, enabled, retention, storage). */
 export const useUpdateForm = (formId: string) =>
   useFormPatch('Settings saved', (body: UpdateFormRequest) => updateForm(formId, body));
 

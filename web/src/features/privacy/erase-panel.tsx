@@ -14,7 +14,14 @@ import type { SignedErasureReceipt } from './privacy.queries.ts';
  * "Erase a person's data": an address, a confirmation that says what goes, then the signed receipt (held in this
  * component's state and the receipt's query, shown until dismissed or the page is left).
  */
-export function ErasePanel({ organizationName }: { organizationName: string }) {
+export function ErasePanel({
+  organizationName,
+  onErased,
+}: {
+  organizationName: string;
+  /** After an erasure: what else the page shows of the address goes too. */
+  onErased?: () => void;
+}) {
   const [confirming, setConfirming] = useState<string | null>(null);
   const [signed, setSigned] = useState<SignedErasureReceipt | null>(null);
   const form = useForm<ErasureRequest>({ resolver: zodResolver(ErasureRequestSchema), defaultValues: { email: '' } });
@@ -22,6 +29,7 @@ export function ErasePanel({ organizationName }: { organizationName: string }) {
     onSuccess: (receipt) => {
       setSigned(receipt);
       form.reset({ email: '' });
+      onErased?.();
     },
   });
   return (

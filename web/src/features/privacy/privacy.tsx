@@ -1,3 +1,4 @@
+import { useState } from 'react';
 import { Panel } from '../../components/panel.tsx';
 import { Notice } from '../../components/ui.tsx';
 import { useOrganization } from '../organization/organization-layout.tsx';
@@ -15,12 +16,14 @@ import { SubjectAccessPanel } from './subject-access-panel.tsx';
 export function PrivacyScreen() {
   const organization = useOrganization();
   const { can } = useCan();
+  // Bumped by each erasure: the export panel starts afresh, so the erased address is shown nowhere on the page.
+  const [erasures, setErasures] = useState(0);
   return (
     <div className="flex flex-col gap-6">
       <RetentionPanel canUpdate={can({ organization: ['update'] })} />
-      {can({ erasure: ['read'] }) ? <SubjectAccessPanel /> : null}
+      {can({ erasure: ['read'] }) ? <SubjectAccessPanel key={erasures} /> : null}
       {can({ erasure: ['create'] }) ? (
-        <ErasePanel organizationName={organization.name} />
+        <ErasePanel organizationName={organization.name} onErased={() => setErasures((n) => n + 1)} />
       ) : (
         <Panel title="Erase a person's data">
           <Notice>

@@ -11,8 +11,8 @@ import { type SubjectAccessExport, SubjectAccessView } from './subject-access-vi
 
 /**
  * "Export a person's data": an address, then what the organization holds about it (a summary, the whole answer as a
- * JSON download, and the files' short-lived links), held in this component's state until dismissed or the page is
- * left.
+ * JSON download, and the files' short-lived links), held in this component's state until dismissed (the address
+ * too), an erasure is made on the page, or the page is left.
  */
 export function SubjectAccessPanel() {
   const [exported, setExported] = useState<SubjectAccessExport | null>(null);
@@ -48,7 +48,13 @@ export function SubjectAccessPanel() {
         <div className="flex flex-col gap-2">
           <SubjectAccessView exported={exported} />
           <div>
-            <Button variant="ghost" onClick={() => setExported(null)}>
+            <Button
+              variant="ghost"
+              onClick={() => {
+                setExported(null);
+                form.reset({ email: '' });
+              }}
+            >
               Dismiss export
             </Button>
           </div>

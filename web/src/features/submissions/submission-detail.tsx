@@ -9,13 +9,20 @@ import { useForm } from '../forms/form-layout.tsx';
 import { DeliveriesSection } from '../notifications/submission-deliveries.tsx';
 import { useCan } from '../organization/use-can.ts';
 import { Badge } from './submission-list.tsx';
-import { SpamReasons, SubmissionDetails, SubmissionFields, SubmissionFiles } from './submission-sections.tsx';
+import {
+  ContentNotStored,
+  SpamReasons,
+  SubmissionDetails,
+  SubmissionFields,
+  SubmissionFiles,
+} from './submission-sections.tsx';
 import { useDeleteSubmission, useMarkSubmission } from './submissions.mutations.ts';
 import { type Submission, submissionQuery } from './submissions.queries.ts';
 
 /**
- * `/dashboard/forms/{formSlug}/submissions/{id}`: every field and file of one submission. Everything in it came
- * from a stranger: it is rendered as text only — no HTML, no value as a link or an attribute name.
+ * `/dashboard/forms/{formSlug}/submissions/{id}`: every field and file of one submission (or, once a no-store form
+ * kept only its metadata, a note saying so). Everything in it came from a stranger: it is rendered as text only —
+ * no HTML, no value as a link or an attribute name.
  */
 export function SubmissionDetailScreen() {
   const form = useForm();
@@ -68,8 +75,14 @@ function SubmissionView({ formId, submission: s }: { formId: string; submission:
 
       {s.spamReasons.length > 0 ? <SpamReasons reasons={s.spamReasons} spam={s.spam} /> : null}
 
-      <SubmissionFields fields={s.fields} />
-      {s.files.length > 0 ? <SubmissionFiles formId={formId} submission={s} /> : null}
+      {s.contentDropped ? (
+        <ContentNotStored />
+      ) : (
+        <>
+          <SubmissionFields fields={s.fields} />
+          {s.files.length > 0 ? <SubmissionFiles formId={formId} submission={s} /> : null}
+        </>
+      )}
       <SubmissionDetails submission={s} />
 
       <DeliveriesSection formId={formId} submissionId={s.id} spam={s.spam} held={s.held} canManage={canManage} />

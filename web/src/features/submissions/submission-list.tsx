@@ -8,8 +8,12 @@ import type { BulkSubmissionsRequest, Submission } from './submissions.queries.t
 
 export const NO_SUBMISSIONS = 'No submissions, follow the examples to setup your form.';
 
-/** A one-line summary of a submission: its first values, as text. */
+/** What shows in place of the fields of a submission that kept only its metadata (a no-store form's, issue 31). */
+export const CONTENT_NOT_STORED = 'Content not stored — only its time, spam verdict and delivery outcomes were kept.';
+
+/** A one-line summary of a submission: its first values, as text ("Content not stored" once only its metadata is). */
 export function summaryOf(s: Submission): string {
+  if (s.contentDropped) return 'Content not stored';
   const text = s.fields
     .map((f) => f.value.replace(/\s+/g, ' ').trim())
     .filter(Boolean)
@@ -176,7 +180,9 @@ function SubmissionRow(props: { submission: Submission; selected: boolean | unde
           )
         }
       >
-        <span className="truncate text-sm">{summaryOf(s)}</span>
+        <span className={cx('truncate text-sm', s.contentDropped && 'text-zinc-600 italic dark:text-zinc-400')}>
+          {summaryOf(s)}
+        </span>
         <span className="flex flex-wrap items-center gap-1.5 text-xs text-zinc-600 dark:text-zinc-400">
           <time dateTime={s.createdAt}>{formatDateTime(s.createdAt)}</time>
           {s.spam ? <Badge tone="spam">Spam</Badge> : null}

@@ -1,8 +1,9 @@
 import type { SpamReason } from '@formgate/contracts';
 import { Section } from '../../components/panel.tsx';
-import { Button } from '../../components/ui.tsx';
+import { Button, Notice } from '../../components/ui.tsx';
 import { formatBytes, formatDateTime } from '../../lib/format.ts';
 import { SPAM_LAYER_LABELS } from '../spam/spam-settings.ts';
+import { CONTENT_NOT_STORED } from './submission-list.tsx';
 import { useDownloadFile } from './submissions.mutations.ts';
 import type { Submission } from './submissions.queries.ts';
 
@@ -20,6 +21,18 @@ export function SubmissionFields({ fields }: { fields: Submission['fields'] }) {
           </div>
         ))}
       </dl>
+    </Section>
+  );
+}
+
+/**
+ * In place of the fields and files of a submission that kept only its metadata (a no-store form's, issue 31, once
+ * every delivery was done).
+ */
+export function ContentNotStored() {
+  return (
+    <Section title="Fields" level={3}>
+      <Notice>{CONTENT_NOT_STORED}</Notice>
     </Section>
   );
 }
@@ -50,6 +63,7 @@ export function SubmissionFiles({ formId, submission: s }: { formId: string; sub
 
 /** When it arrived, from where, whether it is spam, and its id. */
 export function SubmissionDetails({ submission: s }: { submission: Submission }) {
+  const notRecorded = s.contentDropped ? 'Not stored' : 'Not recorded';
   return (
     <Section title="Details" level={3}>
       <dl className="grid gap-x-3 gap-y-1 text-sm sm:grid-cols-[12rem_1fr]">
@@ -58,9 +72,9 @@ export function SubmissionDetails({ submission: s }: { submission: Submission })
           <time dateTime={s.createdAt}>{formatDateTime(s.createdAt)}</time>
         </dd>
         <dt className="text-zinc-600 dark:text-zinc-400">Origin</dt>
-        <dd className="break-all">{s.origin ?? 'Not recorded'}</dd>
+        <dd className="break-all">{s.origin ?? notRecorded}</dd>
         <dt className="text-zinc-600 dark:text-zinc-400">Referer</dt>
-        <dd className="break-all">{s.referer ?? 'Not recorded'}</dd>
+        <dd className="break-all">{s.referer ?? notRecorded}</dd>
         <dt className="text-zinc-600 dark:text-zinc-400">Spam</dt>
         <dd>{s.spam ? 'Yes' : 'No'}</dd>
         <dt className="text-zinc-600 dark:text-zinc-400">ID</dt>

@@ -108,10 +108,29 @@ function FilterField(props: {
   );
 }
 
-/** Export the list as it is filtered, as a CSV or JSON download. */
+/** Why a no-store form's export is disabled (issue 31). */
+export const NOTHING_TO_EXPORT = "This form doesn't store submissions, so there is nothing to export.";
+
+/**
+ * Export the list as it is filtered, as a CSV or JSON download. A no-store form (issue 31) keeps no content: its
+ * button is disabled, the reason beside it.
+ */
 function ExportMenu({ formId, filters }: { formId: string; filters: SubmissionFilters }) {
   const form = useForm();
   const run = useExportSubmissions(formId, filters, (format) => `${form.slug}-submissions.${format}`);
+  const reasonId = useId();
+  if (form.settings.storeContent === false) {
+    return (
+      <div className="ml-auto flex flex-col items-end gap-1">
+        <Button variant="secondary" className="px-3 py-1.5" disabled aria-describedby={reasonId}>
+          Export
+        </Button>
+        <p id={reasonId} className="text-right text-xs text-zinc-600 dark:text-zinc-400">
+          {NOTHING_TO_EXPORT}
+        </p>
+      </div>
+    );
+  }
   return (
     <DropdownMenu.Root>
       <DropdownMenu.Trigger asChild>

@@ -17,7 +17,8 @@ import { Filters } from './submissions-filters.tsx';
 
 /**
  * `/dashboard/forms/{formSlug}/submissions`: the list (search, filters, cursor pages, selection and bulk actions)
- * beside the open submission. Filters live in the address, so a detail link, a reload and the export keep them.
+ * beside the open submission. Filters live in the address, so a detail link, a reload and the export keep them. A
+ * no-store form's page says first that it keeps only its submissions' metadata.
  */
 export function SubmissionsLayout() {
   const form = useForm();
@@ -27,12 +28,15 @@ export function SubmissionsLayout() {
   const list = useInfiniteQuery({ ...submissionsListQuery(form.id, filters), placeholderData: keepPreviousData });
   const items = useMemo(() => list.data?.pages.flatMap((p) => p.data) ?? [], [list.data]);
   const canManage = useCan().can({ form: ['update'] });
+  // Absent (a server from before issue 31): the form stores its submissions.
+  const noStore = form.settings.storeContent === false ? <NoStoreNotice /> : null;
 
   if (list.isPending) return <p role="status">Loading submissions…</p>;
   if (list.isError && !hasFilters(filters)) return <Notice tone="error">{describeError(list.error)}</Notice>;
   if (items.length === 0 && !hasFilters(filters) && !list.isError) {
     return (
       <section className="flex flex-col gap-2">
+        {noStore}
         <p>{NO_SUBMISSIONS}</p>
         <p>
           <Link to="../example" relative="path" className="text-brand-700 underline dark:text-brand-300">
@@ -45,23 +49,39 @@ export function SubmissionsLayout() {
 
   const setFilters = (next: SubmissionFilters) => setSearch(new URLSearchParams(filtersToQuery(next)));
   return (
-    <div className="grid gap-6 lg:grid-cols-[minmax(18rem,24rem)_1fr]">
-      <section aria-label="Submissions" className="flex min-w-0 flex-col gap-3">
-        <Filters filters={filters} onChange={setFilters} formId={form.id} />
-        {list.isError ? <Notice tone="error">{describeError(list.error)}</Notice> : null}
-        <SubmissionList
-          formId={form.id}
-          items={items}
-          canManage={canManage}
-          hasMore={list.hasNextPage}
-          loadingMore={list.isFetchingNextPage}
-          onLoadMore={() => list.fetchNextPage()}
-          filtered={hasFilters(filters)}
-        />
-      </section>
-      <div className="min-w-0">
-        <Outlet context={form} />
+    <div className="flex flex-col gap-4">
+      {noStore}
+      <div className="grid gap-6 lg:grid-cols-[minmax(18rem,24rem)_1fr]">
+        <section aria-label="Submissions" className="flex min-w-0 flex-col gap-3">
+          <Filters filters={filters} onChange={setFilters} formId={form.id} />
+          {list.isError ? <Notice tone="error">{describeError(list.error)}</Notice> : null}
+          <SubmissionList
+            formId={form.id}
+            items={items}
+            canManage={canManage}
+            hasMore={list.hasNextPage}
+            loadingMore={list.isFetchingNextPage}
+            onLoadMore={() => list.fetchNextPage()}
+            filtered={hasFilters(filters)}
+          />
+        </section>
+        <div className="min-w-0">
+          <Outlet context={form} />
+        </div>
       </div>
     </div>
+  );
+}
+
+/** A no-store form (issue 31): what it keeps of its submissions, and where that is changed. */
+function NoStoreNotice() {
+  return (
+    <Notice>
+      This form doesn't store submissions: they are delivered, then only their time, spam verdict and delivery outcomes
+      are kept.{' '}
+      <Link to="../settings" relative="path" className="text-brand-700 underline dark:text-brand-300">
+        Storage settings
+      </Link>
+    </Notice>
   );
 }

@@ -1,5 +1,6 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { toast } from 'sonner';
+import { isApiError } from '../../lib/api.ts';
 import type { ScreenStep } from '../../lib/screen-step.ts';
 import { formsKeys } from '../forms/forms.queries.ts';
 import {
@@ -96,12 +97,17 @@ export function useDownloadFile(formId: string, submissionId: string, fileId: st
   });
 }
 
-/** Downloads the list as filtered, as CSV or JSON; `fallbackName` names the file when the server does not. */
+/**
+ * Downloads the list as filtered, as CSV or JSON; `fallbackName` names the file when the server does not. A refusal
+ * toasts like any other; `FORMS_NOTHING_TO_EXPORT` (the form no longer stores submissions, issue 31) also refreshes
+ * the form, so the screen says why there is nothing to export.
+ */
 export function useExportSubmissions(
   formId: string,
   filters: SubmissionFilters,
   fallbackName: (format: ExportFormat) => string,
 ) {
+  const queryClient = useQueryClient();
   return useMutation({
     mutationFn: (format: ExportFormat) => exportSubmissions(formId, filters, format),
     onSuccess: ({ blob, filename }, format) => {
@@ -113,6 +119,11 @@ export function useExportSubmissions(
       a.click();
       a.remove();
       setTimeout(() => URL.revokeObjectURL(url), 0);
+    },
+    onError: async (err) => {
+      if (isApiError(err) && err.code === 'FORMS_NOTHING_TO_EXPORT') {
+        await queryClient.invalidateQueries({ queryKey: formsKeys.all });
+      }
     },
   });
 }

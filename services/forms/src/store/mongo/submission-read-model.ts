@@ -194,6 +194,17 @@ export function createMongoSubmissionReadModel(
       const { deleted: _d, ...rest } = doc;
       return toStored(rest);
     },
+    async dropContent(scope, formId, id) {
+      // By `_id`; one update, so a read sees the submission whole or dropped.
+      const { matchedCount } = await submissions.updateOne(
+        { _id: id, orgId: scope.orgId, formId, deleted: { $exists: false } },
+        {
+          $set: { fields: [], files: [], terms: [], addressKeys: [], contentDropped: true },
+          $unset: { meta: '', origin: '', referer: '' },
+        },
+      );
+      return matchedCount > 0;
+    },
     ...createMongoSubmissionQuery(db, { pageRead: options.pageRead, layout }),
     async countSubmissions(scope, formId) {
       const counter = await counters.findOne({ _id: formId }); // by `_id`

@@ -9,6 +9,7 @@ export type SubmissionBody = Pick<
   receivedSpam?: boolean;
   /** Released from spam once already (issue 14): a later not-spam mark releases nothing. */
   spamReleased?: boolean;
+  contentDropped?: true;
 };
 
 /** A `submissions` row as read (never `spam` and `held`: virtual columns computed from `doc`). */
@@ -38,10 +39,11 @@ export const formRecords =
     recordOf(v[0] as string, formId, orgId, v[1] as string, v[2] as number, v[3] as string);
 
 function recordOf(id: string, formId: string, orgId: string, createdAt: string, seq: number, doc: string) {
-  const { fields, files, spam, held, origin, referer } = JSON.parse(doc) as SubmissionBody;
+  const { fields, files, spam, held, origin, referer, contentDropped } = JSON.parse(doc) as SubmissionBody;
   // One object shape for every row (exports read hundreds of thousands): optional keys are set after, not spread.
   const record: StoredSubmission = { id, formId, orgId, createdAt, fields, files, spam, held, seq };
   if (origin !== undefined) record.origin = origin;
   if (referer !== undefined) record.referer = referer;
+  if (contentDropped) record.contentDropped = true;
   return record;
 }

@@ -5,7 +5,7 @@ import type { StoredCounts, StoredDailyCount, SubmissionRecord } from '../record
 import { formToken } from '../search-terms.ts';
 import { dayOf } from '../submission-changes.ts';
 import type { SubmissionReadModel } from '../submission-read-model.ts';
-import { SUBMISSION_COLUMNS, type SubmissionRow, toRecord } from './schema.ts';
+import { SUBMISSION_COLUMNS, type SubmissionBody, type SubmissionRow, toRecord } from './schema.ts';
 import { createSqliteSubmissionQuery } from './submission-query.ts';
 
 /**
@@ -105,6 +105,8 @@ export function createSqliteSubmissionReadModel(db: SqliteDb): SubmissionReadMod
   const derive = createInsertDerivations(db);
   const live = `SELECT ${SUBMISSION_COLUMNS} FROM submissions WHERE form_id = ? AND org_id = ?`;
   const q = {
+    dropContent: db.prepare('UPDATE submissions SET doc = ? WHERE id = ?'),
+    dropAddresses: db.prepare('DELETE FROM submission_addresses WHERE submission_id = ?'),
     insertSubmission: db.prepare(
       `INSERT OR IGNORE INTO submissions (id, form_id, org_id, created_at, doc, seq, csv_line, csv_width)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -166,6 +168,19 @@ export function createSqliteSubmissionReadModel(db: SqliteDb): SubmissionReadMod
     return total;
   });
 
+  // The doc's update re-indexes its (now empty) words and forgets its CSV line (triggers of migrations 1 and 3).
+  const dropContent = db.transaction((orgId: string, formId: string, id: string) => {
+    const row = q.getSubmission.get(orgId, formId, id) as SubmissionRow | undefined;
+    if (!row) return false;
+    const { spam, held, receivedSpam, spamReleased } = JSON.parse(row.doc) as SubmissionBody;
+    const body: SubmissionBody = { fields: [], files: [], spam, held, contentDropped: true };
+    if (receivedSpam !== undefined) body.receivedSpam = receivedSpam;
+    if (spamReleased !== undefined) body.spamReleased = spamReleased;
+    q.dropContent.run(JSON.stringify(body), id);
+    q.dropAddresses.run(id);
+    return true;
+  });
+
   return {
     // IMMEDIATE: it reads next_seq before writing, and a deferred transaction that another connection wrote past
     // fails with SQLITE_BUSY at its first write instead of waiting (the bench seeds from a second process).
@@ -180,6 +195,7 @@ export function createSqliteSubmissionReadModel(db: SqliteDb): SubmissionReadMod
       const row = q.getSubmission.get(scope.orgId, formId, id) as SubmissionRow | undefined;
       return row ? toRecord(row) : null;
     },
+    dropContent: async (scope, formId, id) => dropContent(scope.orgId, formId, id),
     ...createSqliteSubmissionQuery(db),
     async countSubmissions(scope, formId) {
       return (q.count.get(scope.orgId, formId) as { n: number } | undefined)?.n ?? 0;

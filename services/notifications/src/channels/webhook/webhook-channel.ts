@@ -33,6 +33,8 @@ export const toSubmissionDto = (s: StoredSubmission, spam: boolean): SubmissionD
   held: s.held,
   origin: s.origin ?? null,
   referer: s.referer ?? null,
+  // The copy notifications hold is whole: a no-store submission's is dropped before forms drops its content.
+  contentDropped: false,
 });
 
 /** The log's view of an outcome: the HTTP status when there was one, else the failure's code; a short text. */

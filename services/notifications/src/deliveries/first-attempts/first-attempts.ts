@@ -17,6 +17,8 @@ export interface FirstAttemptsDeps {
   clock: Clock;
   ids: Ids;
   logger: Logger;
+  /** After a batch was closed, with its deliveries: a no-store submission may be settled now. Never rejects. */
+  afterClosed: (deliveries: Delivery[]) => Promise<void>;
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -119,6 +121,8 @@ async function sendClaimed(
   // Closing is also the publication mark of the batch's successes: without it, the lease would publish them again.
   if (!failedSend && late === 0) {
     await deps.outcomes.retryUntilRecorded(() => deps.log.closeBatch(batch.id), { batchId: batch.id });
+    // Those of forms known to store content are never settled: no read for them.
+    await deps.afterClosed(recorded.filter((d) => options.context?.(d.id)?.form?.storeContent !== true));
   }
   if (failedSend) throw failedSend.reason;
 }
@@ -143,6 +147,7 @@ async function recoverBatches(deps: FirstAttemptsDeps, limitBatches: number): Pr
     const made = await mapLimit(deliveries, 4, (d) => (abandoned(d) ? deps.attempts.attempt(d) : Promise.resolve(d)));
     await deps.publish(made.filter((d): d is Delivery => d !== null));
     await deps.log.closeBatch(batch.id);
+    await deps.afterClosed(made.filter((d): d is Delivery => d !== null));
   }
   return open.length;
 }

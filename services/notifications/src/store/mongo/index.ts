@@ -5,6 +5,7 @@ import type { DeliveriesOptions } from './deliveries-schema.ts';
 import { createMongoDeliveryLog } from './delivery-log.ts';
 import { createMongoNotificationViews } from './notification-views.ts';
 import { createMongoOutcomeOutbox } from './outcome-outbox.ts';
+import { createMongoSubmissionSettlements } from './submission-settlements.ts';
 
 export { MONGO_MIGRATIONS, migrateMongoNotifications } from './migrations/index.ts';
 export { createMongoRecipientStore } from './recipients.ts';
@@ -25,5 +26,6 @@ export function createMongoNotificationStores(
     views: createMongoNotificationViews(db),
     outbox: createMongoOutcomeOutbox(db),
     deferred: createMongoDeferredEmails(db),
+    settlements: createMongoSubmissionSettlements(db),
   };
 }

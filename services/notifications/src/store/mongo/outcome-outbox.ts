@@ -1,4 +1,4 @@
-import { type MongoDb, updateEachOne } from '@formgate/store/mongo';
+import { existingIds, type MongoDb, updateEachOne } from '@formgate/store/mongo';
 import type { OutcomeOutbox } from '../outcome-outbox.ts';
 import { deliveriesCollection } from './deliveries-schema.ts';
 
@@ -34,6 +34,15 @@ export function createMongoOutcomeOutbox(db: MongoDb): OutcomeOutbox {
     },
     async markDeferralPublished(ids) {
       await unsetEach(ids, 'deferralPending');
+    },
+    async countPending({ orgId }, submissionId) {
+      // Index `submission`, then each batch named by `_id` (a delivery keeps the batch that claimed it for good).
+      const docs = await c.deliveries
+        .find({ submissionId, orgId }, { projection: { eventPending: 1, deferralPending: 1, batch: 1 } })
+        .toArray();
+      const batchIds = [...new Set(docs.flatMap((d) => (d.batch ? [d.batch.id] : [])))];
+      const open = await existingIds(c.batches, batchIds);
+      return docs.filter((d) => d.eventPending || d.deferralPending || (d.batch && open.has(d.batch.id))).length;
     },
   };
 }

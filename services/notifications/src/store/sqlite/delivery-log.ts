@@ -34,9 +34,9 @@ function statements(db: SqliteDb) {
     insert: db.prepare(
       `INSERT OR IGNORE INTO deliveries (id, org_id, form_id, submission_id, channel, purpose, target, target_id,
          status, attempts, last_claimed, last_response, message_id, next_attempt_at, resend_of, created_at, updated_at,
-         webhook_event)
+         webhook_event, batch_id)
        VALUES (@id, @orgId, @formId, @submissionId, @channel, @purpose, @target, @targetId, @status, @attempts,
-         @lastClaimed, NULL, @messageId, @nextAttemptAt, @resendOf, @createdAt, @updatedAt, @webhookEvent)`,
+         @lastClaimed, NULL, @messageId, @nextAttemptAt, @resendOf, @createdAt, @updatedAt, @webhookEvent, @batchId)`,
     ),
     byId: db.prepare('SELECT * FROM deliveries WHERE id = ?'),
     byOrgAndId: db.prepare('SELECT * FROM deliveries WHERE id = ? AND org_id = ?'),
@@ -103,10 +103,13 @@ function transactions(db: SqliteDb, s: ReturnType<typeof statements>) {
     const row = s.byId.get(id) as DeliveryRow | undefined;
     return row ? toDelivery(row) : null;
   };
-  /** Inserts the delivery unless its id is there; answers it as stored and whether this call inserted it. */
-  const insertOrFind = (d: Delivery) => {
+  /**
+   * Inserts the delivery unless its id is there (claimed by `batchId`, if given); answers it as stored and whether
+   * this call inserted it.
+   */
+  const insertOrFind = (d: Delivery, batchId: string | null = null) => {
     const webhookEvent = d.webhookEvent ? JSON.stringify(d.webhookEvent) : null;
-    const inserted = s.insert.run({ ...d, webhookEvent }).changes === 1;
+    const inserted = s.insert.run({ ...d, webhookEvent, batchId }).changes === 1;
     return { delivery: read(d.id) as Delivery, inserted };
   };
   const plan = db.transaction((deliveries: Delivery[]) => deliveries.map((d) => insertOrFind(d).delivery));
@@ -147,7 +150,7 @@ function transactions(db: SqliteDb, s: ReturnType<typeof statements>) {
     s.openBatch.run(batch.id, JSON.stringify(deliveries.map((d) => d.id)), batch.startedAt, batch.leaseUntil);
     return deliveries.map((d) => {
       const first = { ...d, lastClaimed: 1, nextAttemptAt: null, updatedAt: batch.startedAt };
-      const { delivery, inserted } = insertOrFind(first);
+      const { delivery, inserted } = insertOrFind(first, batch.id);
       if (inserted) s.claim.run(attemptKey(d.id, 1), d.id, 1, batch.startedAt);
       return { delivery, claimed: inserted };
     });

@@ -5,6 +5,7 @@ import { createSqliteWrites } from './deliveries-schema.ts';
 import { createSqliteDeliveryLog } from './delivery-log.ts';
 import { createSqliteNotificationViews } from './notification-views.ts';
 import { createSqliteOutcomeOutbox } from './outcome-outbox.ts';
+import { createSqliteSubmissionSettlements } from './submission-settlements.ts';
 
 export { migrateSqliteNotifications, SQLITE_MIGRATIONS } from './migrations/index.ts';
 export { createSqliteRecipientStore } from './recipients.ts';
@@ -18,5 +19,6 @@ export function createSqliteNotificationStores(db: SqliteDb): NotificationStores
     views: createSqliteNotificationViews(db),
     outbox: createSqliteOutcomeOutbox(db, write),
     deferred: createSqliteDeferredEmails(db, write),
+    settlements: createSqliteSubmissionSettlements(db, write),
   };
 }
