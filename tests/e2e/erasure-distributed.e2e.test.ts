@@ -30,7 +30,7 @@ function asText(value: unknown): string {
  * (GridFS), notifications and the rest — holds the address, the message or the file, and the endpoint that got the
  * original gets `submission.erased`. Kafka keeps its records until their retention (docs/privacy.md): not scanned.
  */
-describe('distributed mode: erasure by submitter reaches every database', () => {
+describe('distributed mode: erasure, retention and no-store forms reach every database', () => {
   let cluster: Awaited<ReturnType<typeof startDistributed>>;
   let receiver: WebhookReceiver;
   let client: mongoose.mongo.MongoClient;
@@ -132,5 +132,67 @@ describe('distributed mode: erasure by submitter reaches every database', () => 
       expect(erasedHooks).toHaveLength(1);
       expect(erasedHooks[0]?.body.toLowerCase()).not.toContain(address.toLowerCase());
     }, 60_000);
+  });
+
+  /** Creates a form with a webhook to `receiver`; submits `message` and a file naming `marker`; answers both ids. */
+  const submitted = async (settings: Record<string, unknown>, message: string, marker: string) => {
+    const created = await api('POST', '/api/v1/forms', { name: 'Lifecycle', settings });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const form = created.body as { id: string; key: string };
+    const path = `/hook-${randomUUID()}`;
+    await eventually(async () => {
+      const hook = await api('POST', `/api/v1/forms/${form.id}/webhooks`, { url: `${receiver.url}${path}` });
+      expect(hook.status).toBe(201);
+    }, 30_000);
+    const idempotencyKey = randomUUID();
+    let submissionId = '';
+    await eventually(async () => {
+      const upload = new FormData();
+      upload.append('message', `Hello ${message}`);
+      upload.append('cv', new Blob([`%PDF-1.4 ${marker}`], { type: 'application/pdf' }), 'cv.pdf');
+      const res = await fetch(`${cluster.baseUrl}/f/${form.key}`, {
+        method: 'POST',
+        headers: { accept: 'application/json', 'idempotency-key': idempotencyKey },
+        body: upload,
+      });
+      expect(res.status).toBeLessThan(300);
+      submissionId = ((await res.json()) as { id: string }).id;
+    }, 30_000);
+    await eventually(() => expect(receiver.requests.filter((r) => r.url === path)).toHaveLength(1), 60_000);
+    return { form, submissionId };
+  };
+
+  it('the retention sweep deletes an expired submission from every database', async () => {
+    const message = `retentiondist${randomUUID().slice(0, 6)}`;
+    const marker = `retentionfile${randomUUID().slice(0, 6)}`;
+    const { form, submissionId } = await submitted({ retentionDays: 30 }, message, marker);
+    await eventually(async () => {
+      for (const needle of [message, marker]) expect(await holding(needle), needle).not.toEqual([]);
+    }, 30_000);
+    // Aged past the form's 30 days where the sweep reads it; a change of the default runs the sweep at once.
+    const aged = new Date(Date.now() - 45 * 86_400_000).toISOString();
+    const { matchedCount } = await client
+      .db(`${cluster.mongoDbPrefix}_forms`)
+      .collection('form_submissions')
+      .updateOne({ _id: submissionId as never }, { $set: { createdAt: aged } });
+    expect(matchedCount).toBe(1);
+    expect((await api('PATCH', '/api/v1/retention', { days: 90 })).status).toBe(200);
+    await eventually(async () => {
+      expect((await api('GET', `/api/v1/forms/${form.id}/submissions/${submissionId}`)).status).toBe(404);
+      for (const needle of [message, marker]) expect(await holding(needle), needle).toEqual([]);
+    }, 60_000);
+  });
+
+  it('a no-store form keeps only metadata once its deliveries are done', async () => {
+    const message = `nostoredist${randomUUID().slice(0, 6)}`;
+    const marker = `nostorefile${randomUUID().slice(0, 6)}`;
+    const { form, submissionId } = await submitted({ storeContent: false }, message, marker);
+    await eventually(async () => {
+      const got = await api('GET', `/api/v1/forms/${form.id}/submissions/${submissionId}`);
+      expect(got.body).toMatchObject({ id: submissionId, contentDropped: true, fields: [], files: [] });
+      for (const needle of [message, marker]) expect(await holding(needle), needle).toEqual([]);
+    }, 60_000);
+    const exported = await api('GET', `/api/v1/forms/${form.id}/submissions/export`);
+    expect(exported.status).toBe(409);
   });
 });

@@ -130,7 +130,7 @@ function consumerGroups(
     {
       group: 'notifications.recipients-org',
       topic: Topics.orgsOrganization,
-      handler: createRecipientsOrgHandler({ store: deps.recipients }),
+      handler: createRecipientsOrgHandler({ store: deps.recipients, gone: deps.stores.gone }),
     },
     { group: 'notifications.forms-view', topic: Topics.formsForm, handler: createFormsViewHandler(deps.stores) },
     { group: 'notifications.submission-changes', topic: Topics.formsSubmission, handler: handlers.changes },

@@ -3,6 +3,7 @@ import { type ContractSkip, describeContract } from '@formgate/kit/testing';
 import { beforeAll, describe, expect } from 'vitest';
 import type { AttemptOutcome, Delivery, FirstAttemptBatch, NotificationStores } from '../src/store/index.ts';
 import { runDeliveryLogRedactionContract } from './delivery-log-redaction.contract.ts';
+import { runGoneSubmissionsContract } from './gone-submissions.contract.ts';
 import { runNotificationViewsContract } from './notification-views.contract.ts';
 import { runSubmissionSettlementsContract } from './submission-settlements.contract.ts';
 
@@ -42,13 +43,14 @@ export const delivery = (over: Partial<Delivery> = {}): Delivery => ({
 /**
  * The guarantees of `DeliveryLog`, `OutcomeOutbox` and `DeferredEmails` (see their JSDoc), checked against one
  * adapter's stores over one database, and those of `NotificationViews` (`notification-views.contract.ts`) and of
- * an erasure's redaction (`delivery-log-redaction.contract.ts`), and of no-store submissions' settling
- * (`submission-settlements.contract.ts`).
+ * an erasure's redaction (`delivery-log-redaction.contract.ts`), of no-store submissions' settling
+ * (`submission-settlements.contract.ts`), and of deleted submissions' tombstones (`gone-submissions.contract.ts`).
  */
 export function runNotificationStoresContract(target: NotificationStoresTarget) {
   runNotificationViewsContract(target);
   runDeliveryLogRedactionContract(target);
   runSubmissionSettlementsContract(target);
+  runGoneSubmissionsContract(target);
   describeContract(`DeliveryLog contract: ${target.name}`, target.skip, (it) => {
     let stores: NotificationStores;
     beforeAll(async () => {

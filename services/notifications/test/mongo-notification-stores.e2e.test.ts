@@ -1,8 +1,13 @@
 import { randomUUID } from 'node:crypto';
+import { runMongoMigrations } from '@formgate/store/mongo';
 import { useTestMongo } from '@formgate/store/testing';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import type { Delivery } from '../src/store/index.ts';
-import { createMongoNotificationStores } from '../src/store/mongo/index.ts';
+import {
+  createMongoNotificationStores,
+  MONGO_MIGRATIONS,
+  migrateMongoNotifications,
+} from '../src/store/mongo/index.ts';
 import { delivery, runNotificationStoresContract } from './delivery-log.contract.ts';
 import { submission } from './notification-views.contract.ts';
 import { migratedMongo } from './notifications-db.ts';
@@ -91,5 +96,34 @@ describe('the Mongo delivery store writes a submission copy it knows is stored o
     await store.deleteSubmission(b.submissionId);
     await store.saveSubmissions([b]);
     expect(await store.getSubmission(scope, b.submissionId)).toEqual(b);
+  });
+});
+
+describe('the Mongo tombstones of deleted submissions (migration 5)', () => {
+  it('upgrade a store of the previous shape, keeping what it held; read by `_id`, purged by the `org` index', async () => {
+    // A database of its own: this file's is migrated to the latest shape by the other tests.
+    const conn = mongo().useDb(`${mongo().db?.databaseName}_v4`);
+    const db = conn.db;
+    if (!db) throw new Error('not connected');
+    onTestFinished(() => db.dropDatabase().then(() => undefined));
+    await runMongoMigrations(db, 'notifications', MONGO_MIGRATIONS.slice(0, 4));
+    const before = dueDelivery();
+    await createMongoNotificationStores(conn).log.planDeliveries([before]);
+    expect(await migrateMongoNotifications(db)).toEqual({ scope: 'notifications', applied: [5], version: 5 });
+    const stores = createMongoNotificationStores(conn);
+    expect(await stores.log.getDelivery({ orgId: before.orgId }, before.id)).toMatchObject({
+      id: before.id,
+      target: before.target,
+    });
+
+    const indexes = (await db.collection('gone_submissions').indexes()).map((i) => [i.name, i.key]);
+    expect(indexes).toEqual(expect.arrayContaining([['org', { orgId: 1 }]]));
+    const submissionId = randomUUID();
+    await stores.gone.markGone({ orgId: 'org-1', submissionId, goneAt: T0 });
+    expect(await db.collection('gone_submissions').findOne({ _id: submissionId as never })).toEqual({
+      _id: submissionId,
+      orgId: 'org-1',
+      goneAt: T0,
+    });
   });
 });

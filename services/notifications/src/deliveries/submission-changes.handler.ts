@@ -28,6 +28,13 @@ function asReceived(m: BusMessage, event: { id: string; occurredAt: string }, da
  * as spam (not spam before) is sent to those subscribed to `submission.spam`, when the copy is here (kept when the
  * form had such an endpoint at its receipt). Idempotent: the deliveries' ids derive from the submission (deletion,
  * erasure) or the event (spam mark).
+ *
+ * Every deletion (erasure, expiry or through the API) first leaves a tombstone (`GoneSubmissions.markGone`), so the
+ * planning consumers of `ingest.submission`, when behind, skip the submission's `submission.received` that reaches
+ * them after it. A release (or release from spam) of a deleted submission is skipped the same way, but it comes
+ * before its deletion in this partition, so it is planned as usual and then forgotten with the copy; only a
+ * redelivery of both (after a crash), once older than `DELIVERY_TUNING.goneCheckAfterMs`, finds the tombstone and
+ * skips the release.
  */
 export function createSubmissionChangesHandler(deps: ErasureDeps) {
   const { views } = deps.stores;
@@ -44,6 +51,11 @@ export function createSubmissionChangesHandler(deps: ErasureDeps) {
         // Released from spam: notified as received (once: the delivery ids derive from the submission).
         await received([asReceived(m, event, event.data.submission)]);
         continue;
+      }
+      if (event.type === 'submission.deleted') {
+        // Before anything is forgotten: a consumer of `ingest.submission` behind skips the submission from now on.
+        const { orgId, submissionId } = event.data;
+        await deps.stores.gone.markGone({ orgId, submissionId, goneAt: event.occurredAt });
       }
       if (event.type === 'submission.deleted' && (event.data.erasure !== undefined || event.data.expired)) {
         await eraseSubmission(deps, event, event.data.erasure ?? null);

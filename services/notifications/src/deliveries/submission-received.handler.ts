@@ -31,7 +31,7 @@ export class FormNotYetKnownError extends Error {
 }
 
 export type HandlerDeps = Omit<PlanDeps, 'log'> & {
-  stores: Pick<NotificationStores, 'log' | 'views'>;
+  stores: Pick<NotificationStores, 'log' | 'views' | 'gone'>;
   runner: DeliveryRunner;
   channels: DeliveryChannels;
   endpoints: WebhookEndpointStore;
@@ -55,6 +55,42 @@ function cachedRecipients(recipients: VerifiedRecipients): VerifiedRecipients {
 }
 
 /**
+ * The submissions of `records` deleted before this consumer got to them (it was behind): only records older than
+ * `DELIVERY_TUNING.goneCheckAfterMs` are looked up, all in one read; none such, no read.
+ */
+async function goneAmong(
+  deps: Pick<HandlerDeps, 'stores' | 'clock'>,
+  records: { message: BusMessage; received: Received }[],
+): Promise<ReadonlySet<string>> {
+  const now = deps.clock.now().getTime();
+  const old = records.filter(({ message, received }) => {
+    const occurred = Date.parse(received.occurredAt);
+    const born = Number.isNaN(occurred) ? message.timestamp : Math.min(message.timestamp, occurred);
+    return now - born >= DELIVERY_TUNING.goneCheckAfterMs;
+  });
+  if (old.length === 0) return NONE_GONE;
+  return deps.stores.gone.listGone(old.map(({ received: { data } }) => data));
+}
+const NONE_GONE: ReadonlySet<string> = new Set();
+
+/** The batch's submissions that are not held, by form, in log order, but those deleted meanwhile (`goneAmong`). */
+async function receivedByForm(deps: Pick<HandlerDeps, 'stores' | 'clock' | 'logger'>, batch: BusMessage[]) {
+  const records: { message: BusMessage; received: Received }[] = [];
+  for (const message of batch) {
+    const { data, occurredAt } = decodeEvent(Topics.ingestSubmission, message.value);
+    if (!data.held) records.push({ message, received: { data, occurredAt } });
+  }
+  const gone = await goneAmong(deps, records);
+  if (gone.size > 0) deps.logger.info({ skipped: gone.size }, 'deleted submissions skipped (the consumer was behind)');
+  const byForm = new Map<string, Received[]>();
+  for (const { received } of records) {
+    if (gone.has(received.data.submissionId)) continue;
+    byForm.set(received.data.formId, [...(byForm.get(received.data.formId) ?? []), received]);
+  }
+  return byForm;
+}
+
+/**
  * `ingest.submission` → the deliveries of each submission that is not held, of the channel `kinds` this consumer
  * group serves (`plan-submission.ts`), and their first attempts right away, cheapest first, as one batch
  * (`first-attempts/`). Idempotent: a redelivered submission finds the deliveries it planned (deterministic ids),
@@ -67,18 +103,17 @@ function cachedRecipients(recipients: VerifiedRecipients): VerifiedRecipients {
  * The handler returns once the claims are durable; the sends go on beside the next batches, at most
  * `DELIVERY_TUNING.sendBacklog` deliveries of them (`drain` waits for them). A form's view, endpoints and its
  * organization's verified addresses are read once per batch, and the first attempts use what was read.
+ *
+ * A submission deleted before the consumer got to it (erased, expired or deleted through the API while the consumer
+ * was behind: its tombstone, `GoneSubmissions`) is skipped: nothing planned, no copy kept, nothing sent. Only records
+ * older than `DELIVERY_TUNING.goneCheckAfterMs` are checked, with one read per batch (`goneAmong`).
  */
 export function createSubmissionReceivedHandler(deps: HandlerDeps, kinds = ALL_CHANNEL_KINDS) {
   const { stores, runner } = deps;
   const inFlight = pLimit(DELIVERY_TUNING.firstAttemptsInFlight);
   const backlog = createSendBacklog(DELIVERY_TUNING.sendBacklog, deps.logger);
   const handle = async (batch: BusMessage[]) => {
-    const byForm = new Map<string, Received[]>();
-    for (const m of batch) {
-      const { data, occurredAt } = decodeEvent(Topics.ingestSubmission, m.value);
-      if (data.held) continue;
-      byForm.set(data.formId, [...(byForm.get(data.formId) ?? []), { data, occurredAt }]);
-    }
+    const byForm = await receivedByForm(deps, batch);
     if (byForm.size === 0) return;
     // Read once per batch: an address verified meanwhile counts from the next batch on.
     const planning = createSubmissionPlanning(

@@ -35,6 +35,21 @@ export const DELIVERY_TUNING = {
    * them (P14). The attempt keeps its `firstAttemptsInFlight` place meanwhile; the mail or webhook has already gone.
    */
   successGatherMs: 50,
+  /**
+   * How old a submission's record must be before its planning asks whether the submission was deleted meanwhile
+   * (`GoneSubmissions.listGone`: one read for all such records of a batch). Its age is the clock's time less the
+   * older of the record's log timestamp and its event's `occurredAt` (a dead letter replayed gets a new log
+   * timestamp, not a new `occurredAt`). A consumer that keeps up never pays the read.
+   *
+   * Younger records are planned unchecked. For one of them to be of a submission notifications already handled the
+   * deletion of, all of this must have happened within this window: the forms service stored the submission (from
+   * this same record), someone found and deleted it (an API call, an erasure by address, the retention after
+   * days), forms published the deletion and notifications handled it. No person does that in two seconds, and a
+   * client deleting that fast races the planning of a consumer that keeps up just the same. Smaller: a consumer a
+   * little behind reads once per batch more often. Larger: a wider window planned unchecked. Clocks of the producing
+   * host and of this one that differ shift the window by as much.
+   */
+  goneCheckAfterMs: 2_000,
   /** Forms of one consumer batch planned at once. */
   formsPlannedAtOnce: 8,
   /**

@@ -1,11 +1,13 @@
 import type { DeferredEmails } from './deferred-emails.ts';
 import type { DeliveryLog } from './delivery-log.ts';
+import type { GoneSubmissions } from './gone-submissions.ts';
 import type { NotificationViews } from './notification-views.ts';
 import type { OutcomeOutbox } from './outcome-outbox.ts';
 import type { SubmissionSettlements } from './submission-settlements.ts';
 
 export type { DeferredEmails } from './deferred-emails.ts';
 export type { DeliveryLog } from './delivery-log.ts';
+export type { GoneSubmission, GoneSubmissions } from './gone-submissions.ts';
 export type { NotificationViews } from './notification-views.ts';
 export type { OutcomeOutbox } from './outcome-outbox.ts';
 export { nextMailCounter, type RecipientStore, type VerifiedRecipients } from './recipients.ts';
@@ -21,4 +23,6 @@ export interface NotificationStores {
   deferred: DeferredEmails;
   /** The no-store forms' submissions being settled (issue 31). */
   settlements: SubmissionSettlements;
+  /** The tombstones of deleted submissions, which consumers behind skip. */
+  gone: GoneSubmissions;
 }

@@ -3,6 +3,7 @@ import type { NotificationStores } from '../index.ts';
 import { createMongoDeferredEmails } from './deferred-emails.ts';
 import type { DeliveriesOptions } from './deliveries-schema.ts';
 import { createMongoDeliveryLog } from './delivery-log.ts';
+import { createMongoGoneSubmissions } from './gone-submissions.ts';
 import { createMongoNotificationViews } from './notification-views.ts';
 import { createMongoOutcomeOutbox } from './outcome-outbox.ts';
 import { createMongoSubmissionSettlements } from './submission-settlements.ts';
@@ -27,5 +28,6 @@ export function createMongoNotificationStores(
     outbox: createMongoOutcomeOutbox(db),
     deferred: createMongoDeferredEmails(db),
     settlements: createMongoSubmissionSettlements(db),
+    gone: createMongoGoneSubmissions(db),
   };
 }

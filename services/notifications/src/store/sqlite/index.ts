@@ -3,6 +3,7 @@ import type { NotificationStores } from '../index.ts';
 import { createSqliteDeferredEmails } from './deferred-emails.ts';
 import { createSqliteWrites } from './deliveries-schema.ts';
 import { createSqliteDeliveryLog } from './delivery-log.ts';
+import { createSqliteGoneSubmissions } from './gone-submissions.ts';
 import { createSqliteNotificationViews } from './notification-views.ts';
 import { createSqliteOutcomeOutbox } from './outcome-outbox.ts';
 import { createSqliteSubmissionSettlements } from './submission-settlements.ts';
@@ -20,5 +21,6 @@ export function createSqliteNotificationStores(db: SqliteDb): NotificationStores
     outbox: createSqliteOutcomeOutbox(db, write),
     deferred: createSqliteDeferredEmails(db, write),
     settlements: createSqliteSubmissionSettlements(db, write),
+    gone: createSqliteGoneSubmissions(db, write),
   };
 }

@@ -3,6 +3,7 @@ import { deliveries } from './0001-deliveries.ts';
 import { webhookEndpoints } from './0002-webhook-endpoints.ts';
 import { notificationEmails } from './0003-notification-emails.ts';
 import { submissionSettlements } from './0004-submission-settlements.ts';
+import { goneSubmissions } from './0005-gone-submissions.ts';
 
 /** The `notifications` scope's schema on SQLite, in order (ADR 72). */
 export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
@@ -10,6 +11,7 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
   webhookEndpoints,
   notificationEmails,
   submissionSettlements,
+  goneSubmissions,
 ];
 
 /** Brings the notifications tables of `db` to the latest shape; run by the composition root before any adapter. */
