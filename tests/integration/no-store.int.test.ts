@@ -85,4 +85,33 @@ describe('embedded mode: a no-store form delivers, then keeps only metadata', ()
     const mails = readdirSync(mailDir).map((f) => readFileSync(join(mailDir, f), 'latin1'));
     expect(mails.filter((m) => m.includes(MARKER))).toEqual([]);
   });
+
+  it('a spam submission keeps only metadata too, and marking it not spam afterwards delivers nothing', async () => {
+    const form = await app.createForm({
+      name: 'Ephemeral spam',
+      settings: { storeContent: false, notifications: { emails: [RECIPIENT] } },
+    });
+    const marker = 'spammywombat';
+    const res = await fetch(`${app.baseUrl}/f/${form.key}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify({ message: `Buy ${marker}`, _gotcha: 'bot' }),
+    });
+    expect(res.status).toBe(200);
+    const { id } = (await res.json()) as { id: string };
+    await eventually(async () => {
+      const got = await app.api('GET', `/api/v1/forms/${form.id}/submissions/${id}`);
+      expect(got.body).toMatchObject({ id, spam: true, contentDropped: true, fields: [] });
+    }, 20_000);
+    const marked = await app.api('PATCH', `/api/v1/forms/${form.id}/submissions/${id}`, { spam: false });
+    expect(marked.status).toBe(200);
+    expect(marked.body).toMatchObject({ spam: false, contentDropped: true, fields: [] });
+    // Nothing was left to deliver: no delivery is ever planned for it.
+    await new Promise((r) => setTimeout(r, 1_500));
+    const deliveries = (await app.api('GET', `/api/v1/forms/${form.id}/submissions/${id}/deliveries`)).body
+      .data as DeliveryDto[];
+    expect(deliveries).toEqual([]);
+    const mailDir = join(app.dataDir, 'mail');
+    expect(readdirSync(mailDir).filter((f) => readFileSync(join(mailDir, f), 'latin1').includes(marker))).toEqual([]);
+  });
 });

@@ -511,7 +511,7 @@ describe('no-store forms (issue 31)', () => {
     expect(explanation.textContent).toContain('Once every delivery of a submission has succeeded or failed for good');
     expect(explanation.textContent).toContain('Nothing can be exported.');
     expect(explanation.textContent).toContain(
-      'Held and spam submissions keep their content until they are released and delivered, or deleted.',
+      'Held submissions keep their content until they are released and delivered, or deleted.',
     );
     fireEvent.click(screen.getByRole('button', { name: 'Save settings' }));
     await waitFor(() => expect(patches(server)).toHaveLength(1));

@@ -39,7 +39,7 @@ const formSettingsFields = {
   /**
    * false: a no-store form (issue 31). Its submissions are delivered (email, webhooks), then only their metadata is
    * kept (id, time, spam verdict, delivery outcomes) once every delivery succeeded or failed for good; nothing is
-   * exported. Held and spam submissions keep their content until released and delivered, or deleted.
+   * exported. Held submissions keep their content until released and delivered, or deleted.
    */
   storeContent: z.boolean(),
 };

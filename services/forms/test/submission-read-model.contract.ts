@@ -424,5 +424,15 @@ export function submissionReadModelContract(
       occurredAt: '2026-05-02T00:00:00.000Z',
     });
     expect(await stores().submissions.dropContent(a, f.id, kept.id)).toBe(false);
+
+    // A spam one dropped, then marked not spam: nothing left to release (the change carries no submission).
+    const spam = submission(f, '2026-05-01T12:00:00.000Z', { spam: { isSpam: true, reasons: [] } });
+    await stores().submissions.insertSubmissions([spam]);
+    expect(await stores().submissions.dropContent(a, f.id, spam.id)).toBe(true);
+    const mark = { id: `c-${spam.id}`, occurredAt: '2026-05-02T00:00:00.000Z' };
+    expect(await stores().changes.changeSubmission(a, f.id, spam.id, 'not-spam', mark)).toBe('changed');
+    const pending = (await stores().changes.listUnpublishedSubmissionChanges(100_000)).find((c) => c.id === mark.id);
+    expect(pending).toMatchObject({ action: 'not-spam', submissionId: spam.id });
+    expect(pending?.submission).toBeUndefined();
   });
 }

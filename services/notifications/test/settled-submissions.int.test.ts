@@ -1,13 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { BusMessage, Subscription } from '@formgate/bus';
-import {
-  DEFAULT_FORM_NOTIFICATIONS,
-  decodeEvent,
-  encodeEvent,
-  type Form,
-  type SubmissionReceived,
-  Topics,
-} from '@formgate/contracts';
+import { DEFAULT_FORM_NOTIFICATIONS, decodeEvent, type Form, Topics } from '@formgate/contracts';
 import { eventually } from '@formgate/kit/testing';
 import { createMailFiles } from '@formgate/mail';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -198,33 +191,28 @@ describe('no-store forms (issue 31): notifications settle a submission once its 
     expect(await svc.deliveriesOf(form, submissionId)).toEqual([]);
   });
 
-  it('leaves held and spam submissions whole; a released one is settled once delivered', async () => {
+  it('settles a spam submission once its deliveries are done; leaves a held one whole until released', async () => {
     const { form, hook } = await formWithEmailAndWebhook();
-    const spamVerdict = { isSpam: true, reasons: [] };
-    const spam = await svc.submit(form, { spam: spamVerdict });
+    const spam = await svc.submit(form, { spam: { isSpam: true, reasons: [] } });
     const held = await svc.submit(form, { held: true });
-    const unspammed = await svc.submit(form, { spam: spamVerdict });
     // A later submission of the form settles: the ones before it on its key were handled by then.
     const later = await svc.submit(form);
     await settled(later);
-    await eventually(() => expect(at(hook)).toHaveLength(3));
-    await sweepLater();
-    for (const id of [spam, held, unspammed]) expect(settledOf(id)).toEqual([]);
-    // The spam ones' copies are kept (sent to the endpoint as submission.spam), their deliveries whole.
-    expect(await copyOf(form, spam)).not.toBeNull();
+    // The spam one went to the endpoint as submission.spam, then was settled like any other.
+    await settled(spam);
+    expect(await copyOf(form, spam)).toBeNull();
     const [spamHook] = await svc.deliveriesOf(form, spam);
     expect(spamHook).toMatchObject({ status: 'succeeded', channel: 'webhook' });
-    expect(spamHook?.lastResponse?.text).toContain('Hello');
+    expect(spamHook?.lastResponse?.text).not.toContain('Hello');
+    await eventually(() => expect(at(hook)).toHaveLength(2));
+    await sweepLater();
+    expect(settledOf(held)).toEqual([]);
 
-    // Released (issue 13), and released from spam (issue 14): delivered as received, then settled.
+    // Released (issue 13): delivered as received, then settled.
     await svc.release(form, held);
-    await svc.bus.publish(Topics.formsSubmission, [{ key: form.id, value: unspam(form, unspammed) }]);
-    for (const id of [held, unspammed]) {
-      await settled(id);
-      expect(await copyOf(form, id)).toBeNull();
-      expect(JSON.stringify(await svc.deliveriesOf(form, id))).not.toContain(OWNER);
-    }
-    expect(settledOf(spam)).toEqual([]);
+    await settled(held);
+    expect(await copyOf(form, held)).toBeNull();
+    expect(JSON.stringify(await svc.deliveriesOf(form, held))).not.toContain(OWNER);
   });
 
   it('never settles a submission of a form that stores content', async () => {
@@ -244,27 +232,3 @@ describe('no-store forms (issue 31): notifications settle a submission once its 
     expect(JSON.stringify(await svc.deliveriesOf(form, submissionId))).toContain(SUBMITTER);
   });
 });
-
-/** `submission.spam-marked` of a spam submission marked not spam, carrying it (issue 14). */
-function unspam(form: Form, submissionId: string): string {
-  const now = new Date().toISOString();
-  const submission: SubmissionReceived['data'] = {
-    submissionId,
-    formId: form.id,
-    orgId: form.orgId,
-    receivedAt: now,
-    fields: [{ name: 'message', value: 'not spam after all' }],
-    files: [],
-    meta: {},
-    spam: { isSpam: false, reasons: [] },
-    held: false,
-  };
-  const data = { submissionId, formId: form.id, orgId: form.orgId, receivedAt: now, wasSpam: true, spam: false };
-  return encodeEvent(Topics.formsSubmission, {
-    id: randomUUID(),
-    type: 'submission.spam-marked',
-    version: 1,
-    occurredAt: now,
-    data: { ...data, submission },
-  });
-}

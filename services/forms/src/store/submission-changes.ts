@@ -17,7 +17,8 @@ import type { CountedChange, SubmissionChange, SubmissionChangeAction, Submissio
  * - Marking not spam a submission whose ingest verdict was spam releases it, once: the first such change carries
  *   the submission (`submission`, with its reserved fields, which the stored one then forgets); later marks of it
  *   (spam, then not spam again) carry nothing. A submission ingest judged clean never carries it (it was notified
- *   and billed at receipt).
+ *   and billed at receipt), nor one whose content was dropped (a no-store form's, `dropContent`): nothing is left
+ *   to deliver.
  * - Held submissions (issue 13) are in no counter but `heldCount` until released. The API's actions do not see
  *   them (`not_found`); `release` changes only a held one (`unchanged` otherwise), and its change carries the
  *   submission as released (`submission`), so of two releases racing for one submission exactly one is `changed`.

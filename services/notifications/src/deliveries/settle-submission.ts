@@ -37,8 +37,9 @@ const AT_ONCE = 4;
  * stays open until the last one, so a process that stops anywhere leaves a record the sweep (`settle-sweep.ts`)
  * settles again; several instances at once publish the same event twice at worst.
  *
- * Held submissions are never planned (a released one is, then), and spam ones are not recorded: forms keeps their
- * content until they are deleted or expire, or, marked not spam, they are released, planned and settled.
+ * Held submissions are never planned (a released one is, then). Spam ones are settled like the others once their
+ * deliveries (`submission.spam` webhooks) are done; forms then keeps only their metadata, so a later "not spam"
+ * mark releases nothing to deliver.
  *
  * `planned` and `afterFinal` are the prompt triggers; a failure there is logged and left to the sweep. In one
  * process the settling of a submission is serialized, so triggers at once publish once.

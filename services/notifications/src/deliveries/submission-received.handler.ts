@@ -97,7 +97,7 @@ async function receivedByForm(deps: Pick<HandlerDeps, 'stores' | 'clock' | 'logg
  * attempts none again, and publishes again the outcome of every final one. A failed send is an outcome, never an
  * exception: only a store or bus outage throws, and the bus retries that without limit.
  *
- * A submission of a no-store form that is not spam has its planning by `kinds` recorded once its deliveries are
+ * A submission of a no-store form has its planning by `kinds` recorded once its deliveries are
  * claimed, and is settled when every group planned it and its deliveries are done (`settle-submission.ts`).
  *
  * The handler returns once the claims are durable; the sends go on beside the next batches, at most
@@ -136,8 +136,8 @@ export function createSubmissionReceivedHandler(deps: HandlerDeps, kinds = ALL_C
       for (const item of received.filter((r) => r.data.orgId === form.orgId)) {
         const planned = await plan(item);
         if (planned.keepCopy) copies.push(item.data);
-        // A spam one is never settled here: forms keeps it whole until it is deleted, expires or is released.
-        if (form.storeContent === false && !item.data.spam.isSpam) {
+        // Spam ones too: once their deliveries (`submission.spam` webhooks, if any) are done, only metadata stays.
+        if (form.storeContent === false) {
           noStore.push({ submissionId: item.data.submissionId, orgId: form.orgId, formId });
         }
         for (const d of planned.wanted) contexts.set(d.id, planned.context);

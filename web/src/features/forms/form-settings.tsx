@@ -208,7 +208,7 @@ function StorageSettings({ fields }: { fields: UseFormReturn<SettingsFormValues>
               only its time, spam verdict and delivery outcomes are kept.
             </li>
             <li>Nothing can be exported.</li>
-            <li>Held and spam submissions keep their content until they are released and delivered, or deleted.</li>
+            <li>Held submissions keep their content until they are released and delivered, or deleted.</li>
           </ul>
         </Notice>
       ) : null}

@@ -93,7 +93,7 @@ export function createMongoSubmissionChanges(db: MongoDb): SubmissionChanges {
     const stored = { ...doc, id: doc._id };
     let submission: SubmissionRecord | undefined;
     if (action === 'release') submission = releasedSubmission(stored, doc.spam);
-    else if (action === 'not-spam' && (doc.receivedSpam ?? wasSpam) && !doc.spamReleased) {
+    else if (action === 'not-spam' && (doc.receivedSpam ?? wasSpam) && !doc.spamReleased && !doc.contentDropped) {
       // Released from spam (issue 14): the first not-spam mark of a submission ingest judged spam.
       submission = releasedSubmission(stored, { isSpam: false, reasons: doc.spam.reasons });
     }

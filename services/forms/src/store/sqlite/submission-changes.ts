@@ -77,7 +77,7 @@ export function createSqliteSubmissionChanges(db: SqliteDb): SubmissionChanges {
     const spam = action === 'spam';
     const receivedSpam = doc.receivedSpam ?? wasSpam;
     let submission: SubmissionRecord | undefined;
-    if (!spam && receivedSpam && doc.spamReleased !== true) {
+    if (!spam && receivedSpam && doc.spamReleased !== true && doc.contentDropped !== true) {
       submission = releasedSubmission(stored, { isSpam: false, reasons: doc.spam.reasons });
       q.spamRelease.run(id);
     } else {
