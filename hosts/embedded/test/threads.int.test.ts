@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eventually } from '@formgate/kit/testing';
@@ -31,6 +31,9 @@ describe('embedded mode: a thread that ends on its own (ADR 77)', () => {
     );
     try {
       const readyz = () => fetch(`http://127.0.0.1:${app.port}/readyz`).then((r) => r.status);
+      expect(await readyz()).toBe(200);
+      expect(fatal).toEqual([]);
+      writeFileSync(join(dataDir, 'crash-now'), '');
       await eventually(
         () => expect(fatal.map((e) => e.message)).toEqual(['services thread exited with code 1']),
         30_000,
