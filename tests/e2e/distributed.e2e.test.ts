@@ -16,6 +16,7 @@ import { describeSubmissionManagementFlows } from '../flows/submission-managemen
 import type { FlowTarget } from '../flows/target.ts';
 import { distributedTarget } from '../flows/targets.ts';
 import { describeTenantIsolation } from '../flows/tenant-isolation.flows.ts';
+import { describeTwoFactorFlows } from '../flows/two-factor.flows.ts';
 import { createAccounts } from '../harness/accounts.ts';
 import { createBrowserSession } from '../harness/browser-session.ts';
 import { eventually } from '../harness/embedded-app.ts';
@@ -121,6 +122,7 @@ describe('distributed mode: separate processes on Kafka and a Mongo-wire server'
   describeAccountFlows(target);
   describeOrganizationFlows(target);
   describeApiKeyFlows(target);
+  describeTwoFactorFlows(target);
   describeTenantIsolation(target);
   describeSubmissionManagementFlows(target);
   describeReadYourSettingsFlows(target);

@@ -117,6 +117,7 @@ const CASES: Record<string, Case> = {
   'GET /api/v1/orgs/settings': { secret: () => 'team@owner-a.example' },
   'PATCH /api/v1/orgs/settings': { body: { email_management: true } },
   'GET /api/v1/orgs/audit-log': {},
+  'GET /api/v1/orgs/audit-log/chain': {},
   'GET /api/v1/flags/:flag': { params: () => ({ flag: 'emailManagement' }) },
   'POST /api/v1/erasures': { body: () => ({ email: `nobody-${Math.random().toString(36).slice(2)}@example.com` }) },
   'GET /api/v1/erasures': {},

@@ -39,6 +39,8 @@ export const routes: RouteObject[] = [
         lazy: () => import('./routes/auth/auth-layout.tsx'),
         children: [
           { path: 'login', lazy: () => import('./routes/auth/login.tsx') },
+          // A static segment outranks `login/:email` in react-router; listed first all the same.
+          { path: 'login/two-factor', lazy: () => import('./routes/auth/login-two-factor.tsx') },
           { path: 'login/:email', lazy: () => import('./routes/auth/login-email.tsx') },
           { path: 'sign-up', lazy: () => import('./routes/auth/sign-up.tsx') },
           { path: 'check-email', lazy: () => import('./routes/auth/check-email.tsx') },

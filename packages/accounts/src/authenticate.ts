@@ -4,6 +4,7 @@ import { fromNodeHeaders } from 'better-auth/node';
 import { isUnreachable } from './adapter-guard.ts';
 import type { ApiKeyScope } from './api-key-cache.ts';
 import { API_KEY_PREFIX, type Auth } from './create-auth.ts';
+import { organizationRequiresTwoFactor } from './two-factor-policy.ts';
 import type { ApiKeyVerifier } from './verify-api-key.ts';
 
 export type { ApiKeyScope } from './api-key-cache.ts';
@@ -19,6 +20,11 @@ export type Caller =
       sessionExpiresAt: Date;
       orgId: string | null;
       roles: string[];
+      /**
+       * The active organization requires two-factor and this user has not set it up: its routes answer 403
+       * `TWO_FACTOR_REQUIRED` (the user's own routes do not).
+       */
+      lacksRequiredTwoFactor: boolean;
     }
   | { via: 'api-key'; keyId: string; orgId: string; scope: ApiKeyScope; roles: string[] };
 
@@ -54,6 +60,12 @@ async function sessionCaller(auth: Auth, req: IncomingMessage): Promise<Caller |
         ],
       })
     : null;
+  const hasTwoFactor = (user as { twoFactorEnabled?: boolean | null }).twoFactorEnabled === true;
+  // Read only for a member without two-factor: the setting cannot concern anyone else.
+  const lacksRequiredTwoFactor =
+    member && orgId && !hasTwoFactor
+      ? await organizationRequiresTwoFactor((await auth.$context).adapter, orgId)
+      : false;
   return {
     via: 'session',
     userId: user.id,
@@ -63,6 +75,7 @@ async function sessionCaller(auth: Auth, req: IncomingMessage): Promise<Caller |
     sessionExpiresAt: new Date(session.session.expiresAt),
     orgId: member ? orgId : null,
     roles: member ? member.role.split(',').map((r) => r.trim()) : [],
+    lacksRequiredTwoFactor,
   };
 }
 

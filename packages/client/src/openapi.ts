@@ -679,10 +679,30 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * A page of the organization's audit log, newest first
+         * A page of the organization's audit log, newest first (by type, actor email and time)
          * @description Caller: a member's session or an API key with `read` scope. Needs `organization: update`.
          */
         get: operations["listAuditLog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/orgs/audit-log/chain": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organization's audit log in order, with its hash chain, to verify (`formgate audit verify`)
+         * @description Caller: a member's session or an API key with `read` scope. Needs `organization: update`.
+         */
+        get: operations["readAuditChain"];
         put?: never;
         post?: never;
         delete?: never;
@@ -854,6 +874,9 @@ export interface components {
             data: {
                 [key: string]: string;
             };
+            seq: number;
+            prevHash: string;
+            hash: string;
         };
         BillingUsage: {
             period: string;
@@ -1854,7 +1877,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first */
+            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1863,7 +1886,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION";
+                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "TWO_FACTOR_REQUIRED";
                             message: string;
                             requestId: string;
                             /** @description Validation issues `[{path, message}]`, or the documented details of a code */
@@ -1970,7 +1993,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `CSRF_REJECTED`: Cross-site request refused */
+            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile; `CSRF_REJECTED`: Cross-site request refused */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1979,7 +2002,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "CSRF_REJECTED";
+                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "TWO_FACTOR_REQUIRED" | "CSRF_REJECTED";
                             message: string;
                             requestId: string;
                             /** @description Validation issues `[{path, message}]`, or the documented details of a code */
@@ -2118,7 +2141,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `CSRF_REJECTED`: Cross-site request refused */
+            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile; `CSRF_REJECTED`: Cross-site request refused */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2127,7 +2150,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "CSRF_REJECTED";
+                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "TWO_FACTOR_REQUIRED" | "CSRF_REJECTED";
                             message: string;
                             requestId: string;
                             /** @description Validation issues `[{path, message}]`, or the documented details of a code */
@@ -2252,7 +2275,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first */
+            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2261,7 +2284,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION";
+                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "TWO_FACTOR_REQUIRED";
                             message: string;
                             requestId: string;
                             /** @description Validation issues `[{path, message}]`, or the documented details of a code */
@@ -2388,7 +2411,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `CSRF_REJECTED`: Cross-site request refused; `PLAN_LIMIT_REACHED`: The organization's plan allows no more of these; upgrade the plan */
+            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile; `CSRF_REJECTED`: Cross-site request refused; `PLAN_LIMIT_REACHED`: The organization's plan allows no more of these; upgrade the plan */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2397,7 +2420,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "CSRF_REJECTED" | "PLAN_LIMIT_REACHED";
+                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "TWO_FACTOR_REQUIRED" | "CSRF_REJECTED" | "PLAN_LIMIT_REACHED";
                             message: string;
                             requestId: string;
                             /** @description Validation issues `[{path, message}]`, or the documented details of a code */
@@ -2576,7 +2599,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first */
+            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2585,7 +2608,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION";
+                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "TWO_FACTOR_REQUIRED";
                             message: string;
                             requestId: string;
                             /** @description Validation issues `[{path, message}]`, or the documented details of a code */
@@ -2726,7 +2749,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `CSRF_REJECTED`: Cross-site request refused */
+            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile; `CSRF_REJECTED`: Cross-site request refused */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2735,7 +2758,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "CSRF_REJECTED";
+                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "TWO_FACTOR_REQUIRED" | "CSRF_REJECTED";
                             message: string;
                             requestId: string;
                             /** @description Validation issues `[{path, message}]`, or the documented details of a code */
@@ -2882,7 +2905,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `CSRF_REJECTED`: Cross-site request refused */
+            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile; `CSRF_REJECTED`: Cross-site request refused */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2891,7 +2914,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "CSRF_REJECTED";
+                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "TWO_FACTOR_REQUIRED" | "CSRF_REJECTED";
                             message: string;
                             requestId: string;
                             /** @description Validation issues `[{path, message}]`, or the documented details of a code */
@@ -3092,7 +3115,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first */
+            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3101,7 +3124,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION";
+                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "TWO_FACTOR_REQUIRED";
                             message: string;
                             requestId: string;
                             /** @description Validation issues `[{path, message}]`, or the documented details of a code */
@@ -3255,7 +3278,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first */
+            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3264,7 +3287,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION";
+                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "TWO_FACTOR_REQUIRED";
                             message: string;
                             requestId: string;
                             /** @description Validation issues `[{path, message}]`, or the documented details of a code */
@@ -3416,7 +3439,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first */
+            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3425,7 +3448,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION";
+                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "TWO_FACTOR_REQUIRED";
                             message: string;
                             requestId: string;
                             /** @description Validation issues `[{path, message}]`, or the documented details of a code */
@@ -3598,7 +3621,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `CSRF_REJECTED`: Cross-site request refused */
+            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile; `CSRF_REJECTED`: Cross-site request refused */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3607,7 +3630,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "CSRF_REJECTED";
+                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "TWO_FACTOR_REQUIRED" | "CSRF_REJECTED";
                             message: string;
                             requestId: string;
                             /** @description Validation issues `[{path, message}]`, or the documented details of a code */
@@ -3787,7 +3810,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first */
+            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3796,7 +3819,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION";
+                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "TWO_FACTOR_REQUIRED";
                             message: string;
                             requestId: string;
                             /** @description Validation issues `[{path, message}]`, or the documented details of a code */
@@ -3938,7 +3961,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `CSRF_REJECTED`: Cross-site request refused */
+            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile; `CSRF_REJECTED`: Cross-site request refused */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3947,7 +3970,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "CSRF_REJECTED";
+                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "TWO_FACTOR_REQUIRED" | "CSRF_REJECTED";
                             message: string;
                             requestId: string;
                             /** @description Validation issues `[{path, message}]`, or the documented details of a code */
@@ -4097,7 +4120,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `CSRF_REJECTED`: Cross-site request refused */
+            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile; `CSRF_REJECTED`: Cross-site request refused */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4106,7 +4129,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "CSRF_REJECTED";
+                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "TWO_FACTOR_REQUIRED" | "CSRF_REJECTED";
                             message: string;
                             requestId: string;
                             /** @description Validation issues `[{path, message}]`, or the documented details of a code */
@@ -4290,7 +4313,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first */
+            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4299,7 +4322,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION";
+                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "TWO_FACTOR_REQUIRED";
                             message: string;
                             requestId: string;
                             /** @description Validation issues `[{path, message}]`, or the documented details of a code */
@@ -4693,7 +4716,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first */
+            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4702,7 +4725,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION";
+                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "TWO_FACTOR_REQUIRED";
                             message: string;
                             requestId: string;
                             /** @description Validation issues `[{path, message}]`, or the documented details of a code */
@@ -4859,7 +4882,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `CSRF_REJECTED`: Cross-site request refused */
+            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile; `CSRF_REJECTED`: Cross-site request refused */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4868,7 +4891,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "CSRF_REJECTED";
+                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "TWO_FACTOR_REQUIRED" | "CSRF_REJECTED";
                             message: string;
                             requestId: string;
                             /** @description Validation issues `[{path, message}]`, or the documented details of a code */
@@ -5060,7 +5083,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `CSRF_REJECTED`: Cross-site request refused */
+            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile; `CSRF_REJECTED`: Cross-site request refused */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5069,7 +5092,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "CSRF_REJECTED";
+                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "TWO_FACTOR_REQUIRED" | "CSRF_REJECTED";
                             message: string;
                             requestId: string;
                             /** @description Validation issues `[{path, message}]`, or the documented details of a code */
@@ -5257,7 +5280,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first */
+            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5266,7 +5289,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION";
+                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "TWO_FACTOR_REQUIRED";
                             message: string;
                             requestId: string;
                             /** @description Validation issues `[{path, message}]`, or the documented details of a code */
@@ -5410,7 +5433,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first */
+            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5419,7 +5442,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION";
+                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "TWO_FACTOR_REQUIRED";
                             message: string;
                             requestId: string;
                             /** @description Validation issues `[{path, message}]`, or the documented details of a code */
@@ -5551,7 +5574,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `CSRF_REJECTED`: Cross-site request refused */
+            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile; `CSRF_REJECTED`: Cross-site request refused */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5560,7 +5583,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "CSRF_REJECTED";
+                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "TWO_FACTOR_REQUIRED" | "CSRF_REJECTED";
                             message: string;
                             requestId: string;
                             /** @description Validation issues `[{path, message}]`, or the documented details of a code */
@@ -5729,7 +5752,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first */
+            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5738,7 +5761,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION";
+                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "TWO_FACTOR_REQUIRED";
                             message: string;
                             requestId: string;
                             /** @description Validation issues `[{path, message}]`, or the documented details of a code */
@@ -5884,7 +5907,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first */
+            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5893,7 +5916,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION";
+                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "TWO_FACTOR_REQUIRED";
                             message: string;
                             requestId: string;
                             /** @description Validation issues `[{path, message}]`, or the documented details of a code */
@@ -6042,7 +6065,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `CSRF_REJECTED`: Cross-site request refused */
+            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile; `CSRF_REJECTED`: Cross-site request refused */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6051,7 +6074,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "CSRF_REJECTED";
+                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "TWO_FACTOR_REQUIRED" | "CSRF_REJECTED";
                             message: string;
                             requestId: string;
                             /** @description Validation issues `[{path, message}]`, or the documented details of a code */
@@ -6274,7 +6297,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `CSRF_REJECTED`: Cross-site request refused */
+            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile; `CSRF_REJECTED`: Cross-site request refused */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6283,7 +6306,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "CSRF_REJECTED";
+                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "TWO_FACTOR_REQUIRED" | "CSRF_REJECTED";
                             message: string;
                             requestId: string;
                             /** @description Validation issues `[{path, message}]`, or the documented details of a code */
@@ -6464,7 +6487,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first */
+            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6473,7 +6496,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION";
+                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "TWO_FACTOR_REQUIRED";
                             message: string;
                             requestId: string;
                             /** @description Validation issues `[{path, message}]`, or the documented details of a code */
@@ -6620,7 +6643,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `CSRF_REJECTED`: Cross-site request refused */
+            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile; `CSRF_REJECTED`: Cross-site request refused */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6629,7 +6652,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "CSRF_REJECTED";
+                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "TWO_FACTOR_REQUIRED" | "CSRF_REJECTED";
                             message: string;
                             requestId: string;
                             /** @description Validation issues `[{path, message}]`, or the documented details of a code */
@@ -6843,7 +6866,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `CSRF_REJECTED`: Cross-site request refused */
+            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile; `CSRF_REJECTED`: Cross-site request refused */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6852,7 +6875,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "CSRF_REJECTED";
+                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "TWO_FACTOR_REQUIRED" | "CSRF_REJECTED";
                             message: string;
                             requestId: string;
                             /** @description Validation issues `[{path, message}]`, or the documented details of a code */
@@ -7000,7 +7023,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `CSRF_REJECTED`: Cross-site request refused */
+            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile; `CSRF_REJECTED`: Cross-site request refused */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7009,7 +7032,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "CSRF_REJECTED";
+                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "TWO_FACTOR_REQUIRED" | "CSRF_REJECTED";
                             message: string;
                             requestId: string;
                             /** @description Validation issues `[{path, message}]`, or the documented details of a code */
@@ -7227,7 +7250,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `CSRF_REJECTED`: Cross-site request refused */
+            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile; `CSRF_REJECTED`: Cross-site request refused */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7236,7 +7259,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "CSRF_REJECTED";
+                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "TWO_FACTOR_REQUIRED" | "CSRF_REJECTED";
                             message: string;
                             requestId: string;
                             /** @description Validation issues `[{path, message}]`, or the documented details of a code */
@@ -7415,7 +7438,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first */
+            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7424,7 +7447,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION";
+                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "TWO_FACTOR_REQUIRED";
                             message: string;
                             requestId: string;
                             /** @description Validation issues `[{path, message}]`, or the documented details of a code */
@@ -7550,7 +7573,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first */
+            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7559,7 +7582,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION";
+                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "TWO_FACTOR_REQUIRED";
                             message: string;
                             requestId: string;
                             /** @description Validation issues `[{path, message}]`, or the documented details of a code */
@@ -7682,7 +7705,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first */
+            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7691,7 +7714,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION";
+                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "TWO_FACTOR_REQUIRED";
                             message: string;
                             requestId: string;
                             /** @description Validation issues `[{path, message}]`, or the documented details of a code */
@@ -7865,7 +7888,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `CSRF_REJECTED`: Cross-site request refused */
+            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile; `CSRF_REJECTED`: Cross-site request refused */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7874,7 +7897,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "CSRF_REJECTED";
+                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "TWO_FACTOR_REQUIRED" | "CSRF_REJECTED";
                             message: string;
                             requestId: string;
                             /** @description Validation issues `[{path, message}]`, or the documented details of a code */
@@ -8022,6 +8045,10 @@ export interface operations {
             query?: {
                 limit?: number;
                 cursor?: string;
+                type?: string;
+                actor?: string;
+                from?: string;
+                to?: string;
             };
             header?: never;
             path?: never;
@@ -8077,7 +8104,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first */
+            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8086,7 +8113,146 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION";
+                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "TWO_FACTOR_REQUIRED";
+                            message: string;
+                            requestId: string;
+                            /** @description Validation issues `[{path, message}]`, or the documented details of a code */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description `METHOD_NOT_ALLOWED`: Method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "METHOD_NOT_ALLOWED";
+                            message: string;
+                            requestId: string;
+                            /** @description Validation issues `[{path, message}]`, or the documented details of a code */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description `AUTH_UNAVAILABLE`: Credentials cannot be checked right now; retry shortly; `UPSTREAM_UNAVAILABLE`: Service unavailable, retry shortly; `STORE_UNAVAILABLE`: The service cannot reach its database right now; retry shortly */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "AUTH_UNAVAILABLE" | "UPSTREAM_UNAVAILABLE" | "STORE_UNAVAILABLE";
+                            message: string;
+                            requestId: string;
+                            /** @description Validation issues `[{path, message}]`, or the documented details of a code */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description `UPSTREAM_TIMEOUT`: The service did not answer in time */
+            504: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "UPSTREAM_TIMEOUT";
+                            message: string;
+                            requestId: string;
+                            /** @description Validation issues `[{path, message}]`, or the documented details of a code */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    readAuditChain: {
+        parameters: {
+            query?: {
+                after?: number;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the chain */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        orgId: string;
+                        data: components["schemas"]["AuditEntry"][];
+                        next: number | null;
+                    };
+                };
+            };
+            /** @description `VALIDATION_FAILED`: Invalid request; `MALFORMED_REQUEST`: The request headers cannot be forwarded */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "VALIDATION_FAILED" | "MALFORMED_REQUEST";
+                            message: string;
+                            requestId: string;
+                            /** @description Validation issues `[{path, message}]`, or the documented details of a code */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description `UNAUTHENTICATED`: Authentication required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "UNAUTHENTICATED";
+                            message: string;
+                            requestId: string;
+                            /** @description Validation issues `[{path, message}]`, or the documented details of a code */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "TWO_FACTOR_REQUIRED";
                             message: string;
                             requestId: string;
                             /** @description Validation issues `[{path, message}]`, or the documented details of a code */
@@ -8215,7 +8381,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first */
+            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8224,7 +8390,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION";
+                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "TWO_FACTOR_REQUIRED";
                             message: string;
                             requestId: string;
                             /** @description Validation issues `[{path, message}]`, or the documented details of a code */
@@ -8465,7 +8631,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first */
+            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8474,7 +8640,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION";
+                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "TWO_FACTOR_REQUIRED";
                             message: string;
                             requestId: string;
                             /** @description Validation issues `[{path, message}]`, or the documented details of a code */
@@ -8613,7 +8779,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `CSRF_REJECTED`: Cross-site request refused */
+            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile; `CSRF_REJECTED`: Cross-site request refused */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8622,7 +8788,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "CSRF_REJECTED";
+                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "TWO_FACTOR_REQUIRED" | "CSRF_REJECTED";
                             message: string;
                             requestId: string;
                             /** @description Validation issues `[{path, message}]`, or the documented details of a code */
@@ -8819,7 +8985,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `CSRF_REJECTED`: Cross-site request refused */
+            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile; `CSRF_REJECTED`: Cross-site request refused */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8828,7 +8994,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "CSRF_REJECTED";
+                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "TWO_FACTOR_REQUIRED" | "CSRF_REJECTED";
                             message: string;
                             requestId: string;
                             /** @description Validation issues `[{path, message}]`, or the documented details of a code */

@@ -3,6 +3,23 @@ import { z } from 'zod';
 /** better-auth's `minPasswordLength` in the gateway, and the sign-up form's rule in the dashboard. */
 export const PASSWORD_MIN_LENGTH = 10;
 export const PASSWORD_MAX_LENGTH = 128;
+/** What a member without two-factor is told in an organization that requires it (403 `TWO_FACTOR_REQUIRED`). */
+export const TWO_FACTOR_REQUIRED_MESSAGE =
+  'This organization requires two-factor authentication: set it up on your profile';
+/** A time-based one-time password: six digits (better-auth's two-factor plugin, RFC 6238 defaults). */
+export const TotpCodeSchema = z.object({
+  code: z
+    .string()
+    .trim()
+    .regex(/^\d{6}$/, 'Enter the 6-digit code from your authenticator app'),
+  trustDevice: z.boolean().optional(),
+});
+export type TotpCodeRequest = z.infer<typeof TotpCodeSchema>;
+export const BackupCodeSchema = z.object({
+  code: z.string().trim().min(1, 'Enter one of your backup codes').max(64),
+  trustDevice: z.boolean().optional(),
+});
+export type BackupCodeRequest = z.infer<typeof BackupCodeSchema>;
 
 export const SignInRequestSchema = z.object({
   email: z.email('Enter a valid email address').max(320),

@@ -1,3 +1,5 @@
+import { TWO_FACTOR_REQUIRED_MESSAGE } from './auth.ts';
+
 /**
  * Every error code Formgate answers with, in one registry: its HTTP status, whether trying again can help, and its
  * default message. Codes of the public endpoint (`/f/{key}`) are Formspree's where one exists and keep their names
@@ -26,6 +28,11 @@ const COMMON = define({
   FORBIDDEN: { status: 403, message: 'Not authorized' },
   CSRF_REJECTED: { status: 403, message: 'Cross-site request refused' },
   NO_ACTIVE_ORGANIZATION: { status: 403, message: 'Create or choose an organization first' },
+  /** A dashboard session of a member without two-factor, in an organization that requires it (API keys unaffected). */
+  TWO_FACTOR_REQUIRED: {
+    status: 403,
+    message: TWO_FACTOR_REQUIRED_MESSAGE,
+  },
   /** Raised by forms (creating a form) and accounts (inviting a member): `details: {limit, max}` (issue 13). */
   PLAN_LIMIT_REACHED: { status: 403, message: "The organization's plan allows no more of these; upgrade the plan" },
   NOT_FOUND: { status: 404, message: 'Not found' },
@@ -90,6 +97,12 @@ const ORGS = define({
     retryable: true,
   },
   FLAG_NOT_FOUND: { status: 404, message: 'Flag not found' },
+  /** Two appends to one organization's audit chain at once (two instances during a rebalance): the loser retries. */
+  ORG_AUDIT_CONTENDED: {
+    status: 409,
+    message: 'The audit log moved on while this entry was appended; retry',
+    retryable: true,
+  },
 });
 
 /** Notification addresses (`/api/v1/notification-emails`). */

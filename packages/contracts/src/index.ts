@@ -1,6 +1,7 @@
 export * from './access.ts';
 export * from './api.ts';
 export * from './api-keys.ts';
+export * from './audit-chain.ts';
 export * from './auth.ts';
 export * from './billing.ts';
 export * from './consumer-groups.ts';

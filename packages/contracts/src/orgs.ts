@@ -64,15 +64,58 @@ export type NotificationEmailRequest = z.infer<typeof NotificationEmailRequestSc
 export const OrgSettingsDtoSchema = OrgSettingsSchema.extend({ spam: SpamSettingsPatchViewSchema.nullable() });
 export type OrgSettingsDto = z.infer<typeof OrgSettingsDtoSchema>;
 
-/** One entry of `GET /api/v1/orgs/audit-log`: an organization event, newest first. */
+/**
+ * One entry of the audit log (`GET /api/v1/orgs/audit-log` and its chain): an organization event, with its place in
+ * the organization's hash chain (`audit-chain.ts`).
+ */
 export const AuditEntryDtoSchema = z.object({
   id: z.string(),
   type: z.string(),
   actor: z.object({ userId: z.string(), email: z.string().nullable() }).nullable(),
   occurredAt: z.string(),
   data: z.record(z.string(), z.string()),
+  seq: z.number().int(),
+  prevHash: z.string(),
+  hash: z.string(),
 });
 export type AuditEntryDto = z.infer<typeof AuditEntryDtoSchema>;
+
+const isoTime = z.iso.datetime({ offset: true }).transform((t) => new Date(t).toISOString());
+
+/** `GET /api/v1/orgs/audit-log`: a page, narrowed by type (comma-separated), actor email and time. */
+export const AuditLogQuerySchema = z.object({
+  limit: z.coerce.number().int().min(1).max(100).default(25),
+  cursor: z.string().max(400).optional(),
+  type: z
+    .string()
+    .max(1000)
+    .optional()
+    .transform((t) =>
+      t
+        ? t
+            .split(',')
+            .map((x) => x.trim())
+            .filter(Boolean)
+        : undefined,
+    ),
+  actor: z.string().trim().max(320).optional(),
+  from: isoTime.optional(),
+  to: isoTime.optional(),
+});
+export type AuditLogQuery = z.input<typeof AuditLogQuerySchema>;
+
+/** `GET /api/v1/orgs/audit-log/chain`: the chain in order, after entry `after`. */
+export const AuditChainQuerySchema = z.object({
+  after: z.coerce.number().int().min(0).default(0),
+  limit: z.coerce.number().int().min(1).max(1000).default(500),
+});
+/** A page of the chain; `next` is the `after` of the next page, null at the end. */
+export const AuditChainPageDtoSchema = z.object({
+  orgId: z.string(),
+  data: z.array(AuditEntryDtoSchema),
+  next: z.number().int().nullable(),
+});
+export type AuditChainPageDto = z.infer<typeof AuditChainPageDtoSchema>;
 
 /** `GET /api/v1/flags/{flag}`. */
 export const FlagDtoSchema = z.object({

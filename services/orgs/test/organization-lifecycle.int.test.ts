@@ -86,6 +86,9 @@ describe('orgs.lifecycle consumer on the embedded log', () => {
       actor,
       occurredAt: added.occurredAt,
       data: { memberId: 'mem_1', userId: 'user_2', role: 'member' },
+      seq: 2,
+      prevHash: log.find((e) => e.id === create.id)?.hash,
+      hash: expect.stringMatching(/^[0-9a-f]{64}$/),
     });
   });
 

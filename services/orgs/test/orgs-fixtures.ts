@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { ContractSkip } from '@formgate/kit/testing';
 import { afterAll, beforeAll } from 'vitest';
 import type { OrgsStores } from '../src/store/orgs-stores.ts';
-import type { AuditEntry } from '../src/store/records.ts';
+import type { NewAuditEntry } from '../src/store/records.ts';
 
 /** One adapter's stores (`OrgsStores`: every port on one database; the spam defaults read the organizations). */
 export interface OrgsStoresTarget {
@@ -29,7 +29,7 @@ export function useOrgsStores(target: OrgsStoresTarget): OrgsStores {
 
 export const org = () => ({ orgId: `org_${randomUUID()}` });
 
-export const entry = (occurredAt: string, overrides: Partial<AuditEntry> = {}): AuditEntry => ({
+export const entry = (occurredAt: string, overrides: Partial<NewAuditEntry> = {}): NewAuditEntry => ({
   id: randomUUID(),
   type: 'member.added',
   actor: { userId: 'u1', email: 'owner@example.com' },

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { EventBus } from '@formgate/bus';
 import { createSqliteBus } from '@formgate/bus/sqlite';
+import { type AuditChainPageDto, createAuditChainVerifier } from '@formgate/contracts';
 import {
   closeServer,
   createHttpServer,
@@ -19,7 +20,7 @@ import { openSqlite } from '@formgate/store/sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOrgsService } from '../src/create-service.ts';
 import type { OrgsStores } from '../src/store/orgs-stores.ts';
-import { type AuditEntry, DEFAULT_ORG_SETTINGS } from '../src/store/records.ts';
+import { DEFAULT_ORG_SETTINGS, type NewAuditEntry } from '../src/store/records.ts';
 import { purgeOrganization } from '../src/use-cases/purge-organization.ts';
 import { sqliteOrgsStores } from './sqlite-orgs.ts';
 
@@ -175,15 +176,73 @@ describe('orgs routes', () => {
     expect(denied.status).toBe(403);
     const admin = { orgId, role: 'admin' as const };
     const first = await call('GET', '/api/v1/orgs/audit-log?limit=2', admin);
-    expect(first.body.data).toEqual([entries[2], entries[1]]);
+    const ids = (page: Record<string, unknown>) => (page.data as { id: string }[]).map((e) => e.id);
+    expect(ids(first.body)).toEqual([entries[2]?.id, entries[1]?.id]);
+    expect((first.body.data as unknown[])[0]).toMatchObject({
+      ...entries[2],
+      seq: 3,
+      hash: expect.stringMatching(/^[0-9a-f]{64}$/),
+    });
     const second = await call('GET', `/api/v1/orgs/audit-log?limit=2&cursor=${first.body.nextCursor}`, admin);
-    expect(second.body).toEqual({ data: [entries[0]], nextCursor: null });
-    for (const query of ['cursor=not-a-cursor', 'limit=0', 'limit=101']) {
+    expect(ids(second.body)).toEqual([entries[0]?.id]);
+    expect(second.body.nextCursor).toBeNull();
+    for (const query of ['cursor=not-a-cursor', 'limit=0', 'limit=101', 'from=yesterday']) {
       expect((await call('GET', `/api/v1/orgs/audit-log?${query}`, admin)).status).toBe(400);
     }
   });
+
+  it('narrows the audit log by type, actor email and time', async () => {
+    const orgId = await newOrg();
+    const alice = { userId: 'u-alice', email: 'Alice@Example.com' };
+    const entries = [
+      auditEntry('2026-05-01T00:00:00.000Z', { type: 'member.added', actor: alice }),
+      auditEntry('2026-05-02T00:00:00.000Z', { type: 'member.removed', actor: alice }),
+      auditEntry('2026-05-03T00:00:00.000Z', { type: 'member.added' }),
+      auditEntry('2026-05-04T00:00:00.000Z', { type: 'api-key.created', actor: alice }),
+    ];
+    for (const e of entries) await store.audit.appendAudit({ orgId }, e);
+    const admin = { orgId, role: 'admin' as const };
+    const ids = async (query: string) =>
+      ((await call('GET', `/api/v1/orgs/audit-log?${query}`, admin)).body.data as { id: string }[]).map((e) => e.id);
+    const [a, b, c, d] = entries.map((e) => e.id);
+    expect(await ids('type=member.added')).toEqual([c, a]);
+    expect(await ids('type=member.added,member.removed')).toEqual([c, b, a]);
+    expect(await ids('actor=alice%40example.com')).toEqual([d, b, a]);
+    expect(await ids('actor=alice%40example.com&type=member.added')).toEqual([a]);
+    expect(await ids('from=2026-05-02T00:00:00Z&to=2026-05-04T00:00:00.000Z')).toEqual([c, b]);
+  });
+
+  it('reads the hash chain in order, page by page, and it verifies', async () => {
+    const orgId = await newOrg();
+    const entries = [3, 1, 2].map((i) => auditEntry(`2026-05-0${i}T00:00:00.000Z`));
+    for (const e of entries) await store.audit.appendAudit({ orgId }, e);
+    const admin = { orgId, role: 'admin' as const };
+    expect((await call('GET', '/api/v1/orgs/audit-log/chain', { orgId, role: 'member' })).status).toBe(403);
+    const verifier = createAuditChainVerifier(orgId);
+    const seen: string[] = [];
+    let after = 0;
+    for (;;) {
+      const page = (await call('GET', `/api/v1/orgs/audit-log/chain?limit=2&after=${after}`, admin))
+        .body as AuditChainPageDto;
+      expect(page.orgId).toBe(orgId);
+      seen.push(...page.data.map((e) => e.id));
+      expect(await verifier.check(page.data.map((e) => ({ ...e, orgId })))).toBe(true);
+      if (page.next === null) break;
+      after = page.next;
+    }
+    // Appended order, not time order.
+    expect(seen).toEqual(entries.map((e) => e.id));
+    expect(verifier.result()).toMatchObject({ ok: true, entries: 3 });
+  });
 });
 
-function auditEntry(occurredAt: string): AuditEntry {
-  return { id: randomUUID(), type: 'team.created', actor: null, occurredAt, data: { teamId: 't1', name: 'Ops' } };
+function auditEntry(occurredAt: string, overrides: Partial<NewAuditEntry> = {}): NewAuditEntry {
+  return {
+    id: randomUUID(),
+    type: 'team.created',
+    actor: null,
+    occurredAt,
+    data: { teamId: 't1', name: 'Ops' },
+    ...overrides,
+  };
 }

@@ -1,3 +1,5 @@
+import { TWO_FACTOR_REQUIRED_MESSAGE } from '@formgate/contracts';
+
 /**
  * The one fetch wrapper of the dashboard. A failed response becomes an `ApiError` carrying the status, the status
  * text and the JSON body's fields (Formgate's `{ error: { code, message, requestId } }`, better-auth's
@@ -111,6 +113,7 @@ export function filenameOf(disposition: string | null): string | null {
 export function describeError(err: unknown): string {
   if (err instanceof ApiError) {
     if (err.status === 0) return 'Cannot reach the server. Check your connection and try again.';
+    if (err.code === 'TWO_FACTOR_REQUIRED') return TWO_FACTOR_REQUIRED_MESSAGE;
     return err.message;
   }
   if (err instanceof Error && err.message) return err.message;

@@ -5,7 +5,16 @@ export const organizationListKey = ['organization', 'list'] as const;
 export const activeOrganizationKey = ['organization', 'active'] as const;
 export const activeMemberKey = ['organization', 'active-member'] as const;
 
-const SESSION_PATHS = ['/sign-out', '/update-user', '/delete-user', '/verify-email', '/organization/set-active'];
+const SESSION_PATHS = [
+  '/sign-out',
+  '/update-user',
+  '/delete-user',
+  '/verify-email',
+  '/organization/set-active',
+  '/two-factor/verify-totp',
+  '/two-factor/verify-backup-code',
+  '/two-factor/disable',
+];
 const ORG_LIST_PATHS = ['/organization/create', '/organization/delete', '/organization/update'];
 /**
  * Organization reads (`list`, `get-full-organization`, `get-active-member`, `list-teams`, `list-invitations`, …)
@@ -15,8 +24,9 @@ const isOrganizationRead = (path: string) => /^\/organization\/(list|get-)/.test
 
 /**
  * The queries to refresh after a successful better-auth call (spec §4): the session after sign-out, update-user,
- * any sign-in or sign-up, delete-user, verify-email and set-active; the organization list after organization
- * create, delete and update; the active organization after any organization call but a read; the active member after
+ * any sign-in or sign-up, delete-user, verify-email, set-active, a verified two-factor code (which completes a
+ * sign-in or turns two-factor on) and turning two-factor off; the organization list after organization create,
+ * delete and update; the active organization after any organization call but a read; the active member after
  * update-member-role. `path` is relative to the auth base path (`/sign-in/email`).
  */
 export function queriesToInvalidate(path: string): QueryKey[] {

@@ -1,23 +1,34 @@
 import { MutationCache, QueryCache, QueryClient } from '@tanstack/react-query';
 import { toast } from 'sonner';
 import { describeError, isApiError } from './api.ts';
+import { organizationListKey, sessionKey } from './auth-invalidation.ts';
 
 /** Errors the screens handle themselves: a missing session is a redirect, not a toast. */
 const isQuiet = (err: unknown) => isApiError(err) && (err.status === 401 || err.status === 404);
 
 /**
  * The one place errors become toasts: a failed mutation always, a failed query only when it had shown data before
- * (a first load shows its own error state). A mutation may opt out with `meta: { toast: false }`.
+ * (a first load shows its own error state). A mutation may opt out with `meta: { toast: false }`. A refusal for want
+ * of two-factor (`TWO_FACTOR_REQUIRED`) also asks again for the session and the organization list, whose change it
+ * reveals (the organization now requires it, or two-factor was turned off), so the dashboard can say what to do.
  */
 export function createQueryClient() {
-  return new QueryClient({
+  const refreshOnTwoFactorRequired = (err: unknown) => {
+    if (!isApiError(err) || err.code !== 'TWO_FACTOR_REQUIRED') return;
+    // Several screens may be refused at once: one refetch of each is enough.
+    void client.invalidateQueries({ queryKey: sessionKey }, { cancelRefetch: false });
+    void client.invalidateQueries({ queryKey: organizationListKey }, { cancelRefetch: false });
+  };
+  const client: QueryClient = new QueryClient({
     queryCache: new QueryCache({
       onError: (err, query) => {
+        refreshOnTwoFactorRequired(err);
         if (query.state.data !== undefined && !isQuiet(err)) toast.error(describeError(err));
       },
     }),
     mutationCache: new MutationCache({
       onError: (err, _vars, _ctx, mutation) => {
+        refreshOnTwoFactorRequired(err);
         if (mutation.meta?.toast !== false) toast.error(describeError(err));
       },
     }),
@@ -28,4 +39,5 @@ export function createQueryClient() {
       },
     },
   });
+  return client;
 }

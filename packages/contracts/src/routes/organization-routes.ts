@@ -1,6 +1,14 @@
-import { PageQuerySchema, pageOf } from '../api.ts';
+import { pageOf } from '../api.ts';
 import { BillingUsageDtoSchema, EmailQuotaDtoSchema } from '../billing.ts';
-import { AuditEntryDtoSchema, FlagDtoSchema, OrgSettingsDtoSchema, OrgSettingsSchema } from '../orgs.ts';
+import {
+  AuditChainPageDtoSchema,
+  AuditChainQuerySchema,
+  AuditEntryDtoSchema,
+  AuditLogQuerySchema,
+  FlagDtoSchema,
+  OrgSettingsDtoSchema,
+  OrgSettingsSchema,
+} from '../orgs.ts';
 import { defineRoute, json, orgRoute } from './define-route.ts';
 
 /** The organization's usage (billing), settings, audit log and flags (orgs). */
@@ -35,10 +43,17 @@ export const organizationRoutes = {
   listAuditLog: defineRoute({
     ...orgRoute('GET', '/api/v1/orgs/audit-log', 'orgs', { organization: ['update'] }),
     tag: 'Organization',
-    summary: "A page of the organization's audit log, newest first",
-    request: { query: PageQuerySchema },
+    summary: "A page of the organization's audit log, newest first (by type, actor email and time)",
+    request: { query: AuditLogQuerySchema },
     responses: [json(200, 'A page', pageOf(AuditEntryDtoSchema))],
     errors: ['INVALID_CURSOR'],
+  }),
+  readAuditChain: defineRoute({
+    ...orgRoute('GET', '/api/v1/orgs/audit-log/chain', 'orgs', { organization: ['update'] }),
+    tag: 'Organization',
+    summary: "The organization's audit log in order, with its hash chain, to verify (`formgate audit verify`)",
+    request: { query: AuditChainQuerySchema },
+    responses: [json(200, 'A page of the chain', AuditChainPageDtoSchema)],
   }),
   getFlag: defineRoute({
     ...orgRoute('GET', '/api/v1/flags/:flag', 'orgs'),

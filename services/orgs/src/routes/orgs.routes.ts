@@ -1,4 +1,10 @@
-import { type AuditEntryDto, formatSettle, type OrgSettingsDto, SETTLE_HEADER } from '@formgate/contracts';
+import {
+  type AuditChainPageDto,
+  type AuditEntryDto,
+  formatSettle,
+  type OrgSettingsDto,
+  SETTLE_HEADER,
+} from '@formgate/contracts';
 import { API_ROUTES } from '@formgate/contracts/routes';
 import { identityOf, keysetCursor, mountRoute, readPage, requirePermission } from '@formgate/kit';
 import { type Request, Router } from 'express';
@@ -14,12 +20,15 @@ function scopeOf(req: Request) {
 }
 
 const cursors = keysetCursor('occurredAt', 'id');
-const toAuditDto = ({ id, type, actor, occurredAt, data }: AuditEntry): AuditEntryDto => ({
+const toAuditDto = ({ id, type, actor, occurredAt, data, seq, prevHash, hash }: AuditEntry): AuditEntryDto => ({
   id,
   type,
   actor,
   occurredAt,
   data,
+  seq,
+  prevHash,
+  hash,
 });
 
 /** `/api/v1/orgs`: the caller's organization's settings (with its spam defaults, issue 14) and audit log. */
@@ -57,10 +66,29 @@ export function orgsRoutes(deps: {
 
   mountRoute(router, API_ROUTES.listAuditLog, async (req, res) => {
     requirePermission(identityOf(req), { organization: ['update'] });
-    const { limit, cursor } = API_ROUTES.listAuditLog.request.query.parse(req.query);
+    const { limit, cursor, type, actor, from, to } = API_ROUTES.listAuditLog.request.query.parse(req.query);
     const after = cursor ? cursors.decode(cursor) : undefined;
-    const read = (rows: number) => audit.listAudit(scopeOf(req), { limit: rows, ...(after ? { after } : {}) });
+    const filter = {
+      ...(type ? { types: type } : {}),
+      ...(actor ? { actorEmail: actor } : {}),
+      ...(from ? { from } : {}),
+      ...(to ? { to } : {}),
+    };
+    const read = (rows: number) => audit.listAudit(scopeOf(req), { limit: rows, filter, ...(after ? { after } : {}) });
     res.json(await readPage(limit, read, toAuditDto, cursors.encode));
+  });
+
+  mountRoute(router, API_ROUTES.readAuditChain, async (req, res) => {
+    requirePermission(identityOf(req), { organization: ['update'] });
+    const { after, limit } = API_ROUTES.readAuditChain.request.query.parse(req.query);
+    const scope = scopeOf(req);
+    const entries = await audit.readChain(scope, { afterSeq: after, limit });
+    const body: AuditChainPageDto = {
+      orgId: scope.orgId,
+      data: entries.map(toAuditDto),
+      next: entries.length === limit ? (entries.at(-1)?.seq ?? null) : null,
+    };
+    res.json(body);
   });
 
   return router;

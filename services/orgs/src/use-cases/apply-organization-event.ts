@@ -1,6 +1,6 @@
 import type { OrganizationEvent } from '@formgate/contracts';
 import type { OrgsStores } from '../store/orgs-stores.ts';
-import { type AuditEntry, DEFAULT_ORG_SETTINGS } from '../store/records.ts';
+import { DEFAULT_ORG_SETTINGS, type NewAuditEntry } from '../store/records.ts';
 import { purgeOrganization } from './purge-organization.ts';
 
 /**
@@ -29,7 +29,7 @@ function normalizeTime(value: string): string {
   return Number.isNaN(time.getTime()) ? value : time.toISOString();
 }
 
-export function toAuditEntry(event: OrganizationEvent): AuditEntry {
+export function toAuditEntry(event: OrganizationEvent): NewAuditEntry {
   const fields = event.data as Record<string, unknown>;
   const data: Record<string, string> = {};
   for (const key of SUMMARY_FIELDS) {

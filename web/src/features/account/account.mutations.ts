@@ -1,4 +1,4 @@
-import type { ChangePasswordRequest, UpdateProfileRequest } from '@formgate/contracts';
+import type { ChangePasswordRequest, TotpCodeRequest, UpdateProfileRequest } from '@formgate/contracts';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { toast } from 'sonner';
 import { unwrap, useServices } from '../../lib/app-context.tsx';
@@ -7,7 +7,8 @@ import type { ScreenStep } from '../../lib/screen-step.ts';
 import { accountKeys } from './account.queries.ts';
 
 /* The signed-in person's own account, through better-auth (which refreshes the session by itself after
-   update-user and delete-user); these hooks add the sessions list. A screen step runs before the toast. */
+   update-user, delete-user and the two-factor calls that change it); these hooks add the sessions list. A screen
+   step runs before the toast. */
 
 export function useUpdateName(step: ScreenStep<unknown, UpdateProfileRequest> = {}) {
   const { auth } = useServices();
@@ -76,6 +77,71 @@ export function useDeleteAccount(step: ScreenStep<unknown, string> & { onSettled
     onSuccess: (data, password) => {
       toast.success('Your account was deleted');
       step.onSuccess?.(data, password);
+    },
+    onSettled: step.onSettled,
+  });
+}
+
+/** What setting two-factor up hands out once: the authenticator app's `otpauth://` URI and the backup codes. */
+export interface TwoFactorSetup {
+  totpURI: string;
+  backupCodes: string[];
+}
+
+/**
+ * Starts setting two-factor up (the password confirms it). It is on only once a first code is confirmed
+ * (`useConfirmTwoFactor`); the screen's step holds the URI and codes, which are never cached.
+ */
+export function useEnableTwoFactor(step: ScreenStep<TwoFactorSetup, string> = {}) {
+  const { auth } = useServices();
+  return useMutation({
+    mutationFn: async (password: string): Promise<TwoFactorSetup> => {
+      const started = unwrap(await auth.twoFactor.enable({ password }));
+      if (!('totpURI' in started)) throw new Error('Two-factor could not be set up. Try again.');
+      return { totpURI: started.totpURI, backupCodes: started.backupCodes };
+    },
+    onSuccess: (data, password) => step.onSuccess?.(data, password),
+  });
+}
+
+/**
+ * Turns two-factor on with a first code from the app. better-auth then replaces the current session (the session is
+ * asked again by itself); the screen's step runs before the toast, and the sessions list is asked again.
+ */
+export function useConfirmTwoFactor(step: ScreenStep<unknown, TotpCodeRequest> = {}) {
+  const { auth } = useServices();
+  const refresh = useRefreshSessions();
+  return useMutation({
+    mutationFn: async ({ code }: TotpCodeRequest) => unwrap(await auth.twoFactor.verifyTotp({ code })),
+    onSuccess: async (data, values) => {
+      step.onSuccess?.(data, values);
+      toast.success('Two-factor authentication is on');
+      await refresh();
+    },
+  });
+}
+
+/** New backup codes (the password confirms it); the old ones stop working. The screen's step shows them once. */
+export function useGenerateBackupCodes(step: ScreenStep<string[], string> = {}) {
+  const { auth } = useServices();
+  return useMutation({
+    mutationFn: async (password: string) => unwrap(await auth.twoFactor.generateBackupCodes({ password })).backupCodes,
+    onSuccess: (codes, password) => {
+      step.onSuccess?.(codes, password);
+      toast.success('New backup codes made: the old ones no longer work');
+    },
+  });
+}
+
+/** Turns two-factor off (the password confirms it); like turning it on, this replaces the current session. */
+export function useDisableTwoFactor(step: { onSettled?: () => void } = {}) {
+  const { auth } = useServices();
+  const refresh = useRefreshSessions();
+  return useMutation({
+    mutationFn: async (password: string) => unwrap(await auth.twoFactor.disable({ password })),
+    onSuccess: async () => {
+      toast.success('Two-factor authentication is off');
+      await refresh();
     },
     onSettled: step.onSettled,
   });

@@ -24,8 +24,9 @@ import {
   useUpdateName,
 } from './account.mutations.ts';
 import { describeUserAgent, sessionsQuery } from './account.queries.ts';
+import { TwoFactorPanel } from './two-factor-panel.tsx';
 
-/** `/dashboard/profile` ("My profile"): name, email, password, signed-in sessions, account deletion. */
+/** `/dashboard/profile` ("My profile"): name, email, password, two-factor, signed-in sessions, account deletion. */
 export function ProfileScreen() {
   const session = useSession();
   if (!session.data) return null; // the dashboard guard only renders screens with a session
@@ -34,6 +35,7 @@ export function ProfileScreen() {
       <h1 className="text-2xl font-semibold">My profile</h1>
       <ProfileDetails session={session.data} />
       <ChangePassword />
+      <TwoFactorPanel enabled={session.data.user.twoFactorEnabled === true} email={session.data.user.email} />
       <Sessions currentToken={session.data.session.token} />
       <DeleteAccount email={session.data.user.email} />
     </div>

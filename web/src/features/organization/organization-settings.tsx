@@ -14,10 +14,14 @@ import { SubmitButton, TextField } from '../../components/ui.tsx';
 import type { FullOrganization } from '../session/session.queries.ts';
 import { useDeleteOrganization, useUpdateOrganization, useUpdateOrgFeatures } from './organization.mutations.ts';
 import { orgSettingsQuery } from './organization.queries.ts';
+import { OrganizationSecurity } from './organization-security.tsx';
 
 type Can = (request: PermissionRequest) => boolean;
 
-/** Name and slug, the email-management feature, and deleting the organization: each only for roles that may. */
+/**
+ * Name and slug, the two-factor requirement, the email-management feature, and deleting the organization: each only
+ * for roles that may.
+ */
 export function OrganizationSettings({ organization: org, can }: { organization: FullOrganization; can: Can }) {
   const canUpdate = can({ organization: ['update'] });
   const canDelete = can({ organization: ['delete'] });
@@ -25,6 +29,7 @@ export function OrganizationSettings({ organization: org, can }: { organization:
   return (
     <>
       {canUpdate ? <NameAndSlug organization={org} /> : null}
+      {canUpdate ? <OrganizationSecurity organization={org} /> : null}
       {canUpdate ? <Features /> : null}
       {canDelete ? <DeleteOrganization organization={org} /> : null}
     </>

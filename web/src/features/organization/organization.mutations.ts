@@ -29,6 +29,23 @@ export function useUpdateOrganization(organizationId: string) {
   });
 }
 
+/**
+ * The setting "members must use two-factor authentication". The server refuses to turn it on for someone who has
+ * not set two-factor up (`TWO_FACTOR_NOT_SET_UP`): the panel shows that refusal itself, not as a toast.
+ */
+export function useRequireTwoFactor(organizationId: string) {
+  const { auth } = useServices();
+  return useMutation({
+    mutationFn: async (requireTwoFactor: boolean) =>
+      unwrap(await auth.organization.update({ organizationId, data: { requireTwoFactor } })),
+    meta: { toast: false },
+    onSuccess: (_data, required) =>
+      toast.success(
+        required ? 'Members must now use two-factor authentication' : 'Two-factor authentication is no longer required',
+      ),
+  });
+}
+
 /** The features switches (`email_management`); the flags they drive are asked again. */
 export function useUpdateOrgFeatures() {
   const queryClient = useQueryClient();

@@ -1,17 +1,44 @@
-import type { SignInRequest, SignUpRequest } from '@formgate/contracts';
+import type { BackupCodeRequest, SignInRequest, SignUpRequest, TotpCodeRequest } from '@formgate/contracts';
 import { useMutation } from '@tanstack/react-query';
 import { unwrap, useServices } from '../../lib/app-context.tsx';
 import type { ScreenStep } from '../../lib/screen-step.ts';
 
 /*
  * Signing in, up and out, and the emails around them, through better-auth (which refreshes the session by itself,
- * `lib/auth-invalidation.ts`). Sign-in and sign-up show their errors in the form, not as toasts.
+ * `lib/auth-invalidation.ts`). Sign-in, sign-up and the two-factor codes show their errors in the form, not as toasts.
  */
+
+/**
+ * Whether a sign-in answered that a second factor is needed: there is no session yet, only a short-lived challenge
+ * that `useVerifyTotp` or `useVerifyBackupCode` completes.
+ */
+export const needsSecondFactor = (data: unknown): boolean =>
+  typeof data === 'object' && data !== null && (data as { twoFactorRedirect?: unknown }).twoFactorRedirect === true;
 
 export function useSignIn(step: ScreenStep<unknown, SignInRequest> = {}) {
   const { auth } = useServices();
   return useMutation({
     mutationFn: async (values: SignInRequest) => unwrap(await auth.signIn.email(values)),
+    meta: { toast: false },
+    onSuccess: (data, values) => step.onSuccess?.(data, values),
+  });
+}
+
+/** Completes a two-factor sign-in with a code from the authenticator app (the session is then asked again). */
+export function useVerifyTotp(step: ScreenStep<unknown, TotpCodeRequest> = {}) {
+  const { auth } = useServices();
+  return useMutation({
+    mutationFn: async (values: TotpCodeRequest) => unwrap(await auth.twoFactor.verifyTotp(values)),
+    meta: { toast: false },
+    onSuccess: (data, values) => step.onSuccess?.(data, values),
+  });
+}
+
+/** Completes a two-factor sign-in with one of the backup codes (each works once). */
+export function useVerifyBackupCode(step: ScreenStep<unknown, BackupCodeRequest> = {}) {
+  const { auth } = useServices();
+  return useMutation({
+    mutationFn: async (values: BackupCodeRequest) => unwrap(await auth.twoFactor.verifyBackupCode(values)),
     meta: { toast: false },
     onSuccess: (data, values) => step.onSuccess?.(data, values),
   });

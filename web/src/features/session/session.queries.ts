@@ -9,7 +9,8 @@ import {
 } from '../../lib/auth-invalidation.ts';
 
 export interface SessionData {
-  user: { id: string; email: string; name: string; emailVerified: boolean };
+  /** `twoFactorEnabled`: true once a first code confirmed the set-up (better-auth's two-factor plugin). */
+  user: { id: string; email: string; name: string; emailVerified: boolean; twoFactorEnabled?: boolean | null };
   /** `token` tells the current session apart in the list of the user's sessions. */
   session: { activeOrganizationId?: string | null; token?: string };
 }

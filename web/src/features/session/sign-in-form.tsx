@@ -6,13 +6,22 @@ import { fieldOf } from '../../components/form-field.ts';
 import { TextField } from '../../components/ui.tsx';
 import { isApiError } from '../../lib/api.ts';
 import { AuthForm } from './auth-form.tsx';
-import { useSignIn } from './session.mutations.ts';
+import { needsSecondFactor, useSignIn } from './session.mutations.ts';
 
-/** Email and password; a signed-in user goes to `redirectTo`. An unverified address gets a new link by email. */
+/** The second step of a sign-in with two-factor, keeping where the user goes after it. */
+const twoFactorPath = (redirectTo: string) => `/login/two-factor?redirect=${encodeURIComponent(redirectTo)}`;
+
+/**
+ * Email and password; a signed-in user goes to `redirectTo`, one with two-factor first to the code screen. An
+ * unverified address gets a new link by email.
+ */
 export function SignInForm({ email = '', redirectTo }: { email?: string; redirectTo: string }) {
   const navigate = useNavigate();
   const form = useForm<SignInRequest>({ resolver: zodResolver(SignInRequestSchema), defaultValues: { email } });
-  const signIn = useSignIn({ onSuccess: () => navigate(redirectTo, { replace: true }) });
+  const signIn = useSignIn({
+    onSuccess: (data) =>
+      needsSecondFactor(data) ? navigate(twoFactorPath(redirectTo)) : navigate(redirectTo, { replace: true }),
+  });
   const unverified = isApiError(signIn.error) && signIn.error.code === 'EMAIL_NOT_VERIFIED';
   return (
     <AuthForm

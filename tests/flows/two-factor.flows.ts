@@ -1,0 +1,138 @@
+import { describe, expect, it } from 'vitest';
+import { TEST_PASSWORD } from '../harness/accounts.ts';
+import { type BrowserSession, createBrowserSession } from '../harness/browser-session.ts';
+import { totpCode } from '../harness/totp.ts';
+import type { TargetRef } from './target.ts';
+
+/**
+ * Two-factor sign-in (better-auth's two-factor plugin: TOTP and backup codes) and the organization setting that
+ * requires it, through the gateway; run in both modes. Codes are computed by otplib from the URI the server gave.
+ */
+export function describeTwoFactorFlows(target: TargetRef) {
+  /** Sets up TOTP on a signed-in account: the URI and backup codes, confirmed by a first code. */
+  const enableTotp = async (browser: BrowserSession) => {
+    const enabled = await browser.call('POST', '/api/auth/two-factor/enable', { password: TEST_PASSWORD });
+    expect(enabled.status).toBe(200);
+    const { totpURI, backupCodes } = enabled.body as { totpURI: string; backupCodes: string[] };
+    const verified = await browser.call('POST', '/api/auth/two-factor/verify-totp', { code: await totpCode(totpURI) });
+    expect(verified.status).toBe(200);
+    return { totpURI, backupCodes };
+  };
+  const signInFirstStep = async (email: string) => {
+    const browser = createBrowserSession(target().baseUrl);
+    const reply = await browser.call('POST', '/api/auth/sign-in/email', { email, password: TEST_PASSWORD });
+    return { browser, reply };
+  };
+  const sessionOf = async (browser: BrowserSession) => (await browser.call('GET', '/api/auth/get-session')).body;
+
+  describe('two-factor sign-in', () => {
+    it('is set up with the password and a first code; then sign-in asks for a code before there is a session', async () => {
+      const user = await target().accounts.signUp();
+      const unconfirmed = await user.call('POST', '/api/auth/two-factor/enable', { password: 'not the password' });
+      expect(unconfirmed.status).toBe(400);
+
+      const { totpURI, backupCodes } = await enableTotp(user);
+      expect(totpURI).toMatch(/^otpauth:\/\/totp\/Formgate:/);
+      expect(backupCodes).toHaveLength(10);
+      expect((await sessionOf(user)).user.twoFactorEnabled).toBe(true);
+
+      const { browser, reply } = await signInFirstStep(user.email);
+      expect(reply.status).toBe(200);
+      expect(reply.body).toMatchObject({ twoFactorRedirect: true });
+      expect(await sessionOf(browser)).toBeNull();
+      const wrong = await browser.call('POST', '/api/auth/two-factor/verify-totp', { code: '000000' });
+      expect(wrong.status).toBe(401);
+      expect(await sessionOf(browser)).toBeNull();
+      const right = await browser.call('POST', '/api/auth/two-factor/verify-totp', { code: await totpCode(totpURI) });
+      expect(right.status).toBe(200);
+      expect((await sessionOf(browser)).user.email).toBe(user.email);
+    });
+
+    it('takes a backup code once instead of a code; removing two-factor needs the password', async () => {
+      const user = await target().accounts.signUp();
+      const { backupCodes } = await enableTotp(user);
+      const code = backupCodes[0] as string;
+      const first = await signInFirstStep(user.email);
+      expect((await first.browser.call('POST', '/api/auth/two-factor/verify-backup-code', { code })).status).toBe(200);
+      expect((await sessionOf(first.browser)).user.email).toBe(user.email);
+      const again = await signInFirstStep(user.email);
+      expect((await again.browser.call('POST', '/api/auth/two-factor/verify-backup-code', { code })).status).toBe(401);
+      expect(await sessionOf(again.browser)).toBeNull();
+
+      expect((await user.call('POST', '/api/auth/two-factor/disable', { password: 'wrong password!' })).status).toBe(
+        400,
+      );
+      expect((await user.call('POST', '/api/auth/two-factor/disable', { password: TEST_PASSWORD })).status).toBe(200);
+      const plain = await signInFirstStep(user.email);
+      expect(plain.reply.body).not.toHaveProperty('twoFactorRedirect');
+      expect((await sessionOf(plain.browser)).user.email).toBe(user.email);
+    });
+
+    it('ends a challenge after 5 wrong codes and locks the account after 10, even against the right code', async () => {
+      const user = await target().accounts.signUp();
+      const { totpURI } = await enableTotp(user);
+      const sixTries = async () => {
+        const { browser } = await signInFirstStep(user.email);
+        const tries = [];
+        for (let i = 0; i < 6; i++) {
+          const r = await browser.call('POST', '/api/auth/two-factor/verify-totp', { code: '000000' });
+          tries.push(`${r.status} ${r.body?.code}`);
+        }
+        return tries;
+      };
+      const fiveMisses = Array(5).fill('401 INVALID_CODE');
+      // The sixth try of a challenge finds it spent: the password is asked again.
+      expect(await sixTries()).toEqual([...fiveMisses, '400 TOO_MANY_ATTEMPTS_REQUEST_NEW_CODE']);
+      // Ten misses in a row, whatever the challenge, lock the account for 15 minutes.
+      expect(await sixTries()).toEqual([...fiveMisses, '429 ACCOUNT_TEMPORARILY_LOCKED']);
+      const { browser } = await signInFirstStep(user.email);
+      const locked = await browser.call('POST', '/api/auth/two-factor/verify-totp', { code: await totpCode(totpURI) });
+      expect(locked.status).toBe(429);
+      expect(locked.body.code).toBe('ACCOUNT_TEMPORARILY_LOCKED');
+      expect(await sessionOf(browser)).toBeNull();
+    });
+  });
+
+  describe('an organization that requires two-factor', () => {
+    it('can be set only by an owner who uses it; then members without it reach nothing of the organization but their profile, and API keys still work', async () => {
+      const owner = await target().accounts.signUp();
+      const org = await target().accounts.createOrg(owner);
+      const member = await target().accounts.addMember(owner, org, 'admin');
+      const key = await target().accounts.createApiKey(owner, 'read');
+      const require = () =>
+        owner.call('POST', '/api/auth/organization/update', {
+          organizationId: org.id,
+          data: { requireTwoFactor: true },
+        });
+
+      const refused = await require();
+      expect(refused.status).toBe(400);
+      expect(refused.body.code).toBe('TWO_FACTOR_NOT_SET_UP');
+      await enableTotp(owner);
+      expect((await require()).status).toBe(200);
+      const listed = (await member.call('GET', '/api/auth/organization/list')).body as {
+        id: string;
+        requireTwoFactor: boolean;
+      }[];
+      expect(listed.find((o) => o.id === org.id)?.requireTwoFactor).toBe(true);
+
+      const forms = await member.call('GET', '/api/v1/forms');
+      expect(forms.status).toBe(403);
+      expect(forms.body.error.code).toBe('TWO_FACTOR_REQUIRED');
+      const invite = await member.call('POST', '/api/auth/organization/invite-member', {
+        email: 'someone@example.test',
+        role: 'member',
+      });
+      expect(invite.status).toBe(403);
+      expect(invite.body.code).toBe('TWO_FACTOR_REQUIRED');
+      expect((await member.call('GET', '/api/auth/organization/get-full-organization')).status).toBe(403);
+      expect((await owner.call('GET', '/api/v1/forms')).status).toBe(200);
+      const withKey = await fetch(`${target().baseUrl}/api/v1/forms`, { headers: { 'x-api-key': key } });
+      expect(withKey.status).toBe(200);
+
+      await enableTotp(member);
+      expect((await member.call('GET', '/api/v1/forms')).status).toBe(200);
+      expect((await member.call('GET', '/api/auth/organization/get-full-organization')).status).toBe(200);
+    });
+  });
+}

@@ -1,0 +1,1 @@
+export { TwoFactorScreen as Component } from '../../features/session/two-factor-sign-in.tsx';
