@@ -214,7 +214,23 @@ export function createGateway(deps: GatewayDeps) {
     if (!forward) throw new AppError('UPSTREAM_UNAVAILABLE');
     forward(req, res, next);
   });
-  if (deps.operator) app.use('/api/ops', operatorRoutes(deps.operator));
+  if (deps.operator)
+    app.use(
+      '/api/ops',
+      operatorRoutes({
+        ...deps.operator,
+        // The operator reads an organization's chain as one of its owners would: the orgs service's own route.
+        auditChain: async (orgId, req, res, next) => {
+          const forward = forwards.get('orgs');
+          if (!forward) throw new AppError('UPSTREAM_UNAVAILABLE');
+          const identity = { userId: 'operator', email: null, orgId, roles: ['owner'], via: 'session' as const };
+          req.identityToken = await deps.signer.sign(identity);
+          const query = req.url.indexOf('?');
+          req.url = `/api/v1/orgs/audit-log/chain${query < 0 ? '' : req.url.slice(query)}`;
+          forward(req, res, next);
+        },
+      }),
+    );
   app.use('/api', (_req, _res, next) => next(new AppError('NOT_FOUND')));
   app.use(apiReferenceRoutes(deps.apiReferenceBundle));
   if (deps.webDir && existsSync(join(deps.webDir, 'index.html'))) {

@@ -62,6 +62,11 @@ export interface OperatorDeps {
   plans?: PlanCatalog;
   /** Time of operator plan grants (default: the system clock). */
   now?: () => Date;
+  /**
+   * Answers `GET /api/ops/orgs/:org/audit-log/chain` as the organization's own chain route would
+   * (`GET /api/v1/orgs/audit-log/chain`, orgs service), for `formgate audit verify` over every organization.
+   */
+  auditChain?: (orgId: string, req: Request, res: Response, next: NextFunction) => Promise<void>;
 }
 
 const selectionOf = (body: z.infer<typeof ReplayBody>): DeadLetterSelection =>
@@ -70,7 +75,8 @@ const selectionOf = (body: z.infer<typeof ReplayBody>): DeadLetterSelection =>
 /**
  * The operator API (`/api/ops/*`), outside the organizations' route table: one deployment-wide bearer token, never
  * an organization's key. Dead letters of every topic: counts, listing, replay (idempotent per dead letter); consumer
- * lag of every group (`CONSUMER_GROUPS`); organizations and their plan (an operator grant, ADR 49).
+ * lag of every group (`CONSUMER_GROUPS`); organizations, their plan (an operator grant, ADR 49) and their audit
+ * chain.
  */
 export function operatorRoutes(deps: OperatorDeps) {
   const router = Router();
@@ -107,6 +113,14 @@ export function operatorRoutes(deps: OperatorDeps) {
     res.json({ data: await deps.organizations.list(limit) });
   });
 
+  router.get('/orgs/:org/audit-log/chain', async (req, res, next) => {
+    const { organizations, auditChain } = deps;
+    if (!organizations || !auditChain) throw new AppError('NOT_FOUND');
+    const org = await organizations.find(OrgParam.parse(req.params.org));
+    if (!org) throw new AppError('NOT_FOUND', 'No organization has this id or slug');
+    await auditChain(org.id, req, res, next);
+  });
+
   router.put('/orgs/:org/plan', express.json({ limit: '16kb' }), async (req, res) => {
     const { organizations, plans } = deps;
     if (!organizations || !plans) throw new AppError('NOT_FOUND');
@@ -140,6 +154,19 @@ export function operatorRoutes(deps: OperatorDeps) {
     // Acknowledged by the log before the answer: billing applies it (newest `changedAt` wins, ADR 49).
     await deps.bus.publish(Topics.billingSubscription, [
       { key: org.id, value: encodeEvent(Topics.billingSubscription, event) },
+    ]);
+    // The organization's audit log says so (after the change: a failure here is answered, the plan still applies).
+    await deps.bus.publish(Topics.orgsOrganization, [
+      {
+        key: org.id,
+        value: encodeEvent(Topics.orgsOrganization, {
+          id: randomUUID(),
+          type: 'plan.changed',
+          version: 1,
+          occurredAt: changedAt,
+          data: { orgId: org.id, actor: null, plan, status: data.status ?? 'none', source: 'operator' },
+        }),
+      },
     ]);
     res.json({ orgId: org.id, slug: org.slug, plan, eventId: event.id, changedAt });
   });

@@ -12,5 +12,13 @@ export function totpSecretOf(uri: string): string {
  * away. Computed by otplib, independently of the server's better-auth.
  */
 export function totpCode(uri: string, offsetSteps = 0): Promise<string> {
-  return generate({ secret: totpSecretOf(uri), epoch: Math.floor(Date.now() / 1000) + offsetSteps * 30 });
+  return totpCodeFromSecret(totpSecretOf(uri), offsetSteps);
+}
+
+/**
+ * The same for a base32 key typed into the app by hand (the key a setup screen shows beside its QR code); spaces a
+ * screen groups the key with are left out.
+ */
+export function totpCodeFromSecret(secret: string, offsetSteps = 0): Promise<string> {
+  return generate({ secret: secret.replace(/\s+/g, ''), epoch: Math.floor(Date.now() / 1000) + offsetSteps * 30 });
 }

@@ -5,6 +5,8 @@ import { startServer } from './render-app.tsx';
 export interface RecordedRequest {
   method: string;
   path: string;
+  /** The request's query string, decoded. */
+  query: URLSearchParams;
   body: unknown;
 }
 
@@ -24,7 +26,12 @@ export async function startApi(handle: ApiHandler) {
     });
     req.on('end', () => {
       const url = new URL(req.url ?? '/', 'http://x.invalid');
-      const recorded = { method: req.method ?? 'GET', path: url.pathname, body: raw ? JSON.parse(raw) : undefined };
+      const recorded = {
+        method: req.method ?? 'GET',
+        path: url.pathname,
+        query: url.searchParams,
+        body: raw ? JSON.parse(raw) : undefined,
+      };
       requests.push(recorded);
       const answer = handle(recorded) ?? { status: 404, body: { error: { code: 'NOT_FOUND', message: 'Not found' } } };
       const status = answer.status ?? 200;

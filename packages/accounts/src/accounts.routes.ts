@@ -5,6 +5,7 @@ import { type NextFunction, type Request, type Response, Router } from 'express'
 import { z } from 'zod';
 import { API_KEY_SCOPES, type Caller, unavailableAsAppError } from './authenticate.ts';
 import { type Auth, CLIENT_IP_HEADER } from './create-auth.ts';
+import type { OrgEventRecorder } from './org-events/recorder.ts';
 import { createFixedWindowLimiter } from './rate-limit.ts';
 import { type ApiKeyRow, creatorOf, scopeOf } from './verify-api-key.ts';
 
@@ -36,7 +37,7 @@ const callerOf = (req: Request): Caller & { orgId: string } => {
  * What the gateway answers itself: the session (§7 "session fetch"), the user lookup behind `/login/{email}`,
  * and the organization's API keys (shown once, stored hashed by better-auth, revocable).
  */
-export function accountRoutes(auth: Auth, options: { lookupsPerMinute: number }) {
+export function accountRoutes(auth: Auth, options: { lookupsPerMinute: number; record: OrgEventRecorder }) {
   const router = Router();
   const adapter = async () => (await auth.$context).adapter;
   const lookups = createFixedWindowLimiter({ max: options.lookupsPerMinute, windowMs: 60_000 });
@@ -90,6 +91,13 @@ export function accountRoutes(auth: Auth, options: { lookupsPerMinute: number })
       },
     });
     const dto: CreatedApiKeyDto = { ...toKeyDto(created as unknown as ApiKeyRow), key: created.key };
+    await options.record('api-key.created', {
+      orgId: caller.orgId,
+      actor: { userId: caller.userId, email: caller.email },
+      keyId: dto.id,
+      name: dto.name ?? '',
+      scope: dto.scope,
+    });
     res.status(201).json(dto);
   });
 
@@ -103,6 +111,13 @@ export function accountRoutes(auth: Auth, options: { lookupsPerMinute: number })
     const row = await db.findOne<ApiKeyRow>({ model: 'apikey', where });
     if (!row) throw new AppError('API_KEY_NOT_FOUND');
     await db.delete({ model: 'apikey', where });
+    const caller = callerOf(req);
+    await options.record('api-key.revoked', {
+      orgId,
+      actor: caller.via === 'session' ? { userId: caller.userId, email: caller.email } : null,
+      keyId: row.id,
+      name: row.name ?? '',
+    });
     res.status(204).end();
   });
 

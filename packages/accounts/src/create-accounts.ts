@@ -10,6 +10,7 @@ import { type StripeSettings, stripeBillingPlugins } from './billing/stripe-bill
 import { type AuthSettings, authOptions, createAuth } from './create-auth.ts';
 import { createMemberLimits, type MemberLimitAdapter } from './member-limits.ts';
 import { createOrgEventOutbox } from './org-events/outbox.ts';
+import type { OrgEventRecorder } from './org-events/recorder.ts';
 import type { OutboxAdapter } from './org-events/schema.ts';
 import { createOrganizationDirectory } from './organization-directory.ts';
 import { createQuotaWarningHandler } from './quota-warnings.ts';
@@ -48,17 +49,21 @@ export interface AccountsDeps
 const DEFAULT_KEY_CACHE: ApiKeyCacheOptions = { ttlMs: 30_000, maxStaleMs: 300_000, size: 10_000 };
 
 /** Deletes an organization's API keys: all of them, or those one member created. */
-function keyRevoker(adapter: () => OutboxAdapter | undefined): AuthSettings['revokeApiKeys'] {
+function keyRevoker(adapter: () => OutboxAdapter | undefined, record: OrgEventRecorder): AuthSettings['revokeApiKeys'] {
   return async (orgId, createdBy) => {
     const db = adapter();
     if (!db) return;
-    const keys = await db.findMany<{ id: string; metadata?: unknown }>({
+    const keys = await db.findMany<{ id: string; name?: string | null; metadata?: unknown }>({
       model: 'apikey',
       where: [{ field: 'referenceId', value: orgId }],
     });
-    const doomed = keys.filter((k) => createdBy === undefined || creatorOf(k.metadata) === createdBy).map((k) => k.id);
-    if (doomed.length)
-      await db.deleteMany({ model: 'apikey', where: [{ field: 'id', operator: 'in', value: doomed }] });
+    const doomed = keys.filter((k) => createdBy === undefined || creatorOf(k.metadata) === createdBy);
+    if (doomed.length === 0) return;
+    await db.deleteMany({ model: 'apikey', where: [{ field: 'id', operator: 'in', value: doomed.map((k) => k.id) }] });
+    // Revoked with their member (removed, or no longer allowed keys): by nobody in particular. An organization's
+    // deletion purges its log anyway.
+    if (createdBy !== undefined)
+      for (const k of doomed) await record('api-key.revoked', { orgId, actor: null, keyId: k.id, name: k.name ?? '' });
   };
 }
 
@@ -112,7 +117,7 @@ export function createAccounts(deps: AccountsDeps) {
       ...(deps.storeHealth ? { storeHealthy: deps.storeHealth.healthy } : {}),
     },
     recordOrgEvent: outbox.record,
-    revokeApiKeys: keyRevoker(() => adapter),
+    revokeApiKeys: keyRevoker(() => adapter, outbox.record),
     onVerifiedUser: async (user) => {
       if (await site.claimFirstOwner({ id: user.id, email: user.email }))
         deps.logger.info({ userId: user.id }, 'first verified user is the owner of the site organization');
@@ -146,7 +151,7 @@ export function createAccounts(deps: AccountsDeps) {
     /** better-auth's endpoints for `/api/auth/*`, answering 503 when the database does not. */
     authHandler: guardAuthHandler(auth.handler),
     authenticate: createAuthenticator(auth, verifyKey),
-    routes: accountRoutes(auth, { lookupsPerMinute: deps.lookupsPerMinute }),
+    routes: accountRoutes(auth, { lookupsPerMinute: deps.lookupsPerMinute, record: outbox.record }),
     /** The instance's own organization (the public site's forms), ADR 23. */
     site,
     /** Organizations by id or slug, for the operator API (`/api/ops/orgs`). */

@@ -12,6 +12,7 @@ import { type MemberLimits, planLimitMessagesPlugin } from './member-limits.ts';
 import { orgEventHooks } from './org-events/hooks.ts';
 import type { OrgEventRecorder } from './org-events/recorder.ts';
 import { orgEventOutboxPlugin } from './org-events/schema.ts';
+import { securityEventsPlugin } from './org-events/security-events.ts';
 import { quotaWarningsPlugin } from './quota-warnings.ts';
 import { requireTwoFactorSchema, twoFactorPolicyPlugin } from './two-factor-policy.ts';
 
@@ -185,6 +186,7 @@ export function authOptions(s: AuthSettings) {
       // at sign-in (`twoFactorRedirect`); 10 backup codes, each good once.
       twoFactor({ issuer: 'Formgate', backupCodeOptions: { amount: 10 } }),
       twoFactorPolicyPlugin(),
+      securityEventsPlugin({ record: s.recordOrgEvent, logger: s.logger }),
       orgEventOutboxPlugin(),
       quotaWarningsPlugin(),
       specDenialMessagesPlugin(),

@@ -154,7 +154,7 @@ export function runOrgEventOutboxContract(target: OutboxTarget) {
       expect(await pending()).toEqual([]);
     });
 
-    it('relays subscription changes to billing.subscription, keyed by orgId, with the id they were recorded with', async () => {
+    it('relays subscription changes to billing.subscription, keyed by orgId, with the id they were recorded with, and each as a plan change in the audit log', async () => {
       const a = await relay('A');
       const x = randomUUID();
       const change = subscriptionChange(x);
@@ -162,7 +162,14 @@ export function runOrgEventOutboxContract(target: OutboxTarget) {
       await a.recordSubscription('stripe:evt_1', change);
       await a.recordSubscription('stripe:evt_2', { ...change, cancelAtPeriodEnd: true });
       await flush(a);
-      expect(typesOf(x)).toEqual(['member.added:A']);
+      expect(typesOf(x)).toEqual(['member.added:A', 'plan.changed:A', 'plan.changed:A']);
+      expect(log.filter((p) => p.event.type === 'plan.changed')[0]?.event.data).toEqual({
+        orgId: x,
+        actor: null,
+        plan: change.planId,
+        status: change.status,
+        source: 'stripe',
+      });
       expect(subscriptions.map((p) => [p.key, p.event.id, p.event.data.cancelAtPeriodEnd])).toEqual([
         [x, 'stripe:evt_1', false],
         [x, 'stripe:evt_2', true],
@@ -186,6 +193,7 @@ export function runOrgEventOutboxContract(target: OutboxTarget) {
         [Topics.orgsOrganization, 'ready', t],
         [Topics.orgsOrganization, 'intent', t],
         [Topics.billingSubscription, 'ready', t],
+        [Topics.orgsOrganization, 'ready', t],
       ]);
     });
 

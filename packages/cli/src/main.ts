@@ -1,5 +1,6 @@
 import { createInterface } from 'node:readline/promises';
 import { parseArgs } from 'node:util';
+import { auditCommand } from './audit.ts';
 import { type CliConfig, loadCliConfig } from './config.ts';
 import { dlqCommand, operator } from './dlq.ts';
 import { ExitWith, eraseCommand, erasuresCommand, subjectAccessCommand } from './erasures.ts';
@@ -18,6 +19,7 @@ const USAGE = `Usage:
   formgate erasures get <id>
   formgate erase verify <receipt.json>
   formgate subject-access <email>
+  formgate audit verify [--all]
   formgate site owner <email>
   formgate dlq counts
   formgate dlq list --topic <topic> [--from <offset>] [--limit <n>]
@@ -38,6 +40,10 @@ undone, and needs a write key. erasures get prints a past erasure's signed recei
 receipt against the public keys of the instance at FORMGATE_URL (no API key) and prints {valid, keyId}; it exits
 with 1 when the receipt does not verify. subject-access prints everything the organization holds about an address
 (the same search, nothing erased), with short-lived links to its files.
+audit verify reads the organization's audit log in order and checks its hash chain on this machine: it prints the
+number of entries and the latest hash (keep it: a log rewritten later no longer ends with it), or the first entry
+where the chain breaks and why, and exits with 1 then. It needs a write API key, or with --all the operator token
+for every organization.
 account commands take the password from FORMGATE_PASSWORD or standard input. signup sends a verification
 email (embedded mode without SMTP: a file in DATA_DIR/mail, and its link in the server log); create-key signs
 in, creates the organization if the account has none, and prints a new API key (shown once).
@@ -134,6 +140,15 @@ async function run(argv: string[]): Promise<unknown> {
   if (positionals[0] === 'orgs') return orgsCommand(config, positionals.slice(1), v);
   if (positionals[0] === 'erase') return eraseCommand(config, positionals.slice(1), () => keyed(config));
   if (positionals[0] === 'erasures') return erasuresCommand(positionals.slice(1), v, () => keyed(config));
+  if (positionals[0] === 'audit')
+    return auditCommand(
+      positionals.slice(1),
+      { all: values.all === true },
+      {
+        keyed: () => keyed(config),
+        operator: () => operator(config),
+      },
+    );
   if (positionals[0] === 'subject-access') return subjectAccessCommand(positionals.slice(1), () => keyed(config));
   switch (command) {
     case 'account signup': {

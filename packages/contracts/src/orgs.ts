@@ -11,6 +11,7 @@ const orgData = <S extends z.ZodRawShape>(shape: S) => z.object({ orgId: z.strin
 const member = { memberId: z.string(), userId: z.string(), role: z.string() };
 const team = { teamId: z.string(), name: z.string() };
 const invitation = { invitationId: z.string(), email: z.string(), role: z.string() };
+const user = { userId: z.string(), email: z.string() };
 
 /**
  * Organization lifecycle, published by the gateway (better-auth hooks) to `orgs.organization`, keyed by orgId; and
@@ -18,7 +19,10 @@ const invitation = { invitationId: z.string(), email: z.string(), role: z.string
  */
 export const OrganizationEventSchema = z.discriminatedUnion('type', [
   envelope('organization.created', orgData({ name: z.string(), slug: z.string() })),
-  envelope('organization.updated', orgData({ name: z.string(), slug: z.string() })),
+  envelope(
+    'organization.updated',
+    orgData({ name: z.string(), slug: z.string(), requireTwoFactor: z.enum(['true', 'false']).optional() }),
+  ),
   envelope('organization.deleted', orgData({ name: z.string(), slug: z.string() })),
   envelope('member.added', orgData(member)),
   envelope('member.role-updated', orgData({ ...member, previousRole: z.string() })),
@@ -34,6 +38,39 @@ export const OrganizationEventSchema = z.discriminatedUnion('type', [
    * asked (`actor`), the address only as its keyed hash, how many submissions it erased.
    */
   envelope('erasure.completed', orgData({ erasureId: z.string(), addressKey: z.string(), count: z.string() })),
+  /**
+   * Security events of a member (issue 32), recorded by the gateway in each organization the user belongs to:
+   * sign-ins (`method`: password, two-factor, backup-code), failed ones (`reason`: password, two-factor; the actor
+   * is unknown, `email` is the account's), and two-factor changes.
+   */
+  envelope('user.signed-in', orgData({ ...user, method: z.string() })),
+  envelope('user.sign-in-failed', orgData({ ...user, reason: z.string() })),
+  envelope('two-factor.enabled', orgData(user)),
+  envelope('two-factor.disabled', orgData(user)),
+  envelope('two-factor.backup-codes-regenerated', orgData(user)),
+  /** Organization API keys, by the gateway: created, and revoked (by a member, or with the member who made it). */
+  envelope('api-key.created', orgData({ keyId: z.string(), name: z.string(), scope: z.string() })),
+  envelope('api-key.revoked', orgData({ keyId: z.string(), name: z.string() })),
+  /**
+   * The organization's plan changed (by the gateway): its Stripe subscription (`source` stripe; `status` Stripe's,
+   * `none` without a subscription) or an operator's grant (`source` operator).
+   */
+  envelope('plan.changed', orgData({ plan: z.string(), status: z.string(), source: z.string() })),
+  /**
+   * Submissions leaving Formgate in bulk, by forms, before the export is sent: a form's export (`kind`
+   * submissions, `formId`, `format`) or a subject access request (`kind` subject-access, the address as its keyed
+   * hash, `count` submissions).
+   */
+  envelope(
+    'export.created',
+    orgData({
+      kind: z.enum(['submissions', 'subject-access']),
+      formId: z.string().optional(),
+      format: z.string().optional(),
+      addressKey: z.string().optional(),
+      count: z.string().optional(),
+    }),
+  ),
 ]);
 export type OrganizationEvent = z.infer<typeof OrganizationEventSchema>;
 export type OrganizationEventType = OrganizationEvent['type'];

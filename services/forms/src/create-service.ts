@@ -19,6 +19,7 @@ import {
 } from '@formgate/kit';
 import type { BlobStore } from '@formgate/store';
 import express from 'express';
+import { createExportAudit } from './export-audit.ts';
 import { createFileLinks } from './files/file-links.ts';
 import { createFormPublisher } from './form-publisher.ts';
 import { createBlockedCountsHandler } from './handlers/blocked-counts.handler.ts';
@@ -103,9 +104,11 @@ export function createFormsService(deps: FormsServiceDeps): Service {
   // The routers mount their routes at the table's paths (`mountRoute`); what every call of theirs needs first:
   for (const path of ['/api/v1/forms', '/api/v1/erasures', '/api/v1/subject-access', '/api/v1/retention'])
     app.use(path, requireIdentity(deps.identity), requireJson, express.json({ limit: '64kb' }));
+  const auditExport = createExportAudit({ bus: deps.bus, clock: deps.clock });
   app.use(
     formsRoutes({
       ...deps,
+      auditExport,
       forms,
       submissions,
       changes,
@@ -119,6 +122,7 @@ export function createFormsService(deps: FormsServiceDeps): Service {
     fileLinkRoutes(fileDeps),
     erasureRoutes({
       ...deps,
+      auditExport,
       erasures,
       changes,
       forms,

@@ -27,8 +27,21 @@ export function orgEventHooks(record: OrgEventRecorder) {
       await record('organization.created', { ...org(o), actor: actor(user) });
       await record('member.added', { orgId: o.id, actor: actor(user), ...member(m) });
     },
-    afterUpdateOrganization: async ({ organization: o, user }: { organization: Named | null; user: UserLike }) => {
-      if (o) await record('organization.updated', { ...org(o), actor: actor(user) });
+    afterUpdateOrganization: async ({
+      organization: o,
+      user,
+    }: {
+      organization: (Named & { requireTwoFactor?: boolean | null }) | null;
+      user: UserLike;
+    }) => {
+      if (!o) return;
+      // The two-factor requirement as it stands after the change (absent on rows from before the setting existed).
+      const twoFactor = typeof o.requireTwoFactor === 'boolean' ? { requireTwoFactor: String(o.requireTwoFactor) } : {};
+      await record('organization.updated', {
+        ...org(o),
+        actor: actor(user),
+        ...(twoFactor as { requireTwoFactor?: 'true' | 'false' }),
+      });
     },
     // Before and after: a crash between better-auth's deletion and the after-hook must not lose the event that
     // makes every service purge the organization's data.

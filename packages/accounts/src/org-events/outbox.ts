@@ -168,6 +168,19 @@ export function createOrgEventOutbox(deps: OrgEventOutboxDeps) {
     };
     const payload = encodeEvent(Topics.billingSubscription, event);
     await write(db(), { orgId: data.orgId, payload, state: 'ready', topic: Topics.billingSubscription });
+    // And its entry in the organization's audit log.
+    await write(db(), {
+      orgId: data.orgId,
+      payload: encode('plan.changed', {
+        orgId: data.orgId,
+        actor: null,
+        plan: data.planId,
+        status: data.status ?? 'none',
+        source: data.source ?? 'stripe',
+      }),
+      state: 'ready',
+      topic: Topics.orgsOrganization,
+    });
     nudge();
   };
 

@@ -2,6 +2,7 @@ import type { ErasureKeysDto, ErasureSummary } from '@formgate/contracts';
 import { API_ROUTES } from '@formgate/contracts/routes';
 import { AppError, identityOf, mountRoute, type PrivacyKeys, requirePermission } from '@formgate/kit';
 import { Router } from 'express';
+import type { ExportAudit } from '../export-audit.ts';
 import { type ErasureDeps, eraseSubmitter } from '../use-cases/erase-submitter.ts';
 import { type SubjectAccessDeps, subjectAccess } from '../use-cases/subject-access.ts';
 
@@ -19,14 +20,20 @@ export function erasureKeyRoutes(privacy: PrivacyKeys) {
  * `/api/v1/erasures`: erasure by submitter and its receipts, and `/api/v1/subject-access`, in the caller's
  * organization (owners and admins).
  */
-export function erasureRoutes(deps: ErasureDeps & SubjectAccessDeps) {
+export function erasureRoutes(deps: ErasureDeps & SubjectAccessDeps & { auditExport: ExportAudit }) {
   const router = Router();
   mountRoute(router, API_ROUTES.getSubjectAccess, async (req, res) => {
     const identity = identityOf(req);
     requirePermission(identity, { erasure: ['read'] });
     const { email } = API_ROUTES.getSubjectAccess.request.body.parse(req.body);
     res.setHeader('cache-control', 'private, no-store');
-    res.json(await subjectAccess(deps, { orgId: identity.orgId }, email));
+    const found = await subjectAccess(deps, { orgId: identity.orgId }, email);
+    await deps.auditExport(identity, {
+      kind: 'subject-access',
+      addressKey: found.addressKey,
+      count: String(found.submissions.length),
+    });
+    res.json(found);
   });
   mountRoute(router, API_ROUTES.createErasure, async (req, res) => {
     const identity = identityOf(req);

@@ -12,6 +12,7 @@ import {
 import { API_ROUTES } from '@formgate/contracts/routes';
 import { AppError, identityOf, type Logger, mountRoute, requirePermission } from '@formgate/kit';
 import { type Request, Router } from 'express';
+import type { ExportAudit } from '../export-audit.ts';
 import type { BlockedCounts } from '../store/blocked-counts.ts';
 import type { BlockedDay, StoredDailyCount } from '../store/records.ts';
 import { NO_COUNTS } from '../store/submission-changes.ts';
@@ -81,7 +82,13 @@ function dailySeries(now: Date, days: number, counts: StoredDailyCount[], blocke
 /** `/api/v1/forms`: forms and their submissions, always scoped to the caller's organization. */
 export function formsRoutes(
   deps: FormWriteDeps &
-    SubmissionChangeDeps & { submissions: SubmissionReadModel; blocked: BlockedCounts; logger: Logger },
+    SubmissionChangeDeps & {
+      submissions: SubmissionReadModel;
+      blocked: BlockedCounts;
+      logger: Logger;
+      /** Every export is in the organization's audit log before it is sent. */
+      auditExport: ExportAudit;
+    },
 ) {
   const { forms, submissions, blocked } = deps;
   const router = Router();

@@ -2,6 +2,7 @@ import type { Form, OrgScope, SubmissionDto } from '@formgate/contracts';
 import { API_ROUTES } from '@formgate/contracts/routes';
 import { AppError, identityOf, type Logger, mountRoute, readPage } from '@formgate/kit';
 import { type Request, Router } from 'express';
+import type { ExportAudit } from '../export-audit.ts';
 import type { FormRepository } from '../store/form-repository.ts';
 import type { StoredSubmission, SubmissionRecord } from '../store/records.ts';
 import type { SubmissionReadModel } from '../store/submission-read-model.ts';
@@ -33,6 +34,7 @@ export function submissionListRoutes(deps: {
   forms: Pick<FormRepository, 'getForm'>;
   submissions: SubmissionReadModel;
   logger: Logger;
+  auditExport: ExportAudit;
 }) {
   const { forms, submissions } = deps;
   const router = Router();
@@ -80,6 +82,7 @@ export function submissionListRoutes(deps: {
     const form = await loadForm(req);
     // A no-store form (issue 31) keeps no content past its deliveries: nothing is exported, even in transit.
     if (!form.settings.storeContent) throw new AppError('FORMS_NOTHING_TO_EXPORT');
+    await deps.auditExport(identityOf(req), { kind: 'submissions', formId: form.id, format });
     await sendExport(deps, res, form, filter, format);
   });
 

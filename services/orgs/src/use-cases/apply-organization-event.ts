@@ -21,6 +21,17 @@ const SUMMARY_FIELDS = [
   'erasureId',
   'addressKey',
   'count',
+  'requireTwoFactor',
+  'method',
+  'reason',
+  'keyId',
+  'scope',
+  'plan',
+  'status',
+  'kind',
+  'formId',
+  'format',
+  'source',
 ] as const;
 
 /** Sortable timestamps: the log pages on `occurredAt` as a string. */

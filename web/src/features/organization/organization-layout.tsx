@@ -1,3 +1,4 @@
+import type { PermissionRequest } from '@formgate/contracts';
 import { useQuery } from '@tanstack/react-query';
 import { NavLink, Outlet, useOutletContext } from 'react-router';
 import { cx, Notice } from '../../components/ui.tsx';
@@ -5,14 +6,16 @@ import { useServices } from '../../lib/app-context.tsx';
 import { activeOrganizationQuery, type FullOrganization } from '../session/session.queries.ts';
 import { useCan } from './use-can.ts';
 
-const SECTIONS = [
+/** The settings' sections; one with a `permission` is listed only to those the role grants it. */
+const SECTIONS: { to: string; label: string; end: boolean; permission?: PermissionRequest }[] = [
   { to: '/dashboard/organization', label: 'General', end: true },
   { to: '/dashboard/organization/privacy', label: 'Privacy', end: false },
-] as const;
+  { to: '/dashboard/organization/audit-log', label: 'Audit log', end: false, permission: { organization: ['update'] } },
+];
 
 /**
  * `/dashboard/organization`: the active organization's name, the member's role, and its settings' sections as
- * navigation links (each section has its own address).
+ * navigation links (each section has its own address; the audit log's only for owners and admins).
  */
 export function OrganizationLayout() {
   const organization = useQuery(activeOrganizationQuery(useServices()));
@@ -31,7 +34,7 @@ export function OrganizationLayout() {
         </div>
         <nav aria-label="Organization sections" className="-mx-1 overflow-x-auto">
           <ul className="flex gap-0.5 border-b border-zinc-200 px-1 dark:border-zinc-800">
-            {SECTIONS.map((section) => (
+            {SECTIONS.filter((s) => !s.permission || access.can(s.permission)).map((section) => (
               <li key={section.to}>
                 <NavLink
                   to={section.to}

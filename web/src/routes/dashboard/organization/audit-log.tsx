@@ -1,0 +1,1 @@
+export { AuditLogScreen as Component } from '../../../features/audit-log/audit-log.tsx';
