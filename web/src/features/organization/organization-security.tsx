@@ -1,4 +1,4 @@
-import { useId } from 'react';
+import { useEffect, useId, useState } from 'react';
 import { Panel } from '../../components/panel.tsx';
 import { Notice } from '../../components/ui.tsx';
 import { describeError } from '../../lib/api.ts';
@@ -9,7 +9,14 @@ import { useRequireTwoFactor } from './organization.mutations.ts';
 export function OrganizationSecurity({ organization: org }: { organization: FullOrganization }) {
   const id = useId();
   const update = useRequireTwoFactor(org.id);
-  const required = update.isPending ? update.variables : org.requireTwoFactor === true;
+  const saved = org.requireTwoFactor === true;
+  // The box shows the click at once, and keeps showing it until the organization read back says the same (or the
+  // save fails): a controlled checkbox would otherwise flick back while the save is on its way.
+  const [clicked, setClicked] = useState<boolean | null>(null);
+  useEffect(() => {
+    if (clicked === saved) setClicked(null);
+  }, [clicked, saved]);
+  const required = clicked ?? saved;
   return (
     <Panel title="Security">
       <div className="flex items-start gap-3 text-sm">
@@ -20,7 +27,10 @@ export function OrganizationSecurity({ organization: org }: { organization: Full
           checked={required}
           disabled={update.isPending}
           aria-describedby={`${id}-hint`}
-          onChange={(e) => update.mutate(e.target.checked)}
+          onChange={(e) => {
+            setClicked(e.target.checked);
+            update.mutate(e.target.checked, { onError: () => setClicked(null) });
+          }}
         />
         <div className="flex flex-col gap-0.5">
           <label htmlFor={id} className="font-medium">
