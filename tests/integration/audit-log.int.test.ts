@@ -114,14 +114,18 @@ describe('the audit log (issue 32)', { timeout: 120_000 }, () => {
       expect(entries.filter((e) => e.type === 'user.signed-in').map((e) => e.data.method)).toEqual(
         expect.arrayContaining(['password', 'two-factor']),
       );
-      expect(entries.filter((e) => e.type === 'user.sign-in-failed').map((e) => e.data.reason).sort()).toEqual([
-        'password',
-        'two-factor',
-      ]);
-      expect(entries.filter((e) => e.type === 'export.created').map((e) => e.data.kind).sort()).toEqual([
-        'subject-access',
-        'submissions',
-      ]);
+      expect(
+        entries
+          .filter((e) => e.type === 'user.sign-in-failed')
+          .map((e) => e.data.reason)
+          .sort(),
+      ).toEqual(['password', 'two-factor']);
+      expect(
+        entries
+          .filter((e) => e.type === 'export.created')
+          .map((e) => e.data.kind)
+          .sort(),
+      ).toEqual(['subject-access', 'submissions']);
       return entries;
     }, 15_000);
     const ownerActor = { userId: expect.any(String), email: owner.email };
