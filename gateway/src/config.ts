@@ -32,6 +32,7 @@ export const GatewayEnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   PUBLIC_URL: z.url().transform((u) => u.replace(/\/$/, '')),
   AUTH_SECRET: secretEnv,
+  AUTH_SECRET_PREVIOUS: previousSecretEnv,
   /** Bearer token of the operator API (`/api/ops/*`: dead letters); without it that API answers 404. */
   OPERATOR_TOKEN: secretEnv.optional(),
   /** During a rotation (ADR 50): the replaced operator token, still accepted until removed. */

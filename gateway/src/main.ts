@@ -24,6 +24,7 @@ await runDistributed(
       store: createMongoAccountsStore(conn.db as unknown as Db),
       publicUrl: config.PUBLIC_URL,
       secret: config.AUTH_SECRET,
+      previousSecret: config.AUTH_SECRET_PREVIOUS,
       trustedOrigins: [config.PUBLIC_URL],
       mailer,
       bus,

@@ -93,6 +93,44 @@ export function describeTwoFactorFlows(target: TargetRef) {
     });
   });
 
+  describe('sessions', () => {
+    it('lists each session with its device and last use; one, all others or all can be signed out, and a new password signs the others out', async () => {
+      const user = await target().accounts.signUp();
+      const phone = (await signInFirstStep(user.email)).browser;
+      const laptop = (await signInFirstStep(user.email)).browser;
+      const listed = (await user.call('GET', '/api/auth/list-sessions')).body as {
+        token: string;
+        updatedAt: string;
+        userAgent: string | null;
+        ipAddress: string | null;
+      }[];
+      expect(listed).toHaveLength(3);
+      for (const row of listed) expect(Number.isNaN(Date.parse(row.updatedAt))).toBe(false);
+
+      const phoneToken = (await sessionOf(phone)).session.token;
+      expect((await user.call('POST', '/api/auth/revoke-session', { token: phoneToken })).status).toBe(200);
+      expect(await sessionOf(phone)).toBeNull();
+      expect((await sessionOf(laptop)).user.email).toBe(user.email);
+
+      // Asked not to, the password change signs the other sessions out anyway.
+      const changed = await user.call('POST', '/api/auth/change-password', {
+        currentPassword: TEST_PASSWORD,
+        newPassword: `${TEST_PASSWORD} 2`,
+        revokeOtherSessions: false,
+      });
+      expect(changed.status).toBe(200);
+      expect(await sessionOf(laptop)).toBeNull();
+      expect((await sessionOf(user)).user.email).toBe(user.email);
+
+      const again = createBrowserSession(target().baseUrl);
+      await again.call('POST', '/api/auth/sign-in/email', { email: user.email, password: `${TEST_PASSWORD} 2` });
+      expect((await sessionOf(again)).user.email).toBe(user.email);
+      expect((await user.call('POST', '/api/auth/revoke-sessions', {})).status).toBe(200);
+      expect(await sessionOf(again)).toBeNull();
+      expect(await sessionOf(user)).toBeNull();
+    });
+  });
+
   describe('an organization that requires two-factor', () => {
     it('can be set only by an owner who uses it; then members without it reach nothing of the organization but their profile, and API keys still work', async () => {
       const owner = await target().accounts.signUp();

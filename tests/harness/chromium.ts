@@ -94,3 +94,27 @@ export const pageApi = (page: Page, method: string, path: string, body?: unknown
     },
     [method, path, body] as const,
   );
+
+/**
+ * A virtual WebAuthn authenticator in `page`'s tab (DevTools' `WebAuthn` domain): a platform authenticator (CTAP2,
+ * internal transport) that keeps discoverable credentials and answers every prompt at once, user present and
+ * verified, as after a fingerprint. It lasts as long as the page, across navigations; `credentials()` lists what it
+ * holds.
+ */
+export async function addVirtualAuthenticator(page: Page) {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('WebAuthn.enable', { enableUI: false });
+  const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
+    options: {
+      protocol: 'ctap2',
+      transport: 'internal',
+      hasResidentKey: true,
+      hasUserVerification: true,
+      isUserVerified: true,
+      automaticPresenceSimulation: true,
+    },
+  });
+  return {
+    credentials: async () => (await cdp.send('WebAuthn.getCredentials', { authenticatorId })).credentials,
+  };
+}

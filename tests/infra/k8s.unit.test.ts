@@ -183,7 +183,7 @@ describe('infra/k8s', () => {
 
   it('passes each signing secret a process verifies with its optional _PREVIOUS (rotation, ADR 50), which its config reads', () => {
     const rotating: Record<string, string[]> = {
-      gateway: ['OPERATOR_TOKEN'],
+      gateway: ['OPERATOR_TOKEN', 'AUTH_SECRET'],
       ingest: ['INGEST_SECRET'],
       forms: ['IDENTITY_SECRET', 'FILE_LINK_SECRET', 'PRIVACY_KEY'],
       billing: ['IDENTITY_SECRET'],

@@ -5,7 +5,10 @@ import { promisify } from 'node:util';
 import type { Form, SpamReason } from '@formgate/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTimeStamps } from '../../services/ingest/src/spam/time-trap.ts';
+import { TEST_PASSWORD } from '../harness/accounts.ts';
+import { createBrowserSession } from '../harness/browser-session.ts';
 import { eventually, startTestApp, type TestApp, type TestForm } from '../harness/embedded-app.ts';
+import { totpCode } from '../harness/totp.ts';
 import { ingestClient } from './ingest/ingest-client.ts';
 
 const run = promisify(execFile);
@@ -59,11 +62,23 @@ describe('secret rotation (embedded)', { timeout: 120_000 }, () => {
     const oldStampAt = Date.now();
     const browser = await app.accounts.signUp();
     expect((await browser.call('GET', '/api/auth/get-session')).body?.user?.email).toBe(browser.email);
+    // A member with two-factor: its secret is encrypted with auth-secret.
+    const enabled = await browser.call('POST', '/api/auth/two-factor/enable', { password: TEST_PASSWORD });
+    const { totpURI } = enabled.body as { totpURI: string };
+    expect(
+      (await browser.call('POST', '/api/auth/two-factor/verify-totp', { code: await totpCode(totpURI) })).status,
+    ).toBe(200);
+    const signInWithCode = async () => {
+      const again = createBrowserSession(app.baseUrl);
+      await again.call('POST', '/api/auth/sign-in/email', { email: browser.email, password: TEST_PASSWORD });
+      const verified = await again.call('POST', '/api/auth/two-factor/verify-totp', { code: await totpCode(totpURI) });
+      return verified.status;
+    };
 
     const rotated = await cli('rotate', '--all');
     expect(JSON.stringify(rotated)).not.toContain(oldToken);
     expect(rotated.rotated).toContainEqual(expect.objectContaining({ name: 'operator-token', previousKept: true }));
-    expect(rotated.rotated).toContainEqual(expect.objectContaining({ name: 'auth-secret', previousKept: false }));
+    expect(rotated.rotated).toContainEqual(expect.objectContaining({ name: 'auth-secret', previousKept: true }));
     const newToken = secretFile('operator-token');
     expect(newToken).not.toBe(oldToken);
     expect(JSON.stringify(rotated)).not.toContain(newToken);
@@ -74,9 +89,10 @@ describe('secret rotation (embedded)', { timeout: 120_000 }, () => {
     expect((await ops(oldToken)).status).toBe(200);
     await oldEnough(oldStampAt);
     expect(await submitWith(form, oldStamp)).toEqual([]);
-    // better-auth 1.7 signs session cookies with one secret: a rotated auth-secret signs the browser out, while
-    // organization API keys (the harness's `api` calls) keep working.
+    // Session cookies are signed with the current secret only: a rotated auth-secret signs the browser out, while
+    // organization API keys (the harness's `api` calls) keep working, and so does two-factor.
     expect((await browser.call('GET', '/api/auth/get-session')).body).toBeNull();
+    expect(await signInWithCode()).toBe(200);
     // A new stamp is signed with the new secret only.
     const newStamp = await stampOf(form);
     const newStampAt = Date.now();
@@ -86,7 +102,11 @@ describe('secret rotation (embedded)', { timeout: 120_000 }, () => {
 
     const retired = await cli('retire', '--all');
     expect(retired.retired).toContainEqual({ name: 'operator-token', hadPrevious: true });
+    expect(retired.retired).toContainEqual({ name: 'auth-secret', hadPrevious: true });
     await app.restart();
+    // The start after the rotation encrypted the two-factor secret again with the new auth-secret: retiring the old
+    // one locks nobody out.
+    expect(await signInWithCode()).toBe(200);
 
     const refused = await ops(oldToken);
     expect(refused.status).toBe(401);
@@ -144,8 +164,7 @@ describe('secrets generate (distributed)', { timeout: 60_000 }, () => {
       expect(Object.keys(printed.values).sort()).toEqual(all);
       for (const value of Object.values(printed.values)) expect(value).toMatch(/^[A-Za-z0-9_-]{43}$/);
       values.push(...Object.values(printed.values));
-      // Every setting that has a `_PREVIOUS`, and not AUTH_SECRET, which has none.
-      expect(Object.keys(printed.keepPreviousFor).sort()).toEqual([...NAMES].sort().map((n) => `${n}_PREVIOUS`));
+      expect(Object.keys(printed.keepPreviousFor).sort()).toEqual(all.map((n) => `${n}_PREVIOUS`));
       expect(printed.steps.join('\n')).toContain('NAME_PREVIOUS');
       // Only new values: nothing of the environment's current secrets, nor of DATA_DIR's secret files.
       for (const secret of [...Object.values(current), ...Object.values(before).map((v) => v.trim())]) {

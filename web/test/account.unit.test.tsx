@@ -73,4 +73,55 @@ describe('My profile', () => {
     );
     expect(within(screen.getByRole('main')).getByText('ada@example.com', { exact: false })).toBeTruthy();
   });
+
+  it('shows when each session was last active; "Sign out everywhere" calls revoke-sessions and goes to the sign-in page', async () => {
+    let signedOut = false;
+    const api = await startApi((req) => {
+      if (req.path === '/api/auth/get-session') return { body: signedOut ? null : session };
+      if (req.path === '/api/auth/list-sessions')
+        return { body: [{ ...row('tok-here', 'Firefox/140.0 (X11; Linux)'), updatedAt: '2026-11-20T08:30:00.000Z' }] };
+      if (req.path === '/api/auth/revoke-sessions') {
+        signedOut = true;
+        return { body: { status: true } };
+      }
+      return undefined;
+    });
+    apis.push(api);
+    const { router } = renderApp('/dashboard/profile', { authBaseUrl: api.url });
+    const list = await screen.findByRole('list', { name: 'Your sessions' });
+    await waitFor(() => expect(within(list).getByText(/last active/)).toBeTruthy());
+    expect(within(list).getByText(/last active/).textContent).toContain('2026');
+    fireEvent.click(screen.getByRole('button', { name: 'Sign out everywhere' }));
+    await waitFor(() => expect(router.state.location.pathname).toBe('/login'));
+    expect(api.requests.map((r) => `${r.method} ${r.path}`)).toContain('POST /api/auth/revoke-sessions');
+  });
+
+  it('a new password always signs the other sessions out: no choice is offered, and the request says so', async () => {
+    const api = await startApi((req) => {
+      if (req.path === '/api/auth/get-session') return { body: session };
+      if (req.path === '/api/auth/list-sessions') return { body: [] };
+      if (req.path === '/api/auth/change-password') return { body: { token: null } };
+      return undefined;
+    });
+    apis.push(api);
+    renderApp('/dashboard/profile', { authBaseUrl: api.url });
+    const password = await screen.findByRole('region', { name: 'Password' });
+    expect(within(password).getByText('Changing it signs you out of every other session.')).toBeTruthy();
+    expect(within(password).queryByRole('checkbox')).toBeNull();
+    fireEvent.change(within(password).getByLabelText('Current password'), { target: { value: 'the old password' } });
+    fireEvent.change(within(password).getByLabelText('New password'), { target: { value: 'a much longer new one' } });
+    fireEvent.click(within(password).getByRole('button', { name: 'Change password' }));
+    await waitFor(() =>
+      expect(api.requests).toContainEqual(
+        expect.objectContaining({
+          path: '/api/auth/change-password',
+          body: {
+            currentPassword: 'the old password',
+            newPassword: 'a much longer new one',
+            revokeOtherSessions: true,
+          },
+        }),
+      ),
+    );
+  });
 });

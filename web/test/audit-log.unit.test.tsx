@@ -2,6 +2,7 @@ import { type AuditEntryDto, authorize } from '@formgate/contracts';
 import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { formatDateTime } from '../src/components/panel.tsx';
+import { describeAuditEntry } from '../src/features/audit-log/audit-entries.ts';
 import { readAuditEntries } from '../src/features/audit-log/audit-log.queries.ts';
 import { formsKeys } from '../src/features/forms/forms.queries.ts';
 import { setApiBaseUrl } from '../src/lib/api.ts';
@@ -176,6 +177,18 @@ describe('audit log', () => {
     // Entries are text: a name that looks like markup stays text.
     expect(document.querySelector('img')).toBeNull();
     expect(screen.queryByRole('button', { name: 'Load more' })).toBeNull();
+  });
+
+  it('reads the passkey entries: one added (with its name), one removed, a sign-in with one', () => {
+    const names = { member: () => undefined, form: () => undefined };
+    const added = { type: 'passkey.added', data: { ...bob, passkeyId: 'pk1', name: 'Work laptop' } };
+    expect(describeAuditEntry(added, names)).toBe('Added a passkey "Work laptop"');
+    expect(describeAuditEntry({ type: 'passkey.removed', data: { ...bob, passkeyId: 'pk1' } }, names)).toBe(
+      'Removed a passkey',
+    );
+    expect(describeAuditEntry({ type: 'user.signed-in', data: { ...bob, method: 'passkey' } }, names)).toBe(
+      'Signed in with a passkey',
+    );
   });
 
   it('filters by type, person and days; the filters live in the address and reach the API as times', async () => {

@@ -27,6 +27,7 @@ export const EmbeddedEnvSchema = z.object({
     .optional(),
   /** Signs sessions; otherwise one is generated into `DATA_DIR/auth-secret`. */
   AUTH_SECRET: secretEnv.optional(),
+  AUTH_SECRET_PREVIOUS: previousSecretEnv,
   /** Bearer token of the operator API (`/api/ops/*`); otherwise one is generated into `DATA_DIR/operator-token`. */
   OPERATOR_TOKEN: secretEnv.optional(),
   /** During a rotation (ADR 50), beside an `OPERATOR_TOKEN` from the environment: the replaced one, still accepted. */

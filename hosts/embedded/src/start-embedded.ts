@@ -205,14 +205,17 @@ async function boot(
   const mailer = createMailer({ ...settings, mailDir: join(config.DATA_DIR, 'mail'), logger, logLinks: true });
   closers.push(() => mailer.close());
 
+  const authSecret = secret('auth-secret', config.AUTH_SECRET, config.AUTH_SECRET_PREVIOUS);
   const accounts = createAccounts({
     ...common,
     ...settings,
     store: createSqliteAccountsStore(dbs.auth),
     publicUrl,
     trustedOrigins,
-    // Sessions are signed with one secret only (better-auth 1.7): a rotated one signs every session out (ADR 50).
-    secret: secret('auth-secret', config.AUTH_SECRET).current,
+    // Sessions are signed with the current secret only: a rotation signs every session out (ADR 50); the previous one
+    // still decrypts two-factor secrets until start encrypts them again.
+    secret: authSecret.current,
+    previousSecret: authSecret.previous,
     mailer,
     logger: logger.child({ component: 'accounts' }),
     wrapAdapter: seams.wrapAccountsAdapter,

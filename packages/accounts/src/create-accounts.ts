@@ -5,6 +5,7 @@ import { accountRoutes } from './accounts.routes.ts';
 import type { AccountsStore } from './accounts-store.ts';
 import { type AdapterWrapper, guardAuthHandler } from './adapter-guard.ts';
 import { type ApiKeyCacheOptions, createApiKeyCache } from './api-key-cache.ts';
+import { reencryptTwoFactorSecrets } from './auth-secrets.ts';
 import { createAuthenticator } from './authenticate.ts';
 import { type StripeSettings, stripeBillingPlugins } from './billing/stripe-billing.ts';
 import { type AuthSettings, authOptions, createAuth } from './create-auth.ts';
@@ -160,7 +161,13 @@ export function createAccounts(deps: AccountsDeps) {
     billingEnabled: deps.stripe !== undefined,
     async start() {
       await deps.store.prepare(authOptions(settings));
-      adapter = (await auth.$context).adapter as unknown as OutboxAdapter;
+      const context = await auth.$context;
+      adapter = context.adapter as unknown as OutboxAdapter;
+      if (deps.previousSecret) {
+        const reencrypted = await reencryptTwoFactorSecrets(context.adapter, context.secretConfig, deps.logger);
+        if (reencrypted > 0)
+          deps.logger.info({ reencrypted }, 'two-factor secrets encrypted again with the current AUTH_SECRET');
+      }
       outbox.start(adapter, deps.bus);
       await quotaWarnings?.start();
       if (!deps.stripe)

@@ -1,4 +1,5 @@
 import { apiKey } from '@better-auth/api-key';
+import { passkey } from '@better-auth/passkey';
 import { accessControl, authorize, ORG_ROLES, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '@formgate/contracts';
 import type { Logger } from '@formgate/kit';
 import type { Mailer } from '@formgate/mail';
@@ -6,6 +7,7 @@ import { type BetterAuthOptions, type BetterAuthPlugin, betterAuth } from 'bette
 import { organization } from 'better-auth/plugins/organization';
 import { twoFactor } from 'better-auth/plugins/two-factor';
 import { type AdapterGuardOptions, adapterGuardPlugin } from './adapter-guard.ts';
+import { authSecrets } from './auth-secrets.ts';
 import { specDenialMessagesPlugin } from './denial-messages.ts';
 import { LAST_ACTIVE_ORG_FIELD, lastActiveOrganizationHooks } from './last-active-org.ts';
 import { type MemberLimits, planLimitMessagesPlugin } from './member-limits.ts';
@@ -14,6 +16,7 @@ import type { OrgEventRecorder } from './org-events/recorder.ts';
 import { orgEventOutboxPlugin } from './org-events/schema.ts';
 import { securityEventsPlugin } from './org-events/security-events.ts';
 import { quotaWarningsPlugin } from './quota-warnings.ts';
+import { sessionPolicyPlugin } from './session-policy.ts';
 import { requireTwoFactorSchema, twoFactorPolicyPlugin } from './two-factor-policy.ts';
 
 export const CLIENT_IP_HEADER = 'x-formgate-client-ip';
@@ -24,7 +27,10 @@ export interface AuthSettings {
   database: BetterAuthOptions['database'];
   /** The public origin of the product (cookies, links in emails, trusted origin). */
   publicUrl: string;
+  /** Signs sessions and encrypts two-factor secrets (`AUTH_SECRET`). */
   secret: string;
+  /** The replaced `AUTH_SECRET` during a rotation: decrypts what it encrypted until start re-encrypts it. */
+  previousSecret?: string | undefined;
   /** Origins whose requests better-auth accepts (the public URL, and its loopback alias when unconfigured). */
   trustedOrigins: string[];
   mailer: Mailer;
@@ -64,6 +70,8 @@ export function authOptions(s: AuthSettings) {
     baseURL: s.publicUrl,
     basePath: '/api/auth',
     secret: s.secret,
+    // Versioned, so that a rotation keeps two-factor secrets readable (`auth-secrets.ts`).
+    secrets: authSecrets(s.secret, s.previousSecret),
     database: s.database,
     trustedOrigins: s.trustedOrigins,
     telemetry: { enabled: false },
@@ -123,6 +131,7 @@ export function authOptions(s: AuthSettings) {
         // A second factor is guessed no faster than a password (the plugin also locks the account after 10 misses);
         // its set-up endpoints check the password. Replaces the plugin's own 3 per 10 s per path.
         '/two-factor/*': minute(s.signInPerMinute),
+        '/passkey/verify-authentication': minute(s.signInPerMinute),
         // Stripe's webhook (when billing is on): signed, so a flood costs a signature check each; limiting it would
         // only make Stripe retry real events later (and write a rate-limit row per delivery).
         '/stripe/webhook': false,
@@ -185,7 +194,10 @@ export function authOptions(s: AuthSettings) {
       // TOTP with backup codes (issue 32); set up from the profile with the password, required after the password
       // at sign-in (`twoFactorRedirect`); 10 backup codes, each good once.
       twoFactor({ issuer: 'Formgate', backupCodeOptions: { amount: 10 } }),
+      // Passkeys (WebAuthn) for this host: registered from the profile, a sign-in of their own (no password).
+      passkey({ rpID: new URL(s.publicUrl).hostname, rpName: 'Formgate', origin: s.trustedOrigins }),
       twoFactorPolicyPlugin(),
+      sessionPolicyPlugin(),
       securityEventsPlugin({ record: s.recordOrgEvent, logger: s.logger }),
       orgEventOutboxPlugin(),
       quotaWarningsPlugin(),

@@ -15,7 +15,9 @@ export const RECOMMENDED_WINDOW: Record<EmbeddedSecretName | 'identity-secret', 
   'file-link-secret': '7 days (file links in notification emails live 7 days)',
   'notifications-link-secret': '24 hours (address verification links live 24 h)',
   'operator-token': 'until every script and CI job uses the new token',
-  'auth-secret': 'none: better-auth 1.7 signs sessions with one secret, so rotating it signs every session out',
+  'auth-secret':
+    'until every gateway restarted with both values (each start encrypts two-factor secrets again with the new one); ' +
+    'sessions are signed out at once either way',
   'privacy-key':
     'as long as submissions stored before the rotation are kept (an erasure finds them by the previous key) and ' +
     'receipts it signed must verify; retiring it leaves those unfindable by address',
@@ -49,8 +51,7 @@ export function rotate(dir: string | undefined, v: { name?: string | undefined; 
   const root = dataDir(dir);
   const rotated = selected(v).map((name) => ({
     name,
-    // auth-secret has no previous value (better-auth 1.7 checks sessions with one secret): none is kept.
-    previousKept: rotateSecretFile(root, name, { keepPrevious: name !== 'auth-secret' }).keptPrevious,
+    previousKept: rotateSecretFile(root, name).keptPrevious,
     keepPreviousFor: RECOMMENDED_WINDOW[name],
   }));
   return {
@@ -97,15 +98,12 @@ export function generate(v: { name?: string | undefined }) {
   }
   return {
     values: Object.fromEntries(valid.map((n) => [n, newSecretValue()])),
-    // AUTH_SECRET has no `_PREVIOUS` setting (better-auth signs with one secret, ADR 50): no window to keep.
-    keepPreviousFor: Object.fromEntries(
-      valid.filter((n) => n !== 'AUTH_SECRET').map((n) => [`${n}_PREVIOUS`, RECOMMENDED_WINDOW[DISTRIBUTED[n]]]),
-    ),
+    keepPreviousFor: Object.fromEntries(valid.map((n) => [`${n}_PREVIOUS`, RECOMMENDED_WINDOW[DISTRIBUTED[n]]])),
     steps: [
       'In the Secret formgate-secrets, for each NAME: set NAME_PREVIOUS to its current value, NAME to the new one.',
       'Roll every Deployment (kubectl rollout restart deployment): new values sign, previous ones still verify.',
       'After the window: delete NAME_PREVIOUS from the Secret and roll again.',
-      'AUTH_SECRET has no _PREVIOUS: replacing it signs every session out.',
+      'Replacing AUTH_SECRET signs every session out; AUTH_SECRET_PREVIOUS keeps two-factor working meanwhile.',
     ],
   };
 }

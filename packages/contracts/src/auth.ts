@@ -48,11 +48,10 @@ export const UpdateProfileRequestSchema = z.object({
 });
 export type UpdateProfileRequest = z.infer<typeof UpdateProfileRequestSchema>;
 
-/** better-auth `change-password`: the current password, a new one by the sign-up rule, and whether to sign out elsewhere. */
+/** better-auth `change-password`: the current password and a new one by the sign-up rule (other sessions end). */
 export const ChangePasswordRequestSchema = z.object({
   currentPassword: z.string().min(1, 'Enter your current password').max(PASSWORD_MAX_LENGTH),
   newPassword: SignUpRequestSchema.shape.password,
-  revokeOtherSessions: z.boolean(),
 });
 export type ChangePasswordRequest = z.infer<typeof ChangePasswordRequestSchema>;
 

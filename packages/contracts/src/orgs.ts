@@ -40,7 +40,7 @@ export const OrganizationEventSchema = z.discriminatedUnion('type', [
   envelope('erasure.completed', orgData({ erasureId: z.string(), addressKey: z.string(), count: z.string() })),
   /**
    * Security events of a member (issue 32), recorded by the gateway in each organization the user belongs to:
-   * sign-ins (`method`: password, two-factor, backup-code), failed ones (`reason`: password, two-factor; the actor
+   * sign-ins (`method`: password, two-factor, backup-code, passkey), failed ones (`reason`: password, two-factor; the actor
    * is unknown, `email` is the account's), and two-factor changes.
    */
   envelope('user.signed-in', orgData({ ...user, method: z.string() })),
@@ -48,6 +48,9 @@ export const OrganizationEventSchema = z.discriminatedUnion('type', [
   envelope('two-factor.enabled', orgData(user)),
   envelope('two-factor.disabled', orgData(user)),
   envelope('two-factor.backup-codes-regenerated', orgData(user)),
+  /** A passkey registered (`name` as the member named it) or removed by the member. */
+  envelope('passkey.added', orgData({ ...user, passkeyId: z.string(), name: z.string() })),
+  envelope('passkey.removed', orgData({ ...user, passkeyId: z.string() })),
   /** Organization API keys, by the gateway: created, and revoked (by a member, or with the member who made it). */
   envelope('api-key.created', orgData({ keyId: z.string(), name: z.string(), scope: z.string() })),
   envelope('api-key.revoked', orgData({ keyId: z.string(), name: z.string() })),

@@ -65,16 +65,11 @@ export function readPreviousSecret(dataDir: string, name: string): string | unde
  * Rotates `dataDir/<name>`: the current value moves to `<name>.previous` (replacing an older previous value), a new
  * random value becomes current. Each file is replaced by an atomic rename, previous first, so a process starting in
  * between sees the old value twice, never a missing one. Returns whether a value was kept as the previous one (a
- * secret never generated has none to keep; `keepPrevious: false` keeps none, for a secret nothing verifies with a
- * previous value). Values are never returned: nothing here can print them.
+ * secret never generated has none to keep). Values are never returned: nothing here can print them.
  */
-export function rotateSecretFile(
-  dataDir: string,
-  name: string,
-  { keepPrevious = true }: { keepPrevious?: boolean } = {},
-): { keptPrevious: boolean } {
+export function rotateSecretFile(dataDir: string, name: string): { keptPrevious: boolean } {
   const file = join(dataDir, name);
-  const current = keepPrevious ? read(file) : undefined;
+  const current = read(file);
   mkdirSync(dataDir, { recursive: true });
   if (current) writeAtomically(`${file}.previous`, current);
   writeAtomically(file, newSecretValue());

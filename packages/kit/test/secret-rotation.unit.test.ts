@@ -94,10 +94,5 @@ describe('embedded secret files', () => {
     expect(rotateSecretFile(dir, 'operator-token')).toEqual({ keptPrevious: false });
     expect(ensureSecretFile(dir, 'operator-token').length).toBeGreaterThanOrEqual(32);
     expect(readPreviousSecret(dir, 'operator-token')).toBeUndefined();
-    expect(rotateSecretFile(dir, 'auth-secret', { keepPrevious: false })).toEqual({ keptPrevious: false });
-    const auth = ensureSecretFile(dir, 'auth-secret');
-    rotateSecretFile(dir, 'auth-secret', { keepPrevious: false });
-    expect(ensureSecretFile(dir, 'auth-secret')).not.toBe(auth);
-    expect(readPreviousSecret(dir, 'auth-secret')).toBeUndefined();
   });
 });

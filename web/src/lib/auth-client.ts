@@ -1,3 +1,4 @@
+import { passkeyClient } from '@better-auth/passkey/client';
 import { stripeClient } from '@better-auth/stripe/client';
 import { accessControl, ORG_ROLES } from '@formgate/contracts';
 import type { QueryClient } from '@tanstack/react-query';
@@ -15,7 +16,8 @@ const ORGANIZATION_FIELDS = {
  * refreshes the queries spec §4 names; a response carrying `url` and `redirect` navigates the browser (better-auth's
  * redirect plugin). The Stripe client plugin adds `subscription.*`; the billing screen redirects by itself
  * (`disableRedirect`) so it can check the link first. The two-factor client plugin adds `twoFactor.*`, given no
- * `twoFactorPage`: a sign-in answering `twoFactorRedirect` is followed by the sign-in form, without a page load.
+ * `twoFactorPage`: a sign-in answering `twoFactorRedirect` is followed by the sign-in form, without a page load. The
+ * passkey client plugin adds `passkey.*` and `signIn.passkey` (the browser's WebAuthn prompt, then the server's check).
  */
 export function createFormgateAuthClient(queryClient: QueryClient, baseURL = globalThis.location?.origin) {
   return createAuthClient({
@@ -29,6 +31,7 @@ export function createFormgateAuthClient(queryClient: QueryClient, baseURL = glo
         schema: inferOrgAdditionalFields({ organization: { additionalFields: ORGANIZATION_FIELDS } }),
       }),
       twoFactorClient(),
+      passkeyClient(),
       // `auth.subscription.*`: Stripe checkout, cancel, restore and the billing portal (features/billing).
       stripeClient({ subscription: true }),
     ],

@@ -14,6 +14,7 @@ const SESSION_PATHS = [
   '/two-factor/verify-totp',
   '/two-factor/verify-backup-code',
   '/two-factor/disable',
+  '/passkey/verify-authentication',
 ];
 const ORG_LIST_PATHS = ['/organization/create', '/organization/delete', '/organization/update'];
 /**
@@ -24,10 +25,10 @@ const isOrganizationRead = (path: string) => /^\/organization\/(list|get-)/.test
 
 /**
  * The queries to refresh after a successful better-auth call (spec §4): the session after sign-out, update-user,
- * any sign-in or sign-up, delete-user, verify-email, set-active, a verified two-factor code (which completes a
- * sign-in or turns two-factor on) and turning two-factor off; the organization list after organization create,
- * delete and update; the active organization after any organization call but a read; the active member after
- * update-member-role. `path` is relative to the auth base path (`/sign-in/email`).
+ * any sign-in or sign-up (a passkey's included), delete-user, verify-email, set-active, a verified two-factor code
+ * (which completes a sign-in or turns two-factor on) and turning two-factor off; the organization list after
+ * organization create, delete and update; the active organization after any organization call but a read; the active
+ * member after update-member-role. `path` is relative to the auth base path (`/sign-in/email`).
  */
 export function queriesToInvalidate(path: string): QueryKey[] {
   const keys: QueryKey[] = [];

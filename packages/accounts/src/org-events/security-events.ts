@@ -8,7 +8,9 @@ type SecurityEventType =
   | 'user.sign-in-failed'
   | 'two-factor.enabled'
   | 'two-factor.disabled'
-  | 'two-factor.backup-codes-regenerated';
+  | 'two-factor.backup-codes-regenerated'
+  | 'passkey.added'
+  | 'passkey.removed';
 
 interface User {
   id: string;
@@ -25,6 +27,9 @@ const WATCHED = new Set([
   '/two-factor/verify-backup-code',
   '/two-factor/disable',
   '/two-factor/generate-backup-codes',
+  '/passkey/verify-authentication',
+  '/passkey/verify-registration',
+  '/passkey/delete-passkey',
 ]);
 /** better-auth's two-factor plugin's challenge cookie (its `TWO_FACTOR_COOKIE_NAME`), set between the two steps. */
 const TWO_FACTOR_COOKIE = 'two_factor';
@@ -38,6 +43,8 @@ const TWO_FACTOR_COOKIE = 'two_factor';
  * - `/two-factor/verify-*` with the challenge cookie: the sign-in by two-factor or backup code, or a failed one
  *   (wrong code, locked account). With a session instead, a new session means two-factor was just turned on.
  * - `/two-factor/disable` and `/two-factor/generate-backup-codes`: done.
+ * - `/passkey/verify-authentication`: a sign-in by passkey; `/passkey/verify-registration` and
+ *   `/passkey/delete-passkey`: a passkey added or removed.
  * Recording never fails the request it follows: the outcome has happened already; a failure is logged as an error.
  */
 export function securityEventsPlugin(deps: { record: OrgEventRecorder; logger: Logger }) {
@@ -91,6 +98,23 @@ export function securityEventsPlugin(deps: { record: OrgEventRecorder; logger: L
               }
               if (ctx.path === '/two-factor/disable') {
                 if (!failed && newUser) await recordFor(newUser, 'two-factor.disabled', {}, true);
+                return;
+              }
+              if (ctx.path === '/passkey/verify-authentication') {
+                if (!failed && newUser) await recordFor(newUser, 'user.signed-in', { method: 'passkey' }, true);
+                return;
+              }
+              if (ctx.path === '/passkey/verify-registration' || ctx.path === '/passkey/delete-passkey') {
+                const user = ctx.context.session?.user as User | undefined;
+                if (failed || !user) return;
+                if (ctx.path === '/passkey/verify-registration') {
+                  const added = ctx.context.returned as { id?: string; name?: string | null } | null;
+                  if (added?.id)
+                    await recordFor(user, 'passkey.added', { passkeyId: added.id, name: added.name ?? '' }, true);
+                } else {
+                  const id = (ctx.body as { id?: unknown } | undefined)?.id;
+                  if (typeof id === 'string') await recordFor(user, 'passkey.removed', { passkeyId: id }, true);
+                }
                 return;
               }
               if (ctx.path === '/two-factor/generate-backup-codes') {

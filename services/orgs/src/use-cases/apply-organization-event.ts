@@ -32,6 +32,7 @@ const SUMMARY_FIELDS = [
   'formId',
   'format',
   'source',
+  'passkeyId',
 ] as const;
 
 /** Sortable timestamps: the log pages on `occurredAt` as a string. */

@@ -3,8 +3,9 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { toast } from 'sonner';
 import { unwrap, useServices } from '../../lib/app-context.tsx';
 import { sessionKey } from '../../lib/auth-invalidation.ts';
+import { passkeyCeremony } from '../../lib/passkeys.ts';
 import type { ScreenStep } from '../../lib/screen-step.ts';
-import { accountKeys } from './account.queries.ts';
+import { accountKeys, type PasskeyNameRequest } from './account.queries.ts';
 
 /* The signed-in person's own account, through better-auth (which refreshes the session by itself after
    update-user, delete-user and the two-factor calls that change it); these hooks add the sessions list. A screen
@@ -21,12 +22,13 @@ export function useUpdateName(step: ScreenStep<unknown, UpdateProfileRequest> = 
   });
 }
 
-/** Changes the password (optionally signing the other sessions out); the sessions list is asked again. */
+/** Changes the password (the server signs the other sessions out); the sessions list is asked again. */
 export function useChangePassword(step: ScreenStep<unknown, ChangePasswordRequest> = {}) {
   const { auth } = useServices();
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: async (values: ChangePasswordRequest) => unwrap(await auth.changePassword(values)),
+    mutationFn: async (values: ChangePasswordRequest) =>
+      unwrap(await auth.changePassword({ ...values, revokeOtherSessions: true })),
     onSuccess: async (data, values) => {
       step.onSuccess?.(data, values);
       toast.success('Password changed');
@@ -144,5 +146,68 @@ export function useDisableTwoFactor(step: { onSettled?: () => void } = {}) {
       await refresh();
     },
     onSettled: step.onSettled,
+  });
+}
+
+/** Signs out every session of the account, this one included; the screen's step (leaving) runs after the toast. */
+export function useRevokeAllSessions(step: ScreenStep<unknown> = {}) {
+  const { auth } = useServices();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: async () => unwrap(await auth.revokeSessions()),
+    onSuccess: async (data) => {
+      toast.success('Signed out everywhere');
+      await queryClient.invalidateQueries({ queryKey: sessionKey });
+      step.onSuccess?.(data, undefined);
+    },
+  });
+}
+
+function useRefreshPasskeys() {
+  const queryClient = useQueryClient();
+  return () => queryClient.invalidateQueries({ queryKey: accountKeys.passkeys });
+}
+
+/**
+ * Adds a passkey named `name`: the browser asks the person to create it, then the server keeps its public key. A
+ * refusal or a closed prompt rejects with a sentence saying so (`lib/passkeys.ts`). The list is asked again.
+ */
+export function useAddPasskey(step: ScreenStep<unknown, PasskeyNameRequest> = {}) {
+  const { auth } = useServices();
+  const refresh = useRefreshPasskeys();
+  return useMutation({
+    mutationFn: ({ name }: PasskeyNameRequest) =>
+      passkeyCeremony('add', async () => unwrap(await auth.passkey.addPasskey({ name }))),
+    onSuccess: async (data, values) => {
+      step.onSuccess?.(data, values);
+      toast.success('Passkey added');
+      await refresh();
+    },
+  });
+}
+
+export function useRenamePasskey(id: string, step: ScreenStep<unknown, PasskeyNameRequest> = {}) {
+  const { auth } = useServices();
+  const refresh = useRefreshPasskeys();
+  return useMutation({
+    mutationFn: async ({ name }: PasskeyNameRequest) => unwrap(await auth.passkey.updatePasskey({ id, name })),
+    onSuccess: async (data, values) => {
+      step.onSuccess?.(data, values);
+      toast.success('Passkey renamed');
+      await refresh();
+    },
+  });
+}
+
+/** Removes a passkey (by its id): it no longer signs in. The device or password manager still holds it. */
+export function useRemovePasskey() {
+  const { auth } = useServices();
+  const refresh = useRefreshPasskeys();
+  return useMutation({
+    mutationFn: async (id: string) => unwrap(await auth.passkey.deletePasskey({ id })),
+    onSuccess: async () => {
+      toast.success('Passkey removed');
+      await refresh();
+    },
   });
 }

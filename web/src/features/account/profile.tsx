@@ -19,14 +19,19 @@ import { useSession } from '../session/use-session.ts';
 import {
   useChangePassword,
   useDeleteAccount,
+  useRevokeAllSessions,
   useRevokeOtherSessions,
   useRevokeSession,
   useUpdateName,
 } from './account.mutations.ts';
 import { describeUserAgent, sessionsQuery } from './account.queries.ts';
+import { PasskeysPanel } from './passkeys-panel.tsx';
 import { TwoFactorPanel } from './two-factor-panel.tsx';
 
-/** `/dashboard/profile` ("My profile"): name, email, password, two-factor, signed-in sessions, account deletion. */
+/**
+ * `/dashboard/profile` ("My profile"): name, email, password, two-factor, passkeys, signed-in sessions, account
+ * deletion.
+ */
 export function ProfileScreen() {
   const session = useSession();
   if (!session.data) return null; // the dashboard guard only renders screens with a session
@@ -36,6 +41,7 @@ export function ProfileScreen() {
       <ProfileDetails session={session.data} />
       <ChangePassword />
       <TwoFactorPanel enabled={session.data.user.twoFactorEnabled === true} email={session.data.user.email} />
+      <PasskeysPanel />
       <Sessions currentToken={session.data.session.token} />
       <DeleteAccount email={session.data.user.email} />
     </div>
@@ -74,11 +80,11 @@ function ProfileDetails({ session }: { session: SessionData }) {
 function ChangePassword() {
   const form = useForm<ChangePasswordRequest>({
     resolver: zodResolver(ChangePasswordRequestSchema),
-    defaultValues: { currentPassword: '', newPassword: '', revokeOtherSessions: true },
+    defaultValues: { currentPassword: '', newPassword: '' },
   });
   const change = useChangePassword({ onSuccess: () => form.reset() });
   return (
-    <Panel title="Password">
+    <Panel title="Password" description="Changing it signs you out of every other session.">
       <form noValidate className="flex flex-col gap-4" onSubmit={form.handleSubmit((v) => change.mutate(v))}>
         <TextField
           label="Current password"
@@ -87,10 +93,6 @@ function ChangePassword() {
           {...fieldOf(form, 'currentPassword')}
         />
         <TextField label="New password" type="password" autoComplete="new-password" {...fieldOf(form, 'newPassword')} />
-        <label className="flex items-center gap-2 text-sm">
-          <input type="checkbox" className="size-4" {...form.register('revokeOtherSessions')} />
-          Sign out of my other sessions
-        </label>
         <div>
           <SubmitButton pending={change.isPending} pendingLabel="Changing…">
             Change password
@@ -106,6 +108,9 @@ function Sessions({ currentToken }: { currentToken: string | undefined }) {
   const sessions = useQuery(sessionsQuery(services));
   const revokeOne = useRevokeSession();
   const revokeOthers = useRevokeOtherSessions();
+  const navigate = useNavigate();
+  // This session ends too: back to the sign-in page.
+  const revokeAll = useRevokeAllSessions({ onSuccess: () => navigate('/login', { replace: true }) });
   const rows = sessions.data ?? [];
   const others = rows.filter((s) => s.token !== currentToken);
   return (
@@ -130,7 +135,8 @@ function Sessions({ currentToken }: { currentToken: string | undefined }) {
                     ) : null}
                   </span>
                   <span className="text-zinc-600 dark:text-zinc-400">
-                    IP {row.ipAddress || 'unknown'} · signed in {formatDateTime(row.createdAt)}
+                    IP {row.ipAddress || 'unknown'} · signed in {formatDateTime(row.createdAt)} · last active{' '}
+                    {formatDateTime(row.updatedAt ?? row.createdAt)}
                   </span>
                 </div>
                 {current ? null : (
@@ -148,13 +154,16 @@ function Sessions({ currentToken }: { currentToken: string | undefined }) {
           })}
         </ul>
       )}
-      <div>
+      <div className="flex flex-wrap gap-2">
         <Button
           variant="secondary"
           disabled={revokeOthers.isPending || others.length === 0}
           onClick={() => revokeOthers.mutate()}
         >
           {revokeOthers.isPending ? 'Signing out…' : 'Sign out of all other sessions'}
+        </Button>
+        <Button variant="secondary" disabled={revokeAll.isPending} onClick={() => revokeAll.mutate()}>
+          {revokeAll.isPending ? 'Signing out…' : 'Sign out everywhere'}
         </Button>
       </div>
     </Panel>

@@ -60,6 +60,8 @@ export const AUDIT_TYPE_GROUPS: { label: string; any?: string; types: [type: str
       ['two-factor.enabled', 'Two-factor turned on'],
       ['two-factor.disabled', 'Two-factor turned off'],
       ['two-factor.backup-codes-regenerated', 'Backup codes regenerated'],
+      ['passkey.added', 'Passkey added'],
+      ['passkey.removed', 'Passkey removed'],
     ],
   },
   {
@@ -121,6 +123,7 @@ const SIGN_IN_METHODS = new Map([
   ['password', ' with a password'],
   ['two-factor', ' with a two-factor code'],
   ['backup-code', ' with a backup code'],
+  ['passkey', ' with a passkey'],
 ]);
 const SIGN_IN_STEPS = new Map([
   ['password', ' at the password step'],
@@ -164,6 +167,8 @@ const SENTENCES = new Map<string, (d: Data, names: AuditNames) => string>([
   ['two-factor.enabled', () => 'Turned on two-factor'],
   ['two-factor.disabled', () => 'Turned off two-factor'],
   ['two-factor.backup-codes-regenerated', () => 'Generated new two-factor backup codes'],
+  ['passkey.added', (d) => `Added a passkey${quoted(d.name)}`],
+  ['passkey.removed', () => 'Removed a passkey'],
   ['api-key.created', (d) => `Created API key${quoted(d.name || d.keyId)}`],
   ['api-key.revoked', (d) => `Revoked API key${quoted(d.name || d.keyId)}`],
   ['plan.changed', (d) => (d.plan ? `Changed the plan to ${d.plan}` : 'Changed the plan')],

@@ -1,6 +1,7 @@
 import type { BackupCodeRequest, SignInRequest, SignUpRequest, TotpCodeRequest } from '@formgate/contracts';
 import { useMutation } from '@tanstack/react-query';
 import { unwrap, useServices } from '../../lib/app-context.tsx';
+import { passkeyCeremony } from '../../lib/passkeys.ts';
 import type { ScreenStep } from '../../lib/screen-step.ts';
 
 /*
@@ -21,6 +22,19 @@ export function useSignIn(step: ScreenStep<unknown, SignInRequest> = {}) {
     mutationFn: async (values: SignInRequest) => unwrap(await auth.signIn.email(values)),
     meta: { toast: false },
     onSuccess: (data, values) => step.onSuccess?.(data, values),
+  });
+}
+
+/**
+ * Signs in with a passkey: the browser asks for one of the account's passkeys, then the server checks it and starts
+ * the session (asked again by itself); no password, no second step. Rejects with a sentence (`lib/passkeys.ts`).
+ */
+export function useSignInWithPasskey(step: ScreenStep<unknown> = {}) {
+  const { auth } = useServices();
+  return useMutation({
+    mutationFn: () => passkeyCeremony('sign-in', async () => unwrap(await auth.signIn.passkey())),
+    meta: { toast: false },
+    onSuccess: (data) => step.onSuccess?.(data, undefined),
   });
 }
 
