@@ -28,7 +28,8 @@ async function wrongCodeFor(secret: string): Promise<string> {
  * codes computed by otplib, as an authenticator app would) and keeps a backup code; signing in then asks for a code:
  * a wrong one is refused, the right one lands on the dashboard; in fresh browsers the backup code works once. The
  * owner then requires two-factor of the organization's members: the member, signed in, meets the gate on the forms
- * screen, follows it to their profile, sets two-factor up there and reaches the forms. Every screen gets an axe-core
+ * screen, follows it to their profile, sets two-factor up there and reaches the forms. Last, the owner signs another
+ * browser out from the profile's sessions, and that browser's next page is the sign-in screen. Every screen gets an axe-core
  * pass and screenshots (`.run/artifacts/screenshots/<suite>-two-factor/`).
  */
 export function describeTwoFactorJourney(suite: string, target: () => TwoFactorJourneyTarget) {
@@ -246,6 +247,31 @@ export function describeTwoFactorJourney(suite: string, target: () => TwoFactorJ
       expect(await gate.count()).toBe(0);
       await screen(own, 'member-forms-after-setup');
       await own.context().close();
+    });
+
+    it('signs another browser out from the profile: its next page is the sign-in screen, this one stays', async () => {
+      const other = await freshPage();
+      await signIn(other, owner.email);
+      await atTwoFactorScreen(other);
+      await other.getByLabel('Authentication code').fill(await totpCodeFromSecret(ownerSecret));
+      await other.getByRole('button', { name: 'Verify' }).click();
+      await atFormsList(other);
+
+      await dash.goto(`${app.url}/dashboard/profile`);
+      const sessions = dash.getByRole('region', { name: 'Sessions', exact: true });
+      const list = sessions.getByRole('list', { name: 'Your sessions' });
+      await list.getByText('This device').waitFor();
+      await expect.poll(() => list.getByRole('listitem').count()).toBeGreaterThanOrEqual(2);
+      await sessions.getByRole('button', { name: 'Sign out of all other sessions' }).click();
+      await dash.getByText('Signed out of your other sessions').first().waitFor();
+      await expect.poll(() => list.getByRole('listitem').count()).toBe(1);
+
+      await other.goto(`${app.url}/dashboard/forms`);
+      await other.waitForURL(/\/login\?redirect=/);
+      await other.getByRole('heading', { name: 'Sign in to Formgate' }).waitFor();
+      await dash.reload();
+      await dash.getByRole('heading', { name: 'My profile', level: 1 }).waitFor();
+      await other.context().close();
     });
   });
 }
