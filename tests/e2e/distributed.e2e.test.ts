@@ -1,11 +1,14 @@
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { rmSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { promisify } from 'node:util';
 import { createIdentityCodec, IDENTITY_HEADER } from '@formgate/kit';
 import { parsePrometheusText, samplesOf, sumOf } from '@formgate/kit/testing';
 import { dedicatedFerretDb } from '@formgate/kit/testing/backends';
 import { createClient } from '@formspree/core';
+import mongoose from 'mongoose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeBrowserJourney } from '../browser/journey.ts';
 import { describeAccountFlows } from '../flows/account.flows.ts';
@@ -23,6 +26,8 @@ import { eventually } from '../harness/embedded-app.ts';
 import { type OtlpReceiver, startOtlpReceiver } from '../harness/otlp-receiver.ts';
 import { startDistributed, stopProcess } from '../harness/processes.ts';
 import { buildWeb } from '../harness/web-build.ts';
+
+const run = promisify(execFile);
 
 const KAFKA_BROKERS = process.env.KAFKA_BROKERS;
 const MONGO_URL = process.env.MONGO_URL;
@@ -185,6 +190,16 @@ describe('distributed mode: separate processes on Kafka and a Mongo-wire server'
         statuses.push(reply.status);
       }
       expect(statuses).toEqual([401, 401, 401, 429, 429]);
+      const limited = await createBrowserSession(b.url).call('POST', '/api/auth/two-factor/verify-totp', {
+        code: '000000',
+      });
+      expect(limited.status).toBe(401); // another path, its own budget: no challenge cookie
+      const again = await createBrowserSession(a.url).call('POST', '/api/auth/sign-in/email', {
+        email: 'nobody@example.test',
+        password: 'wrong password!',
+      });
+      expect(again.status).toBe(429);
+      expect(Number(again.headers.get('retry-after'))).toBeGreaterThan(0);
     } finally {
       await Promise.all([stopProcess(a), stopProcess(b)]);
     }
@@ -363,6 +378,51 @@ describe('distributed mode: separate processes on Kafka and a Mongo-wire server'
     await eventually(async () => expect((await submit(form.key, { a: '1' }, randomUUID())).status).toBe(200), 30_000);
     expect((await owner.call('POST', '/api/auth/organization/delete', { organizationId: org.id })).status).toBe(200);
     await eventually(async () => expect((await submit(form.key, { a: '2' }, randomUUID())).status).toBe(410), 30_000);
+  });
+
+  it('the audit log is a hash chain in MongoDB too: `formgate audit verify` passes, then names an entry altered in the database', async () => {
+    const { accounts } = cluster;
+    const owner = await accounts.signUp();
+    await accounts.createOrg(owner, 'Audited');
+    const key = await accounts.createApiKey(owner, 'write');
+    const entries = await eventually(async () => {
+      const log = (await owner.call('GET', '/api/v1/orgs/audit-log')).body.data as {
+        id: string;
+        seq: number;
+        type: string;
+      }[];
+      expect(log.map((e) => e.type).sort()).toEqual(['api-key.created', 'member.added', 'organization.created']);
+      return log;
+    }, 30_000);
+    const verify = async () => {
+      try {
+        const { stdout } = await run('npx', ['tsx', 'packages/cli/src/main.ts', 'audit', 'verify'], {
+          env: { ...process.env, FORMGATE_URL: cluster.baseUrl, FORMGATE_API_KEY: key },
+        });
+        return { code: 0, out: JSON.parse(stdout) };
+      } catch (err) {
+        const e = err as { code: number; stdout: string };
+        return { code: e.code, out: JSON.parse(e.stdout) };
+      }
+    };
+    const good = await verify();
+    expect(good.code).toBe(0);
+    expect(good.out.organizations[0]).toMatchObject({ ok: true, entries: 3 });
+
+    const altered = entries.find((e) => e.seq === 2) as { id: string; seq: number };
+    const conn = await mongoose
+      .createConnection(process.env.MONGO_URL as string, { dbName: `${cluster.mongoDbPrefix}_orgs` })
+      .asPromise();
+    try {
+      await conn
+        .collection('audit_log')
+        .updateOne({ _id: altered.id } as never, { $set: { occurredAt: '2020-01-01T00:00:00.000Z' } });
+    } finally {
+      await conn.close();
+    }
+    const bad = await verify();
+    expect(bad.code).toBe(1);
+    expect(bad.out.organizations[0]).toMatchObject({ ok: false, seq: 2, id: altered.id, entries: 1 });
   });
 
   it('a body over the limit gets its 413 through the gateway, not a 503 to retry forever', async () => {

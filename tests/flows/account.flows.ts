@@ -190,10 +190,13 @@ export function describeAccountFlows(target: TargetRef) {
               'x-forwarded-for': ip,
             },
           );
-        const statuses = [];
-        for (const ip of ['1.1.1.1', '2.2.2.2', '3.3.3.3', '4.4.4.4', '5.5.5.5'])
-          statuses.push((await attempt(ip)).status);
-        expect(statuses).toEqual([401, 401, 401, 429, 429]);
+        const replies = [];
+        for (const ip of ['1.1.1.1', '2.2.2.2', '3.3.3.3', '4.4.4.4', '5.5.5.5']) replies.push(await attempt(ip));
+        expect(replies.map((r) => r.status)).toEqual([401, 401, 401, 429, 429]);
+        // When to try again, in the standard header.
+        const wait = Number(replies[4]?.headers.get('retry-after'));
+        expect(wait).toBeGreaterThan(0);
+        expect(wait).toBeLessThanOrEqual(60);
       } finally {
         await limited.stop();
       }

@@ -93,6 +93,31 @@ export function describeTwoFactorFlows(target: TargetRef) {
     });
   });
 
+  describe('account enumeration', () => {
+    it('answers a wrong password and an unknown address alike, on sign-in, password reset and a second step without a challenge', async () => {
+      const user = await target().accounts.signUp();
+      await enableTotp(user);
+      const unknown = `nobody-${Date.now()}@example.test`;
+      const answer = async (path: string, body: unknown) => {
+        const reply = await createBrowserSession(target().baseUrl).call('POST', path, body);
+        return { status: reply.status, body: reply.body, cookies: reply.headers.getSetCookie().length };
+      };
+      expect(await answer('/api/auth/sign-in/email', { email: user.email, password: 'wrong password!' })).toEqual(
+        await answer('/api/auth/sign-in/email', { email: unknown, password: 'wrong password!' }),
+      );
+      const reset = { redirectTo: '/reset-password' };
+      expect(await answer('/api/auth/request-password-reset', { email: user.email, ...reset })).toEqual(
+        await answer('/api/auth/request-password-reset', { email: unknown, ...reset }),
+      );
+      // Whether the account uses two-factor shows only after the right password.
+      expect(await answer('/api/auth/two-factor/verify-totp', { code: '000000' })).toEqual({
+        status: 401,
+        body: expect.objectContaining({ code: 'INVALID_TWO_FACTOR_COOKIE' }),
+        cookies: 0,
+      });
+    });
+  });
+
   describe('sessions', () => {
     it('lists each session with its device and last use; one, all others or all can be signed out, and a new password signs the others out', async () => {
       const user = await target().accounts.signUp();

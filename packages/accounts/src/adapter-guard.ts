@@ -127,13 +127,26 @@ export function adapterGuardPlugin(opts: AdapterGuardOptions) {
 }
 
 /**
+ * better-auth's rate limit answers 429 with `X-Retry-After` (seconds); clients and proxies read the standard
+ * `Retry-After`, which the API's own 429s send: the same value under that name too.
+ */
+function withRetryAfter(response: Response): Response {
+  const seconds = response.status === 429 ? response.headers.get('x-retry-after') : null;
+  if (seconds === null || response.headers.has('retry-after')) return response;
+  const headers = new Headers(response.headers);
+  headers.set('retry-after', seconds);
+  return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+}
+
+/**
  * better-auth's own endpoints (`/api/auth/*`) with an unreachable database answered 503 + Retry-After where
- * better-auth would not: its database rate limiter runs before any endpoint, and what it throws becomes a 500.
+ * better-auth would not: its database rate limiter runs before any endpoint, and what it throws becomes a 500. Its
+ * 429s get `Retry-After`.
  */
 export function guardAuthHandler(handler: (request: Request) => Promise<Response>) {
   return async (request: Request): Promise<Response> => {
     try {
-      return await handler(request);
+      return withRetryAfter(await handler(request));
     } catch (err) {
       if (!isUnreachable(err)) throw err;
       const { body, headers } = new AccountsUnavailableError(err);
