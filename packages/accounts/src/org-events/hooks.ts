@@ -36,11 +36,11 @@ export function orgEventHooks(record: OrgEventRecorder) {
     }) => {
       if (!o) return;
       // The two-factor requirement as it stands after the change (absent on rows from before the setting existed).
-      const twoFactor = typeof o.requireTwoFactor === 'boolean' ? { requireTwoFactor: String(o.requireTwoFactor) } : {};
+      const required = o.requireTwoFactor;
       await record('organization.updated', {
         ...org(o),
         actor: actor(user),
-        ...(twoFactor as { requireTwoFactor?: 'true' | 'false' }),
+        ...(typeof required === 'boolean' ? { requireTwoFactor: required ? 'true' : 'false' } : {}),
       });
     },
     // Before and after: a crash between better-auth's deletion and the after-hook must not lose the event that

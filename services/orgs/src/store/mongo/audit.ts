@@ -54,8 +54,7 @@ export function createMongoAuditStore(db: MongoDb): AuditStore {
   const exists = async (id: string) => (await audit.findOne({ _id: id }, { projection: { _id: 1 } })) !== null;
   return {
     async appendAudit(scope, entry) {
-      if (await exists(entry.id)) return false;
-      // Index org_chain.
+      // Index org_chain. A redelivered entry is found by its duplicate `_id` below.
       const head = await audit
         .find({ orgId: scope.orgId }, { projection: { seq: 1, hash: 1 } })
         .sort({ seq: -1 })
