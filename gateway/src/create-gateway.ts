@@ -117,7 +117,7 @@ function admit(route: RouteAccess, caller: Caller | null): Identity | undefined 
     if (route.apiKey === 'write' && caller.scope === 'read') throw forbidden('This API key is read-only');
   }
   if (!caller.orgId) throw new AppError('NO_ACTIVE_ORGANIZATION');
-  if (caller.via === 'session' && caller.lacksRequiredTwoFactor) throw new AppError('TWO_FACTOR_REQUIRED');
+  if (caller.via === 'session' && caller.unmetSignInRequirement) throw new AppError(caller.unmetSignInRequirement);
   if (route.permission) {
     const verdict = authorize(caller.roles, route.permission);
     if (!verdict.success) throw forbidden(verdict.error);

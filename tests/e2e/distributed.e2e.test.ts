@@ -14,6 +14,7 @@ import { describeAccountFlows } from '../flows/account.flows.ts';
 import { describeApiKeyFlows } from '../flows/api-key.flows.ts';
 import { describeOrganizationFlows } from '../flows/organization.flows.ts';
 import { describeReadYourSettingsFlows } from '../flows/read-your-settings.flows.ts';
+import { describeSsoFlows } from '../flows/sso.flows.ts';
 import { describeSubmissionManagementFlows } from '../flows/submission-management.flows.ts';
 import type { FlowTarget } from '../flows/target.ts';
 import { distributedTarget } from '../flows/targets.ts';
@@ -125,6 +126,7 @@ describe('distributed mode: separate processes on Kafka and a Mongo-wire server'
   describeOrganizationFlows(target);
   describeApiKeyFlows(target);
   describeTwoFactorFlows(target);
+  describeSsoFlows(target);
   describeTenantIsolation(target);
   describeSubmissionManagementFlows(target);
   describeReadYourSettingsFlows(target);

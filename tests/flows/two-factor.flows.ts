@@ -116,6 +116,35 @@ export function describeTwoFactorFlows(target: TargetRef) {
         cookies: 0,
       });
     });
+
+    it('takes as long to refuse a wrong password as an unknown address (medians of interleaved attempts)', async () => {
+      const user = await target().accounts.signUp();
+      const org = await target().accounts.createOrg(user);
+      expect(org.id).toBeTruthy();
+      const timed = async (email: string) => {
+        const started = performance.now();
+        const reply = await createBrowserSession(target().baseUrl).call('POST', '/api/auth/sign-in/email', {
+          email,
+          password: 'wrong password!',
+        });
+        expect(reply.status).toBe(401);
+        return performance.now() - started;
+      };
+      const known: number[] = [];
+      const unknown: number[] = [];
+      for (let i = 0; i < 12; i++) {
+        known.push(await timed(user.email));
+        unknown.push(await timed(`nobody-${i}-${Date.now()}@example.test`));
+      }
+      const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
+      // The password hash dominates both (better-auth hashes the attempt for an unknown address too); the audit
+      // entry of a known member's failure must not make the difference visible.
+      const ratio = median(known) / median(unknown);
+      expect(ratio, `known ${median(known).toFixed(1)} ms, unknown ${median(unknown).toFixed(1)} ms`).toBeGreaterThan(
+        0.5,
+      );
+      expect(ratio).toBeLessThan(2);
+    });
   });
 
   describe('sessions', () => {

@@ -4,7 +4,7 @@ import { fromNodeHeaders } from 'better-auth/node';
 import { isUnreachable } from './adapter-guard.ts';
 import type { ApiKeyScope } from './api-key-cache.ts';
 import { API_KEY_PREFIX, type Auth } from './create-auth.ts';
-import { organizationRequiresTwoFactor } from './two-factor-policy.ts';
+import { SSO_SESSION_FIELD, type UnmetSignInRequirement, unmetSignInRequirement } from './sign-in-policy.ts';
 import type { ApiKeyVerifier } from './verify-api-key.ts';
 
 export type { ApiKeyScope } from './api-key-cache.ts';
@@ -21,10 +21,10 @@ export type Caller =
       orgId: string | null;
       roles: string[];
       /**
-       * The active organization requires two-factor and this user has not set it up: its routes answer 403
-       * `TWO_FACTOR_REQUIRED` (the user's own routes do not).
+       * The active organization requires single sign-on or two-factor and this session does not meet it: its
+       * routes answer 403 with this code (the user's own routes do not).
        */
-      lacksRequiredTwoFactor: boolean;
+      unmetSignInRequirement: UnmetSignInRequirement | null;
     }
   | { via: 'api-key'; keyId: string; orgId: string; scope: ApiKeyScope; roles: string[] };
 
@@ -60,12 +60,16 @@ async function sessionCaller(auth: Auth, req: IncomingMessage): Promise<Caller |
         ],
       })
     : null;
-  const hasTwoFactor = (user as { twoFactorEnabled?: boolean | null }).twoFactorEnabled === true;
-  // Read only for a member without two-factor: the setting cannot concern anyone else.
-  const lacksRequiredTwoFactor =
-    member && orgId && !hasTwoFactor
-      ? await organizationRequiresTwoFactor((await auth.$context).adapter, orgId)
-      : false;
+  const roles = member ? member.role.split(',').map((r) => r.trim()) : [];
+  // The organization is read only when its settings could refuse this session (`mayBeRefused`).
+  const unmet =
+    member && orgId
+      ? await unmetSignInRequirement((await auth.$context).adapter, orgId, {
+          hasTwoFactor: (user as { twoFactorEnabled?: boolean | null }).twoFactorEnabled === true,
+          ssoOrganizationId: (session.session as Record<string, unknown>)[SSO_SESSION_FIELD] as string | null,
+          roles,
+        })
+      : null;
   return {
     via: 'session',
     userId: user.id,
@@ -74,8 +78,8 @@ async function sessionCaller(auth: Auth, req: IncomingMessage): Promise<Caller |
     emailVerified: user.emailVerified,
     sessionExpiresAt: new Date(session.session.expiresAt),
     orgId: member ? orgId : null,
-    roles: member ? member.role.split(',').map((r) => r.trim()) : [],
-    lacksRequiredTwoFactor,
+    roles,
+    unmetSignInRequirement: unmet,
   };
 }
 

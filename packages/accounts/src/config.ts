@@ -13,6 +13,8 @@ const list = z
       .filter(Boolean),
   );
 
+const originList = list.pipe(z.array(z.url().transform((u) => new URL(u).origin)));
+
 /** An optional setting where an empty value (`FOO=` in a compose file) means unset. */
 const unsetWhenEmpty = <T extends z.ZodType>(schema: T) =>
   z.preprocess((v) => (v === '' ? undefined : v), schema.optional());
@@ -45,6 +47,17 @@ export const accountEnv = {
   /** Past the TTL, how long a cached key is still accepted while the database does not answer (0: never). */
   API_KEY_CACHE_MAX_STALE_MS: z.coerce.number().int().min(0).max(3_600_000).default(300_000),
   API_KEY_CACHE_SIZE: z.coerce.number().int().min(0).max(1_000_000).default(10_000),
+  /**
+   * Identity provider origins on a private network (or loopback) that single sign-on may call, comma-separated.
+   * Providers at public addresses need no entry; any other is refused, so that registering a provider cannot make
+   * the gateway call into its own network.
+   */
+  SSO_TRUSTED_IDP_ORIGINS: originList,
+  /**
+   * DNS servers (`ip` or `ip:port`, comma-separated) that look up the TXT records verifying single sign-on domains;
+   * default: the system's resolvers.
+   */
+  DNS_SERVERS: list,
   /** Stripe's secret API key; without it billing is off (every organization on the default plan). */
   STRIPE_SECRET_KEY: unsetWhenEmpty(z.string()),
   /** The signing secret of the webhook endpoint `${PUBLIC_URL}/api/auth/stripe/webhook`; required with the key. */
@@ -77,6 +90,8 @@ export const accountSettings = (c: AccountEnv) => ({
   lookupsPerMinute: c.USER_LOOKUPS_PER_MINUTE,
   invitationTtlSeconds: Math.round(c.INVITATION_TTL_HOURS * 3600),
   trustedProxies: c.TRUSTED_PROXIES,
+  trustedIdpOrigins: c.SSO_TRUSTED_IDP_ORIGINS,
+  dnsServers: c.DNS_SERVERS,
   authTimeoutMs: c.AUTH_TIMEOUT_MS,
   apiKeyCache: { ttlMs: c.API_KEY_CACHE_TTL_MS, maxStaleMs: c.API_KEY_CACHE_MAX_STALE_MS, size: c.API_KEY_CACHE_SIZE },
   stripe: stripeSettings(c),

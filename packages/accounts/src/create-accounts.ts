@@ -1,3 +1,5 @@
+import { promises as dns } from 'node:dns';
+import { syncBuiltinESMExports } from 'node:module';
 import { createConsumers, type EventBus, type EventPublisher } from '@formgate/bus';
 import { TOPIC_SPECS, Topics } from '@formgate/contracts';
 import { type Clock, type Ids, loadPlans, type PlanCatalog, type StoreHealth } from '@formgate/kit';
@@ -45,6 +47,11 @@ export interface AccountsDeps
   stripe?: StripeSettings;
   /** The plans (`loadPlans(PLANS_FILE)`); default: the built-in plans. */
   plans?: PlanCatalog;
+  /**
+   * DNS servers for the TXT lookups of single sign-on's domain verification (`DNS_SERVERS`); empty or absent: the
+   * system's. `start()` sets them for the process's `dns.promises` resolver, which better-auth's SSO plugin uses.
+   */
+  dnsServers?: string[];
 }
 
 const DEFAULT_KEY_CACHE: ApiKeyCacheOptions = { ttlMs: 30_000, maxStaleMs: 300_000, size: 10_000 };
@@ -160,6 +167,12 @@ export function createAccounts(deps: AccountsDeps) {
     /** Whether organizations can buy plans here (Stripe keys set): `/api/auth/subscription/*` exists. */
     billingEnabled: deps.stripe !== undefined,
     async start() {
+      if (deps.dnsServers?.length) {
+        // `setServers` installs a new default resolver on `node:dns`'s CommonJS exports; the plugin imports
+        // `node:dns/promises` as an ES module, whose bindings follow only once synced.
+        dns.setServers(deps.dnsServers);
+        syncBuiltinESMExports();
+      }
       await deps.store.prepare(authOptions(settings));
       const context = await auth.$context;
       adapter = context.adapter as unknown as OutboxAdapter;

@@ -15,9 +15,11 @@ import { orgEventHooks } from './org-events/hooks.ts';
 import type { OrgEventRecorder } from './org-events/recorder.ts';
 import { orgEventOutboxPlugin } from './org-events/schema.ts';
 import { securityEventsPlugin } from './org-events/security-events.ts';
+import { ssoEventsPlugin } from './org-events/sso-events.ts';
 import { quotaWarningsPlugin } from './quota-warnings.ts';
 import { sessionPolicyPlugin } from './session-policy.ts';
-import { requireTwoFactorSchema, twoFactorPolicyPlugin } from './two-factor-policy.ts';
+import { signInPolicyPlugin, signInPolicySchema } from './sign-in-policy.ts';
+import { type SingleSignOnSettings, singleSignOnPlugins } from './single-sign-on.ts';
 
 export const CLIENT_IP_HEADER = 'x-formgate-client-ip';
 export const API_KEY_PREFIX = 'fg_';
@@ -33,6 +35,12 @@ export interface AuthSettings {
   previousSecret?: string | undefined;
   /** Origins whose requests better-auth accepts (the public URL, and its loopback alias when unconfigured). */
   trustedOrigins: string[];
+  /**
+   * Identity provider origins on a private network that single sign-on may call (`SSO_TRUSTED_IDP_ORIGINS`):
+   * providers at public addresses need no entry; any other is refused, so that registering a provider cannot make
+   * the gateway call into its own network.
+   */
+  trustedIdpOrigins?: string[];
   mailer: Mailer;
   logger: Logger;
   /** Sign-in / sign-up / reset attempts allowed per client IP per minute. */
@@ -54,15 +62,19 @@ export interface AuthSettings {
 }
 
 const minute = (max: number) => ({ window: 60, max });
+const noAddMember = async () => {
+  throw new Error('members are added by the auth instance createAuth builds');
+};
 
 /**
- * better-auth as Formgate configures it: email + password with verification, two-factor (TOTP and backup codes)
- * with the organization setting that requires it, the organization plugin with teams
+ * better-auth as Formgate configures it: email + password with verification, two-factor (TOTP and backup codes),
+ * passkeys, single sign-on through an organization's OpenID Connect provider, the organization settings that require
+ * two-factor or single sign-on, the organization plugin with teams
  * and the spec's access model, organization API keys, rate limits keyed by the client IP the gateway itself
  * resolved (a client's `X-Forwarded-For` cannot reset them), and every lifecycle change recorded for
  * `orgs.organization`.
  */
-export function authOptions(s: AuthSettings) {
+export function authOptions(s: AuthSettings, addMember: SingleSignOnSettings['addMember'] = noAddMember) {
   const hooks = orgEventHooks(s.recordOrgEvent);
   const send = (to: string, subject: string, text: string) => s.mailer.send({ to, subject, text }).then(() => {});
   return {
@@ -73,7 +85,7 @@ export function authOptions(s: AuthSettings) {
     // Versioned, so that a rotation keeps two-factor secrets readable (`auth-secrets.ts`).
     secrets: authSecrets(s.secret, s.previousSecret),
     database: s.database,
-    trustedOrigins: s.trustedOrigins,
+    trustedOrigins: [...s.trustedOrigins, ...(s.trustedIdpOrigins ?? [])],
     telemetry: { enabled: false },
     logger: {
       log: (level: 'info' | 'warn' | 'error' | 'debug', message: string) =>
@@ -132,6 +144,11 @@ export function authOptions(s: AuthSettings) {
         // its set-up endpoints check the password. Replaces the plugin's own 3 per 10 s per path.
         '/two-factor/*': minute(s.signInPerMinute),
         '/passkey/verify-authentication': minute(s.signInPerMinute),
+        // A single sign-on starts a provider round trip; registering and verifying make outbound calls (discovery,
+        // DNS): none is worth more than a sign-in.
+        '/sign-in/sso': minute(s.signInPerMinute),
+        '/sso/register': minute(s.signInPerMinute),
+        '/sso/verify-domain': minute(s.signInPerMinute),
         // Stripe's webhook (when billing is on): signed, so a flood costs a signature check each; limiting it would
         // only make Stripe retry real events later (and write a rate-limit row per delivery).
         '/stripe/webhook': false,
@@ -152,7 +169,7 @@ export function authOptions(s: AuthSettings) {
         roles: ORG_ROLES,
         creatorRole: 'owner',
         teams: { enabled: true },
-        schema: requireTwoFactorSchema,
+        schema: signInPolicySchema,
         invitationExpiresIn: s.invitationTtlSeconds,
         cancelPendingInvitationsOnReInvite: true,
         ...(s.memberLimits ? { membershipLimit: s.memberLimits.membershipLimit } : {}),
@@ -196,9 +213,11 @@ export function authOptions(s: AuthSettings) {
       twoFactor({ issuer: 'Formgate', backupCodeOptions: { amount: 10 } }),
       // Passkeys (WebAuthn) for this host: registered from the profile, a sign-in of their own (no password).
       passkey({ rpID: new URL(s.publicUrl).hostname, rpName: 'Formgate', origin: s.trustedOrigins }),
-      twoFactorPolicyPlugin(),
+      ...singleSignOnPlugins({ logger: s.logger, addMember }),
+      signInPolicyPlugin(),
       sessionPolicyPlugin(),
       securityEventsPlugin({ record: s.recordOrgEvent, logger: s.logger }),
+      ssoEventsPlugin({ record: s.recordOrgEvent, logger: s.logger }),
       orgEventOutboxPlugin(),
       quotaWarningsPlugin(),
       specDenialMessagesPlugin(),
@@ -209,7 +228,16 @@ export function authOptions(s: AuthSettings) {
 }
 
 export function createAuth(s: AuthSettings) {
-  return betterAuth(authOptions(s));
+  // Single sign-on adds members through the organization plugin's own endpoint, so the instance refers to itself.
+  const self: { auth?: { api: { addMember: (req: { body: Record<string, string> }) => Promise<unknown> } } } = {};
+  const auth = betterAuth(
+    authOptions(s, (member) => {
+      if (!self.auth) throw new Error('auth is not built yet');
+      return self.auth.api.addMember({ body: member });
+    }),
+  );
+  self.auth = auth as unknown as typeof self.auth;
+  return auth;
 }
 
 export type Auth = ReturnType<typeof createAuth>;

@@ -1,4 +1,5 @@
 import type { Logger } from '@formgate/kit';
+import { getCurrentAdapter } from 'better-auth';
 
 /** The user column that remembers the organization their sessions last had active. */
 export const LAST_ACTIVE_ORG_FIELD = 'lastActiveOrganizationId';
@@ -12,7 +13,12 @@ interface HookAdapter {
   }): Promise<T>;
 }
 type HookContext = { context: { adapter: unknown } } | null | undefined;
-const adapterOf = (ctx: HookContext) => ctx?.context.adapter as HookAdapter | undefined;
+/**
+ * The adapter of the transaction the hook runs in, if any (a single sign-on creates its user and session in one):
+ * on SQLite a call outside it would wait for the transaction's connection forever.
+ */
+const adapterOf = async (ctx: HookContext) =>
+  ctx ? ((await getCurrentAdapter(ctx.context.adapter as never)) as unknown as HookAdapter) : undefined;
 
 /**
  * A new session (sign-in, verification link, password reset) resumes the organization the user last had active,
@@ -24,7 +30,7 @@ export function lastActiveOrganizationHooks(logger: Logger) {
   return {
     create: {
       before: async (session: { userId: string; activeOrganizationId?: string | null }, ctx: HookContext) => {
-        const adapter = adapterOf(ctx);
+        const adapter = await adapterOf(ctx);
         if (session.activeOrganizationId || !adapter) return;
         try {
           const user = await adapter.findOne<Record<string, unknown>>({
@@ -48,7 +54,7 @@ export function lastActiveOrganizationHooks(logger: Logger) {
     },
     update: {
       after: async (session: { userId?: string; activeOrganizationId?: string | null }, ctx: HookContext) => {
-        const adapter = adapterOf(ctx);
+        const adapter = await adapterOf(ctx);
         if (!session.userId || !session.activeOrganizationId || !adapter) return;
         await adapter
           .update({

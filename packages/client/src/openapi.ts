@@ -1877,7 +1877,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile */
+            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `SSO_REQUIRED`: This organization requires single sign-on: sign in through its identity provider; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1886,7 +1886,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "TWO_FACTOR_REQUIRED";
+                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "SSO_REQUIRED" | "TWO_FACTOR_REQUIRED";
                             message: string;
                             requestId: string;
                             /** @description Validation issues `[{path, message}]`, or the documented details of a code */
@@ -1993,7 +1993,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile; `CSRF_REJECTED`: Cross-site request refused */
+            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `SSO_REQUIRED`: This organization requires single sign-on: sign in through its identity provider; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile; `CSRF_REJECTED`: Cross-site request refused */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2002,7 +2002,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "TWO_FACTOR_REQUIRED" | "CSRF_REJECTED";
+                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "SSO_REQUIRED" | "TWO_FACTOR_REQUIRED" | "CSRF_REJECTED";
                             message: string;
                             requestId: string;
                             /** @description Validation issues `[{path, message}]`, or the documented details of a code */
@@ -2141,7 +2141,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile; `CSRF_REJECTED`: Cross-site request refused */
+            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `SSO_REQUIRED`: This organization requires single sign-on: sign in through its identity provider; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile; `CSRF_REJECTED`: Cross-site request refused */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2150,7 +2150,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "TWO_FACTOR_REQUIRED" | "CSRF_REJECTED";
+                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "SSO_REQUIRED" | "TWO_FACTOR_REQUIRED" | "CSRF_REJECTED";
                             message: string;
                             requestId: string;
                             /** @description Validation issues `[{path, message}]`, or the documented details of a code */
@@ -2275,7 +2275,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile */
+            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `SSO_REQUIRED`: This organization requires single sign-on: sign in through its identity provider; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2284,7 +2284,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "TWO_FACTOR_REQUIRED";
+                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "SSO_REQUIRED" | "TWO_FACTOR_REQUIRED";
                             message: string;
                             requestId: string;
                             /** @description Validation issues `[{path, message}]`, or the documented details of a code */
@@ -2411,7 +2411,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile; `CSRF_REJECTED`: Cross-site request refused; `PLAN_LIMIT_REACHED`: The organization's plan allows no more of these; upgrade the plan */
+            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `SSO_REQUIRED`: This organization requires single sign-on: sign in through its identity provider; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile; `CSRF_REJECTED`: Cross-site request refused; `PLAN_LIMIT_REACHED`: The organization's plan allows no more of these; upgrade the plan */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2420,7 +2420,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "TWO_FACTOR_REQUIRED" | "CSRF_REJECTED" | "PLAN_LIMIT_REACHED";
+                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "SSO_REQUIRED" | "TWO_FACTOR_REQUIRED" | "CSRF_REJECTED" | "PLAN_LIMIT_REACHED";
                             message: string;
                             requestId: string;
                             /** @description Validation issues `[{path, message}]`, or the documented details of a code */
@@ -2599,7 +2599,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile */
+            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `SSO_REQUIRED`: This organization requires single sign-on: sign in through its identity provider; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2608,7 +2608,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "TWO_FACTOR_REQUIRED";
+                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "SSO_REQUIRED" | "TWO_FACTOR_REQUIRED";
                             message: string;
                             requestId: string;
                             /** @description Validation issues `[{path, message}]`, or the documented details of a code */
@@ -2749,7 +2749,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile; `CSRF_REJECTED`: Cross-site request refused */
+            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `SSO_REQUIRED`: This organization requires single sign-on: sign in through its identity provider; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile; `CSRF_REJECTED`: Cross-site request refused */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2758,7 +2758,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "TWO_FACTOR_REQUIRED" | "CSRF_REJECTED";
+                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "SSO_REQUIRED" | "TWO_FACTOR_REQUIRED" | "CSRF_REJECTED";
                             message: string;
                             requestId: string;
                             /** @description Validation issues `[{path, message}]`, or the documented details of a code */
@@ -2905,7 +2905,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile; `CSRF_REJECTED`: Cross-site request refused */
+            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `SSO_REQUIRED`: This organization requires single sign-on: sign in through its identity provider; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile; `CSRF_REJECTED`: Cross-site request refused */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2914,7 +2914,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "TWO_FACTOR_REQUIRED" | "CSRF_REJECTED";
+                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "SSO_REQUIRED" | "TWO_FACTOR_REQUIRED" | "CSRF_REJECTED";
                             message: string;
                             requestId: string;
                             /** @description Validation issues `[{path, message}]`, or the documented details of a code */
@@ -3115,7 +3115,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile */
+            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `SSO_REQUIRED`: This organization requires single sign-on: sign in through its identity provider; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3124,7 +3124,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "TWO_FACTOR_REQUIRED";
+                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "SSO_REQUIRED" | "TWO_FACTOR_REQUIRED";
                             message: string;
                             requestId: string;
                             /** @description Validation issues `[{path, message}]`, or the documented details of a code */
@@ -3278,7 +3278,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile */
+            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `SSO_REQUIRED`: This organization requires single sign-on: sign in through its identity provider; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3287,7 +3287,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "TWO_FACTOR_REQUIRED";
+                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "SSO_REQUIRED" | "TWO_FACTOR_REQUIRED";
                             message: string;
                             requestId: string;
                             /** @description Validation issues `[{path, message}]`, or the documented details of a code */
@@ -3439,7 +3439,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile */
+            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `SSO_REQUIRED`: This organization requires single sign-on: sign in through its identity provider; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3448,7 +3448,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "TWO_FACTOR_REQUIRED";
+                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "SSO_REQUIRED" | "TWO_FACTOR_REQUIRED";
                             message: string;
                             requestId: string;
                             /** @description Validation issues `[{path, message}]`, or the documented details of a code */
@@ -3621,7 +3621,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile; `CSRF_REJECTED`: Cross-site request refused */
+            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `SSO_REQUIRED`: This organization requires single sign-on: sign in through its identity provider; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile; `CSRF_REJECTED`: Cross-site request refused */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3630,7 +3630,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "TWO_FACTOR_REQUIRED" | "CSRF_REJECTED";
+                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "SSO_REQUIRED" | "TWO_FACTOR_REQUIRED" | "CSRF_REJECTED";
                             message: string;
                             requestId: string;
                             /** @description Validation issues `[{path, message}]`, or the documented details of a code */
@@ -3810,7 +3810,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile */
+            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `SSO_REQUIRED`: This organization requires single sign-on: sign in through its identity provider; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3819,7 +3819,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "TWO_FACTOR_REQUIRED";
+                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "SSO_REQUIRED" | "TWO_FACTOR_REQUIRED";
                             message: string;
                             requestId: string;
                             /** @description Validation issues `[{path, message}]`, or the documented details of a code */
@@ -3961,7 +3961,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile; `CSRF_REJECTED`: Cross-site request refused */
+            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `SSO_REQUIRED`: This organization requires single sign-on: sign in through its identity provider; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile; `CSRF_REJECTED`: Cross-site request refused */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3970,7 +3970,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "TWO_FACTOR_REQUIRED" | "CSRF_REJECTED";
+                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "SSO_REQUIRED" | "TWO_FACTOR_REQUIRED" | "CSRF_REJECTED";
                             message: string;
                             requestId: string;
                             /** @description Validation issues `[{path, message}]`, or the documented details of a code */
@@ -4120,7 +4120,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile; `CSRF_REJECTED`: Cross-site request refused */
+            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `SSO_REQUIRED`: This organization requires single sign-on: sign in through its identity provider; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile; `CSRF_REJECTED`: Cross-site request refused */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4129,7 +4129,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "TWO_FACTOR_REQUIRED" | "CSRF_REJECTED";
+                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "SSO_REQUIRED" | "TWO_FACTOR_REQUIRED" | "CSRF_REJECTED";
                             message: string;
                             requestId: string;
                             /** @description Validation issues `[{path, message}]`, or the documented details of a code */
@@ -4313,7 +4313,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile */
+            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `SSO_REQUIRED`: This organization requires single sign-on: sign in through its identity provider; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4322,7 +4322,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "TWO_FACTOR_REQUIRED";
+                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "SSO_REQUIRED" | "TWO_FACTOR_REQUIRED";
                             message: string;
                             requestId: string;
                             /** @description Validation issues `[{path, message}]`, or the documented details of a code */
@@ -4716,7 +4716,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile */
+            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `SSO_REQUIRED`: This organization requires single sign-on: sign in through its identity provider; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4725,7 +4725,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "TWO_FACTOR_REQUIRED";
+                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "SSO_REQUIRED" | "TWO_FACTOR_REQUIRED";
                             message: string;
                             requestId: string;
                             /** @description Validation issues `[{path, message}]`, or the documented details of a code */
@@ -4882,7 +4882,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile; `CSRF_REJECTED`: Cross-site request refused */
+            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `SSO_REQUIRED`: This organization requires single sign-on: sign in through its identity provider; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile; `CSRF_REJECTED`: Cross-site request refused */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4891,7 +4891,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "TWO_FACTOR_REQUIRED" | "CSRF_REJECTED";
+                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "SSO_REQUIRED" | "TWO_FACTOR_REQUIRED" | "CSRF_REJECTED";
                             message: string;
                             requestId: string;
                             /** @description Validation issues `[{path, message}]`, or the documented details of a code */
@@ -5083,7 +5083,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile; `CSRF_REJECTED`: Cross-site request refused */
+            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `SSO_REQUIRED`: This organization requires single sign-on: sign in through its identity provider; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile; `CSRF_REJECTED`: Cross-site request refused */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5092,7 +5092,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "TWO_FACTOR_REQUIRED" | "CSRF_REJECTED";
+                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "SSO_REQUIRED" | "TWO_FACTOR_REQUIRED" | "CSRF_REJECTED";
                             message: string;
                             requestId: string;
                             /** @description Validation issues `[{path, message}]`, or the documented details of a code */
@@ -5280,7 +5280,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile */
+            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `SSO_REQUIRED`: This organization requires single sign-on: sign in through its identity provider; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5289,7 +5289,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "TWO_FACTOR_REQUIRED";
+                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "SSO_REQUIRED" | "TWO_FACTOR_REQUIRED";
                             message: string;
                             requestId: string;
                             /** @description Validation issues `[{path, message}]`, or the documented details of a code */
@@ -5433,7 +5433,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile */
+            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `SSO_REQUIRED`: This organization requires single sign-on: sign in through its identity provider; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5442,7 +5442,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "TWO_FACTOR_REQUIRED";
+                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "SSO_REQUIRED" | "TWO_FACTOR_REQUIRED";
                             message: string;
                             requestId: string;
                             /** @description Validation issues `[{path, message}]`, or the documented details of a code */
@@ -5574,7 +5574,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile; `CSRF_REJECTED`: Cross-site request refused */
+            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `SSO_REQUIRED`: This organization requires single sign-on: sign in through its identity provider; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile; `CSRF_REJECTED`: Cross-site request refused */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5583,7 +5583,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "TWO_FACTOR_REQUIRED" | "CSRF_REJECTED";
+                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "SSO_REQUIRED" | "TWO_FACTOR_REQUIRED" | "CSRF_REJECTED";
                             message: string;
                             requestId: string;
                             /** @description Validation issues `[{path, message}]`, or the documented details of a code */
@@ -5752,7 +5752,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile */
+            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `SSO_REQUIRED`: This organization requires single sign-on: sign in through its identity provider; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5761,7 +5761,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "TWO_FACTOR_REQUIRED";
+                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "SSO_REQUIRED" | "TWO_FACTOR_REQUIRED";
                             message: string;
                             requestId: string;
                             /** @description Validation issues `[{path, message}]`, or the documented details of a code */
@@ -5907,7 +5907,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile */
+            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `SSO_REQUIRED`: This organization requires single sign-on: sign in through its identity provider; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5916,7 +5916,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "TWO_FACTOR_REQUIRED";
+                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "SSO_REQUIRED" | "TWO_FACTOR_REQUIRED";
                             message: string;
                             requestId: string;
                             /** @description Validation issues `[{path, message}]`, or the documented details of a code */
@@ -6065,7 +6065,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile; `CSRF_REJECTED`: Cross-site request refused */
+            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `SSO_REQUIRED`: This organization requires single sign-on: sign in through its identity provider; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile; `CSRF_REJECTED`: Cross-site request refused */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6074,7 +6074,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "TWO_FACTOR_REQUIRED" | "CSRF_REJECTED";
+                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "SSO_REQUIRED" | "TWO_FACTOR_REQUIRED" | "CSRF_REJECTED";
                             message: string;
                             requestId: string;
                             /** @description Validation issues `[{path, message}]`, or the documented details of a code */
@@ -6297,7 +6297,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile; `CSRF_REJECTED`: Cross-site request refused */
+            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `SSO_REQUIRED`: This organization requires single sign-on: sign in through its identity provider; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile; `CSRF_REJECTED`: Cross-site request refused */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6306,7 +6306,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "TWO_FACTOR_REQUIRED" | "CSRF_REJECTED";
+                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "SSO_REQUIRED" | "TWO_FACTOR_REQUIRED" | "CSRF_REJECTED";
                             message: string;
                             requestId: string;
                             /** @description Validation issues `[{path, message}]`, or the documented details of a code */
@@ -6487,7 +6487,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile */
+            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `SSO_REQUIRED`: This organization requires single sign-on: sign in through its identity provider; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6496,7 +6496,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "TWO_FACTOR_REQUIRED";
+                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "SSO_REQUIRED" | "TWO_FACTOR_REQUIRED";
                             message: string;
                             requestId: string;
                             /** @description Validation issues `[{path, message}]`, or the documented details of a code */
@@ -6643,7 +6643,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile; `CSRF_REJECTED`: Cross-site request refused */
+            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `SSO_REQUIRED`: This organization requires single sign-on: sign in through its identity provider; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile; `CSRF_REJECTED`: Cross-site request refused */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6652,7 +6652,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "TWO_FACTOR_REQUIRED" | "CSRF_REJECTED";
+                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "SSO_REQUIRED" | "TWO_FACTOR_REQUIRED" | "CSRF_REJECTED";
                             message: string;
                             requestId: string;
                             /** @description Validation issues `[{path, message}]`, or the documented details of a code */
@@ -6866,7 +6866,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile; `CSRF_REJECTED`: Cross-site request refused */
+            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `SSO_REQUIRED`: This organization requires single sign-on: sign in through its identity provider; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile; `CSRF_REJECTED`: Cross-site request refused */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6875,7 +6875,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "TWO_FACTOR_REQUIRED" | "CSRF_REJECTED";
+                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "SSO_REQUIRED" | "TWO_FACTOR_REQUIRED" | "CSRF_REJECTED";
                             message: string;
                             requestId: string;
                             /** @description Validation issues `[{path, message}]`, or the documented details of a code */
@@ -7023,7 +7023,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile; `CSRF_REJECTED`: Cross-site request refused */
+            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `SSO_REQUIRED`: This organization requires single sign-on: sign in through its identity provider; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile; `CSRF_REJECTED`: Cross-site request refused */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7032,7 +7032,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "TWO_FACTOR_REQUIRED" | "CSRF_REJECTED";
+                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "SSO_REQUIRED" | "TWO_FACTOR_REQUIRED" | "CSRF_REJECTED";
                             message: string;
                             requestId: string;
                             /** @description Validation issues `[{path, message}]`, or the documented details of a code */
@@ -7250,7 +7250,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile; `CSRF_REJECTED`: Cross-site request refused */
+            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `SSO_REQUIRED`: This organization requires single sign-on: sign in through its identity provider; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile; `CSRF_REJECTED`: Cross-site request refused */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7259,7 +7259,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "TWO_FACTOR_REQUIRED" | "CSRF_REJECTED";
+                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "SSO_REQUIRED" | "TWO_FACTOR_REQUIRED" | "CSRF_REJECTED";
                             message: string;
                             requestId: string;
                             /** @description Validation issues `[{path, message}]`, or the documented details of a code */
@@ -7438,7 +7438,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile */
+            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `SSO_REQUIRED`: This organization requires single sign-on: sign in through its identity provider; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7447,7 +7447,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "TWO_FACTOR_REQUIRED";
+                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "SSO_REQUIRED" | "TWO_FACTOR_REQUIRED";
                             message: string;
                             requestId: string;
                             /** @description Validation issues `[{path, message}]`, or the documented details of a code */
@@ -7573,7 +7573,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile */
+            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `SSO_REQUIRED`: This organization requires single sign-on: sign in through its identity provider; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7582,7 +7582,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "TWO_FACTOR_REQUIRED";
+                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "SSO_REQUIRED" | "TWO_FACTOR_REQUIRED";
                             message: string;
                             requestId: string;
                             /** @description Validation issues `[{path, message}]`, or the documented details of a code */
@@ -7705,7 +7705,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile */
+            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `SSO_REQUIRED`: This organization requires single sign-on: sign in through its identity provider; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7714,7 +7714,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "TWO_FACTOR_REQUIRED";
+                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "SSO_REQUIRED" | "TWO_FACTOR_REQUIRED";
                             message: string;
                             requestId: string;
                             /** @description Validation issues `[{path, message}]`, or the documented details of a code */
@@ -7888,7 +7888,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile; `CSRF_REJECTED`: Cross-site request refused */
+            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `SSO_REQUIRED`: This organization requires single sign-on: sign in through its identity provider; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile; `CSRF_REJECTED`: Cross-site request refused */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7897,7 +7897,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "TWO_FACTOR_REQUIRED" | "CSRF_REJECTED";
+                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "SSO_REQUIRED" | "TWO_FACTOR_REQUIRED" | "CSRF_REJECTED";
                             message: string;
                             requestId: string;
                             /** @description Validation issues `[{path, message}]`, or the documented details of a code */
@@ -8104,7 +8104,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile */
+            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `SSO_REQUIRED`: This organization requires single sign-on: sign in through its identity provider; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8113,7 +8113,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "TWO_FACTOR_REQUIRED";
+                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "SSO_REQUIRED" | "TWO_FACTOR_REQUIRED";
                             message: string;
                             requestId: string;
                             /** @description Validation issues `[{path, message}]`, or the documented details of a code */
@@ -8243,7 +8243,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile */
+            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `SSO_REQUIRED`: This organization requires single sign-on: sign in through its identity provider; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8252,7 +8252,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "TWO_FACTOR_REQUIRED";
+                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "SSO_REQUIRED" | "TWO_FACTOR_REQUIRED";
                             message: string;
                             requestId: string;
                             /** @description Validation issues `[{path, message}]`, or the documented details of a code */
@@ -8381,7 +8381,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile */
+            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `SSO_REQUIRED`: This organization requires single sign-on: sign in through its identity provider; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8390,7 +8390,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "TWO_FACTOR_REQUIRED";
+                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "SSO_REQUIRED" | "TWO_FACTOR_REQUIRED";
                             message: string;
                             requestId: string;
                             /** @description Validation issues `[{path, message}]`, or the documented details of a code */
@@ -8631,7 +8631,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile */
+            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `SSO_REQUIRED`: This organization requires single sign-on: sign in through its identity provider; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8640,7 +8640,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "TWO_FACTOR_REQUIRED";
+                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "SSO_REQUIRED" | "TWO_FACTOR_REQUIRED";
                             message: string;
                             requestId: string;
                             /** @description Validation issues `[{path, message}]`, or the documented details of a code */
@@ -8779,7 +8779,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile; `CSRF_REJECTED`: Cross-site request refused */
+            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `SSO_REQUIRED`: This organization requires single sign-on: sign in through its identity provider; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile; `CSRF_REJECTED`: Cross-site request refused */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8788,7 +8788,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "TWO_FACTOR_REQUIRED" | "CSRF_REJECTED";
+                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "SSO_REQUIRED" | "TWO_FACTOR_REQUIRED" | "CSRF_REJECTED";
                             message: string;
                             requestId: string;
                             /** @description Validation issues `[{path, message}]`, or the documented details of a code */
@@ -8985,7 +8985,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile; `CSRF_REJECTED`: Cross-site request refused */
+            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `SSO_REQUIRED`: This organization requires single sign-on: sign in through its identity provider; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile; `CSRF_REJECTED`: Cross-site request refused */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8994,7 +8994,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "TWO_FACTOR_REQUIRED" | "CSRF_REJECTED";
+                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "SSO_REQUIRED" | "TWO_FACTOR_REQUIRED" | "CSRF_REJECTED";
                             message: string;
                             requestId: string;
                             /** @description Validation issues `[{path, message}]`, or the documented details of a code */

@@ -6,6 +6,8 @@ export const PASSWORD_MAX_LENGTH = 128;
 /** What a member without two-factor is told in an organization that requires it (403 `TWO_FACTOR_REQUIRED`). */
 export const TWO_FACTOR_REQUIRED_MESSAGE =
   'This organization requires two-factor authentication: set it up on your profile';
+/** What a member who signed in without the organization's identity provider is told when it requires it (403 `SSO_REQUIRED`). */
+export const SSO_REQUIRED_MESSAGE = 'This organization requires single sign-on: sign in through its identity provider';
 /** A time-based one-time password: six digits (better-auth's two-factor plugin, RFC 6238 defaults). */
 export const TotpCodeSchema = z.object({
   code: z

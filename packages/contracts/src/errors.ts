@@ -1,4 +1,4 @@
-import { TWO_FACTOR_REQUIRED_MESSAGE } from './auth.ts';
+import { SSO_REQUIRED_MESSAGE, TWO_FACTOR_REQUIRED_MESSAGE } from './auth.ts';
 
 /**
  * Every error code Formgate answers with, in one registry: its HTTP status, whether trying again can help, and its
@@ -33,6 +33,11 @@ const COMMON = define({
     status: 403,
     message: TWO_FACTOR_REQUIRED_MESSAGE,
   },
+  /**
+   * A dashboard session that did not come through the organization's identity provider, in an organization that
+   * requires single sign-on (owners and API keys unaffected).
+   */
+  SSO_REQUIRED: { status: 403, message: SSO_REQUIRED_MESSAGE },
   /** Raised by forms (creating a form) and accounts (inviting a member): `details: {limit, max}` (issue 13). */
   PLAN_LIMIT_REACHED: { status: 403, message: "The organization's plan allows no more of these; upgrade the plan" },
   NOT_FOUND: { status: 404, message: 'Not found' },

@@ -21,7 +21,12 @@ export const OrganizationEventSchema = z.discriminatedUnion('type', [
   envelope('organization.created', orgData({ name: z.string(), slug: z.string() })),
   envelope(
     'organization.updated',
-    orgData({ name: z.string(), slug: z.string(), requireTwoFactor: z.enum(['true', 'false']).optional() }),
+    orgData({
+      name: z.string(),
+      slug: z.string(),
+      requireTwoFactor: z.enum(['true', 'false']).optional(),
+      requireSso: z.enum(['true', 'false']).optional(),
+    }),
   ),
   envelope('organization.deleted', orgData({ name: z.string(), slug: z.string() })),
   envelope('member.added', orgData(member)),
@@ -40,7 +45,7 @@ export const OrganizationEventSchema = z.discriminatedUnion('type', [
   envelope('erasure.completed', orgData({ erasureId: z.string(), addressKey: z.string(), count: z.string() })),
   /**
    * Security events of a member (issue 32), recorded by the gateway in each organization the user belongs to:
-   * sign-ins (`method`: password, two-factor, backup-code, passkey), failed ones (`reason`: password, two-factor; the actor
+   * sign-ins (`method`: password, two-factor, backup-code, passkey, sso), failed ones (`reason`: password, two-factor; the actor
    * is unknown, `email` is the account's), and two-factor changes.
    */
   envelope('user.signed-in', orgData({ ...user, method: z.string() })),
@@ -51,6 +56,14 @@ export const OrganizationEventSchema = z.discriminatedUnion('type', [
   /** A passkey registered (`name` as the member named it) or removed by the member. */
   envelope('passkey.added', orgData({ ...user, passkeyId: z.string(), name: z.string() })),
   envelope('passkey.removed', orgData({ ...user, passkeyId: z.string() })),
+  /**
+   * The organization's identity provider for single sign-on, by the owner or admin who registered it, changed it,
+   * verified its email domain (`domain`, comma-separated when several) or removed it.
+   */
+  envelope('sso.provider-registered', orgData({ providerId: z.string(), domain: z.string() })),
+  envelope('sso.provider-updated', orgData({ providerId: z.string(), domain: z.string() })),
+  envelope('sso.domain-verified', orgData({ providerId: z.string(), domain: z.string() })),
+  envelope('sso.provider-removed', orgData({ providerId: z.string(), domain: z.string() })),
   /** Organization API keys, by the gateway: created, and revoked (by a member, or with the member who made it). */
   envelope('api-key.created', orgData({ keyId: z.string(), name: z.string(), scope: z.string() })),
   envelope('api-key.revoked', orgData({ keyId: z.string(), name: z.string() })),

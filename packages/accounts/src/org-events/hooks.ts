@@ -31,16 +31,17 @@ export function orgEventHooks(record: OrgEventRecorder) {
       organization: o,
       user,
     }: {
-      organization: (Named & { requireTwoFactor?: boolean | null }) | null;
+      organization: (Named & { requireTwoFactor?: boolean | null; requireSso?: boolean | null }) | null;
       user: UserLike;
     }) => {
       if (!o) return;
-      // The two-factor requirement as it stands after the change (absent on rows from before the setting existed).
-      const required = o.requireTwoFactor;
+      // The sign-in requirements as they stand after the change (absent on rows from before the setting existed).
+      const flag = (value: boolean | null | undefined) => (value ? 'true' : 'false');
       await record('organization.updated', {
         ...org(o),
         actor: actor(user),
-        ...(typeof required === 'boolean' ? { requireTwoFactor: required ? 'true' : 'false' } : {}),
+        ...(typeof o.requireTwoFactor === 'boolean' ? { requireTwoFactor: flag(o.requireTwoFactor) } : {}),
+        ...(typeof o.requireSso === 'boolean' ? { requireSso: flag(o.requireSso) } : {}),
       });
     },
     // Before and after: a crash between better-auth's deletion and the after-hook must not lose the event that

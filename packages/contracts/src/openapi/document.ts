@@ -117,7 +117,7 @@ function implicitErrors(route: ApiRoute): ErrorCode[] {
   const mutation = method !== 'GET';
   if (route.auth !== 'public') {
     codes.push('UNAUTHENTICATED', 'FORBIDDEN', 'AUTH_UNAVAILABLE');
-    if (route.auth === 'org') codes.push('NO_ACTIVE_ORGANIZATION', 'TWO_FACTOR_REQUIRED');
+    if (route.auth === 'org') codes.push('NO_ACTIVE_ORGANIZATION', 'SSO_REQUIRED', 'TWO_FACTOR_REQUIRED');
     if (mutation) codes.push('CSRF_REJECTED');
     if (mutation && method !== 'DELETE') codes.push('UNSUPPORTED_MEDIA_TYPE');
   }
