@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { AuditEntryDto } from '@formgate/contracts';
@@ -172,12 +172,43 @@ describe('the audit log (issue 32)', { timeout: 120_000 }, () => {
       { orgId: org.id, ok: true, entries: entries.length, head: expect.stringMatching(/^[0-9a-f]{64}$/) },
     ]);
 
+    // The output kept outside Formgate anchors the next run: the log may grow, never lose what it showed.
+    const kept = join(app.dataDir, '..', `audit-verify-${org.id}.json`);
+    writeFileSync(kept, JSON.stringify(good.out));
+    await app.accounts.addMember(owner, org, 'member');
+    const grown = await eventually(async () => {
+      const log = await auditLog(owner);
+      // The invitation, its acceptance and the membership.
+      expect(log.length).toBe(entries.length + 3);
+      return log;
+    }, 15_000);
+    const since = await cli({ FORMGATE_API_KEY: key }, 'audit', 'verify', '--since', kept);
+    expect(since.code).toBe(0);
+    expect(since.out.organizations[0]).toMatchObject({ ok: true, entries: grown.length });
+    // Someone with the database cuts the log back to before that run: intact alone, not against the kept head.
+    const db0 = openSqlite(join(app.dataDir, 'orgs.db'));
+    try {
+      db0.prepare('DELETE FROM audit_log WHERE org_id = ? AND seq > ?').run(org.id, entries.length - 2);
+    } finally {
+      db0.close();
+    }
+    expect((await cli({ FORMGATE_API_KEY: key }, 'audit', 'verify')).code).toBe(0);
+    const cut = await cli({ FORMGATE_API_KEY: key }, 'audit', 'verify', '--since', kept);
+    expect(cut.code).toBe(1);
+    expect(cut.out.organizations[0]).toMatchObject({
+      ok: false,
+      entries: entries.length - 2,
+      reason: `the chain ends at entry ${entries.length - 2}: entries ${entries.length - 1}–${entries.length}, recorded earlier, are gone`,
+    });
+
     // Someone with the database rewrites who was added (the chain is not recomputed).
-    const altered = entries.find((e) => e.type === 'member.added' && e.seq > 1) as AuditEntryDto;
+    // The owner's own membership (the oldest such entry, not among those cut off above), rewritten as an admin's.
+    const altered = entries.findLast((e) => e.type === 'member.added' && e.seq > 1) as AuditEntryDto;
+    expect(altered.seq).toBeLessThanOrEqual(entries.length - 2);
     const db = openSqlite(join(app.dataDir, 'orgs.db'));
     try {
       db.prepare('UPDATE audit_log SET data = ? WHERE id = ?').run(
-        JSON.stringify({ ...altered.data, role: 'owner' }),
+        JSON.stringify({ ...altered.data, role: 'admin' }),
         altered.id,
       );
     } finally {

@@ -19,7 +19,7 @@ const USAGE = `Usage:
   formgate erasures get <id>
   formgate erase verify <receipt.json>
   formgate subject-access <email>
-  formgate audit verify [--all]
+  formgate audit verify [--all] [--since <file>]
   formgate site owner <email>
   formgate dlq counts
   formgate dlq list --topic <topic> [--from <offset>] [--limit <n>]
@@ -43,7 +43,8 @@ with 1 when the receipt does not verify. subject-access prints everything the or
 audit verify reads the organization's audit log in order and checks its hash chain on this machine: it prints the
 number of entries and the latest hash (keep it: a log rewritten later no longer ends with it), or the first entry
 where the chain breaks and why, and exits with 1 then. It needs a write API key, or with --all the operator token
-for every organization.
+for every organization. --since takes the JSON an earlier run printed (keep it outside Formgate): each chain must
+still hold the head it ended with then, so a log cut short or rebuilt with new hashes fails too.
 account commands take the password from FORMGATE_PASSWORD or standard input. signup sends a verification
 email (embedded mode without SMTP: a file in DATA_DIR/mail, and its link in the server log); create-key signs
 in, creates the organization if the account has none, and prints a new API key (shown once).
@@ -122,6 +123,7 @@ async function run(argv: string[]): Promise<unknown> {
           'to',
           'offset',
           'group',
+          'since',
         ].map((o) => [o, { type: 'string' as const }]),
       ),
       help: { type: 'boolean', short: 'h' },
@@ -143,7 +145,7 @@ async function run(argv: string[]): Promise<unknown> {
   if (positionals[0] === 'audit')
     return auditCommand(
       positionals.slice(1),
-      { all: values.all === true },
+      { all: values.all === true, since: v.since },
       {
         keyed: () => keyed(config),
         operator: () => operator(config),

@@ -55,11 +55,22 @@ export type AuditChainVerdict =
   | { ok: false; entries: number; seq: number; id: string | null; reason: string };
 
 /**
+ * What an earlier verification saw (its `entries` and `head`): a chain only ever grows, so it must still hold that
+ * entry, with that hash. A chain alone cannot show that its newest entries were cut off, or that it was rebuilt
+ * from scratch with every hash recomputed; a head kept outside Formgate can.
+ */
+export interface AuditChainAnchor {
+  entries: number;
+  head: string;
+}
+
+/**
  * Checks a chain read in order (`seq` ascending), page by page: `check` each page, then `result()`. Every entry must
  * follow the previous one (`seq` + 1), point at its hash, and hash to what it says. The first break is reported:
- * where the chain no longer holds, so that everything before it is known good.
+ * where the chain no longer holds, so that everything before it is known good. With an `anchor`, the chain must
+ * also still hold the entry that ended it then, with the same hash.
  */
-export function createAuditChainVerifier(orgId: string) {
+export function createAuditChainVerifier(orgId: string, anchor?: AuditChainAnchor) {
   let previous = { seq: 0, hash: AUDIT_GENESIS };
   let broken: Extract<AuditChainVerdict, { ok: false }> | undefined;
   let count = 0;
@@ -79,6 +90,8 @@ export function createAuditChainVerifier(orgId: string) {
           );
         else if (e.prevHash !== previous.hash) fail(`entry ${e.seq} does not point at entry ${previous.seq}'s hash`);
         else if ((await auditEntryHash(e)) !== e.hash) fail(`entry ${e.seq} was changed after it was written`);
+        else if (anchor && e.seq === anchor.entries && e.hash !== anchor.head)
+          fail(`entry ${e.seq} is not the one recorded earlier: the chain was rewritten up to it`);
         if (broken) return false;
         previous = { seq: e.seq, hash: e.hash };
         count++;
@@ -86,6 +99,14 @@ export function createAuditChainVerifier(orgId: string) {
       return true;
     },
     result(): AuditChainVerdict {
+      if (!broken && anchor && count < anchor.entries)
+        broken = {
+          ok: false,
+          entries: count,
+          seq: count + 1,
+          id: null,
+          reason: `the chain ends at entry ${count}: entries ${count + 1}–${anchor.entries}, recorded earlier, are gone`,
+        };
       return broken ?? { ok: true, entries: count, head: previous.hash };
     },
   };
