@@ -91,6 +91,7 @@ export const routes: RouteObject[] = [
             children: [
               { index: true, lazy: () => import('./routes/dashboard/organization/organization.tsx') },
               { path: 'privacy', lazy: () => import('./routes/dashboard/organization/privacy.tsx') },
+              { path: 'single-sign-on', lazy: () => import('./routes/dashboard/organization/single-sign-on.tsx') },
               { path: 'audit-log', lazy: () => import('./routes/dashboard/organization/audit-log.tsx') },
             ],
           },

@@ -191,6 +191,61 @@ describe('audit log', () => {
     );
   });
 
+  it('reads the single sign-on entries: the provider and its domain, sign-ins through it, the requirement', () => {
+    const names = { member: () => undefined, form: () => undefined };
+    const sso = { providerId: 'acme-k3x9qa', domain: 'acme.test' };
+    const said = (type: string, data: Record<string, string>) => describeAuditEntry({ type, data }, names);
+    expect(said('sso.provider-registered', sso)).toBe('Connected an identity provider for single sign-on (acme.test)');
+    expect(said('sso.provider-updated', { ...sso, domain: 'acme.test,acme.org' })).toBe(
+      'Changed the identity provider for single sign-on (acme.test, acme.org)',
+    );
+    expect(said('sso.domain-verified', sso)).toBe('Verified acme.test for single sign-on');
+    expect(said('sso.provider-removed', sso)).toBe('Removed the identity provider for single sign-on (acme.test)');
+    expect(said('user.signed-in', { ...bob, method: 'sso' })).toBe('Signed in with single sign-on');
+    // The organization's settings as they stand after the change (older entries hold neither, or only two-factor).
+    expect(
+      said('organization.updated', { name: 'Acme', slug: 'acme', requireTwoFactor: 'false', requireSso: 'true' }),
+    ).toBe('Updated the organization "Acme" (two-factor not required; single sign-on required of members)');
+    expect(said('organization.updated', { name: 'Acme', slug: 'acme', requireSso: 'false' })).toBe(
+      'Updated the organization "Acme" (single sign-on not required)',
+    );
+    expect(said('organization.updated', { name: 'Acme', slug: 'acme' })).toBe('Updated the organization "Acme"');
+  });
+
+  it('filters by the single sign-on entries, one type or all four', async () => {
+    const entries = await chainOf([
+      entry(1, 'sso.provider-registered', ada, { providerId: 'acme-k3x9qa', domain: 'acme.test' }),
+      entry(2, 'sso.domain-verified', ada, { providerId: 'acme-k3x9qa', domain: 'acme.test' }),
+      entry(3, 'user.signed-in', bob, { ...bob, method: 'sso' }),
+    ]);
+    const { listed } = await openAuditLog('owner', entries);
+    await table();
+    const type = screen.getByLabelText('Type') as HTMLSelectElement;
+    const group = within(type).getByRole('group', { name: 'Single sign-on' });
+    expect(
+      within(group)
+        .getAllByRole('option')
+        .map((o) => o.textContent),
+    ).toEqual([
+      'Any single sign-on change',
+      'Identity provider connected',
+      'Identity provider changed',
+      'Domain verified',
+      'Identity provider removed',
+    ]);
+    change(type, 'sso.provider-registered,sso.provider-updated,sso.domain-verified,sso.provider-removed');
+    fireEvent.click(screen.getByRole('button', { name: 'Apply filters' }));
+    await waitFor(() =>
+      expect(rowsOf(screen.getByRole('table')).map((r) => r[2])).toEqual([
+        'Verified acme.test for single sign-on',
+        'Connected an identity provider for single sign-on (acme.test)',
+      ]),
+    );
+    expect(listed().at(-1)?.get('type')).toBe(
+      'sso.provider-registered,sso.provider-updated,sso.domain-verified,sso.provider-removed',
+    );
+  });
+
   it('filters by type, person and days; the filters live in the address and reach the API as times', async () => {
     const entries = await chainOf(KINDS.map(([spec]) => spec));
     const { listed, location } = await openAuditLog('owner', entries);

@@ -1,4 +1,4 @@
-import { TWO_FACTOR_REQUIRED_MESSAGE } from '@formgate/contracts';
+import { SSO_REQUIRED_MESSAGE, TWO_FACTOR_REQUIRED_MESSAGE } from '@formgate/contracts';
 
 /**
  * The one fetch wrapper of the dashboard. A failed response becomes an `ApiError` carrying the status, the status
@@ -114,6 +114,7 @@ export function describeError(err: unknown): string {
   if (err instanceof ApiError) {
     if (err.status === 0) return 'Cannot reach the server. Check your connection and try again.';
     if (err.code === 'TWO_FACTOR_REQUIRED') return TWO_FACTOR_REQUIRED_MESSAGE;
+    if (err.code === 'SSO_REQUIRED') return SSO_REQUIRED_MESSAGE;
     return err.message;
   }
   if (err instanceof Error && err.message) return err.message;

@@ -65,6 +65,16 @@ export const AUDIT_TYPE_GROUPS: { label: string; any?: string; types: [type: str
     ],
   },
   {
+    label: 'Single sign-on',
+    any: 'Any single sign-on change',
+    types: [
+      ['sso.provider-registered', 'Identity provider connected'],
+      ['sso.provider-updated', 'Identity provider changed'],
+      ['sso.domain-verified', 'Domain verified'],
+      ['sso.provider-removed', 'Identity provider removed'],
+    ],
+  },
+  {
     label: 'API keys',
     any: 'Any API key change',
     types: [
@@ -124,6 +134,7 @@ const SIGN_IN_METHODS = new Map([
   ['two-factor', ' with a two-factor code'],
   ['backup-code', ' with a backup code'],
   ['passkey', ' with a passkey'],
+  ['sso', ' with single sign-on'],
 ]);
 const SIGN_IN_STEPS = new Map([
   ['password', ' at the password step'],
@@ -134,13 +145,30 @@ function signInFailed(d: Data): string {
   return `Failed sign-in${d.email ? ` for ${d.email}` : ''}${SIGN_IN_STEPS.get(d.reason ?? '') ?? ''}`;
 }
 
-/** `requireTwoFactor` is the setting as it stands after the change. */
+/** `requireTwoFactor` and `requireSso` are the settings as they stand after the change (each absent on older entries). */
 const TWO_FACTOR_SETTING = new Map([
-  ['true', ' (two-factor required of members)'],
-  ['false', ' (two-factor not required)'],
+  ['true', 'two-factor required of members'],
+  ['false', 'two-factor not required'],
 ]);
-const organizationUpdated = (d: Data) =>
-  `Updated the organization${quoted(d.name)}${TWO_FACTOR_SETTING.get(d.requireTwoFactor ?? '') ?? ''}`;
+const SSO_SETTING = new Map([
+  ['true', 'single sign-on required of members'],
+  ['false', 'single sign-on not required'],
+]);
+function organizationUpdated(d: Data): string {
+  const settings = [TWO_FACTOR_SETTING.get(d.requireTwoFactor ?? ''), SSO_SETTING.get(d.requireSso ?? '')].filter(
+    Boolean,
+  );
+  return `Updated the organization${quoted(d.name)}${settings.length > 0 ? ` (${settings.join('; ')})` : ''}`;
+}
+
+/** The provider's domains (comma-separated in the data), as a sentence lists them. */
+const domains = (d: Data) =>
+  (d.domain ?? '')
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean)
+    .join(', ');
+const ofDomains = (d: Data) => (domains(d) ? ` (${domains(d)})` : '');
 
 function erased(d: Data): string {
   const count = countOf(d.count);
@@ -169,6 +197,10 @@ const SENTENCES = new Map<string, (d: Data, names: AuditNames) => string>([
   ['two-factor.backup-codes-regenerated', () => 'Generated new two-factor backup codes'],
   ['passkey.added', (d) => `Added a passkey${quoted(d.name)}`],
   ['passkey.removed', () => 'Removed a passkey'],
+  ['sso.provider-registered', (d) => `Connected an identity provider for single sign-on${ofDomains(d)}`],
+  ['sso.provider-updated', (d) => `Changed the identity provider for single sign-on${ofDomains(d)}`],
+  ['sso.domain-verified', (d) => `Verified ${domains(d) || 'the domain'} for single sign-on`],
+  ['sso.provider-removed', (d) => `Removed the identity provider for single sign-on${ofDomains(d)}`],
   ['api-key.created', (d) => `Created API key${quoted(d.name || d.keyId)}`],
   ['api-key.revoked', (d) => `Revoked API key${quoted(d.name || d.keyId)}`],
   ['plan.changed', (d) => (d.plan ? `Changed the plan to ${d.plan}` : 'Changed the plan')],

@@ -10,12 +10,19 @@ import { useCan } from './use-can.ts';
 const SECTIONS: { to: string; label: string; end: boolean; permission?: PermissionRequest }[] = [
   { to: '/dashboard/organization', label: 'General', end: true },
   { to: '/dashboard/organization/privacy', label: 'Privacy', end: false },
+  {
+    to: '/dashboard/organization/single-sign-on',
+    label: 'Single sign-on',
+    end: false,
+    permission: { organization: ['update'] },
+  },
   { to: '/dashboard/organization/audit-log', label: 'Audit log', end: false, permission: { organization: ['update'] } },
 ];
 
 /**
  * `/dashboard/organization`: the active organization's name, the member's role, and its settings' sections as
- * navigation links (each section has its own address; the audit log's only for owners and admins).
+ * navigation links (each section has its own address; single sign-on's and the audit log's only for owners and
+ * admins).
  */
 export function OrganizationLayout() {
   const organization = useQuery(activeOrganizationQuery(useServices()));

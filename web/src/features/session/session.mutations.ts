@@ -38,6 +38,29 @@ export function useSignInWithPasskey(step: ScreenStep<unknown> = {}) {
   });
 }
 
+/**
+ * Where single sign-on starts from: a work address (its domain names the identity provider that verified it) or the
+ * organization itself (its own provider, whatever the address: the dashboard's gate), with where the browser comes
+ * back to, signed in or after a failure.
+ */
+export type SsoSignInRequest = ({ email: string } | { organizationSlug: string; loginHint?: string }) & {
+  callbackURL: string;
+  errorCallbackURL: string;
+};
+
+/**
+ * Starts single sign-on: the server answers the identity provider's address and better-auth's client sends the
+ * browser there (`url`, `redirect`); the provider sends it back to `callbackURL` signed in, or to `errorCallbackURL`.
+ * Success means only that the browser is on its way.
+ */
+export function useSignInWithSso() {
+  const { auth } = useServices();
+  return useMutation({
+    mutationFn: async (request: SsoSignInRequest) => unwrap(await auth.signIn.sso(request)),
+    meta: { toast: false },
+  });
+}
+
 /** Completes a two-factor sign-in with a code from the authenticator app (the session is then asked again). */
 export function useVerifyTotp(step: ScreenStep<unknown, TotpCodeRequest> = {}) {
   const { auth } = useServices();

@@ -11,8 +11,11 @@ import {
 export interface SessionData {
   /** `twoFactorEnabled`: true once a first code confirmed the set-up (better-auth's two-factor plugin). */
   user: { id: string; email: string; name: string; emailVerified: boolean; twoFactorEnabled?: boolean | null };
-  /** `token` tells the current session apart in the list of the user's sessions. */
-  session: { activeOrganizationId?: string | null; token?: string };
+  /**
+   * `token` tells the current session apart in the list of the user's sessions; `ssoOrganizationId` is the
+   * organization whose identity provider started this session (single sign-on), null for any other sign-in.
+   */
+  session: { activeOrganizationId?: string | null; token?: string; ssoOrganizationId?: string | null };
 }
 
 /** The signed-in user, or `null` (`GET /api/auth/get-session`). */

@@ -8,13 +8,15 @@ import { isApiError } from '../../lib/api.ts';
 import { AuthForm } from './auth-form.tsx';
 import { PasskeySignIn } from './passkey-sign-in.tsx';
 import { needsSecondFactor, useSignIn } from './session.mutations.ts';
+import { SsoSignIn } from './sso-sign-in.tsx';
 
 /** The second step of a sign-in with two-factor, keeping where the user goes after it. */
 const twoFactorPath = (redirectTo: string) => `/login/two-factor?redirect=${encodeURIComponent(redirectTo)}`;
 
 /**
  * Email and password; a signed-in user goes to `redirectTo`, one with two-factor first to the code screen. An
- * unverified address gets a new link by email. Below, the sign-in with a passkey (no password), to `redirectTo` too.
+ * unverified address gets a new link by email. Below, the sign-in with a passkey (no password) and with the
+ * organization's identity provider (single sign-on), to `redirectTo` too.
  */
 export function SignInForm({ email = '', redirectTo }: { email?: string; redirectTo: string }) {
   const navigate = useNavigate();
@@ -44,6 +46,7 @@ export function SignInForm({ email = '', redirectTo }: { email?: string; redirec
         />
       </AuthForm>
       <PasskeySignIn redirectTo={redirectTo} />
+      <SsoSignIn redirectTo={redirectTo} />
     </>
   );
 }

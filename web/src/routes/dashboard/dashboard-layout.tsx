@@ -1,15 +1,15 @@
 import { useQuery } from '@tanstack/react-query';
 import { Navigate, Outlet, useLocation } from 'react-router';
 import { LoadingShell } from '../../components/loading-shell.tsx';
-import { TwoFactorGate } from '../../features/organization/two-factor-gate.tsx';
+import { SignInGate } from '../../features/organization/sign-in-gate.tsx';
 import { sessionQuery } from '../../features/session/session.queries.ts';
 import { useServices } from '../../lib/app-context.tsx';
 import { DashboardShell } from './dashboard-shell.tsx';
 
 /**
  * The `/dashboard` guard: no session → `/login?redirect=<current location>`; a session without an active
- * organization → `/onboard`; while the session loads, the Loading shell. An organization that requires two-factor
- * shows a member without it only their profile (`TwoFactorGate`).
+ * organization → `/onboard`; while the session loads, the Loading shell. An organization that requires single
+ * sign-on or two-factor shows a member whose session lacks it only their profile, and what to do (`SignInGate`).
  */
 export function Component() {
   const session = useQuery(sessionQuery(useServices()));
@@ -23,9 +23,9 @@ export function Component() {
   if (!session.data.session.activeOrganizationId) return <Navigate to="/onboard" replace />;
   return (
     <DashboardShell session={session.data}>
-      <TwoFactorGate session={session.data}>
+      <SignInGate session={session.data}>
         <Outlet />
-      </TwoFactorGate>
+      </SignInGate>
     </DashboardShell>
   );
 }

@@ -1,0 +1,1 @@
+export { SingleSignOnScreen as Component } from '../../../features/sso/single-sign-on.tsx';
