@@ -1,6 +1,7 @@
 import { runDistributed } from '@formgate/host-distributed';
+import { openFileStore } from '@formgate/host-distributed/file-store';
 import { createIdentityCodec, createPrivacyKeys, loadPlans, systemClock, systemIds } from '@formgate/kit';
-import { createGridFsBlobStore, runMongoMigrations } from '@formgate/store/mongo';
+import { runMongoMigrations } from '@formgate/store/mongo';
 import { loadFormsConfig } from './config.ts';
 import { createFormsService } from './create-service.ts';
 import { FORMS_MIGRATION_SCOPE } from './store/forms-stores.ts';
@@ -20,7 +21,7 @@ await runDistributed(
     if (migrated.applied.length > 0) logger.info(migrated, 'forms store migrated');
     const service = createFormsService({
       stores: await createMongoFormsStores(db),
-      blobs: createGridFsBlobStore(await mongo('files')),
+      blobs: await openFileStore(config, { mongo, storeHealth }),
       bus,
       clock: systemClock,
       ids: systemIds,

@@ -1,3 +1,4 @@
+import { fileStoreEnv } from '@formgate/host-distributed/file-store';
 import { defineConfig, previousSecretEnv, secretEnv, serviceEnv } from '@formgate/kit';
 import { z } from 'zod';
 import { captchaEnv } from './spam/captcha.ts';
@@ -7,6 +8,7 @@ const { IDENTITY_SECRET: _ingestTrustsNoIdentity, IDENTITY_SECRET_PREVIOUS: _nor
 export const loadIngestConfig = defineConfig(
   z.object({
     ...shared,
+    ...fileStoreEnv,
     PORT: serviceEnv.PORT.default(4002),
     /** Public base URL of the endpoint (for the default thank-you page), e.g. https://forms.example.com */
     PUBLIC_URL: z.url(),

@@ -143,3 +143,23 @@ export async function startStripeMock(runDir: string): Promise<Backend> {
     );
   }
 }
+
+/**
+ * An S3-compatible object store for the e2e tier: `S3_TEST_URL` (`http://<access key>:<secret>@host:port`) from the
+ * environment if set; else SeaweedFS of the project's own provisioning (`infra/local/seaweedfs.sh`, built from its Go
+ * module) on `TEST_SEAWEEDFS_PORT`. Throws — never skips — when none can be had.
+ */
+export async function resolveS3(runDir: string): Promise<Backend> {
+  const config = loadTestRunConfig();
+  if (config.S3_TEST_URL) return { value: config.S3_TEST_URL, source: 'environment', stop: async () => {} };
+  try {
+    return await localScript('seaweedfs.sh', config.TEST_SEAWEEDFS_PORT, runDir);
+  } catch (err) {
+    const e = err as { message: string; stderr?: string };
+    throw new Error(
+      'Could not start an S3-compatible server for the e2e tests. Set S3_TEST_URL, or fix local provisioning ' +
+        `(infra/local/seaweedfs.sh install needs Go and the Go module proxy).\n` +
+        (e.stderr?.trim().split('\n').slice(-8).join('\n') || e.message),
+    );
+  }
+}

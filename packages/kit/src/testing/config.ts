@@ -13,6 +13,9 @@ export const loadTestRunConfig = defineConfig(
     KAFKA_BROKERS: z.string().optional(),
     MONGO_URL: z.string().optional(),
     STRIPE_API_URL: z.string().optional(),
+    /** An S3-compatible server for the object store's tests: `http://<access key>:<secret>@host:port`. */
+    S3_TEST_URL: z.url().optional(),
+    TEST_SEAWEEDFS_PORT: port.default(29333),
     TEST_KAFKA_PORT: port.default(29192),
     TEST_FERRETDB_PORT: port.default(29217),
     /** A stripe-mock shared by the files running at once, left running (see `startStripeMock`). */
