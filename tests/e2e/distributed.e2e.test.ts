@@ -1,7 +1,8 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { rmSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { type AuditChainPageDto, createAuditChainVerifier } from '@formgate/contracts';
 import { createIdentityCodec, IDENTITY_HEADER } from '@formgate/kit';
 import { parsePrometheusText, samplesOf, sumOf } from '@formgate/kit/testing';
@@ -102,6 +103,8 @@ describe('distributed mode: separate processes on Kafka and a Mongo-wire server'
       mongoUrl: MONGO_URL,
       gatewayEnv: { WEB_DIR: webDir },
       env: { OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, OTEL_BSP_SCHEDULE_DELAY: '500' },
+      // Uploads in an S3 bucket (issue 33); GridFS is the other tiers' (erasure-distributed scans it).
+      fileStore: 's3',
     });
   }, 240_000);
   afterAll(async () => {
@@ -130,6 +133,63 @@ describe('distributed mode: separate processes on Kafka and a Mongo-wire server'
   describeTenantIsolation(target);
   describeSubmissionManagementFlows(target);
   describeReadYourSettingsFlows(target);
+
+  it('files: an upload is kept in the S3 bucket, private and encrypted, served by a signed link, and gone with its submission', async () => {
+    const form = await createForm('Uploads');
+    const pdf = Buffer.concat([Buffer.from('%PDF-1.7\n'), randomBytes(2_000_000)]);
+    const upload = new FormData();
+    upload.append('name', 'Ada');
+    upload.append('cv', new Blob([pdf], { type: 'application/pdf' }), 'cv.pdf');
+    const posted = await fetch(`${cluster.baseUrl}/f/${form.key}`, {
+      method: 'POST',
+      headers: { accept: 'application/json' },
+      body: upload,
+    });
+    expect(posted.ok).toBe(true);
+    const submission = await eventually(async () => {
+      const list = await api('GET', `/api/v1/forms/${form.id}/submissions`);
+      const [first] = list.body.data as { id: string; files: { blobKey: string; size: number }[] }[];
+      if (!first) throw new Error('not listed yet');
+      return first;
+    }, 30_000);
+    const file = submission.files[0] as { blobKey: string; size: number };
+    expect(file.size).toBe(pdf.length);
+
+    const env = cluster.fileStoreEnv;
+    const s3 = new S3Client({
+      region: 'us-east-1',
+      endpoint: env.S3_ENDPOINT as string,
+      forcePathStyle: true,
+      credentials: { accessKeyId: env.S3_ACCESS_KEY_ID as string, secretAccessKey: env.S3_SECRET_ACCESS_KEY as string },
+    });
+    try {
+      const head = await s3.send(new HeadObjectCommand({ Bucket: env.S3_BUCKET, Key: file.blobKey }));
+      expect(head.ServerSideEncryption).toBe('AES256');
+      expect(head.ContentLength).toBe(pdf.length);
+      expect((await fetch(`${env.S3_ENDPOINT}/${env.S3_BUCKET}/${file.blobKey}`)).status).toBe(403);
+
+      const link = await api('GET', `/api/v1/forms/${form.id}/submissions/${submission.id}/files/${file.blobKey}/link`);
+      expect(link.status).toBe(200);
+      const downloaded = await fetch(new URL(link.body.url as string, cluster.baseUrl));
+      expect(downloaded.status).toBe(200);
+      expect(Buffer.from(await downloaded.arrayBuffer()).equals(pdf)).toBe(true);
+
+      const deleted = await fetch(`${cluster.baseUrl}/api/v1/forms/${form.id}/submissions/${submission.id}`, {
+        method: 'DELETE',
+        headers: { 'x-api-key': await cluster.apiKey('default') },
+      });
+      expect(deleted.status).toBe(204);
+      await eventually(async () => {
+        const gone = await s3.send(new HeadObjectCommand({ Bucket: env.S3_BUCKET, Key: file.blobKey })).then(
+          () => false,
+          (err: { $metadata?: { httpStatusCode?: number } }) => err.$metadata?.httpStatusCode === 404,
+        );
+        if (!gone) throw new Error('the object is still in the bucket');
+      }, 30_000);
+    } finally {
+      s3.destroy();
+    }
+  });
 
   it('site forms: gateways booting at once provision one site organization and three forms; a waitlist post is stored', async () => {
     type Site = { forms: Record<'example' | 'waitlist' | 'feedback', string | null> };

@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { freePort } from '@formgate/kit/testing';
 import { extractLinks } from '@formgate/mail';
 import { startSmtpTestServer } from '@formgate/mail/testing';
@@ -110,6 +111,28 @@ export async function stopProcess(p: RunningProcess, signal: NodeJS.Signals = 'S
   clearTimeout(timer);
 }
 
+/** A new private bucket on the e2e tier's S3 server, and the settings (`FILE_STORE=s3`) that point a service at it. */
+export async function s3FileStoreEnv(bucket: string): Promise<Record<string, string>> {
+  const url = process.env.S3_TEST_URL;
+  if (!url) throw new Error('S3_TEST_URL is not set: the e2e global setup provides it');
+  const u = new URL(url);
+  const endpoint = `${u.protocol}//${u.host}`;
+  const credentials = { accessKeyId: decodeURIComponent(u.username), secretAccessKey: decodeURIComponent(u.password) };
+  const client = new S3Client({ region: 'us-east-1', endpoint, forcePathStyle: true, credentials });
+  try {
+    await client.send(new CreateBucketCommand({ Bucket: bucket }));
+  } finally {
+    client.destroy();
+  }
+  return {
+    FILE_STORE: 's3',
+    S3_ENDPOINT: endpoint,
+    S3_BUCKET: bucket,
+    S3_ACCESS_KEY_ID: credentials.accessKeyId,
+    S3_SECRET_ACCESS_KEY: credentials.secretAccessKey,
+  };
+}
+
 /**
  * Formgate in distributed mode: the gateway and every service as separate processes on a real Kafka broker and
  * Mongo-wire server, with `ingest` and `forms` as two instances each.
@@ -139,6 +162,11 @@ export async function startDistributed(opts: {
   kafkaTopicPrefix?: string;
   /** Whether it resolves once every process is ready (default) or only alive (its backends may not be there yet). */
   startedWhen?: StartedWhen;
+  /**
+   * Where forms and ingest keep files: GridFS (default) or a bucket of the deployment's own on the e2e tier's S3
+   * server (`S3_TEST_URL`).
+   */
+  fileStore?: 'gridfs' | 's3';
 }) {
   const secret = randomBytes(32).toString('base64url');
   const deployment = randomBytes(4).toString('hex');
@@ -155,6 +183,7 @@ export async function startDistributed(opts: {
     PLANS_FILE: opts.plansFile ?? ROOMY_PLANS_FILE,
     ...opts.env,
   };
+  const fileEnv = opts.fileStore === 's3' ? await s3FileStoreEnv(`fg-e2e-${deployment}`) : {};
   const processes: Record<string, RunningProcess> = {};
   const notificationsNames = Array.from({ length: opts.notificationsInstances ?? 1 }, (_, i) =>
     i === 0 ? 'notifications' : `notifications-${i + 1}`,
@@ -167,8 +196,8 @@ export async function startDistributed(opts: {
     // Settled, not `Promise.all`: when one fails, the others are still starting; waiting for them records every
     // process that did start, so the cleanup below stops it (otherwise those started beside a failed one keep running).
     const started = await Promise.allSettled([
-      start('forms-1', 'services/forms/src/main.ts', { FILE_LINK_SECRET: secret, PRIVACY_KEY: secret }),
-      start('forms-2', 'services/forms/src/main.ts', { FILE_LINK_SECRET: secret, PRIVACY_KEY: secret }),
+      start('forms-1', 'services/forms/src/main.ts', { FILE_LINK_SECRET: secret, PRIVACY_KEY: secret, ...fileEnv }),
+      start('forms-2', 'services/forms/src/main.ts', { FILE_LINK_SECRET: secret, PRIVACY_KEY: secret, ...fileEnv }),
       start('billing', 'services/billing/src/main.ts', opts.billingEnv),
       start('orgs', 'services/orgs/src/main.ts'),
       ...notificationsNames.map((name) =>
@@ -181,7 +210,12 @@ export async function startDistributed(opts: {
         }),
       ),
       ...['ingest-1', 'ingest-2'].map((name) =>
-        start(name, 'services/ingest/src/main.ts', { PUBLIC_URL: publicUrl, INGEST_SECRET: secret, ...opts.ingestEnv }),
+        start(name, 'services/ingest/src/main.ts', {
+          PUBLIC_URL: publicUrl,
+          INGEST_SECRET: secret,
+          ...fileEnv,
+          ...opts.ingestEnv,
+        }),
       ),
     ]);
     const failed = started.find((r): r is PromiseRejectedResult => r.status === 'rejected');
@@ -223,6 +257,8 @@ export async function startDistributed(opts: {
   return {
     baseUrl: publicUrl,
     identitySecret: secret,
+    /** The forms and ingest file store settings (`FILE_STORE=s3` and its bucket), empty on GridFS. */
+    fileStoreEnv: fileEnv,
     mongoDbPrefix: shared.MONGO_DB_PREFIX,
     /** Its `KAFKA_TOPIC_PREFIX`: a bus of the test's own on this deployment's topics needs it too. */
     kafkaTopicPrefix: shared.KAFKA_TOPIC_PREFIX,

@@ -51,6 +51,7 @@ describe('accounts MongoDB migrations', () => {
     expect(await indexes(db, 'stripeEvent')).toEqual([
       ['stripeSubscriptionId_1_outcome_1_created_-1', { stripeSubscriptionId: 1, outcome: 1, created: -1 }],
     ]);
+    expect(await indexes(db, 'ssoProvider')).toEqual([['organizationId_1', { organizationId: 1 }]]);
     for (const collection of ['member', 'organization', 'subscription', 'stripeEvent'])
       expect({ collection, n: await db.collection(collection).countDocuments() }).toEqual({ collection, n: 1 });
     const rows = await outbox.find({}, { sort: { eventId: 1 } }).toArray();
@@ -63,7 +64,8 @@ describe('accounts MongoDB migrations', () => {
     expect(ledger.map((d) => [d._id, d.version, d.name]).sort()).toEqual([
       ['accounts:0001', 1, mongoAccountsMigrations[0]?.name],
       ['accounts:0002', 2, mongoAccountsMigrations[1]?.name],
+      ['accounts:0003', 3, mongoAccountsMigrations[2]?.name],
     ]);
-    expect(await migrateMongoAccounts(db)).toEqual({ scope: 'accounts', applied: [], version: 2 });
+    expect(await migrateMongoAccounts(db)).toEqual({ scope: 'accounts', applied: [], version: 3 });
   });
 });
