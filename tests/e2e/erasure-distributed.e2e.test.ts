@@ -187,8 +187,9 @@ describe('distributed mode: erasure, retention and no-store forms reach every da
     const message = `nostoredist${randomUUID().slice(0, 6)}`;
     const marker = `nostorefile${randomUUID().slice(0, 6)}`;
     const { form, submissionId } = await submitted({ storeContent: false }, message, marker);
-    // Settled by the last delivery's outcome as a rule; when that prompt settling failed on a loaded machine, by the
-    // settle sweep: a minute after the planning (`settleGraceMs`), at its next pass (`settleSweepMs`, 30 s).
+    // Settled by the last delivery's outcome; forms drops the content once it stored the submission too (on a loaded
+    // machine its consumer may lag notifications': the drop is retried until then). The settle sweep, a minute after
+    // the planning, is the safety net for a settling that failed.
     await eventually(async () => {
       const got = await api('GET', `/api/v1/forms/${form.id}/submissions/${submissionId}`);
       expect(got.body).toMatchObject({ id: submissionId, contentDropped: true, fields: [], files: [] });

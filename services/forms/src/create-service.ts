@@ -167,7 +167,7 @@ export function createFormsService(deps: FormsServiceDeps): Service {
     {
       group: 'forms.content-drop',
       topic: Topics.notificationsDelivery,
-      handler: createSubmissionSettledHandler({ forms, submissions, blobs: deps.blobs }),
+      handler: createSubmissionSettledHandler({ forms, submissions, blobs: deps.blobs, clock: deps.clock }),
       maxBatchSize: 500,
     },
     {

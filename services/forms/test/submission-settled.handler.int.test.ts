@@ -4,7 +4,11 @@ import type { BusMessage } from '@formgate/bus';
 import { DEFAULT_FORM_SETTINGS, encodeEvent, type Form, Topics } from '@formgate/contracts';
 import { createSqliteBlobStore, openSqlite } from '@formgate/store/sqlite';
 import { describe, expect, it } from 'vitest';
-import { createSubmissionSettledHandler } from '../src/handlers/submission-settled.handler.ts';
+import {
+  createSubmissionSettledHandler,
+  SETTLED_WAIT_MS,
+  SubmissionNotYetStoredError,
+} from '../src/handlers/submission-settled.handler.ts';
 import { form, org, submission } from './forms-fixtures.ts';
 import { openSqliteFormsStores } from './sqlite-stores.ts';
 
@@ -26,6 +30,9 @@ const settled = (f: Form, submissionId: string) =>
     occurredAt: '2026-05-01T12:00:00.000Z',
     data: { submissionId, formId: f.id, orgId: f.orgId, settledAt: '2026-05-01T12:00:00.000Z' },
   });
+
+/** A minute after the fixtures' settling. */
+const clock = { now: () => new Date('2026-05-01T12:01:00.000Z') };
 
 describe('forms.content-drop: a no-store form keeps only metadata once notifications settled a submission', () => {
   const stores = openSqliteFormsStores();
@@ -56,6 +63,7 @@ describe('forms.content-drop: a no-store form keeps only metadata once notificat
     const handle = createSubmissionSettledHandler({
       forms: stores.forms,
       submissions: stores.submissions,
+      clock,
       blobs: {
         delete: async (key) => {
           deletes++;
@@ -75,6 +83,7 @@ describe('forms.content-drop: a no-store form keeps only metadata once notificat
     const { scope, f, s, blobKey } = await setUp(false);
     const crashing = createSubmissionSettledHandler({
       forms: stores.forms,
+      clock,
       submissions: {
         getSubmission: (...args) => stores.submissions.getSubmission(...args),
         dropContent: async () => {
@@ -86,7 +95,7 @@ describe('forms.content-drop: a no-store form keeps only metadata once notificat
     await expect(crashing([message(settled(f, s.id))])).rejects.toThrow('the process died');
     expect(await blobs.get(blobKey)).toBeNull();
     expect((await stores.submissions.getSubmission(scope, f.id, s.id))?.fields).toHaveLength(1);
-    await createSubmissionSettledHandler({ forms: stores.forms, submissions: stores.submissions, blobs })([
+    await createSubmissionSettledHandler({ forms: stores.forms, submissions: stores.submissions, blobs, clock })([
       message(settled(f, s.id)),
     ]);
     expect(await stores.submissions.getSubmission(scope, f.id, s.id)).toMatchObject({ fields: [], files: [] });
@@ -94,7 +103,12 @@ describe('forms.content-drop: a no-store form keeps only metadata once notificat
 
   it('keeps everything of a form that stores content, and skips delivery outcomes', async () => {
     const { scope, f, s, blobKey } = await setUp(true);
-    const handle = createSubmissionSettledHandler({ forms: stores.forms, submissions: stores.submissions, blobs });
+    const handle = createSubmissionSettledHandler({
+      forms: stores.forms,
+      submissions: stores.submissions,
+      blobs,
+      clock,
+    });
     const outcome = encodeEvent(Topics.notificationsDelivery, {
       id: randomUUID(),
       type: 'delivery.succeeded',
@@ -116,5 +130,33 @@ describe('forms.content-drop: a no-store form keeps only metadata once notificat
     await handle([message(outcome), message(settled(f, s.id), 1)]);
     expect((await stores.submissions.getSubmission(scope, f.id, s.id))?.fields).toHaveLength(1);
     expect(await blobs.get(blobKey)).not.toBeNull();
+  });
+
+  it('settled before forms stored it: retried until it is stored, then dropped; an old one for a submission that never comes is skipped', async () => {
+    const scope = org();
+    const f = form(scope.orgId, { settings: { ...DEFAULT_FORM_SETTINGS, storeContent: false } });
+    await stores.forms.insertForm(f);
+    const s = submission(f, '2026-05-01T10:00:00.000Z', { fields: [{ name: 'message', value: 'private words' }] });
+    const handle = createSubmissionSettledHandler({
+      forms: stores.forms,
+      submissions: stores.submissions,
+      blobs,
+      clock,
+    });
+    await expect(handle([message(settled(f, s.id))])).rejects.toBeInstanceOf(SubmissionNotYetStoredError);
+    await stores.submissions.insertSubmissions([s]);
+    await handle([message(settled(f, s.id))]);
+    expect(await stores.submissions.getSubmission(scope, f.id, s.id)).toMatchObject({
+      fields: [],
+      contentDropped: true,
+    });
+
+    const later = createSubmissionSettledHandler({
+      forms: stores.forms,
+      submissions: stores.submissions,
+      blobs,
+      clock: { now: () => new Date(Date.parse('2026-05-01T12:00:00.000Z') + SETTLED_WAIT_MS) },
+    });
+    await expect(later([message(settled(f, 'never-stored'))])).resolves.toBeUndefined();
   });
 });

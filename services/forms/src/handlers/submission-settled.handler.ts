@@ -1,8 +1,21 @@
 import type { BusMessage } from '@formgate/bus';
 import { decodeEvent, Topics } from '@formgate/contracts';
+import type { Clock } from '@formgate/kit';
 import type { BlobStore } from '@formgate/store';
 import type { FormRepository } from '../store/form-repository.ts';
 import type { SubmissionReadModel } from '../store/submission-read-model.ts';
+
+/** How long after its settling a submission not stored yet is waited for (a lagging consumer catches up well within). */
+export const SETTLED_WAIT_MS = 10 * 60_000;
+
+/** A settled submission this service has not stored yet: the bus retries the batch (`retryable`), without limit. */
+export class SubmissionNotYetStoredError extends Error {
+  readonly retryable = true;
+  constructor(submissionId: string) {
+    super(`submission ${submissionId} was settled before forms stored it; retrying`);
+    this.name = 'SubmissionNotYetStoredError';
+  }
+}
 
 /**
  * `forms.content-drop` on `notifications.delivery`: on `submission.settled` (notifications are done with a
@@ -10,11 +23,17 @@ import type { SubmissionReadModel } from '../store/submission-read-model.ts';
  * first, then its content dropped (`SubmissionReadModel.dropContent`): a crash between the two leaves the files
  * listed, and the redelivered event deletes them again (a missing blob is no error), then drops. A form that
  * stores content again by then keeps it. The topic's delivery outcomes are billing's: skipped.
+ *
+ * The event can come before this service stored the submission: notifications and forms read `ingest.submission`
+ * each at their own pace, and a loaded forms instance lags. Skipping it would keep the content for good, so the
+ * batch is retried (`SubmissionNotYetStoredError`) until the submission is there, for up to
+ * `SETTLED_WAIT_MS` after it was settled; past that (a submission deleted meanwhile leaves none to read), skipped.
  */
 export function createSubmissionSettledHandler(deps: {
   forms: Pick<FormRepository, 'getForm'>;
   submissions: Pick<SubmissionReadModel, 'getSubmission' | 'dropContent'>;
   blobs: Pick<BlobStore, 'delete'>;
+  clock: Clock;
 }) {
   return async (batch: BusMessage[]) => {
     for (const m of batch) {
@@ -27,7 +46,12 @@ export function createSubmissionSettledHandler(deps: {
       const form = await deps.forms.getForm(scope, formId);
       if (!form || form.settings.storeContent) continue;
       const submission = await deps.submissions.getSubmission(scope, formId, submissionId);
-      if (!submission || submission.contentDropped) continue;
+      if (!submission) {
+        const age = deps.clock.now().getTime() - new Date(event.data.settledAt).getTime();
+        if (age < SETTLED_WAIT_MS) throw new SubmissionNotYetStoredError(submissionId);
+        continue;
+      }
+      if (submission.contentDropped) continue;
       for (const file of submission.files) await deps.blobs.delete(file.blobKey);
       await deps.submissions.dropContent(scope, formId, submissionId);
     }
