@@ -53,9 +53,12 @@ type HookContext =
   | null
   | undefined;
 
+/** better-auth's SSO callbacks (OpenID Connect, and SAML's ACS), where the plugin creates the session. */
+export const isSsoCallbackPath = (path: string | undefined) =>
+  !!path && (path.startsWith('/sso/callback') || path.startsWith('/sso/saml2/sp/acs'));
+
 const providerOfPath = (ctx: HookContext) => {
-  const path = ctx?.path ?? '';
-  if (!path.startsWith('/sso/callback') && !path.startsWith('/sso/saml2/sp/acs')) return null;
+  if (!isSsoCallbackPath(ctx?.path)) return null;
   const id = ctx?.params?.providerId;
   return typeof id === 'string' && id ? id : null;
 };

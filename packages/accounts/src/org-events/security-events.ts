@@ -1,6 +1,7 @@
 import type { Logger } from '@formgate/kit';
 import type { BetterAuthPlugin } from 'better-auth';
 import { createAuthMiddleware, isAPIError } from 'better-auth/api';
+import { isSsoCallbackPath } from '../single-sign-on.ts';
 import type { OrgEventRecorder } from './recorder.ts';
 
 type SecurityEventType =
@@ -43,7 +44,8 @@ const TWO_FACTOR_COOKIE = 'two_factor';
  * - `/two-factor/verify-*` with the challenge cookie: the sign-in by two-factor or backup code, or a failed one
  *   (wrong code, locked account). With a session instead, a new session means two-factor was just turned on.
  * - `/two-factor/disable` and `/two-factor/generate-backup-codes`: done.
- * - `/passkey/verify-authentication`: a sign-in by passkey; `/passkey/verify-registration` and
+ * - `/passkey/verify-authentication`: a sign-in by passkey; an SSO callback (`/sso/callback/…`, answered by a redirect)
+ *   that created a session: a sign-in by `sso`, in each organization of the user, the one it just joined included; `/passkey/verify-registration` and
  *   `/passkey/delete-passkey`: a passkey added or removed.
  * Recording never fails the request it follows: the outcome has happened already; a failure is logged as an error.
  */
@@ -53,7 +55,7 @@ export function securityEventsPlugin(deps: { record: OrgEventRecorder; logger: L
     hooks: {
       after: [
         {
-          matcher: (ctx) => WATCHED.has(ctx.path ?? ''),
+          matcher: (ctx) => WATCHED.has(ctx.path ?? '') || isSsoCallbackPath(ctx.path),
           handler: createAuthMiddleware(async (ctx) => {
             const adapter = ctx.context.adapter as unknown as EventAdapter;
             const failed = isAPIError(ctx.context.returned);
@@ -102,6 +104,11 @@ export function securityEventsPlugin(deps: { record: OrgEventRecorder; logger: L
               }
               if (ctx.path === '/passkey/verify-authentication') {
                 if (!failed && newUser) await recordFor(newUser, 'user.signed-in', { method: 'passkey' }, true);
+                return;
+              }
+              if (isSsoCallbackPath(ctx.path)) {
+                // Redirected either way: a new session is what tells a sign-in.
+                if (newUser) await recordFor(newUser, 'user.signed-in', { method: 'sso' }, true);
                 return;
               }
               if (ctx.path === '/passkey/verify-registration' || ctx.path === '/passkey/delete-passkey') {
