@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { formatDateTime } from '../src/components/panel.tsx';
 import { fillDays } from '../src/features/forms/forms.queries.ts';
 import { CONTENT_NOT_STORED, NO_SUBMISSIONS } from '../src/features/submissions/submission-list.tsx';
-import { EMPTY_LIST_REFRESH_MS } from '../src/features/submissions/submissions.queries.ts';
+import { EMPTY_LIST_REFRESH_MS, type Submission } from '../src/features/submissions/submissions.queries.ts';
 import { NOTHING_TO_EXPORT } from '../src/features/submissions/submissions-filters.tsx';
 import { aDelivery, aForm, aSubmission, startFormsApi } from './forms-api.ts';
 import type { renderApp } from './render-app.tsx';
@@ -135,7 +135,7 @@ describe('hostile submissions', () => {
       { name: '"><img src=x onerror=alert(3)>', value: 'field name attack' },
       { name: 'onclick', value: 'alert(4)' },
     ],
-    files: [{ field: 'cv', blobKey: 'b1', filename: '<b>cv</b>.html', contentType: 'text/html', size: 10 }],
+    files: [{ field: 'cv', blobKey: 'b1', filename: '<b>cv</b>.html', contentType: 'text/html', size: 10, scan: null }],
   });
 
   function expectInert(root: HTMLElement) {
@@ -313,7 +313,16 @@ describe('submission list', () => {
       forms: [aForm()],
       submissions: [
         aSubmission('s1', {
-          files: [{ field: 'cv', blobKey: 'blob 1', filename: 'cv.pdf', contentType: 'application/pdf', size: 2048 }],
+          files: [
+            {
+              field: 'cv',
+              blobKey: 'blob 1',
+              filename: 'cv.pdf',
+              contentType: 'application/pdf',
+              size: 2048,
+              scan: null,
+            },
+          ],
         }),
       ],
     });
@@ -323,6 +332,47 @@ describe('submission list', () => {
       expect(server.requests.some((r) => r.path === '/api/v1/forms/f1/submissions/s1/files/blob%201/link')).toBe(true),
     );
     expect(screen.getByText('cv · application/pdf · 2.0 KB')).toBeTruthy();
+  });
+
+  it('offers a file for download only once the malware scan found it clean, and flags a quarantined one', async () => {
+    const file = (blobKey: string, filename: string, scan: Submission['files'][number]['scan']) => ({
+      field: 'upload',
+      blobKey,
+      filename,
+      contentType: 'application/pdf',
+      size: 100,
+      scan,
+    });
+    const server = await api({
+      forms: [aForm()],
+      submissions: [
+        aSubmission('s1', {
+          files: [
+            file('k-clean', 'clean.pdf', { status: 'clean', scannedAt: '2026-07-02T10:00:01.000Z' }),
+            file('k-pending', 'pending.pdf', { status: 'pending' }),
+            file('k-bad', 'bad.pdf', {
+              status: 'infected',
+              detail: 'Eicar-Test-Signature <script>',
+              scannedAt: '2026-07-02T10:00:01.000Z',
+            }),
+            file('k-big', 'big.pdf', { status: 'failed', detail: 'larger than the scanner’s limit' }),
+          ],
+        }),
+        aSubmission('s2'),
+      ],
+    });
+    openAs('/dashboard/forms/contact/submissions/s1', server.url);
+    expect(await screen.findByRole('button', { name: 'Download clean.pdf' })).toBeTruthy();
+    for (const name of ['pending.pdf', 'bad.pdf', 'big.pdf'])
+      expect(screen.queryByRole('button', { name: `Download ${name}` })).toBeNull();
+    expect(screen.getByText('Being scanned for malware — downloadable once it is found clean.')).toBeTruthy();
+    expect(
+      screen.getByText('Quarantined: the malware scan found Eicar-Test-Signature <script>. It cannot be downloaded.'),
+    ).toBeTruthy();
+    expect(screen.getByText(/could not check it \(larger than the scanner’s limit\)/)).toBeTruthy();
+    // The submission is flagged on its page and its row; the other is not.
+    expect(screen.getAllByText('Quarantined file')).toHaveLength(2);
+    expect(document.querySelector('script')).toBeNull();
   });
 });
 

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { accountEnv } from '@formgate/accounts';
 import { billingEnv } from '@formgate/billing';
+import { clamavEnv } from '@formgate/forms';
 import { apiReferenceEnv, siteEnv } from '@formgate/gateway';
 import { captchaEnv } from '@formgate/ingest';
 import { commonEnv, defineConfig, metricsPortEnv, previousSecretEnv, secretEnv } from '@formgate/kit';
@@ -47,6 +48,8 @@ export const EmbeddedEnvSchema = z.object({
   INGEST_SECRET: secretEnv.optional(),
   /** The replaced `INGEST_SECRET` during a rotation: verifies stamps and challenges only. */
   INGEST_SECRET_PREVIOUS: previousSecretEnv,
+  /** Malware scanning of uploaded files by clamd (`CLAMAV_ADDRESS`); unset: files are not scanned. */
+  ...clamavEnv,
   /** Captcha verification: the providers' siteverify URLs (tests point them at a local verifier) and timeout. */
   ...captchaEnv,
   /** `true`: webhooks may go to loopback and private addresses (tests, receivers on the same network). */

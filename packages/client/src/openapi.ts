@@ -1297,6 +1297,12 @@ export interface components {
                 filename: string;
                 contentType: string;
                 size: number;
+                scan: {
+                    /** @enum {string} */
+                    status: "pending" | "clean" | "infected" | "failed";
+                    detail?: string;
+                    scannedAt?: string;
+                } | null;
             }[];
             spam: boolean;
             spamReasons: components["schemas"]["SpamReason"][];
@@ -4313,7 +4319,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `SSO_REQUIRED`: This organization requires single sign-on: sign in through its identity provider; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile */
+            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `SSO_REQUIRED`: This organization requires single sign-on: sign in through its identity provider; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile; `FORMS_FILE_QUARANTINED`: The file was quarantined by the malware scan and cannot be downloaded */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4322,7 +4328,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "SSO_REQUIRED" | "TWO_FACTOR_REQUIRED";
+                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "SSO_REQUIRED" | "TWO_FACTOR_REQUIRED" | "FORMS_FILE_QUARANTINED";
                             message: string;
                             requestId: string;
                             /** @description Validation issues `[{path, message}]`, or the documented details of a code */
@@ -4359,6 +4365,26 @@ export interface operations {
                         error: {
                             /** @enum {string} */
                             code: "METHOD_NOT_ALLOWED";
+                            message: string;
+                            requestId: string;
+                            /** @description Validation issues `[{path, message}]`, or the documented details of a code */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description `FORMS_FILE_SCAN_PENDING`: The file is being scanned for malware; retry shortly */
+            409: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "FORMS_FILE_SCAN_PENDING";
                             message: string;
                             requestId: string;
                             /** @description Validation issues `[{path, message}]`, or the documented details of a code */
@@ -4447,7 +4473,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORMS_FILE_LINK_INVALID`: The file link is invalid or has expired */
+            /** @description `FORMS_FILE_LINK_INVALID`: The file link is invalid or has expired; `FORMS_FILE_QUARANTINED`: The file was quarantined by the malware scan and cannot be downloaded */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4456,7 +4482,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "FORMS_FILE_LINK_INVALID";
+                            code: "FORMS_FILE_LINK_INVALID" | "FORMS_FILE_QUARANTINED";
                             message: string;
                             requestId: string;
                             /** @description Validation issues `[{path, message}]`, or the documented details of a code */
@@ -4493,6 +4519,26 @@ export interface operations {
                         error: {
                             /** @enum {string} */
                             code: "METHOD_NOT_ALLOWED";
+                            message: string;
+                            requestId: string;
+                            /** @description Validation issues `[{path, message}]`, or the documented details of a code */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description `FORMS_FILE_SCAN_PENDING`: The file is being scanned for malware; retry shortly */
+            409: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "FORMS_FILE_SCAN_PENDING";
                             message: string;
                             requestId: string;
                             /** @description Validation issues `[{path, message}]`, or the documented details of a code */

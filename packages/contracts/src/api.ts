@@ -5,7 +5,7 @@ import {
   FormSettingsPatchSchema,
   FormSettingsSchema,
   SubmissionFieldSchema,
-  SubmissionFileSchema,
+  SubmissionFileDtoSchema,
 } from './forms.ts';
 import { SpamReasonSchema, SpamSettingsPatchViewSchema } from './spam.ts';
 
@@ -31,7 +31,7 @@ export const SubmissionDtoSchema = z.object({
   formId: z.string(),
   createdAt: z.string(),
   fields: z.array(SubmissionFieldSchema),
-  files: z.array(SubmissionFileSchema),
+  files: z.array(SubmissionFileDtoSchema),
   spam: z.boolean(),
   /** Ingest's reasons (issue 14), shadow ones included (`shadow: true`); empty for a clean submission. */
   spamReasons: z.array(SpamReasonSchema),

@@ -19,6 +19,7 @@ export const CONSUMER_GROUPS: readonly ConsumerGroupSpec[] = [
   { group: 'forms.quota-release', topic: Topics.billingQuota },
   { group: 'forms.org-purge', topic: Topics.orgsOrganization },
   { group: 'forms.content-drop', topic: Topics.notificationsDelivery },
+  { group: 'forms.file-scan', topic: Topics.ingestSubmission },
   { group: 'billing.usage', topic: Topics.ingestSubmission },
   { group: 'billing.releases', topic: Topics.formsSubmission },
   { group: 'billing.subscriptions', topic: Topics.billingSubscription },

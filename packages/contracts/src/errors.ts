@@ -86,6 +86,16 @@ const FORMS = define({
   },
   FORMS_FILE_NOT_FOUND: { status: 404, message: 'File not found' },
   FORMS_FILE_LINK_INVALID: { status: 403, message: 'The file link is invalid or has expired' },
+  FORMS_FILE_SCAN_PENDING: {
+    status: 409,
+    message: 'The file is being scanned for malware; retry shortly',
+    retryable: true,
+    retryAfterSeconds: 5,
+  },
+  FORMS_FILE_QUARANTINED: {
+    status: 403,
+    message: 'The file was quarantined by the malware scan and cannot be downloaded',
+  },
   FORMS_ERASURE_NOT_FOUND: { status: 404, message: 'Erasure not found' },
   FORMS_NOTHING_TO_EXPORT: {
     status: 409,

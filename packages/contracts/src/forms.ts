@@ -116,6 +116,24 @@ export const SubmissionFileSchema = z.object({
 export type SubmissionFile = z.infer<typeof SubmissionFileSchema>;
 
 /**
+ * A file's malware scan (issue 33), when the forms service scans files (`CLAMAV_ADDRESS`): `pending` until the
+ * scanner has read it, then `clean`, `infected` (quarantined: never downloadable; `signature` names what was found)
+ * or `failed` (the scanner refused the file, for example over its size limit: never downloadable either).
+ */
+export const FileScanSchema = z.object({
+  status: z.enum(['pending', 'clean', 'infected', 'failed']),
+  /** `infected`: the scanner's name for what it found; `failed`: why the scan failed. */
+  detail: z.string().optional(),
+  /** When the verdict was reached (absent while pending). */
+  scannedAt: z.string().optional(),
+});
+export type FileScan = z.infer<typeof FileScanSchema>;
+
+/** A stored file as the API lists it: `scan` null when it was received while files were not scanned. */
+export const SubmissionFileDtoSchema = SubmissionFileSchema.extend({ scan: FileScanSchema.nullable() });
+export type SubmissionFileDto = z.infer<typeof SubmissionFileDtoSchema>;
+
+/**
  * Ingest's verdict: spam or not, and every reason (issue 14: `{layer, rule, detail, shadow?}`; strings in events
  * from before are read as honeypot reasons). Shadow reasons never make `isSpam`.
  */

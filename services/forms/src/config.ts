@@ -1,11 +1,13 @@
 import { fileStoreEnv } from '@formgate/host-distributed/file-store';
 import { defineConfig, previousSecretEnv, secretEnv, serviceEnv } from '@formgate/kit';
 import { z } from 'zod';
+import { clamavEnv } from './files/clamav-scanner.ts';
 
 export const loadFormsConfig = defineConfig(
   z.object({
     ...serviceEnv,
     ...fileStoreEnv,
+    ...clamavEnv,
     PORT: serviceEnv.PORT.default(4001),
     /** Signs the links to uploaded files (`GET /api/v1/files/{token}`); ≥ 32 characters, the same on every instance. */
     FILE_LINK_SECRET: secretEnv,

@@ -21,8 +21,10 @@ import type { BlobStore } from '@formgate/store';
 import express from 'express';
 import { createExportAudit } from './export-audit.ts';
 import { createFileLinks } from './files/file-links.ts';
+import type { FileScanner } from './files/file-scanner.ts';
 import { createFormPublisher } from './form-publisher.ts';
 import { createBlockedCountsHandler } from './handlers/blocked-counts.handler.ts';
+import { createFileScanHandler } from './handlers/file-scan.handler.ts';
 import { createOrgPurgeHandler } from './handlers/org-purge.handler.ts';
 import { createQuotaReleaseHandler } from './handlers/quota-release.handler.ts';
 import { createSubmissionChangedHandler } from './handlers/submission-changed.handler.ts';
@@ -64,6 +66,11 @@ export interface FormsServiceDeps {
   privacy: PrivacyKeys;
   /** What the deployment does after an erasure so no copy is left (`ErasureSweep`); absent: nothing more. */
   erasureSweep?: ErasureSweep;
+  /**
+   * The malware scanner (`createClamavScanner(CLAMAV_ADDRESS)`, issue 33): every file is scanned before it can be
+   * downloaded. Absent: files are not scanned (and downloadable at once).
+   */
+  scanner?: FileScanner;
   /** How often the retention sweep runs (`RETENTION_SWEEP_MS` by default); tests run it on `retentionSweep.kick`. */
   retentionSweepMs?: number;
 }
@@ -97,6 +104,7 @@ export function createFormsService(deps: FormsServiceDeps): Service {
     submissions,
     clock: deps.clock,
     logger: deps.logger,
+    scanning: deps.scanner !== undefined,
     ...(deps.fileLinkSecret ? { files: { blobs: deps.blobs, links: createFileLinks(deps.fileLinkSecret) } } : {}),
   };
   // Public: anyone holding a receipt verifies it with these keys. Before `/api/v1/erasures`'s identity check.
@@ -141,7 +149,13 @@ export function createFormsService(deps: FormsServiceDeps): Service {
     {
       group: 'forms.submission-received',
       topic: Topics.ingestSubmission,
-      handler: createSubmissionReceivedHandler({ forms, submissions, blobs: deps.blobs, privacy: deps.privacy }),
+      handler: createSubmissionReceivedHandler({
+        forms,
+        submissions,
+        blobs: deps.blobs,
+        privacy: deps.privacy,
+        scanFiles: deps.scanner !== undefined,
+      }),
       maxBatchSize: 1_000,
       gatherMs: PROJECTION_GATHER_MS,
     },
@@ -163,6 +177,22 @@ export function createFormsService(deps: FormsServiceDeps): Service {
       topic: Topics.billingQuota,
       handler: createQuotaReleaseHandler({ ...deps, held, changes, onReleased: () => void publisher.kick() }),
       maxBatchSize: 500,
+    },
+    {
+      // Subscribed without a scanner too (it then reads nothing), so its lag and the erasure sweep's wait hold.
+      group: 'forms.file-scan',
+      topic: Topics.ingestSubmission,
+      handler: deps.scanner
+        ? createFileScanHandler({
+            forms,
+            submissions,
+            blobs: deps.blobs,
+            scanner: deps.scanner,
+            clock: deps.clock,
+            logger: deps.logger,
+          })
+        : async () => {},
+      maxBatchSize: 16,
     },
     {
       group: 'forms.content-drop',

@@ -1,4 +1,6 @@
 export * from './create-service.ts';
+export { clamavEnv, createClamavScanner } from './files/clamav-scanner.ts';
+export type { FileScanner } from './files/file-scanner.ts';
 export { encodeCursor } from './routes/submission-cursor.ts';
 export * from './store/blocked-counts.ts';
 export * from './store/form-repository.ts';

@@ -435,4 +435,65 @@ export function submissionReadModelContract(
     expect(pending).toMatchObject({ action: 'not-spam', submissionId: spam.id });
     expect(pending?.submission).toBeUndefined();
   });
+  it("records a file's scan on a live submission only, keeping everything else; lists, pages and exports read it", async () => {
+    const a = org();
+    const f = form(a.orgId);
+    await stores().forms.insertForm(f);
+    const file = (blobKey: string) => ({
+      field: 'cv',
+      filename: 'cv.pdf',
+      contentType: 'application/pdf',
+      size: 3,
+      blobKey,
+    });
+    const scanned = submission(f, '2026-06-01T10:00:00.000Z', {
+      fields: [{ name: 'note', value: 'walrusword' }],
+      files: [file('blob-a1-xyz'), file('-blob_b2-xyz')],
+      fileScans: { 'blob-a1-xyz': { status: 'pending' }, '-blob_b2-xyz': { status: 'pending' } },
+    });
+    const unscanned = submission(f, '2026-06-01T11:00:00.000Z', { files: [file('blob-c3-xyz')] });
+    await stores().submissions.insertSubmissions([scanned, unscanned]);
+    expect((await stores().submissions.getSubmission(a, f.id, unscanned.id))?.fileScans).toBeUndefined();
+
+    const infected = {
+      status: 'infected' as const,
+      detail: 'Eicar-Test-Signature',
+      scannedAt: '2026-06-01T10:00:05.000Z',
+    };
+    expect(await stores().submissions.recordFileScan(org(), f.id, scanned.id, 'blob-a1-xyz', infected)).toBe(false);
+    expect(await stores().submissions.recordFileScan(a, 'form-other', scanned.id, 'blob-a1-xyz', infected)).toBe(false);
+    expect(await stores().submissions.recordFileScan(a, f.id, scanned.id, 'blob-a1-xyz', infected)).toBe(true);
+    expect(await stores().submissions.recordFileScan(a, f.id, scanned.id, 'blob-a1-xyz', infected)).toBe(true);
+    const read = await stores().submissions.getSubmission(a, f.id, scanned.id);
+    expect(read?.fileScans).toEqual({ 'blob-a1-xyz': infected, '-blob_b2-xyz': { status: 'pending' } });
+    expect(read?.fields).toEqual(scanned.fields);
+    expect(read?.files).toEqual(scanned.files);
+    const [listed] = await stores().submissions.listSubmissions(a, f.id, {
+      limit: 1,
+      after: { seq: (read?.seq ?? 0) + 1 },
+    });
+    expect(listed?.fileScans).toEqual(read?.fileScans);
+    expect(await findAll(a, f.id, { terms: ['walrusword'] })).toEqual([scanned.id]);
+    const lines: string[] = [];
+    for await (const batch of stores().submissions.exportCsvLines(a, f.id, {}, ['note'])) lines.push(...batch);
+    const row = csvRows(['note']);
+    expect([...lines].sort()).toEqual([unscanned, scanned].map(row).sort());
+    await expect(
+      stores().submissions.recordFileScan(a, f.id, scanned.id, 'fileScans.$where', infected),
+    ).rejects.toThrow();
+
+    // Dropped content or a deletion takes the scans with the files, and records no more.
+    expect(await stores().submissions.dropContent(a, f.id, scanned.id)).toBe(true);
+    expect((await stores().submissions.getSubmission(a, f.id, scanned.id))?.fileScans).toBeUndefined();
+    expect(await stores().submissions.recordFileScan(a, f.id, scanned.id, '-blob_b2-xyz', { status: 'clean' })).toBe(
+      false,
+    );
+    await stores().changes.changeSubmission(a, f.id, unscanned.id, 'delete', {
+      id: `c-${unscanned.id}`,
+      occurredAt: '2026-06-02T00:00:00.000Z',
+    });
+    expect(await stores().submissions.recordFileScan(a, f.id, unscanned.id, 'blob-c3-xyz', { status: 'clean' })).toBe(
+      false,
+    );
+  });
 }

@@ -4,11 +4,8 @@ import type { BusMessage } from '@formgate/bus';
 import { DEFAULT_FORM_SETTINGS, encodeEvent, type Form, Topics } from '@formgate/contracts';
 import { createSqliteBlobStore, openSqlite } from '@formgate/store/sqlite';
 import { describe, expect, it } from 'vitest';
-import {
-  createSubmissionSettledHandler,
-  SETTLED_WAIT_MS,
-  SubmissionNotYetStoredError,
-} from '../src/handlers/submission-settled.handler.ts';
+import { STORED_WAIT_MS, SubmissionNotYetStoredError } from '../src/handlers/not-yet-stored.ts';
+import { createSubmissionSettledHandler } from '../src/handlers/submission-settled.handler.ts';
 import { form, org, submission } from './forms-fixtures.ts';
 import { openSqliteFormsStores } from './sqlite-stores.ts';
 
@@ -155,7 +152,7 @@ describe('forms.content-drop: a no-store form keeps only metadata once notificat
       forms: stores.forms,
       submissions: stores.submissions,
       blobs,
-      clock: { now: () => new Date(Date.parse('2026-05-01T12:00:00.000Z') + SETTLED_WAIT_MS) },
+      clock: { now: () => new Date(Date.parse('2026-05-01T12:00:00.000Z') + STORED_WAIT_MS) },
     });
     await expect(later([message(settled(f, 'never-stored'))])).resolves.toBeUndefined();
   });

@@ -1,5 +1,4 @@
-import type { SubmissionDto } from '@formgate/contracts';
-import type { WebhookEvent } from '../src/channels/webhook/index.ts';
+import type { WebhookEvent, WebhookSubmission } from '../src/channels/webhook/index.ts';
 
 /** Values a hostile submitter would try against chat markup, JSON consumers and HTML. */
 export const HOSTILE = {
@@ -13,7 +12,7 @@ export const HOSTILE = {
   long: 'x'.repeat(10_000),
 };
 
-export function hostileSubmission(overrides: Partial<SubmissionDto> = {}): SubmissionDto {
+export function hostileSubmission(overrides: Partial<WebhookSubmission> = {}): WebhookSubmission {
   return {
     id: 'sub_01HOSTILE',
     formId: 'frm_1',

@@ -11,6 +11,7 @@ import { createBillingService, createSqliteBillingStores, migrateSqliteBilling }
 import { traced } from '@formgate/bus';
 import { createPortBus } from '@formgate/bus/port';
 import {
+  createClamavScanner,
   createFormsService,
   createSqliteFormsStores,
   FORMS_MIGRATION_SCOPE,
@@ -112,6 +113,9 @@ function createServices(common: Common, dbs: ReturnType<typeof openStores>, logg
     catalog,
     privacy: createPrivacyKeys(data.privacyKey),
     erasureSweep: createEmbeddedErasureSweep({ bus: common.bus, dbs, logger }),
+    ...(config.CLAMAV_ADDRESS
+      ? { scanner: createClamavScanner({ address: config.CLAMAV_ADDRESS, maxBytes: config.CLAMAV_MAX_FILE_BYTES }) }
+      : {}),
   });
   const billing = createBillingService({
     ...common,

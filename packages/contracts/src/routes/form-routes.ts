@@ -133,7 +133,7 @@ export const formRoutes = {
     tag: 'Submissions',
     summary: 'A short-lived download link for a file of a submission (`fileId`: its `blobKey`)',
     responses: [json(200, 'The link', FileLinkDtoSchema)],
-    errors: [...SUBMISSION, 'FORMS_FILE_NOT_FOUND'],
+    errors: [...SUBMISSION, 'FORMS_FILE_NOT_FOUND', 'FORMS_FILE_SCAN_PENDING', 'FORMS_FILE_QUARANTINED'],
   }),
   downloadFile: defineRoute({
     method: 'GET',
@@ -149,6 +149,6 @@ export const formRoutes = {
         content: { '*/*': { type: 'string', contentMediaType: 'application/octet-stream' } },
       },
     ],
-    errors: ['FORMS_FILE_LINK_INVALID', 'FORMS_FILE_NOT_FOUND'],
+    errors: ['FORMS_FILE_LINK_INVALID', 'FORMS_FILE_NOT_FOUND', 'FORMS_FILE_SCAN_PENDING', 'FORMS_FILE_QUARANTINED'],
   }),
 };

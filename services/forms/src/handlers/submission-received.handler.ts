@@ -21,6 +21,8 @@ export function createSubmissionReceivedHandler(deps: {
   blobs: BlobStore;
   /** The keys of the addresses each submission holds are stored with it (erasure by submitter, issue 31). */
   privacy: Pick<PrivacyKeys, 'addressKey'>;
+  /** Files are scanned for malware (issue 33): each is stored `pending` until `forms.file-scan` judged it. */
+  scanFiles?: boolean;
 }) {
   const { forms, submissions, blobs, privacy } = deps;
   return async (batch: BusMessage[]) => {
@@ -40,6 +42,9 @@ export function createSubmissionReceivedHandler(deps: {
         ...(data.origin !== undefined ? { origin: data.origin } : {}),
         ...(data.referer !== undefined ? { referer: data.referer } : {}),
         addressKeys: addressesOf(data.fields, data.meta).map(privacy.addressKey),
+        ...(deps.scanFiles && data.files.length > 0
+          ? { fileScans: Object.fromEntries(data.files.map((f) => [f.blobKey, { status: 'pending' as const }])) }
+          : {}),
       };
     });
     const formsOf = new Map(records.map((r) => [r.formId, r.orgId]));

@@ -4,18 +4,7 @@ import type { Clock } from '@formgate/kit';
 import type { BlobStore } from '@formgate/store';
 import type { FormRepository } from '../store/form-repository.ts';
 import type { SubmissionReadModel } from '../store/submission-read-model.ts';
-
-/** How long after its settling a submission not stored yet is waited for (a lagging consumer catches up well within). */
-export const SETTLED_WAIT_MS = 10 * 60_000;
-
-/** A settled submission this service has not stored yet: the bus retries the batch (`retryable`), without limit. */
-export class SubmissionNotYetStoredError extends Error {
-  readonly retryable = true;
-  constructor(submissionId: string) {
-    super(`submission ${submissionId} was settled before forms stored it; retrying`);
-    this.name = 'SubmissionNotYetStoredError';
-  }
-}
+import { SubmissionNotYetStoredError, stillWaitingFor } from './not-yet-stored.ts';
 
 /**
  * `forms.content-drop` on `notifications.delivery`: on `submission.settled` (notifications are done with a
@@ -27,7 +16,7 @@ export class SubmissionNotYetStoredError extends Error {
  * The event can come before this service stored the submission: notifications and forms read `ingest.submission`
  * each at their own pace, and a loaded forms instance lags. Skipping it would keep the content for good, so the
  * batch is retried (`SubmissionNotYetStoredError`) until the submission is there, for up to
- * `SETTLED_WAIT_MS` after it was settled; past that (a submission deleted meanwhile leaves none to read), skipped.
+ * `STORED_WAIT_MS` after it was settled; past that (a submission deleted meanwhile leaves none to read), skipped.
  */
 export function createSubmissionSettledHandler(deps: {
   forms: Pick<FormRepository, 'getForm'>;
@@ -47,8 +36,8 @@ export function createSubmissionSettledHandler(deps: {
       if (!form || form.settings.storeContent) continue;
       const submission = await deps.submissions.getSubmission(scope, formId, submissionId);
       if (!submission) {
-        const age = deps.clock.now().getTime() - new Date(event.data.settledAt).getTime();
-        if (age < SETTLED_WAIT_MS) throw new SubmissionNotYetStoredError(submissionId);
+        if (stillWaitingFor(event.data.settledAt, deps.clock.now()))
+          throw new SubmissionNotYetStoredError(submissionId);
         continue;
       }
       if (submission.contentDropped) continue;

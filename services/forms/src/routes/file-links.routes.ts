@@ -1,5 +1,5 @@
 import { pipeline } from 'node:stream/promises';
-import type { FileLinkDto } from '@formgate/contracts';
+import type { FileLinkDto, FileScan } from '@formgate/contracts';
 import { API_ROUTES } from '@formgate/contracts/routes';
 import { AppError, type Clock, identityOf, type Logger, mountRoute } from '@formgate/kit';
 import type { BlobStore } from '@formgate/store';
@@ -13,8 +13,20 @@ export interface FileLinkDeps {
   submissions: Pick<SubmissionReadModel, 'getSubmission'>;
   clock: Clock;
   logger: Logger;
+  /** Files are scanned for malware (issue 33): one still `pending` is not served yet. */
+  scanning: boolean;
   /** Absent: the service was built without file access, and both routes answer 404. */
   files?: { blobs: BlobStore; links: FileLinks };
+}
+
+/**
+ * Throws unless the file may be served: never when the malware scan quarantined it (`infected`, `failed`), and not
+ * yet while its scan is `pending` (unless files are no longer scanned). A file with no scan was received while files
+ * were not scanned.
+ */
+export function checkScanned(scan: FileScan | undefined, scanning: boolean) {
+  if (scan?.status === 'infected' || scan?.status === 'failed') throw new AppError('FORMS_FILE_QUARANTINED');
+  if (scan?.status === 'pending' && scanning) throw new AppError('FORMS_FILE_SCAN_PENDING');
 }
 
 /**
@@ -32,6 +44,7 @@ export function fileLinkRoutes(deps: FileLinkDeps) {
     if (!submission) throw new AppError('FORMS_SUBMISSION_NOT_FOUND');
     const file = submission.files.find((f) => f.blobKey === req.params.fileId);
     if (!file || !deps.files) throw new AppError('FORMS_FILE_NOT_FOUND');
+    checkScanned(submission.fileScans?.[file.blobKey], deps.scanning);
     const { token, expiresAt } = deps.files.links.sign(
       { orgId: scope.orgId, formId: form.id, submissionId: submission.id, blobKey: file.blobKey },
       deps.clock.now().getTime(),
@@ -56,6 +69,7 @@ export function fileDownloadRoutes(deps: FileLinkDeps) {
     if (!grant) throw new AppError('FORMS_FILE_LINK_INVALID');
     const submission = await deps.submissions.getSubmission({ orgId: grant.orgId }, grant.formId, grant.submissionId);
     const file = submission?.files.find((f) => f.blobKey === grant.blobKey);
+    if (file) checkScanned(submission?.fileScans?.[file.blobKey], deps.scanning);
     const blob = file ? await deps.files.blobs.get(file.blobKey) : null;
     if (!file || !blob) throw new AppError('FORMS_FILE_NOT_FOUND');
     res.status(200);

@@ -16,7 +16,7 @@ export function toSubmissionDto(r: SubmissionRecord): SubmissionDto {
     formId: r.formId,
     createdAt: r.createdAt,
     fields: r.fields,
-    files: r.files,
+    files: r.files.map((f) => ({ ...f, scan: r.fileScans?.[f.blobKey] ?? null })),
     spam: r.spam.isSpam,
     spamReasons: r.spam.reasons,
     held: r.held,

@@ -1,5 +1,6 @@
 import type {
   DailyCount,
+  FileScan,
   FormCounts,
   SpamVerdict,
   SubmissionAction,
@@ -37,6 +38,12 @@ export interface SubmissionRecord {
    * metadata is kept (`SubmissionReadModel.dropContent`).
    */
   contentDropped?: true;
+  /**
+   * The malware scans of its files by `blobKey` (issue 33): `pending` for each file when it is stored while files
+   * are scanned, replaced by the verdict (`SubmissionReadModel.recordFileScan`). Absent: received while files were
+   * not scanned.
+   */
+  fileScans?: Record<string, FileScan>;
 }
 
 /** `submission.received`'s `meta`. */

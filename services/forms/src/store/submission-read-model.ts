@@ -1,4 +1,4 @@
-import type { OrgScope } from '@formgate/contracts';
+import type { FileScan, OrgScope } from '@formgate/contracts';
 import type {
   StoredCounts,
   StoredDailyCount,
@@ -40,6 +40,18 @@ export interface SubmissionReadModel {
    * there is no such live submission of the organization's form. Idempotent.
    */
   dropContent(scope: OrgScope, formId: string, submissionId: string): Promise<boolean>;
+  /**
+   * Sets the scan of one file of a live submission (`fileScans[blobKey]`, issue 33), leaving everything else as it
+   * is. Returns false when there is no such live submission of the organization's form, or its content was dropped.
+   * Idempotent; `blobKey` must have the shape of the keys Formgate generates (`checkBlobKey`).
+   */
+  recordFileScan(
+    scope: OrgScope,
+    formId: string,
+    submissionId: string,
+    blobKey: string,
+    scan: FileScan,
+  ): Promise<boolean>;
   /** Like `listSubmissions` (same order, same cursor), keeping only the submissions `filter` matches. */
   findSubmissions(
     scope: OrgScope,

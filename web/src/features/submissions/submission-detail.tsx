@@ -8,7 +8,7 @@ import { formatDateTime } from '../../lib/format.ts';
 import { useForm } from '../forms/form-layout.tsx';
 import { DeliveriesSection } from '../notifications/submission-deliveries.tsx';
 import { useCan } from '../organization/use-can.ts';
-import { Badge } from './submission-list.tsx';
+import { Badge, hasQuarantinedFile } from './submission-list.tsx';
 import {
   ContentNotStored,
   SpamReasons,
@@ -63,6 +63,7 @@ function SubmissionView({ formId, submission: s }: { formId: string; submission:
           <div className="flex flex-wrap gap-1.5">
             {s.spam ? <Badge tone="spam">Spam</Badge> : null}
             {s.held ? <Badge tone="held">Held</Badge> : null}
+            {hasQuarantinedFile(s) ? <Badge tone="danger">Quarantined file</Badge> : null}
           </div>
         </div>
         {canManage ? <SubmissionActions formId={formId} submission={s} /> : null}

@@ -23,6 +23,10 @@ export function summaryOf(s: Submission): string {
   return s.files.length > 0 ? `${s.files.length} file(s)` : '(empty)';
 }
 
+/** Whether the malware scan quarantined a file of it (issue 33): shown as a badge on its row and its page. */
+export const hasQuarantinedFile = (s: Submission) =>
+  s.files.some((f) => f.scan?.status === 'infected' || f.scan?.status === 'failed');
+
 /** Up and down arrows move between the rows' links. */
 function moveBetweenRows(e: KeyboardEvent<HTMLUListElement>) {
   if (e.key !== 'ArrowDown' && e.key !== 'ArrowUp') return;
@@ -187,23 +191,19 @@ function SubmissionRow(props: { submission: Submission; selected: boolean | unde
           <time dateTime={s.createdAt}>{formatDateTime(s.createdAt)}</time>
           {s.spam ? <Badge tone="spam">Spam</Badge> : null}
           {s.held ? <Badge tone="held">Held</Badge> : null}
+          {hasQuarantinedFile(s) ? <Badge tone="danger">Quarantined file</Badge> : null}
         </span>
       </NavLink>
     </li>
   );
 }
 
-export function Badge({ tone, children }: { tone: 'spam' | 'held'; children: string }) {
-  return (
-    <span
-      className={cx(
-        'rounded px-1.5 py-0.5 text-xs font-medium',
-        tone === 'spam'
-          ? 'bg-amber-100 text-amber-900 dark:bg-amber-950 dark:text-amber-200'
-          : 'bg-sky-100 text-sky-900 dark:bg-sky-950 dark:text-sky-200',
-      )}
-    >
-      {children}
-    </span>
-  );
+const BADGE_TONES = {
+  spam: 'bg-amber-100 text-amber-900 dark:bg-amber-950 dark:text-amber-200',
+  held: 'bg-sky-100 text-sky-900 dark:bg-sky-950 dark:text-sky-200',
+  danger: 'bg-red-100 text-red-900 dark:bg-red-950 dark:text-red-200',
+};
+
+export function Badge({ tone, children }: { tone: keyof typeof BADGE_TONES; children: string }) {
+  return <span className={cx('rounded px-1.5 py-0.5 text-xs font-medium', BADGE_TONES[tone])}>{children}</span>;
 }

@@ -1,6 +1,6 @@
 import type { SpamReason } from '@formgate/contracts';
 import { Section } from '../../components/panel.tsx';
-import { Button, Notice } from '../../components/ui.tsx';
+import { Button, cx, Notice } from '../../components/ui.tsx';
 import { formatBytes, formatDateTime } from '../../lib/format.ts';
 import { SPAM_LAYER_LABELS } from '../spam/spam-settings.ts';
 import { CONTENT_NOT_STORED } from './submission-list.tsx';
@@ -37,7 +37,21 @@ export function ContentNotStored() {
   );
 }
 
-/** Its uploaded files, each with a download button. */
+/** What the malware scan says of a file that cannot be downloaded (now or ever); null when it can. */
+function scanNotice(scan: Submission['files'][number]['scan']): string | null {
+  switch (scan?.status) {
+    case 'pending':
+      return 'Being scanned for malware — downloadable once it is found clean.';
+    case 'infected':
+      return `Quarantined: the malware scan found ${scan.detail ?? 'malware'}. It cannot be downloaded.`;
+    case 'failed':
+      return `Quarantined: the malware scan could not check it (${scan.detail ?? 'no reason given'}). It cannot be downloaded.`;
+    default:
+      return null;
+  }
+}
+
+/** Its uploaded files, each with a download button, or why it cannot be downloaded (the malware scan). */
 export function SubmissionFiles({ formId, submission: s }: { formId: string; submission: Submission }) {
   return (
     <Section title="Files" level={3}>
@@ -53,7 +67,20 @@ export function SubmissionFiles({ formId, submission: s }: { formId: string; sub
                 {file.field} · {file.contentType} · {formatBytes(file.size)}
               </span>
             </span>
-            <DownloadButton formId={formId} submissionId={s.id} fileId={file.blobKey} filename={file.filename} />
+            {scanNotice(file.scan) === null ? (
+              <DownloadButton formId={formId} submissionId={s.id} fileId={file.blobKey} filename={file.filename} />
+            ) : (
+              <span
+                className={cx(
+                  'text-xs',
+                  file.scan?.status === 'pending'
+                    ? 'text-zinc-600 dark:text-zinc-400'
+                    : 'font-medium text-red-800 dark:text-red-300',
+                )}
+              >
+                {scanNotice(file.scan)}
+              </span>
+            )}
           </li>
         ))}
       </ul>

@@ -156,6 +156,7 @@ export function submissionDoc(r: SubmissionRecord, seq: number, layout: PageLayo
     ...((r.held || r.spam.isSpam) && r.meta !== undefined ? { meta: r.meta } : {}),
     terms: searchTerms(r.fields),
     ...(r.addressKeys !== undefined ? { addressKeys: r.addressKeys } : {}),
+    ...(r.fileScans !== undefined ? { fileScans: r.fileScans } : {}),
   };
 }
 

@@ -42,7 +42,7 @@ function stateOf(change: ChangeDoc) {
         };
   // A deleted submission keeps nothing of what the submitter sent: its origin and referer go with its fields.
   const gone: Record<string, true> = deletes
-    ? { origin: true, referer: true, meta: true, addressKeys: true }
+    ? { origin: true, referer: true, meta: true, addressKeys: true, fileScans: true }
     : change.action === 'release' || change.submission
       ? { meta: true }
       : {};

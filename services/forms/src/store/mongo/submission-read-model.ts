@@ -1,3 +1,4 @@
+import { checkBlobKey } from '@formgate/store';
 import {
   bucketsCovering,
   duplicateIndexes,
@@ -200,8 +201,16 @@ export function createMongoSubmissionReadModel(
         { _id: id, orgId: scope.orgId, formId, deleted: { $exists: false } },
         {
           $set: { fields: [], files: [], terms: [], addressKeys: [], contentDropped: true },
-          $unset: { meta: '', origin: '', referer: '' },
+          $unset: { meta: '', origin: '', referer: '', fileScans: '' },
         },
+      );
+      return matchedCount > 0;
+    },
+    async recordFileScan(scope, formId, id, blobKey, scan) {
+      checkBlobKey(blobKey); // a field name: never a path (`.`) or an operator (`$`)
+      const { matchedCount } = await submissions.updateOne(
+        { _id: id, orgId: scope.orgId, formId, deleted: { $exists: false }, contentDropped: { $exists: false } },
+        { $set: { [`fileScans.${blobKey}`]: scan } },
       );
       return matchedCount > 0;
     },

@@ -3,7 +3,7 @@ import type { StoredSubmission, SubmissionRecord } from '../records.ts';
 /** What `submissions.doc` holds (JSON); the other attributes are columns. */
 export type SubmissionBody = Pick<
   SubmissionRecord,
-  'fields' | 'files' | 'spam' | 'held' | 'origin' | 'referer' | 'meta'
+  'fields' | 'files' | 'spam' | 'held' | 'origin' | 'referer' | 'meta' | 'fileScans'
 > & {
   /** Ingest's verdict, kept from the first mark on (`spam.isSpam` holds the mark). */
   receivedSpam?: boolean;
@@ -39,11 +39,12 @@ export const formRecords =
     recordOf(v[0] as string, formId, orgId, v[1] as string, v[2] as number, v[3] as string);
 
 function recordOf(id: string, formId: string, orgId: string, createdAt: string, seq: number, doc: string) {
-  const { fields, files, spam, held, origin, referer, contentDropped } = JSON.parse(doc) as SubmissionBody;
+  const { fields, files, spam, held, origin, referer, contentDropped, fileScans } = JSON.parse(doc) as SubmissionBody;
   // One object shape for every row (exports read hundreds of thousands): optional keys are set after, not spread.
   const record: StoredSubmission = { id, formId, orgId, createdAt, fields, files, spam, held, seq };
   if (origin !== undefined) record.origin = origin;
   if (referer !== undefined) record.referer = referer;
   if (contentDropped) record.contentDropped = true;
+  if (fileScans !== undefined) record.fileScans = fileScans;
   return record;
 }

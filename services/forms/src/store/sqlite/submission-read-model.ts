@@ -1,3 +1,4 @@
+import { checkBlobKey } from '@formgate/store';
 import type { SqliteDb } from '@formgate/store/sqlite';
 import { groupByForm } from '../batch-order.ts';
 import { storedCsvLine } from '../csv-lines.ts';
@@ -106,6 +107,11 @@ export function createSqliteSubmissionReadModel(db: SqliteDb): SubmissionReadMod
   const live = `SELECT ${SUBMISSION_COLUMNS} FROM submissions WHERE form_id = ? AND org_id = ?`;
   const q = {
     dropContent: db.prepare('UPDATE submissions SET doc = ? WHERE id = ?'),
+    // The doc's update makes the CSV line be computed again from it (trigger of migration 3): the same line.
+    recordFileScan: db.prepare(
+      `UPDATE submissions SET doc = json_set(doc, '$.fileScans', json_set(coalesce(doc -> '$.fileScans', '{}'), ?, json(?)))
+       WHERE org_id = ? AND form_id = ? AND id = ? AND deleted = 0 AND doc ->> '$.contentDropped' IS NULL`,
+    ),
     dropAddresses: db.prepare('DELETE FROM submission_addresses WHERE submission_id = ?'),
     insertSubmission: db.prepare(
       `INSERT OR IGNORE INTO submissions (id, form_id, org_id, created_at, doc, seq, csv_line, csv_width)
@@ -148,11 +154,20 @@ export function createSqliteSubmissionReadModel(db: SqliteDb): SubmissionReadMod
       const derived = derive(formId);
       const stored: SubmissionRecord[] = [];
       for (const r of rs) {
-        const { id, orgId, createdAt, fields, files, spam, held, origin, referer, meta } = r;
+        const { id, orgId, createdAt, fields, files, spam, held, origin, referer, meta, fileScans } = r;
         // A held or spam submission keeps its reserved fields for its release (`meta`, issue 13 and 14); a visible
         // one has no use for them.
         const keep = held || spam.isSpam;
-        const doc = JSON.stringify({ fields, files, spam, held, origin, referer, ...(keep ? { meta } : {}) });
+        const doc = JSON.stringify({
+          fields,
+          files,
+          spam,
+          held,
+          origin,
+          referer,
+          ...(keep ? { meta } : {}),
+          fileScans,
+        });
         const csv = derived.csvLine(r);
         if (q.insertSubmission.run(id, formId, orgId, createdAt, doc, next, csv.line, csv.width).changes === 0)
           continue;
@@ -196,6 +211,11 @@ export function createSqliteSubmissionReadModel(db: SqliteDb): SubmissionReadMod
       return row ? toRecord(row) : null;
     },
     dropContent: async (scope, formId, id) => dropContent(scope.orgId, formId, id),
+    async recordFileScan(scope, formId, id, blobKey, scan) {
+      checkBlobKey(blobKey);
+      const path = `$."${blobKey}"`;
+      return q.recordFileScan.run(path, JSON.stringify(scan), scope.orgId, formId, id).changes > 0;
+    },
     ...createSqliteSubmissionQuery(db),
     async countSubmissions(scope, formId) {
       return (q.count.get(scope.orgId, formId) as { n: number } | undefined)?.n ?? 0;

@@ -1,4 +1,4 @@
-import { SpamReasonListSchema, type SubmissionDto } from '@formgate/contracts';
+import { SpamReasonListSchema } from '@formgate/contracts';
 import { AppError } from '@formgate/kit';
 import {
   type AttemptContext,
@@ -12,7 +12,13 @@ import { submissionUrl } from '../../email/submission-view.ts';
 import { redactWebhookUrl } from '../../endpoints/webhook-url.ts';
 import type { Delivery, FormView, StoredSubmission } from '../../store/index.ts';
 import { afterFinal, type EndpointHealthDeps } from './endpoint-health.ts';
-import { buildWebhookRequest, sendWebhook, type WebhookEvent, type WebhookOutcome } from './index.ts';
+import {
+  buildWebhookRequest,
+  sendWebhook,
+  type WebhookEvent,
+  type WebhookOutcome,
+  type WebhookSubmission,
+} from './index.ts';
 
 export interface WebhookChannelDeps extends EndpointHealthDeps {
   /** `WEBHOOKS_ALLOW_PRIVATE_TARGETS`: deliver to loopback and private addresses (tests, self-hosted receivers). */
@@ -20,8 +26,8 @@ export interface WebhookChannelDeps extends EndpointHealthDeps {
   timeoutMs?: number;
 }
 
-/** The submission as the API returns it, from the copy `submission.received` carried. */
-export const toSubmissionDto = (s: StoredSubmission, spam: boolean): SubmissionDto => ({
+/** The submission as the API returns it (without scans: `WebhookSubmission`), from the copy `submission.received` carried. */
+export const toSubmissionDto = (s: StoredSubmission, spam: boolean): WebhookSubmission => ({
   id: s.submissionId,
   formId: s.formId,
   createdAt: s.receivedAt,

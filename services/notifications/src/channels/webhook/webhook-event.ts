@@ -1,4 +1,15 @@
-import { type SubmissionDto, WebhookEventTypeSchema, WebhookKindSchema } from '@formgate/contracts';
+import {
+  type SubmissionDto,
+  type SubmissionFile,
+  WebhookEventTypeSchema,
+  WebhookKindSchema,
+} from '@formgate/contracts';
+
+/**
+ * The submission as the API returns it, but for its files' malware scans (issue 33): a webhook is sent as the
+ * submission arrives, before any verdict, so its files are listed without one (the API has them).
+ */
+export type WebhookSubmission = Omit<SubmissionDto, 'files'> & { files: SubmissionFile[] };
 
 export type { WebhookEventType, WebhookKind } from '@formgate/contracts';
 export type { SentWebhookEventType } from '../../store/records.ts';
@@ -33,8 +44,7 @@ export type WebhookEvent =
       /** When it happened (ISO 8601): the body's `timestamp`. */
       occurredAt: string;
       form: WebhookFormRef;
-      /** The submission as the API returns it. */
-      submission: SubmissionDto;
+      submission: WebhookSubmission;
     }
   | { type: 'submission.deleted'; occurredAt: string; form: WebhookFormRef; submission: DeletedSubmissionRef }
   | { type: 'submission.erased'; occurredAt: string; form: WebhookFormRef; submission: ErasedSubmissionRef };
