@@ -3,7 +3,12 @@ import { once } from 'node:events';
 import { rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { type AuditChainPageDto, createAuditChainVerifier } from '@formgate/contracts';
+import {
+  type AuditChainPageDto,
+  createAuditChainVerifier,
+  type SubmissionDto,
+  type UploadsGrant,
+} from '@formgate/contracts';
 import { createIdentityCodec, IDENTITY_HEADER } from '@formgate/kit';
 import { parsePrometheusText, samplesOf, sumOf } from '@formgate/kit/testing';
 import { dedicatedFerretDb } from '@formgate/kit/testing/backends';
@@ -189,6 +194,59 @@ describe('distributed mode: separate processes on Kafka and a Mongo-wire server'
     } finally {
       s3.destroy();
     }
+  });
+
+  it('direct uploads: files go straight to the S3 bucket by presigned URL; the submission takes them whole and typed', async () => {
+    const form = await createForm('Direct uploads');
+    const pdf = Buffer.concat([Buffer.from('%PDF-1.7\n'), randomBytes(12 * 1024 * 1024)]);
+    const png = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c489', 'hex');
+    const grant = await fetch(`${cluster.baseUrl}/f/${form.key}/uploads`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify({
+        files: [
+          { field: 'scan', filename: 'scan.pdf', contentType: 'application/pdf', size: pdf.length },
+          { field: 'photo', filename: 'photo.png', contentType: 'image/png', size: png.length },
+        ],
+      }),
+    });
+    expect(grant.status).toBe(201);
+    const granted = (await grant.json()) as UploadsGrant;
+    const env = cluster.fileStoreEnv;
+    const [scan, photo] = granted.files as [UploadsGrant['files'][number], UploadsGrant['files'][number]];
+    // Presigned by the bucket itself: length, type and encryption are signed.
+    expect(scan.url.startsWith(`${env.S3_ENDPOINT}/${env.S3_BUCKET}/`)).toBe(true);
+    expect(scan.headers).toMatchObject({ 'content-type': 'application/pdf', 'x-amz-server-side-encryption': 'AES256' });
+    expect((await fetch(scan.url, { method: 'PUT', headers: scan.headers, body: pdf.subarray(1) })).status).toBe(403);
+    expect((await fetch(scan.url, { method: 'PUT', headers: scan.headers, body: pdf })).status).toBe(200);
+    // Not a PNG: the submission is refused, and accepted once the right bytes are there.
+    const notPng = Buffer.alloc(png.length, 'x');
+    expect((await fetch(photo.url, { method: 'PUT', headers: photo.headers, body: notPng })).status).toBe(200);
+    const post = () =>
+      fetch(`${cluster.baseUrl}/f/${form.key}`, {
+        method: 'POST',
+        headers: { accept: 'application/json', 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ name: 'Ada', _uploads: granted.uploads }),
+      });
+    const refused = await post();
+    expect(refused.status).toBe(400);
+    expect(await refused.text()).toContain('FILE_TYPE_MISMATCH');
+    expect((await fetch(photo.url, { method: 'PUT', headers: photo.headers, body: png })).status).toBe(200);
+    const accepted = await post();
+    expect(accepted.status).toBe(200);
+    const { id } = (await accepted.json()) as { id: string };
+    const stored = await eventually(async () => {
+      const got = await api('GET', `/api/v1/forms/${form.id}/submissions/${id}`);
+      expect(got.status).toBe(200);
+      return got.body as unknown as SubmissionDto;
+    }, 30_000);
+    expect(stored.files.map((f) => [f.field, f.filename, f.contentType, f.size])).toEqual([
+      ['scan', 'scan.pdf', 'application/pdf', pdf.length],
+      ['photo', 'photo.png', 'image/png', png.length],
+    ]);
+    const link = await api('GET', `/api/v1/forms/${form.id}/submissions/${id}/files/${stored.files[0]?.blobKey}/link`);
+    const downloaded = await fetch(new URL(link.body.url as string, cluster.baseUrl));
+    expect(Buffer.from(await downloaded.arrayBuffer()).equals(pdf)).toBe(true);
   });
 
   it('site forms: gateways booting at once provision one site organization and three forms; a waitlist post is stored', async () => {

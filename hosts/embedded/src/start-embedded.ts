@@ -197,6 +197,7 @@ async function boot(
     altchaDifficulty: altchaDifficulty(config),
     // Called in process by the gateway, which resolved the client's address on this very request.
     trustedProxies: config.TRUSTED_PROXIES,
+    catalog,
   });
   await ingest.start();
   closers.push(() => ingest.stop());

@@ -10,9 +10,11 @@ export interface SubmissionIssue {
 
 /**
  * Codes the client itself raises, beside the API's own (`packages/contracts/src/errors.ts`): `NETWORK_ERROR` when no
- * answer came (status 0), `UNEXPECTED_RESPONSE` when an answer was not Formgate's (a proxy's HTML page, say).
+ * answer came (status 0), `UNEXPECTED_RESPONSE` when an answer was not Formgate's (a proxy's HTML page, say),
+ * `UPLOAD_FAILED` when storage refused a direct upload without a Formgate error (an S3 XML error: its status, and
+ * `details` `{field, filename, storageCode?, storageMessage?, storageRequestId?}`).
  */
-export type ClientErrorCode = 'NETWORK_ERROR' | 'UNEXPECTED_RESPONSE';
+export type ClientErrorCode = 'NETWORK_ERROR' | 'UNEXPECTED_RESPONSE' | 'UPLOAD_FAILED';
 
 export interface FormgateErrorInit {
   status: number;

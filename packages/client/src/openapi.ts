@@ -815,6 +815,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/f/{formKey}/uploads": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Where to upload the files of a submission directly (up to 100 MB in all)
+         * @description Checks the files against the form’s limits (count, size, types) and answers where to `PUT` each, with the headers to send, and the `_uploads` token the submission then carries. The `Idempotency-Key` (or a new one) is bound to the token: every submission naming it is the same submission. See docs/ingest.md.
+         */
+        post: operations["grantUploads"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/f/{formKey}/uploads/{uploadId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Upload one file granted by `POST /f/{formKey}/uploads` (when files are not in an S3 bucket)
+         * @description The body is the file’s bytes, exactly the size granted, with the headers the grant gave; `token` comes with the grant’s URL. A retry replaces the file.
+         */
+        put: operations["putUpload"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/f/{formKey}/altcha": {
         parameters: {
             query?: never;
@@ -938,6 +978,10 @@ export interface components {
                 enabled?: boolean;
                 retentionDays?: number | null;
                 storeContent?: boolean;
+                files?: {
+                    maxFileMb: number | null;
+                    allowedTypes: string[];
+                };
                 notifications?: {
                     enabled?: boolean;
                     emails?: string[];
@@ -1022,6 +1066,16 @@ export interface components {
                 storeContent: boolean;
                 /**
                  * @default {
+                 *       "maxFileMb": null,
+                 *       "allowedTypes": []
+                 *     }
+                 */
+                files: {
+                    maxFileMb: number | null;
+                    allowedTypes: string[];
+                };
+                /**
+                 * @default {
                  *       "enabled": true,
                  *       "emails": [],
                  *       "subject": null,
@@ -1097,6 +1151,16 @@ export interface components {
                 retentionDays: number | null;
                 /** @default true */
                 storeContent: boolean;
+                /**
+                 * @default {
+                 *       "maxFileMb": null,
+                 *       "allowedTypes": []
+                 *     }
+                 */
+                files: {
+                    maxFileMb: number | null;
+                    allowedTypes: string[];
+                };
                 /**
                  * @default {
                  *       "enabled": true,
@@ -1229,6 +1293,8 @@ export interface components {
                     /** @default null */
                     fileStorageMb: number | null;
                     /** @default null */
+                    maxFileMb: number | null;
+                    /** @default null */
                     retentionDays: number | null;
                 };
                 /** @default [] */
@@ -1320,6 +1386,10 @@ export interface components {
                 enabled?: boolean;
                 retentionDays?: number | null;
                 storeContent?: boolean;
+                files?: {
+                    maxFileMb: number | null;
+                    allowedTypes: string[];
+                };
                 notifications?: {
                     enabled?: boolean;
                     emails?: string[];
@@ -9174,7 +9244,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `MALFORMED`: The body could not be parsed; `INVALID_REFERER`: The referer parameter must be a URL; `FIELD_NAME_TOO_LONG`: A field name is too long; `JSON_TOO_DEEP`: JSON nested too deeply; `INVALID_CHARACTER`: Field names and values may not contain NUL characters; `INVALID_IDEMPOTENCY_KEY`: Idempotency-Key must be 1–200 visible ASCII characters */
+            /** @description `MALFORMED`: The body could not be parsed; `INVALID_REFERER`: The referer parameter must be a URL; `FIELD_NAME_TOO_LONG`: A field name is too long; `JSON_TOO_DEEP`: JSON nested too deeply; `INVALID_CHARACTER`: Field names and values may not contain NUL characters; `FILE_TYPE_MISMATCH`: The file is not of the type it was sent as; `UPLOADS_INVALID`: The _uploads token is not valid for this form, or has expired; `UPLOAD_MISSING`: A file was not uploaded completely before the submission; `INVALID_IDEMPOTENCY_KEY`: Idempotency-Key must be 1–200 visible ASCII characters */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9184,7 +9254,7 @@ export interface operations {
                         error: string;
                         errors: {
                             /** @enum {string} */
-                            code: "MALFORMED" | "INVALID_REFERER" | "FIELD_NAME_TOO_LONG" | "JSON_TOO_DEEP" | "INVALID_CHARACTER" | "INVALID_IDEMPOTENCY_KEY";
+                            code: "MALFORMED" | "INVALID_REFERER" | "FIELD_NAME_TOO_LONG" | "JSON_TOO_DEEP" | "INVALID_CHARACTER" | "FILE_TYPE_MISMATCH" | "UPLOADS_INVALID" | "UPLOAD_MISSING" | "INVALID_IDEMPOTENCY_KEY";
                             message: string;
                             field?: string;
                         }[];
@@ -9282,7 +9352,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description `UNSUPPORTED_CONTENT_TYPE`: Use application/x-www-form-urlencoded, multipart/form-data or application/json; `UNSUPPORTED_CONTENT_ENCODING`: Content-Encoding must be gzip, deflate, br or identity; `UNSUPPORTED_CHARSET`: Only UTF-8 bodies are accepted */
+            /** @description `UNSUPPORTED_CONTENT_TYPE`: Use application/x-www-form-urlencoded, multipart/form-data or application/json; `UNSUPPORTED_CONTENT_ENCODING`: Content-Encoding must be gzip, deflate, br or identity; `UNSUPPORTED_CHARSET`: Only UTF-8 bodies are accepted; `FILE_TYPE_NOT_ALLOWED`: This form does not take files of this type */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -9292,7 +9362,7 @@ export interface operations {
                         error: string;
                         errors: {
                             /** @enum {string} */
-                            code: "UNSUPPORTED_CONTENT_TYPE" | "UNSUPPORTED_CONTENT_ENCODING" | "UNSUPPORTED_CHARSET";
+                            code: "UNSUPPORTED_CONTENT_TYPE" | "UNSUPPORTED_CONTENT_ENCODING" | "UNSUPPORTED_CHARSET" | "FILE_TYPE_NOT_ALLOWED";
                             message: string;
                             field?: string;
                         }[];
@@ -9331,6 +9401,446 @@ export interface operations {
                         errors: {
                             /** @enum {string} */
                             code: "RATE_LIMITED";
+                            message: string;
+                            field?: string;
+                        }[];
+                    };
+                    "text/html": string;
+                };
+            };
+            /** @description `UNAVAILABLE`: Submissions cannot be accepted right now; retry shortly; from the gateway, `UPSTREAM_UNAVAILABLE`: Service unavailable, retry shortly */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        errors: {
+                            /** @enum {string} */
+                            code: "UNAVAILABLE";
+                            message: string;
+                            field?: string;
+                        }[];
+                    } | {
+                        error: {
+                            /** @enum {string} */
+                            code: "UPSTREAM_UNAVAILABLE";
+                            message: string;
+                            requestId?: string;
+                            /** @description Validation issues `[{path, message}]`, or the documented details of a code */
+                            details?: unknown;
+                        };
+                    };
+                    "text/html": string;
+                };
+            };
+            /** @description `UPSTREAM_TIMEOUT`: The service did not answer in time */
+            504: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "UPSTREAM_TIMEOUT";
+                            message: string;
+                            requestId?: string;
+                            /** @description Validation issues `[{path, message}]`, or the documented details of a code */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    grantUploads: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The submission id becomes a function of (form, key): a retry returns the original id */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                formKey: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    [key: string]: string;
+                };
+                "multipart/form-data": {
+                    [key: string]: string;
+                };
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Where to upload each file, and the token */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        uploads: string;
+                        expiresAt: string;
+                        files: {
+                            field: string;
+                            url: string;
+                            /** @constant */
+                            method: "PUT";
+                            headers: {
+                                [key: string]: string;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description `MALFORMED`: The body could not be parsed; `INVALID_IDEMPOTENCY_KEY`: Idempotency-Key must be 1–200 visible ASCII characters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        errors: {
+                            /** @enum {string} */
+                            code: "MALFORMED" | "INVALID_IDEMPOTENCY_KEY";
+                            message: string;
+                            field?: string;
+                        }[];
+                    };
+                    "text/html": string;
+                };
+            };
+            /** @description `INACTIVE`: This form is disabled; `BLOCKED`: The submission was refused by the form’s spam protection */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        errors: {
+                            /** @enum {string} */
+                            code: "INACTIVE" | "BLOCKED";
+                            message: string;
+                            field?: string;
+                        }[];
+                    };
+                    "text/html": string;
+                };
+            };
+            /** @description `FORM_NOT_FOUND`: Form not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        errors: {
+                            /** @enum {string} */
+                            code: "FORM_NOT_FOUND";
+                            message: string;
+                            field?: string;
+                        }[];
+                    };
+                    "text/html": string;
+                };
+            };
+            /** @description `METHOD_NOT_ALLOWED`: Method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        errors: {
+                            /** @enum {string} */
+                            code: "METHOD_NOT_ALLOWED";
+                            message: string;
+                            field?: string;
+                        }[];
+                    };
+                    "text/html": string;
+                };
+            };
+            /** @description `FORM_DELETED`: This form has been deleted */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        errors: {
+                            /** @enum {string} */
+                            code: "FORM_DELETED";
+                            message: string;
+                            field?: string;
+                        }[];
+                    };
+                    "text/html": string;
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: Request body too large; `TOO_MANY_FILES`: Too many files; `FILES_TOO_BIG`: A file is too big */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        errors: {
+                            /** @enum {string} */
+                            code: "PAYLOAD_TOO_LARGE" | "TOO_MANY_FILES" | "FILES_TOO_BIG";
+                            message: string;
+                            field?: string;
+                        }[];
+                    };
+                    "text/html": string;
+                };
+            };
+            /** @description `UNSUPPORTED_CONTENT_TYPE`: Use application/x-www-form-urlencoded, multipart/form-data or application/json; `FILE_TYPE_NOT_ALLOWED`: This form does not take files of this type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        errors: {
+                            /** @enum {string} */
+                            code: "UNSUPPORTED_CONTENT_TYPE" | "FILE_TYPE_NOT_ALLOWED";
+                            message: string;
+                            field?: string;
+                        }[];
+                    };
+                    "text/html": string;
+                };
+            };
+            /** @description `RATE_LIMITED`: Too many requests, retry later */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        errors: {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            message: string;
+                            field?: string;
+                        }[];
+                    };
+                    "text/html": string;
+                };
+            };
+            /** @description `UNAVAILABLE`: Submissions cannot be accepted right now; retry shortly; from the gateway, `UPSTREAM_UNAVAILABLE`: Service unavailable, retry shortly */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        errors: {
+                            /** @enum {string} */
+                            code: "UNAVAILABLE";
+                            message: string;
+                            field?: string;
+                        }[];
+                    } | {
+                        error: {
+                            /** @enum {string} */
+                            code: "UPSTREAM_UNAVAILABLE";
+                            message: string;
+                            requestId?: string;
+                            /** @description Validation issues `[{path, message}]`, or the documented details of a code */
+                            details?: unknown;
+                        };
+                    };
+                    "text/html": string;
+                };
+            };
+            /** @description `UPSTREAM_TIMEOUT`: The service did not answer in time */
+            504: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "UPSTREAM_TIMEOUT";
+                            message: string;
+                            requestId?: string;
+                            /** @description Validation issues `[{path, message}]`, or the documented details of a code */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    putUpload: {
+        parameters: {
+            query: {
+                token: string;
+            };
+            header?: never;
+            path: {
+                formKey: string;
+                uploadId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Stored */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `UPLOADS_INVALID`: The _uploads token is not valid for this form, or has expired; `MALFORMED`: The body could not be parsed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        errors: {
+                            /** @enum {string} */
+                            code: "UPLOADS_INVALID" | "MALFORMED";
+                            message: string;
+                            field?: string;
+                        }[];
+                    };
+                    "text/html": string;
+                };
+            };
+            /** @description `INACTIVE`: This form is disabled */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        errors: {
+                            /** @enum {string} */
+                            code: "INACTIVE";
+                            message: string;
+                            field?: string;
+                        }[];
+                    };
+                    "text/html": string;
+                };
+            };
+            /** @description `FORM_NOT_FOUND`: Form not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        errors: {
+                            /** @enum {string} */
+                            code: "FORM_NOT_FOUND";
+                            message: string;
+                            field?: string;
+                        }[];
+                    };
+                    "text/html": string;
+                };
+            };
+            /** @description `METHOD_NOT_ALLOWED`: Method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        errors: {
+                            /** @enum {string} */
+                            code: "METHOD_NOT_ALLOWED";
+                            message: string;
+                            field?: string;
+                        }[];
+                    };
+                    "text/html": string;
+                };
+            };
+            /** @description `FORM_DELETED`: This form has been deleted */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        errors: {
+                            /** @enum {string} */
+                            code: "FORM_DELETED";
+                            message: string;
+                            field?: string;
+                        }[];
+                    };
+                    "text/html": string;
+                };
+            };
+            /** @description `FILES_TOO_BIG`: A file is too big */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        errors: {
+                            /** @enum {string} */
+                            code: "FILES_TOO_BIG";
+                            message: string;
+                            field?: string;
+                        }[];
+                    };
+                    "text/html": string;
+                };
+            };
+            /** @description `UNSUPPORTED_CONTENT_ENCODING`: Content-Encoding must be gzip, deflate, br or identity */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        errors: {
+                            /** @enum {string} */
+                            code: "UNSUPPORTED_CONTENT_ENCODING";
                             message: string;
                             field?: string;
                         }[];

@@ -203,6 +203,10 @@ const INGEST = define({
   INVALID_CHARACTER: { status: 400, message: 'Field names and values may not contain NUL characters' },
   TOO_MANY_FILES: { status: 413, message: 'Too many files' },
   FILES_TOO_BIG: { status: 413, message: 'A file is too big' },
+  FILE_TYPE_NOT_ALLOWED: { status: 415, message: 'This form does not take files of this type' },
+  FILE_TYPE_MISMATCH: { status: 400, message: 'The file is not of the type it was sent as' },
+  UPLOADS_INVALID: { status: 400, message: 'The _uploads token is not valid for this form, or has expired' },
+  UPLOAD_MISSING: { status: 400, message: 'A file was not uploaded completely before the submission' },
   TOO_MANY_PARTS: { status: 413, message: 'Too many multipart parts' },
   /** A spam layer refused the request (issue 14): `details: {layer, rule}`; nothing was stored. */
   BLOCKED: { status: 403, message: 'The submission was refused by the form’s spam protection' },

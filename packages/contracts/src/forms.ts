@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_SUBMISSION_FILE_BYTES } from './ingest.ts';
 import { RETENTION_DAYS_MAX } from './plans.ts';
 import { SpamReasonListSchema, SpamSettingsPatchSchema } from './spam.ts';
 
@@ -23,6 +24,33 @@ export const DEFAULT_FORM_NOTIFICATIONS: FormNotifications = {
   autoresponse: { enabled: false, text: '' },
 };
 
+/** `application/pdf`, or a whole top-level type as `image/*`. */
+const FileTypePatternSchema = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .regex(
+    /^[a-z0-9][a-z0-9!#$&^_.+-]{0,63}\/(\*|[a-z0-9][a-z0-9!#$&^_.+-]{0,126})$/,
+    'a MIME type such as application/pdf, or image/* for every image type',
+  );
+
+/**
+ * What files a form takes (issue 33), within the plan's `maxFileMb` and the deployment's limits: the largest file in
+ * MiB (null: the plan's limit) and the types allowed (empty: any). A file's type is the one it was sent as, checked
+ * against its first bytes.
+ */
+export const FormFilesSchema = z.object({
+  maxFileMb: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_SUBMISSION_FILE_BYTES / (1024 * 1024))
+    .nullable(),
+  allowedTypes: z.array(FileTypePatternSchema).max(50),
+});
+export type FormFiles = z.infer<typeof FormFilesSchema>;
+export const DEFAULT_FORM_FILES: FormFiles = { maxFileMb: null, allowedTypes: [] };
+
 const formSettingsFields = {
   /** Where an HTML form is sent after a successful submission; null → Formgate's thank-you page. */
   redirectUrl: z.url({ protocol: /^https?$/ }).nullable(),
@@ -42,12 +70,15 @@ const formSettingsFields = {
    * exported. Held submissions keep their content until released and delivered, or deleted.
    */
   storeContent: z.boolean(),
+  /** The files it takes (issue 33). */
+  files: FormFilesSchema,
 };
 
 export const FormSettingsSchema = z.object({
   ...formSettingsFields,
   retentionDays: formSettingsFields.retentionDays.default(null),
   storeContent: formSettingsFields.storeContent.default(true),
+  files: FormFilesSchema.default(DEFAULT_FORM_FILES),
   /** Absent on forms (and `forms.form` records) from before notifications: the defaults apply. */
   notifications: FormNotificationsSchema.default(DEFAULT_FORM_NOTIFICATIONS),
   /**
@@ -92,14 +123,23 @@ export const DEFAULT_FORM_SETTINGS: FormSettings = {
   enabled: true,
   retentionDays: null,
   storeContent: true,
+  files: DEFAULT_FORM_FILES,
   notifications: DEFAULT_FORM_NOTIFICATIONS,
   spam: null,
 };
 
 /** A form as stored before a setting existed, with that setting's default (reads of old records). */
 export function withDefaultSettings(form: Form): Form {
-  if (form.settings.notifications) return form;
-  return { ...form, settings: { ...form.settings, notifications: DEFAULT_FORM_NOTIFICATIONS } };
+  const { notifications, files } = form.settings as Partial<FormSettings>;
+  if (notifications && files) return form;
+  return {
+    ...form,
+    settings: {
+      ...form.settings,
+      notifications: notifications ?? DEFAULT_FORM_NOTIFICATIONS,
+      files: files ?? DEFAULT_FORM_FILES,
+    },
+  };
 }
 
 export const SubmissionFieldSchema = z.object({ name: z.string(), value: z.string() });

@@ -42,3 +42,55 @@ export const AltchaChallengeSchema = z.object({
   parameters: AltchaChallengeParametersSchema,
   signature: z.string().max(256),
 });
+
+/** The most bytes of files one submission may carry, whichever way they come (multipart or direct uploads). */
+export const MAX_SUBMISSION_FILE_BYTES = 100 * 1024 * 1024;
+/** How long a direct upload's PUT URL is valid. */
+export const UPLOAD_URL_TTL_SECONDS = 60 * 60;
+/**
+ * How long a direct upload may wait for its submission (`_uploads` valid); an upload never attached is deleted
+ * some time after (the stray sweep, `docs/ingest.md`).
+ */
+export const UPLOAD_TTL_SECONDS = 24 * 60 * 60;
+/** The reserved field a submission names its direct uploads by (the token `POST /f/{key}/uploads` answered). */
+export const UPLOADS_FIELD = '_uploads';
+
+/** A MIME type as a form's settings and an upload request name it (`type/subtype`, lower case, no parameters). */
+export const MimeTypeSchema = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .regex(/^[a-z0-9][a-z0-9!#$&^_.+-]{0,63}\/[a-z0-9][a-z0-9!#$&^_.+-]{0,126}$/, 'a MIME type such as application/pdf');
+
+/** `POST /f/{formKey}/uploads`: the files a submission will carry, uploaded directly to storage first. */
+export const UploadsRequestSchema = z.object({
+  files: z
+    .array(
+      z.object({
+        field: z.string().min(1).max(256),
+        filename: z.string().min(1).max(255),
+        contentType: MimeTypeSchema,
+        size: z.number().int().min(0),
+      }),
+    )
+    .min(1),
+});
+export type UploadsRequest = z.infer<typeof UploadsRequestSchema>;
+
+/**
+ * Its answer (201): where to `PUT` each file (in the request's order) with exactly the headers given, and the token
+ * the submission sends as `_uploads` (with the same `Idempotency-Key`, if it had one).
+ */
+export const UploadsGrantSchema = z.object({
+  uploads: z.string(),
+  expiresAt: z.string(),
+  files: z.array(
+    z.object({
+      field: z.string(),
+      url: z.string(),
+      method: z.literal('PUT'),
+      headers: z.record(z.string(), z.string()),
+    }),
+  ),
+});
+export type UploadsGrant = z.infer<typeof UploadsGrantSchema>;

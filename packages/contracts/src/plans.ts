@@ -30,6 +30,8 @@ export const PlanLimitsSchema = z.object({
   members: optionalLimit,
   /** File storage, in MiB. */
   fileStorageMb: optionalLimit,
+  /** The largest file a submission may carry, in MiB (issue 33); `null`: the deployment's limit (100 MiB). */
+  maxFileMb: optionalLimit,
   /**
    * The longest a submission is kept, in days (issue 31): submissions older are deleted with everything derived
    * from them, whatever a form or the organization asks. `null`: as long as the owner wants.
@@ -98,6 +100,7 @@ export const DEFAULT_PLANS: PlansFile = PlansFileSchema.parse({
         forms: 3,
         members: 2,
         fileStorageMb: 100,
+        maxFileMb: 10,
         retentionDays: 365,
       },
       features: ['webhooks', 'file-uploads', 'autoresponse'],

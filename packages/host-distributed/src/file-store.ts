@@ -4,6 +4,9 @@ import type { BlobStore } from '@formgate/store';
 import type { MongoConnection } from '@formgate/store/mongo';
 import { createGridFsBlobStore } from '@formgate/store/mongo';
 import { createS3BlobStore } from '@formgate/store/s3';
+
+type S3FileStore = ReturnType<typeof createS3BlobStore>;
+
 import { z } from 'zod';
 
 /** An optional setting where an empty value (`FOO=` in a compose file) means unset. */
@@ -41,7 +44,7 @@ export type FileStoreConfig = z.infer<z.ZodObject<typeof fileStoreEnv>>;
 export async function openFileStore(
   config: FileStoreConfig,
   deps: { mongo: (db: string) => Promise<MongoConnection>; storeHealth: StoreHealth },
-): Promise<BlobStore> {
+): Promise<BlobStore & { presignPut?: S3FileStore['presignPut'] }> {
   if (config.FILE_STORE === 'gridfs') return createGridFsBlobStore(await deps.mongo('files'));
   if (!config.S3_BUCKET) throw new Error('FILE_STORE=s3 needs S3_BUCKET');
   if (Boolean(config.S3_ACCESS_KEY_ID) !== Boolean(config.S3_SECRET_ACCESS_KEY))

@@ -6,11 +6,13 @@ import {
   GetObjectCommand,
   ListMultipartUploadsCommand,
   NoSuchKey,
+  PutObjectCommand,
   S3Client,
   type S3ClientConfig,
   type ServerSideEncryption,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { type BlobInfo, type BlobStore, byteLimit, checkBlobKey } from './blob-store.ts';
 
 /** Where and how the S3-compatible store is reached (`S3_*` settings). */
@@ -46,7 +48,22 @@ const isMissing = (err: unknown) =>
  * oversize stream leaves nothing under the key: the multipart upload is aborted (its parts discarded; any still open
  * under the key too) and the key is deleted in case the last write landed. A later `put` under the same key replaces the object.
  */
-export function createS3BlobStore(o: S3BlobStoreOptions): BlobStore & { client: S3Client; close(): void } {
+/** A URL a browser PUTs one file to, with exactly these headers (all signed, as is the length). */
+export interface PresignedPut {
+  url: string;
+  headers: Record<string, string>;
+}
+
+export function createS3BlobStore(o: S3BlobStoreOptions): BlobStore & {
+  client: S3Client;
+  close(): void;
+  /**
+   * A presigned `PUT` of exactly `size` bytes under `key` (direct uploads, issue 33), valid `expiresInSeconds`: the
+   * type, the file name (metadata, as `put` writes it) and the encryption are signed headers the browser sends. The
+   * bucket's CORS rules must allow the PUT from the sites' origins.
+   */
+  presignPut(key: string, info: BlobInfo, size: number, expiresInSeconds: number): Promise<PresignedPut>;
+} {
   const config: S3ClientConfig = {
     region: o.region,
     forcePathStyle: o.forcePathStyle ?? Boolean(o.endpoint),
@@ -54,6 +71,8 @@ export function createS3BlobStore(o: S3BlobStoreOptions): BlobStore & { client: 
     ...(o.credentials ? { credentials: o.credentials } : {}),
   };
   const client = new S3Client(config);
+  // Presigned URLs without the SDK's flexible checksum: it would sign the checksum of an empty body into the URL.
+  const presigner = new S3Client({ ...config, requestChecksumCalculation: 'WHEN_REQUIRED' });
   const Bucket = o.bucket;
   const name = (key: string) => {
     checkBlobKey(key);
@@ -132,6 +151,28 @@ export function createS3BlobStore(o: S3BlobStoreOptions): BlobStore & { client: 
     async delete(key) {
       // S3 answers 204 for a key it does not hold.
       await remove(name(key));
+    },
+    async presignPut(key, info, size, expiresInSeconds) {
+      const headers: Record<string, string> = {
+        'content-type': info.contentType,
+        [`x-amz-meta-${FILENAME_META}`]: encodeURIComponent(info.filename),
+        ...(sse.ServerSideEncryption ? { 'x-amz-server-side-encryption': sse.ServerSideEncryption } : {}),
+      };
+      const command = new PutObjectCommand({
+        Bucket,
+        Key: name(key),
+        ContentType: info.contentType,
+        ContentLength: size,
+        Metadata: { [FILENAME_META]: encodeURIComponent(info.filename) },
+        ...sse,
+      });
+      const url = await getSignedUrl(presigner, command, {
+        expiresIn: expiresInSeconds,
+        // Signed headers, not query parameters: every S3-compatible server reads them there.
+        signableHeaders: new Set(['content-type', 'content-length']),
+        unhoistableHeaders: new Set(Object.keys(headers).filter((h) => h.startsWith('x-amz-'))),
+      });
+      return { url, headers };
     },
   };
 }

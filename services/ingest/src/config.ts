@@ -20,6 +20,8 @@ export const loadIngestConfig = defineConfig(
     INGEST_SECRET: secretEnv,
     /** During a rotation (ADR 50): the replaced `INGEST_SECRET`, verifying stamps and challenges only (24 h). */
     INGEST_SECRET_PREVIOUS: previousSecretEnv,
+    /** The plans file (the same as billing's): each plan's `maxFileMb`. Unset: the built-in plans. */
+    PLANS_FILE: z.string().min(1).optional(),
     ...captchaEnv,
     /**
      * The gateway's addresses (comma-separated IPs or CIDR ranges): only from these is the client address the gateway

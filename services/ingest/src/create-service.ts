@@ -1,13 +1,14 @@
 import { createHmac } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { EventBus, Subscription } from '@formgate/bus';
-import { TOPIC_SPECS, Topics } from '@formgate/contracts';
+import { SITE_ORG_ID, TOPIC_SPECS, Topics } from '@formgate/contracts';
 import {
   type Clock,
   createServiceApp,
   type Ids,
   type Logger,
   type Metrics,
+  type PlanCatalog,
   type Service,
   settledRoute,
   type Tracing,
@@ -25,6 +26,8 @@ import { createSpamLayers } from './spam/index.ts';
 import type { SpamLayer } from './spam/layer.ts';
 import { createRateLimitLayer, ipKeyer } from './spam/rate-limit.ts';
 import { createLocalUsedSolutions, type UsedSolutions } from './spam/used-solutions.ts';
+import { createUploadTokens } from './uploads/upload-tokens.ts';
+import type { DirectUploadTarget } from './uploads/uploaded-files.ts';
 import { createFormsView } from './views/forms-view.ts';
 import { createOrgSettingsView } from './views/org-settings-view.ts';
 import { createQuotaView } from './views/quota-view.ts';
@@ -61,6 +64,10 @@ export interface IngestServiceDeps {
   abuse?: { instance: string; follow: boolean };
   /** The process's metrics: `formgate_ingest_submissions_total` and the HTTP metrics of the public endpoint. */
   metrics?: Metrics;
+  /** The plans in force (`loadPlans(PLANS_FILE)`): each organization's `maxFileMb`. Absent: no plan file limits. */
+  catalog?: PlanCatalog;
+  /** Presigned PUT URLs of the blob store (S3, `FILE_STORE=s3`); absent: direct uploads go through ingest. */
+  directUploads?: DirectUploadTarget;
 }
 
 export interface IngestService extends Service {
@@ -77,6 +84,7 @@ export interface IngestService extends Service {
 export function createIngestService(deps: IngestServiceDeps): IngestService {
   const forms = createFormsView();
   const quota = createQuotaView();
+  const { catalog } = deps;
   // Per-IP keys of the rate limits: an HMAC with a key derived from INGEST_SECRET (the same on every instance).
   const ipHashKey = createHmac('sha256', deps.secret).update('formgate ingest: rate-limit address hashes').digest();
   const rateLimit = createRateLimitLayer({ ipKey: ipKeyer(ipHashKey) });
@@ -119,6 +127,16 @@ export function createIngestService(deps: IngestServiceDeps): IngestService {
       stamps: layers.stamps,
       altcha,
       clientIp: createClientIpResolver(deps.trustedProxies ?? []),
+      uploadTokens: createUploadTokens({ current: deps.secret, previous: deps.previousSecret }),
+      // The site organization's forms (ADR 23) are under no plan.
+      ...(catalog
+        ? {
+            plans: {
+              maxFileMb: (orgId: string) =>
+                orgId === SITE_ORG_ID ? null : catalog.resolve(quota.planOf(orgId)).limits.maxFileMb,
+            },
+          }
+        : {}),
       ...(deps.metrics ? { observeStage: deps.metrics.observeIngestStage } : {}),
     },
     deps.logger,

@@ -30,6 +30,10 @@ export const IngestErrors = {
   tooManyFiles: (limit: number) => new AppError('TOO_MANY_FILES', `More than ${limit} files`),
   fileTooBig: (field: string, limit: number) =>
     new AppError('FILES_TOO_BIG', `A file exceeds ${limit} bytes`, { field }),
+  typeNotAllowed: (field: string) => new AppError('FILE_TYPE_NOT_ALLOWED', undefined, { field }),
+  typeMismatch: (field: string) => new AppError('FILE_TYPE_MISMATCH', undefined, { field }),
+  uploadsInvalid: () => new AppError('UPLOADS_INVALID'),
+  uploadMissing: (field: string) => new AppError('UPLOAD_MISSING', undefined, { field }),
   tooManyParts: (limit: number) => new AppError('TOO_MANY_PARTS', `More than ${limit} multipart parts`),
   badIdempotencyKey: (limit: number) =>
     new AppError('INVALID_IDEMPOTENCY_KEY', `Idempotency-Key must be 1–${limit} visible ASCII characters`),

@@ -6,10 +6,13 @@ import { findForm, type ReceiveDeps, receiveSubmission } from './receive-submiss
 import { CORS_HEADERS, escapeHtml, page, sendError, sendHtml, sendJson, sendRedirect, wantsJson } from './respond.ts';
 import type { Altcha } from './spam/altcha.ts';
 import { TIME_TRAP_FIELD, type TimeStamps } from './spam/time-trap.ts';
+import { grantUploads, receiveUpload, UPLOAD_CORS_HEADERS } from './uploads/direct-uploads.ts';
 
 const FORM_PATH = /^\/f\/([A-Za-z0-9_-]{1,64})\/?$/;
 const ALTCHA_PATH = /^\/f\/([A-Za-z0-9_-]{1,64})\/altcha\/?$/;
 const TIMESTAMP_PATH = /^\/f\/([A-Za-z0-9_-]{1,64})\/timestamp\/?$/;
+const UPLOADS_PATH = /^\/f\/([A-Za-z0-9_-]{1,64})\/uploads\/?$/;
+const UPLOAD_PATH = /^\/f\/([A-Za-z0-9_-]{1,64})\/uploads\/([A-Za-z0-9_-]{8,128})$/;
 
 function thanksPage(req: IncomingMessage, res: ServerResponse, search: URLSearchParams) {
   const referer = search.get('referer');
@@ -67,6 +70,26 @@ export function createIngestHandler(
     }
   };
 
+  /** `POST /f/{key}/uploads`: where to PUT a submission's files (issue 33). */
+  const uploads = async (req: IncomingMessage, res: ServerResponse, key: string) => {
+    try {
+      sendJson(res, 201, await grantUploads(deps, req, key), UPLOAD_CORS_HEADERS);
+    } catch (err) {
+      if (!(err instanceof AppError)) logger.error({ err, formKey: key }, 'unexpected upload grant failure');
+      sendError(req, res, err instanceof AppError ? err : IngestErrors.unavailable(err));
+    }
+  };
+  /** `PUT /f/{key}/uploads/{blobKey}?token=`: one file into the blob store. */
+  const upload = async (req: IncomingMessage, res: ServerResponse, key: string, blobKey: string, token: string) => {
+    try {
+      await receiveUpload(deps, req, key, blobKey, token);
+      res.writeHead(204, { ...UPLOAD_CORS_HEADERS, 'cache-control': 'no-store' }).end();
+    } catch (err) {
+      if (!(err instanceof AppError)) logger.error({ err, formKey: key }, 'unexpected upload failure');
+      sendError(req, res, err instanceof AppError ? err : IngestErrors.unavailable(err));
+    }
+  };
+
   // Every way into `receive` is counted here (a hot path may route to it before the dispatch below).
   const receive = async (req: IncomingMessage, res: ServerResponse, key: string) => {
     observe(req, res, '/f/:key');
@@ -97,6 +120,8 @@ export function createIngestHandler(
     const match = FORM_PATH.exec(url.pathname);
     const altchaMatch = match ? null : ALTCHA_PATH.exec(url.pathname);
     const stampMatch = match || altchaMatch ? null : TIMESTAMP_PATH.exec(url.pathname);
+    const uploadsMatch = match || altchaMatch || stampMatch ? null : UPLOADS_PATH.exec(url.pathname);
+    const uploadMatch = match || altchaMatch || stampMatch || uploadsMatch ? null : UPLOAD_PATH.exec(url.pathname);
     if (metrics && !(match?.[1] && req.method === 'POST')) {
       const route = match
         ? '/f/:key'
@@ -104,9 +129,13 @@ export function createIngestHandler(
           ? '/f/:key/altcha'
           : stampMatch
             ? '/f/:key/timestamp'
-            : url.pathname === '/form/submission-received'
-              ? url.pathname
-              : 'unmatched';
+            : uploadsMatch
+              ? '/f/:key/uploads'
+              : uploadMatch
+                ? '/f/:key/uploads/:id'
+                : url.pathname === '/form/submission-received'
+                  ? url.pathname
+                  : 'unmatched';
       observe(req, res, route);
     }
     if (altchaMatch?.[1]) {
@@ -119,6 +148,15 @@ export function createIngestHandler(
       else if (req.method === 'OPTIONS') {
         res.writeHead(204, { ...CORS_HEADERS, 'access-control-allow-methods': 'GET, HEAD, OPTIONS' }).end();
       } else sendError(req, res, IngestErrors.methodNotAllowed('Use GET for a timestamp'));
+    } else if (uploadsMatch?.[1]) {
+      if (req.method === 'POST') void uploads(req, res, uploadsMatch[1]);
+      else if (req.method === 'OPTIONS') res.writeHead(204, UPLOAD_CORS_HEADERS).end();
+      else sendError(req, res, IngestErrors.methodNotAllowed('Use POST to ask where to upload files'));
+    } else if (uploadMatch?.[1] && uploadMatch[2]) {
+      if (req.method === 'PUT')
+        void upload(req, res, uploadMatch[1], uploadMatch[2], url.searchParams.get('token') ?? '');
+      else if (req.method === 'OPTIONS') res.writeHead(204, UPLOAD_CORS_HEADERS).end();
+      else sendError(req, res, IngestErrors.methodNotAllowed('Use PUT to upload a file'));
     } else if (match?.[1]) {
       if (req.method === 'POST') {
         void receive(req, res, match[1]);
@@ -152,5 +190,7 @@ function routeOf(url: string | undefined): string {
   if (FORM_PATH.test(path)) return '/f/:key';
   if (ALTCHA_PATH.test(path)) return '/f/:key/altcha';
   if (TIMESTAMP_PATH.test(path)) return '/f/:key/timestamp';
+  if (UPLOADS_PATH.test(path)) return '/f/:key/uploads';
+  if (UPLOAD_PATH.test(path)) return '/f/:key/uploads/:id';
   return path === '/form/submission-received' ? path : 'unmatched';
 }

@@ -23,13 +23,15 @@ export interface IngestLimits {
 
 export const DEFAULT_LIMITS: IngestLimits = {
   maxBodyBytes: 256 * 1024,
-  maxMultipartBytes: 26 * 1024 * 1024,
+  // The files' 100 MiB (`MAX_SUBMISSION_FILE_BYTES`), and room for the fields and the parts' headers.
+  maxMultipartBytes: 101 * 1024 * 1024,
   maxFields: 200,
   maxFieldNameLength: 256,
   maxFieldValueBytes: 64 * 1024,
   maxJsonDepth: 8,
   maxFiles: 10,
-  maxFileBytes: 10 * 1024 * 1024,
+  // Each form's and plan's own limits apply within it (`uploads/file-rules.ts`).
+  maxFileBytes: 100 * 1024 * 1024,
   maxParts: 250,
   maxPartHeaderPairs: 50,
   maxIdempotencyKeyLength: 200,

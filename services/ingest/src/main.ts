@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { runDistributed } from '@formgate/host-distributed';
 import { openFileStore } from '@formgate/host-distributed/file-store';
-import { systemClock, systemIds } from '@formgate/kit';
+import { loadPlans, systemClock, systemIds } from '@formgate/kit';
 import { loadIngestConfig } from './config.ts';
 import { createIngestService } from './create-service.ts';
 import { altchaDifficulty, captchaVerifyConfig } from './spam/captcha.ts';
@@ -10,10 +10,15 @@ await runDistributed(
   'ingest',
   loadIngestConfig,
   async ({ config, logger, bus, metrics, mongo, storeHealth, tracing }) => {
+    // Ingest owns no database; uploaded files go to the shared file store (GridFS or S3: FILE_STORE).
+    const blobs = await openFileStore(config, { mongo, storeHealth });
     const service = createIngestService({
       bus,
-      // Ingest owns no database; uploaded files go to the shared file store (GridFS or S3: FILE_STORE).
-      blobs: await openFileStore(config, { mongo, storeHealth }),
+      blobs,
+      // With S3, browsers PUT direct uploads to the bucket (presigned URLs); with GridFS, through ingest.
+      ...(blobs.presignPut ? { directUploads: { presignPut: blobs.presignPut } } : {}),
+      // A bad PLANS_FILE stops the boot listing every problem.
+      catalog: loadPlans(config.PLANS_FILE),
       clock: systemClock,
       ids: systemIds,
       logger,

@@ -23,6 +23,9 @@ import { defaultNext, safeRedirect } from './redirects.ts';
 import { requestSource } from './request-source.ts';
 import { splitReservedFields } from './reserved-fields.ts';
 import type { SpamEvaluator } from './spam/evaluate.ts';
+import { baseType, checkAllowedType } from './uploads/file-rules.ts';
+import type { UploadTokens } from './uploads/upload-tokens.ts';
+import { attachUploads, checkStoredType, type DirectUploadTarget, rulesFor } from './uploads/uploaded-files.ts';
 import type { FormsView } from './views/forms-view.ts';
 import type { OrgSettingsView } from './views/org-settings-view.ts';
 import type { QuotaView } from './views/quota-view.ts';
@@ -43,6 +46,12 @@ export interface ReceiveDeps {
   clientIp: (req: IncomingMessage) => string;
   /** Absolute base URL of the public endpoint, for the default thank-you page. */
   publicBaseUrl: string;
+  /** Signs and opens the tokens of direct uploads (issue 33). */
+  uploadTokens: UploadTokens;
+  /** Presigned PUT URLs of the blob store (S3); absent: files are PUT through ingest itself. */
+  directUploads?: DirectUploadTarget | undefined;
+  /** Each organization's plan's `maxFileMb` (`null`: no plan limit); absent: no plan limits (tests of other things). */
+  plans?: { maxFileMb(orgId: string): number | null };
   /** Where an accepted submission's time per stage goes (`Metrics.observeIngestStage`); unset: not measured. */
   observeStage?: (stage: IngestStage, seconds: number) => void;
 }
@@ -68,7 +77,7 @@ export function findForm(deps: Pick<ReceiveDeps, 'forms'>, key: string): Form {
   return found;
 }
 
-function idempotencyKey(req: IncomingMessage, limits: IngestLimits): string | undefined {
+export function idempotencyKey(req: IncomingMessage, limits: IngestLimits): string | undefined {
   const raw = req.headers['idempotency-key'];
   if (raw === undefined) return undefined;
   if (typeof raw !== 'string' || raw.length > limits.maxIdempotencyKeyLength || !IDEMPOTENCY_KEY.test(raw)) {
@@ -77,11 +86,14 @@ function idempotencyKey(req: IncomingMessage, limits: IngestLimits): string | un
   return raw;
 }
 
-async function parseBody(req: IncomingMessage, deps: ReceiveDeps): Promise<ParsedBody> {
+async function parseBody(req: IncomingMessage, deps: ReceiveDeps, form: Form): Promise<ParsedBody> {
   const [rawType = '', ...params] = (req.headers['content-type'] ?? '').split(';');
   const type = rawType.trim().toLowerCase();
   const charset = params.map((p) => p.trim().toLowerCase()).find((p) => p.startsWith('charset='));
-  if (type === 'multipart/form-data') return parseMultipart(req, deps.limits, deps.blobs);
+  if (type === 'multipart/form-data') {
+    const { maxFileBytes } = rulesFor(deps, form);
+    return parseMultipart(req, { ...deps.limits, maxFileBytes }, deps.blobs);
+  }
   const isJson = type === 'application/json' || /^application\/[\w.+-]+\+json$/.test(type);
   if (type !== 'application/x-www-form-urlencoded' && !isJson) throw IngestErrors.unsupportedType(type);
   if (charset && !/^charset="?utf-?8"?$/.test(charset)) throw IngestErrors.unsupportedCharset();
@@ -102,6 +114,11 @@ function settingsInForce(org: SpamSettingsPatch | null, form: SpamSettingsPatch 
   return settings;
 }
 
+/** The spam settings in force for a form: its own over its organization's defaults over the built-in ones. */
+export function spamSettingsOf(deps: Pick<ReceiveDeps, 'orgSettings'>, form: Form): SpamSettings {
+  return settingsInForce(deps.orgSettings.spamDefaults(form.orgId), form.settings.spam);
+}
+
 /**
  * Accepts one submission: the before-body spam layers, parse within limits, split reserved fields, the honeypot and
  * the after-body spam layers (`spam/evaluate.ts`), quota, append
@@ -112,19 +129,32 @@ function settingsInForce(org: SpamSettingsPatch | null, form: SpamSettingsPatch 
 export async function receiveSubmission(deps: ReceiveDeps, req: IncomingMessage, formKey: string): Promise<Outcome> {
   const form = findForm(deps, formKey);
   const clientKey = idempotencyKey(req, deps.limits);
-  const settings = settingsInForce(deps.orgSettings.spamDefaults(form.orgId), form.settings.spam);
+  const settings = spamSettingsOf(deps, form);
   const spamRequest = { form, settings, req, clientIp: deps.clientIp(req), now: deps.clock.now() };
   // Stage times (milliseconds, `performance.now()`), reported once the submission is accepted.
   const t0 = performance.now();
   const checked = deps.spam.beforeBody(spamRequest);
   const before = checked instanceof Promise ? await checked : checked;
   const t1 = performance.now();
-  const parsed = await parseBody(req, deps);
+  const parsed = await parseBody(req, deps, form);
   const referer = req.headers.referer ?? req.headers.origin;
   const split = splitReservedFields(parsed.fields, form.settings.honeypotField);
   const t2 = performance.now();
   try {
-    if (split.data.length === 0 && parsed.files.length === 0) throw IngestErrors.empty();
+    let { files } = parsed;
+    let key = clientKey;
+    if (files.length > 0) {
+      const rules = rulesFor(deps, form);
+      for (const f of files) checkAllowedType(rules, f.field, baseType(f.contentType));
+      await Promise.all(files.map((f) => checkStoredType(deps.blobs, f)));
+    }
+    if (split.uploads !== undefined) {
+      const attached = await attachUploads(deps, form, split.uploads, clientKey);
+      files = files.concat(attached.files);
+      key = attached.idempotencyKey;
+      if (files.length > deps.limits.maxFiles) throw IngestErrors.tooManyFiles(deps.limits.maxFiles);
+    }
+    if (split.data.length === 0 && files.length === 0) throw IngestErrors.empty();
     const verdict = deps.spam.afterBody(
       { ...spamRequest, fields: split.data, captchaTokens: split.captchaTokens, reserved: split.reserved },
       split.spam,
@@ -133,7 +163,7 @@ export async function receiveSubmission(deps: ReceiveDeps, req: IncomingMessage,
     const spam = verdict instanceof Promise ? await verdict : verdict;
     const t3 = performance.now();
     const receivedAt = deps.clock.now().toISOString();
-    const submissionId = clientKey ? deps.ids.derived(form.id, clientKey) : deps.ids.next();
+    const submissionId = key ? deps.ids.derived(form.id, key) : deps.ids.next();
     const event: SubmissionReceived = {
       id: submissionId,
       type: 'submission.received',
@@ -145,11 +175,11 @@ export async function receiveSubmission(deps: ReceiveDeps, req: IncomingMessage,
         orgId: form.orgId,
         receivedAt,
         fields: split.data,
-        files: parsed.files,
+        files,
         meta: split.meta,
         spam,
         held: !spam.isSpam && deps.quota.isOverQuota(form.orgId, billingPeriodOf(receivedAt)),
-        ...(clientKey ? { idempotencyKey: clientKey } : {}),
+        ...(key ? { idempotencyKey: key } : {}),
         ...requestSource(req),
         formVersion: form.version,
       },

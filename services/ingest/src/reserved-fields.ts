@@ -1,4 +1,4 @@
-import type { SpamVerdict, SubmissionField } from '@formgate/contracts';
+import { type SpamVerdict, type SubmissionField, UPLOADS_FIELD } from '@formgate/contracts';
 import { TIME_TRAP_FIELD } from './spam/time-trap.ts';
 
 const REDIRECT = new Set(['_next', '_redirect', 'redirect', 'redirectTo', 'redirect_url']);
@@ -34,6 +34,8 @@ export interface SplitFields {
   captchaTokens: Record<string, string>;
   /** Values of the other spam layers' reserved fields, by name. */
   reserved: Record<string, string>;
+  /** `_uploads`: the token of the submission's direct uploads (issue 33). */
+  uploads?: string;
   /** The honeypot's verdict (the other layers add theirs in `spam/evaluate.ts`). */
   spam: SpamVerdict;
 }
@@ -72,6 +74,7 @@ export function splitReservedFields(fields: SubmissionField[], customHoneypot: s
       if (list.length) out.meta.cc = list;
     } else if (CAPTCHA.has(name)) out.captchaTokens[name] = value;
     else if (SPAM_RESERVED.has(name)) out.reserved[name] ??= value;
+    else if (name === UPLOADS_FIELD) out.uploads ??= value;
     else if (FORMAT.has(name)) out.meta.format ??= headerSafe(value, 50);
     else if (LANGUAGE.has(name)) out.meta.language ??= headerSafe(value, 20);
     else if (!IGNORED.has(name)) {

@@ -3,7 +3,13 @@ import { describe, expect, it } from 'vitest';
 import { createQuotaView } from '../src/views/quota-view.ts';
 
 let offset = 0;
-const quota = (period: string, used: number, max = 3, subscriptionChangedAt: string | null = null) => ({
+const quota = (
+  period: string,
+  used: number,
+  max = 3,
+  subscriptionChangedAt: string | null = null,
+  planId?: string,
+) => ({
   topic: Topics.billingQuota,
   partition: 0,
   offset: String(offset++),
@@ -22,11 +28,22 @@ const quota = (period: string, used: number, max = 3, subscriptionChangedAt: str
       submissionsMax: max,
       overQuota: used >= max,
       subscriptionChangedAt,
+      ...(planId ? { planId } : {}),
     },
   }),
 });
 
 describe('quota view', () => {
+  it("knows each organization's plan, kept when its count is reset, never from a stale view", () => {
+    const view = createQuotaView();
+    expect(view.planOf('org_1')).toBeUndefined();
+    view.apply(quota('2026-05', 2, 3, '2026-05-02T00:00:00.000Z', 'pro'));
+    view.apply(quota('2026-05', 1, 3, '2026-05-01T00:00:00.000Z', 'free'));
+    expect(view.planOf('org_1')).toBe('pro');
+    view.apply(quota('2026-06', 0, 3, '2026-05-02T00:00:00.000Z', 'pro'));
+    expect(view.planOf('org_1')).toBe('pro');
+  });
+
   it('keeps the highest count of a period, whatever order the counts arrive in', () => {
     const view = createQuotaView();
     view.apply(quota('2026-05', 3));

@@ -4,7 +4,7 @@ import type { ErrorCode } from '../errors.ts';
 
 /** The processes that answer API routes behind the gateway. */
 export type ServiceName = 'forms' | 'ingest' | 'billing' | 'notifications' | 'orgs';
-export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /**
  * How a route's callers authenticate:

@@ -1,6 +1,13 @@
+import { z } from 'zod';
 import type { ErrorCode } from '../errors.ts';
-import { AltchaChallengeSchema, IngestAcceptedSchema, TimeStampDtoSchema } from '../ingest.ts';
-import { defineRoute, json } from './define-route.ts';
+import {
+  AltchaChallengeSchema,
+  IngestAcceptedSchema,
+  TimeStampDtoSchema,
+  UploadsGrantSchema,
+  UploadsRequestSchema,
+} from '../ingest.ts';
+import { defineRoute, json, noContent } from './define-route.ts';
 
 export const INGEST_ERROR_CODES: ErrorCode[] = [
   'FORM_NOT_FOUND',
@@ -19,6 +26,10 @@ export const INGEST_ERROR_CODES: ErrorCode[] = [
   'INVALID_CHARACTER',
   'TOO_MANY_FILES',
   'FILES_TOO_BIG',
+  'FILE_TYPE_NOT_ALLOWED',
+  'FILE_TYPE_MISMATCH',
+  'UPLOADS_INVALID',
+  'UPLOAD_MISSING',
   'TOO_MANY_PARTS',
   'PAYLOAD_TOO_LARGE',
   'METHOD_NOT_ALLOWED',
@@ -51,6 +62,46 @@ export const publicRoutes = {
       { status: 303, description: 'Accepted, or refused with an `_error` URL (HTML forms)', redirect: true },
     ],
     errors: INGEST_ERROR_CODES,
+  }),
+  grantUploads: defineRoute({
+    method: 'POST',
+    path: '/f/:formKey/uploads',
+    service: 'ingest',
+    auth: 'public',
+    tag: 'Public endpoint',
+    summary: 'Where to upload the files of a submission directly (up to 100 MB in all)',
+    description:
+      'Checks the files against the form’s limits (count, size, types) and answers where to `PUT` each, with the ' +
+      'headers to send, and the `_uploads` token the submission then carries. The `Idempotency-Key` (or a new one) ' +
+      'is bound to the token: every submission naming it is the same submission. See docs/ingest.md.',
+    request: { body: UploadsRequestSchema },
+    responses: [json(201, 'Where to upload each file, and the token', UploadsGrantSchema)],
+    errors: [
+      ...FORM_STATE,
+      'MALFORMED',
+      'UNSUPPORTED_CONTENT_TYPE',
+      'PAYLOAD_TOO_LARGE',
+      'TOO_MANY_FILES',
+      'FILES_TOO_BIG',
+      'FILE_TYPE_NOT_ALLOWED',
+      'INVALID_IDEMPOTENCY_KEY',
+      'BLOCKED',
+      'RATE_LIMITED',
+    ],
+  }),
+  putUpload: defineRoute({
+    method: 'PUT',
+    path: '/f/:formKey/uploads/:uploadId',
+    service: 'ingest',
+    auth: 'public',
+    tag: 'Public endpoint',
+    summary: 'Upload one file granted by `POST /f/{formKey}/uploads` (when files are not in an S3 bucket)',
+    description:
+      'The body is the file’s bytes, exactly the size granted, with the headers the grant gave; `token` comes with ' +
+      'the grant’s URL. A retry replaces the file.',
+    request: { query: z.object({ token: z.string() }) },
+    responses: [noContent('Stored')],
+    errors: [...FORM_STATE, 'UPLOADS_INVALID', 'MALFORMED', 'FILES_TOO_BIG', 'UNSUPPORTED_CONTENT_ENCODING'],
   }),
   getAltchaChallenge: defineRoute({
     method: 'GET',

@@ -20,17 +20,24 @@ function isStale(incoming: Quota, current: Quota): boolean {
 /** Ingest's in-memory view of `billing.quota`: which organizations are over their plan this period. */
 export function createQuotaView() {
   const byOrg = new Map<string, Quota>();
+  /** The plan of every organization billing has published a view of (kept when its count is reset). */
+  const plans = new Map<string, string>();
   return {
     apply(message: BusMessage) {
       const { data } = decodeEvent(Topics.billingQuota, message.value);
+      const current = byOrg.get(data.orgId);
+      if (data.planId !== undefined && !(current && isStale(data, current))) plans.set(data.orgId, data.planId);
       // Nothing used: its ledger was purged (a deleted organization) or the period just began; never over quota.
       if (data.submissionsUsed === 0) {
         byOrg.delete(data.orgId);
         return;
       }
-      const current = byOrg.get(data.orgId);
       if (current && isStale(data, current)) return;
       byOrg.set(data.orgId, data);
+    },
+    /** The organization's plan id, as billing last published it; undefined: the default plan. */
+    planOf(orgId: string): string | undefined {
+      return plans.get(orgId);
     },
     isOverQuota(orgId: string, period: string): boolean {
       const q = byOrg.get(orgId);

@@ -14,6 +14,7 @@ import { checkRetentionChoice, daysOf, inForceSentence, retentionDaysOf } from '
 import { RetentionChoice } from '../privacy/retention-choice.tsx';
 import { FormSpamPanel } from '../spam/form-spam-panel.tsx';
 import { FormWebhooksPanel } from '../webhooks/form-webhooks-panel.tsx';
+import { FormFilesPanel } from './form-files-panel.tsx';
 import { useForm } from './form-layout.tsx';
 import { useDeleteForm, useUpdateForm } from './forms.mutations.ts';
 import { type FormDto, formRetentionQuery } from './forms.queries.ts';
@@ -77,7 +78,7 @@ export const requestOf = (values: SettingsFormValues): UpdateFormRequest => ({
   },
 });
 
-/** `/dashboard/forms/{formSlug}/settings`: name, redirect, origins, honeypot, enabled, retention, storage; spam protection; notifications; webhooks; deleting the form. */
+/** `/dashboard/forms/{formSlug}/settings`: name, redirect, origins, honeypot, enabled, retention, storage; file uploads; spam protection; notifications; webhooks; deleting the form. */
 export function FormSettingsScreen() {
   const form = useForm();
   const { can } = useCan();
@@ -85,6 +86,7 @@ export function FormSettingsScreen() {
   return (
     <div className="flex max-w-2xl flex-col gap-10">
       <GeneralSettings form={form} canUpdate={canUpdate} />
+      <FormFilesPanel form={form} canUpdate={canUpdate} />
       <FormSpamPanel form={form} canUpdate={canUpdate} />
       <FormNotificationsPanel form={form} canUpdate={canUpdate} />
       <FormWebhooksPanel form={form} canUpdate={canUpdate} />

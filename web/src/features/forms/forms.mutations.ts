@@ -1,4 +1,4 @@
-import type { CreateFormRequest, FormNotifications, UpdateFormRequest } from '@formgate/contracts';
+import type { CreateFormRequest, FormFiles, FormNotifications, UpdateFormRequest } from '@formgate/contracts';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { toast } from 'sonner';
 import type { ScreenStep } from '../../lib/screen-step.ts';
@@ -40,6 +40,10 @@ export const useUpdateFormNotifications = (formId: string) =>
   useFormPatch('Notification settings saved', (notifications: FormNotifications) =>
     updateForm(formId, { settings: { notifications } }),
   );
+
+/** The file uploads panel's save: `settings.files`, whole (both keys; the server replaces it). */
+export const useUpdateFormFiles = (formId: string) =>
+  useFormPatch('File upload settings saved', (files: FormFiles) => updateForm(formId, { settings: { files } }));
 
 /** The spam panel's save: the form's whole set of spam overrides, `null` for none. */
 export const useUpdateFormSpam = (formId: string) =>
