@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { Agent, type IncomingMessage, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { type Accounts, type Caller, CLIENT_IP_HEADER } from '@formgate/accounts';
-import { authorize, type SiteConfig } from '@formgate/contracts';
+import { authorize, SITE_ORG_ID, type SiteConfig } from '@formgate/contracts';
 import { API_ROUTE_LIST, type RouteAccess, type ServiceName } from '@formgate/contracts/routes';
 import {
   AppError,
@@ -14,6 +14,7 @@ import {
   type IdentitySigner,
   type Logger,
   type Metrics,
+  OPERATOR_ROLE,
   requestId,
   type StoreHealth,
   secondsSince,
@@ -227,6 +228,20 @@ export function createGateway(deps: GatewayDeps) {
           req.identityToken = await deps.signer.sign(identity);
           const query = req.url.indexOf('?');
           req.url = `/api/v1/orgs/audit-log/chain${query < 0 ? '' : req.url.slice(query)}`;
+          forward(req, res, next);
+        },
+        // The forms service's internal route, as the operator (a role no member has).
+        fileSweep: async (req, res, next) => {
+          const forward = forwards.get('forms');
+          if (!forward) throw new AppError('UPSTREAM_UNAVAILABLE');
+          const identity = {
+            userId: 'operator',
+            email: null,
+            orgId: SITE_ORG_ID,
+            roles: [OPERATOR_ROLE],
+            via: 'session' as const,
+          };
+          req.identityToken = await deps.signer.sign(identity);
           forward(req, res, next);
         },
       }),

@@ -67,6 +67,11 @@ export interface OperatorDeps {
    * (`GET /api/v1/orgs/audit-log/chain`, orgs service), for `formgate audit verify` over every organization.
    */
   auditChain?: (orgId: string, req: Request, res: Response, next: NextFunction) => Promise<void>;
+  /**
+   * Answers `POST /api/ops/files/sweep[?dryRun=true]` with the forms service's stray sweep (issue 33): blobs no
+   * stored submission names, older than a day, deleted (or only counted).
+   */
+  fileSweep?: (req: Request, res: Response, next: NextFunction) => Promise<void>;
 }
 
 const selectionOf = (body: z.infer<typeof ReplayBody>): DeadLetterSelection =>
@@ -105,6 +110,13 @@ export function operatorRoutes(deps: OperatorDeps) {
     const { group } = LagQuery.parse(req.query);
     const rows = await deps.bus.lag(group ? CONSUMER_GROUPS.filter((g) => g.group === group) : CONSUMER_GROUPS);
     res.json({ data: rows, total: rows.reduce((n, r) => n + r.lag, 0) });
+  });
+
+  router.post('/files/sweep', async (req, res, next) => {
+    if (!deps.fileSweep) throw new AppError('NOT_FOUND');
+    const { dryRun } = z.object({ dryRun: z.enum(['true', 'false']).optional() }).parse(req.query);
+    req.url = `/internal/files/sweep${dryRun === 'true' ? '?dryRun=true' : ''}`;
+    await deps.fileSweep(req, res, next);
   });
 
   router.get('/orgs', async (req, res) => {

@@ -1,18 +1,9 @@
-import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
-import { build } from 'esbuild';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { flushApiRecorder, recordedApiSamples } from '../harness/api-recorder.ts';
 import { launchChromium } from '../harness/chromium.ts';
 import { startTestApp, type TestApp, type TestForm } from '../harness/embedded-app.ts';
-
-const ROOT = resolve(import.meta.dirname, '../..');
+import { type ClientPageSite, serveClientPage } from './client-page.ts';
 
 /**
  * A site's contact form written with `useForm` from `@formgate/client/react`: the client as its build ships it
@@ -50,63 +41,32 @@ createRoot(document.getElementById('root')).render(<Contact />);
 describe('@formgate/client/react in Chromium: useForm against embedded Formgate', () => {
   let app: TestApp;
   let form: TestForm;
-  let site: Server;
-  let siteUrl: string;
+  let site: ClientPageSite;
   let browser: Browser;
   let page: Page;
-  const outDir = mkdtempSync(join(tmpdir(), 'fg-client-page-'));
 
   beforeAll(async () => {
     app = await startTestApp();
     form = await app.createForm({ name: 'Hook' });
-    // The client's own build (bundles only; declarations are not needed here), then the site's page on top of it.
-    await promisify(execFile)(process.execPath, [
-      join(ROOT, 'packages/client/scripts/build.mjs'),
-      '--outdir',
-      join(outDir, 'client'),
-      '--no-types',
-    ]);
-    writeFileSync(join(outDir, 'page.jsx'), PAGE_SOURCE);
-    await build({
-      entryPoints: [join(outDir, 'page.jsx')],
-      outfile: join(outDir, 'page.js'),
-      bundle: true,
-      format: 'esm',
-      jsx: 'automatic',
-      nodePaths: [join(ROOT, 'tests/node_modules')],
-      define: { 'process.env.NODE_ENV': '"production"' },
-      logLevel: 'warning',
-    });
-    const files: Record<string, string> = {
-      '/page.js': readFileSync(join(outDir, 'page.js'), 'utf8'),
-      '/client/index.js': readFileSync(join(outDir, 'client/index.js'), 'utf8'),
-    };
-    // Another origin than Formgate's, as a customer's site is: the public endpoint's CORS is open.
-    const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Contact</title></head><body>
-<div id="root"></div>
-<script>window.FORM_KEY = ${JSON.stringify(form.key)}; window.FORMGATE_URL = ${JSON.stringify(app.baseUrl)};</script>
-<script type="module" src="/page.js"></script>
-<script type="module">
+    site = await serveClientPage({
+      pageSource: PAGE_SOURCE,
+      title: 'Contact',
+      formKey: form.key,
+      formgateUrl: app.baseUrl,
+      // The unbundled build, from a plain <script type=module>.
+      extraBody: `<script type="module">
   import { createFormgateClient } from '/client/index.js';
   window.plainSubmit = (data) => createFormgateClient({ baseUrl: window.FORMGATE_URL }).submit(window.FORM_KEY, data);
 </script>
-</body></html>`;
-    site = createServer((req, res) => {
-      const js = files[req.url ?? ''];
-      if (js) res.writeHead(200, { 'content-type': 'text/javascript' }).end(js);
-      else res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(html);
+`,
     });
-    await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
-    siteUrl = `http://localhost:${(site.address() as AddressInfo).port}/`;
     browser = await launchChromium();
     page = await browser.newPage();
   });
   afterAll(async () => {
     await browser?.close();
-    site?.closeAllConnections();
-    await new Promise((r) => site?.close(r));
+    await site?.close();
     await app?.stop();
-    rmSync(outDir, { recursive: true, force: true });
   });
 
   const storedFields = async (id: string) => {
@@ -115,7 +75,7 @@ describe('@formgate/client/react in Chromium: useForm against embedded Formgate'
   };
 
   it('a submitted form succeeds; then a plain object, and the unbundled build from a <script type=module>', async () => {
-    await page.goto(siteUrl);
+    await page.goto(site.url);
     await page.getByLabel('Email').fill('ada@example.com');
     await page.getByLabel('Message').fill('<b>Hello</b> from the hook');
     await page.getByRole('button', { name: 'Send', exact: true }).click();
@@ -145,7 +105,7 @@ describe('@formgate/client/react in Chromium: useForm against embedded Formgate'
   });
 
   it('while the request is in flight the form is submitting, its button disabled; then it succeeds', async () => {
-    await page.goto(siteUrl);
+    await page.goto(site.url);
     let release = () => {};
     const released = new Promise<void>((r) => {
       release = r;
@@ -185,7 +145,7 @@ describe('@formgate/client/react in Chromium: useForm against embedded Formgate'
   });
 
   it('a field-level refusal shows under its field, and nothing is stored', async () => {
-    await page.goto(siteUrl);
+    await page.goto(site.url);
     const before = (await app.listSubmissions(form.id)).data.length;
     await page.getByLabel('Email').fill('long@example.com');
     await page.getByLabel('Message').fill('x'.repeat(70_000)); // over the 64 KiB of one value

@@ -25,6 +25,7 @@ const USAGE = `Usage:
   formgate dlq list --topic <topic> [--from <offset>] [--limit <n>]
   formgate dlq replay --topic <topic> (--offset <o>[,<o>...] | --from <o> --to <o> | --all)
   formgate lag [--group <group>] [--json]
+  formgate files sweep [--dry-run]
   formgate orgs list [--limit <n>]
   formgate orgs set-plan <org id or slug> <plan>
   formgate secrets rotate (--name <secret> | --all)     embedded mode: DATA_DIR's secret files
@@ -48,7 +49,10 @@ still hold the head it ended with then, so a log cut short or rebuilt with new h
 account commands take the password from FORMGATE_PASSWORD or standard input. signup sends a verification
 email (embedded mode without SMTP: a file in DATA_DIR/mail, and its link in the server log); create-key signs
 in, creates the organization if the account has none, and prints a new API key (shown once).
-dlq, lag, orgs and site commands are for the deployment's operator: FORMGATE_OPERATOR_TOKEN (embedded mode:
+files sweep deletes the stored files no submission names any more and older than a day (direct uploads never
+submitted, leftovers of a crash) now, as every forms instance does each hour, and prints what it found;
+--dry-run only counts them.
+dlq, lag, orgs, files and site commands are for the deployment's operator: FORMGATE_OPERATOR_TOKEN (embedded mode:
 DATA_DIR/operator-token). lag prints, per consumer group and partition, the records appended and not yet
 processed (0 once caught up), then the totals. orgs set-plan puts an organization on a plan of PLANS_FILE
 without Stripe (the default plan ends the grant); a later Stripe change of its subscription replaces it. site owner makes an existing account an owner of the site organization, which holds
@@ -129,6 +133,7 @@ async function run(argv: string[]): Promise<unknown> {
       help: { type: 'boolean', short: 'h' },
       all: { type: 'boolean' },
       json: { type: 'boolean' },
+      'dry-run': { type: 'boolean' },
     },
   });
   const v = values as Values;
@@ -183,6 +188,8 @@ async function run(argv: string[]): Promise<unknown> {
       const qs = query.size ? `?${query}` : '';
       return keyed(config)('GET', `/api/v1/forms/${encodeURIComponent(v.form)}/submissions${qs}`);
     }
+    case 'files sweep':
+      return operator(config)('POST', `/api/ops/files/sweep${values['dry-run'] ? '?dryRun=true' : ''}`);
     case 'lag':
       return lagCommand(config, { ...(v.group ? { group: v.group } : {}), json: values.json === true });
     case 'secrets rotate':

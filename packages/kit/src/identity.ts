@@ -19,6 +19,12 @@ export const IdentitySchema = z.object({
 });
 export type Identity = z.infer<typeof IdentitySchema>;
 
+/**
+ * The role of the identity the gateway signs for the deployment's operator (its operator API calling a service's
+ * `/internal/*` route): no member of an organization ever has it.
+ */
+export const OPERATOR_ROLE = 'operator';
+
 const ISSUER = 'formgate-gateway';
 const AUDIENCE = 'formgate-services';
 

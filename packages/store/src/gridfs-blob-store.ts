@@ -81,5 +81,16 @@ export function createGridFsBlobStore(conn: Connection, bucketName = 'blobs'): B
       const found = await files.find({ filename: key }, { projection: { _id: 1 } }).toArray();
       await remove(found.map((f) => f._id));
     },
+    async listBefore(before, cursor, limit) {
+      // Index `filename_1_uploadDate_1`: a range of names in its order, the time checked on the same entries.
+      const page = await files
+        .find(
+          { filename: { $gt: cursor ?? '' }, uploadDate: { $lt: before } },
+          { projection: { filename: 1 }, sort: { filename: 1 }, limit },
+        )
+        .toArray();
+      const names = page.map((f) => f.filename);
+      return { keys: [...new Set(names)], next: page.length < limit ? null : (names.at(-1) as string) };
+    },
   };
 }

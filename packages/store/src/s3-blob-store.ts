@@ -5,6 +5,7 @@ import {
   DeleteObjectCommand,
   GetObjectCommand,
   ListMultipartUploadsCommand,
+  ListObjectsV2Command,
   NoSuchKey,
   PutObjectCommand,
   S3Client,
@@ -13,7 +14,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { type BlobInfo, type BlobStore, byteLimit, checkBlobKey } from './blob-store.ts';
+import { type BlobInfo, type BlobStore, byteLimit, checkBlobKey, isBlobKey } from './blob-store.ts';
 
 /** Where and how the S3-compatible store is reached (`S3_*` settings). */
 export interface S3BlobStoreOptions {
@@ -151,6 +152,21 @@ export function createS3BlobStore(o: S3BlobStoreOptions): BlobStore & {
     async delete(key) {
       // S3 answers 204 for a key it does not hold.
       await remove(name(key));
+    },
+    async listBefore(before, cursor, limit) {
+      const prefix = o.prefix ?? '';
+      const page = await client.send(
+        new ListObjectsV2Command({
+          Bucket,
+          Prefix: prefix,
+          MaxKeys: limit,
+          ...(cursor ? { StartAfter: `${prefix}${cursor}` } : {}),
+        }),
+      );
+      const names = (page.Contents ?? []).map((c) => ({ key: (c.Key ?? '').slice(prefix.length), at: c.LastModified }));
+      // Only objects named as Formgate names blobs: anything else under the prefix is not the store's.
+      const keys = names.filter((n) => isBlobKey(n.key) && (n.at?.getTime() ?? 0) < before.getTime()).map((n) => n.key);
+      return { keys, next: page.IsTruncated ? (names.at(-1)?.key ?? null) : null };
     },
     async presignPut(key, info, size, expiresInSeconds) {
       const headers: Record<string, string> = {

@@ -40,6 +40,12 @@ CREATE TABLE blobs (
   key TEXT PRIMARY KEY, content_type TEXT NOT NULL, filename TEXT NOT NULL, size INTEGER NOT NULL
 ) WITHOUT ROWID;`),
   },
+  {
+    version: 2,
+    name: 'when each blob was stored (the stray sweep, issue 33)',
+    // Blobs from before: 0, stored before any time.
+    up: (db) => db.exec('ALTER TABLE blobs ADD COLUMN stored_at INTEGER NOT NULL DEFAULT 0'),
+  },
 ];
 
 // Chunks without a metadata row belong to uploads cut off by a crash: they were never visible.
@@ -60,6 +66,12 @@ export function createSqliteBlobStore(db: SqliteDb, opts: SqliteBlobStoreOptions
   db.exec(DELETE_ORPHANS);
   const writer = createBlobWriter(db, opts);
   const selectMeta = db.prepare<[string], MetaRow>('SELECT content_type, filename, size FROM blobs WHERE key = ?');
+  // By the primary key, in its order; the time is checked on each row (one per blob: the table stays small).
+  const selectBefore = db
+    .prepare<[string, number, number], string>(
+      'SELECT key FROM blobs WHERE key > ? AND stored_at < ? ORDER BY key LIMIT ?',
+    )
+    .pluck();
   const selectChunk = db.prepare<[string, number], { data: Buffer }>(
     'SELECT data FROM blob_chunks WHERE key = ? AND seq = ?',
   );
@@ -108,6 +120,10 @@ export function createSqliteBlobStore(db: SqliteDb, opts: SqliteBlobStoreOptions
       checkBlobKey(key);
       await writer.remove(key);
     },
+    async listBefore(before, cursor, limit) {
+      const keys = selectBefore.all(cursor ?? '', before.getTime(), limit);
+      return { keys, next: keys.length < limit ? null : (keys.at(-1) as string) };
+    },
   };
 }
 
@@ -120,7 +136,9 @@ function createBlobWriter(db: SqliteDb, opts: SqliteBlobStoreOptions) {
   const clearChunks = db.prepare('DELETE FROM blob_chunks WHERE key = ?');
   const clearMeta = db.prepare('DELETE FROM blobs WHERE key = ?');
   const insertChunk = db.prepare('INSERT OR REPLACE INTO blob_chunks (key, seq, data) VALUES (?, ?, ?)');
-  const insertMeta = db.prepare('INSERT OR REPLACE INTO blobs (key, content_type, filename, size) VALUES (?, ?, ?, ?)');
+  const insertMeta = db.prepare(
+    'INSERT OR REPLACE INTO blobs (key, content_type, filename, size, stored_at) VALUES (?, ?, ?, ?, ?)',
+  );
   const commit = createGroupCommit<Write, void>(
     db,
     (writes) => {
@@ -131,7 +149,7 @@ function createBlobWriter(db: SqliteDb, opts: SqliteBlobStoreOptions) {
           clearMeta.run(w.key);
         }
         if (w.chunk) insertChunk.run(w.key, w.chunk.seq, w.chunk.data);
-        if (w.meta) insertMeta.run(w.key, w.meta.info.contentType, w.meta.info.filename, w.meta.size);
+        if (w.meta) insertMeta.run(w.key, w.meta.info.contentType, w.meta.info.filename, w.meta.size, Date.now());
       }
       return writes.map(() => undefined);
     },

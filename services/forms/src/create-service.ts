@@ -1,13 +1,16 @@
 import { createConsumers, type EventBus, PROJECTION_GATHER_MS, type Subscription } from '@formgate/bus';
 import { SITE_ORG_ID, TOPIC_SPECS, Topics } from '@formgate/contracts';
 import {
+  AppError,
   type Clock,
   createServiceApp,
   errorHandler,
   type IdentityVerifier,
   type Ids,
+  identityOf,
   type Logger,
   type Metrics,
+  OPERATOR_ROLE,
   type PlanCatalog,
   type PrivacyKeys,
   requireIdentity,
@@ -22,6 +25,7 @@ import express from 'express';
 import { createExportAudit } from './export-audit.ts';
 import { createFileLinks } from './files/file-links.ts';
 import type { FileScanner } from './files/file-scanner.ts';
+import { createStraySweep, projectionCaughtUp, STRAY_SWEEP_MS, sweepStrays } from './files/stray-sweep.ts';
 import { createFormPublisher } from './form-publisher.ts';
 import { createBlockedCountsHandler } from './handlers/blocked-counts.handler.ts';
 import { createFileScanHandler } from './handlers/file-scan.handler.ts';
@@ -71,6 +75,8 @@ export interface FormsServiceDeps {
    * downloaded. Absent: files are not scanned (and downloadable at once).
    */
   scanner?: FileScanner;
+  /** How often the stray sweep runs (`STRAY_SWEEP_MS` by default). */
+  straySweepMs?: number;
   /** How often the retention sweep runs (`RETENTION_SWEEP_MS` by default); tests run it on `retentionSweep.kick`. */
   retentionSweepMs?: number;
 }
@@ -95,6 +101,14 @@ export function createFormsService(deps: FormsServiceDeps): Service {
     publishChanges: () => publisher.kick(),
     intervalMs: deps.retentionSweepMs ?? RETENTION_SWEEP_MS,
   });
+  const strayDeps = {
+    blobs: deps.blobs,
+    submissions,
+    caughtUp: projectionCaughtUp(deps.bus),
+    clock: deps.clock,
+    logger: deps.logger,
+  };
+  const straySweep = createStraySweep({ ...strayDeps, intervalMs: deps.straySweepMs ?? STRAY_SWEEP_MS });
   const app = createServiceApp({
     observe: deps.metrics && { service: 'forms', metrics: deps.metrics },
     tracing: deps.tracing,
@@ -107,6 +121,11 @@ export function createFormsService(deps: FormsServiceDeps): Service {
     scanning: deps.scanner !== undefined,
     ...(deps.fileLinkSecret ? { files: { blobs: deps.blobs, links: createFileLinks(deps.fileLinkSecret) } } : {}),
   };
+  // The operator's sweep now (`formgate files sweep`, through the gateway's operator API): never routed from outside.
+  app.post('/internal/files/sweep', requireIdentity(deps.identity), async (req, res) => {
+    if (!identityOf(req).roles.includes(OPERATOR_ROLE)) throw new AppError('FORBIDDEN');
+    res.json(await sweepStrays(strayDeps, { dryRun: req.query.dryRun === 'true' }));
+  });
   // Public: anyone holding a receipt verifies it with these keys. Before `/api/v1/erasures`'s identity check.
   app.use(erasureKeyRoutes(deps.privacy));
   // The routers mount their routes at the table's paths (`mountRoute`); what every call of theirs needs first:
@@ -219,8 +238,10 @@ export function createFormsService(deps: FormsServiceDeps): Service {
       planView = await deps.bus.replay(Topics.billingQuota, (m) => plans.apply(m));
       await publisher.start();
       void retentionSweep.start();
+      void straySweep.start();
     },
     async stop() {
+      await straySweep.stop();
       await retentionSweep.stop();
       await planView?.stop();
       await consumers.stop();

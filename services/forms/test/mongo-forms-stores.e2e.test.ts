@@ -238,6 +238,7 @@ describe('mongo forms store migrations', () => {
     expect(await indexes(Collections.formOutbox)).toEqual(['_id_', 'form_version']);
     expect(await indexes(Collections.submissions)).toEqual([
       '_id_',
+      'file_blobs',
       'form_held',
       'form_live_time',
       'form_page',

@@ -32,6 +32,7 @@ describe('sqlite forms store migrations', () => {
       'schema_migrations',
       'submission_addresses',
       'submission_changes',
+      'submission_files',
       'submission_search',
       'submissions',
       'submissions_fts',
@@ -42,6 +43,7 @@ describe('sqlite forms store migrations', () => {
       'erasures_unaudited',
       'forms_unpublished',
       'submission_addresses_by_submission',
+      'submission_files_by_submission',
       'submissions_by_held',
       'submissions_by_position',
       'submissions_by_spam',
@@ -51,6 +53,8 @@ describe('sqlite forms store migrations', () => {
     ]);
     expect(names('trigger')).toEqual([
       'forms_field_names_delete',
+      'submission_files_delete',
+      'submission_files_emptied',
       'submissions_addresses_delete',
       'submissions_addresses_forget',
       'submissions_csv_line_forget',

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Form } from '@formgate/contracts';
 import type { ContractIt } from '@formgate/kit/testing';
 import { expect } from 'vitest';
@@ -495,5 +496,31 @@ export function submissionReadModelContract(
     expect(await stores().submissions.recordFileScan(a, f.id, unscanned.id, 'blob-c3-xyz', { status: 'clean' })).toBe(
       false,
     );
+  });
+  it('says which blob keys are files of stored submissions, whatever the organization; deleted or dropped ones are not', async () => {
+    const a = org();
+    const b = org();
+    const fa = form(a.orgId);
+    const fb = form(b.orgId);
+    await stores().forms.insertForm(fa);
+    await stores().forms.insertForm(fb);
+    const file = (blobKey: string) => ({ field: 'f', filename: 'f.txt', contentType: 'text/plain', size: 1, blobKey });
+    const u = () => `k${randomUUID().replaceAll('-', '')}`;
+    const [k1, k2, k3, k4, k5] = [u(), u(), u(), u(), u()] as [string, string, string, string, string];
+    const kept = submission(fa, '2026-07-01T10:00:00.000Z', { files: [file(k1), file(k2)] });
+    const other = submission(fb, '2026-07-01T10:00:00.000Z', { files: [file(k3)] });
+    const deleted = submission(fa, '2026-07-01T11:00:00.000Z', { files: [file(k4)] });
+    const dropped = submission(fa, '2026-07-01T12:00:00.000Z', { files: [file(k5)] });
+    await stores().submissions.insertSubmissions([kept, other, deleted, dropped]);
+    await stores().submissions.insertSubmissions([kept]);
+    const all = [k1, k2, k3, k4, k5, u()];
+    expect([...(await stores().submissions.fileReferences(all))].sort()).toEqual([k1, k2, k3, k4, k5].sort());
+    await stores().changes.changeSubmission(a, fa.id, deleted.id, 'delete', {
+      id: `c-${deleted.id}`,
+      occurredAt: '2026-07-02T00:00:00.000Z',
+    });
+    await stores().submissions.dropContent(a, fa.id, dropped.id);
+    expect([...(await stores().submissions.fileReferences(all))].sort()).toEqual([k1, k2, k3].sort());
+    expect(await stores().submissions.fileReferences([])).toEqual(new Set());
   });
 }

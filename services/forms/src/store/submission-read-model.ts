@@ -75,6 +75,11 @@ export interface SubmissionReadModel {
     filter: SubmissionFilter,
     columns: readonly string[],
   ): AsyncIterable<string[]>;
+  /**
+   * Which of `blobKeys` are files of a stored submission, of any organization (the stray sweep, issue 33): a deleted
+   * submission's or a dropped one's files are not. Deployment-wide, for the operator's sweep only.
+   */
+  fileReferences(blobKeys: readonly string[]): Promise<Set<string>>;
   /** Every field name stored for the form, in the order first seen (what an export's columns are). */
   listFieldNames(scope: OrgScope, formId: string): Promise<string[]>;
   /** The form's `submissionCount` (held submissions left out). */

@@ -206,6 +206,15 @@ export function createMongoSubmissionReadModel(
       );
       return matchedCount > 0;
     },
+    async fileReferences(blobKeys) {
+      if (blobKeys.length === 0) return new Set();
+      // Index `file_blobs`; a tombstone's or a dropped submission's `files` are empty.
+      const docs = await submissions
+        .find({ 'files.blobKey': { $in: [...blobKeys] } }, { projection: { files: 1 } })
+        .toArray();
+      const wanted = new Set(blobKeys);
+      return new Set(docs.flatMap((d) => d.files.map((f) => f.blobKey)).filter((k) => wanted.has(k)));
+    },
     async recordFileScan(scope, formId, id, blobKey, scan) {
       checkBlobKey(blobKey); // a field name: never a path (`.`) or an operator (`$`)
       const { matchedCount } = await submissions.updateOne(

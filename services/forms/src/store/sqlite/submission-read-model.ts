@@ -107,6 +107,10 @@ export function createSqliteSubmissionReadModel(db: SqliteDb): SubmissionReadMod
   const live = `SELECT ${SUBMISSION_COLUMNS} FROM submissions WHERE form_id = ? AND org_id = ?`;
   const q = {
     dropContent: db.prepare('UPDATE submissions SET doc = ? WHERE id = ?'),
+    submissionFile: db.prepare('INSERT OR IGNORE INTO submission_files (blob_key, submission_id) VALUES (?, ?)'),
+    fileReferences: db
+      .prepare('SELECT blob_key FROM submission_files WHERE blob_key IN (SELECT value FROM json_each(?))')
+      .pluck(),
     // The doc's update makes the CSV line be computed again from it (trigger of migration 3): the same line.
     recordFileScan: db.prepare(
       `UPDATE submissions SET doc = json_set(doc, '$.fileScans', json_set(coalesce(doc -> '$.fileScans', '{}'), ?, json(?)))
@@ -172,6 +176,7 @@ export function createSqliteSubmissionReadModel(db: SqliteDb): SubmissionReadMod
         if (q.insertSubmission.run(id, formId, orgId, createdAt, doc, next, csv.line, csv.width).changes === 0)
           continue;
         for (const key of r.addressKeys ?? []) q.addressKey.run(orgId, key, id);
+        for (const f of files) q.submissionFile.run(f.blobKey, id);
         derived.index(r);
         next += 1;
         stored.push(r);
@@ -211,6 +216,9 @@ export function createSqliteSubmissionReadModel(db: SqliteDb): SubmissionReadMod
       return row ? toRecord(row) : null;
     },
     dropContent: async (scope, formId, id) => dropContent(scope.orgId, formId, id),
+    async fileReferences(blobKeys) {
+      return new Set(q.fileReferences.all(JSON.stringify(blobKeys)) as string[]);
+    },
     async recordFileScan(scope, formId, id, blobKey, scan) {
       checkBlobKey(blobKey);
       const path = `$."${blobKey}"`;

@@ -5,6 +5,7 @@ import { keepCsvLines } from './0003-keep-csv-lines.ts';
 import { coverExportsWithThePositionIndex } from './0004-cover-exports-with-the-position-index.ts';
 import { indexSubmitterAddresses } from './0005-index-submitter-addresses.ts';
 import { keepRetention } from './0006-keep-retention.ts';
+import { indexSubmissionFiles } from './0007-index-submission-files.ts';
 
 /**
  * The forms store's SQLite schema, in order, run by the composition root before the adapters are built:
@@ -17,4 +18,5 @@ export const sqliteFormsMigrations: readonly SqliteMigration[] = [
   coverExportsWithThePositionIndex,
   indexSubmitterAddresses,
   keepRetention,
+  indexSubmissionFiles,
 ];

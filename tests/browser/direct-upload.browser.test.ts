@@ -1,0 +1,214 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { createWriteStream, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { Browser, Page, Request } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { launchChromium } from '../harness/chromium.ts';
+import { eventually, startTestApp, type TestApp, type TestForm } from '../harness/embedded-app.ts';
+import { type ClientPageSite, serveClientPage } from './client-page.ts';
+
+/** The largest submission's files: the 100 MiB every way of sending files allows (docs/ingest.md, "Files"). */
+const SCAN_BYTES = 100 * 1024 * 1024;
+const PDF_HEAD = Buffer.from('%PDF-1.7\n');
+
+/**
+ * A site's upload form written with `useForm` from `@formgate/client/react` (bundled as a site would:
+ * `client-page.ts`): a text field and two file inputs. The hook sends a `FormData` holding a file by direct uploads
+ * (its default, `uploads: 'auto'`); `retries: 0`, so a failed step shows at once. Each field's errors show under it
+ * (`.field-error`), the form's as alerts.
+ */
+const PAGE_SOURCE = `
+import { useForm } from './client/react.js';
+import { createRoot } from 'react-dom/client';
+
+function Upload() {
+  const [state, handleSubmit] = useForm(window.FORM_KEY, { baseUrl: window.FORMGATE_URL, retries: 0 });
+  if (state.succeeded) {
+    return <p role="status">Received: <span id="submission-id">{state.result.id}</span></p>;
+  }
+  const fieldError = (name) =>
+    state.errors?.fields[name]?.map((e) => <span key={e.code} className="field-error" data-field={name}>{e.code}: {e.message}</span>);
+  return (
+    <form onSubmit={handleSubmit}>
+      <label>Name <input name="name" /></label>
+      {fieldError('name')}
+      <label>Scan <input name="scan" type="file" /></label>
+      {fieldError('scan')}
+      <label>Photo <input name="photo" type="file" /></label>
+      {fieldError('photo')}
+      {state.errors?.form.map((e) => <p key={e.code} role="alert">{e.code}</p>)}
+      {state.submitting && <p id="sending">Sending…</p>}
+      <button type="submit" disabled={state.submitting}>Send</button>
+    </form>
+  );
+}
+createRoot(document.getElementById('root')).render(<Upload />);
+`;
+
+/** Writes `size` bytes, `head` then random ones, to `path` a MiB at a time; answers their sha256 (hex). */
+async function writeRandomFile(path: string, head: Buffer, size: number): Promise<string> {
+  const hash = createHash('sha256');
+  async function* chunks() {
+    hash.update(head);
+    yield head;
+    for (let left = size - head.length; left > 0; ) {
+      const chunk = randomBytes(Math.min(1024 * 1024, left));
+      hash.update(chunk);
+      left -= chunk.length;
+      yield chunk;
+    }
+  }
+  await pipeline(Readable.from(chunks()), createWriteStream(path));
+  return hash.digest('hex');
+}
+
+/** Every request the page makes from now until the test ends. */
+function recordRequests(page: Page): Request[] {
+  const seen: Request[] = [];
+  const onRequest = (request: Request) => seen.push(request);
+  page.on('request', onRequest);
+  onTestFinished(() => {
+    page.off('request', onRequest);
+  });
+  return seen;
+}
+
+describe('direct uploads in Chromium: a 100 MB file from a page on another origin, embedded mode', () => {
+  let app: TestApp;
+  let form: TestForm;
+  let site: ClientPageSite;
+  let browser: Browser;
+  let page: Page;
+  let scanSha256: string;
+  const filesDir = mkdtempSync(join(tmpdir(), 'fg-direct-upload-'));
+  const scanPath = join(filesDir, 'scan.pdf');
+  const photoPath = join(filesDir, 'photo.png');
+
+  beforeAll(async () => {
+    // The test plans (ROOMY_PLANS_FILE) set no maxFileMb, and a new form none either: 100 MiB is the limit.
+    app = await startTestApp();
+    form = await app.createForm({ name: 'Scans' });
+    site = await serveClientPage({
+      pageSource: PAGE_SOURCE,
+      title: 'Send a scan',
+      formKey: form.key,
+      formgateUrl: app.baseUrl,
+    });
+    scanSha256 = await writeRandomFile(scanPath, PDF_HEAD, SCAN_BYTES);
+    // A PDF under an image's name: Chromium types it by its extension, image/png.
+    writeFileSync(photoPath, Buffer.concat([PDF_HEAD, randomBytes(16 * 1024)]));
+    browser = await launchChromium();
+    page = await browser.newPage();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await site?.close();
+    await app?.stop();
+    rmSync(filesDir, { recursive: true, force: true });
+  });
+
+  it('a 100 MiB PDF is put straight to storage and stored whole with its submission', async () => {
+    await page.goto(site.url);
+    const requests = recordRequests(page);
+    await page.getByLabel('Name').fill('Ada Lovelace');
+    await page.getByLabel('Scan').setInputFiles(scanPath);
+    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    await page.locator('#submission-id').waitFor({ timeout: 60_000 });
+    const id = (await page.locator('#submission-id').textContent()) as string;
+    expect(id).toMatch(/\S/);
+
+    // The browser's side: where to put the file, the file itself to Formgate's PUT route, then a small submission.
+    const endpoint = `${app.baseUrl}/f/${form.key}`;
+    const grants = requests.filter((r) => r.method() === 'POST' && r.url() === `${endpoint}/uploads`);
+    const puts = requests.filter((r) => r.method() === 'PUT' && r.url().startsWith(`${endpoint}/uploads/`));
+    const posts = requests.filter((r) => r.method() === 'POST' && r.url() === endpoint);
+    expect([grants.length, puts.length, posts.length]).toEqual([1, 1, 1]);
+    const [grant, put, post] = [grants[0], puts[0], posts[0]] as [Request, Request, Request];
+    expect(requests.indexOf(grant)).toBeLessThan(requests.indexOf(put));
+    expect(requests.indexOf(put)).toBeLessThan(requests.indexOf(post));
+
+    expect((await grant.response())?.status()).toBe(201);
+    expect(JSON.parse(grant.postData() ?? '')).toEqual({
+      files: [{ field: 'scan', filename: 'scan.pdf', contentType: 'application/pdf', size: SCAN_BYTES }],
+    });
+
+    expect(new URL(put.url()).searchParams.get('token')).toMatch(/\S/);
+    const putHeaders = await put.allHeaders();
+    expect(putHeaders['content-type']).toBe('application/pdf');
+    expect(putHeaders['content-length']).toBe(String(SCAN_BYTES));
+    expect((await put.response())?.status()).toBe(204);
+
+    expect((await post.response())?.status()).toBe(200);
+    expect((await post.allHeaders())['content-type']).toMatch(/^application\/x-www-form-urlencoded/);
+    const body = post.postDataBuffer();
+    expect(body?.length).toBeLessThan(10 * 1024);
+    const sent = new URLSearchParams(body?.toString('utf8'));
+    expect([...sent.keys()]).toEqual(['name', '_uploads']);
+    expect(sent.get('name')).toBe('Ada Lovelace');
+    expect(sent.get('_uploads')).toMatch(/\S/);
+
+    // Formgate's side: the submission lists the file (the untouched Photo input is left out), whole.
+    const submission = await eventually(async () => {
+      const res = await app.api('GET', `/api/v1/forms/${form.id}/submissions/${id}`);
+      if (res.status !== 200) throw new Error(`submission ${id}: ${res.status} ${JSON.stringify(res.body)}`);
+      return res.body as { fields: unknown; files: { blobKey: string }[] };
+    }, 15_000);
+    expect(submission.fields).toEqual([{ name: 'name', value: 'Ada Lovelace' }]);
+    expect(submission.files).toEqual([
+      expect.objectContaining({
+        field: 'scan',
+        filename: 'scan.pdf',
+        contentType: 'application/pdf',
+        size: SCAN_BYTES,
+      }),
+    ]);
+
+    const { blobKey } = submission.files[0] as { blobKey: string };
+    const link = await app.api('GET', `/api/v1/forms/${form.id}/submissions/${id}/files/${blobKey}/link`);
+    expect(link.status).toBe(200);
+    const download = await fetch(new URL(link.body.url as string, app.baseUrl));
+    expect(download.status).toBe(200);
+    expect(download.headers.get('content-length')).toBe(String(SCAN_BYTES));
+    const hash = createHash('sha256');
+    let downloaded = 0;
+    for await (const chunk of download.body as unknown as AsyncIterable<Uint8Array>) {
+      hash.update(chunk);
+      downloaded += chunk.length;
+    }
+    expect(downloaded).toBe(SCAN_BYTES);
+    expect(hash.digest('hex')).toBe(scanSha256);
+  }, 180_000);
+
+  it('a PDF named photo.png (sent as image/png) is refused: FILE_TYPE_MISMATCH under its field, nothing stored', async () => {
+    await page.goto(site.url);
+    const before = (await app.listSubmissions(form.id)).data.length;
+    const requests = recordRequests(page);
+    await page.getByLabel('Name').fill('Mallory');
+    await page.getByLabel('Photo').setInputFiles(photoPath);
+    await page.getByRole('button', { name: 'Send', exact: true }).click();
+
+    // The server names the field; the hook lists such problems under `errors.fields`, not the form's.
+    const error = page.locator('.field-error[data-field="photo"]');
+    await error.waitFor();
+    expect(await error.textContent()).toMatch(/^FILE_TYPE_MISMATCH: /);
+    expect(await page.getByRole('alert').count()).toBe(0);
+    expect(await page.locator('.field-error').count()).toBe(1);
+    expect(await page.locator('#submission-id').count()).toBe(0);
+    expect(await page.getByRole('button', { name: 'Send', exact: true }).isEnabled()).toBe(true);
+
+    // The type is only checked once the bytes are stored: granted and put, refused on the submission.
+    const endpoint = `${app.baseUrl}/f/${form.key}`;
+    const grant = requests.find((r) => r.method() === 'POST' && r.url() === `${endpoint}/uploads`);
+    expect(JSON.parse(grant?.postData() ?? '')).toEqual({
+      files: [{ field: 'photo', filename: 'photo.png', contentType: 'image/png', size: PDF_HEAD.length + 16 * 1024 }],
+    });
+    const put = requests.find((r) => r.method() === 'PUT' && r.url().startsWith(`${endpoint}/uploads/`));
+    expect((await put?.response())?.status()).toBe(204);
+    const post = requests.find((r) => r.method() === 'POST' && r.url() === endpoint);
+    expect((await post?.response())?.status()).toBe(400);
+    expect((await app.listSubmissions(form.id)).data.length).toBe(before);
+  });
+});
