@@ -153,7 +153,7 @@ describe('infra/k8s', () => {
   });
 
   it('passes secrets by secretKeyRef only, every key documented, never a value in a manifest', () => {
-    const secretish = /SECRET|TOKEN|PASSWORD|MONGO_URL|SMTP_URL|KEY$|KEY_PREVIOUS$/;
+    const secretish = /SECRET|TOKEN|PASSWORD|MONGO_URL|SMTP_URL|KEY$|KEY_ID$|KEY_PREVIOUS$/;
     expect(Object.keys(configMap.data).filter((k) => secretish.test(k))).toEqual([]);
     expect(ofKind('Secret')).toEqual([]);
     const referenced = new Set<string>();

@@ -92,9 +92,31 @@ export function createS3BlobStore(o: S3BlobStoreOptions): BlobStore & {
         await client.send(new AbortMultipartUploadCommand({ Bucket, Key, UploadId: u.UploadId }));
   };
 
+  /**
+   * Leaves nothing under `Key` (no open multipart upload, no object). When the store cannot be reached (the outage
+   * that failed the upload), tried again in the background, backing off up to a minute, for ten minutes.
+   */
+  const pending = new Set<NodeJS.Timeout>();
+  const leaveNothing = async (Key: string) => {
+    await abortOpenUploads(Key);
+    await remove(Key);
+  };
+  const retryLater = (Key: string, delayMs = 2_000, spentMs = 0) => {
+    if (spentMs > 10 * 60_000) return;
+    const timer = setTimeout(() => {
+      pending.delete(timer);
+      leaveNothing(Key).catch(() => retryLater(Key, Math.min(delayMs * 2, 60_000), spentMs + delayMs));
+    }, delayMs);
+    timer.unref();
+    pending.add(timer);
+  };
+
   return {
     client,
-    close: () => client.destroy(),
+    close: () => {
+      for (const timer of pending) clearTimeout(timer);
+      client.destroy();
+    },
     async put(key, data, info, maxBytes) {
       const Key = name(key);
       let size = 0;
@@ -128,8 +150,7 @@ export function createS3BlobStore(o: S3BlobStoreOptions): BlobStore & {
       } catch (err) {
         await upload.abort().catch(() => {});
         await uploaded.catch(() => {});
-        await abortOpenUploads(Key).catch(() => {});
-        await remove(Key).catch(() => {});
+        await leaveNothing(Key).catch(() => retryLater(Key));
         throw err;
       }
       return { size };

@@ -211,7 +211,8 @@ export function createFormsService(deps: FormsServiceDeps): Service {
             logger: deps.logger,
           })
         : async () => {},
-      maxBatchSize: 16,
+      // A scan takes seconds: few files per batch. Without a scanner, large batches: it only commits its offsets.
+      ...(deps.scanner ? { maxBatchSize: 16 } : { maxBatchSize: 1_000, gatherMs: PROJECTION_GATHER_MS }),
     },
     {
       group: 'forms.content-drop',

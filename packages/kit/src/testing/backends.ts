@@ -121,6 +121,29 @@ export async function dedicatedFerretDb(port: number, runDir: string) {
 }
 
 /**
+ * A SeaweedFS of the test's own on `port` (never the shared one other tests use), for tests that take their object
+ * store down: `stop()` and `start()` keep its data. `url` is `http://<key>:<secret>@127.0.0.1:<port>`.
+ */
+export async function dedicatedSeaweedFs(port: number, runDir: string) {
+  const env = scriptEnv(runDir);
+  const script = (command: 'start' | 'stop') =>
+    run('bash', [`${LOCAL}/seaweedfs.sh`, command, String(port)], { env, timeout: 180_000 });
+  const started = await script('start');
+  const url =
+    started.stdout
+      .trim()
+      .split('\n')
+      .at(-1)
+      ?.replace(/^S3_TEST_URL=/, '') ?? '';
+  if (!url.startsWith('http')) throw new Error(`seaweedfs.sh start printed no S3_TEST_URL: ${started.stdout}`);
+  return {
+    url,
+    start: async () => void (await script('start')),
+    stop: async () => void (await script('stop')),
+  };
+}
+
+/**
  * A stripe-mock (Stripe's API mock, `infra/local/stripe-mock.sh`) for a test file: `STRIPE_API_URL` from the
  * environment if set; else one of its own on a free port, stopped by `stop()`; or, with `TEST_STRIPE_MOCK_PORT`, the
  * one on that port (started if needed, shared by the files running at once, so left running: `stripe-mock.sh stop
