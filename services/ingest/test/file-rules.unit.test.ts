@@ -77,6 +77,14 @@ describe('upload tokens', () => {
     const put = tokens.signPut('f1', file, 1_000);
     expect(tokens.openPut(put, 'f1', 'key12345678', 999)).toEqual(file);
     expect(tokens.openPut(put, 'f1', 'otherkey123', 999)).toBeUndefined();
+    // Ten files with the longest names, in characters that take the most room, still open.
+    const long = Array.from({ length: 10 }, (_, i) => ({
+      ...file,
+      blobKey: `key${i}abcdefgh`,
+      field: '\u0001'.repeat(256),
+      filename: '履'.repeat(255),
+    }));
+    expect(tokens.openDraft(tokens.signDraft('f1', 'idem-1', long, 1_000), 'f1', 999)?.files).toEqual(long);
     // One kind never passes as the other.
     expect(tokens.openDraft(put, 'f1', 999)).toBeUndefined();
     expect(tokens.openPut(draft, 'f1', 'key12345678', 999)).toBeUndefined();

@@ -14,8 +14,8 @@ export interface UploadedFile {
 const FileSchema = z.tuple([z.string(), z.string(), z.number().int().min(0), z.string(), z.string()]);
 const DraftSchema = z.tuple([z.literal(1), z.string(), z.string(), z.number().int(), z.array(FileSchema).min(1)]);
 const PutSchema = z.tuple([z.literal(1), z.string(), FileSchema, z.number().int()]);
-/** Longest token opened: ten files with 255-character names and 256-character field names, base64url, signed. */
-const MAX_TOKEN_LENGTH = 16_000;
+/** Longest token opened: what a field value holds (64 KiB), more than ten files' longest names and fields need. */
+const MAX_TOKEN_LENGTH = 64 * 1024;
 
 const toTuple = (f: UploadedFile) => [f.field, f.blobKey, f.size, f.contentType, f.filename] as const;
 const fromTuple = ([field, blobKey, size, contentType, filename]: z.infer<typeof FileSchema>): UploadedFile => ({
