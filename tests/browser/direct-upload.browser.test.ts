@@ -1,80 +1,13 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { createWriteStream, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import type { Browser, Page, Request } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../harness/chromium.ts';
 import { eventually, startTestApp, type TestApp, type TestForm } from '../harness/embedded-app.ts';
 import { type ClientPageSite, serveClientPage } from './client-page.ts';
-
-/** The largest submission's files: the 100 MiB every way of sending files allows (docs/ingest.md, "Files"). */
-const SCAN_BYTES = 100 * 1024 * 1024;
-const PDF_HEAD = Buffer.from('%PDF-1.7\n');
-
-/**
- * A site's upload form written with `useForm` from `@formgate/client/react` (bundled as a site would:
- * `client-page.ts`): a text field and two file inputs. The hook sends a `FormData` holding a file by direct uploads
- * (its default, `uploads: 'auto'`); `retries: 0`, so a failed step shows at once. Each field's errors show under it
- * (`.field-error`), the form's as alerts.
- */
-const PAGE_SOURCE = `
-import { useForm } from './client/react.js';
-import { createRoot } from 'react-dom/client';
-
-function Upload() {
-  const [state, handleSubmit] = useForm(window.FORM_KEY, { baseUrl: window.FORMGATE_URL, retries: 0 });
-  if (state.succeeded) {
-    return <p role="status">Received: <span id="submission-id">{state.result.id}</span></p>;
-  }
-  const fieldError = (name) =>
-    state.errors?.fields[name]?.map((e) => <span key={e.code} className="field-error" data-field={name}>{e.code}: {e.message}</span>);
-  return (
-    <form onSubmit={handleSubmit}>
-      <label>Name <input name="name" /></label>
-      {fieldError('name')}
-      <label>Scan <input name="scan" type="file" /></label>
-      {fieldError('scan')}
-      <label>Photo <input name="photo" type="file" /></label>
-      {fieldError('photo')}
-      {state.errors?.form.map((e) => <p key={e.code} role="alert">{e.code}</p>)}
-      {state.submitting && <p id="sending">Sending…</p>}
-      <button type="submit" disabled={state.submitting}>Send</button>
-    </form>
-  );
-}
-createRoot(document.getElementById('root')).render(<Upload />);
-`;
-
-/** Writes `size` bytes, `head` then random ones, to `path` a MiB at a time; answers their sha256 (hex). */
-async function writeRandomFile(path: string, head: Buffer, size: number): Promise<string> {
-  const hash = createHash('sha256');
-  async function* chunks() {
-    hash.update(head);
-    yield head;
-    for (let left = size - head.length; left > 0; ) {
-      const chunk = randomBytes(Math.min(1024 * 1024, left));
-      hash.update(chunk);
-      left -= chunk.length;
-      yield chunk;
-    }
-  }
-  await pipeline(Readable.from(chunks()), createWriteStream(path));
-  return hash.digest('hex');
-}
-
-/** Every request the page makes from now until the test ends. */
-function recordRequests(page: Page): Request[] {
-  const seen: Request[] = [];
-  const onRequest = (request: Request) => seen.push(request);
-  page.on('request', onRequest);
-  onTestFinished(() => {
-    page.off('request', onRequest);
-  });
-  return seen;
-}
+import { PDF_HEAD, recordRequests, SCAN_BYTES, UPLOAD_PAGE_SOURCE, writeRandomFile } from './direct-upload-page.ts';
 
 describe('direct uploads in Chromium: a 100 MB file from a page on another origin, embedded mode', () => {
   let app: TestApp;
@@ -92,7 +25,7 @@ describe('direct uploads in Chromium: a 100 MB file from a page on another origi
     app = await startTestApp();
     form = await app.createForm({ name: 'Scans' });
     site = await serveClientPage({
-      pageSource: PAGE_SOURCE,
+      pageSource: UPLOAD_PAGE_SOURCE,
       title: 'Send a scan',
       formKey: form.key,
       formgateUrl: app.baseUrl,

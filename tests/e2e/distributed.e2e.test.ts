@@ -1,8 +1,9 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { once } from 'node:events';
-import { rmSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { HeadObjectCommand, PutBucketCorsCommand, S3Client } from '@aws-sdk/client-s3';
 import {
   type AuditChainPageDto,
   createAuditChainVerifier,
@@ -15,6 +16,14 @@ import { dedicatedFerretDb } from '@formgate/kit/testing/backends';
 import { createClient } from '@formspree/core';
 import mongoose from 'mongoose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { serveClientPage } from '../browser/client-page.ts';
+import {
+  PDF_HEAD,
+  recordRequests,
+  SCAN_BYTES,
+  UPLOAD_PAGE_SOURCE,
+  writeRandomFile,
+} from '../browser/direct-upload-page.ts';
 import { describeBrowserJourney } from '../browser/journey.ts';
 import { describeAccountFlows } from '../flows/account.flows.ts';
 import { describeApiKeyFlows } from '../flows/api-key.flows.ts';
@@ -28,6 +37,7 @@ import { describeTenantIsolation } from '../flows/tenant-isolation.flows.ts';
 import { describeTwoFactorFlows } from '../flows/two-factor.flows.ts';
 import { createAccounts } from '../harness/accounts.ts';
 import { createBrowserSession } from '../harness/browser-session.ts';
+import { launchChromium } from '../harness/chromium.ts';
 import { eventually } from '../harness/embedded-app.ts';
 import { type OtlpReceiver, startOtlpReceiver } from '../harness/otlp-receiver.ts';
 import { startDistributed, stopProcess } from '../harness/processes.ts';
@@ -248,6 +258,83 @@ describe('distributed mode: separate processes on Kafka and a Mongo-wire server'
     const downloaded = await fetch(new URL(link.body.url as string, cluster.baseUrl));
     expect(Buffer.from(await downloaded.arrayBuffer()).equals(pdf)).toBe(true);
   });
+
+  it('direct uploads from Chromium: a 100 MB file from a page on another origin goes straight into the bucket', async () => {
+    const form = await createForm('Browser uploads');
+    const site = await serveClientPage({
+      pageSource: UPLOAD_PAGE_SOURCE,
+      title: 'Send a scan',
+      formKey: form.key,
+      formgateUrl: cluster.baseUrl,
+    });
+    const env = cluster.fileStoreEnv;
+    const s3 = new S3Client({
+      region: 'us-east-1',
+      endpoint: env.S3_ENDPOINT as string,
+      forcePathStyle: true,
+      credentials: { accessKeyId: env.S3_ACCESS_KEY_ID as string, secretAccessKey: env.S3_SECRET_ACCESS_KEY as string },
+    });
+    // The bucket's CORS rule an operator gives it (docs/operations.md, "File storage").
+    await s3.send(
+      new PutBucketCorsCommand({
+        Bucket: env.S3_BUCKET,
+        CORSConfiguration: {
+          CORSRules: [
+            {
+              AllowedOrigins: [new URL(site.url).origin],
+              AllowedMethods: ['PUT'],
+              AllowedHeaders: ['content-type', 'x-amz-meta-filename', 'x-amz-server-side-encryption'],
+              MaxAgeSeconds: 600,
+            },
+          ],
+        },
+      }),
+    );
+    const dir = mkdtempSync(join(tmpdir(), 'fg-s3-upload-'));
+    const scanPath = join(dir, 'scan.pdf');
+    const sha256 = await writeRandomFile(scanPath, PDF_HEAD, SCAN_BYTES);
+    const browser = await launchChromium();
+    try {
+      const page = await browser.newPage();
+      await page.goto(site.url);
+      const requests = recordRequests(page);
+      await page.getByLabel('Name').fill('Ada Lovelace');
+      await page.getByLabel('Scan').setInputFiles(scanPath);
+      await page.getByRole('button', { name: 'Send', exact: true }).click();
+      await page.locator('#submission-id').waitFor({ timeout: 120_000 });
+      const id = (await page.locator('#submission-id').textContent()) as string;
+      // The bytes went to the bucket, not through Formgate.
+      const puts = requests.filter((r) => r.method() === 'PUT');
+      expect(puts.map((r) => new URL(r.url()).origin)).toEqual([new URL(env.S3_ENDPOINT as string).origin]);
+      expect((await puts[0]?.response())?.status()).toBe(200);
+      const stored = await eventually(async () => {
+        const got = await api('GET', `/api/v1/forms/${form.id}/submissions/${id}`);
+        expect(got.status).toBe(200);
+        return got.body as unknown as SubmissionDto;
+      }, 30_000);
+      expect(stored.files).toEqual([
+        expect.objectContaining({
+          field: 'scan',
+          filename: 'scan.pdf',
+          contentType: 'application/pdf',
+          size: SCAN_BYTES,
+        }),
+      ]);
+      const blobKey = stored.files[0]?.blobKey as string;
+      const head = await s3.send(new HeadObjectCommand({ Bucket: env.S3_BUCKET, Key: blobKey }));
+      expect(head.ServerSideEncryption).toBe('AES256');
+      const link = await api('GET', `/api/v1/forms/${form.id}/submissions/${id}/files/${blobKey}/link`);
+      const download = await fetch(new URL(link.body.url as string, cluster.baseUrl));
+      const hash = createHash('sha256');
+      for await (const chunk of download.body as unknown as AsyncIterable<Uint8Array>) hash.update(chunk);
+      expect(hash.digest('hex')).toBe(sha256);
+    } finally {
+      await browser.close();
+      await site.close();
+      s3.destroy();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 240_000);
 
   it('site forms: gateways booting at once provision one site organization and three forms; a waitlist post is stored', async () => {
     type Site = { forms: Record<'example' | 'waitlist' | 'feedback', string | null> };
