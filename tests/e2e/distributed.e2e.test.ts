@@ -53,6 +53,15 @@ const OUTAGE_FERRETDB_PORT = Number(process.env.TEST_FERRETDB_PORT ?? 29217) + 1
 
 type Cluster = Awaited<ReturnType<typeof startDistributed>>;
 
+/** A client of the deployment's bucket (`cluster.fileStoreEnv`), to look at its objects directly. */
+const bucketClient = (env: Record<string, string>) =>
+  new S3Client({
+    region: 'us-east-1',
+    endpoint: env.S3_ENDPOINT as string,
+    forcePathStyle: true,
+    credentials: { accessKeyId: env.S3_ACCESS_KEY_ID as string, secretAccessKey: env.S3_SECRET_ACCESS_KEY as string },
+  });
+
 describe('distributed mode: separate processes on Kafka and a Mongo-wire server', () => {
   let cluster: Cluster;
   const api = async (method: string, path: string, body?: unknown, org = 'default') => {
@@ -171,12 +180,7 @@ describe('distributed mode: separate processes on Kafka and a Mongo-wire server'
     expect(file.size).toBe(pdf.length);
 
     const env = cluster.fileStoreEnv;
-    const s3 = new S3Client({
-      region: 'us-east-1',
-      endpoint: env.S3_ENDPOINT as string,
-      forcePathStyle: true,
-      credentials: { accessKeyId: env.S3_ACCESS_KEY_ID as string, secretAccessKey: env.S3_SECRET_ACCESS_KEY as string },
-    });
+    const s3 = bucketClient(env);
     try {
       const head = await s3.send(new HeadObjectCommand({ Bucket: env.S3_BUCKET, Key: file.blobKey }));
       expect(head.ServerSideEncryption).toBe('AES256');
@@ -268,12 +272,7 @@ describe('distributed mode: separate processes on Kafka and a Mongo-wire server'
       formgateUrl: cluster.baseUrl,
     });
     const env = cluster.fileStoreEnv;
-    const s3 = new S3Client({
-      region: 'us-east-1',
-      endpoint: env.S3_ENDPOINT as string,
-      forcePathStyle: true,
-      credentials: { accessKeyId: env.S3_ACCESS_KEY_ID as string, secretAccessKey: env.S3_SECRET_ACCESS_KEY as string },
-    });
+    const s3 = bucketClient(env);
     // The bucket's CORS rule an operator gives it (docs/operations.md, "File storage").
     await s3.send(
       new PutBucketCorsCommand({

@@ -8,21 +8,20 @@ import {
   UploadsRequestSchema,
 } from '@formgate/contracts';
 import { AppError } from '@formgate/kit';
+import { BlobTooLargeError } from '@formgate/store';
 import { IngestErrors } from '../ingest-errors.ts';
 import { decodedBody, readBody } from '../parse/read-body.ts';
 import { findForm, idempotencyKey, type ReceiveDeps, spamSettingsOf } from '../receive-submission.ts';
 import { CORS_HEADERS } from '../respond.ts';
 import { baseType, checkAllowedType } from './file-rules.ts';
 import type { UploadedFile } from './upload-tokens.ts';
-import { rulesFor } from './uploaded-files.ts';
+import { rulesFor, seconds } from './uploaded-files.ts';
 
 /** The CORS answer of the upload routes (a page on another origin calls them). */
 export const UPLOAD_CORS_HEADERS = {
   ...CORS_HEADERS,
   'access-control-allow-methods': 'POST, PUT, OPTIONS',
 } as const;
-
-const seconds = (deps: Pick<ReceiveDeps, 'clock'>) => Math.floor(deps.clock.now().getTime() / 1000);
 
 /**
  * `POST /f/{formKey}/uploads` (issue 33): checks the files a submission will carry against the form's rules (count,
@@ -131,7 +130,7 @@ export async function receiveUpload(
     ));
   } catch (err) {
     if (err instanceof AppError) throw err;
-    if ((err as Error).name === 'BlobTooLargeError') throw IngestErrors.fileTooBig(file.field, file.size);
+    if (err instanceof BlobTooLargeError) throw IngestErrors.fileTooBig(file.field, file.size);
     throw IngestErrors.unavailable(err);
   }
   if (size !== file.size) {

@@ -29,7 +29,8 @@ export interface UploadedFilesDeps {
   plans?: { maxFileMb(orgId: string): number | null };
 }
 
-const seconds = (deps: Pick<UploadedFilesDeps, 'clock'>) => Math.floor(deps.clock.now().getTime() / 1000);
+/** Now, in the UNIX seconds the upload tokens' expiries are in. */
+export const seconds = (deps: Pick<UploadedFilesDeps, 'clock'>) => Math.floor(deps.clock.now().getTime() / 1000);
 
 /** The form's file rules as they apply now (its settings, its organization's plan, the deployment's limits). */
 export function rulesFor(deps: Pick<UploadedFilesDeps, 'limits' | 'plans'>, form: Parameters<typeof fileRulesOf>[0]) {
