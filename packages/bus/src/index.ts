@@ -3,6 +3,6 @@ export * from './consumers.ts';
 export { DeadLetterHeader } from './dead-letter.ts';
 export * from './delivery.ts';
 export * from './event-bus.ts';
-export type { ConsumerLag } from './lag.ts';
+export { type ConsumerLag, groupsCaughtUp } from './lag.ts';
 export * from './metrics.ts';
 export * from './traced.ts';

@@ -58,3 +58,28 @@ export async function measureLag(groups: readonly ConsumerGroupSpec[], source: L
   );
   return rows.flat();
 }
+
+/**
+ * Resolves true once every group in `groups` has read what its partitions held when it was called (it may lag
+ * behind what was appended since); false when `timeoutMs` went by first. A group that never committed on a partition
+ * has read nothing of it: it is behind only when the partition held something. For sweeps that must not judge data
+ * a consumer has not handled yet: the erasure sweep, the stray-file sweep.
+ */
+export async function groupsCaughtUp(
+  bus: { lag(groups: readonly ConsumerGroupSpec[]): Promise<ConsumerLag[]> },
+  groups: readonly ConsumerGroupSpec[],
+  options: { timeoutMs: number; pollMs: number },
+): Promise<boolean> {
+  const key = (l: ConsumerLag) => `${l.group}\u0000${l.topic}\u0000${l.partition}`;
+  const targets = new Map((await bus.lag(groups)).map((l) => [key(l), BigInt(l.end)]));
+  const deadline = Date.now() + options.timeoutMs;
+  for (;;) {
+    const behind = (await bus.lag(groups)).some((l) => {
+      const target = targets.get(key(l)) ?? 0n;
+      return l.committed === null ? target > 0n && l.lag > 0 : BigInt(l.committed) < target;
+    });
+    if (!behind) return true;
+    if (Date.now() > deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, options.pollMs));
+  }
+}

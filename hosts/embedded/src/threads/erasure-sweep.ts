@@ -1,4 +1,4 @@
-import type { EventBus } from '@formgate/bus';
+import { type EventBus, groupsCaughtUp } from '@formgate/bus';
 import { CONSUMER_GROUPS, Topics } from '@formgate/contracts';
 import type { ErasureSweep } from '@formgate/forms';
 import type { Logger } from '@formgate/kit';
@@ -7,7 +7,6 @@ import { type SqliteDb, truncateWal } from '@formgate/store/sqlite';
 /** How long an erasure waits for the consumers of its deletions before it sweeps what is there. */
 const CONSUMERS_TIMEOUT_MS = 30_000;
 const POLL_MS = 20;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Records are stamped by the log's clock, submissions by ingest's: the same machine's, give or take. */
 const CLOCK_SLACK_MS = 60_000;
 
@@ -17,27 +16,7 @@ const CLOCK_SLACK_MS = 60_000;
  * read yet, and notifications have erased their copies).
  */
 const SWEPT_TOPICS: readonly string[] = [Topics.formsSubmission, Topics.ingestSubmission, Topics.notificationsDelivery];
-
-/**
- * Resolves true once every group consuming `SWEPT_TOPICS` has committed past what they held when it was called;
- * false when `timeoutMs` went by first.
- */
-async function consumersPassed(bus: EventBus, timeoutMs: number): Promise<boolean> {
-  const groups = CONSUMER_GROUPS.filter((g) => SWEPT_TOPICS.includes(g.topic));
-  const ends = new Map((await bus.lag(groups)).map((l) => [`${l.group}/${l.partition}`, BigInt(l.end)]));
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const lag = await bus.lag(groups);
-    const behind = lag.some((l) => {
-      const target = ends.get(`${l.group}/${l.topic}/${l.partition}`) ?? 0n;
-      // A group that never committed on a partition has read nothing of it: behind only if there is something.
-      return l.committed === null ? l.lag > 0 : BigInt(l.committed) < target;
-    });
-    if (!behind) return true;
-    if (Date.now() > deadline) return false;
-    await sleep(POLL_MS);
-  }
-}
+const SWEPT_GROUPS = CONSUMER_GROUPS.filter((g) => SWEPT_TOPICS.includes(g.topic));
 
 /**
  * Embedded mode's sweep after an erasure (issue 31, `docs/privacy.md`): nothing of the erased submissions is left
@@ -53,7 +32,8 @@ export function createEmbeddedErasureSweep(deps: {
   consumersTimeoutMs?: number;
 }): ErasureSweep {
   return async ({ erasure, submissionIds, receivedSince }) => {
-    if (!(await consumersPassed(deps.bus, deps.consumersTimeoutMs ?? CONSUMERS_TIMEOUT_MS))) {
+    const timeoutMs = deps.consumersTimeoutMs ?? CONSUMERS_TIMEOUT_MS;
+    if (!(await groupsCaughtUp(deps.bus, SWEPT_GROUPS, { timeoutMs, pollMs: POLL_MS }))) {
       deps.logger.warn(
         { erasure },
         'erasure: the consumers of its deletions are behind; their copies go when they catch up',

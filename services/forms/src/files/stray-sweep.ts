@@ -1,4 +1,4 @@
-import type { EventBus } from '@formgate/bus';
+import { type EventBus, groupsCaughtUp } from '@formgate/bus';
 import { CONSUMER_GROUPS, UPLOAD_TTL_SECONDS } from '@formgate/contracts';
 import { type Clock, createRelayLoop, type Logger } from '@formgate/kit';
 import type { BlobStore } from '@formgate/store';
@@ -71,20 +71,7 @@ export async function sweepStrays(deps: StraySweepDeps, options: { dryRun?: bool
  */
 export function projectionCaughtUp(bus: Pick<EventBus, 'lag'>, timeoutMs = CATCH_UP_TIMEOUT_MS) {
   const groups = CONSUMER_GROUPS.filter((g) => g.group === 'forms.submission-received');
-  return async () => {
-    const ends = new Map((await bus.lag(groups)).map((l) => [l.partition, BigInt(l.end)]));
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const rows = await bus.lag(groups);
-      const behind = rows.some((l) => {
-        const end = ends.get(l.partition) ?? 0n;
-        return l.committed === null ? end > 0n && l.lag > 0 : BigInt(l.committed) < end;
-      });
-      if (!behind) return true;
-      if (Date.now() > deadline) return false;
-      await new Promise((r) => setTimeout(r, 500));
-    }
-  };
+  return () => groupsCaughtUp(bus, groups, { timeoutMs, pollMs: 500 });
 }
 
 /** The sweep every `intervalMs`, and on `kick`. */
