@@ -83,7 +83,12 @@ export async function startTestApp(
         headers,
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       });
-      return { status: res.status, body: (await res.json()) as Record<string, unknown> & { data?: unknown[] } };
+      // 204 No Content: an empty body.
+      const text = await res.text();
+      return {
+        status: res.status,
+        body: (text ? JSON.parse(text) : {}) as Record<string, unknown> & { data?: unknown[] },
+      };
     },
     async createForm(body: Record<string, unknown> = { name: 'Contact' }, org?: string): Promise<TestForm> {
       const res = await harness.api('POST', '/api/v1/forms', body, org);

@@ -227,20 +227,17 @@ describe('embedded mode: direct uploads', () => {
   });
 });
 
+/** Formgate in embedded mode with one plan, the default: 1,000 submissions and emails a month, and `limits`. */
+async function startOnPlan(limits: Record<string, number>) {
+  const plans = join(mkdtempSync(join(tmpdir(), 'fg-plans-')), 'plans.json');
+  const plan = { id: 'only', name: 'Only', limits: { submissionsPerMonth: 1000, emailsPerMonth: 1000, ...limits } };
+  writeFileSync(plans, JSON.stringify({ defaultPlan: 'only', plans: [plan] }));
+  return startTestApp({ PLANS_FILE: plans });
+}
+
 describe("embedded mode: the plan's file size limit", () => {
   it('caps every form of the plan, whatever the form asks, in both upload paths', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'fg-plans-'));
-    const plans = join(dir, 'plans.json');
-    writeFileSync(
-      plans,
-      JSON.stringify({
-        defaultPlan: 'small',
-        plans: [
-          { id: 'small', name: 'Small', limits: { submissionsPerMonth: 1000, emailsPerMonth: 1000, maxFileMb: 1 } },
-        ],
-      }),
-    );
-    const app = await startTestApp({ PLANS_FILE: plans });
+    const app = await startOnPlan({ maxFileMb: 1 });
     try {
       const form = await app.createForm({
         name: 'Asks more',
@@ -269,6 +266,54 @@ describe("embedded mode: the plan's file size limit", () => {
         }),
       });
       expect(ok.status).toBe(201);
+    } finally {
+      await app.stop();
+    }
+  });
+});
+
+describe("embedded mode: the plan's file storage", () => {
+  it('refuses files once the organization fills its storage, takes submissions without, and again once freed', async () => {
+    const app = await startOnPlan({ fileStorageMb: 1 });
+    try {
+      const form = await app.createForm({ name: 'CVs' });
+      const withFile = () => {
+        const body = new FormData();
+        body.append('name', 'Ada');
+        body.append('cv', new Blob([PDF, Buffer.alloc(600 * 1024)], { type: 'application/pdf' }), 'cv.pdf');
+        return fetch(`${app.baseUrl}/f/${form.key}`, { method: 'POST', headers: { accept: 'application/json' }, body });
+      };
+      const grant = () =>
+        fetch(`${app.baseUrl}/f/${form.key}/uploads`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'application/json' },
+          body: JSON.stringify({
+            files: [{ field: 'cv', filename: 'cv.pdf', contentType: 'application/pdf', size: 9 }],
+          }),
+        });
+      const first = await withFile();
+      expect(first.status).toBe(200);
+      const { id } = (await first.json()) as { id: string };
+      // 0.6 MiB of 1: room left.
+      await eventually(async () => {
+        const usage = await app.api('GET', '/api/v1/billing/usage');
+        expect((usage.body as { storage: { usedMb: number } }).storage.usedMb).toBeGreaterThan(0.5);
+      });
+      expect((await withFile()).status).toBe(200);
+      // 1.2 MiB of 1: full, as soon as billing has measured it.
+      // (Probed with grants, which store nothing: a post accepted meanwhile would store another file.)
+      await eventually(async () => expectRejected(await grant(), 413, 'FILE_STORAGE_FULL'));
+      await expectRejected(await withFile(), 413, 'FILE_STORAGE_FULL');
+      const plain = await fetch(`${app.baseUrl}/f/${form.key}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+        body: new URLSearchParams({ name: 'No file' }),
+      });
+      expect(plain.status).toBe(200);
+      // Deleting a submission frees its file: files go in again.
+      expect((await app.api('DELETE', `/api/v1/forms/${form.id}/submissions/${id}`)).status).toBe(204);
+      await eventually(async () => expect((await grant()).status).toBe(201));
+      expect((await withFile()).status).toBe(200);
     } finally {
       await app.stop();
     }

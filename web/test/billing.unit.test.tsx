@@ -294,6 +294,31 @@ describe('/dashboard/billing', () => {
     );
   });
 
+  it('says when file storage is full that files are refused and submissions without them still accepted', async () => {
+    const api = await billingApi({ usage: freeUsage({ storage: { usedMb: 100.01, maxMb: 100 } }) });
+    open('/dashboard/billing', api.url, 'owner');
+    const main = within(await screen.findByRole('main'));
+    const usage = within(await main.findByRole('region', { name: 'Usage this period' }));
+    const alert = await usage.findByRole('alert');
+    expect(alert.textContent).toMatch(/File storage is full: forms refuse submissions with files/);
+    expect(alert.textContent).toMatch(/Submissions without files are still accepted/);
+  });
+
+  it('shows no storage alert while there is room, nor without a limit', async () => {
+    for (const storage of [
+      { usedMb: 99.99, maxMb: 100 },
+      { usedMb: 5_000, maxMb: null },
+    ]) {
+      const api = await billingApi({ usage: freeUsage({ storage }) });
+      const { unmount } = open('/dashboard/billing', api.url, 'owner');
+      const main = within(await screen.findByRole('main'));
+      const usage = within(await main.findByRole('region', { name: 'Usage this period' }));
+      await usage.findByText(/File storage/);
+      expect(usage.queryByRole('alert')).toBeNull();
+      unmount();
+    }
+  });
+
   it('a member sees the plan and usage, no action, and a note saying who can act', async () => {
     const usage = proUsage();
     const api = await billingApi({

@@ -9334,7 +9334,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description `TOO_MANY_FIELDS`: Too many fields; `FIELD_VALUE_TOO_LONG`: The value of a field is too long; `TOO_MANY_FILES`: Too many files; `FILES_TOO_BIG`: A file is too big; `TOO_MANY_PARTS`: Too many multipart parts; `PAYLOAD_TOO_LARGE`: Request body too large */
+            /** @description `TOO_MANY_FIELDS`: Too many fields; `FIELD_VALUE_TOO_LONG`: The value of a field is too long; `TOO_MANY_FILES`: Too many files; `FILES_TOO_BIG`: A file is too big; `FILE_STORAGE_FULL`: This form takes no more files: its file storage is full; `TOO_MANY_PARTS`: Too many multipart parts; `PAYLOAD_TOO_LARGE`: Request body too large */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -9344,7 +9344,7 @@ export interface operations {
                         error: string;
                         errors: {
                             /** @enum {string} */
-                            code: "TOO_MANY_FIELDS" | "FIELD_VALUE_TOO_LONG" | "TOO_MANY_FILES" | "FILES_TOO_BIG" | "TOO_MANY_PARTS" | "PAYLOAD_TOO_LARGE";
+                            code: "TOO_MANY_FIELDS" | "FIELD_VALUE_TOO_LONG" | "TOO_MANY_FILES" | "FILES_TOO_BIG" | "FILE_STORAGE_FULL" | "TOO_MANY_PARTS" | "PAYLOAD_TOO_LARGE";
                             message: string;
                             field?: string;
                         }[];
@@ -9594,7 +9594,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description `PAYLOAD_TOO_LARGE`: Request body too large; `TOO_MANY_FILES`: Too many files; `FILES_TOO_BIG`: A file is too big */
+            /** @description `PAYLOAD_TOO_LARGE`: Request body too large; `TOO_MANY_FILES`: Too many files; `FILES_TOO_BIG`: A file is too big; `FILE_STORAGE_FULL`: This form takes no more files: its file storage is full */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -9604,7 +9604,7 @@ export interface operations {
                         error: string;
                         errors: {
                             /** @enum {string} */
-                            code: "PAYLOAD_TOO_LARGE" | "TOO_MANY_FILES" | "FILES_TOO_BIG";
+                            code: "PAYLOAD_TOO_LARGE" | "TOO_MANY_FILES" | "FILES_TOO_BIG" | "FILE_STORAGE_FULL";
                             message: string;
                             field?: string;
                         }[];

@@ -207,6 +207,8 @@ const INGEST = define({
   FILE_TYPE_MISMATCH: { status: 400, message: 'The file is not of the type it was sent as' },
   UPLOADS_INVALID: { status: 400, message: 'The _uploads token is not valid for this form, or has expired' },
   UPLOAD_MISSING: { status: 400, message: 'A file was not uploaded completely before the submission' },
+  /** The form's organization has used its plan's file storage (issue 33): submissions without files still go in. */
+  FILE_STORAGE_FULL: { status: 413, message: 'This form takes no more files: its file storage is full' },
   TOO_MANY_PARTS: { status: 413, message: 'Too many multipart parts' },
   /** A spam layer refused the request (issue 14): `details: {layer, rule}`; nothing was stored. */
   BLOCKED: { status: 403, message: 'The submission was refused by the form’s spam protection' },

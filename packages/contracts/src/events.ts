@@ -142,6 +142,19 @@ export const QuotaUpdatedSchema = envelope(
     emailsMax: count.optional(),
     /** New notification emails are deferred (kept, sent when the quota allows), never dropped. */
     emailsOverQuota: z.boolean().default(false),
+    /**
+     * The organization's stored files against its plan's `fileStorageMb` (`maxMb` `null`: no limit), measured at
+     * `measuredAt`. Only in views published after files were stored or freed, or the plan changed; absent: what the
+     * last view measured still holds. When `full`, ingest refuses submissions and upload grants with files.
+     */
+    fileStorage: z
+      .object({
+        usedMb: z.number().nonnegative(),
+        maxMb: count.nullable(),
+        full: z.boolean(),
+        measuredAt: z.string(),
+      })
+      .optional(),
   }),
 );
 

@@ -32,7 +32,7 @@ import { createSubmissionChangedHandler } from './handlers/submission-changed.ha
 import { createUsageHandler } from './handlers/submission-received.handler.ts';
 import { createSubscriptionChangedHandler } from './handlers/subscription-changed.handler.ts';
 import { startPeriodWatch } from './period-watch.ts';
-import { createQuota } from './quota.ts';
+import { createQuota, toMb } from './quota.ts';
 import type { BillingStores } from './store/billing-stores.ts';
 import type { SubscriptionState } from './store/records.ts';
 
@@ -67,10 +67,6 @@ const subscriptionDto = (s: SubscriptionState | null): SubscriptionDto | null =>
         trialEnd: s.trialEnd,
       }
     : null;
-
-const MIB = 1024 * 1024;
-/** MiB with two decimals, rounded up: a few bytes show as 0.01, never as nothing. */
-const toMb = (bytes: number) => Math.ceil((bytes / MIB) * 100) / 100;
 
 /** Billing: plans in force, subscriptions, the usage and held ledgers, and the quota view on `billing.quota`. */
 export function createBillingService(deps: BillingServiceDeps): Service {
@@ -115,7 +111,7 @@ export function createBillingService(deps: BillingServiceDeps): Service {
   app.use(errorHandler(deps.logger, deps.storeHealth));
 
   const handlerDeps = { ...deps, quota };
-  const storage = createStorageHandlers(deps);
+  const storage = createStorageHandlers(handlerDeps);
   const consumers = createConsumers(deps.bus, TOPIC_SPECS, [
     {
       group: 'billing.usage',

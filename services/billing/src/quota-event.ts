@@ -8,7 +8,9 @@ import { encodeEvent, type QuotaUpdated, Topics } from '@formgate/contracts';
  * held submissions, the emails) is a new one.
  */
 export function quotaUpdatedMessage(view: QuotaUpdated['data'], occurredAt: string): OutgoingMessage {
-  const digest = createHash('sha256').update(JSON.stringify(view)).digest('base64url').slice(0, 16);
+  // The time storage was measured is not content: the same measure taken again is the same event.
+  const content = view.fileStorage ? { ...view, fileStorage: { ...view.fileStorage, measuredAt: undefined } } : view;
+  const digest = createHash('sha256').update(JSON.stringify(content)).digest('base64url').slice(0, 16);
   return {
     key: view.orgId,
     value: encodeEvent(Topics.billingQuota, {

@@ -4,8 +4,13 @@ import type { Clock, PlanCatalog } from '@formgate/kit';
 import { quotaUpdatedMessage } from './quota-event.ts';
 import type { HeldStore } from './store/held-store.ts';
 import type { SubscriptionState } from './store/records.ts';
+import type { StorageStore } from './store/storage-store.ts';
 import type { SubscriptionStore } from './store/subscription-store.ts';
 import type { UsageStore } from './store/usage-store.ts';
+
+const MIB = 1024 * 1024;
+/** MiB with two decimals, rounded up: a few bytes show as 0.01, never as nothing. */
+export const toMb = (bytes: number) => Math.ceil((bytes / MIB) * 100) / 100;
 
 /** Statuses whose plan is in effect: Stripe keeps serving a `past_due` subscription while it retries the payment. */
 const IN_EFFECT = new Set<string>(['active', 'trialing', 'past_due']);
@@ -22,6 +27,7 @@ export interface QuotaDeps {
   emails: UsageStore;
   held: HeldStore;
   subscriptions: SubscriptionStore;
+  storage: Pick<StorageStore, 'usedBytes'>;
   catalog: PlanCatalog;
   bus: EventPublisher;
   clock: Clock;
@@ -60,9 +66,21 @@ export function createQuota(deps: QuotaDeps) {
     return { view, plan, subscription };
   }
 
-  /** Publishes the view of every (organization, period) given; the current period when none is named. */
-  async function publish(targets: Iterable<{ orgId: string; period?: string }>) {
+  /** The organization's stored files against its plan (a sum over its files: only where storage may have changed). */
+  async function fileStorageOf(orgId: string, plan: Plan, measuredAt: string) {
+    const usedMb = toMb(await deps.storage.usedBytes({ orgId }));
+    const maxMb = plan.limits.fileStorageMb;
+    return { usedMb, maxMb, full: maxMb !== null && usedMb >= maxMb, measuredAt };
+  }
+
+  /**
+   * Publishes the view of every (organization, period) given; the current period when none is named. With
+   * `storage`, the views measure the organizations' file storage too (files were stored or freed, or the plan
+   * changed).
+   */
+  async function publish(targets: Iterable<{ orgId: string; period?: string }>, options: { storage?: boolean } = {}) {
     const now = deps.clock.now();
+    const occurredAt = now.toISOString();
     const seen = new Set<string>();
     const views: QuotaUpdated['data'][] = [];
     for (const t of targets) {
@@ -70,10 +88,10 @@ export function createQuota(deps: QuotaDeps) {
       const slot = `${t.orgId}\u0000${period}`;
       if (seen.has(slot)) continue;
       seen.add(slot);
-      views.push((await quotaOf(t.orgId, period)).view);
+      const { view, plan } = await quotaOf(t.orgId, period);
+      views.push(options.storage ? { ...view, fileStorage: await fileStorageOf(t.orgId, plan, occurredAt) } : view);
     }
     if (views.length === 0) return;
-    const occurredAt = now.toISOString();
     await deps.bus.publish(
       Topics.billingQuota,
       views.map((v) => quotaUpdatedMessage(v, occurredAt)),

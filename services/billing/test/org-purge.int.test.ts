@@ -100,6 +100,8 @@ describe('billing.org-purge consumer on the embedded log', () => {
       emailsUsed: 0,
       emailsMax: 0,
       emailsOverQuota: true,
+      // Nothing stored any more: files are welcome again.
+      fileStorage: { usedMb: 0, maxMb: null, full: false, measuredAt: '2026-05-14T12:00:00.000Z' },
     };
     await eventually(() => expect(quotasOf(orgId)).toEqual([zero, zero]));
     expect(await store.getUsage({ orgId }, '2026-05')).toBe(0);

@@ -65,7 +65,14 @@ describe('the quota view’s event', () => {
       { ...view, submissionsHeld: 3 },
       { ...view, emailsUsed: 4 },
       { ...view, subscriptionChangedAt: '2026-05-02T00:00:00.000Z' },
+      { ...view, fileStorage: { usedMb: 1, maxMb: 100, full: false, measuredAt: '2026-05-14T12:00:00.000Z' } },
+      { ...view, fileStorage: { usedMb: 100, maxMb: 100, full: true, measuredAt: '2026-05-14T12:00:00.000Z' } },
     ].map((v) => idOf(v as typeof view));
     expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it('is the same event for the same storage measured again later', () => {
+    const at = (measuredAt: string) => ({ ...view, fileStorage: { usedMb: 1, maxMb: 100, full: false, measuredAt } });
+    expect(idOf(at('2026-05-14T12:00:01.000Z'))).toBe(idOf(at('2026-05-14T12:00:00.000Z')));
   });
 });

@@ -134,6 +134,7 @@ export function createIngestService(deps: IngestServiceDeps): IngestService {
             plans: {
               maxFileMb: (orgId: string) =>
                 orgId === SITE_ORG_ID ? null : catalog.resolve(quota.planOf(orgId)).limits.maxFileMb,
+              storageFull: (orgId: string) => orgId !== SITE_ORG_ID && quota.isStorageFull(orgId),
             },
           }
         : {}),

@@ -34,6 +34,7 @@ export const IngestErrors = {
   typeMismatch: (field: string) => new AppError('FILE_TYPE_MISMATCH', undefined, { field }),
   uploadsInvalid: () => new AppError('UPLOADS_INVALID'),
   uploadMissing: (field: string) => new AppError('UPLOAD_MISSING', undefined, { field }),
+  storageFull: () => new AppError('FILE_STORAGE_FULL'),
   tooManyParts: (limit: number) => new AppError('TOO_MANY_PARTS', `More than ${limit} multipart parts`),
   badIdempotencyKey: (limit: number) =>
     new AppError('INVALID_IDEMPOTENCY_KEY', `Idempotency-Key must be 1–${limit} visible ASCII characters`),

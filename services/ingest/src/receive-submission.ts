@@ -25,7 +25,14 @@ import { splitReservedFields } from './reserved-fields.ts';
 import type { SpamEvaluator } from './spam/evaluate.ts';
 import { baseType, checkAllowedType } from './uploads/file-rules.ts';
 import type { UploadTokens } from './uploads/upload-tokens.ts';
-import { attachUploads, checkStoredType, type DirectUploadTarget, rulesFor } from './uploads/uploaded-files.ts';
+import {
+  attachUploads,
+  checkStorageLeft,
+  checkStoredType,
+  type DirectUploadTarget,
+  type OrgFilePlans,
+  rulesFor,
+} from './uploads/uploaded-files.ts';
 import type { FormsView } from './views/forms-view.ts';
 import type { OrgSettingsView } from './views/org-settings-view.ts';
 import type { QuotaView } from './views/quota-view.ts';
@@ -51,7 +58,7 @@ export interface ReceiveDeps {
   /** Presigned PUT URLs of the blob store (S3); absent: files are PUT through ingest itself. */
   directUploads?: DirectUploadTarget | undefined;
   /** Each organization's plan's `maxFileMb` (`null`: no plan limit); absent: no plan limits (tests of other things). */
-  plans?: { maxFileMb(orgId: string): number | null };
+  plans?: OrgFilePlans;
   /** Where an accepted submission's time per stage goes (`Metrics.observeIngestStage`); unset: not measured. */
   observeStage?: (stage: IngestStage, seconds: number) => void;
 }
@@ -144,6 +151,7 @@ export async function receiveSubmission(deps: ReceiveDeps, req: IncomingMessage,
     let { files } = parsed;
     let key = clientKey;
     if (files.length > 0) {
+      checkStorageLeft(deps, form);
       const rules = rulesFor(deps, form);
       for (const f of files) checkAllowedType(rules, f.field, baseType(f.contentType));
       await Promise.all(files.map((f) => checkStoredType(deps.blobs, f)));

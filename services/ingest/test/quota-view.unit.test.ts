@@ -9,6 +9,7 @@ const quota = (
   max = 3,
   subscriptionChangedAt: string | null = null,
   planId?: string,
+  fileStorage?: { usedMb: number; maxMb: number | null; full: boolean; measuredAt: string },
 ) => ({
   topic: Topics.billingQuota,
   partition: 0,
@@ -29,9 +30,12 @@ const quota = (
       overQuota: used >= max,
       subscriptionChangedAt,
       ...(planId ? { planId } : {}),
+      ...(fileStorage ? { fileStorage } : {}),
     },
   }),
 });
+
+const storage = (full: boolean, measuredAt: string) => ({ usedMb: full ? 100 : 10, maxMb: 100, full, measuredAt });
 
 describe('quota view', () => {
   it("knows each organization's plan, kept when its count is reset, never from a stale view", () => {
@@ -86,5 +90,23 @@ describe('quota view', () => {
     view.apply(quota('2026-06', 1));
     view.apply(quota('2026-05', 5));
     expect(view.isOverQuota('org_1', '2026-06')).toBe(false);
+  });
+
+  it('knows whether file storage is full from the newest measure, whatever view carries it', () => {
+    const view = createQuotaView();
+    expect(view.isStorageFull('org_1')).toBe(false);
+    view.apply(quota('2026-05', 2, 3, null, 'free', storage(true, '2026-05-02T00:00:00.000Z')));
+    expect(view.isStorageFull('org_1')).toBe(true);
+    // A view that measured nothing leaves it; a stale count still carries a newer measure.
+    view.apply(quota('2026-05', 3));
+    expect(view.isStorageFull('org_1')).toBe(true);
+    view.apply(quota('2026-05', 1, 3, null, 'free', storage(false, '2026-05-03T00:00:00.000Z')));
+    expect(view.isStorageFull('org_1')).toBe(false);
+    // An older measure arriving late changes nothing; a new period's zero count forgets no measure.
+    view.apply(quota('2026-05', 3, 3, null, 'free', storage(true, '2026-05-02T12:00:00.000Z')));
+    expect(view.isStorageFull('org_1')).toBe(false);
+    view.apply(quota('2026-06', 0, 3, null, 'free', storage(true, '2026-06-01T00:00:00.000Z')));
+    view.apply(quota('2026-06', 0));
+    expect(view.isStorageFull('org_1')).toBe(true);
   });
 });

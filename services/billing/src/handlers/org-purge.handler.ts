@@ -32,7 +32,7 @@ export function createOrgPurgeHandler(deps: {
       await deps.deferredEmails.purgeOrganization(scope);
       await deps.subscriptions.purgeOrganization(scope);
       await deps.storage.purgeOrganization(scope);
-      await deps.quota.publish([scope]);
+      await deps.quota.publish([scope], { storage: true });
     }
   };
 }

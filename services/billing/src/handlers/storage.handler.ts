@@ -1,5 +1,6 @@
 import type { BusMessage } from '@formgate/bus';
 import { decodeEvent, Topics } from '@formgate/contracts';
+import type { Quota } from '../quota.ts';
 import type { FreedSubmission, StoredFiles } from '../store/records.ts';
 import type { StorageStore } from '../store/storage-store.ts';
 
@@ -11,9 +12,15 @@ import type { StorageStore } from '../store/storage-store.ts';
  * - `billing.storage-deletions` on `forms.submission`: `submission.deleted` frees them;
  * - `billing.storage-forms` on `forms.form`: `form.deleted` (through the API, or an organization's purge) frees the
  *   form's.
- * Storage is not part of the quota view: nothing is held or refused for it (the billing screen shows it).
+ * Each publishes the quota view of the organizations whose storage it changed, measuring it (`fileStorage`): ingest
+ * refuses files for an organization whose storage is full.
  */
-export function createStorageHandlers(deps: { storage: StorageStore }) {
+export function createStorageHandlers(deps: { storage: StorageStore; quota: Pick<Quota, 'publish'> }) {
+  const publish = (orgIds: Iterable<string>) =>
+    deps.quota.publish(
+      [...new Set(orgIds)].map((orgId) => ({ orgId })),
+      { storage: true },
+    );
   return {
     received: async (batch: BusMessage[]) => {
       const entries: StoredFiles[] = [];
@@ -22,7 +29,9 @@ export function createStorageHandlers(deps: { storage: StorageStore }) {
         const bytes = data.files.reduce((sum, f) => sum + f.size, 0);
         if (bytes > 0) entries.push({ id: data.submissionId, orgId: data.orgId, formId: data.formId, bytes });
       }
-      if (entries.length > 0) await deps.storage.record(entries);
+      if (entries.length === 0) return;
+      await deps.storage.record(entries);
+      await publish(entries.map((e) => e.orgId));
     },
     deleted: async (batch: BusMessage[]) => {
       const freed: FreedSubmission[] = [];
@@ -30,12 +39,16 @@ export function createStorageHandlers(deps: { storage: StorageStore }) {
         const event = decodeEvent(Topics.formsSubmission, m.value);
         if (event.type === 'submission.deleted') freed.push({ id: event.data.submissionId, orgId: event.data.orgId });
       }
-      if (freed.length > 0) await deps.storage.free(freed);
+      if (freed.length === 0) return;
+      await deps.storage.free(freed);
+      await publish(freed.map((f) => f.orgId));
     },
     formDeleted: async (batch: BusMessage[]) => {
       for (const m of batch) {
         const event = decodeEvent(Topics.formsForm, m.value);
-        if (event.type === 'form.deleted') await deps.storage.freeForm({ orgId: event.data.orgId }, event.data.formId);
+        if (event.type !== 'form.deleted') continue;
+        await deps.storage.freeForm({ orgId: event.data.orgId }, event.data.formId);
+        await publish([event.data.orgId]);
       }
     },
   };

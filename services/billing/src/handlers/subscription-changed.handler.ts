@@ -7,7 +7,7 @@ import type { SubscriptionStore } from '../store/subscription-store.ts';
 /**
  * `billing.subscriptions` on `billing.subscription`: applies each `subscription.changed` (once by event id, the
  * newest by `changedAt`) and publishes the organization's quota view for the current period, so a higher plan
- * raises the maximum ingest and forms see. The view is published even when the change was not applied: a retry
+ * raises the maximum ingest and forms see (and the file storage limit). The view is published even when the change was not applied: a retry
  * after a failure between the two must still publish, and the same view is the same event.
  */
 export function createSubscriptionChangedHandler(deps: {
@@ -27,6 +27,9 @@ export function createSubscriptionChangedHandler(deps: {
       await deps.subscriptions.apply({ ...data, eventId: id, changedAt: changedAt.toISOString() });
       orgs.add(data.orgId);
     }
-    await deps.quota.publish([...orgs].map((orgId) => ({ orgId })));
+    await deps.quota.publish(
+      [...orgs].map((orgId) => ({ orgId })),
+      { storage: true },
+    );
   };
 }

@@ -15,7 +15,7 @@ import { findForm, idempotencyKey, type ReceiveDeps, spamSettingsOf } from '../r
 import { CORS_HEADERS } from '../respond.ts';
 import { baseType, checkAllowedType } from './file-rules.ts';
 import type { UploadedFile } from './upload-tokens.ts';
-import { rulesFor, seconds } from './uploaded-files.ts';
+import { checkStorageLeft, rulesFor, seconds } from './uploaded-files.ts';
 
 /** The CORS answer of the upload routes (a page on another origin calls them). */
 export const UPLOAD_CORS_HEADERS = {
@@ -59,6 +59,7 @@ export async function grantUploads(deps: ReceiveDeps, req: IncomingMessage, form
   }
   const rules = rulesFor(deps, form);
   const { files } = parsed.data;
+  if (files.length > 0) checkStorageLeft(deps, form);
   if (files.length > deps.limits.maxFiles) throw IngestErrors.tooManyFiles(deps.limits.maxFiles);
   let total = 0;
   for (const f of files) {

@@ -20,19 +20,32 @@ export interface DirectUploadTarget {
   ): Promise<{ url: string; headers: Record<string, string> }>;
 }
 
+/** What an organization's plan allows for files: the largest file, and whether its file storage is full. */
+export interface OrgFilePlans {
+  /** The plan's `maxFileMb`; `null`: no plan limit. */
+  maxFileMb(orgId: string): number | null;
+  /** Its stored files reach the plan's `fileStorageMb` (as billing last measured). */
+  storageFull(orgId: string): boolean;
+}
+
 /** What checking and attaching uploaded files needs (a part of `ReceiveDeps`). */
 export interface UploadedFilesDeps {
   blobs: BlobStore;
   clock: Clock;
   limits: IngestLimits;
   uploadTokens: UploadTokens;
-  plans?: { maxFileMb(orgId: string): number | null };
+  plans?: OrgFilePlans;
 }
 
 /** Now, in the UNIX seconds the upload tokens' expiries are in. */
 export const seconds = (deps: Pick<UploadedFilesDeps, 'clock'>) => Math.floor(deps.clock.now().getTime() / 1000);
 
 /** The form's file rules as they apply now (its settings, its organization's plan, the deployment's limits). */
+/** Throws 413 `FILE_STORAGE_FULL` when the form's organization has no file storage left on its plan. */
+export function checkStorageLeft(deps: Pick<UploadedFilesDeps, 'plans'>, form: { orgId: string }) {
+  if (deps.plans?.storageFull(form.orgId)) throw IngestErrors.storageFull();
+}
+
 export function rulesFor(deps: Pick<UploadedFilesDeps, 'limits' | 'plans'>, form: Parameters<typeof fileRulesOf>[0]) {
   return fileRulesOf(form, deps.plans?.maxFileMb(form.orgId) ?? null, deps.limits);
 }

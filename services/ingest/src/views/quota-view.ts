@@ -22,9 +22,16 @@ export function createQuotaView() {
   const byOrg = new Map<string, Quota>();
   /** The plan of every organization billing has published a view of (kept when its count is reset). */
   const plans = new Map<string, string>();
+  /** The last storage measure of each organization (views carry one only when storage may have changed). */
+  const storage = new Map<string, NonNullable<Quota['fileStorage']>>();
   return {
     apply(message: BusMessage) {
       const { data } = decodeEvent(Topics.billingQuota, message.value);
+      // Measures are ordered by when they were taken, whatever the counts of the view carrying them.
+      const measured = data.fileStorage;
+      if (measured && measured.measuredAt >= (storage.get(data.orgId)?.measuredAt ?? '')) {
+        storage.set(data.orgId, measured);
+      }
       const current = byOrg.get(data.orgId);
       if (data.planId !== undefined && !(current && isStale(data, current))) plans.set(data.orgId, data.planId);
       // Nothing used: its ledger was purged (a deleted organization) or the period just began; never over quota.
@@ -38,6 +45,10 @@ export function createQuotaView() {
     /** The organization's plan id, as billing last published it; undefined: the default plan. */
     planOf(orgId: string): string | undefined {
       return plans.get(orgId);
+    },
+    /** Whether the organization's stored files reach its plan's limit: ingest takes no more files from it. */
+    isStorageFull(orgId: string): boolean {
+      return storage.get(orgId)?.full === true;
     },
     isOverQuota(orgId: string, period: string): boolean {
       const q = byOrg.get(orgId);

@@ -50,6 +50,12 @@ export function UsagePanel({ usage }: { usage: UseQueryResult<BillingUsage> }) {
               />
             )
           ) : null}
+          {data.storage && data.storage.maxMb !== null && data.storage.usedMb >= data.storage.maxMb ? (
+            <Notice tone="error">
+              File storage is full: forms refuse submissions with files until you delete some or upgrade. Submissions
+              without files are still accepted.
+            </Notice>
+          ) : null}
           {data.submissions.held > 0 ? <HeldNotice held={data.submissions.held} /> : null}
           {data.emails.deferred > 0 ? (
             <Notice>
