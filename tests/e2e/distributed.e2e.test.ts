@@ -38,6 +38,7 @@ import { describeTwoFactorFlows } from '../flows/two-factor.flows.ts';
 import { createAccounts } from '../harness/accounts.ts';
 import { createBrowserSession } from '../harness/browser-session.ts';
 import { launchChromium } from '../harness/chromium.ts';
+import { EICAR, EICAR_SIGNATURE, startClamd, type TestClamd } from '../harness/clamd.ts';
 import { eventually } from '../harness/embedded-app.ts';
 import { type OtlpReceiver, startOtlpReceiver } from '../harness/otlp-receiver.ts';
 import { startDistributed, stopProcess } from '../harness/processes.ts';
@@ -100,6 +101,15 @@ describe('distributed mode: separate processes on Kafka and a Mongo-wire server'
     } while (cursor);
     return ids;
   };
+  /** The submission once the malware scan has judged every file of it (scanning is on in this deployment). */
+  const scanned = (formId: string, id: string) =>
+    eventually(async () => {
+      const got = await api('GET', `/api/v1/forms/${formId}/submissions/${id}`);
+      expect(got.status).toBe(200);
+      const submission = got.body as unknown as SubmissionDto;
+      expect(submission.files.map((f) => f.scan?.status)).not.toContain('pending');
+      return submission;
+    }, 60_000);
   /** The parsed `/metrics` of each named process (each must answer, in the text format). */
   const scrapeAll = (names: string[]) =>
     Promise.all(
@@ -119,9 +129,12 @@ describe('distributed mode: separate processes on Kafka and a Mongo-wire server'
   let webDir: string;
   // Every process exports its spans here (issue 15, ADR 51): one trace must cross gateway, ingest and forms.
   let otlp: OtlpReceiver;
+  // clamd (Debian's), which both forms instances scan every file with (issue 33): up to the largest file there is.
+  let clamd: TestClamd;
   beforeAll(async () => {
     webDir = await buildWeb();
     otlp = await startOtlpReceiver();
+    clamd = await startClamd({ streamMaxBytes: 110 * 1024 * 1024 });
     cluster = await startDistributed({
       kafkaBrokers: KAFKA_BROKERS,
       mongoUrl: MONGO_URL,
@@ -129,10 +142,12 @@ describe('distributed mode: separate processes on Kafka and a Mongo-wire server'
       env: { OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, OTEL_BSP_SCHEDULE_DELAY: '500' },
       // Uploads in an S3 bucket (issue 33); GridFS is the other tiers' (erasure-distributed scans it).
       fileStore: 's3',
+      formsEnv: { CLAMAV_ADDRESS: clamd.address, CLAMAV_MAX_FILE_BYTES: String(110 * 1024 * 1024) },
     });
   }, 240_000);
   afterAll(async () => {
     await cluster?.stop();
+    await clamd?.close();
     await otlp?.stop();
     if (webDir) rmSync(webDir, { recursive: true, force: true });
   });
@@ -178,6 +193,7 @@ describe('distributed mode: separate processes on Kafka and a Mongo-wire server'
     }, 30_000);
     const file = submission.files[0] as { blobKey: string; size: number };
     expect(file.size).toBe(pdf.length);
+    expect((await scanned(form.id, submission.id)).files[0]?.scan?.status).toBe('clean');
 
     const env = cluster.fileStoreEnv;
     const s3 = bucketClient(env);
@@ -249,18 +265,50 @@ describe('distributed mode: separate processes on Kafka and a Mongo-wire server'
     const accepted = await post();
     expect(accepted.status).toBe(200);
     const { id } = (await accepted.json()) as { id: string };
-    const stored = await eventually(async () => {
-      const got = await api('GET', `/api/v1/forms/${form.id}/submissions/${id}`);
-      expect(got.status).toBe(200);
-      return got.body as unknown as SubmissionDto;
-    }, 30_000);
-    expect(stored.files.map((f) => [f.field, f.filename, f.contentType, f.size])).toEqual([
-      ['scan', 'scan.pdf', 'application/pdf', pdf.length],
-      ['photo', 'photo.png', 'image/png', png.length],
+    const stored = await scanned(form.id, id);
+    expect(stored.files.map((f) => [f.field, f.filename, f.contentType, f.size, f.scan?.status])).toEqual([
+      ['scan', 'scan.pdf', 'application/pdf', pdf.length, 'clean'],
+      ['photo', 'photo.png', 'image/png', png.length, 'clean'],
     ]);
     const link = await api('GET', `/api/v1/forms/${form.id}/submissions/${id}/files/${stored.files[0]?.blobKey}/link`);
     const downloaded = await fetch(new URL(link.body.url as string, cluster.baseUrl));
     expect(Buffer.from(await downloaded.arrayBuffer()).equals(pdf)).toBe(true);
+  });
+
+  it('malware scanning: a file carrying EICAR is quarantined, flagged and never served; a clean one is', async () => {
+    const form = await createForm('Scanned uploads');
+    const post = (name: string, content: string) => {
+      const upload = new FormData();
+      upload.append('name', name);
+      upload.append('cv', new Blob([content], { type: 'application/pdf' }), 'cv.pdf');
+      return fetch(`${cluster.baseUrl}/f/${form.key}`, {
+        method: 'POST',
+        headers: { accept: 'application/json' },
+        body: upload,
+      });
+    };
+    const infected: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      const res = await post(`infected ${i}`, `%PDF-1.4 ${i} ${EICAR}`);
+      expect(res.status).toBe(200);
+      infected.push(((await res.json()) as { id: string }).id);
+    }
+    const clean = ((await (await post('clean', '%PDF-1.4 a harmless CV')).json()) as { id: string }).id;
+    for (const id of infected) {
+      const stored = await scanned(form.id, id);
+      const file = stored.files[0] as SubmissionDto['files'][number];
+      expect(file.scan).toMatchObject({ status: 'infected', detail: EICAR_SIGNATURE });
+      const link = await api('GET', `/api/v1/forms/${form.id}/submissions/${id}/files/${file.blobKey}/link`);
+      expect(link.status).toBe(403);
+      expect(JSON.stringify(link.body)).toContain('FORMS_FILE_QUARANTINED');
+    }
+    const ok = await scanned(form.id, clean);
+    expect(ok.files[0]?.scan?.status).toBe('clean');
+    const link = await api('GET', `/api/v1/forms/${form.id}/submissions/${clean}/files/${ok.files[0]?.blobKey}/link`);
+    expect(link.status).toBe(200);
+    expect(await (await fetch(new URL(link.body.url as string, cluster.baseUrl))).text()).toBe(
+      '%PDF-1.4 a harmless CV',
+    );
   });
 
   it('direct uploads from Chromium: a 100 MB file from a page on another origin goes straight into the bucket', async () => {
@@ -306,17 +354,15 @@ describe('distributed mode: separate processes on Kafka and a Mongo-wire server'
       const puts = requests.filter((r) => r.method() === 'PUT');
       expect(puts.map((r) => new URL(r.url()).origin)).toEqual([new URL(env.S3_ENDPOINT as string).origin]);
       expect((await puts[0]?.response())?.status()).toBe(200);
-      const stored = await eventually(async () => {
-        const got = await api('GET', `/api/v1/forms/${form.id}/submissions/${id}`);
-        expect(got.status).toBe(200);
-        return got.body as unknown as SubmissionDto;
-      }, 30_000);
+      // Scanned whole by clamd, streamed from the bucket, before it can be downloaded.
+      const stored = await scanned(form.id, id);
       expect(stored.files).toEqual([
         expect.objectContaining({
           field: 'scan',
           filename: 'scan.pdf',
           contentType: 'application/pdf',
           size: SCAN_BYTES,
+          scan: expect.objectContaining({ status: 'clean' }),
         }),
       ]);
       const blobKey = stored.files[0]?.blobKey as string;

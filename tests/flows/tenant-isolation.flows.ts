@@ -197,6 +197,8 @@ export function describeTenantIsolation(target: TargetRef) {
       const [submissionId, fileId] = await eventually(async () => {
         const list = await sessions.owner.call('GET', `/api/v1/forms/${form.id}/submissions`);
         expect(list.body.data).toHaveLength(1);
+        // Where files are scanned, its link is refused until the scan is done (`null`: not scanned).
+        expect(list.body.data[0].files[0].scan?.status ?? 'clean').toBe('clean');
         return [list.body.data[0].id as string, list.body.data[0].files[0].blobKey as string];
       }, target().patienceMs);
       await sessions.owner.call('PATCH', '/api/v1/orgs/settings', {

@@ -150,6 +150,8 @@ export async function startDistributed(opts: {
   plansFile?: string;
   /** More settings of billing (e.g. `BILLING_ENABLED`). */
   billingEnv?: Record<string, string>;
+  /** More settings of both forms instances (e.g. `CLAMAV_ADDRESS`). */
+  formsEnv?: Record<string, string>;
   /** More settings of both ingest instances (e.g. `CAPTCHA_VERIFY_URL_TURNSTILE`). */
   ingestEnv?: Record<string, string>;
   /** More settings of every process (e.g. `OTEL_EXPORTER_OTLP_ENDPOINT`). */
@@ -196,8 +198,18 @@ export async function startDistributed(opts: {
     // Settled, not `Promise.all`: when one fails, the others are still starting; waiting for them records every
     // process that did start, so the cleanup below stops it (otherwise those started beside a failed one keep running).
     const started = await Promise.allSettled([
-      start('forms-1', 'services/forms/src/main.ts', { FILE_LINK_SECRET: secret, PRIVACY_KEY: secret, ...fileEnv }),
-      start('forms-2', 'services/forms/src/main.ts', { FILE_LINK_SECRET: secret, PRIVACY_KEY: secret, ...fileEnv }),
+      start('forms-1', 'services/forms/src/main.ts', {
+        FILE_LINK_SECRET: secret,
+        PRIVACY_KEY: secret,
+        ...fileEnv,
+        ...opts.formsEnv,
+      }),
+      start('forms-2', 'services/forms/src/main.ts', {
+        FILE_LINK_SECRET: secret,
+        PRIVACY_KEY: secret,
+        ...fileEnv,
+        ...opts.formsEnv,
+      }),
       start('billing', 'services/billing/src/main.ts', opts.billingEnv),
       start('orgs', 'services/orgs/src/main.ts'),
       ...notificationsNames.map((name) =>
