@@ -2,15 +2,18 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { openSqlite } from '@formgate/store/sqlite';
 import type { Browser, Page, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../harness/chromium.ts';
+import { startClamd, type TestClamd } from '../harness/clamd.ts';
 import { eventually, startTestApp, type TestApp, type TestForm } from '../harness/embedded-app.ts';
 import { type ClientPageSite, serveClientPage } from './client-page.ts';
 import { PDF_HEAD, recordRequests, SCAN_BYTES, UPLOAD_PAGE_SOURCE, writeRandomFile } from './direct-upload-page.ts';
 
 describe('direct uploads in Chromium: a 100 MB file from a page on another origin, embedded mode', () => {
   let app: TestApp;
+  let clamd: TestClamd;
   let form: TestForm;
   let site: ClientPageSite;
   let browser: Browser;
@@ -21,8 +24,10 @@ describe('direct uploads in Chromium: a 100 MB file from a page on another origi
   const photoPath = join(filesDir, 'photo.png');
 
   beforeAll(async () => {
-    // The test plans (ROOMY_PLANS_FILE) set no maxFileMb, and a new form none either: 100 MiB is the limit.
-    app = await startTestApp();
+    // The test plans (ROOMY_PLANS_FILE) set no maxFileMb, and a new form none either: 100 MiB is the limit. Every
+    // file is scanned by a real clamd, whose stream limit is above it.
+    clamd = await startClamd({ streamMaxBytes: 110 * 1024 * 1024 });
+    app = await startTestApp({ CLAMAV_ADDRESS: clamd.address, CLAMAV_MAX_FILE_BYTES: String(110 * 1024 * 1024) });
     form = await app.createForm({ name: 'Scans' });
     site = await serveClientPage({
       pageSource: UPLOAD_PAGE_SOURCE,
@@ -40,10 +45,11 @@ describe('direct uploads in Chromium: a 100 MB file from a page on another origi
     await browser?.close();
     await site?.close();
     await app?.stop();
+    await clamd?.close();
     rmSync(filesDir, { recursive: true, force: true });
   });
 
-  it('a 100 MiB PDF is put straight to storage and stored whole with its submission', async () => {
+  it('a 100 MiB PDF is put straight to storage, stored whole, scanned before it is served, and gone with its submission', async () => {
     await page.goto(site.url);
     const requests = recordRequests(page);
     await page.getByLabel('Name').fill('Ada Lovelace');
@@ -83,12 +89,15 @@ describe('direct uploads in Chromium: a 100 MB file from a page on another origi
     expect(sent.get('name')).toBe('Ada Lovelace');
     expect(sent.get('_uploads')).toMatch(/\S/);
 
-    // Formgate's side: the submission lists the file (the untouched Photo input is left out), whole.
+    // Formgate's side: the submission lists the file (the untouched Photo input is left out), whole, once clamd has
+    // read all of it.
     const submission = await eventually(async () => {
       const res = await app.api('GET', `/api/v1/forms/${form.id}/submissions/${id}`);
       if (res.status !== 200) throw new Error(`submission ${id}: ${res.status} ${JSON.stringify(res.body)}`);
-      return res.body as { fields: unknown; files: { blobKey: string }[] };
-    }, 15_000);
+      const got = res.body as { fields: unknown; files: { blobKey: string; scan: { status: string } | null }[] };
+      if (got.files[0]?.scan?.status === 'pending') throw new Error('not scanned yet');
+      return got;
+    }, 60_000);
     expect(submission.fields).toEqual([{ name: 'name', value: 'Ada Lovelace' }]);
     expect(submission.files).toEqual([
       expect.objectContaining({
@@ -96,6 +105,7 @@ describe('direct uploads in Chromium: a 100 MB file from a page on another origi
         filename: 'scan.pdf',
         contentType: 'application/pdf',
         size: SCAN_BYTES,
+        scan: expect.objectContaining({ status: 'clean' }),
       }),
     ]);
 
@@ -113,6 +123,18 @@ describe('direct uploads in Chromium: a 100 MB file from a page on another origi
     }
     expect(downloaded).toBe(SCAN_BYTES);
     expect(hash.digest('hex')).toBe(scanSha256);
+
+    // Deleted with its submission: the link no longer serves it, and blobs.db no longer holds it.
+    expect((await app.api('DELETE', `/api/v1/forms/${form.id}/submissions/${id}`)).status).toBe(204);
+    await eventually(async () => {
+      const blobs = openSqlite(join(app.dataDir, 'blobs.db'));
+      try {
+        expect(blobs.prepare('SELECT count(*) FROM blobs WHERE key = ?').pluck().get(blobKey)).toBe(0);
+      } finally {
+        blobs.close();
+      }
+    }, 15_000);
+    expect((await fetch(new URL(link.body.url as string, app.baseUrl))).status).toBe(404);
   }, 180_000);
 
   it('a PDF named photo.png (sent as image/png) is refused: FILE_TYPE_MISMATCH under its field, nothing stored', async () => {

@@ -373,6 +373,19 @@ describe('distributed mode: separate processes on Kafka and a Mongo-wire server'
       const hash = createHash('sha256');
       for await (const chunk of download.body as unknown as AsyncIterable<Uint8Array>) hash.update(chunk);
       expect(hash.digest('hex')).toBe(sha256);
+      // Gone from the bucket with its submission.
+      const deleted = await fetch(`${cluster.baseUrl}/api/v1/forms/${form.id}/submissions/${id}`, {
+        method: 'DELETE',
+        headers: { 'x-api-key': await cluster.apiKey('default') },
+      });
+      expect(deleted.status).toBe(204);
+      await eventually(async () => {
+        const status = await s3.send(new HeadObjectCommand({ Bucket: env.S3_BUCKET, Key: blobKey })).then(
+          () => 200,
+          (err: { $metadata?: { httpStatusCode?: number } }) => err.$metadata?.httpStatusCode,
+        );
+        expect(status).toBe(404);
+      }, 30_000);
     } finally {
       await browser.close();
       await site.close();
