@@ -196,7 +196,10 @@ export function createGateway(deps: GatewayDeps) {
   app.use(async (req, res, next) => {
     const found = router.find(req.method, req.path);
     if (!found) return next();
-    if (found === 'method-not-allowed') throw new AppError('METHOD_NOT_ALLOWED');
+    if ('allow' in found) {
+      res.setHeader('allow', found.allow.join(', '));
+      throw new AppError('METHOD_NOT_ALLOWED', `Use ${found.allow.join(', ')} on this path`);
+    }
     const { route } = found;
     res.locals.route = route.path;
     if (route.auth !== 'public') {

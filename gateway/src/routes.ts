@@ -20,6 +20,11 @@ export interface RouteMatch<R extends MatchableRoute> {
   params: Record<string, string>;
 }
 
+/** A known path asked with a method it does not have: the methods it has, for `Allow` (GET brings HEAD). */
+export interface MethodNotAllowed {
+  allow: readonly string[];
+}
+
 /** Compiles the table once; `find` answers the route for a method and path, or why there is none. */
 export function createRouter<R extends MatchableRoute>(routes: readonly R[]) {
   const compiled = routes.map((route) => ({
@@ -27,16 +32,17 @@ export function createRouter<R extends MatchableRoute>(routes: readonly R[]) {
     test: match<Record<string, string>>(route.path, { decode: decodeParam }),
   }));
   return {
-    find(method: string, path: string): RouteMatch<R> | 'method-not-allowed' | undefined {
-      let pathMatched = false;
+    find(method: string, path: string): RouteMatch<R> | MethodNotAllowed | undefined {
+      const allow = new Set<string>();
       for (const { route, test } of compiled) {
         const m = test(path);
         if (!m) continue;
-        pathMatched = true;
         if (route.method === method || (method === 'HEAD' && route.method === 'GET'))
           return { route, params: m.params };
+        allow.add(route.method);
+        if (route.method === 'GET') allow.add('HEAD');
       }
-      return pathMatched ? 'method-not-allowed' : undefined;
+      return allow.size > 0 ? { allow: [...allow] } : undefined;
     },
   };
 }

@@ -38,13 +38,11 @@ export async function routeOf(method: string, path: string): Promise<string | un
   const table = await loadRouter();
   try {
     const found = table.find(method, path);
-    if (found && found !== 'method-not-allowed') return found.route.path;
+    if (found && 'route' in found) return found.route.path;
     // A method the path does not have: recorded under the path's pattern (its operations document the 405).
-    if (found === 'method-not-allowed') {
-      for (const other of ['GET', 'POST', 'PATCH', 'DELETE']) {
-        const route = table.find(other, path);
-        if (route && route !== 'method-not-allowed') return route.route.path;
-      }
+    for (const other of found?.allow ?? []) {
+      const route = table.find(other, path);
+      if (route && 'route' in route) return route.route.path;
     }
   } catch {}
   return undefined;

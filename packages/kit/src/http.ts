@@ -87,8 +87,18 @@ export function toErrorBody(err: AppError, requestId: string) {
 export function toAppError(err: unknown): AppError {
   if (err instanceof AppError) return err;
   if (err instanceof ZodError) {
-    const details = err.issues.map((i) => ({ path: i.path.join('.'), message: i.message }));
-    return new AppError('VALIDATION_FAILED', undefined, { details });
+    // An unknown key (request schemas are strict, `strictRequest`) is named by its own path, one detail per key.
+    const unknown = err.issues.flatMap((i) =>
+      i.code === 'unrecognized_keys' ? i.keys.map((key) => [...i.path, key].join('.')) : [],
+    );
+    const details = [
+      ...unknown.map((path) => ({ path, message: 'Unknown parameter' })),
+      ...err.issues
+        .filter((i) => i.code !== 'unrecognized_keys')
+        .map((i) => ({ path: i.path.join('.'), message: i.message })),
+    ];
+    const message = unknown.length > 0 ? `Received unknown parameter: ${unknown.join(', ')}` : undefined;
+    return new AppError('VALIDATION_FAILED', message, { details });
   }
   const type = (err as { type?: string } | null)?.type;
   if (type === 'entity.parse.failed') return new AppError('MALFORMED_JSON');

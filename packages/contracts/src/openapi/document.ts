@@ -17,6 +17,7 @@ import { DeliveryDtoSchema, NotificationEmailDtoSchema, ReplayRequestSchema } fr
 import { AuditEntryDtoSchema, OrgSettingsDtoSchema } from '../orgs.ts';
 import { PlansResponseDtoSchema } from '../plans.ts';
 import { API_ROUTE_LIST, type ApiRoute, PUBLIC_ROUTE_LIST, type ResponseSpec } from '../routes/index.ts';
+import { strictRequest } from '../routes/strict-request.ts';
 import { SiteConfigSchema } from '../site.ts';
 import { SpamReasonSchema } from '../spam.ts';
 import {
@@ -73,16 +74,20 @@ const OUTPUT_NAMES = named([
   [AuditEntryDtoSchema, 'AuditEntry'],
   [SpamReasonSchema, 'SpamReason'],
 ]);
-/** Request bodies named in `components.schemas`. */
-const INPUT_NAMES = named([
-  [CreateFormRequestSchema, 'CreateFormRequest'],
-  [UpdateFormRequestSchema, 'UpdateFormRequest'],
-  [CreateApiKeyRequestSchema, 'CreateApiKeyRequest'],
-  [CreateWebhookRequestSchema, 'CreateWebhookRequest'],
-  [UpdateWebhookRequestSchema, 'UpdateWebhookRequest'],
-  [BulkSubmissionsRequestSchema, 'BulkSubmissionsRequest'],
-  [ReplayRequestSchema, 'ReplayDeliveriesRequest'],
-]);
+/** Request bodies named in `components.schemas`: as the routes parse them, strict (`strictRequest` keeps one copy). */
+const INPUT_NAMES = named(
+  (
+    [
+      [CreateFormRequestSchema, 'CreateFormRequest'],
+      [UpdateFormRequestSchema, 'UpdateFormRequest'],
+      [CreateApiKeyRequestSchema, 'CreateApiKeyRequest'],
+      [CreateWebhookRequestSchema, 'CreateWebhookRequest'],
+      [UpdateWebhookRequestSchema, 'UpdateWebhookRequest'],
+      [BulkSubmissionsRequestSchema, 'BulkSubmissionsRequest'],
+      [ReplayRequestSchema, 'ReplayDeliveriesRequest'],
+    ] as [z.ZodType, string][]
+  ).map(([schema, id]) => [strictRequest(schema), id]),
+);
 
 type Convert = (schema: z.ZodType, io: 'input' | 'output') => JsonSchema;
 

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { PermissionRequest } from '../access.ts';
 import type { ErrorCode } from '../errors.ts';
+import { strictRequest } from './strict-request.ts';
 
 /** The processes that answer API routes behind the gateway. */
 export type ServiceName = 'forms' | 'ingest' | 'billing' | 'notifications' | 'orgs';
@@ -63,8 +64,22 @@ export interface RouteDefinition extends RouteAccess {
   errors?: ErrorCode[];
 }
 
-/** A route of the table, keeping its schemas' own types (`API_ROUTES.updateForm.request.body` is that schema). */
-export const defineRoute = <Route extends RouteDefinition>(route: Route): Route => route;
+/**
+ * A route of the table, keeping its schemas' own types (`API_ROUTES.updateForm.request.body` is that schema), its
+ * request body and query made strict (`strictRequest`): an unknown key is refused, never ignored.
+ */
+export const defineRoute = <Route extends RouteDefinition>(route: Route): Route => {
+  const request = route.request;
+  if (!request) return route;
+  return {
+    ...route,
+    request: {
+      ...request,
+      ...(request.body ? { body: strictRequest(request.body) } : {}),
+      ...(request.query ? { query: strictRequest(request.query) } : {}),
+    },
+  };
+};
 
 /**
  * The access rules of a route of the active organization: its members (sessions) and its API keys, `read` keys for

@@ -5,8 +5,9 @@ import {
   UPLOAD_TTL_SECONDS,
   UPLOAD_URL_TTL_SECONDS,
   type UploadsGrant,
-  UploadsRequestSchema,
+  type UploadsRequestSchema,
 } from '@formgate/contracts';
+import { PUBLIC_ROUTES } from '@formgate/contracts/routes';
 import { AppError } from '@formgate/kit';
 import { BlobTooLargeError } from '@formgate/store';
 import { IngestErrors } from '../ingest-errors.ts';
@@ -43,11 +44,11 @@ export async function grantUploads(deps: ReceiveDeps, req: IncomingMessage, form
   if (checked instanceof Promise) await checked;
   const type = baseType(req.headers['content-type'] ?? '');
   if (type !== 'application/json') throw IngestErrors.unsupportedType(type);
+  // The route's schema: strict, as the description says (an unknown key is refused).
+  const schema = PUBLIC_ROUTES.grantUploads.request.body;
   let parsed: ReturnType<typeof UploadsRequestSchema.safeParse>;
   try {
-    parsed = UploadsRequestSchema.safeParse(
-      JSON.parse((await readBody(req, deps.limits.maxBodyBytes)).toString('utf8')),
-    );
+    parsed = schema.safeParse(JSON.parse((await readBody(req, deps.limits.maxBodyBytes)).toString('utf8')));
   } catch (err) {
     if (err instanceof AppError) throw err;
     throw IngestErrors.malformed('The body is not valid JSON');
