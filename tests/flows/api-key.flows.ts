@@ -75,6 +75,21 @@ export function describeApiKeyFlows(target: TargetRef) {
       expect((await withKey(ownerKey)).status).toBe(200);
     });
 
+    it('each key can ask which key it is (its scope); a session is answered 404', async () => {
+      const owner = await target().accounts.signUp();
+      const org = await target().accounts.createOrg(owner);
+      for (const scope of ['read', 'write'] as const) {
+        const key = await target().accounts.createApiKey(owner, scope);
+        const res = await withKey(key, 'GET', '/api/v1/api-keys/current');
+        expect(res.status).toBe(200);
+        const body = (await res.json()) as { id: string; organizationId: string; scope: string };
+        expect(body).toMatchObject({ scope, organizationId: org.id });
+        const listed = (await owner.call('GET', '/api/v1/api-keys')).body.data as { id: string; scope: string }[];
+        expect(listed.find((k) => k.id === body.id)?.scope).toBe(scope);
+      }
+      expect((await owner.call('GET', '/api/v1/api-keys/current')).status).toBe(404);
+    });
+
     it('cannot manage keys or act as a user', async () => {
       const owner = await target().accounts.signUp();
       await target().accounts.createOrg(owner);
@@ -150,12 +165,16 @@ export function describeApiKeyFlows(target: TargetRef) {
       expect(reply.body.error.code).toBe('MALFORMED_PATH');
     });
 
-    it('answers unknown API paths 404 and wrong methods 405, as JSON', async () => {
+    it('answers unknown API paths 404 and wrong methods 405 with Allow, as JSON', async () => {
       const owner = await target().accounts.signUp();
       expect((await owner.call('GET', '/api/v1/nothing-here')).status).toBe(404);
       const wrong = await owner.call('DELETE', '/api/v1/forms');
       expect(wrong.status).toBe(405);
       expect(wrong.body.error.code).toBe('METHOD_NOT_ALLOWED');
+      expect(wrong.headers.get('allow')).toBe('GET, HEAD, POST');
+      const one = await owner.call('PUT', '/api/v1/forms/some-form/submissions/some-id');
+      expect(one.status).toBe(405);
+      expect(one.headers.get('allow')).toBe('GET, HEAD, PATCH, DELETE');
     });
   });
 }

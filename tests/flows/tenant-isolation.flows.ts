@@ -38,10 +38,14 @@ interface Case {
   secret?: (fx: Fixture) => string;
   /** The success status when it is not the method's usual one (an action answered 200 to a POST). */
   success?: number;
+  /** The status a member's session gets instead of success (a route for API keys only). */
+  session?: number;
 }
 
 const CASES: Record<string, Case> = {
   'GET /api/v1/api-keys': {},
+  // Which key is calling: only keys have an answer; another organization's key gets its own.
+  'GET /api/v1/api-keys/current': { session: 404 },
   'POST /api/v1/api-keys': { body: { name: 'matrix', scope: 'read' } },
   'DELETE /api/v1/api-keys/:keyId': { params: async (fx) => ({ keyId: await fx.newKeyId() }) },
   'GET /api/v1/forms': { secret: (fx) => fx.form.id },
@@ -143,9 +147,11 @@ const hasResourceParam = (r: ApiRoute) =>
 /** The status the route table says this caller must get, and the message when it is a permission denial. */
 function expected(route: ApiRoute, caller: Caller): { status: number; message?: string } {
   const ok = { status: CASES[idOf(route)]?.success ?? (SUCCESS[route.method] as number) };
+  const session = CASES[idOf(route)]?.session;
   const roleCheck = (roles: string[]) => {
     const verdict = route.permission ? authorize(roles, route.permission) : { success: true };
-    return verdict.success ? ok : { status: 403, message: verdict.error };
+    if (!verdict.success) return { status: 403, message: verdict.error };
+    return session !== undefined && caller !== 'read-key' ? { status: session } : ok;
   };
   switch (caller) {
     case 'no-session':
@@ -157,6 +163,7 @@ function expected(route: ApiRoute, caller: Caller): { status: number; message?: 
     case 'member':
       return roleCheck(['member']);
     case 'other-org-owner':
+      if (session !== undefined) return { status: session };
       return hasResourceParam(route) ? { status: 404 } : ok;
     case 'other-org-key':
       if (!route.apiKey) return { status: 403 };

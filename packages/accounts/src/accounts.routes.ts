@@ -1,4 +1,4 @@
-import type { ApiKeyDto, CreatedApiKeyDto, SessionDto, UserLookupDto } from '@formgate/contracts';
+import type { ApiKeyDto, CreatedApiKeyDto, CurrentApiKeyDto, SessionDto, UserLookupDto } from '@formgate/contracts';
 import { API_ROUTES } from '@formgate/contracts/routes';
 import { AppError, mountRoute } from '@formgate/kit';
 import { type NextFunction, type Request, type Response, Router } from 'express';
@@ -64,6 +64,13 @@ export function accountRoutes(auth: Auth, options: { lookupsPerMinute: number; r
       where: [{ field: 'email', value: email.data }],
     });
     const body: UserLookupDto = { email: email.data, exists: user !== null };
+    res.json(body);
+  });
+
+  mountRoute(router, API_ROUTES.getCurrentApiKey, (req, res) => {
+    const caller = callerOf(req);
+    if (caller.via !== 'api-key') throw new AppError('NOT_FOUND', 'This request is not made with an API key');
+    const body: CurrentApiKeyDto = { id: caller.keyId, organizationId: caller.orgId, scope: caller.scope };
     res.json(body);
   });
 

@@ -5,6 +5,7 @@ import { type CliConfig, loadCliConfig } from './config.ts';
 import { dlqCommand, operator } from './dlq.ts';
 import { ExitWith, eraseCommand, erasuresCommand, subjectAccessCommand } from './erasures.ts';
 import { CliError, createClient } from './http.ts';
+import { serveMcp } from './mcp.ts';
 import { lagCommand, orgsCommand, Printed } from './ops.ts';
 import { generate, retire, rotate } from './secrets.ts';
 
@@ -19,6 +20,7 @@ const USAGE = `Usage:
   formgate erasures get <id>
   formgate erase verify <receipt.json>
   formgate subject-access <email>
+  formgate mcp
   formgate audit verify [--all] [--since <file>]
   formgate site owner <email>
   formgate dlq counts
@@ -41,6 +43,9 @@ undone, and needs a write key. erasures get prints a past erasure's signed recei
 receipt against the public keys of the instance at FORMGATE_URL (no API key) and prints {valid, keyId}; it exits
 with 1 when the receipt does not verify. subject-access prints everything the organization holds about an address
 (the same search, nothing erased), with short-lived links to its files.
+mcp serves the Model Context Protocol over stdio for an assistant: the organization's forms and submissions through
+the API key (FORMGATE_API_KEY; a read key is not offered mark_spam). Standard output carries the protocol only:
+docs/mcp.md.
 audit verify reads the organization's audit log in order and checks its hash chain on this machine: it prints the
 number of entries and the latest hash (keep it: a log rewritten later no longer ends with it), or the first entry
 where the chain breaks and why, and exits with 1 then. It needs a write API key, or with --all the operator token
@@ -207,14 +212,20 @@ async function run(argv: string[]): Promise<unknown> {
   }
 }
 
-run(process.argv.slice(2).filter((a) => a !== '--')).then(
-  (outcome) => {
+const args = process.argv.slice(2).filter((a) => a !== '--');
+const failed = (err: unknown) => {
+  process.stderr.write(`${err instanceof CliError ? err.message : String(err)}\n`);
+  process.exit(err instanceof CliError ? 2 : 1);
+};
+if (args.length === 1 && args[0] === 'mcp') {
+  // Standard output is the MCP channel: nothing is printed here, the server answers there until stdin closes.
+  Promise.resolve()
+    .then(() => serveMcp(loadCliConfig()))
+    .catch(failed);
+} else {
+  run(args).then((outcome) => {
     const result = outcome instanceof ExitWith ? outcome.result : outcome;
     process.stdout.write(result instanceof Printed ? `${result.text}\n` : `${JSON.stringify(result, null, 2)}\n`);
     if (outcome instanceof ExitWith) process.exitCode = outcome.code;
-  },
-  (err: unknown) => {
-    process.stderr.write(`${err instanceof CliError ? err.message : String(err)}\n`);
-    process.exit(err instanceof CliError ? 2 : 1);
-  },
-);
+  }, failed);
+}

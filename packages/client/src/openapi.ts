@@ -101,6 +101,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/api-keys/current": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The API key this request is made with: its id, organization and scope
+         * @description For tools that hold a key and offer only what it may do (`formgate mcp`). Any key may ask; a browser session is answered 404.
+         *
+         *     Caller: a member's session or an API key with `read` scope.
+         */
+        get: operations["getCurrentApiKey"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/api-keys": {
         parameters: {
             query?: never;
@@ -1905,6 +1927,123 @@ export interface operations {
                         error: {
                             /** @enum {string} */
                             code: "UPSTREAM_TIMEOUT";
+                            message: string;
+                            requestId: string;
+                            /** @description Validation issues `[{path, message}]`, or the documented details of a code */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getCurrentApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        organizationId: string;
+                        /** @enum {string} */
+                        scope: "read" | "write";
+                    };
+                };
+            };
+            /** @description `UNAUTHENTICATED`: Authentication required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "UNAUTHENTICATED";
+                            message: string;
+                            requestId: string;
+                            /** @description Validation issues `[{path, message}]`, or the documented details of a code */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `SSO_REQUIRED`: This organization requires single sign-on: sign in through its identity provider; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "SSO_REQUIRED" | "TWO_FACTOR_REQUIRED";
+                            message: string;
+                            requestId: string;
+                            /** @description Validation issues `[{path, message}]`, or the documented details of a code */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description `NOT_FOUND`: Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "NOT_FOUND";
+                            message: string;
+                            requestId: string;
+                            /** @description Validation issues `[{path, message}]`, or the documented details of a code */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description `METHOD_NOT_ALLOWED`: Method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "METHOD_NOT_ALLOWED";
+                            message: string;
+                            requestId: string;
+                            /** @description Validation issues `[{path, message}]`, or the documented details of a code */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description `AUTH_UNAVAILABLE`: Credentials cannot be checked right now; retry shortly; `UPSTREAM_UNAVAILABLE`: Service unavailable, retry shortly; `STORE_UNAVAILABLE`: The service cannot reach its database right now; retry shortly */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "AUTH_UNAVAILABLE" | "UPSTREAM_UNAVAILABLE" | "STORE_UNAVAILABLE";
                             message: string;
                             requestId: string;
                             /** @description Validation issues `[{path, message}]`, or the documented details of a code */

@@ -23,6 +23,14 @@ export const ApiKeyDtoSchema = z.object({
 });
 export type ApiKeyDto = z.infer<typeof ApiKeyDtoSchema>;
 
+/** `GET /api/v1/api-keys/current`: the key a request is made with, for tools that adapt to what it may do. */
+export const CurrentApiKeyDtoSchema = z.object({
+  id: z.string(),
+  organizationId: z.string(),
+  scope: z.enum(API_KEY_SCOPE_VALUES),
+});
+export type CurrentApiKeyDto = z.infer<typeof CurrentApiKeyDtoSchema>;
+
 /** The answer to a creation: the only time the whole key is shown. */
 export const CreatedApiKeyDtoSchema = ApiKeyDtoSchema.extend({ key: z.string() });
 export type CreatedApiKeyDto = z.infer<typeof CreatedApiKeyDtoSchema>;

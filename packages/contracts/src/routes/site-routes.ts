@@ -1,5 +1,10 @@
 import { listOf } from '../api.ts';
-import { ApiKeyDtoSchema, CreateApiKeyRequestSchema, CreatedApiKeyDtoSchema } from '../api-keys.ts';
+import {
+  ApiKeyDtoSchema,
+  CreateApiKeyRequestSchema,
+  CreatedApiKeyDtoSchema,
+  CurrentApiKeyDtoSchema,
+} from '../api-keys.ts';
 import { SessionDtoSchema, UserLookupDtoSchema } from '../auth.ts';
 import { PlansResponseDtoSchema } from '../plans.ts';
 import { SiteConfigSchema } from '../site.ts';
@@ -54,6 +59,20 @@ export const siteRoutes = {
     tag: 'Billing',
     summary: 'The plans in force (pricing page)',
     responses: [json(200, 'The plans', PlansResponseDtoSchema)],
+  }),
+  getCurrentApiKey: defineRoute({
+    method: 'GET',
+    path: '/api/v1/api-keys/current',
+    service: 'gateway',
+    auth: 'org',
+    apiKey: 'read',
+    tag: 'API keys',
+    summary: 'The API key this request is made with: its id, organization and scope',
+    description:
+      'For tools that hold a key and offer only what it may do (`formgate mcp`). Any key may ask; a browser ' +
+      'session is answered 404.',
+    responses: [json(200, 'The key', CurrentApiKeyDtoSchema)],
+    errors: ['NOT_FOUND'],
   }),
   listApiKeys: defineRoute({
     method: 'GET',
