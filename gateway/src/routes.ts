@@ -30,19 +30,28 @@ export function createRouter<R extends MatchableRoute>(routes: readonly R[]) {
   const compiled = routes.map((route) => ({
     route,
     test: match<Record<string, string>>(route.path, { decode: decodeParam }),
+    params: (route.path.match(/:/g) ?? []).length,
   }));
   return {
     find(method: string, path: string): RouteMatch<R> | MethodNotAllowed | undefined {
-      const allow = new Set<string>();
-      for (const { route, test } of compiled) {
+      // `Allow` names the methods of the most specific paths that match: `/notification-emails/verify` is its own
+      // path, not an `:emailId` of `/notification-emails/:emailId`.
+      let fewest = Number.POSITIVE_INFINITY;
+      let allow: string[] = [];
+      for (const { route, test, params } of compiled) {
         const m = test(path);
         if (!m) continue;
         if (route.method === method || (method === 'HEAD' && route.method === 'GET'))
           return { route, params: m.params };
-        allow.add(route.method);
-        if (route.method === 'GET') allow.add('HEAD');
+        if (params > fewest) continue;
+        if (params < fewest) {
+          fewest = params;
+          allow = [];
+        }
+        allow.push(route.method);
+        if (route.method === 'GET') allow.push('HEAD');
       }
-      return allow.size > 0 ? { allow: [...allow] } : undefined;
+      return allow.length > 0 ? { allow: [...new Set(allow)] } : undefined;
     },
   };
 }

@@ -19,5 +19,8 @@ describe('the API route matcher', () => {
     expect(router.find('DELETE', '/api/v1/forms')).toEqual({ allow: ['GET', 'HEAD', 'POST'] });
     expect(router.find('PUT', '/api/v1/forms/f/submissions/s')).toEqual({ allow: ['GET', 'HEAD', 'PATCH', 'DELETE'] });
     expect(router.find('GET', '/api/v1/nothing-here')).toBeUndefined();
+    // A path of its own is not a parameter of another: DELETE belongs to /notification-emails/:emailId.
+    expect(router.find('OPTIONS', '/api/v1/notification-emails/verify')).toEqual({ allow: ['GET', 'HEAD'] });
+    expect(router.find('OPTIONS', '/api/v1/notification-emails/an-id')).toEqual({ allow: ['DELETE'] });
   });
 });

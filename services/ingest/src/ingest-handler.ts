@@ -14,6 +14,12 @@ const TIMESTAMP_PATH = /^\/f\/([A-Za-z0-9_-]{1,64})\/timestamp\/?$/;
 const UPLOADS_PATH = /^\/f\/([A-Za-z0-9_-]{1,64})\/uploads\/?$/;
 const UPLOAD_PATH = /^\/f\/([A-Za-z0-9_-]{1,64})\/uploads\/([A-Za-z0-9_-]{8,128})$/;
 
+/** 405 `METHOD_NOT_ALLOWED` with `Allow`: the methods the path has (its CORS preflight aside). */
+function notAllowed(req: IncomingMessage, res: ServerResponse, allow: string, use: string) {
+  res.setHeader('allow', allow);
+  sendError(req, res, IngestErrors.methodNotAllowed(use));
+}
+
 function thanksPage(req: IncomingMessage, res: ServerResponse, search: URLSearchParams) {
   const referer = search.get('referer');
   let back: URL | null = null;
@@ -142,28 +148,28 @@ export function createIngestHandler(
       if (req.method === 'GET') void altchaChallenge(req, res, altchaMatch[1]);
       else if (req.method === 'OPTIONS') {
         res.writeHead(204, { ...CORS_HEADERS, 'access-control-allow-methods': 'GET, OPTIONS' }).end();
-      } else sendError(req, res, IngestErrors.methodNotAllowed('Use GET for an ALTCHA challenge'));
+      } else notAllowed(req, res, 'GET', 'Use GET for an ALTCHA challenge');
     } else if (stampMatch?.[1]) {
       if (req.method === 'GET' || req.method === 'HEAD') timestamp(req, res, stampMatch[1]);
       else if (req.method === 'OPTIONS') {
         res.writeHead(204, { ...CORS_HEADERS, 'access-control-allow-methods': 'GET, HEAD, OPTIONS' }).end();
-      } else sendError(req, res, IngestErrors.methodNotAllowed('Use GET for a timestamp'));
+      } else notAllowed(req, res, 'GET, HEAD', 'Use GET for a timestamp');
     } else if (uploadsMatch?.[1]) {
       if (req.method === 'POST') void uploads(req, res, uploadsMatch[1]);
       else if (req.method === 'OPTIONS') res.writeHead(204, UPLOAD_CORS_HEADERS).end();
-      else sendError(req, res, IngestErrors.methodNotAllowed('Use POST to ask where to upload files'));
+      else notAllowed(req, res, 'POST', 'Use POST to ask where to upload files');
     } else if (uploadMatch?.[1] && uploadMatch[2]) {
       if (req.method === 'PUT')
         void upload(req, res, uploadMatch[1], uploadMatch[2], url.searchParams.get('token') ?? '');
       else if (req.method === 'OPTIONS') res.writeHead(204, UPLOAD_CORS_HEADERS).end();
-      else sendError(req, res, IngestErrors.methodNotAllowed('Use PUT to upload a file'));
+      else notAllowed(req, res, 'PUT', 'Use PUT to upload a file');
     } else if (match?.[1]) {
       if (req.method === 'POST') {
         void receive(req, res, match[1]);
       } else if (req.method === 'OPTIONS') {
         res.writeHead(204, CORS_HEADERS).end();
       } else {
-        sendError(req, res, IngestErrors.methodNotAllowed());
+        notAllowed(req, res, 'POST', 'Use POST to submit a form');
       }
     } else if (url.pathname === '/form/submission-received' && (req.method === 'GET' || req.method === 'HEAD')) {
       thanksPage(req, res, url.searchParams);

@@ -287,10 +287,19 @@ describe('ingest: bad input over HTTP stores nothing', () => {
       await client.storedOnly(form, id);
     });
 
-    it('answers GET with 405', async () => {
+    it('answers GET with 405 and Allow, on each public path', async () => {
       await freshForm();
       const res = await fetch(`${app.baseUrl}/f/${form.key}`, { headers: JSON_CLIENT });
+      expect(res.headers.get('allow')).toBe('POST');
       await expectRejected(res, 405, 'METHOD_NOT_ALLOWED');
+      for (const [path, method, allow] of [
+        ['altcha', 'POST', 'GET'],
+        ['timestamp', 'DELETE', 'GET, HEAD'],
+        ['uploads', 'GET', 'POST'],
+      ]) {
+        const other = await fetch(`${app.baseUrl}/f/${form.key}/${path}`, { method, headers: JSON_CLIENT });
+        expect([path, other.status, other.headers.get('allow')]).toEqual([path, 405, allow]);
+      }
       await client.expectNothingStored(form);
     });
 
