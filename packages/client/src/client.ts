@@ -5,6 +5,7 @@ import type {
   CreatedApiKey as CreatedApiKeyDto,
   CreateFormRequest,
   CreateWebhookRequest,
+  CurrentApiKey as CurrentApiKeyDto,
   Form as FormDto,
   FormWithCounts as FormWithCountsDto,
   Submission as SubmissionDto,
@@ -26,6 +27,7 @@ export type {
   CreatedApiKeyDto,
   CreateFormRequest,
   CreateWebhookRequest,
+  CurrentApiKeyDto,
   FormDto,
   FormWithCountsDto,
   SubmissionDto,
@@ -153,6 +155,9 @@ export function createFormgateClient(options: FormgateClientOptions) {
     },
     get: (formId: string, submissionId: string, init?: RequestOptions) =>
       json<SubmissionDto>('GET', `${formPath(formId)}/submissions/${seg(submissionId)}`, undefined, init),
+    /** Marks it spam (`{spam: true}`) or not spam; answers the submission as changed. */
+    update: (formId: string, submissionId: string, body: { spam: boolean }, init?: RequestOptions) =>
+      json<SubmissionDto>('PATCH', `${formPath(formId)}/submissions/${seg(submissionId)}`, body, init),
     delete: (formId: string, submissionId: string, init?: RequestOptions) =>
       json<void>('DELETE', `${formPath(formId)}/submissions/${seg(submissionId)}`, undefined, init),
     /**
@@ -197,8 +202,11 @@ export function createFormgateClient(options: FormgateClientOptions) {
     /**
      * The organization's API keys. The gateway serves these to browser sessions only (an API key cannot mint or
      * revoke keys): from a key they answer 403 `FORBIDDEN`; from the dashboard's origin use `credentials: 'include'`.
+     * `current` is the exception: it answers the calling key itself.
      */
     apiKeys: {
+      /** The key this client holds (`apiKey`): its id, organization and scope. Any key may ask. */
+      current: (init?: RequestOptions) => json<CurrentApiKeyDto>('GET', '/api/v1/api-keys/current', undefined, init),
       list: async (init?: RequestOptions) =>
         (await json<{ data: ApiKeyDto[] }>('GET', '/api/v1/api-keys', undefined, init)).data,
       create: (body: CreateApiKeyRequest, init?: RequestOptions) =>

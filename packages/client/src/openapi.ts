@@ -1050,6 +1050,12 @@ export interface components {
             kind?: "standard" | "slack" | "discord";
             events?: ("submission.created" | "submission.spam" | "submission.deleted")[];
         };
+        CurrentApiKey: {
+            id: string;
+            organizationId: string;
+            /** @enum {string} */
+            scope: "read" | "write";
+        };
         Delivery: {
             id: string;
             formId: string;
@@ -1512,6 +1518,7 @@ export type CreateApiKeyRequest = components['schemas']['CreateApiKeyRequest'];
 export type CreatedApiKey = components['schemas']['CreatedApiKey'];
 export type CreateFormRequest = components['schemas']['CreateFormRequest'];
 export type CreateWebhookRequest = components['schemas']['CreateWebhookRequest'];
+export type CurrentApiKey = components['schemas']['CurrentApiKey'];
 export type Delivery = components['schemas']['Delivery'];
 export type Form = components['schemas']['Form'];
 export type FormStats = components['schemas']['FormStats'];
@@ -1952,12 +1959,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        organizationId: string;
-                        /** @enum {string} */
-                        scope: "read" | "write";
-                    };
+                    "application/json": components["schemas"]["CurrentApiKey"];
                 };
             };
             /** @description `UNAUTHENTICATED`: Authentication required */

@@ -1,27 +1,20 @@
 import {
   createFormgateClient,
-  errorFromResponse,
+  type ExportFormat,
   FormgateError,
   type FormWithCountsDto,
   type ListEnvelope,
   type SubmissionDto,
+  type SubmissionFilter,
+  type SubmissionPageQuery,
 } from '@formgate/client';
-import type { CurrentApiKeyDto } from '@formgate/contracts';
 import { CliError } from '../http.ts';
 
 /** What an organization API key may do: `read` keys only GET, `write` keys everything. */
 export type KeyScope = 'read' | 'write';
 
-/** The filters the submissions list and its export share (docs/api.md, "Filters and search"). */
-export interface SubmissionFilter {
-  q?: string | undefined;
-  spam?: boolean | undefined;
-  held?: boolean | undefined;
-  from?: string | undefined;
-  to?: string | undefined;
-}
-
-export type ExportFormat = 'csv' | 'json';
+/** What `export_submissions` offers: the export's formats an assistant reads as one text. */
+export type TextExportFormat = Exclude<ExportFormat, 'ndjson'>;
 
 /** An export as handed to the assistant: its text, and whether it was cut at `maxBytes`. */
 export interface CappedExport {
@@ -42,19 +35,6 @@ export interface FormSummary {
   heldCount: number;
   blockedCount: number;
   lastSubmissionAt: string | null;
-}
-
-const seg = encodeURIComponent;
-
-/** Only the filter keys the API declares, and only those set: its queries refuse unknown keys (ADR 96). */
-function filterQuery(filter: SubmissionFilter) {
-  const query: SubmissionFilter = {};
-  if (filter.q !== undefined) query.q = filter.q;
-  if (filter.spam !== undefined) query.spam = filter.spam;
-  if (filter.held !== undefined) query.held = filter.held;
-  if (filter.from !== undefined) query.from = filter.from;
-  if (filter.to !== undefined) query.to = filter.to;
-  return query;
 }
 
 /**
@@ -115,7 +95,7 @@ function lastCsvRecordEnd(text: string): number {
  * A cut export made whole again: CSV up to its last complete record; the JSON array (one submission per line, as
  * the API writes it) up to its last complete item, then closed, so it still parses.
  */
-function wholeRecords(text: string, format: ExportFormat): string {
+function wholeRecords(text: string, format: TextExportFormat): string {
   if (format === 'csv') return text.slice(0, lastCsvRecordEnd(text));
   const lines = text.split('\n').slice(0, -1);
   const items = lines
@@ -126,29 +106,12 @@ function wholeRecords(text: string, format: ExportFormat): string {
 }
 
 /**
- * Formgate's public API as the MCP tools use it, with one organization API key (`X-Api-Key`) and nothing else: the
- * typed `@formgate/client` where it has the call, `fetch` for the others (its errors are the same `FormgateError`).
+ * Formgate's public API as the MCP tools use it, through `@formgate/client` with one organization API key
+ * (`X-Api-Key`) and nothing else; every failure is a `FormgateError`.
  */
 export function createFormgateApi(options: { baseUrl: string; apiKey: string }) {
   const baseUrl = options.baseUrl.replace(/\/+$/, '');
   const client = createFormgateClient({ baseUrl, apiKey: options.apiKey });
-
-  async function send(method: string, path: string, body?: unknown): Promise<Response> {
-    try {
-      return await fetch(`${baseUrl}${path}`, {
-        method,
-        headers: {
-          accept: 'application/json',
-          'x-api-key': options.apiKey,
-          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-        redirect: 'manual',
-      });
-    } catch (err) {
-      throw new FormgateError({ status: 0, code: 'NETWORK_ERROR', message: String(err), cause: err });
-    }
-  }
 
   return {
     baseUrl,
@@ -169,15 +132,8 @@ export function createFormgateApi(options: { baseUrl: string; apiKey: string }) 
       }));
     },
 
-    searchSubmissions(
-      formId: string,
-      query: SubmissionFilter & { limit?: number | undefined; cursor?: string | undefined },
-    ): Promise<ListEnvelope<SubmissionDto>> {
-      return client.submissions.page(formId, {
-        ...filterQuery(query),
-        ...(query.limit === undefined ? {} : { limit: query.limit }),
-        ...(query.cursor === undefined ? {} : { cursor: query.cursor }),
-      });
+    searchSubmissions(formId: string, query: SubmissionPageQuery): Promise<ListEnvelope<SubmissionDto>> {
+      return client.submissions.page(formId, query);
     },
 
     getSubmission(formId: string, submissionId: string): Promise<SubmissionDto> {
@@ -185,38 +141,35 @@ export function createFormgateApi(options: { baseUrl: string; apiKey: string }) 
     },
 
     /** `PATCH /api/v1/forms/{formId}/submissions/{submissionId}` with `{spam}`: the submission as changed. */
-    async markSpam(formId: string, submissionId: string, spam: boolean): Promise<SubmissionDto> {
-      const res = await send('PATCH', `/api/v1/forms/${seg(formId)}/submissions/${seg(submissionId)}`, { spam });
-      if (!res.ok) throw await errorFromResponse(res);
-      return (await res.json()) as SubmissionDto;
+    markSpam(formId: string, submissionId: string, spam: boolean): Promise<SubmissionDto> {
+      return client.submissions.update(formId, submissionId, { spam });
     },
 
     /** The export route's text, read up to `maxBytes`; a cut export ends at its last whole record. */
     async exportSubmissions(
       formId: string,
-      query: SubmissionFilter & { format: ExportFormat },
+      query: SubmissionFilter & { format: TextExportFormat },
       maxBytes: number,
     ): Promise<CappedExport> {
-      const stream = await client.submissions.exportStream(formId, { ...filterQuery(query), format: query.format });
+      const stream = await client.submissions.exportStream(formId, query);
       const read = await readCapped(stream, maxBytes);
       return read.truncated ? { ...read, text: wholeRecords(read.text, query.format) } : read;
     },
 
     /** `GET /api/v1/api-keys/current`: the key's scope, as the gateway holds it. */
     async scope(): Promise<KeyScope> {
-      let res: Response;
       try {
-        res = await send('GET', '/api/v1/api-keys/current');
-      } catch {
-        throw new CliError(`Cannot reach Formgate at ${baseUrl}. Is it running, and is FORMGATE_URL right?`);
+        return (await client.apiKeys.current()).scope;
+      } catch (err) {
+        if (!(err instanceof FormgateError)) throw err;
+        if (err.code === 'NETWORK_ERROR')
+          throw new CliError(`Cannot reach Formgate at ${baseUrl}. Is it running, and is FORMGATE_URL right?`);
+        if (err.status === 401)
+          throw new CliError(`FORMGATE_API_KEY was refused by ${baseUrl} (${err.code}): is it a valid API key?`);
+        throw new CliError(
+          `Cannot learn the API key's scope from ${baseUrl}: ${err.status} ${err.code}: ${err.message}`,
+        );
       }
-      if (res.ok) return ((await res.json()) as CurrentApiKeyDto).scope;
-      const error = await errorFromResponse(res);
-      if (res.status === 401)
-        throw new CliError(`FORMGATE_API_KEY was refused by ${baseUrl} (${error.code}): is it a valid API key?`);
-      throw new CliError(
-        `Cannot learn the API key's scope from ${baseUrl}: ${res.status} ${error.code}: ${error.message}`,
-      );
     },
   };
 }

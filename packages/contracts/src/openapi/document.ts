@@ -1,31 +1,17 @@
 import { z } from 'zod';
-import {
-  BulkSubmissionsRequestSchema,
-  CreateFormRequestSchema,
-  FormDtoSchema,
-  FormStatsDtoSchema,
-  FormWithCountsDtoSchema,
-  SubmissionDtoSchema,
-  UpdateFormRequestSchema,
-} from '../api.ts';
-import { ApiKeyDtoSchema, CreateApiKeyRequestSchema, CreatedApiKeyDtoSchema } from '../api-keys.ts';
+import { FormDtoSchema, FormStatsDtoSchema, FormWithCountsDtoSchema, SubmissionDtoSchema } from '../api.ts';
+import { ApiKeyDtoSchema, CreatedApiKeyDtoSchema, CurrentApiKeyDtoSchema } from '../api-keys.ts';
 import { SessionDtoSchema } from '../auth.ts';
 import { BillingUsageDtoSchema } from '../billing.ts';
 import { ERROR_CODES, type ErrorCode } from '../errors.ts';
 import { IngestErrorBodySchema } from '../ingest.ts';
-import { DeliveryDtoSchema, NotificationEmailDtoSchema, ReplayRequestSchema } from '../notifications.ts';
+import { DeliveryDtoSchema, NotificationEmailDtoSchema } from '../notifications.ts';
 import { AuditEntryDtoSchema, OrgSettingsDtoSchema } from '../orgs.ts';
 import { PlansResponseDtoSchema } from '../plans.ts';
-import { API_ROUTE_LIST, type ApiRoute, PUBLIC_ROUTE_LIST, type ResponseSpec } from '../routes/index.ts';
-import { strictRequest } from '../routes/strict-request.ts';
+import { API_ROUTE_LIST, API_ROUTES, type ApiRoute, PUBLIC_ROUTE_LIST, type ResponseSpec } from '../routes/index.ts';
 import { SiteConfigSchema } from '../site.ts';
 import { SpamReasonSchema } from '../spam.ts';
-import {
-  CreateWebhookRequestSchema,
-  UpdateWebhookRequestSchema,
-  WebhookEndpointDtoSchema,
-  WebhookEndpointWithSecretDtoSchema,
-} from '../webhooks.ts';
+import { WebhookEndpointDtoSchema, WebhookEndpointWithSecretDtoSchema } from '../webhooks.ts';
 
 export interface OpenApiOptions {
   /** The gateway's public URL (`PUBLIC_URL`); absent, `/`: the document's own origin. */
@@ -62,6 +48,7 @@ const OUTPUT_NAMES = named([
   [FormStatsDtoSchema, 'FormStats'],
   [ApiKeyDtoSchema, 'ApiKey'],
   [CreatedApiKeyDtoSchema, 'CreatedApiKey'],
+  [CurrentApiKeyDtoSchema, 'CurrentApiKey'],
   [WebhookEndpointDtoSchema, 'WebhookEndpoint'],
   [WebhookEndpointWithSecretDtoSchema, 'WebhookEndpointWithSecret'],
   [DeliveryDtoSchema, 'Delivery'],
@@ -74,20 +61,16 @@ const OUTPUT_NAMES = named([
   [AuditEntryDtoSchema, 'AuditEntry'],
   [SpamReasonSchema, 'SpamReason'],
 ]);
-/** Request bodies named in `components.schemas`: as the routes parse them, strict (`strictRequest` keeps one copy). */
-const INPUT_NAMES = named(
-  (
-    [
-      [CreateFormRequestSchema, 'CreateFormRequest'],
-      [UpdateFormRequestSchema, 'UpdateFormRequest'],
-      [CreateApiKeyRequestSchema, 'CreateApiKeyRequest'],
-      [CreateWebhookRequestSchema, 'CreateWebhookRequest'],
-      [UpdateWebhookRequestSchema, 'UpdateWebhookRequest'],
-      [BulkSubmissionsRequestSchema, 'BulkSubmissionsRequest'],
-      [ReplayRequestSchema, 'ReplayDeliveriesRequest'],
-    ] as [z.ZodType, string][]
-  ).map(([schema, id]) => [strictRequest(schema), id]),
-);
+/** Request bodies named in `components.schemas`: the routes' own schemas, strict as they parse them (ADR 96). */
+const INPUT_NAMES = named([
+  [API_ROUTES.createForm.request.body, 'CreateFormRequest'],
+  [API_ROUTES.updateForm.request.body, 'UpdateFormRequest'],
+  [API_ROUTES.createApiKey.request.body, 'CreateApiKeyRequest'],
+  [API_ROUTES.createWebhook.request.body, 'CreateWebhookRequest'],
+  [API_ROUTES.updateWebhook.request.body, 'UpdateWebhookRequest'],
+  [API_ROUTES.bulkChangeSubmissions.request.body, 'BulkSubmissionsRequest'],
+  [API_ROUTES.replayDeliveries.request.body, 'ReplayDeliveriesRequest'],
+]);
 
 type Convert = (schema: z.ZodType, io: 'input' | 'output') => JsonSchema;
 
