@@ -44,7 +44,7 @@ export function describeBrowserJourney(suite: string, target: () => JourneyTarge
   async function screen(name: string) {
     await page.waitForLoadState('networkidle');
     await screenshotBoth(page, suite, name);
-    expect(await seriousA11yViolations(page), `axe on ${name}`).toEqual([]);
+    expect((await seriousA11yViolations(page)).join('\n'), `axe on ${name}`).toBe('');
   }
 
   describe.sequential(`a new user in the dashboard (${suite}, Chromium)`, () => {

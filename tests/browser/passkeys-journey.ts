@@ -38,7 +38,7 @@ export function describePasskeyJourney(suite: string, target: () => PasskeyJourn
   async function screen(name: string) {
     await page.waitForLoadState('networkidle');
     await screenshotBoth(page, `${suite}-passkeys`, name);
-    expect(await seriousA11yViolations(page), `axe on ${name}`).toEqual([]);
+    expect((await seriousA11yViolations(page)).join('\n'), `axe on ${name}`).toBe('');
   }
   const passkeysPanel = () => page.getByRole('region', { name: 'Passkeys', exact: true });
   const passkeyList = () => passkeysPanel().getByRole('list', { name: 'Your passkeys' });

@@ -44,7 +44,7 @@ export function describeSsoJourney(suite: string, target: () => SsoJourneyTarget
   async function screen(page: Page, name: string) {
     await page.waitForLoadState('networkidle');
     await screenshotBoth(page, `${suite}-sso`, name);
-    expect(await seriousA11yViolations(page), `axe on ${name}`).toEqual([]);
+    expect((await seriousA11yViolations(page)).join('\n'), `axe on ${name}`).toBe('');
   }
   /** A page in a browser context of its own: no cookies, nobody signed in. */
   const freshPage = async () => (await browser.newContext({ viewport: VIEWPORTS.desktop })).newPage();

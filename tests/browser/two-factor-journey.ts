@@ -46,7 +46,7 @@ export function describeTwoFactorJourney(suite: string, target: () => TwoFactorJ
   async function screen(page: Page, name: string) {
     await page.waitForLoadState('networkidle');
     await screenshotBoth(page, `${suite}-two-factor`, name);
-    expect(await seriousA11yViolations(page), `axe on ${name}`).toEqual([]);
+    expect((await seriousA11yViolations(page)).join('\n'), `axe on ${name}`).toBe('');
   }
   /** A page in a browser context of its own: no cookies, nobody signed in. */
   const freshPage = async () => (await browser.newContext({ viewport: VIEWPORTS.desktop })).newPage();

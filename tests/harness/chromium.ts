@@ -55,20 +55,35 @@ export async function screenshotBoth(page: Page, suite: string, name: string): P
   }
   if (before) await page.setViewportSize(before);
   await page.emulateMedia({ colorScheme: 'dark' });
-  await page.waitForTimeout(50);
+  await settled(page);
   await page.screenshot({ path: join(dir, `${name}-${VIEWPORTS.desktop.width}-dark.png`), fullPage: true });
   await page.emulateMedia({ colorScheme: 'light' });
 }
 
 /**
+ * Waits for the page's finite CSS transitions and animations (a button's colours easing into a new scheme, a toast
+ * sliding in) to end, so that contrast is measured on the colours a reader finally sees, not on a frame between two.
+ */
+async function settled(page: Page) {
+  await page.waitForTimeout(50);
+  // A string, run in the page: the tests' TypeScript has no DOM types.
+  await page.evaluate(`Promise.all(
+    document
+      .getAnimations()
+      .filter((a) => a.playState === 'running' && Number.isFinite(a.effect?.getComputedTiming().endTime ?? NaN))
+      .map((a) => a.finished.catch(() => undefined)),
+  )`);
+}
+
+/**
  * Serious and critical axe-core violations on the page as it is now, in the light and in the dark scheme, one line
- * each (empty when none).
+ * each (empty when none). Tests expect them joined to be empty, so that a failure names them.
  */
 export async function seriousA11yViolations(page: Page): Promise<string[]> {
   const found: string[] = [];
   for (const colorScheme of ['light', 'dark'] as const) {
     await page.emulateMedia({ colorScheme });
-    await page.waitForTimeout(50);
+    await settled(page);
     const { violations } = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21aa']).analyze();
     for (const v of violations.filter((x) => x.impact === 'serious' || x.impact === 'critical')) {
       found.push(
