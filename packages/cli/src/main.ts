@@ -1,6 +1,7 @@
 import { createInterface } from 'node:readline/promises';
 import { parseArgs } from 'node:util';
 import { auditCommand } from './audit.ts';
+import { canaryCommand } from './canary.ts';
 import { type CliConfig, loadCliConfig } from './config.ts';
 import { dlqCommand, operator } from './dlq.ts';
 import { ExitWith, eraseCommand, erasuresCommand, subjectAccessCommand } from './erasures.ts';
@@ -21,6 +22,7 @@ const USAGE = `Usage:
   formgate erase verify <receipt.json>
   formgate subject-access <email>
   formgate mcp
+  formgate canary --form <id> [--deadline <60s>] [--every <5m>] [--metrics-file <path.prom>] [--json]
   formgate audit verify [--all] [--since <file>]
   formgate site owner <email>
   formgate dlq counts
@@ -46,6 +48,12 @@ with 1 when the receipt does not verify. subject-access prints everything the or
 mcp serves the Model Context Protocol over stdio for an assistant: the organization's forms and submissions through
 the API key (FORMGATE_API_KEY; a read key is not offered mark_spam). Standard output carries the protocol only:
 docs/mcp.md.
+canary sends a marked submission to a form set up for it (a notification address and/or a webhook) and checks that
+it is stored, mailed to every verified address and webhooked to every subscribed endpoint within --deadline
+(default 60s), then deletes it, whatever happened; it prints one line per check and exits with 1 when one failed.
+It needs a write API key. --every repeats it at that interval until SIGINT or SIGTERM (never exiting on a failed
+run); --metrics-file writes Prometheus gauges (formgate_canary_success, …) for node_exporter's textfile collector
+after each run. docs/operations.md, "Canary".
 audit verify reads the organization's audit log in order and checks its hash chain on this machine: it prints the
 number of entries and the latest hash (keep it: a log rewritten later no longer ends with it), or the first entry
 where the chain breaks and why, and exits with 1 then. It needs a write API key, or with --all the operator token
@@ -133,6 +141,9 @@ async function run(argv: string[]): Promise<unknown> {
           'offset',
           'group',
           'since',
+          'deadline',
+          'every',
+          'metrics-file',
         ].map((o) => [o, { type: 'string' as const }]),
       ),
       help: { type: 'boolean', short: 'h' },
@@ -161,6 +172,8 @@ async function run(argv: string[]): Promise<unknown> {
         operator: () => operator(config),
       },
     );
+  if (positionals[0] === 'canary')
+    return canaryCommand(config, positionals.slice(1), { ...v, json: values.json === true });
   if (positionals[0] === 'subject-access') return subjectAccessCommand(positionals.slice(1), () => keyed(config));
   switch (command) {
     case 'account signup': {

@@ -6,8 +6,10 @@ import type {
   CreateFormRequest,
   CreateWebhookRequest,
   CurrentApiKey as CurrentApiKeyDto,
+  Delivery as DeliveryDto,
   Form as FormDto,
   FormWithCounts as FormWithCountsDto,
+  NotificationEmail as NotificationEmailDto,
   Submission as SubmissionDto,
   UpdateFormRequest,
   UpdateWebhookRequest,
@@ -28,8 +30,10 @@ export type {
   CreateFormRequest,
   CreateWebhookRequest,
   CurrentApiKeyDto,
+  DeliveryDto,
   FormDto,
   FormWithCountsDto,
+  NotificationEmailDto,
   SubmissionDto,
   UpdateFormRequest,
   UpdateWebhookRequest,
@@ -160,6 +164,16 @@ export function createFormgateClient(options: FormgateClientOptions) {
       json<SubmissionDto>('PATCH', `${formPath(formId)}/submissions/${seg(submissionId)}`, body, init),
     delete: (formId: string, submissionId: string, init?: RequestOptions) =>
       json<void>('DELETE', `${formPath(formId)}/submissions/${seg(submissionId)}`, undefined, init),
+    /** Its delivery log: one entry per email and webhook planned for it, with its status and last response. */
+    deliveries: async (formId: string, submissionId: string, init?: RequestOptions) =>
+      (
+        await json<{ data: DeliveryDto[] }>(
+          'GET',
+          `${formPath(formId)}/submissions/${seg(submissionId)}/deliveries`,
+          undefined,
+          init,
+        )
+      ).data,
     /**
      * The export as the server streams it (`csv` by default: UTF-8 with a byte order mark). Errors before the first
      * byte throw; a failure later ends the stream with an error, never as if complete.
@@ -213,6 +227,11 @@ export function createFormgateClient(options: FormgateClientOptions) {
         json<CreatedApiKeyDto>('POST', '/api/v1/api-keys', body, init),
       delete: (keyId: string, init?: RequestOptions) =>
         json<void>('DELETE', `/api/v1/api-keys/${seg(keyId)}`, undefined, init),
+    },
+    /** The organization's notification addresses; only `verified` ones are mailed (double opt-in). */
+    notificationEmails: {
+      list: async (init?: RequestOptions) =>
+        (await json<{ data: NotificationEmailDto[] }>('GET', '/api/v1/notification-emails', undefined, init)).data,
     },
     webhooks: {
       list: async (formId: string, init?: RequestOptions) =>

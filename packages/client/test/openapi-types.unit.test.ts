@@ -24,6 +24,8 @@ describe("the client's API types", () => {
     expectTypeOf<Api.CreatedApiKeyDto>().toExtend<Client.CreatedApiKeyDto>();
     expectTypeOf<Api.WebhookEndpointDto>().toExtend<Client.WebhookEndpointDto>();
     expectTypeOf<Api.WebhookEndpointWithSecretDto>().toExtend<Client.WebhookEndpointWithSecretDto>();
+    expectTypeOf<Api.DeliveryDto>().toExtend<Client.DeliveryDto>();
+    expectTypeOf<Api.NotificationEmailDto>().toExtend<Client.NotificationEmailDto>();
     expectTypeOf<Client.CreateFormRequest>().toExtend<In<typeof Api.CreateFormRequestSchema>>();
     expectTypeOf<Client.UpdateFormRequest>().toExtend<In<typeof Api.UpdateFormRequestSchema>>();
     expectTypeOf<Client.CreateApiKeyRequest>().toExtend<In<typeof Api.CreateApiKeyRequestSchema>>();
