@@ -3,8 +3,7 @@
 #   infra/k8s/validate.sh install   → only create the cached venv (CI does it ahead of the tests)
 #   infra/k8s/validate.sh           → validate every manifest kustomization.yaml lists (strict: unknown fields fail)
 #   infra/k8s/validate.sh FILE...   → validate those files
-# The venv lives in ~/.cache/formgate/k8s-validate-venv-<version>; python3 -m venv needs Debian's python3-venv,
-# installed here when missing and running as root (CI).
+# The venv lives in ~/.cache/formgate/k8s-validate-venv-<version> (fg_pip_venv).
 set -euo pipefail
 FG_COMPONENT=k8s-validate
 source "$(dirname "${BASH_SOURCE[0]}")/../local/lib.sh"
@@ -15,24 +14,7 @@ KUBERNETES_VERSIONS=(1.33.0 1.37.0)
 venv="$FG_CACHE_DIR/k8s-validate-venv-$VALIDATOR_VERSION"
 bin="$venv/bin/kubernetes-validate"
 
-# `.installed` is written last: an interrupted install is redone.
-if [[ ! -f "$venv/.installed" ]]; then
-  fg_require_cmd python3
-  if ! python3 -c 'import ensurepip, venv' >/dev/null 2>&1; then
-    if [[ "$(id -u)" == 0 ]] && command -v apt-get >/dev/null; then
-      fg_log "installing python3-venv (apt-get install -y python3-venv)"
-      apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv >/dev/null
-    else
-      fg_die "python3 -m venv is not available: install python3-venv (apt-get install python3-venv)"
-    fi
-  fi
-  fg_log "installing kubernetes-validate $VALIDATOR_VERSION into $venv (cached)"
-  rm -rf "$venv"
-  python3 -m venv "$venv" || fg_die "python3 -m venv failed"
-  "$venv/bin/pip" install --quiet --disable-pip-version-check "kubernetes-validate==$VALIDATOR_VERSION" \
-    || { rm -rf "$venv"; fg_die "pip install kubernetes-validate==$VALIDATOR_VERSION failed"; }
-  touch "$venv/.installed"
-fi
+fg_pip_venv "$venv" "kubernetes-validate==$VALIDATOR_VERSION"
 [[ "${1:-}" == install ]] && exit 0
 
 dir="$FG_REPO_DIR/infra/k8s"

@@ -194,3 +194,26 @@ fg_instance_status() {
   echo "$name: not running (port $PORT, run dir $RUN_DIR)"
   return 3
 }
+
+# fg_pip_venv VENV REQUIREMENT: a Python venv at VENV with REQUIREMENT (`name==version`) installed from PyPI, made
+# once (`.installed` is written last: an interrupted install is redone). python3 -m venv needs Debian's
+# python3-venv, installed here when missing and running as root (CI).
+fg_pip_venv() {
+  local venv="$1" requirement="$2"
+  [[ -f "$venv/.installed" ]] && return 0
+  fg_require_cmd python3
+  if ! python3 -c 'import ensurepip, venv' >/dev/null 2>&1; then
+    if [[ "$(id -u)" == 0 ]] && command -v apt-get >/dev/null; then
+      fg_log "installing python3-venv (apt-get install -y python3-venv)"
+      apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv >/dev/null
+    else
+      fg_die "python3 -m venv is not available: install python3-venv (apt-get install python3-venv)"
+    fi
+  fi
+  fg_log "installing $requirement into $venv (cached)"
+  rm -rf "$venv"
+  python3 -m venv "$venv" || fg_die "python3 -m venv failed"
+  "$venv/bin/pip" install --quiet --disable-pip-version-check "$requirement" \
+    || { rm -rf "$venv"; fg_die "pip install $requirement failed"; }
+  touch "$venv/.installed"
+}

@@ -143,7 +143,7 @@ describe('the API answers as its OpenAPI description says', () => {
     // Webhooks.
     const hooks = `/api/v1/forms/${form.id}/webhooks`;
     const hook = await eventually(() => expectStatus(call('POST', hooks, { url: 'http://127.0.0.1:9/hook' }), 201));
-    await expectStatus(call('POST', hooks, { url: 'not a url' }), 422);
+    await expectStatus(call('POST', hooks, { url: 'not a url' }), 400);
     await expectStatus(call('GET', hooks), 200);
     await expectStatus(call('PATCH', `${hooks}/${hook.id}`, { enabled: false }), 200);
     await expectStatus(call('POST', `${hooks}/${hook.id}/rotate-secret`, {}), 200);

@@ -40,14 +40,18 @@ describe('embedded mode: the retention sweep deletes what the policy no longer k
   it("answers the organization's default and the plan's maximum, and refuses more than the plan allows", async () => {
     expect((await app.api('GET', '/api/v1/retention')).body).toEqual({ days: null, planMaxDays: 365 });
     const refused = await app.api('PATCH', '/api/v1/retention', { days: 366 });
-    expect(refused.status).toBe(400);
+    expect(refused.status).toBe(403);
     expect(refused.body).toMatchObject({
-      error: { code: 'VALIDATION_FAILED', message: "The organization's plan keeps submissions at most 365 days" },
+      error: {
+        code: 'PLAN_LIMIT_REACHED',
+        message: "The organization's plan keeps submissions at most 365 days",
+        details: { limit: 'retentionDays', max: 365 },
+      },
     });
     const form = await app.createForm({ name: 'Too long' });
     const patched = await app.api('PATCH', `/api/v1/forms/${form.id}`, { settings: { retentionDays: 400 } });
-    expect(patched.status).toBe(400);
-    expect(JSON.stringify(patched.body)).toContain('settings.retentionDays');
+    expect(patched.status).toBe(403);
+    expect(patched.body).toMatchObject({ error: { code: 'PLAN_LIMIT_REACHED', details: { limit: 'retentionDays' } } });
     const set = await app.api('PATCH', '/api/v1/retention', { days: 60 });
     expect(set.body as RetentionPolicyDto).toEqual({ days: 60, planMaxDays: 365 });
     const retention = (await app.api('GET', `/api/v1/forms/${form.id}/retention`)).body as FormRetentionDto;

@@ -181,7 +181,7 @@ export async function startFormsApi(init: {
       const days = body.settings?.retentionDays;
       if (typeof days === 'number' && planMaxDays !== null && days > planMaxDays) {
         const message = `The organization's plan keeps submissions at most ${planMaxDays} days`;
-        return json(res, 400, { error: { code: 'VALIDATION_FAILED', message, requestId: 'r1' } });
+        return json(res, 403, { error: { code: 'PLAN_LIMIT_REACHED', message, requestId: 'r1' } });
       }
       const notifications = { ...form.settings.notifications, ...body.settings?.notifications };
       const spam =

@@ -328,7 +328,7 @@ function retentionApi(policy: RetentionPolicyDto, refuse?: (days: number | null)
     const { days } = req.body as { days: number | null };
     const refusal = refuse?.(days);
     if (refusal)
-      return { status: 400, body: { error: { code: 'VALIDATION_FAILED', message: refusal, requestId: 'r1' } } };
+      return { status: 403, body: { error: { code: 'PLAN_LIMIT_REACHED', message: refusal, requestId: 'r1' } } };
     Object.assign(policy, { days });
     return { body: policy };
   };

@@ -1,8 +1,8 @@
 import type { ApiKeyDto, CreatedApiKeyDto, CurrentApiKeyDto, SessionDto, UserLookupDto } from '@formgate/contracts';
+import { emailAddress } from '@formgate/contracts';
 import { API_ROUTES } from '@formgate/contracts/routes';
 import { AppError, mountRoute } from '@formgate/kit';
 import { type NextFunction, type Request, type Response, Router } from 'express';
-import { z } from 'zod';
 import { API_KEY_SCOPES, type Caller, unavailableAsAppError } from './authenticate.ts';
 import { type Auth, CLIENT_IP_HEADER } from './create-auth.ts';
 import type { OrgEventRecorder } from './org-events/recorder.ts';
@@ -57,7 +57,7 @@ export function accountRoutes(auth: Auth, options: { lookupsPerMinute: number; r
   mountRoute(router, API_ROUTES.lookupUserByEmail, async (req, res) => {
     if (!lookups.take(String(req.headers[CLIENT_IP_HEADER])))
       throw new AppError('RATE_LIMITED', 'Too many lookups, retry in a minute');
-    const email = z.email().max(320).safeParse(String(req.params.email).toLowerCase());
+    const email = emailAddress().safeParse(String(req.params.email).toLowerCase());
     if (!email.success) throw new AppError('INVALID_EMAIL');
     const user = await (await adapter()).findOne<{ id: string }>({
       model: 'user',

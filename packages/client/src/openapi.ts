@@ -474,7 +474,7 @@ export interface paths {
         head?: never;
         /**
          * Set the organization's default retention (forms without their own keep submissions this many days)
-         * @description Submissions older than the retention in force are deleted with everything derived from them (files, search terms, notification copies, delivery payloads; the delivery log keeps outcomes). More days than the plan allows: 400 `VALIDATION_FAILED`.
+         * @description Submissions older than the retention in force are deleted with everything derived from them (files, search terms, notification copies, delivery payloads; the delivery log keeps outcomes). More days than the plan allows: 403 `PLAN_LIMIT_REACHED` with `details: {limit: "retentionDays", max}`.
          *
          *     Caller: a member's session or an API key with `write` scope. Needs `organization: update`.
          */
@@ -3071,7 +3071,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["UpdateFormRequest"];
             };
@@ -3122,7 +3122,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `SSO_REQUIRED`: This organization requires single sign-on: sign in through its identity provider; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile; `CSRF_REJECTED`: Cross-site request refused */
+            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `SSO_REQUIRED`: This organization requires single sign-on: sign in through its identity provider; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile; `CSRF_REJECTED`: Cross-site request refused; `PLAN_LIMIT_REACHED`: The organization's plan allows no more of these; upgrade the plan */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3131,7 +3131,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "SSO_REQUIRED" | "TWO_FACTOR_REQUIRED" | "CSRF_REJECTED";
+                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "SSO_REQUIRED" | "TWO_FACTOR_REQUIRED" | "CSRF_REJECTED" | "PLAN_LIMIT_REACHED";
                             message: string;
                             requestId: string;
                             /** @description Validation issues `[{path, message}]`, or the documented details of a code */
@@ -5831,7 +5831,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `SSO_REQUIRED`: This organization requires single sign-on: sign in through its identity provider; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile; `CSRF_REJECTED`: Cross-site request refused */
+            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `SSO_REQUIRED`: This organization requires single sign-on: sign in through its identity provider; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile; `CSRF_REJECTED`: Cross-site request refused; `PLAN_LIMIT_REACHED`: The organization's plan allows no more of these; upgrade the plan */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5840,7 +5840,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "SSO_REQUIRED" | "TWO_FACTOR_REQUIRED" | "CSRF_REJECTED";
+                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "SSO_REQUIRED" | "TWO_FACTOR_REQUIRED" | "CSRF_REJECTED" | "PLAN_LIMIT_REACHED";
                             message: string;
                             requestId: string;
                             /** @description Validation issues `[{path, message}]`, or the documented details of a code */
@@ -6271,7 +6271,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": Record<string, never>;
             };
@@ -7229,7 +7229,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["UpdateWebhookRequest"];
             };
@@ -8065,7 +8065,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     submission_notification_email?: string | null;
@@ -9614,13 +9614,14 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/x-www-form-urlencoded": {
-                    [key: string]: string;
+                "application/json": {
+                    files: {
+                        field: string;
+                        filename: string;
+                        contentType: string;
+                        size: number;
+                    }[];
                 };
-                "multipart/form-data": {
-                    [key: string]: string;
-                };
-                "application/json": Record<string, never>;
             };
         };
         responses: {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { trimmedText } from './text.ts';
 
 /** What an organization API key may do: `read` acts as a member (no mutations), `write` as an admin. */
 export const API_KEY_SCOPE_VALUES = ['read', 'write'] as const;
@@ -6,7 +7,7 @@ export type ApiKeyScopeName = (typeof API_KEY_SCOPE_VALUES)[number];
 
 /** `POST /api/v1/api-keys`: the gateway's schema and the dashboard's form. */
 export const CreateApiKeyRequestSchema = z.strictObject({
-  name: z.string().trim().min(1, 'Enter a name').max(32, 'Use at most 32 characters'),
+  name: trimmedText(32, { empty: 'Enter a name', tooLong: 'Use at most 32 characters' }),
   scope: z.enum(API_KEY_SCOPE_VALUES),
 });
 export type CreateApiKeyRequest = z.infer<typeof CreateApiKeyRequestSchema>;

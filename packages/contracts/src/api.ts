@@ -8,9 +8,10 @@ import {
   SubmissionFileDtoSchema,
 } from './forms.ts';
 import { SpamReasonSchema, SpamSettingsPatchViewSchema } from './spam.ts';
+import { trimmedText } from './text.ts';
 
 export const CreateFormRequestSchema = z.object({
-  name: z.string().trim().min(1).max(200),
+  name: trimmedText(200),
   slug: z
     .string()
     .regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/)
@@ -21,7 +22,7 @@ export const CreateFormRequestSchema = z.object({
 export type CreateFormRequest = z.infer<typeof CreateFormRequestSchema>;
 
 export const UpdateFormRequestSchema = z.object({
-  name: z.string().trim().min(1).max(200).optional(),
+  name: trimmedText(200).optional(),
   settings: FormSettingsPatchSchema.optional(),
 });
 export type UpdateFormRequest = z.infer<typeof UpdateFormRequestSchema>;
@@ -63,11 +64,12 @@ export const PageQuerySchema = z.object({
 export const FormListQuerySchema = z.object({ slug: z.string().max(100).optional() });
 
 const queryBool = z.enum(['true', 'false']).transform((v) => v === 'true');
-/** An ISO-8601 date or date-time, as the UTC instant `createdAt` is compared with. */
+/**
+ * An ISO-8601 date (UTC midnight) or date-time with its offset, as the UTC instant `createdAt` is compared with;
+ * declared as `format: date` or `format: date-time`.
+ */
 const queryInstant = z
-  .string()
-  .max(40)
-  .refine((v) => /^\d{4}-\d{2}-\d{2}/.test(v) && Number.isFinite(Date.parse(v)), 'an ISO-8601 date or date-time')
+  .union([z.iso.date(), z.iso.datetime({ offset: true })])
   .transform((v) => new Date(Date.parse(v)).toISOString());
 
 /**
@@ -127,7 +129,10 @@ export const BulkSubmissionsRequestSchema = z.strictObject({
     .array(z.string().min(1).max(100))
     .min(1)
     .max(MAX_BULK_IDS)
-    .refine((ids) => new Set(ids).size === ids.length, 'ids must be distinct'),
+    .refine((ids) => new Set(ids).size === ids.length, {
+      message: 'ids must be distinct',
+      params: { jsonSchema: { uniqueItems: true } },
+    }),
 });
 export type BulkSubmissionsRequest = z.infer<typeof BulkSubmissionsRequestSchema>;
 export type SubmissionAction = BulkSubmissionsRequest['action'];

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { emailAddress } from './email-address.ts';
 
 /** better-auth's `minPasswordLength` in the gateway, and the sign-up form's rule in the dashboard. */
 export const PASSWORD_MIN_LENGTH = 10;
@@ -24,14 +25,14 @@ export const BackupCodeSchema = z.object({
 export type BackupCodeRequest = z.infer<typeof BackupCodeSchema>;
 
 export const SignInRequestSchema = z.object({
-  email: z.email('Enter a valid email address').max(320),
+  email: emailAddress(),
   password: z.string().min(1, 'Enter your password').max(PASSWORD_MAX_LENGTH),
 });
 export type SignInRequest = z.infer<typeof SignInRequestSchema>;
 
 export const SignUpRequestSchema = z.object({
   name: z.string().trim().min(1, 'Enter your name').max(100),
-  email: z.email('Enter a valid email address').max(320),
+  email: emailAddress(),
   password: z
     .string()
     .min(PASSWORD_MIN_LENGTH, `Use at least ${PASSWORD_MIN_LENGTH} characters`)
@@ -71,7 +72,7 @@ export type UpdateOrganizationRequest = z.infer<typeof UpdateOrganizationRequest
 
 /** An invitation (better-auth `organization/invite-member`); the owner role is not handed out by invitation. */
 export const InviteMemberRequestSchema = z.object({
-  email: z.email('Enter a valid email address').max(320),
+  email: emailAddress(),
   role: z.enum(['admin', 'member']),
 });
 export type InviteMemberRequest = z.infer<typeof InviteMemberRequestSchema>;

@@ -1,7 +1,9 @@
 import { z } from 'zod';
+import { emailAddress } from './email-address.ts';
 import { MAX_SUBMISSION_FILE_BYTES } from './ingest.ts';
 import { RETENTION_DAYS_MAX } from './plans.ts';
 import { SpamReasonListSchema, SpamSettingsPatchSchema } from './spam.ts';
+import { trimmedText } from './text.ts';
 
 /**
  * Who is told about a form's submissions by email (issue 12). `emails` are notification addresses of the
@@ -11,8 +13,8 @@ import { SpamReasonListSchema, SpamSettingsPatchSchema } from './spam.ts';
  */
 export const FormNotificationsSchema = z.object({
   enabled: z.boolean(),
-  emails: z.array(z.email().max(320)).max(20),
-  subject: z.string().trim().min(1).max(200).nullable(),
+  emails: z.array(emailAddress()).max(20),
+  subject: trimmedText(200).nullable(),
   autoresponse: z.object({ enabled: z.boolean(), text: z.string().max(5_000) }),
 });
 export type FormNotifications = z.infer<typeof FormNotificationsSchema>;
@@ -27,12 +29,11 @@ export const DEFAULT_FORM_NOTIFICATIONS: FormNotifications = {
 /** `application/pdf`, or a whole top-level type as `image/*`. */
 const FileTypePatternSchema = z
   .string()
-  .trim()
-  .toLowerCase()
   .regex(
-    /^[a-z0-9][a-z0-9!#$&^_.+-]{0,63}\/(\*|[a-z0-9][a-z0-9!#$&^_.+-]{0,126})$/,
+    /^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,63}\/(\*|[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126})$/,
     'a MIME type such as application/pdf, or image/* for every image type',
-  );
+  )
+  .toLowerCase();
 
 /**
  * What files a form takes (issue 33), within the plan's `maxFileMb` and the deployment's limits: the largest file in

@@ -58,9 +58,11 @@ export const UPLOADS_FIELD = '_uploads';
 /** A MIME type as a form's settings and an upload request name it (`type/subtype`, lower case, no parameters). */
 export const MimeTypeSchema = z
   .string()
-  .trim()
-  .toLowerCase()
-  .regex(/^[a-z0-9][a-z0-9!#$&^_.+-]{0,63}\/[a-z0-9][a-z0-9!#$&^_.+-]{0,126}$/, 'a MIME type such as application/pdf');
+  .regex(
+    /^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,63}\/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}$/,
+    'a MIME type such as application/pdf',
+  )
+  .toLowerCase();
 
 /** `POST /f/{formKey}/uploads`: the files a submission will carry, uploaded directly to storage first. */
 export const UploadsRequestSchema = z.object({
@@ -70,7 +72,7 @@ export const UploadsRequestSchema = z.object({
         field: z.string().min(1).max(256),
         filename: z.string().min(1).max(255),
         contentType: MimeTypeSchema,
-        size: z.number().int().min(0),
+        size: z.number().int().min(0).max(MAX_SUBMISSION_FILE_BYTES),
       }),
     )
     .min(1),

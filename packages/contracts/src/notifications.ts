@@ -75,9 +75,10 @@ export const DeliveryDtoSchema = z.object({
 });
 export type DeliveryDto = z.infer<typeof DeliveryDtoSchema>;
 
-const MAX_RANGE_MS = 31 * 86_400_000;
-
-/** `POST /api/v1/forms/{formId}/deliveries/replay`: failed deliveries created in a range of at most 31 days. */
+/**
+ * `POST /api/v1/forms/{formId}/deliveries/replay`: failed deliveries created in `[from, to)` (an empty range when
+ * `to` is not after `from`). Any span: each call replays a bounded number and says whether more remain.
+ */
 export const ReplayRequestSchema = z
   .object({
     from: z.iso.datetime({ offset: true }),
@@ -85,11 +86,7 @@ export const ReplayRequestSchema = z
     status: z.literal('failed').default('failed'),
   })
   .strict()
-  .transform((r) => ({ ...r, from: new Date(r.from).toISOString(), to: new Date(r.to).toISOString() }))
-  .refine((r) => r.from < r.to && Date.parse(r.to) - Date.parse(r.from) <= MAX_RANGE_MS, {
-    message: '`from` must be before `to`, at most 31 days apart',
-    path: ['to'],
-  });
+  .transform((r) => ({ ...r, from: new Date(r.from).toISOString(), to: new Date(r.to).toISOString() }));
 
 /** `POST …/deliveries/replay`: failed deliveries re-attempted, skipped (gone, unverified), and whether more remain. */
 export const ReplayResultDtoSchema = z.object({

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { emailAddress } from './email-address.ts';
 import { SpamSettingsPatchSchema, SpamSettingsPatchViewSchema } from './spam.ts';
 
 const envelope = <T extends string, D extends z.ZodType>(type: T, data: D) =>
@@ -97,7 +98,7 @@ export const FEATURE_FLAGS = { emailManagement: 'email_management' } as const;
 export type FeatureFlag = keyof typeof FEATURE_FLAGS;
 
 export const OrgSettingsSchema = z.object({
-  submission_notification_email: z.email().max(320).nullable().optional(),
+  submission_notification_email: emailAddress().nullable().optional(),
   email_management: z.boolean().optional(),
   /**
    * The organization's spam defaults (issue 14), merged key by key by a PATCH; `null` drops them (the built-in
@@ -109,7 +110,7 @@ export type OrgSettings = z.infer<typeof OrgSettingsSchema>;
 
 /** The dashboard's "add an email": the address that receives the organization's submission notifications. */
 export const NotificationEmailRequestSchema = z.object({
-  email: z.email('Enter a valid email address').max(320),
+  email: emailAddress(),
 });
 export type NotificationEmailRequest = z.infer<typeof NotificationEmailRequestSchema>;
 
@@ -151,7 +152,7 @@ export const AuditLogQuerySchema = z.object({
             .filter(Boolean)
         : undefined,
     ),
-  actor: z.string().trim().max(320).optional(),
+  actor: z.string().max(320).trim().optional(),
   from: isoTime.optional(),
   to: isoTime.optional(),
 });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { emailAddress } from './email-address.ts';
 import { RETENTION_DAYS_MAX } from './plans.ts';
 
 /**
@@ -7,7 +8,7 @@ import { RETENTION_DAYS_MAX } from './plans.ts';
  * /api/v1/erasures/keys`), which anyone can verify later (`verifyErasureReceipt` of `@formgate/kit`).
  */
 export const ErasureRequestSchema = z.strictObject({
-  email: z.email('Enter a valid email address').max(320),
+  email: emailAddress(),
 });
 export type ErasureRequest = z.infer<typeof ErasureRequestSchema>;
 

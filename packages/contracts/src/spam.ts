@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { trimmedText } from './text.ts';
 
 /**
  * Spam and abuse (issue 14): the layers of ingest's verdict, a form's settings for them, and the reasons recorded
@@ -43,9 +44,9 @@ export type CaptchaSettings = z.infer<typeof CaptchaSettingsSchema>;
 
 export const SpamRulesSchema = z.object({
   /** Case-insensitive whole words (or phrases) in any field value. */
-  blockedWords: z.array(z.string().trim().min(1).max(100)).max(500),
+  blockedWords: z.array(trimmedText(100)).max(500),
   /** Email domains (and their subdomains) of any email-looking field value. */
-  blockedDomains: z.array(z.string().trim().toLowerCase().min(1).max(253)).max(500),
+  blockedDomains: z.array(trimmedText(253).toLowerCase()).max(500),
   /** More links (http(s) URLs) than this across the fields scores; null = no limit. */
   maxLinks: z.number().int().min(0).max(1000).nullable(),
   /** Email addresses at a disposable-address provider score. */

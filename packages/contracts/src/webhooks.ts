@@ -13,6 +13,33 @@ export const MAX_WEBHOOK_URL_LENGTH = 2000;
 /** Most endpoints one form may have. */
 export const MAX_WEBHOOKS_PER_FORM = 10;
 
+/**
+ * An endpoint's URL as declared (spaces around it are trimmed): `http(s)://`, a host name whose last label starts
+ * with a letter, an IPv4 address or a bracketed IPv6 one, an optional port up to 65535, then any visible characters. The service checks it again with the URL parser
+ * (`NOTIFICATIONS_WEBHOOK_URL_INVALID`) and refuses private targets (`NOTIFICATIONS_WEBHOOK_TARGET_FORBIDDEN`).
+ */
+const LABEL = '[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?';
+const TOP_LABEL = '[A-Za-z](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?';
+const OCTET = '(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])';
+const PORT = '(?:[0-9]{1,4}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5])';
+const H16 = '[0-9A-Fa-f]{1,4}';
+const IPV4 = `(?:${OCTET}\\.){3}${OCTET}`;
+/** An IPv6 address in brackets: eight groups, or fewer around one `::`, the last two possibly as an IPv4 address. */
+const IPV6 = [
+  `(?:${H16}:){6}${IPV4}`,
+  `::(?:[Ff]{4}:)?${IPV4}`,
+  `(?:${H16}:){1,4}:${IPV4}`,
+  `(?:${H16}:){7}${H16}`,
+  ...[0, 1, 2, 3, 4, 5, 6].map((left) =>
+    left === 0 ? `:(?::${H16}){1,7}|::` : `(?:${H16}:){1,${left}}(?::${H16}){1,${7 - left}}`,
+  ),
+  `(?:${H16}:){1,7}:`,
+].join('|');
+const WEBHOOK_URL_PATTERN = new RegExp(
+  `^\\s*https?://(?:(?:${LABEL}\\.)*${TOP_LABEL}|${IPV4}|\\[(?:${IPV6})\\])(?::${PORT})?(?:[/?#][\\x21-\\x7e]*)?\\s*$`,
+);
+const webhookUrl = z.string().max(MAX_WEBHOOK_URL_LENGTH).regex(WEBHOOK_URL_PATTERN, 'an http(s) URL');
+
 const events = z
   .array(WebhookEventTypeSchema)
   .min(1, 'choose at least one event')
@@ -25,7 +52,7 @@ const events = z
  */
 export const CreateWebhookRequestSchema = z
   .object({
-    url: z.string(),
+    url: webhookUrl,
     kind: WebhookKindSchema.default('standard'),
     events: events.default(['submission.created']),
   })
@@ -35,7 +62,7 @@ export type CreateWebhookRequest = z.infer<typeof CreateWebhookRequestSchema>;
 /** `PATCH …/webhooks/{id}`: any of these; `enabled: true` re-enables an endpoint disabled after failures. */
 export const UpdateWebhookRequestSchema = z
   .object({
-    url: z.string().optional(),
+    url: webhookUrl.optional(),
     kind: WebhookKindSchema.optional(),
     events: events.optional(),
     enabled: z.boolean().optional(),

@@ -15,9 +15,15 @@ export interface Service {
   stop(): Promise<void>;
 }
 
-/** Mutations accept JSON only: a form post or `text/plain` from another site cannot reach them (CSRF). */
+/**
+ * Mutations accept JSON only: a form post or `text/plain` from another site cannot reach them (CSRF). A request with
+ * no body at all (no content type, no length or 0, not chunked) passes too: an action that takes no parameters
+ * (rotate a secret, resend a delivery) needs none, and a browser's cross-site form always sends a content type.
+ */
 export function assertJsonMutation(req: Request): void {
   if (['GET', 'HEAD', 'OPTIONS', 'DELETE'].includes(req.method) || req.is('application/json')) return;
+  const { 'content-type': type, 'content-length': length, 'transfer-encoding': chunked } = req.headers;
+  if (type === undefined && chunked === undefined && (length === undefined || length === '0')) return;
   throw new AppError('UNSUPPORTED_MEDIA_TYPE');
 }
 

@@ -25,6 +25,16 @@ describe('ingest: hostile field names are stored as literal data', () => {
     await app.stop();
   });
 
+  it('stores a multipart part named "" as the empty field name, as urlencoded and JSON bodies do (found by schemathesis)', async () => {
+    const form = await app.createForm({ name: 'Empty names' });
+    const res = await client.postMultipart(form.key, multipart([field('', '0'), field('x', '')]));
+    const stored = await client.storedOnly(form, await client.acceptedId(res));
+    expect(stored.fields).toEqual([
+      { name: '', value: '0' },
+      { name: 'x', value: '' },
+    ]);
+  });
+
   describe('C4 prototype pollution', () => {
     it('stores bracketed __proto__ and constructor names literally, polluting nothing', async () => {
       const form = await app.createForm({ name: 'Proto urlencoded' });

@@ -29,9 +29,22 @@ export function toJsonSchema(schema: z.ZodType, io: 'input' | 'output', names?: 
     io,
     // Transforms and refinements have no JSON Schema: their input (or `{}` for an output) stands for them.
     unrepresentable: 'any',
+    override: declareRefinements,
     ...(names ? { metadata: names } : {}),
   }) as JsonSchema;
   return rest;
+}
+
+/**
+ * A refinement zod cannot describe (it is a function) may declare itself in JSON Schema keywords, as
+ * `refine(check, { params: { jsonSchema: { uniqueItems: true } } })`: they are added to the schema it refines, so the
+ * document states the constraint the server enforces.
+ */
+function declareRefinements(ctx: { zodSchema: z.core.$ZodTypes; jsonSchema: JsonSchema }) {
+  for (const check of ctx.zodSchema._zod.def.checks ?? []) {
+    const params = (check._zod.def as { params?: { jsonSchema?: JsonSchema } }).params;
+    if (params?.jsonSchema) Object.assign(ctx.jsonSchema, params.jsonSchema);
+  }
 }
 
 const named = (entries: [z.ZodType, string][]) => {
@@ -212,11 +225,12 @@ function parameters(route: ApiRoute) {
   return params;
 }
 
+/** A JSON body; optional when `{}` is a valid one (the server reads a missing body as `{}`). */
 const requestBody = (route: ApiRoute, convert: Convert) =>
   route.request?.body
     ? {
         requestBody: {
-          required: true,
+          required: !route.request.body.safeParse({}).success,
           content: { 'application/json': { schema: convert(route.request.body, 'input') } },
         },
       }
@@ -241,8 +255,8 @@ function accessNote(route: ApiRoute): string {
   return `Caller: ${who}.${needs}`;
 }
 
-/** The ingest body: one field per key; files in multipart. */
-const INGEST_FIELDS = { type: 'object', additionalProperties: { type: 'string' } };
+/** The ingest body: one field per key (at least one: `EMPTY`); files in multipart. */
+const INGEST_FIELDS = { type: 'object', minProperties: 1, additionalProperties: { type: 'string' } };
 const INGEST_BODY = {
   required: true,
   content: {
@@ -250,13 +264,16 @@ const INGEST_BODY = {
     'multipart/form-data': {
       schema: {
         type: 'object',
-        additionalProperties: {
-          oneOf: [{ type: 'string' }, { type: 'string', contentMediaType: 'application/octet-stream' }],
-        },
+        minProperties: 1,
+        additionalProperties: { type: 'string', description: "A field's value, or a file part's bytes" },
       },
     },
     'application/json': {
-      schema: { type: 'object', description: 'One field per top-level key; nested values kept as compact JSON text' },
+      schema: {
+        type: 'object',
+        minProperties: 1,
+        description: 'One field per top-level key; nested values kept as compact JSON text',
+      },
     },
   },
 };
@@ -293,9 +310,11 @@ function withGatewayAnswers(responses: Record<string, unknown>): Record<string, 
 }
 
 function publicOperation(op: ApiRoute, convert: Convert) {
-  const isSubmit = op.method === 'POST';
+  // A submission and an upload grant take an `Idempotency-Key`; only the submission takes ingest's three encodings.
+  const isPost = op.method === 'POST';
+  const isSubmit = isPost && op.path === '/f/:formKey';
   const params = parameters(op);
-  if (isSubmit) {
+  if (isPost) {
     params.push({
       name: 'Idempotency-Key',
       in: 'header',
@@ -311,7 +330,7 @@ function publicOperation(op: ApiRoute, convert: Convert) {
     ...(op.description ? { description: op.description } : {}),
     security: [],
     parameters: params,
-    ...(isSubmit ? { requestBody: INGEST_BODY } : {}),
+    ...(isSubmit ? { requestBody: INGEST_BODY } : requestBody(op, convert)),
     responses: withGatewayAnswers({
       ...successResponses(op.responses, convert),
       ...errorResponses(op.errors ?? [], ingestErrorBody),

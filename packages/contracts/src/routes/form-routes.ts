@@ -54,7 +54,7 @@ export const formRoutes = {
     summary: "Change a form's name or settings (absent keys are kept)",
     request: { body: UpdateFormRequestSchema },
     responses: [json(200, 'The form as changed', FormDtoSchema)],
-    errors: [...FORM, 'FORMS_CONCURRENT_UPDATE'],
+    errors: [...FORM, 'FORMS_CONCURRENT_UPDATE', 'PLAN_LIMIT_REACHED'],
   }),
   deleteForm: defineRoute({
     ...orgRoute('DELETE', '/api/v1/forms/:formId', 'forms', { form: ['delete'] }),

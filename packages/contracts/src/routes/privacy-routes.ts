@@ -74,9 +74,10 @@ export const privacyRoutes = {
     description:
       'Submissions older than the retention in force are deleted with everything derived from them (files, search ' +
       'terms, notification copies, delivery payloads; the delivery log keeps outcomes). More days than the plan ' +
-      'allows: 400 `VALIDATION_FAILED`.',
+      'allows: 403 `PLAN_LIMIT_REACHED` with `details: {limit: "retentionDays", max}`.',
     request: { body: RetentionPolicyRequestSchema },
     responses: [json(200, 'The policy', RetentionPolicyDtoSchema)],
+    errors: ['PLAN_LIMIT_REACHED'],
   }),
   getFormRetention: defineRoute({
     ...orgRoute('GET', '/api/v1/forms/:formId/retention', 'forms'),

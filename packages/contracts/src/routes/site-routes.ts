@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { listOf } from '../api.ts';
 import {
   ApiKeyDtoSchema,
@@ -6,6 +7,7 @@ import {
   CurrentApiKeyDtoSchema,
 } from '../api-keys.ts';
 import { SessionDtoSchema, UserLookupDtoSchema } from '../auth.ts';
+import { emailAddress } from '../email-address.ts';
 import { PlansResponseDtoSchema } from '../plans.ts';
 import { SiteConfigSchema } from '../site.ts';
 import { defineRoute, json, noContent } from './define-route.ts';
@@ -28,6 +30,7 @@ export const siteRoutes = {
     auth: 'public',
     tag: 'Accounts',
     summary: 'Whether an account has this email (sign-in page); limited per client IP',
+    request: { params: z.object({ email: emailAddress() }) },
     responses: [json(200, 'The lookup', UserLookupDtoSchema)],
     errors: ['INVALID_EMAIL', 'RATE_LIMITED', 'AUTH_UNAVAILABLE'],
   }),

@@ -153,7 +153,7 @@ export function formsRoutes(
       deps,
       scopeOf(req),
       String(req.params.formId),
-      API_ROUTES.updateForm.request.body.parse(req.body),
+      API_ROUTES.updateForm.request.body.parse(req.body ?? {}),
     );
     res.setHeader(SETTLE_HEADER, formatSettle({ view: 'form', id: form.id, version: form.version }));
     res.json(toFormDto(form));

@@ -2,17 +2,17 @@ import { AppError } from '@formgate/kit';
 import { z } from 'zod';
 import type { SubmissionCursor } from '../store/records.ts';
 
-/** `[seq, tag]`: a cursor of a filtered list, valid only with the filter whose `filterTag` is `tag`. */
-const FilteredCursorSchema = z.tuple([z.number().int().nonnegative(), z.string().max(40)]);
-
-/** `[seq]`: a cursor of the form's whole list. */
+/**
+ * `[seq]`: a position in a form's list, newest first. It holds no filter: with any filters, the next page is the
+ * matching submissions after that position (as Stripe's `starting_after` is an object's id), so a client may change
+ * its filters between pages and still go on from where it was.
+ */
 const CursorSchema = z.tuple([z.number().int().nonnegative()]);
 
 const invalid = () => new AppError('INVALID_CURSOR');
 
-/** The opaque `nextCursor` of a page: the position of its last item (and the tag of the list's filter, if any). */
-export const encodeCursor = (c: SubmissionCursor, tag?: string) =>
-  Buffer.from(JSON.stringify(tag === undefined ? [c.seq] : [c.seq, tag])).toString('base64url');
+/** The opaque `nextCursor` of a page: the position of its last item. */
+export const encodeCursor = (c: SubmissionCursor) => Buffer.from(JSON.stringify([c.seq])).toString('base64url');
 
 const decode = (raw: string): unknown => {
   try {
@@ -22,14 +22,7 @@ const decode = (raw: string): unknown => {
   }
 };
 
-/** Decodes a `cursor` of a filtered list; 400 `INVALID_CURSOR` unless it was made for the filter tagged `tag`. */
-export function resolveFilteredCursor(raw: string, tag: string): SubmissionCursor {
-  const parsed = FilteredCursorSchema.safeParse(decode(raw));
-  if (!parsed.success || parsed.data[1] !== tag) throw invalid();
-  return { seq: parsed.data[0] };
-}
-
-/** Decodes a `cursor` of the form's list; 400 `INVALID_CURSOR` when it is malformed. */
+/** Decodes a `cursor`; 400 `INVALID_CURSOR` when it is malformed. */
 export function resolveCursor(raw: string): SubmissionCursor {
   const parsed = CursorSchema.safeParse(decode(raw));
   if (!parsed.success) throw invalid();

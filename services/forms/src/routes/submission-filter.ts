@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { SubmissionFilterQuery } from '@formgate/contracts';
 import { AppError } from '@formgate/kit';
 import type { SubmissionFilter } from '../store/records.ts';
@@ -34,9 +33,3 @@ export const isFiltered = (f: SubmissionFilter) => Object.keys(f).length > 0;
 
 /** Held submissions (issue 13) are left out unless `held` asks for them: `held=true` lists only them. */
 export const withoutHeldByDefault = (f: SubmissionFilter): SubmissionFilter => ({ held: false, ...f });
-
-/** A short digest of a filter, carried in its cursors so a cursor is only accepted with the filter it was made for. */
-export function filterTag(f: SubmissionFilter): string {
-  const canonical = JSON.stringify([f.spam ?? null, f.held ?? null, f.from ?? null, f.to ?? null, f.terms ?? []]);
-  return createHash('sha256').update(canonical).digest('base64url').slice(0, 12);
-}

@@ -6,9 +6,9 @@ import type { ExportAudit } from '../export-audit.ts';
 import type { FormRepository } from '../store/form-repository.ts';
 import type { StoredSubmission, SubmissionRecord } from '../store/records.ts';
 import type { SubmissionReadModel } from '../store/submission-read-model.ts';
-import { encodeCursor, resolveCursor, resolveFilteredCursor } from './submission-cursor.ts';
+import { encodeCursor, resolveCursor } from './submission-cursor.ts';
 import { sendExport } from './submission-export.ts';
-import { filterOf, filterTag, isFiltered, withoutHeldByDefault } from './submission-filter.ts';
+import { filterOf, isFiltered, withoutHeldByDefault } from './submission-filter.ts';
 
 export function toSubmissionDto(r: SubmissionRecord): SubmissionDto {
   return {
@@ -69,11 +69,10 @@ export function submissionListRoutes(deps: {
     }
     const form = await loadForm(req);
     const filtered = withoutHeldByDefault(filter);
-    const tag = filterTag(filtered);
-    const after = cursor ? resolveFilteredCursor(cursor, tag) : undefined;
+    const after = cursor ? resolveCursor(cursor) : undefined;
     const read = (rows: number) =>
       submissions.findSubmissions(scope, form.id, { filter: filtered, limit: rows, ...(after ? { after } : {}) });
-    res.json(await readPage(limit, read, toSubmissionDto, (s: StoredSubmission) => encodeCursor(s, tag)));
+    res.json(await readPage(limit, read, toSubmissionDto, (s: StoredSubmission) => encodeCursor(s)));
   });
 
   mountRoute(router, API_ROUTES.exportSubmissions, async (req, res) => {

@@ -32,11 +32,14 @@ export interface RetentionDeps {
 /** Where a form's retention is in a create or PATCH request. */
 export const RETENTION_FIELD = 'settings.retentionDays';
 
-/** Refuses more days than the plan allows: 400 `VALIDATION_FAILED` on `field`. */
+/**
+ * Refuses more days than the plan allows: 403 `PLAN_LIMIT_REACHED` on `field`, `details: {limit: "retentionDays",
+ * max}` (a valid request the plan does not allow, as for the forms and members limits).
+ */
 export function checkRetentionDays(days: number | null | undefined, max: number | null, field: string): void {
   if (days === undefined || days === null || max === null || days <= max) return;
   const message = `The organization's plan keeps submissions at most ${max} day${max === 1 ? '' : 's'}`;
-  throw new AppError('VALIDATION_FAILED', message, { field, details: [{ path: field, message }] });
+  throw new AppError('PLAN_LIMIT_REACHED', message, { field, details: { limit: 'retentionDays', max } });
 }
 
 /** `GET /api/v1/retention`. */

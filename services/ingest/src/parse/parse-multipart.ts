@@ -61,7 +61,9 @@ export async function parseMultipart(
       if (received > limits.maxMultipartBytes) fail(IngestErrors.tooLarge(limits.maxMultipartBytes));
     });
     body.on('error', () => fail(IngestErrors.malformed('The body could not be read or decompressed')));
-    parser.on('field', (name, value, info) => {
+    // busboy names a part whose `name=""` undefined: it is the empty field name, as in a urlencoded or JSON body.
+    parser.on('field', (partName: string | undefined, value, info) => {
+      const name = partName ?? '';
       if (failure) return;
       if (info.nameTruncated) return fail(IngestErrors.nameTooLong(limits.maxFieldNameLength));
       if (info.valueTruncated) return fail(IngestErrors.valueTooLong(name, limits.maxFieldValueBytes));
@@ -71,7 +73,8 @@ export async function parseMultipart(
         fail(err as AppError);
       }
     });
-    parser.on('file', (name, stream, info) => {
+    parser.on('file', (partName: string | undefined, stream, info) => {
+      const name = partName ?? '';
       // busboy destroys an unfinished file stream with an error when the body ends early ("Unexpected end of form").
       stream.on('error', () => fail(IngestErrors.malformed('The multipart body is malformed')));
       if (failure || info.filename === undefined) {

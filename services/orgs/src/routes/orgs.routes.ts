@@ -50,7 +50,7 @@ export function orgsRoutes(deps: {
 
   mountRoute(router, API_ROUTES.updateOrgSettings, async (req, res) => {
     requirePermission(identityOf(req), { organization: ['update'] });
-    const { spam, ...rest } = API_ROUTES.updateOrgSettings.request.body.parse(req.body);
+    const { spam, ...rest } = API_ROUTES.updateOrgSettings.request.body.parse(req.body ?? {});
     // The spam defaults first: a refused one (a captcha without its secret) changes nothing at all.
     let spamView = await readSpamDefaults(spamStore, scopeOf(req));
     if (spam !== undefined) {

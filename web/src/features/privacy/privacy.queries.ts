@@ -75,6 +75,6 @@ export const retentionQuery = () =>
     queryFn: () => apiFetch<RetentionPolicyDto>('/api/v1/retention'),
   });
 
-/** → the policy as saved. More days than the plan allows: 400 `VALIDATION_FAILED`, worded by the server. */
+/** → the policy as saved. More days than the plan allows: 403 `PLAN_LIMIT_REACHED`, worded by the server. */
 export const updateRetention = (body: RetentionPolicyRequest) =>
   apiFetch<RetentionPolicyDto>('/api/v1/retention', { method: 'PATCH', json: body });
