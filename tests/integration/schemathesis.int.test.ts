@@ -147,6 +147,8 @@ describe('schemathesis against a running instance', () => {
         ],
         { cwd: dir, timeout: 600_000, maxBuffer: 64 * 1024 * 1024 },
       );
+      // The run's tally, in the test log: how many cases were generated and passed.
+      console.info(`schemathesis (${label}): ${/Test cases:\s+(.*)/.exec(stdout)?.[1] ?? 'no tally'}`);
       return stdout;
     } catch (error) {
       const { stdout = '', stderr = '' } = error as { stdout?: string; stderr?: string };
