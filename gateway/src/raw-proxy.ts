@@ -1,6 +1,6 @@
 import { type Agent, type ClientRequest, type IncomingMessage, request, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { AppError, type Logger, lingerThenClose } from '@formgate/kit';
+import { AppError, endOnDrain, type Logger, lingerThenClose } from '@formgate/kit';
 import { endToEnd, upstreamHeaders } from './forward-headers.ts';
 import type { Upstream, UpstreamPool } from './upstreams.ts';
 
@@ -207,5 +207,18 @@ function relay(x: Exchange, upstream: ClientRequest, answer: IncomingMessage) {
   }
   x.res.writeHead(answer.statusCode ?? 502, endToEnd(answer.headers));
   answer.pipe(x.res);
-  answer.on('error', () => x.res.destroy());
+  // An answer cut short (the instance stopped or failed mid-body) cuts the client's too: ending it would pass the
+  // truncated body off as whole, and an event stream's client would not know to reconnect.
+  const cut = () => {
+    if (!answer.complete && !x.res.writableEnded) x.res.destroy();
+  };
+  answer.on('error', cut);
+  answer.on('close', cut);
+  if (!String(answer.headers['content-type'] ?? '').startsWith('text/event-stream')) return;
+  // An event stream lasts as long as its client: a draining gateway ends it (the client reconnects elsewhere).
+  endOnDrain(x.res, () => {
+    answer.unpipe(x.res);
+    x.res.end();
+    upstream.destroy();
+  });
 }

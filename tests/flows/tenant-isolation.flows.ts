@@ -40,6 +40,8 @@ interface Case {
   success?: number;
   /** The status a member's session gets instead of success (a route for API keys only). */
   session?: number;
+  /** The answer is a stream that stays open (`text/event-stream`): only its status and content type are read. */
+  stream?: boolean;
 }
 
 const CASES: Record<string, Case> = {
@@ -133,6 +135,7 @@ const CASES: Record<string, Case> = {
   'GET /api/v1/retention': {},
   'PATCH /api/v1/retention': { body: { days: 90 } },
   'GET /api/v1/forms/:formId/retention': { params: (fx) => ({ formId: fx.form.id }) },
+  'GET /api/v1/events': { stream: true },
 };
 
 type Caller = 'owner' | 'admin' | 'member' | 'other-org-owner' | 'no-session' | 'other-org-key' | 'read-key';
@@ -302,7 +305,21 @@ export function describeTenantIsolation(target: TargetRef) {
       };
     }, 120_000);
 
-    async function callAs(caller: Caller, method: string, path: string, body?: unknown) {
+    /** Opens a stream as `caller`: a success is read up to its content type, then closed; a refusal whole. */
+    async function openStreamAs(caller: Caller, path: string) {
+      const headers: Record<string, string> = { accept: 'text/event-stream', origin: target().baseUrl };
+      const session = sessions[caller as keyof typeof sessions];
+      if (session) headers.cookie = [...session.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+      if (caller in keys) headers['x-api-key'] = keys[caller as keyof typeof keys];
+      const abort = new AbortController();
+      const res = await fetch(`${target().baseUrl}${path}`, { headers, signal: abort.signal });
+      const type = res.headers.get('content-type') ?? '';
+      if (type.startsWith('text/event-stream')) abort.abort();
+      return { status: res.status, body: type.startsWith('application/json') ? await res.json() : type };
+    }
+
+    async function callAs(caller: Caller, method: string, path: string, body?: unknown, stream = false) {
+      if (stream) return openStreamAs(caller, path);
       if (caller in sessions) return sessions[caller as keyof typeof sessions].call(method, path, body);
       const headers: Record<string, string> = { accept: 'application/json' };
       if (caller in keys) headers['x-api-key'] = keys[caller as keyof typeof keys];
@@ -329,7 +346,7 @@ export function describeTenantIsolation(target: TargetRef) {
           const params = spec.params ? await spec.params(fixture) : {};
           const path = route.path.replace(/:(\w+)/g, (_, name: string) => encodeURIComponent(params[name] as string));
           const body = typeof spec.body === 'function' ? spec.body() : spec.body;
-          const reply = await callAs(caller, route.method, path, body);
+          const reply = await callAs(caller, route.method, path, body, spec.stream);
           expect(reply.status, JSON.stringify(reply.body)).toBe(want.status);
           if (want.message) expect(reply.body.error.message).toBe(want.message);
           if (want.status >= 400) expect(reply.body.error.code).toEqual(expect.any(String));

@@ -159,6 +159,12 @@ export function createApiRecorder(original: typeof fetch, file?: string): ApiRec
     const method = (init?.method ?? request?.method ?? 'GET').toUpperCase();
     const path = new URL(request ? request.url : String(input)).pathname;
     if (API_PATH.test(path) && !res.headers.has(STAND_IN_HEADER)) {
+      const contentType = res.headers.get('content-type');
+      // A stream that stays open (`text/event-stream`) is recorded unread: a clone would hold its connection open.
+      if (contentType?.startsWith('text/event-stream')) {
+        record({ method, path, status: res.status, contentType, text: async () => '' });
+        return res;
+      }
       const copy = res.clone();
       record({
         method,

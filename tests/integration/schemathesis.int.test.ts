@@ -148,7 +148,7 @@ describe('schemathesis against a running instance', () => {
         { cwd: dir, timeout: 600_000, maxBuffer: 64 * 1024 * 1024 },
       );
       // The run's tally, in the test log: how many cases were generated and passed.
-      console.info(`schemathesis (${label}): ${/Test cases:\s+(.*)/.exec(stdout)?.[1] ?? 'no tally'}`);
+      process.stderr.write(`schemathesis (${label}): ${/Test cases:\s+(.*)/.exec(stdout)?.[1] ?? 'no tally'}\n`);
       return stdout;
     } catch (error) {
       const { stdout = '', stderr = '' } = error as { stdout?: string; stderr?: string };
@@ -166,10 +166,12 @@ describe('schemathesis against a running instance', () => {
     const ids = await fixture('Schemathesis');
     // `q` is words (1–8 of at most 64 letters or digits, in any script) that JSON Schema cannot state portably: a
     // search for a word, like the ids, is supplied; its refusals are tested in submission-queries.int.test.ts.
+    // `GET /api/v1/events` stays open by design (server-sent events): each case would wait out a timeout, and what
+    // it answers is checked by listen.int.test.ts and, against the document, by the api-conformance recorder.
     const out = await schemathesis(
       'reads-and-writes',
       { ...ids, email: owner.email, q: 'hello' },
-      ['--exclude-method', 'DELETE', '--max-examples', '10'],
+      ['--exclude-method', 'DELETE', '--exclude-path', '/api/v1/events', '--max-examples', '10'],
       await cursors(ids),
     );
     // Exit 0 (a finding throws above), and every generated case passed every check.

@@ -109,11 +109,31 @@ export interface EventSubscriber {
    */
   subscribe(options: SubscribeOptions): Promise<Subscription>;
   /**
-   * Reads `topic` from its first retained record without joining a group or committing anything (how services
-   * build in-memory views of compacted topics) and keeps following it. Resolves once every record that existed
-   * when it was called has been passed to `onMessage`.
+   * Reads `topic` without joining a group or committing anything and keeps following it: from its first retained
+   * record by default (how services build in-memory views of compacted topics), or from `options.from` (see
+   * `ReplayOptions`). Resolves once every record between the start and the log end as of the call has been passed to
+   * `onMessage`, in order per partition; every record appended after it resolved is passed too. The answer names
+   * where it started on each partition (`Replay.start`), so a reader can resume later without a gap.
    */
-  replay(topic: string, onMessage: (message: BusMessage) => void): Promise<Subscription>;
+  replay(topic: string, onMessage: (message: BusMessage) => void, options?: ReplayOptions): Promise<Replay>;
+}
+
+/** Per partition, the offset of the next record to read (a decimal string, as `BusMessage.offset`). */
+export type LogPositions = Readonly<Record<number, string>>;
+
+export interface ReplayOptions {
+  /**
+   * Where to start: `'start'` (default) the first retained record of each partition; `'end'` the log end as of the
+   * call, so only records appended later are passed (a live follower); positions, each partition at its offset (one
+   * past the last record a reader saw: how it resumes) and a partition they do not name at the log end. A position
+   * outside a partition's retained records is brought within them (before the first: the first; past the end: the end).
+   */
+  from?: 'start' | 'end' | LogPositions;
+}
+
+export interface Replay extends Subscription {
+  /** Where the replay started, every partition named (after the last record it was given, a reader resumes there). */
+  readonly start: LogPositions;
 }
 
 /** A record of `<topic>.dlq`, with what its headers say about the original and the failure. */

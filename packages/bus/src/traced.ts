@@ -34,7 +34,7 @@ export function traced(bus: EventBus, tracing: BusTracing, system: string): Even
         ...options,
         handler: (batch) => tracing.consumer(system, options.group, options.topic, batch, () => options.handler(batch)),
       }),
-    replay: (topic, onMessage) => bus.replay(topic, onMessage),
+    replay: (topic, onMessage, options) => bus.replay(topic, onMessage, options),
     ensureTopics: (specs) => bus.ensureTopics(specs),
     ping: () => bus.ping(),
     lag: (groups) => bus.lag(groups),

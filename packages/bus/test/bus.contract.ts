@@ -12,6 +12,7 @@ import {
 import { afterAll, beforeAll, expect } from 'vitest';
 import type { BusMessage, EventBus, Subscription } from '../src/event-bus.ts';
 import type { BusMetrics } from '../src/metrics.ts';
+import { replayFromCases } from './replay-from.contract.ts';
 
 const TRACE_CONTEXT = {
   traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
@@ -489,6 +490,8 @@ export function runBusContract(target: BusContractTarget) {
       await bus.publish(spec.name, [msg('y', 'y2')]);
       await eventually(() => expect(view.get('y')).toBe('y2'), wait);
     });
+
+    replayFromCases(it, { bus: () => bus, subs, wait });
 
     it('replay() of an empty topic resolves at once', async () => {
       const spec = topicSpec(2, true);

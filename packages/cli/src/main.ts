@@ -6,6 +6,7 @@ import { type CliConfig, loadCliConfig } from './config.ts';
 import { dlqCommand, operator } from './dlq.ts';
 import { ExitWith, eraseCommand, erasuresCommand, subjectAccessCommand } from './erasures.ts';
 import { CliError, createClient } from './http.ts';
+import { listenFromCli } from './listen.ts';
 import { serveMcp } from './mcp.ts';
 import { lagCommand, orgsCommand, Printed } from './ops.ts';
 import { generate, retire, rotate } from './secrets.ts';
@@ -22,6 +23,7 @@ const USAGE = `Usage:
   formgate erase verify <receipt.json>
   formgate subject-access <email>
   formgate mcp
+  formgate listen --forward-to <http://localhost:PORT/path> [--form <id>] [--events <type>[,<type>...]]
   formgate canary --form <id> [--deadline <60s>] [--every <5m>] [--metrics-file <path.prom>] [--json]
   formgate audit verify [--all] [--since <file>]
   formgate site owner <email>
@@ -48,6 +50,11 @@ with 1 when the receipt does not verify. subject-access prints everything the or
 mcp serves the Model Context Protocol over stdio for an assistant: the organization's forms and submissions through
 the API key (FORMGATE_API_KEY; a read key is not offered mark_spam). Standard output carries the protocol only:
 docs/mcp.md.
+listen streams the organization's new submissions and delivery outcomes live (a read key is enough) and prints a
+line per event; it POSTs each submission event to --forward-to, signed as real webhooks are with a signing secret
+it prints at start (valid for that run), and prints the local answer's status. --events picks among
+submission.created, submission.spam, delivery.succeeded, delivery.failed. It resumes after a dropped connection
+without losing an event, and stops on SIGINT. docs/listen.md.
 canary sends a marked submission to a form set up for it (a notification address and/or a webhook) and checks that
 it is stored, mailed to every verified address and webhooked to every subscribed endpoint within --deadline
 (default 60s), then deletes it, whatever happened; it prints one line per check and exits with 1 when one failed.
@@ -144,6 +151,8 @@ async function run(argv: string[]): Promise<unknown> {
           'deadline',
           'every',
           'metrics-file',
+          'forward-to',
+          'events',
         ].map((o) => [o, { type: 'string' as const }]),
       ),
       help: { type: 'boolean', short: 'h' },
@@ -174,6 +183,7 @@ async function run(argv: string[]): Promise<unknown> {
     );
   if (positionals[0] === 'canary')
     return canaryCommand(config, positionals.slice(1), { ...v, json: values.json === true });
+  if (command === 'listen') return listenFromCli(config, v);
   if (positionals[0] === 'subject-access') return subjectAccessCommand(positionals.slice(1), () => keyed(config));
   switch (command) {
     case 'account signup': {

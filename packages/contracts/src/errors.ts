@@ -180,6 +180,13 @@ const WEBHOOKS = define({
     status: 409,
     message: 'The webhook endpoint is disabled; enable it first',
   },
+  /** `GET /api/v1/events`: the organization has `MAX_EVENT_STREAMS_PER_ORG` streams open on this instance. */
+  NOTIFICATIONS_EVENT_STREAMS_LIMIT_REACHED: {
+    status: 429,
+    message: 'The organization has the most event streams open (5); close one first',
+    retryable: true,
+    retryAfterSeconds: 15,
+  },
 });
 
 /** The public endpoint, in Formspree's format `{ error, errors: [{ code, message, field? }] }` (`docs/ingest.md`). */

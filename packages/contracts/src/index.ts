@@ -11,6 +11,7 @@ export * from './events.ts';
 export * from './failure.ts';
 export * from './forms.ts';
 export * from './ingest.ts';
+export * from './live-events.ts';
 export * from './notifications.ts';
 export * from './orgs.ts';
 export * from './plans.ts';

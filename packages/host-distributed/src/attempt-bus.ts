@@ -7,7 +7,7 @@ import type { EventBus, Subscription } from '@formgate/bus';
  */
 export function attemptBus(bus: EventBus): { bus: EventBus; stopOpened(): Promise<void> } {
   const opened: Subscription[] = [];
-  const keep = async (subscription: Promise<Subscription>) => {
+  const keep = async <S extends Subscription>(subscription: Promise<S>): Promise<S> => {
     const s = await subscription;
     opened.push(s);
     return s;
@@ -19,7 +19,7 @@ export function attemptBus(bus: EventBus): { bus: EventBus; stopOpened(): Promis
       },
       publish: (topic, messages) => bus.publish(topic, messages),
       subscribe: (options) => keep(bus.subscribe(options)),
-      replay: (topic, onMessage) => keep(bus.replay(topic, onMessage)),
+      replay: (topic, onMessage, options) => keep(bus.replay(topic, onMessage, options)),
       ensureTopics: (specs) => bus.ensureTopics(specs),
       ping: () => bus.ping(),
       lag: (groups) => bus.lag(groups),

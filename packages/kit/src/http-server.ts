@@ -1,9 +1,14 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { trackConnections } from './open-connections.ts';
 
-/** An HTTP server with timeouts set below Node's defaults, so slow clients cannot hold connections. */
+/**
+ * An HTTP server with timeouts set below Node's defaults, so slow clients cannot hold connections, and its
+ * connections tracked so that `drainServer` can end it promptly.
+ */
 export function createHttpServer(handler: (req: IncomingMessage, res: ServerResponse) => void): Server {
   const server = createServer({ headersTimeout: 10_000, requestTimeout: 30_000, keepAliveTimeout: 65_000 }, handler);
   server.keepAliveTimeout = 65_000;
+  trackConnections(server);
   return server;
 }
 

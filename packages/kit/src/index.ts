@@ -11,6 +11,7 @@ export * from './map-limit.ts';
 export * from './memo.ts';
 export * from './metrics.ts';
 export * from './mount-route.ts';
+export * from './open-connections.ts';
 export * from './paging.ts';
 export * from './plans.ts';
 export * from './privacy-keys.ts';

@@ -4,26 +4,11 @@ import { AppError } from './errors.ts';
 import { toErrorBody } from './http.ts';
 import { createHttpServer, listen } from './http-server.ts';
 import type { Logger } from './logger.ts';
+import { drainServer } from './open-connections.ts';
 import type { Readiness } from './readiness.ts';
 
 export interface Closable {
   stop(): Promise<void>;
-}
-
-/**
- * Stops accepting connections and resolves once every open one has ended: requests in flight finish, and a
- * keep-alive connection is closed as soon as it is idle (checked every 50 ms, since one busy when `close()` is
- * called would otherwise stay open until its keep-alive timeout).
- */
-export function drainServer(server: Server): Promise<void> {
-  return new Promise((resolve) => {
-    const sweep = setInterval(() => server.closeIdleConnections(), 50);
-    server.close(() => {
-      clearInterval(sweep);
-      resolve();
-    });
-    server.closeIdleConnections();
-  });
 }
 
 /**

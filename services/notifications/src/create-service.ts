@@ -41,6 +41,7 @@ import type { Composer } from './email/composer.ts';
 import type { KeptMail } from './email/kept-mail.ts';
 import { composeRecipientVerification } from './email/recipient-verification.tsx';
 import { webhooksRoutes } from './endpoints/webhooks.routes.ts';
+import { eventsRoutes } from './live/events.routes.ts';
 import { createRecipientsOrgHandler } from './recipients/org-events.handler.ts';
 import { createRecipientRoutes } from './recipients/recipients.routes.ts';
 import type { NotificationStores, RecipientStore, WebhookEndpointStore } from './store/index.ts';
@@ -95,8 +96,13 @@ export type NotificationsService = Service & {
   settled: FormsViewSettled;
 };
 
-/** The service's HTTP routes: the recipients', the delivery log's and the webhook endpoints'. */
-function createApp(deps: NotificationsServiceDeps, deliveries: express.Router, settled: FormsViewSettled) {
+/** The service's HTTP routes: the recipients', the delivery log's, the webhook endpoints' and the event streams'. */
+function createApp(
+  deps: NotificationsServiceDeps,
+  deliveries: express.Router,
+  settled: FormsViewSettled,
+  events: express.Router,
+) {
   const app = createServiceApp({
     observe: deps.metrics && { service: 'notifications', metrics: deps.metrics },
     tracing: deps.tracing,
@@ -111,7 +117,7 @@ function createApp(deps: NotificationsServiceDeps, deliveries: express.Router, s
   );
   // The routers mount their routes at the table's paths (`mountRoute`); what every `/api/v1/forms` call needs first:
   app.use('/api/v1/forms', requireIdentity(deps.identity), requireJson, express.json({ limit: '16kb' }));
-  app.use(deliveries, webhooksRoutes(deps));
+  app.use(deliveries, webhooksRoutes(deps), events);
   app.use((_req, _res, next) => next(new AppError('NOT_FOUND')));
   app.use(errorHandler(deps.logger, deps.storeHealth));
   return app;
@@ -172,7 +178,8 @@ export function createNotificationsService(deps: NotificationsServiceDeps): Noti
 
   const api = deliveriesRoutes({ ...deps, runner, channels });
   const settled = createFormsViewSettled(deps.stores.views);
-  const app = createApp(deps, api.router, settled);
+  const events = eventsRoutes(deps);
+  const app = createApp(deps, api.router, settled, events.router);
 
   const handlerDeps = { ...deps, runner, channels };
   const handlers = {
@@ -195,6 +202,7 @@ export function createNotificationsService(deps: NotificationsServiceDeps): Noti
     async stop() {
       // Outcomes the store does not take now are left to their lease, as after a crash: stopping waits for no outage.
       runner.stop();
+      events.closeAll();
       await worker.stop();
       await sweep.stop();
       await api.drain();

@@ -110,7 +110,7 @@ export function createKafkaBus(opts: KafkaBusOptions): EventBus {
     leaveFormer: createFormerMemberLeave(kafka, onError),
   });
   const deleteGroup = async (groupId: string) => void (await (await admin.get()).deleteGroups([groupId]));
-  const replay = createReplay({ topics, names, newConsumer, registry, deleteGroup, onError });
+  const replay = createReplay({ topics, names, newConsumer, groupStart, registry, deleteGroup, onError });
   // From here on every name is logical; `names` turns it into the broker's.
   const publish: EventPublisher['publish'] = (topic, messages) => producer.publish(names.topic(topic), messages);
 

@@ -4,6 +4,9 @@ import {
   type BusMessage,
   BusUnavailableError,
   type EventBus,
+  type LogPositions,
+  type Replay,
+  type ReplayOptions,
   type SubscribeOptions,
   type Subscription,
 } from '../event-bus.ts';
@@ -72,15 +75,16 @@ class PortClient {
 
   async subscribe(options: SubscribeOptions): Promise<Subscription> {
     const { handler, ...rest } = options;
-    return this.open({ handler }, (sub) => ({ t: 'subscribe', sub, options: rest }));
+    const { stop } = await this.open({ handler }, (sub) => ({ t: 'subscribe', sub, options: rest }));
+    return { stop };
   }
 
-  async replay(topic: string, onMessage: (message: BusMessage) => void): Promise<Subscription> {
+  async replay(topic: string, onMessage: (message: BusMessage) => void, options?: ReplayOptions): Promise<Replay> {
     const remote: Remote = { onMessage };
-    const subscription = await this.open(remote, (sub) => ({ t: 'replay', sub, topic }));
+    const { stop, value } = await this.open(remote, (sub) => ({ t: 'replay', sub, topic, from: options?.from }));
     remote.caughtUp = true;
-    if (remote.failed === undefined) return subscription;
-    await subscription.stop();
+    if (remote.failed === undefined) return { stop, start: value as LogPositions };
+    await stop();
     throw remote.failed.error;
   }
 
@@ -103,17 +107,19 @@ class PortClient {
     while (this.calls.size > 0) await Promise.allSettled([...this.calls.values()].map((c) => c.settled));
   }
 
-  private async open(remote: Remote, request: (sub: number) => Outgoing): Promise<Subscription> {
+  /** Opens a subscription or replay on the serving end; `value`: what its answer carried (a replay's start). */
+  private async open(remote: Remote, request: (sub: number) => Outgoing): Promise<Subscription & { value: unknown }> {
     const sub = this.nextId++;
     this.remotes.set(sub, remote);
+    let value: unknown;
     try {
-      await this.request(request(sub));
+      value = await this.request(request(sub));
     } catch (err) {
       this.remotes.delete(sub);
       this.hold();
       throw err;
     }
-    return { stop: () => this.stop(sub) };
+    return { stop: () => this.stop(sub), value };
   }
 
   private stop(sub: number): Promise<void> {
@@ -244,7 +250,7 @@ export function createPortBus(port: MessagePort, options: PortBusOptions = {}): 
       count: (topic) => call('countDeadLetters', topic),
     },
     subscribe: (options) => client.subscribe(options),
-    replay: (topic, onMessage) => client.replay(topic, onMessage),
+    replay: (topic, onMessage, options) => client.replay(topic, onMessage, options),
     close: () => client.close(),
   };
 }

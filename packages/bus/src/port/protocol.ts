@@ -1,6 +1,6 @@
 import type { MessagePort } from 'node:worker_threads';
 import { classifyFailure, type FailureClass } from '@formgate/contracts';
-import type { BusMessage, EventBus, SubscribeOptions } from '../event-bus.ts';
+import type { BusMessage, EventBus, ReplayOptions, SubscribeOptions } from '../event-bus.ts';
 import { BusUnavailableError } from '../event-bus.ts';
 
 /** The request/response operations of `EventBus`, as the serving side runs them on the real bus. */
@@ -34,7 +34,7 @@ export type RemoteSubscribeOptions = Omit<SubscribeOptions, 'handler'>;
 export type Request =
   | { t: 'call'; id: number; op: Operation; args: unknown[] }
   | { t: 'subscribe'; id: number; sub: number; options: RemoteSubscribeOptions }
-  | { t: 'replay'; id: number; sub: number; topic: string }
+  | { t: 'replay'; id: number; sub: number; topic: string; from?: ReplayOptions['from'] }
   | { t: 'stop'; id: number; sub: number }
   /** The remote handler's answer to batch `n`. */
   | { t: 'done'; n: number; error?: WireError };

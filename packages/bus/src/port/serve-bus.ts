@@ -1,5 +1,12 @@
 import type { MessagePort } from 'node:worker_threads';
-import { type BusMessage, BusUnavailableError, type EventBus, type Subscription } from '../event-bus.ts';
+import {
+  type BusMessage,
+  BusUnavailableError,
+  type EventBus,
+  type LogPositions,
+  type ReplayOptions,
+  type Subscription,
+} from '../event-bus.ts';
 import {
   createOutbox,
   fromWire,
@@ -83,7 +90,7 @@ class PortServer {
           this.open(message.sub, this.bus.subscribe({ ...message.options, handler: this.forward(message.sub) })),
         );
       case 'replay':
-        return this.respond(message.id, () => this.replay(message.sub, message.topic));
+        return this.respond(message.id, () => this.replay(message.sub, message.topic, message.from));
       case 'stop':
         return this.respond(message.id, () => this.subs.get(message.sub)?.stop(), true);
       default:
@@ -129,21 +136,27 @@ class PortServer {
     else batch?.resolve();
   }
 
-  private async replay(sub: number, topic: string) {
+  /** Answers with where the replay started (`Replay.start`). */
+  private async replay(sub: number, topic: string, from: ReplayOptions['from']): Promise<LogPositions> {
     let records: BusMessage[] = [];
     const flush = () => {
       if (records.length === 0) return;
       this.send({ t: 'records', sub, records }, true);
       records = [];
     };
-    const replaying = this.bus.replay(topic, (record) => {
-      const buffered = records.push(record);
-      if (buffered === 1) queueMicrotask(flush);
-      else if (buffered >= RECORDS_PER_MESSAGE) flush();
-    });
+    const replaying = this.bus.replay(
+      topic,
+      (record) => {
+        const buffered = records.push(record);
+        if (buffered === 1) queueMicrotask(flush);
+        else if (buffered >= RECORDS_PER_MESSAGE) flush();
+      },
+      { from },
+    );
     await this.open(sub, replaying);
     // Before the answer, on the same port: the other end has every record that existed once replay() resolves.
     flush();
+    return (await replaying).start;
   }
 
   /** Registers a subscription or replay opened for the other end, or stops it if the port closed meanwhile. */

@@ -1,4 +1,5 @@
 import type { RouteDefinition } from './define-route.ts';
+import { eventRoutes } from './event-routes.ts';
 import { formRoutes } from './form-routes.ts';
 import { deliveryRoutes, notificationEmailRoutes } from './notification-routes.ts';
 import { organizationRoutes } from './organization-routes.ts';
@@ -21,6 +22,7 @@ export const API_ROUTES = {
   ...deliveryRoutes,
   ...organizationRoutes,
   ...notificationEmailRoutes,
+  ...eventRoutes,
 };
 
 /** The public endpoint's routes (`/f/:formKey…`), answered by ingest. */
