@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { FormgateError, type LiveEvent, type LiveSubmissionEvent, streamEvents } from '@formgate/client';
 import { LIVE_EVENT_TYPES, type LiveEventType } from '@formgate/contracts';
-import { generateWebhookSecret, signWebhook } from '@formgate/notifications/webhook-signing';
+import { generateWebhookSecret, signWebhook } from '@formgate/kit/webhook-signing';
 import type { CliConfig } from './config.ts';
 import { CliError } from './http.ts';
 import { Printed } from './ops.ts';

@@ -1,6 +1,6 @@
+import { generateWebhookSecret } from '@formgate/kit/webhook-signing';
 import { useTestMongo } from '@formgate/store/testing';
 import { expect, it } from 'vitest';
-import { generateWebhookSecret } from '../src/endpoints/webhook-secret.ts';
 import { disablingKey, type WebhookEndpoint } from '../src/store/index.ts';
 import { createMongoWebhookEndpointStore } from '../src/store/mongo/index.ts';
 import { migratedMongo } from './notifications-db.ts';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { type ContractSkip, describeContract } from '@formgate/kit/testing';
+import { generateWebhookSecret } from '@formgate/kit/webhook-signing';
 import { beforeAll, expect } from 'vitest';
-import { generateWebhookSecret } from '../src/endpoints/webhook-secret.ts';
 import type { WebhookEndpoint, WebhookEndpointStore } from '../src/store/index.ts';
 
 export interface WebhookEndpointStoreTarget {

@@ -5,7 +5,7 @@ import {
   sendWebhook,
   type WebhookKind,
 } from '../src/channels/webhook/index.ts';
-import { generateWebhookSecret } from '../src/endpoints/webhook-secret.ts';
+import { generateWebhookSecret } from '@formgate/kit/webhook-signing';
 import { verifiesWith } from './standard-webhooks-verifier.ts';
 import { createdEvent } from './webhook-fixtures.ts';
 import { startReceiver, type WebhookReceiver } from './webhook-receiver.ts';

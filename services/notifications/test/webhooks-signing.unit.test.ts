@@ -1,7 +1,6 @@
+import { generateWebhookSecret, isWebhookSecret, signWebhook } from '@formgate/kit/webhook-signing';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
-import { signWebhook } from '../src/channels/webhook/signing.ts';
-import { generateWebhookSecret, isWebhookSecret } from '../src/endpoints/webhook-secret.ts';
 import { expectedSignature, v1Signatures, verifiesWith } from './standard-webhooks-verifier.ts';
 
 const body = JSON.stringify({ type: 'submission.created', data: { fields: [{ name: 'msg', value: 'héllo ✓' }] } });

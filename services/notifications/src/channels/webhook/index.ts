@@ -1,9 +1,8 @@
-import { type PreviousWebhookSecret, signWebhook, type WebhookSignatureHeaders } from './signing.ts';
+import { type PreviousWebhookSecret, signWebhook, type WebhookSignatureHeaders } from '@formgate/kit/webhook-signing';
 import { buildWebhookBody } from './webhook-body.ts';
 import type { ChatBodyOptions, WebhookEvent, WebhookKind } from './webhook-event.ts';
 
 export * from './send-webhook.ts';
-export * from './signing.ts';
 export { isTargetRefusal } from './target-guard.ts';
 export * from './webhook-body.ts';
 export * from './webhook-event.ts';
