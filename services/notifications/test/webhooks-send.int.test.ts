@@ -1,3 +1,4 @@
+import { generateWebhookSecret } from '@formgate/kit/webhook-signing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   buildWebhookRequest,
@@ -5,7 +6,6 @@ import {
   sendWebhook,
   type WebhookKind,
 } from '../src/channels/webhook/index.ts';
-import { generateWebhookSecret } from '@formgate/kit/webhook-signing';
 import { verifiesWith } from './standard-webhooks-verifier.ts';
 import { createdEvent } from './webhook-fixtures.ts';
 import { startReceiver, type WebhookReceiver } from './webhook-receiver.ts';

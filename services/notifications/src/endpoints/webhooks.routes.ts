@@ -6,9 +6,9 @@ import {
 } from '@formgate/contracts';
 import { API_ROUTES } from '@formgate/contracts/routes';
 import { AppError, type Clock, type Ids, identityOf, mountRoute, requirePermission } from '@formgate/kit';
+import { generateWebhookSecret } from '@formgate/kit/webhook-signing';
 import { type Request, Router } from 'express';
 import type { FormView, NotificationStores, WebhookEndpoint, WebhookEndpointStore } from '../store/index.ts';
-import { generateWebhookSecret } from './webhook-secret.ts';
 import { checkWebhookUrl, redactWebhookUrl } from './webhook-url.ts';
 
 /** How long a rotated-out secret keeps signing. */
