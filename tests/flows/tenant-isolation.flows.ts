@@ -29,11 +29,19 @@ interface Fixture {
   newWebhook(): Promise<{ formId: string; webhookId: string }>;
   /** An erasure of organization A (of an address none of its submissions holds), made once. */
   erasure(): Promise<{ erasureId: string }>;
+  /** A REST hook of organization A, on a form of its own that gets no submissions, made once. */
+  restHook(): Promise<{ formId: string; hookId: string }>;
+  /** Another hook on that form, made for one call (one that deletes it). */
+  newRestHook(): Promise<{ formId: string; hookId: string }>;
 }
 interface Case {
   params?: (fx: Fixture) => Promise<Record<string, string>> | Record<string, string>;
-  /** The request body, or a function making a new one for each call. */
+  /** The request body, or a function making a new one for each call (from the fixture). */
   body?: unknown;
+  /** The query string, from the fixture. */
+  query?: (fx: Fixture) => Promise<Record<string, string>> | Record<string, string>;
+  /** The body or the query names a resource of organization A: another organization gets 404, as for a path's. */
+  namesResource?: boolean;
   /** What must never appear in another organization's answer. */
   secret?: (fx: Fixture) => string;
   /** The success status when it is not the method's usual one (an action answered 200 to a POST). */
@@ -136,6 +144,21 @@ const CASES: Record<string, Case> = {
   'PATCH /api/v1/retention': { body: { days: 90 } },
   'GET /api/v1/forms/:formId/retention': { params: (fx) => ({ formId: fx.form.id }) },
   'GET /api/v1/events': { stream: true },
+  'GET /api/v1/hooks/sample': {
+    query: (fx) => ({ formId: fx.form.id }),
+    namesResource: true,
+    secret: (fx) => fx.submissionId,
+  },
+  'POST /api/v1/hooks': {
+    body: async (fx: Fixture) => ({
+      targetUrl: 'https://hooks.example/matrix-rest-new',
+      event: 'submission.created',
+      formId: (await fx.restHook()).formId,
+    }),
+    namesResource: true,
+    secret: () => 'whsec_',
+  },
+  'DELETE /api/v1/hooks/:hookId': { params: (fx) => fx.newRestHook() },
 };
 
 type Caller = 'owner' | 'admin' | 'member' | 'other-org-owner' | 'no-session' | 'other-org-key' | 'read-key';
@@ -145,7 +168,8 @@ const SUCCESS: Record<string, number> = { GET: 200, POST: 201, PATCH: 200, DELET
 const idOf = (r: ApiRoute) => `${r.method} ${r.path}`;
 const scopedRoutes = API_ROUTE_LIST.filter((r) => r.auth === 'org');
 const hasResourceParam = (r: ApiRoute) =>
-  /:(formId|submissionId|keyId|fileId|emailId|webhookId|erasureId)/.test(r.path);
+  /:(formId|submissionId|keyId|fileId|emailId|webhookId|erasureId|hookId)/.test(r.path) ||
+  CASES[idOf(r)]?.namesResource === true;
 
 /** The status the route table says this caller must get, and the message when it is a permission denial. */
 function expected(route: ApiRoute, caller: Caller): { status: number; message?: string } {
@@ -277,6 +301,25 @@ export function describeTenantIsolation(target: TargetRef) {
         return { formId, webhookId };
       };
       let webhook: ReturnType<typeof newWebhook> | undefined;
+      // Hooks on a form of their own: the webhooks' form fills up with the endpoints the matrix leaves behind.
+      let restHookForm: Promise<string> | undefined;
+      const newRestHook = async () => {
+        restHookForm ??= sessions.owner
+          .call('POST', '/api/v1/forms', { name: 'Zapped' })
+          .then((r) => r.body.id as string);
+        const formId = await restHookForm;
+        const hookId = await eventually(async () => {
+          const reply = await sessions.owner.call('POST', '/api/v1/hooks', {
+            targetUrl: 'https://hooks.example/matrix-rest',
+            event: 'submission.created',
+            formId,
+          });
+          expect(reply.status).toBe(201);
+          return reply.body.id as string;
+        }, target().patienceMs);
+        return { formId, hookId };
+      };
+      let restHook: ReturnType<typeof newRestHook> | undefined;
       let erasure: Promise<{ erasureId: string }> | undefined;
       fixture = {
         erasure: () => {
@@ -290,6 +333,11 @@ export function describeTenantIsolation(target: TargetRef) {
           return webhook;
         },
         newWebhook,
+        restHook: () => {
+          restHook ??= newRestHook();
+          return restHook;
+        },
+        newRestHook,
         delivery: () => {
           delivery ??= makeDelivery();
           return delivery;
@@ -344,8 +392,10 @@ export function describeTenantIsolation(target: TargetRef) {
         it(`${idOf(route)} as ${caller} → ${want.status}`, async () => {
           const spec = CASES[idOf(route)] as Case;
           const params = spec.params ? await spec.params(fixture) : {};
-          const path = route.path.replace(/:(\w+)/g, (_, name: string) => encodeURIComponent(params[name] as string));
-          const body = typeof spec.body === 'function' ? spec.body() : spec.body;
+          const query = spec.query ? `?${new URLSearchParams(await spec.query(fixture))}` : '';
+          const path =
+            route.path.replace(/:(\w+)/g, (_, name: string) => encodeURIComponent(params[name] as string)) + query;
+          const body = typeof spec.body === 'function' ? await spec.body(fixture) : spec.body;
           const reply = await callAs(caller, route.method, path, body, spec.stream);
           expect(reply.status, JSON.stringify(reply.body)).toBe(want.status);
           if (want.message) expect(reply.body.error.message).toBe(want.message);

@@ -59,8 +59,20 @@ describe('schemathesis against a running instance', () => {
     });
     const submission = (await posted.json()) as { id: string };
     const webhook = await call('POST', `/api/v1/forms/${form.id}/webhooks`, { url: 'https://example.com/hook' });
+    const hook = await call('POST', '/api/v1/hooks', {
+      targetUrl: 'https://example.com/zap',
+      event: 'submission.created',
+      formId: form.id,
+    });
     const apiKey = await call('POST', '/api/v1/api-keys', { name: `${name} key`, scope: 'read' });
-    return { formId: form.id, formKey: form.key, submissionId: submission.id, webhookId: webhook.id, keyId: apiKey.id };
+    return {
+      formId: form.id,
+      formKey: form.key,
+      submissionId: submission.id,
+      webhookId: webhook.id,
+      hookId: hook.id,
+      keyId: apiKey.id,
+    };
   }
 
   /**

@@ -839,6 +839,70 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/hooks/sample": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Up to 3 of a form's recent submissions as a REST hook delivers them, or one example
+         * @description For field mapping (Zapier `performList`, Make samples, n8n tests): the bodies a `rest-hook` delivery of `event` would carry for the form's 3 most recent submissions that have one (spam ones for `submission.spam`; held ones and no-store ones whose content is gone are left out), newest first. With none, one made-up body (`id: "example"`, the field names the form has received, else `email` and `message`) and `example: true`.
+         *
+         *     Caller: a member's session or an API key with `read` scope.
+         */
+        get: operations["sampleRestHook"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/hooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Subscribe a URL to one event of a form (a webhook endpoint of kind `rest-hook`)
+         * @description What a platform calls when a trigger is switched on. The hook is one of the form's webhook endpoints (at most 10): its deliveries are signed (Standard Webhooks headers, with `secret`), retried and logged like any endpoint's. A target answering 410 Gone is unsubscribed (the hook is deleted).
+         *
+         *     Caller: a member's session or an API key with `write` scope. Needs `form: update`.
+         */
+        post: operations["subscribeRestHook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/hooks/{hookId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Unsubscribe a REST hook (404 once it is gone, e.g. after its target answered 410)
+         * @description Caller: a member's session or an API key with `write` scope. Needs `form: update`.
+         */
+        delete: operations["unsubscribeRestHook"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/f/{formKey}": {
         parameters: {
             query?: never;
@@ -1364,6 +1428,38 @@ export interface components {
              */
             status?: "failed";
         };
+        RestHook: {
+            id: string;
+            targetUrl: string;
+            /** @enum {string} */
+            event: "submission.created" | "submission.spam" | "submission.deleted";
+            formId: string;
+            createdAt: string;
+            secret: string;
+        };
+        RestHookBody: {
+            id: string;
+            /** @enum {string} */
+            event: "submission.created" | "submission.spam" | "submission.deleted";
+            createdAt: string;
+            form: {
+                id: string;
+                name: string;
+            };
+            fields: {
+                [key: string]: string | string[];
+            };
+            files: {
+                field: string;
+                filename: string;
+                contentType: string;
+                size: number;
+            }[];
+        };
+        RestHookSample: {
+            data: components["schemas"]["RestHookBody"][];
+            example: boolean;
+        };
         Session: {
             user: {
                 id: string;
@@ -1427,6 +1523,12 @@ export interface components {
             referer: string | null;
             contentDropped: boolean;
         };
+        SubscribeRestHookRequest: {
+            targetUrl: string;
+            /** @enum {string} */
+            event: "submission.created" | "submission.spam" | "submission.deleted";
+            formId: string;
+        };
         UpdateFormRequest: {
             name?: string;
             settings?: {
@@ -1489,7 +1591,7 @@ export interface components {
             formId: string;
             url: string;
             /** @enum {string} */
-            kind: "standard" | "slack" | "discord";
+            kind: "standard" | "slack" | "discord" | "rest-hook";
             events: ("submission.created" | "submission.spam" | "submission.deleted")[];
             enabled: boolean;
             disabledReason: string | null;
@@ -1509,7 +1611,7 @@ export interface components {
             formId: string;
             url: string;
             /** @enum {string} */
-            kind: "standard" | "slack" | "discord";
+            kind: "standard" | "slack" | "discord" | "rest-hook";
             events: ("submission.created" | "submission.spam" | "submission.deleted")[];
             enabled: boolean;
             disabledReason: string | null;
@@ -1549,10 +1651,14 @@ export type NotificationEmail = components['schemas']['NotificationEmail'];
 export type OrgSettings = components['schemas']['OrgSettings'];
 export type Plans = components['schemas']['Plans'];
 export type ReplayDeliveriesRequest = components['schemas']['ReplayDeliveriesRequest'];
+export type RestHook = components['schemas']['RestHook'];
+export type RestHookBody = components['schemas']['RestHookBody'];
+export type RestHookSample = components['schemas']['RestHookSample'];
 export type Session = components['schemas']['Session'];
 export type SiteConfig = components['schemas']['SiteConfig'];
 export type SpamReason = components['schemas']['SpamReason'];
 export type Submission = components['schemas']['Submission'];
+export type SubscribeRestHookRequest = components['schemas']['SubscribeRestHookRequest'];
 export type UpdateFormRequest = components['schemas']['UpdateFormRequest'];
 export type UpdateWebhookRequest = components['schemas']['UpdateWebhookRequest'];
 export type WebhookEndpoint = components['schemas']['WebhookEndpoint'];
@@ -9482,6 +9588,535 @@ export interface operations {
                         error: {
                             /** @enum {string} */
                             code: "NOTIFICATIONS_EVENT_STREAMS_LIMIT_REACHED";
+                            message: string;
+                            requestId: string;
+                            /** @description Validation issues `[{path, message}]`, or the documented details of a code */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description `AUTH_UNAVAILABLE`: Credentials cannot be checked right now; retry shortly; `UPSTREAM_UNAVAILABLE`: Service unavailable, retry shortly; `STORE_UNAVAILABLE`: The service cannot reach its database right now; retry shortly */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "AUTH_UNAVAILABLE" | "UPSTREAM_UNAVAILABLE" | "STORE_UNAVAILABLE";
+                            message: string;
+                            requestId: string;
+                            /** @description Validation issues `[{path, message}]`, or the documented details of a code */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description `UPSTREAM_TIMEOUT`: The service did not answer in time */
+            504: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "UPSTREAM_TIMEOUT";
+                            message: string;
+                            requestId: string;
+                            /** @description Validation issues `[{path, message}]`, or the documented details of a code */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    sampleRestHook: {
+        parameters: {
+            query: {
+                formId: string;
+                event?: "submission.created" | "submission.spam" | "submission.deleted";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The sample */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestHookSample"];
+                };
+            };
+            /** @description `VALIDATION_FAILED`: Invalid request; `MALFORMED_REQUEST`: The request headers cannot be forwarded */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "VALIDATION_FAILED" | "MALFORMED_REQUEST";
+                            message: string;
+                            requestId: string;
+                            /** @description Validation issues `[{path, message}]`, or the documented details of a code */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description `UNAUTHENTICATED`: Authentication required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "UNAUTHENTICATED";
+                            message: string;
+                            requestId: string;
+                            /** @description Validation issues `[{path, message}]`, or the documented details of a code */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `SSO_REQUIRED`: This organization requires single sign-on: sign in through its identity provider; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "SSO_REQUIRED" | "TWO_FACTOR_REQUIRED";
+                            message: string;
+                            requestId: string;
+                            /** @description Validation issues `[{path, message}]`, or the documented details of a code */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description `FORMS_FORM_NOT_FOUND`: Form not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "FORMS_FORM_NOT_FOUND";
+                            message: string;
+                            requestId: string;
+                            /** @description Validation issues `[{path, message}]`, or the documented details of a code */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description `METHOD_NOT_ALLOWED`: Method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "METHOD_NOT_ALLOWED";
+                            message: string;
+                            requestId: string;
+                            /** @description Validation issues `[{path, message}]`, or the documented details of a code */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description `AUTH_UNAVAILABLE`: Credentials cannot be checked right now; retry shortly; `UPSTREAM_UNAVAILABLE`: Service unavailable, retry shortly; `STORE_UNAVAILABLE`: The service cannot reach its database right now; retry shortly */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "AUTH_UNAVAILABLE" | "UPSTREAM_UNAVAILABLE" | "STORE_UNAVAILABLE";
+                            message: string;
+                            requestId: string;
+                            /** @description Validation issues `[{path, message}]`, or the documented details of a code */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description `UPSTREAM_TIMEOUT`: The service did not answer in time */
+            504: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "UPSTREAM_TIMEOUT";
+                            message: string;
+                            requestId: string;
+                            /** @description Validation issues `[{path, message}]`, or the documented details of a code */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    subscribeRestHook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SubscribeRestHookRequest"];
+            };
+        };
+        responses: {
+            /** @description The hook, with `secret` (shown this once) */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestHook"];
+                };
+            };
+            /** @description `VALIDATION_FAILED`: Invalid request; `MALFORMED_JSON`: Malformed JSON body; `MALFORMED_REQUEST`: The request headers cannot be forwarded */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "VALIDATION_FAILED" | "MALFORMED_JSON" | "MALFORMED_REQUEST";
+                            message: string;
+                            requestId: string;
+                            /** @description Validation issues `[{path, message}]`, or the documented details of a code */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description `UNAUTHENTICATED`: Authentication required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "UNAUTHENTICATED";
+                            message: string;
+                            requestId: string;
+                            /** @description Validation issues `[{path, message}]`, or the documented details of a code */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `SSO_REQUIRED`: This organization requires single sign-on: sign in through its identity provider; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile; `CSRF_REJECTED`: Cross-site request refused */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "SSO_REQUIRED" | "TWO_FACTOR_REQUIRED" | "CSRF_REJECTED";
+                            message: string;
+                            requestId: string;
+                            /** @description Validation issues `[{path, message}]`, or the documented details of a code */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description `FORMS_FORM_NOT_FOUND`: Form not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "FORMS_FORM_NOT_FOUND";
+                            message: string;
+                            requestId: string;
+                            /** @description Validation issues `[{path, message}]`, or the documented details of a code */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description `METHOD_NOT_ALLOWED`: Method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "METHOD_NOT_ALLOWED";
+                            message: string;
+                            requestId: string;
+                            /** @description Validation issues `[{path, message}]`, or the documented details of a code */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description `NOTIFICATIONS_WEBHOOK_LIMIT_REACHED`: The form has the most webhook endpoints allowed (10); remove one first */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "NOTIFICATIONS_WEBHOOK_LIMIT_REACHED";
+                            message: string;
+                            requestId: string;
+                            /** @description Validation issues `[{path, message}]`, or the documented details of a code */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            message: string;
+                            requestId: string;
+                            /** @description Validation issues `[{path, message}]`, or the documented details of a code */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: Send a JSON body with Content-Type: application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            message: string;
+                            requestId: string;
+                            /** @description Validation issues `[{path, message}]`, or the documented details of a code */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description `NOTIFICATIONS_WEBHOOK_URL_INVALID`: The URL must be an http(s) URL of at most 2,000 characters; `NOTIFICATIONS_WEBHOOK_TARGET_FORBIDDEN`: Webhooks cannot be sent to localhost, loopback or private addresses */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "NOTIFICATIONS_WEBHOOK_URL_INVALID" | "NOTIFICATIONS_WEBHOOK_TARGET_FORBIDDEN";
+                            message: string;
+                            requestId: string;
+                            /** @description Validation issues `[{path, message}]`, or the documented details of a code */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description `AUTH_UNAVAILABLE`: Credentials cannot be checked right now; retry shortly; `UPSTREAM_UNAVAILABLE`: Service unavailable, retry shortly; `STORE_UNAVAILABLE`: The service cannot reach its database right now; retry shortly */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "AUTH_UNAVAILABLE" | "UPSTREAM_UNAVAILABLE" | "STORE_UNAVAILABLE";
+                            message: string;
+                            requestId: string;
+                            /** @description Validation issues `[{path, message}]`, or the documented details of a code */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description `UPSTREAM_TIMEOUT`: The service did not answer in time */
+            504: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "UPSTREAM_TIMEOUT";
+                            message: string;
+                            requestId: string;
+                            /** @description Validation issues `[{path, message}]`, or the documented details of a code */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    unsubscribeRestHook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                hookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Unsubscribed */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `MALFORMED_PATH`: The path is not valid percent-encoding; `MALFORMED_REQUEST`: The request headers cannot be forwarded */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "MALFORMED_PATH" | "MALFORMED_REQUEST";
+                            message: string;
+                            requestId: string;
+                            /** @description Validation issues `[{path, message}]`, or the documented details of a code */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description `UNAUTHENTICATED`: Authentication required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "UNAUTHENTICATED";
+                            message: string;
+                            requestId: string;
+                            /** @description Validation issues `[{path, message}]`, or the documented details of a code */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description `FORBIDDEN`: Not authorized; `NO_ACTIVE_ORGANIZATION`: Create or choose an organization first; `SSO_REQUIRED`: This organization requires single sign-on: sign in through its identity provider; `TWO_FACTOR_REQUIRED`: This organization requires two-factor authentication: set it up on your profile; `CSRF_REJECTED`: Cross-site request refused */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "FORBIDDEN" | "NO_ACTIVE_ORGANIZATION" | "SSO_REQUIRED" | "TWO_FACTOR_REQUIRED" | "CSRF_REJECTED";
+                            message: string;
+                            requestId: string;
+                            /** @description Validation issues `[{path, message}]`, or the documented details of a code */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description `NOTIFICATIONS_WEBHOOK_NOT_FOUND`: Webhook endpoint not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "NOTIFICATIONS_WEBHOOK_NOT_FOUND";
+                            message: string;
+                            requestId: string;
+                            /** @description Validation issues `[{path, message}]`, or the documented details of a code */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description `METHOD_NOT_ALLOWED`: Method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "METHOD_NOT_ALLOWED";
                             message: string;
                             requestId: string;
                             /** @description Validation issues `[{path, message}]`, or the documented details of a code */

@@ -16,6 +16,7 @@ export * from './notifications.ts';
 export * from './orgs.ts';
 export * from './plans.ts';
 export * from './privacy.ts';
+export * from './rest-hooks.ts';
 export * from './settle.ts';
 export * from './site.ts';
 export * from './spam.ts';

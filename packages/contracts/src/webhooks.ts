@@ -4,9 +4,14 @@ import { z } from 'zod';
 export const WebhookEventTypeSchema = z.enum(['submission.created', 'submission.spam', 'submission.deleted']);
 export type WebhookEventType = z.infer<typeof WebhookEventTypeSchema>;
 
-/** How an endpoint's bodies are shaped: Standard Webhooks JSON, a Slack incoming webhook, or a Discord webhook. */
-export const WebhookKindSchema = z.enum(['standard', 'slack', 'discord']);
+/**
+ * How an endpoint's bodies are shaped: Standard Webhooks JSON, a Slack incoming webhook, a Discord webhook, or a
+ * REST hook's flat body (Zapier, Make, n8n: `rest-hooks.ts`).
+ */
+export const WebhookKindSchema = z.enum(['standard', 'slack', 'discord', 'rest-hook']);
 export type WebhookKind = z.infer<typeof WebhookKindSchema>;
+/** The kinds the webhooks API creates: a `rest-hook` endpoint is made by subscribing (`POST /api/v1/hooks`). */
+export const CreatableWebhookKindSchema = WebhookKindSchema.exclude(['rest-hook']);
 
 /** Longest endpoint URL accepted. */
 export const MAX_WEBHOOK_URL_LENGTH = 2000;
@@ -38,7 +43,7 @@ const IPV6 = [
 const WEBHOOK_URL_PATTERN = new RegExp(
   `^\\s*https?://(?:(?:${LABEL}\\.)*${TOP_LABEL}|${IPV4}|\\[(?:${IPV6})\\])(?::${PORT})?(?:[/?#][\\x21-\\x7e]*)?\\s*$`,
 );
-const webhookUrl = z.string().max(MAX_WEBHOOK_URL_LENGTH).regex(WEBHOOK_URL_PATTERN, 'an http(s) URL');
+export const WebhookUrlSchema = z.string().max(MAX_WEBHOOK_URL_LENGTH).regex(WEBHOOK_URL_PATTERN, 'an http(s) URL');
 
 const events = z
   .array(WebhookEventTypeSchema)
@@ -52,8 +57,8 @@ const events = z
  */
 export const CreateWebhookRequestSchema = z
   .object({
-    url: webhookUrl,
-    kind: WebhookKindSchema.default('standard'),
+    url: WebhookUrlSchema,
+    kind: CreatableWebhookKindSchema.default('standard'),
     events: events.default(['submission.created']),
   })
   .strict();
@@ -62,8 +67,8 @@ export type CreateWebhookRequest = z.infer<typeof CreateWebhookRequestSchema>;
 /** `PATCH …/webhooks/{id}`: any of these; `enabled: true` re-enables an endpoint disabled after failures. */
 export const UpdateWebhookRequestSchema = z
   .object({
-    url: webhookUrl.optional(),
-    kind: WebhookKindSchema.optional(),
+    url: WebhookUrlSchema.optional(),
+    kind: CreatableWebhookKindSchema.optional(),
     events: events.optional(),
     enabled: z.boolean().optional(),
   })

@@ -38,6 +38,7 @@ import { createRetentionSweep, RETENTION_SWEEP_MS } from './retention-sweep.ts';
 import { erasureKeyRoutes, erasureRoutes } from './routes/erasures.routes.ts';
 import { type FileLinkDeps, fileDownloadRoutes, fileLinkRoutes } from './routes/file-links.routes.ts';
 import { formsRoutes } from './routes/forms.routes.ts';
+import { restHookSampleRoutes } from './routes/rest-hook-sample.routes.ts';
 import { retentionRoutes } from './routes/retention.routes.ts';
 import type { FormsStores } from './store/forms-stores.ts';
 import type { ErasureSweep } from './use-cases/erase-submitter.ts';
@@ -129,7 +130,13 @@ export function createFormsService(deps: FormsServiceDeps): Service {
   // Public: anyone holding a receipt verifies it with these keys. Before `/api/v1/erasures`'s identity check.
   app.use(erasureKeyRoutes(deps.privacy));
   // The routers mount their routes at the table's paths (`mountRoute`); what every call of theirs needs first:
-  for (const path of ['/api/v1/forms', '/api/v1/erasures', '/api/v1/subject-access', '/api/v1/retention'])
+  for (const path of [
+    '/api/v1/forms',
+    '/api/v1/erasures',
+    '/api/v1/subject-access',
+    '/api/v1/retention',
+    '/api/v1/hooks',
+  ])
     app.use(path, requireIdentity(deps.identity), requireJson, express.json({ limit: '64kb' }));
   const auditExport = createExportAudit({ bus: deps.bus, clock: deps.clock });
   app.use(
@@ -147,6 +154,7 @@ export function createFormsService(deps: FormsServiceDeps): Service {
     }),
     retentionRoutes({ retention, retentionLimit, forms, onRetentionChanged: () => void retentionSweep.kick() }),
     fileLinkRoutes(fileDeps),
+    restHookSampleRoutes({ forms, submissions, clock: deps.clock }),
     erasureRoutes({
       ...deps,
       auditExport,

@@ -40,6 +40,7 @@ import { DELIVERY_TUNING } from './deliveries/tuning.ts';
 import type { Composer } from './email/composer.ts';
 import type { KeptMail } from './email/kept-mail.ts';
 import { composeRecipientVerification } from './email/recipient-verification.tsx';
+import { restHooksRoutes } from './endpoints/rest-hooks.routes.ts';
 import { webhooksRoutes } from './endpoints/webhooks.routes.ts';
 import { eventsRoutes } from './live/events.routes.ts';
 import { createRecipientsOrgHandler } from './recipients/org-events.handler.ts';
@@ -96,7 +97,10 @@ export type NotificationsService = Service & {
   settled: FormsViewSettled;
 };
 
-/** The service's HTTP routes: the recipients', the delivery log's, the webhook endpoints' and the event streams'. */
+/**
+ * The service's HTTP routes: the recipients', the delivery log's, the webhook endpoints' (REST hooks' too) and the
+ * event streams'.
+ */
 function createApp(
   deps: NotificationsServiceDeps,
   deliveries: express.Router,
@@ -116,8 +120,9 @@ function createApp(
     }),
   );
   // The routers mount their routes at the table's paths (`mountRoute`); what every `/api/v1/forms` call needs first:
-  app.use('/api/v1/forms', requireIdentity(deps.identity), requireJson, express.json({ limit: '16kb' }));
-  app.use(deliveries, webhooksRoutes(deps), events);
+  for (const path of ['/api/v1/forms', '/api/v1/hooks'])
+    app.use(path, requireIdentity(deps.identity), requireJson, express.json({ limit: '16kb' }));
+  app.use(deliveries, webhooksRoutes(deps), restHooksRoutes(deps), events);
   app.use((_req, _res, next) => next(new AppError('NOT_FOUND')));
   app.use(errorHandler(deps.logger, deps.storeHealth));
   return app;

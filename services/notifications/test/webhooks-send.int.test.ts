@@ -31,7 +31,7 @@ describe('sendWebhook against a real receiver', () => {
     await other.close();
   });
 
-  it.each<WebhookKind>(['standard', 'slack', 'discord'])(
+  it.each<WebhookKind>(['standard', 'slack', 'discord', 'rest-hook'])(
     'delivers a signed %s body the receiver can verify',
     async (kind) => {
       const secret = generateWebhookSecret();
@@ -65,6 +65,7 @@ describe('sendWebhook against a real receiver', () => {
         standard: ['type', 'timestamp', 'data'],
         slack: ['text', 'blocks'],
         discord: ['content', 'embeds'],
+        'rest-hook': ['id', 'event', 'createdAt', 'form', 'fields', 'files'],
       };
       for (const key of shape[kind]) expect(parsed).toHaveProperty(key);
     },

@@ -8,6 +8,7 @@ import { IngestErrorBodySchema } from '../ingest.ts';
 import { DeliveryDtoSchema, NotificationEmailDtoSchema } from '../notifications.ts';
 import { AuditEntryDtoSchema, OrgSettingsDtoSchema } from '../orgs.ts';
 import { PlansResponseDtoSchema } from '../plans.ts';
+import { RestHookBodySchema, RestHookDtoSchema, RestHookSampleDtoSchema } from '../rest-hooks.ts';
 import { API_ROUTE_LIST, API_ROUTES, type ApiRoute, PUBLIC_ROUTE_LIST, type ResponseSpec } from '../routes/index.ts';
 import { SiteConfigSchema } from '../site.ts';
 import { SpamReasonSchema } from '../spam.ts';
@@ -64,6 +65,9 @@ const OUTPUT_NAMES = named([
   [CurrentApiKeyDtoSchema, 'CurrentApiKey'],
   [WebhookEndpointDtoSchema, 'WebhookEndpoint'],
   [WebhookEndpointWithSecretDtoSchema, 'WebhookEndpointWithSecret'],
+  [RestHookDtoSchema, 'RestHook'],
+  [RestHookSampleDtoSchema, 'RestHookSample'],
+  [RestHookBodySchema, 'RestHookBody'],
   [DeliveryDtoSchema, 'Delivery'],
   [NotificationEmailDtoSchema, 'NotificationEmail'],
   [BillingUsageDtoSchema, 'BillingUsage'],
@@ -81,6 +85,7 @@ const INPUT_NAMES = named([
   [API_ROUTES.createApiKey.request.body, 'CreateApiKeyRequest'],
   [API_ROUTES.createWebhook.request.body, 'CreateWebhookRequest'],
   [API_ROUTES.updateWebhook.request.body, 'UpdateWebhookRequest'],
+  [API_ROUTES.subscribeRestHook.request.body, 'SubscribeRestHookRequest'],
   [API_ROUTES.bulkChangeSubmissions.request.body, 'BulkSubmissionsRequest'],
   [API_ROUTES.replayDeliveries.request.body, 'ReplayDeliveriesRequest'],
 ]);

@@ -1,6 +1,7 @@
 import type { RouteDefinition } from './define-route.ts';
 import { eventRoutes } from './event-routes.ts';
 import { formRoutes } from './form-routes.ts';
+import { hookRoutes } from './hook-routes.ts';
 import { deliveryRoutes, notificationEmailRoutes } from './notification-routes.ts';
 import { organizationRoutes } from './organization-routes.ts';
 import { privacyRoutes } from './privacy-routes.ts';
@@ -23,6 +24,7 @@ export const API_ROUTES = {
   ...organizationRoutes,
   ...notificationEmailRoutes,
   ...eventRoutes,
+  ...hookRoutes,
 };
 
 /** The public endpoint's routes (`/f/:formKey…`), answered by ingest. */

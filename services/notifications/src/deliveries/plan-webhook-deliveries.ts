@@ -27,8 +27,8 @@ export function webhookDeliveriesFor(
 
 /**
  * The `submission.erased` deliveries of an erasure: one per enabled endpoint of the form that a delivery of the
- * submission `sent` reached or may have reached (attempted at least once), whatever it subscribes to. The ids derive
- * from the submission and the endpoint, so a redelivered erasure plans the same deliveries.
+ * submission `sent` reached or may have reached (attempted at least once), whatever it subscribes to, REST hooks
+ * excepted. The ids derive from the submission and the endpoint, so a redelivered erasure plans the same deliveries.
  */
 export function erasureDeliveriesFor(
   deps: { clock: Clock; ids: Ids },
@@ -45,7 +45,8 @@ export function erasureDeliveriesFor(
       .filter((d) => d.channel === 'webhook' && d.lastClaimed > 0 && d.webhookEvent?.type !== 'submission.erased')
       .map((d) => d.targetId),
   );
-  const endpoints = input.endpoints.filter((e) => e.enabled && reached.has(e.id));
+  // A REST hook hears only the event it subscribed to: an erasure would run a "new submission" zap with no fields.
+  const endpoints = input.endpoints.filter((e) => e.enabled && e.kind !== 'rest-hook' && reached.has(e.id));
   return deliveriesTo(deps, { ...input, cause: input.submissionId, endpoints });
 }
 

@@ -27,6 +27,7 @@ function describeChannel(d: DeliveryDto): string {
   if (d.channel === 'email') return d.purpose === 'autoresponse' ? 'Autoresponse email' : 'Notification email';
   if (d.purpose === 'slack') return 'Slack webhook';
   if (d.purpose === 'discord') return 'Discord webhook';
+  if (d.purpose === 'rest-hook') return 'REST hook';
   return 'Webhook';
 }
 

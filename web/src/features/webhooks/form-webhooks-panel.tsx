@@ -1,10 +1,11 @@
 import {
+  CreatableWebhookKindSchema,
   MAX_WEBHOOK_URL_LENGTH,
   type WebhookEndpointDto,
   type WebhookEndpointWithSecretDto,
   type WebhookEventType,
   WebhookEventTypeSchema,
-  WebhookKindSchema,
+  type WebhookKind,
 } from '@formgate/contracts';
 import { zodResolver } from '@hookform/resolvers/zod';
 import { useQuery } from '@tanstack/react-query';
@@ -25,7 +26,13 @@ const EVENT_LABELS: Record<WebhookEventType, string> = {
   'submission.spam': 'Spam',
   'submission.deleted': 'Deleted submission',
 };
-const KIND_LABELS = { standard: 'Standard Webhooks (signed JSON)', slack: 'Slack', discord: 'Discord' } as const;
+const KIND_LABELS: Record<WebhookKind, string> = {
+  standard: 'Standard Webhooks (signed JSON)',
+  slack: 'Slack',
+  discord: 'Discord',
+  // Made by Zapier, Make or n8n through `/api/v1/hooks`, never from this form.
+  'rest-hook': 'REST hook (Zapier, Make, n8n)',
+};
 
 /** The add form's fields. */
 export const WebhookFormSchema = z.object({
@@ -34,7 +41,7 @@ export const WebhookFormSchema = z.object({
     .trim()
     .max(MAX_WEBHOOK_URL_LENGTH, 'At most 2,000 characters')
     .refine((v) => /^https?:\/\/[^/\s]+/i.test(v), { error: 'An http:// or https:// address' }),
-  kind: WebhookKindSchema,
+  kind: CreatableWebhookKindSchema,
   events: z.array(WebhookEventTypeSchema).min(1, 'Choose at least one event'),
 });
 export type WebhookFormValues = z.infer<typeof WebhookFormSchema>;
@@ -184,7 +191,7 @@ function AddWebhook({ formId, onCreated }: { formId: string; onCreated: (e: Webh
         {...fieldOf(fields, 'url')}
       />
       <SelectField label="Format" {...fields.register('kind')}>
-        {WebhookKindSchema.options.map((k) => (
+        {CreatableWebhookKindSchema.options.map((k) => (
           <option key={k} value={k}>
             {KIND_LABELS[k]}
           </option>

@@ -38,7 +38,20 @@ async function failingInARow(deps: EndpointHealthDeps, endpoint: WebhookEndpoint
   return finals.length === FAILURES_BEFORE_DISABLING && finals.every((d) => d.status === 'failed');
 }
 
-/** After a delivery's final outcome: disables its endpoint when it should be (idempotent). */
+/**
+ * The REST hooks convention (Zapier, Make, n8n): a target answering 410 Gone no longer wants the hook, as when a
+ * platform's unsubscribe never arrived. The hook is deleted, not disabled, and nobody is mailed: it is the hook's
+ * normal end. Its planned deliveries then fail as `GONE`; the platform subscribes anew when switched on again.
+ */
+async function unsubscribe(deps: EndpointHealthDeps, endpoint: WebhookEndpoint) {
+  await deps.endpoints.remove({ orgId: endpoint.orgId }, endpoint.id);
+  deps.logger.info({ endpointId: endpoint.id, formId: endpoint.formId }, 'rest hook unsubscribed by a 410 Gone');
+}
+
+/**
+ * After a delivery's final outcome: disables its endpoint when it should be, or deletes a REST hook whose target
+ * answered 410 (idempotent).
+ */
 export async function afterFinal(deps: EndpointHealthDeps, delivery: Delivery): Promise<void> {
   const { endpoints, clock } = deps;
   if (delivery.status !== 'failed' || !delivery.targetId) return;
@@ -46,6 +59,7 @@ export async function afterFinal(deps: EndpointHealthDeps, delivery: Delivery): 
   const endpoint = await endpoints.get(scope, delivery.targetId);
   if (!endpoint?.enabled) return;
   const gone = delivery.lastResponse?.code === '410';
+  if (gone && endpoint.kind === 'rest-hook') return unsubscribe(deps, endpoint);
   if (!gone && !(await failingInARow(deps, endpoint))) return;
   const reason = gone
     ? 'The endpoint answered 410 Gone'

@@ -1,5 +1,6 @@
 import { buildDiscordBody } from './discord-body.ts';
 import { toInertJson } from './inert-json.ts';
+import { buildRestHookJson } from './rest-hook-body.ts';
 import { buildSlackBody } from './slack-body.ts';
 import type { ChatBodyOptions, WebhookEvent, WebhookKind } from './webhook-event.ts';
 
@@ -20,5 +21,6 @@ export function buildStandardBody(event: WebhookEvent): string {
 export function buildWebhookBody(kind: WebhookKind, event: WebhookEvent, options: ChatBodyOptions = {}): string {
   if (kind === 'slack') return buildSlackBody(event, options);
   if (kind === 'discord') return buildDiscordBody(event, options);
+  if (kind === 'rest-hook') return buildRestHookJson(event);
   return buildStandardBody(event);
 }

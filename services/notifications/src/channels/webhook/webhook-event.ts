@@ -17,7 +17,7 @@ export type { SentWebhookEventType } from '../../store/records.ts';
 /** The events an endpoint can subscribe to. */
 export const WEBHOOK_EVENT_TYPES = WebhookEventTypeSchema.options;
 
-/** How the body is shaped: Standard Webhooks JSON, a Slack incoming webhook, or a Discord webhook. */
+/** How the body is shaped: Standard Webhooks JSON, a Slack incoming webhook, a Discord webhook, or a REST hook's. */
 export const WEBHOOK_KINDS = WebhookKindSchema.options;
 
 export interface WebhookFormRef {
