@@ -1,32 +1,9 @@
 import { MAX_WEBHOOKS_PER_FORM, type RestHookDto, type SubscribeRestHookRequest } from '@formgate/contracts';
 import { API_ROUTES } from '@formgate/contracts/routes';
 import { AppError, identityOf, mountRoute, requirePermission } from '@formgate/kit';
-import { generateWebhookSecret } from '@formgate/kit/webhook-signing';
 import { Router } from 'express';
-import type { FormView, WebhookEndpoint } from '../store/index.ts';
-import { checkWebhookUrl } from './webhook-url.ts';
-import type { WebhooksRoutesDeps } from './webhooks.routes.ts';
-
-/** A new hook: an enabled `rest-hook` endpoint of `form` for one event, with a new secret. */
-function newHook(deps: WebhooksRoutesDeps, form: FormView, body: SubscribeRestHookRequest): WebhookEndpoint {
-  const now = deps.clock.now().toISOString();
-  return {
-    id: deps.ids.next(),
-    orgId: form.orgId,
-    formId: form.id,
-    url: checkWebhookUrl(body.targetUrl, deps),
-    kind: 'rest-hook',
-    events: [body.event],
-    enabled: true,
-    disabledReason: null,
-    enabledAt: now,
-    secret: generateWebhookSecret(),
-    previousSecret: null,
-    createdAt: now,
-    updatedAt: now,
-    revision: 0,
-  };
-}
+import type { WebhookEndpoint } from '../store/index.ts';
+import { newEndpoint, type WebhooksRoutesDeps } from './webhooks.routes.ts';
 
 const toDto = (e: WebhookEndpoint): RestHookDto => ({
   id: e.id,
@@ -52,7 +29,7 @@ export function restHooksRoutes(deps: WebhooksRoutesDeps) {
     const body = API_ROUTES.subscribeRestHook.request.body.parse(req.body ?? {});
     const form = await stores.views.getForm({ orgId: identity.orgId }, body.formId);
     if (!form) throw new AppError('FORMS_FORM_NOT_FOUND');
-    const hook = newHook(deps, form, body);
+    const hook = newEndpoint(deps, form, { url: body.targetUrl, kind: 'rest-hook', events: [body.event] });
     if ((await endpoints.create(hook, { limit: MAX_WEBHOOKS_PER_FORM })) === 'limit-reached') {
       throw new AppError('NOTIFICATIONS_WEBHOOK_LIMIT_REACHED');
     }

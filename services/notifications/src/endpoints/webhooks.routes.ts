@@ -51,11 +51,11 @@ async function endpointDto(deps: WebhooksRoutesDeps, e: WebhookEndpoint): Promis
   };
 }
 
-/** A new enabled endpoint of `form`, with a new secret. */
-function newEndpoint(
+/** A new enabled endpoint of `form` (a webhook, or a REST hook), with a new secret. */
+export function newEndpoint(
   deps: WebhooksRoutesDeps,
   form: FormView,
-  body: ReturnType<typeof API_ROUTES.createWebhook.request.body.parse>,
+  body: Pick<WebhookEndpoint, 'url' | 'kind' | 'events'>,
 ): WebhookEndpoint {
   const now = deps.clock.now().toISOString();
   return {
