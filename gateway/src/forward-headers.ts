@@ -32,14 +32,19 @@ export function endToEnd(headers: IncomingHttpHeaders): IncomingHttpHeaders {
 /**
  * The headers of the upstream request, without `host` (set per instance): end-to-end headers only, framed from what
  * the gateway's own parser read — the client's Content-Length, else chunked when the client sent a body, else no
- * body — so no header a client sends can make a body run on into the next request on a pooled connection.
- * `forwarded` (client IP, identity) is applied last and cannot be removed by the client.
+ * body; or, for a body the gateway holds whole, its length — so no header a client sends can make a body run on into
+ * the next request on a pooled connection. `forwarded` (client IP, identity) is applied last and cannot be removed
+ * by the client.
  */
-export function upstreamHeaders(req: IncomingMessage, forwarded: Record<string, string>) {
+export function upstreamHeaders(req: IncomingMessage, forwarded: Record<string, string>, heldBytes?: number) {
   const headers = endToEnd(req.headers);
   const contentLength = req.headers['content-length'];
   const hasBody = contentLength !== undefined || req.headers['transfer-encoding'] !== undefined;
-  if (contentLength === undefined && hasBody) headers['transfer-encoding'] = 'chunked';
+  if (heldBytes !== undefined) {
+    if (hasBody || heldBytes > 0) headers['content-length'] = String(heldBytes);
+  } else if (contentLength === undefined && hasBody) headers['transfer-encoding'] = 'chunked';
+  // Answered by the gateway: it read the body before forwarding it.
+  if (heldBytes !== undefined) delete headers.expect;
   if (req.headers.host) headers['x-forwarded-host'] = req.headers.host;
   headers['x-forwarded-proto'] = 'encrypted' in req.socket ? 'https' : 'http';
   Object.assign(headers, forwarded);

@@ -1,9 +1,10 @@
 import type { Agent, IncomingMessage, ServerResponse } from 'node:http';
 import { CLIENT_IP_HEADER } from '@formgate/accounts';
 import type { ServiceName } from '@formgate/contracts/routes';
-import { type AppError, IDENTITY_HEADER, type Logger, toErrorBody } from '@formgate/kit';
+import { IDENTITY_HEADER, type Logger } from '@formgate/kit';
 import type { NextFunction, Request, Response } from 'express';
-import { createRawProxy, type ErrorAnswer } from './raw-proxy.ts';
+import { createApiProxy } from './api-proxy.ts';
+import { createRawProxy } from './raw-proxy.ts';
 import { createSettleAll, holdUntilSettled, type SettleAll, settleOf } from './settle.ts';
 import type { Target } from './target.ts';
 import { createUpstreamPool, type PoolHealth, type UpstreamPool } from './upstreams.ts';
@@ -20,39 +21,26 @@ export interface ForwardSettings {
   ingestTimeoutMs: number;
 }
 
-/** The API's error envelope, with the request id the gateway gave the request. */
-const answerApiError: ErrorAnswer = (req, res, error: AppError) => {
-  if (error.retryable) res.setHeader('retry-after', String(error.retryAfterSeconds ?? 1));
-  res
-    .writeHead(error.status, { 'content-type': 'application/json' })
-    .end(JSON.stringify(toErrorBody(error, (req as Request).requestId ?? '')));
-};
-
 function apiForward(pool: UpstreamPool, s: ForwardSettings, settleAll: SettleAll): Forward {
   const beforeRelay = (answer: IncomingMessage) => {
     const settle = settleOf(answer);
     return settle ? settleAll(settle) : undefined;
   };
-  const proxy = createRawProxy({
-    pool,
-    ...s,
-    timeoutMs: s.upstreamTimeoutMs,
-    answerError: answerApiError,
-    beforeRelay,
-  });
-  return (req, res) => {
+  const proxy = createApiProxy({ pool, ...s, timeoutMs: s.upstreamTimeoutMs, beforeRelay });
+  return (req, res, next) => {
     delete req.headers.cookie;
     const ip = String(req.headers[CLIENT_IP_HEADER] ?? '');
     const forwarded: Record<string, string> = { 'x-forwarded-for': ip, [CLIENT_IP_HEADER]: ip };
     if (req.requestId) forwarded['x-request-id'] = req.requestId;
     if (req.identityToken) forwarded[IDENTITY_HEADER] = req.identityToken;
-    proxy(req, res, forwarded);
+    proxy(req, res, next, forwarded);
   };
 }
 
 /**
  * Turns the gateway's targets into handlers: in-process services are called directly; each HTTP service gets one
- * upstream pool (ADR 16), shared by its `/api` forwarder and, for ingest, by the raw `/f/*` proxy. An API answer
+ * upstream pool (ADR 16), shared by its `/api` forwarder (http-proxy-middleware, ADR 100) and, for ingest, by the
+ * raw `/f/*` proxy. An API answer
  * naming a change of settings (`SETTLE_HEADER`) is held until every ingest instance has it (`settle.ts`).
  */
 export function createForwarders(targets: Partial<Record<ServiceName, Target>>, s: ForwardSettings) {

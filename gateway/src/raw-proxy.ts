@@ -1,10 +1,8 @@
 import { type Agent, type ClientRequest, type IncomingMessage, request, type ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
-import { AppError, endOnDrain, type Logger, lingerThenClose } from '@formgate/kit';
-import { endToEnd, upstreamHeaders } from './forward-headers.ts';
+import { AppError, type Logger, lingerThenClose } from '@formgate/kit';
+import { upstreamHeaders } from './forward-headers.ts';
+import { relayAnswer, whenConnected } from './relay.ts';
 import type { Upstream, UpstreamPool } from './upstreams.ts';
-
-export type ErrorAnswer = (req: IncomingMessage, res: ServerResponse, error: AppError) => void;
 
 export interface ProxyOptions {
   pool: UpstreamPool;
@@ -14,10 +12,6 @@ export interface ProxyOptions {
   timeoutMs: number;
   /** A connection not established within this is treated like a refused one (default 2 s). */
   connectTimeoutMs?: number;
-  /** How a failure is answered (default: `{ error: { code, message } }`). */
-  answerError?: ErrorAnswer;
-  /** Called with an instance's answer before it is relayed (it may edit its headers); a promise holds the relay. */
-  beforeRelay?: (answer: IncomingMessage) => Promise<void> | undefined;
 }
 
 export type Proxy = (req: IncomingMessage, res: ServerResponse, forwarded: Record<string, string>) => void;
@@ -55,12 +49,13 @@ const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS']);
 /** Bodies kept for a retry: ingest's limit for urlencoded and JSON bodies (multipart is streamed, never kept). */
 const REPLAYABLE_BYTES = 256 * 1024;
 
-const answerJson: ErrorAnswer = (_req, res, error) => {
+/** Ingest's error shape: `{ error: { code, message } }`. */
+function answerJson(res: ServerResponse, error: AppError) {
   const retryAfter = error.retryable ? { 'retry-after': String(error.retryAfterSeconds ?? 1) } : {};
   res
     .writeHead(error.status, { 'content-type': 'application/json', ...retryAfter })
     .end(JSON.stringify({ error: { code: error.code, message: error.message } }));
-};
+}
 
 /**
  * A streaming reverse proxy over a pool of instances (ADR 12, ADR 16): `node:http` on the gateway's keep-alive
@@ -89,7 +84,7 @@ export function createRawProxy(opts: ProxyOptions): Proxy {
 
 function attempt(opts: ProxyOptions, x: Exchange) {
   const target = opts.pool.pick(x.tried);
-  if (!target) return fail(opts, x, new AppError('UPSTREAM_UNAVAILABLE'));
+  if (!target) return fail(x, new AppError('UPSTREAM_UNAVAILABLE'));
   x.tried.add(target);
   let upstream: ClientRequest;
   try {
@@ -104,11 +99,21 @@ function attempt(opts: ProxyOptions, x: Exchange) {
     });
   } catch {
     // A header value node:http will not send (its parser let it in): refuse rather than crash the gateway.
-    return fail(opts, x, new AppError('MALFORMED_REQUEST'));
+    return fail(x, new AppError('MALFORMED_REQUEST'));
   }
   x.current = upstream;
   const a: Attempt = { target, upstream, connected: false, timedOut: false };
-  upstream.on('socket', (socket) => whenConnected(opts, a, socket, () => send(x, a)));
+  upstream.on('socket', (socket) =>
+    whenConnected(
+      socket,
+      opts.connectTimeoutMs ?? 2_000,
+      (err) => upstream.destroy(err),
+      () => {
+        a.connected = true;
+        send(x, a);
+      },
+    ),
+  );
   upstream.on('finish', () => {
     if (x.settled) return;
     a.timer = setTimeout(() => {
@@ -119,36 +124,13 @@ function attempt(opts: ProxyOptions, x: Exchange) {
   upstream.on('response', (answer) => {
     clearTimeout(a.timer);
     opts.pool.markUp(target);
-    const held = opts.beforeRelay?.(answer);
-    if (!held) return relay(x, upstream, answer);
-    // Answered: from here nothing is retried or answered as an error, while the relay waits.
-    x.settled = true;
-    void held.finally(() => {
-      if (!x.res.destroyed) relay(x, upstream, answer);
-    });
+    relay(x, upstream, answer);
   });
   upstream.on('error', (err) => {
     clearTimeout(a.timer);
     onError(opts, x, a, err);
   });
   upstream.on('close', () => clearTimeout(a.timer));
-}
-
-function whenConnected(opts: ProxyOptions, a: Attempt, socket: Socket, then: () => void) {
-  if (!socket.connecting) {
-    a.connected = true;
-    return then();
-  }
-  const timer = setTimeout(
-    () => a.upstream.destroy(Object.assign(new Error('connect timed out'), { code: 'ETIMEDOUT' })),
-    opts.connectTimeoutMs ?? 2_000,
-  );
-  socket.once('connect', () => {
-    clearTimeout(timer);
-    a.connected = true;
-    then();
-  });
-  socket.once('close', () => clearTimeout(timer));
 }
 
 function send(x: Exchange, a: Attempt) {
@@ -185,16 +167,16 @@ function onError(opts: ProxyOptions, x: Exchange, a: Attempt, err: Error) {
     return attempt(opts, x);
   }
   opts.logger.warn({ upstream: a.target.url.origin, pool: opts.pool.name, reason: code }, 'upstream failed');
-  if (!a.timedOut) return fail(opts, x, new AppError('UPSTREAM_UNAVAILABLE'));
+  if (!a.timedOut) return fail(x, new AppError('UPSTREAM_UNAVAILABLE'));
   opts.pool.markDown(a.target, 'timeout');
-  fail(opts, x, new AppError('UPSTREAM_TIMEOUT'));
+  fail(x, new AppError('UPSTREAM_TIMEOUT'));
 }
 
-function fail(opts: ProxyOptions, x: Exchange, error: AppError) {
+function fail(x: Exchange, error: AppError) {
   if (x.settled || x.res.destroyed) return;
   x.settled = true;
   x.res.shouldKeepAlive = false;
-  (opts.answerError ?? answerJson)(x.req, x.res, error);
+  answerJson(x.res, error);
   x.req.resume();
 }
 
@@ -205,20 +187,5 @@ function relay(x: Exchange, upstream: ClientRequest, answer: IncomingMessage) {
     x.req.unpipe(upstream);
     lingerThenClose(x.req);
   }
-  x.res.writeHead(answer.statusCode ?? 502, endToEnd(answer.headers));
-  answer.pipe(x.res);
-  // An answer cut short (the instance stopped or failed mid-body) cuts the client's too: ending it would pass the
-  // truncated body off as whole, and an event stream's client would not know to reconnect.
-  const cut = () => {
-    if (!answer.complete && !x.res.writableEnded) x.res.destroy();
-  };
-  answer.on('error', cut);
-  answer.on('close', cut);
-  if (!String(answer.headers['content-type'] ?? '').startsWith('text/event-stream')) return;
-  // An event stream lasts as long as its client: a draining gateway ends it (the client reconnects elsewhere).
-  endOnDrain(x.res, () => {
-    answer.unpipe(x.res);
-    x.res.end();
-    upstream.destroy();
-  });
+  relayAnswer(x.res, answer, () => upstream.destroy());
 }

@@ -1,0 +1,41 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import { endOnDrain } from '@formgate/kit';
+import { endToEnd } from './forward-headers.ts';
+
+/**
+ * Calls `then` once `socket` is connected to the instance, at once if it already is (a pooled connection). One not
+ * connected within `timeoutMs` is failed with `ETIMEDOUT` through `fail`, as a refused one would be: nothing was
+ * sent on it.
+ */
+export function whenConnected(socket: Socket, timeoutMs: number, fail: (err: Error) => void, then: () => void) {
+  if (!socket.connecting) return then();
+  const timer = setTimeout(() => fail(Object.assign(new Error('connect timed out'), { code: 'ETIMEDOUT' })), timeoutMs);
+  socket.once('connect', () => {
+    clearTimeout(timer);
+    then();
+  });
+  socket.once('close', () => clearTimeout(timer));
+}
+
+/**
+ * Passes an instance's answer on to the client: end-to-end headers only, the body streamed. An answer cut short
+ * (the instance stopped or failed mid-body) cuts the client's too: ending it would pass the truncated body off as
+ * whole, and an event stream's client would not know to reconnect. An event stream lasts as long as its client: a
+ * draining gateway ends it (`stop` closes the upstream side) and the client reconnects elsewhere.
+ */
+export function relayAnswer(res: ServerResponse, answer: IncomingMessage, stop: () => void) {
+  res.writeHead(answer.statusCode ?? 502, endToEnd(answer.headers));
+  answer.pipe(res);
+  const cut = () => {
+    if (!answer.complete && !res.writableEnded) res.destroy();
+  };
+  answer.on('error', cut);
+  answer.on('close', cut);
+  if (!String(answer.headers['content-type'] ?? '').startsWith('text/event-stream')) return;
+  endOnDrain(res, () => {
+    answer.unpipe(res);
+    res.end();
+    stop();
+  });
+}
