@@ -1,6 +1,6 @@
-import type { Agent, ClientRequest, IncomingMessage, OutgoingHttpHeaders } from 'node:http';
+import type { Agent, ClientRequest, IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import { Readable } from 'node:stream';
 import { AppError, type Logger, lingerThenClose } from '@formgate/kit';
-import type { NextFunction, Request, Response } from 'express';
 import { createProxyMiddleware, type Plugin } from 'http-proxy-middleware';
 import { upstreamHeaders } from './forward-headers.ts';
 import { relayAnswer, whenConnected } from './relay.ts';
@@ -18,14 +18,25 @@ export interface ApiProxyOptions {
   beforeRelay?: (answer: IncomingMessage) => Promise<void> | undefined;
 }
 
-/** Forwards one API request; `forwarded` (client IP, identity, request id) is set last on the upstream request. */
-export type ApiProxy = (req: Request, res: Response, next: NextFunction, forwarded: Record<string, string>) => void;
+/**
+ * Forwards one API call. `forwarded` (client IP, identity, request id) is set last on the upstream request; `fail`
+ * answers what could not be forwarded (the API's error handler).
+ */
+export type ApiProxy = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  forwarded: Record<string, string>,
+  fail: (error: AppError) => void,
+) => void;
 
-/** One API request on its way through the pool: its body, held whole, and the instances tried so far. */
+/** One API call on its way through the pool: its body, the instances tried so far, whether it is answered. */
 interface Exchange {
-  body: Buffer;
+  req: IncomingMessage;
+  res: ServerResponse;
   headers: OutgoingHttpHeaders;
-  next: NextFunction;
+  hasBody: boolean;
+  body: Buffer;
+  fail: (error: AppError) => void;
   tried: Set<Upstream>;
   /** Pooled connections found reset so far (each one may be retried, on any instance, twice at most). */
   resets: number;
@@ -44,36 +55,45 @@ interface Attempt {
   timer?: NodeJS.Timeout;
 }
 
-/** Above any API service's own limit (64 KiB of JSON): the gateway refuses more than this itself. */
+/** Above any API service's own limit (64 KiB of JSON): the gateway refuses a larger body itself. */
 const HELD_BYTES = 1024 * 1024;
 /** Safe to send again after an instance reset a pooled connection (RFC 9110 §9.2.2), as is a request with a key. */
 const RESENDABLE = new Set(['GET', 'HEAD', 'OPTIONS']);
+/** How a pooled connection the instance closed as it was reused shows: no other error is worth a resend. */
+const RESET = new Set(['ECONNRESET', 'EPIPE']);
 
 /**
- * The API's forwarder (ADR 100): http-proxy-middleware over one upstream pool, with the failover of ADR 16.
- * The gateway reads the body (at most 1 MiB) before choosing an instance, so it holds what it sends: the router
- * picks a healthy instance not yet tried for this request; an instance that refused the connection (or did not
- * accept it within `connectTimeoutMs`) is marked down from the proxy's error event, and the request — body
- * included — is sent to the next one. Once connected, a request is sent again only when its pooled connection was
- * reset before any answer and resending is harmless (GET/HEAD/OPTIONS, or an `Idempotency-Key`). No instance left:
- * 503 `UPSTREAM_UNAVAILABLE`; no response headers within `timeoutMs`: 504 `UPSTREAM_TIMEOUT`, the instance marked
- * down. Headers are rebuilt from `upstreamHeaders` (end-to-end only, framed by the held body's length); the answer
- * is relayed by `relayAnswer`, once `beforeRelay` lets it.
+ * The API's proxy (ADR 100): http-proxy-middleware over one pool of instances (ADR 16) and the gateway's keep-alive
+ * agent. The body is read whole first (at most 1 MiB, else 413). The `router` picks a healthy instance this call has
+ * not tried (none left: 503 `UPSTREAM_UNAVAILABLE` at once) and hands the proxy the held body for that try; a plugin
+ * on the proxy's events does the rest:
+ * - a connection refused, or not established within `connectTimeoutMs`, marks the instance down and the call —
+ *   body included — goes to the next instance: nothing reached the refused one;
+ * - once connected, a call is sent again only when its pooled connection was reset before any answer and resending
+ *   is harmless (a body-less GET/HEAD/OPTIONS, or an `Idempotency-Key`), twice at most; anything else an instance
+ *   may have acted on is 503;
+ * - no response headers within `timeoutMs` of the request being sent: 504 `UPSTREAM_TIMEOUT`, the instance marked
+ *   down;
+ * - upstream headers are rebuilt from `upstreamHeaders` (end-to-end only, framed by the held body's length), and the
+ *   answer is relayed by `relayAnswer` once `beforeRelay` lets it.
  */
 export function createApiProxy(opts: ApiProxyOptions): ApiProxy {
   const exchanges = new WeakMap<IncomingMessage, Exchange>();
   const exchangeOf = (req: IncomingMessage) => exchanges.get(req) as Exchange;
 
-  const failover: Plugin<Request, Response> = (proxy) => {
+  const failover: Plugin = (proxy) => {
     proxy.on('proxyReq', (request, req) => {
       const x = exchangeOf(req);
       const a = x.attempt as Attempt;
       a.request = request;
       for (const name of request.getHeaderNames()) request.removeHeader(name);
-      for (const [name, value] of Object.entries(x.headers)) if (value !== undefined) request.setHeader(name, value);
+      try {
+        for (const [name, value] of Object.entries(x.headers)) if (value !== undefined) request.setHeader(name, value);
+      } catch (err) {
+        // A header value node:http will not send (its parser let it in): refused, and no instance is blamed.
+        return request.destroy(err as Error);
+      }
       request.setHeader('host', a.target.url.host);
-      // The proxy then pipes the request stream, already ended, which ends the upstream request after this body.
-      if (x.body.length > 0) request.write(x.body);
       whenConnected(
         request.socket as NonNullable<ClientRequest['socket']>,
         opts.connectTimeoutMs ?? 2_000,
@@ -82,11 +102,17 @@ export function createApiProxy(opts: ApiProxyOptions): ApiProxy {
           a.connected = true;
         },
       );
+      const expire = () => {
+        a.timedOut = true;
+        request.destroy(new Error('upstream timed out'));
+      };
+      // While the body is still being sent: an instance that stops taking it (nothing moving for the deadline while
+      // bytes wait to be written) has timed out too.
+      request.setTimeout(opts.timeoutMs, () => {
+        if (!x.settled && (request.writableNeedDrain || request.writableLength > 0)) expire();
+      });
       request.on('finish', () => {
-        a.timer = setTimeout(() => {
-          a.timedOut = true;
-          request.destroy(new Error('upstream timed out'));
-        }, opts.timeoutMs);
+        if (!x.settled) a.timer = setTimeout(expire, opts.timeoutMs);
       });
       request.on('close', () => clearTimeout(a.timer));
     });
@@ -94,46 +120,52 @@ export function createApiProxy(opts: ApiProxyOptions): ApiProxy {
       const x = exchangeOf(req);
       const a = x.attempt as Attempt;
       clearTimeout(a.timer);
+      a.request?.setTimeout(0);
+      if (res.headersSent || res.destroyed) return void answer.destroy();
       opts.pool.markUp(a.target);
       x.settled = true;
       const relay = () => relayAnswer(res, answer, () => answer.destroy());
       const held = opts.beforeRelay?.(answer);
       if (!held) return relay();
-      void held.finally(() => {
-        if (!res.destroyed) relay();
-      });
+      held
+        .catch((err) => opts.logger.warn({ err, pool: opts.pool.name }, 'answer not held until settled'))
+        .then(() => {
+          if (!res.destroyed) relay();
+        })
+        .catch(() => res.destroy());
     });
-    proxy.on('error', (err, req, res) => {
+    proxy.on('error', (err, req) => {
       const x = req && exchanges.get(req);
-      if (!req || !x || x.settled) return;
+      if (!x || x.settled) return;
       const a = x.attempt as Attempt;
       const code = (err as NodeJS.ErrnoException).code ?? err.message;
+      if (/^ERR_(HTTP_)?INVALID/.test(code)) return settle(x, new AppError('MALFORMED_REQUEST'));
       if (!a.connected) {
         opts.pool.markDown(a.target, code);
-        return void middleware(req, res as Response, x.next);
+        return forward(x);
       }
-      const resendable = RESENDABLE.has(req.method) || req.headers['idempotency-key'] !== undefined;
-      if (a.request?.reusedSocket && resendable && !a.timedOut && x.resets++ < 2) {
+      if (a.request?.reusedSocket && RESET.has(code) && resendable(x) && !a.timedOut && x.resets++ < 2) {
         // Most likely a keep-alive connection the instance closed as it was reused: the same instance may answer.
         x.tried.delete(a.target);
-        return void middleware(req, res as Response, x.next);
+        return forward(x);
       }
       opts.logger.warn({ upstream: a.target.url.origin, pool: opts.pool.name, reason: code }, 'upstream failed');
       if (a.timedOut) opts.pool.markDown(a.target, 'timeout');
-      x.settled = true;
-      x.next(new AppError(a.timedOut ? 'UPSTREAM_TIMEOUT' : 'UPSTREAM_UNAVAILABLE'));
+      settle(x, new AppError(a.timedOut ? 'UPSTREAM_TIMEOUT' : 'UPSTREAM_UNAVAILABLE'));
     });
     // The client went away: the proxy has already stopped the upstream request.
     proxy.on('econnreset', () => {});
   };
 
-  const middleware = createProxyMiddleware<Request, Response>({
-    router: (req) => {
+  const middleware = createProxyMiddleware({
+    router: (req, _res, options) => {
       const x = exchangeOf(req);
       const target = opts.pool.pick(x.tried);
       if (!target) throw new AppError('UPSTREAM_UNAVAILABLE');
       x.tried.add(target);
       x.attempt = { target, connected: false, timedOut: false };
+      // `options` is this call's own copy of the proxy's options: the body to send on this try.
+      options.buffer = Readable.from(x.body.length > 0 ? [x.body] : []);
       return target.url.origin;
     },
     agent: opts.agent,
@@ -142,18 +174,39 @@ export function createApiProxy(opts: ApiProxyOptions): ApiProxy {
     plugins: [failover],
   });
 
-  return (req, res, next, forwarded) => {
-    hold(req).then((body) => {
-      if (res.destroyed) return;
-      const { headers } = upstreamHeaders(req, forwarded, body.length);
-      const x: Exchange = { body, headers, next, tried: new Set(), resets: 0, settled: false };
-      exchanges.set(req, x);
-      res.on('close', () => {
-        if (!res.writableFinished) x.settled = true;
-      });
-      void middleware(req, res, next);
-    }, next);
+  /** One try; what the router throws (no instance left) is answered as the failure. */
+  const forward = (x: Exchange) => void middleware(x.req, x.res, (err) => settle(x, err));
+
+  const start = (x: Exchange) => {
+    exchanges.set(x.req, x);
+    x.res.on('close', () => {
+      if (!x.res.writableFinished) x.settled = true;
+    });
+    forward(x);
   };
+
+  return (req, res, forwarded, fail) => {
+    // The gateway answered any `Expect: 100-continue` itself; passed on, it would stop the proxy's request events.
+    delete req.headers.expect;
+    hold(req)
+      .then((body) => {
+        if (res.destroyed) return;
+        const { headers, hasBody } = upstreamHeaders(req, forwarded, body.length);
+        start({ req, res, fail, headers, hasBody, body, tried: new Set(), resets: 0, settled: false });
+      }, fail)
+      .catch(() => res.destroy());
+  };
+}
+
+/** Harmless to send again: no body and a safe method, or a whole body whose `Idempotency-Key` makes a resend a no-op. */
+function resendable(x: Exchange) {
+  return (RESENDABLE.has(x.req.method ?? '') && !x.hasBody) || x.req.headers['idempotency-key'] !== undefined;
+}
+
+function settle(x: Exchange, error: unknown) {
+  if (x.settled) return;
+  x.settled = true;
+  x.fail(error instanceof AppError ? error : new AppError('UPSTREAM_UNAVAILABLE'));
 }
 
 /** Reads the whole body; more than `HELD_BYTES` is 413, the rest of it read and dropped before the connection closes. */

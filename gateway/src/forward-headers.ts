@@ -43,8 +43,6 @@ export function upstreamHeaders(req: IncomingMessage, forwarded: Record<string, 
   if (heldBytes !== undefined) {
     if (hasBody || heldBytes > 0) headers['content-length'] = String(heldBytes);
   } else if (contentLength === undefined && hasBody) headers['transfer-encoding'] = 'chunked';
-  // Answered by the gateway: it read the body before forwarding it.
-  if (heldBytes !== undefined) delete headers.expect;
   if (req.headers.host) headers['x-forwarded-host'] = req.headers.host;
   headers['x-forwarded-proto'] = 'encrypted' in req.socket ? 'https' : 'http';
   Object.assign(headers, forwarded);

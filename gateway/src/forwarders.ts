@@ -33,14 +33,14 @@ function apiForward(pool: UpstreamPool, s: ForwardSettings, settleAll: SettleAll
     const forwarded: Record<string, string> = { 'x-forwarded-for': ip, [CLIENT_IP_HEADER]: ip };
     if (req.requestId) forwarded['x-request-id'] = req.requestId;
     if (req.identityToken) forwarded[IDENTITY_HEADER] = req.identityToken;
-    proxy(req, res, next, forwarded);
+    proxy(req, res, forwarded, next);
   };
 }
 
 /**
  * Turns the gateway's targets into handlers: in-process services are called directly; each HTTP service gets one
- * upstream pool (ADR 16), shared by its `/api` forwarder (http-proxy-middleware, ADR 100) and, for ingest, by the
- * raw `/f/*` proxy. An API answer
+ * upstream pool (ADR 16), shared by its `/api` forwarder (http-proxy-middleware, `api-proxy.ts`) and, for ingest, by
+ * the streaming `/f/*` proxy (`raw-proxy.ts`, measurably faster there: ADR 100). An API answer
  * naming a change of settings (`SETTLE_HEADER`) is held until every ingest instance has it (`settle.ts`).
  */
 export function createForwarders(targets: Partial<Record<ServiceName, Target>>, s: ForwardSettings) {

@@ -46,8 +46,10 @@ interface Attempt {
 }
 
 const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS']);
-/** Bodies kept for a retry: ingest's limit for urlencoded and JSON bodies (multipart is streamed, never kept). */
+/** Bodies kept for a retry, when they carry an `Idempotency-Key`: ingest's limit for urlencoded and JSON bodies. */
 const REPLAYABLE_BYTES = 256 * 1024;
+/** How a pooled connection the instance closed as it was reused shows: no other error is worth a resend. */
+const RESET = new Set(['ECONNRESET', 'EPIPE']);
 
 /** Ingest's error shape: `{ error: { code, message } }`. */
 function answerJson(res: ServerResponse, error: AppError) {
@@ -58,14 +60,15 @@ function answerJson(res: ServerResponse, error: AppError) {
 }
 
 /**
- * A streaming reverse proxy over a pool of instances (ADR 12, ADR 16): `node:http` on the gateway's keep-alive
+ * The `/f/*` proxy (ADR 12, 16, 100), streaming, over a pool of instances: `node:http` on the gateway's keep-alive
  * agent, hop-by-hop headers dropped both ways, the body framed by the proxy itself (`upstreamHeaders`).
  * The client's body is piped only once the socket to the instance is connected, so a refused or unreachable
  * instance has received nothing and the request — POST included — is tried on the next instance; a request is
- * never sent again once its socket connected, except a body-less GET/HEAD/OPTIONS on a pooled connection that the
- * instance reset (an idempotent retry, as RFC 9110 §9.2.2 allows). No instance left: 503 `UPSTREAM_UNAVAILABLE`
- * at once. No response headers within `timeoutMs` of the request being sent: 504 `UPSTREAM_TIMEOUT`, and the
- * instance is marked down. An answer given before the whole body was sent (413, 404) reaches the client as it is
+ * never sent again once its socket connected, except on a pooled connection that the instance reset before any
+ * answer, when that is harmless: a body-less GET/HEAD/OPTIONS (RFC 9110 §9.2.2), or a whole copy of a body with an
+ * `Idempotency-Key` (kept while under 256 KiB). An instance that stops taking the body midway, or gives no response
+ * headers within `timeoutMs` of the request being sent: 504 `UPSTREAM_TIMEOUT`. No instance left: 503 `UPSTREAM_UNAVAILABLE`
+ * at once. A timed-out instance is marked down. An answer given before the whole body was sent (413, 404) reaches the client as it is
  * and the rest of the body is discarded; an answer once started is never retried.
  */
 export function createRawProxy(opts: ProxyOptions): Proxy {
@@ -114,15 +117,21 @@ function attempt(opts: ProxyOptions, x: Exchange) {
       },
     ),
   );
+  const expire = () => {
+    a.timedOut = true;
+    upstream.destroy(new Error('upstream timed out'));
+  };
+  // While the body is still being sent: an instance that stops taking it (its buffers full, nothing moving for the
+  // deadline) has timed out too; a client that is only slow to send is left to the server's own timeout.
+  upstream.setTimeout(opts.timeoutMs, () => {
+    if (!x.settled && (upstream.writableNeedDrain || upstream.writableLength > 0)) expire();
+  });
   upstream.on('finish', () => {
-    if (x.settled) return;
-    a.timer = setTimeout(() => {
-      a.timedOut = true;
-      upstream.destroy(new Error('upstream timed out'));
-    }, opts.timeoutMs);
+    if (!x.settled) a.timer = setTimeout(expire, opts.timeoutMs);
   });
   upstream.on('response', (answer) => {
     clearTimeout(a.timer);
+    upstream.setTimeout(0);
     opts.pool.markUp(target);
     relay(x, upstream, answer);
   });
@@ -136,10 +145,13 @@ function attempt(opts: ProxyOptions, x: Exchange) {
 function send(x: Exchange, a: Attempt) {
   if (x.settled) return;
   if (!x.hasBody) return a.upstream.end();
-  if (x.replay && x.req.complete) return a.upstream.end(Buffer.concat(x.replay));
+  if (replayable(x)) return a.upstream.end(Buffer.concat(x.replay as Buffer[]));
   if (x.replay === undefined) x.replay = x.req.headers['idempotency-key'] ? keepWhileSmall(x) : null;
   x.req.pipe(a.upstream);
 }
+
+/** A whole copy of the body is kept (every byte of it was read, not only parsed): it may be sent again. */
+const replayable = (x: Exchange) => !!x.replay && x.req.readableEnded;
 
 function keepWhileSmall(x: Exchange): Buffer[] {
   const kept: Buffer[] = [];
@@ -160,10 +172,11 @@ function onError(opts: ProxyOptions, x: Exchange, a: Attempt, err: Error) {
     opts.pool.markDown(a.target, code);
     return attempt(opts, x);
   }
-  const idempotent = (IDEMPOTENT.has(x.req.method ?? '') && !x.hasBody) || (!!x.replay && x.req.complete);
-  if (a.upstream.reusedSocket && idempotent && !a.timedOut && x.resets++ < 2) {
+  const idempotent = (IDEMPOTENT.has(x.req.method ?? '') && !x.hasBody) || replayable(x);
+  if (a.upstream.reusedSocket && RESET.has(code) && idempotent && !a.timedOut && x.resets++ < 2) {
     // Most likely a keep-alive connection the instance closed as it was reused: the same instance may answer.
     x.tried.delete(a.target);
+    x.req.unpipe(a.upstream);
     return attempt(opts, x);
   }
   opts.logger.warn({ upstream: a.target.url.origin, pool: opts.pool.name, reason: code }, 'upstream failed');
@@ -172,12 +185,13 @@ function onError(opts: ProxyOptions, x: Exchange, a: Attempt, err: Error) {
   fail(x, new AppError('UPSTREAM_TIMEOUT'));
 }
 
+/** The rest of a body still arriving is read and dropped before closing, so the client reads the answer, not a reset. */
 function fail(x: Exchange, error: AppError) {
   if (x.settled || x.res.destroyed) return;
   x.settled = true;
-  x.res.shouldKeepAlive = false;
   answerJson(x.res, error);
-  x.req.resume();
+  x.req.unpipe();
+  if (!x.req.readableEnded) lingerThenClose(x.req);
 }
 
 function relay(x: Exchange, upstream: ClientRequest, answer: IncomingMessage) {

@@ -35,7 +35,7 @@ export function relayAnswer(res: ServerResponse, answer: IncomingMessage, stop: 
   if (!String(answer.headers['content-type'] ?? '').startsWith('text/event-stream')) return;
   endOnDrain(res, () => {
     answer.unpipe(res);
-    res.end();
-    stop();
+    // The instance's side is closed once the client has what was sent: closing it first would cut the client's.
+    res.end(stop);
   });
 }

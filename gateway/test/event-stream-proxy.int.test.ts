@@ -1,7 +1,7 @@
 import { Agent, createServer, get, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createHttpServer, createLogger, drainServer, listen } from '@formgate/kit';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createRawProxy } from '../src/raw-proxy.ts';
+import { createApiProxy } from '../src/api-proxy.ts';
 import { createUpstreamPool } from '../src/upstreams.ts';
 
 const servers: Server[] = [];
@@ -35,13 +35,13 @@ async function streamingUpstream() {
 
 async function gatewayTo(url: string) {
   const logger = createLogger({ level: 'silent', name: 'test' });
-  const proxy = createRawProxy({
+  const proxy = createApiProxy({
     pool: createUpstreamPool('notifications', [url], { logger }),
     agent,
     logger,
     timeoutMs: 5_000,
   });
-  const server = createHttpServer((req, res) => proxy(req, res, {}));
+  const server = createHttpServer((req, res) => proxy(req, res, {}, (error) => res.writeHead(error.status).end()));
   return { server, url: await urlOf(server) };
 }
 

@@ -122,6 +122,26 @@ describe('the proxy over a pool of instances', () => {
     expect(pool.health()).toEqual({ healthy: 1, total: 2 });
   });
 
+  it('answers 504 when an instance stops reading a large body midway, and marks it down', async () => {
+    // Reads nothing and never answers: the body fills the socket buffers and stops moving.
+    const stuck = await listen(createServer((req) => req.pause()));
+    const { url, pool } = await proxyTo([stuck], { timeoutMs: 300 });
+    const [res, ms] = await timed(() => post(url, `a=${'x'.repeat(32 << 20)}`));
+    expect(res.status).toBe(504);
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe('UPSTREAM_TIMEOUT');
+    expect(ms).toBeLessThan(5_000);
+    expect(pool.health()).toEqual({ healthy: 0, total: 1 });
+  });
+
+  it('lets a client still uploading a large body read the 503, instead of a reset', async () => {
+    const { url } = await proxyTo([await deadUrl()]);
+    for (let i = 0; i < 3; i++) {
+      const res = await post(url, `a=${'x'.repeat(8 << 20)}`);
+      expect(res.status).toBe(503);
+      expect(((await res.json()) as { error: { code: string } }).error.code).toBe('UPSTREAM_UNAVAILABLE');
+    }
+  });
+
   it('never sends a body twice: an instance that took the body and dropped the connection means 503', async () => {
     const crashing = instance('crashing', (req) => req.socket.destroy());
     const other = instance('other');
