@@ -3,7 +3,7 @@ import { Readable } from 'node:stream';
 import { AppError, type Logger, lingerThenClose } from '@formgate/kit';
 import { createProxyMiddleware, type Plugin } from 'http-proxy-middleware';
 import { upstreamHeaders } from './forward-headers.ts';
-import { relayAnswer, whenConnected } from './relay.ts';
+import { relayAnswer, whenConnected, whenStalled } from './relay.ts';
 import type { Upstream, UpstreamPool } from './upstreams.ts';
 
 export interface ApiProxyOptions {
@@ -48,6 +48,8 @@ interface Exchange {
 /** One try on one instance, from the router's choice to its answer or error. */
 interface Attempt {
   target: Upstream;
+  /** The held body, as the stream the proxy pipes to the instance on this try. */
+  source: Readable;
   request?: ClientRequest;
   /** The socket reached the instance: from here on the request is sent again only if that is harmless. */
   connected: boolean;
@@ -106,10 +108,9 @@ export function createApiProxy(opts: ApiProxyOptions): ApiProxy {
         a.timedOut = true;
         request.destroy(new Error('upstream timed out'));
       };
-      // While the body is still being sent: an instance that stops taking it (nothing moving for the deadline while
-      // bytes wait to be written) has timed out too.
-      request.setTimeout(opts.timeoutMs, () => {
-        if (!x.settled && (request.writableNeedDrain || request.writableLength > 0)) expire();
+      // An instance that stops taking the body midway has timed out too.
+      whenStalled(a.source, opts.timeoutMs, () => {
+        if (!x.settled && x.attempt === a) expire();
       });
       request.on('finish', () => {
         if (!x.settled) a.timer = setTimeout(expire, opts.timeoutMs);
@@ -120,7 +121,6 @@ export function createApiProxy(opts: ApiProxyOptions): ApiProxy {
       const x = exchangeOf(req);
       const a = x.attempt as Attempt;
       clearTimeout(a.timer);
-      a.request?.setTimeout(0);
       if (res.headersSent || res.destroyed) return void answer.destroy();
       opts.pool.markUp(a.target);
       x.settled = true;
@@ -163,9 +163,10 @@ export function createApiProxy(opts: ApiProxyOptions): ApiProxy {
       const target = opts.pool.pick(x.tried);
       if (!target) throw new AppError('UPSTREAM_UNAVAILABLE');
       x.tried.add(target);
-      x.attempt = { target, connected: false, timedOut: false };
+      const source = Readable.from(x.body.length > 0 ? [x.body] : []);
+      x.attempt = { target, source, connected: false, timedOut: false };
       // `options` is this call's own copy of the proxy's options: the body to send on this try.
-      options.buffer = Readable.from(x.body.length > 0 ? [x.body] : []);
+      options.buffer = source;
       return target.url.origin;
     },
     agent: opts.agent,

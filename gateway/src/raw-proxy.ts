@@ -1,7 +1,7 @@
 import { type Agent, type ClientRequest, type IncomingMessage, request, type ServerResponse } from 'node:http';
 import { AppError, type Logger, lingerThenClose } from '@formgate/kit';
 import { upstreamHeaders } from './forward-headers.ts';
-import { relayAnswer, whenConnected } from './relay.ts';
+import { relayAnswer, whenConnected, whenStalled } from './relay.ts';
 import type { Upstream, UpstreamPool } from './upstreams.ts';
 
 export interface ProxyOptions {
@@ -106,6 +106,10 @@ function attempt(opts: ProxyOptions, x: Exchange) {
   }
   x.current = upstream;
   const a: Attempt = { target, upstream, connected: false, timedOut: false };
+  const expire = () => {
+    a.timedOut = true;
+    upstream.destroy(new Error('upstream timed out'));
+  };
   upstream.on('socket', (socket) =>
     whenConnected(
       socket,
@@ -113,25 +117,19 @@ function attempt(opts: ProxyOptions, x: Exchange) {
       (err) => upstream.destroy(err),
       () => {
         a.connected = true;
-        send(x, a);
+        if (!send(x, a)) return;
+        // An instance that stops taking the body midway has timed out too.
+        whenStalled(x.req, opts.timeoutMs, () => {
+          if (!x.settled && x.current === upstream) expire();
+        });
       },
     ),
   );
-  const expire = () => {
-    a.timedOut = true;
-    upstream.destroy(new Error('upstream timed out'));
-  };
-  // While the body is still being sent: an instance that stops taking it (its buffers full, nothing moving for the
-  // deadline) has timed out too; a client that is only slow to send is left to the server's own timeout.
-  upstream.setTimeout(opts.timeoutMs, () => {
-    if (!x.settled && (upstream.writableNeedDrain || upstream.writableLength > 0)) expire();
-  });
   upstream.on('finish', () => {
     if (!x.settled) a.timer = setTimeout(expire, opts.timeoutMs);
   });
   upstream.on('response', (answer) => {
     clearTimeout(a.timer);
-    upstream.setTimeout(0);
     opts.pool.markUp(target);
     relay(x, upstream, answer);
   });
@@ -142,12 +140,16 @@ function attempt(opts: ProxyOptions, x: Exchange) {
   upstream.on('close', () => clearTimeout(a.timer));
 }
 
-function send(x: Exchange, a: Attempt) {
-  if (x.settled) return;
-  if (!x.hasBody) return a.upstream.end();
-  if (replayable(x)) return a.upstream.end(Buffer.concat(x.replay as Buffer[]));
+/** Sends the body (or none); true when the client's request is piped to the instance. */
+function send(x: Exchange, a: Attempt): boolean {
+  if (x.settled) return false;
+  if (!x.hasBody || replayable(x)) {
+    a.upstream.end(x.hasBody ? Buffer.concat(x.replay as Buffer[]) : undefined);
+    return false;
+  }
   if (x.replay === undefined) x.replay = x.req.headers['idempotency-key'] ? keepWhileSmall(x) : null;
   x.req.pipe(a.upstream);
+  return true;
 }
 
 /** A whole copy of the body is kept (every byte of it was read, not only parsed): it may be sent again. */

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import type { Readable } from 'node:stream';
 import { endOnDrain } from '@formgate/kit';
 import { endToEnd } from './forward-headers.ts';
 
@@ -16,6 +17,23 @@ export function whenConnected(socket: Socket, timeoutMs: number, fail: (err: Err
     then();
   });
   socket.once('close', () => clearTimeout(timer));
+}
+
+/**
+ * Calls `onStall` when the instance stops taking a body: `source`, piped to it, stays paused by its pipe (the
+ * instance's side is full) for `timeoutMs`. A client that is only slow to send never pauses it, and nothing is armed
+ * for a body that never meets back-pressure.
+ */
+export function whenStalled(source: Readable, timeoutMs: number, onStall: () => void) {
+  let timer: NodeJS.Timeout | undefined;
+  source.on('pause', () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      if (source.readableFlowing === false && !source.readableEnded) onStall();
+    }, timeoutMs);
+  });
+  source.once('close', () => clearTimeout(timer));
+  source.once('end', () => clearTimeout(timer));
 }
 
 /**

@@ -1,9 +1,14 @@
 import { randomUUID } from 'node:crypto';
+import { type LiveEvent, streamEvents } from '@formgate/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifiesWith } from '../../services/notifications/test/standard-webhooks-verifier.ts';
 import { startReceiver, type WebhookReceiver } from '../../services/notifications/test/webhook-receiver.ts';
 import { eventually } from '../harness/embedded-app.ts';
 import { startDistributed } from '../harness/processes.ts';
+
+/** The events of one submission in a live stream (`GET /api/v1/events`), whichever topic they came from. */
+const ofSubmission = (events: LiveEvent[], id: string) =>
+  events.filter((e) => ('submissionId' in e.payload.data ? e.payload.data.submissionId : e.payload.data.id) === id);
 
 const KAFKA_BROKERS = process.env.KAFKA_BROKERS;
 const MONGO_URL = process.env.MONGO_URL;
@@ -117,5 +122,82 @@ describe('webhooks in distributed mode', () => {
     // Still one request a moment later: no second attempt after the 2xx.
     await new Promise((r) => setTimeout(r, 1_000));
     expect(mine()).toHaveLength(1);
+  }, 180_000);
+
+  it('streams new submissions and their deliveries live through the gateway, and resumes from the last event id', async () => {
+    const apiKey = await cluster.apiKey('default');
+    const created = await api('POST', '/api/v1/forms', { name: 'Live e2e' });
+    expect(created.status).toBe(201);
+    const form = created.body as { id: string; key: string };
+    const path = `/live-${randomUUID()}`;
+    await eventually(async () => {
+      const hook = await api('POST', `/api/v1/forms/${form.id}/webhooks`, { url: `${receiver.url}${path}` });
+      expect(hook.status).toBe(201);
+    }, 30_000);
+    const submit = async (message: string) => {
+      const key = randomUUID();
+      let id = '';
+      await eventually(async () => {
+        const res = await fetch(`${cluster.baseUrl}/f/${form.key}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'application/json', 'idempotency-key': key },
+          body: JSON.stringify({ email: 'ada@example.com', message }),
+        });
+        expect(res.status).toBeLessThan(300);
+        id = ((await res.json()) as { id: string }).id;
+      }, 30_000);
+      return id;
+    };
+    /** Follows the stream (gateway → http-proxy-middleware → notifications, which replays Kafka from its end). */
+    const follow = (lastEventId?: string) => {
+      const events: LiveEvent[] = [];
+      const abort = new AbortController();
+      let opened: () => void = () => {};
+      const open = new Promise<void>((resolve) => {
+        opened = resolve;
+      });
+      const done = (async () => {
+        const stream = streamEvents({
+          baseUrl: cluster.baseUrl,
+          apiKey,
+          formId: form.id,
+          signal: abort.signal,
+          onOpen: opened,
+          ...(lastEventId ? { lastEventId } : {}),
+        });
+        for await (const e of stream) events.push(e);
+      })();
+      const close = () => {
+        abort.abort();
+        return done;
+      };
+      return { events, open, close };
+    };
+
+    const live = follow();
+    await live.open;
+    const first = await submit('first');
+    await eventually(
+      () => expect(ofSubmission(live.events, first).map((e) => e.type)).toContain('delivery.succeeded'),
+      60_000,
+    );
+    const [createdEvent] = ofSubmission(live.events, first);
+    expect(createdEvent?.type).toBe('submission.created');
+    const delivered = receiver.requests.find((r) => r.url === path);
+    expect(createdEvent?.data).toBe(delivered?.body);
+    const lastSeen = live.events.at(-1)?.id as string;
+    await live.close();
+
+    // Missed while no stream was open: the next one, resumed from the last id, gets it and nothing seen before.
+    const missed = await submit('missed');
+    await eventually(() => expect(receiver.requests.filter((r) => r.url === path)).toHaveLength(2), 60_000);
+    const resumed = follow(lastSeen);
+    await resumed.open;
+    await eventually(
+      () => expect(ofSubmission(resumed.events, missed).map((e) => e.type)).toContain('submission.created'),
+      30_000,
+    );
+    expect(ofSubmission(resumed.events, first).filter((e) => e.type === 'submission.created')).toEqual([]);
+    await resumed.close();
   }, 180_000);
 });
