@@ -1,5 +1,6 @@
 import type { Agent, ClientRequest, IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
+import { API_BODY_LIMIT_BYTES } from '@formgate/contracts';
 import { AppError, type Logger, lingerThenClose } from '@formgate/kit';
 import { createProxyMiddleware, type Plugin } from 'http-proxy-middleware';
 import { upstreamHeaders } from './forward-headers.ts';
@@ -57,8 +58,6 @@ interface Attempt {
   timer?: NodeJS.Timeout;
 }
 
-/** Above any API service's own limit (64 KiB of JSON): the gateway refuses a larger body itself. */
-const HELD_BYTES = 1024 * 1024;
 /** Safe to send again after an instance reset a pooled connection (RFC 9110 §9.2.2), as is a request with a key. */
 const RESENDABLE = new Set(['GET', 'HEAD', 'OPTIONS']);
 /** How a pooled connection the instance closed as it was reused shows: no other error is worth a resend. */
@@ -210,14 +209,14 @@ function settle(x: Exchange, error: unknown) {
   x.fail(error instanceof AppError ? error : new AppError('UPSTREAM_UNAVAILABLE'));
 }
 
-/** Reads the whole body; more than `HELD_BYTES` is 413, the rest of it read and dropped before the connection closes. */
+/** Reads the whole body; more than `API_BODY_LIMIT_BYTES` is 413, the rest of it read and dropped before the connection closes. */
 function hold(req: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let bytes = 0;
     const onData = (chunk: Buffer) => {
       bytes += chunk.length;
-      if (bytes <= HELD_BYTES) return void chunks.push(chunk);
+      if (bytes <= API_BODY_LIMIT_BYTES) return void chunks.push(chunk);
       req.off('data', onData);
       req.off('end', onEnd);
       lingerThenClose(req);

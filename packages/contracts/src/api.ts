@@ -10,6 +10,12 @@ import {
 import { SpamReasonSchema, SpamSettingsPatchViewSchema } from './spam.ts';
 import { trimmedText } from './text.ts';
 
+/**
+ * The largest JSON body the gateway and the forms and organization services take: room for the largest settings the
+ * document allows (500 blocked words and 500 blocked domains at their maximum length, ~530 KB in a 3-byte script).
+ */
+export const API_BODY_LIMIT_BYTES = 1024 * 1024;
+
 export const CreateFormRequestSchema = z.object({
   name: trimmedText(200),
   slug: z

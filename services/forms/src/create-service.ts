@@ -1,5 +1,5 @@
 import { createConsumers, type EventBus, PROJECTION_GATHER_MS, type Subscription } from '@formgate/bus';
-import { SITE_ORG_ID, TOPIC_SPECS, Topics } from '@formgate/contracts';
+import { API_BODY_LIMIT_BYTES, SITE_ORG_ID, TOPIC_SPECS, Topics } from '@formgate/contracts';
 import {
   AppError,
   type Clock,
@@ -137,7 +137,7 @@ export function createFormsService(deps: FormsServiceDeps): Service {
     '/api/v1/retention',
     '/api/v1/hooks',
   ])
-    app.use(path, requireIdentity(deps.identity), requireJson, express.json({ limit: '64kb' }));
+    app.use(path, requireIdentity(deps.identity), requireJson, express.json({ limit: API_BODY_LIMIT_BYTES }));
   const auditExport = createExportAudit({ bus: deps.bus, clock: deps.clock });
   app.use(
     formsRoutes({

@@ -1,5 +1,5 @@
 import { createConsumers, type EventBus } from '@formgate/bus';
-import { TOPIC_SPECS, Topics } from '@formgate/contracts';
+import { API_BODY_LIMIT_BYTES, TOPIC_SPECS, Topics } from '@formgate/contracts';
 import {
   type Clock,
   createServiceApp,
@@ -43,7 +43,7 @@ export function createOrgsService(deps: OrgsServiceDeps): Service {
   // The organization's spam defaults (issue 14) reach `orgs.settings` through this outbox relay.
   const publisher = createSpamSettingsPublisher(deps);
   // The routers mount their routes at the table's paths (`mountRoute`); what their calls need first:
-  app.use('/api/v1/orgs', requireIdentity(deps.identity), requireJson, express.json({ limit: '16kb' }));
+  app.use('/api/v1/orgs', requireIdentity(deps.identity), requireJson, express.json({ limit: API_BODY_LIMIT_BYTES }));
   app.use('/api/v1/flags', requireIdentity(deps.identity));
   app.use(orgsRoutes({ ...deps, onSpamChanged: () => publisher.kick() }), flagsRoutes(deps));
   app.use(errorHandler(deps.logger, deps.storeHealth));

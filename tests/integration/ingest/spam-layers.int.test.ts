@@ -133,6 +133,29 @@ describe('ingest: spam layers (embedded)', () => {
   });
 
   describe('content rules', () => {
+    it('takes the largest rules the document allows, for a form and for the organization (no 413 below them)', async () => {
+      // 500 distinct words of 100 characters and 500 domains of 253, in a script of 3 bytes per character: ~530 KB.
+      const word = (i: number) => `${String(i).padStart(3, '0')}${'中'.repeat(97)}`;
+      const domain = (i: number) => `${String(i).padStart(3, '0')}${'中'.repeat(250)}`;
+      const largest = rules({
+        blockedWords: Array.from({ length: 500 }, (_, i) => word(i)),
+        blockedDomains: Array.from({ length: 500 }, (_, i) => domain(i)),
+      });
+      expect(Buffer.byteLength(JSON.stringify(largest))).toBeGreaterThan(500_000);
+      const form = await app.api('POST', '/api/v1/forms', {
+        name: 'Largest rules',
+        settings: { spam: { rules: largest } },
+      });
+      expect(form.status).toBe(201);
+      const org = await app.api('PATCH', '/api/v1/orgs/settings', { spam: { rules: largest } });
+      expect(org.status).toBe(200);
+      const read = await app.api('GET', '/api/v1/orgs/settings');
+      expect((read.body as { spam: { rules: { blockedDomains: string[] } } }).spam.rules.blockedDomains).toHaveLength(
+        500,
+      );
+      await app.api('PATCH', '/api/v1/orgs/settings', { spam: null });
+    });
+
     it('flags blocked words, blocked and disposable domains and links with every hit; passes clean text', async () => {
       const form = await createForm('Rules', {
         spam: {
