@@ -4,7 +4,7 @@ import { API_BODY_LIMIT_BYTES } from '@formgate/contracts';
 import { AppError, type Logger, lingerThenClose } from '@formgate/kit';
 import { createProxyMiddleware, type Plugin } from 'http-proxy-middleware';
 import { upstreamHeaders } from './forward-headers.ts';
-import { relayAnswer, whenConnected, whenStalled } from './relay.ts';
+import { relayAnswer, SAFE_METHODS, wasReusedAndReset, whenConnected, whenStalled } from './relay.ts';
 import type { Upstream, UpstreamPool } from './upstreams.ts';
 
 export interface ApiProxyOptions {
@@ -57,11 +57,6 @@ interface Attempt {
   timedOut: boolean;
   timer?: NodeJS.Timeout;
 }
-
-/** Safe to send again after an instance reset a pooled connection (RFC 9110 §9.2.2), as is a request with a key. */
-const RESENDABLE = new Set(['GET', 'HEAD', 'OPTIONS']);
-/** How a pooled connection the instance closed as it was reused shows: no other error is worth a resend. */
-const RESET = new Set(['ECONNRESET', 'EPIPE']);
 
 /**
  * The API's proxy (ADR 100): http-proxy-middleware over one pool of instances (ADR 16) and the gateway's keep-alive
@@ -143,7 +138,7 @@ export function createApiProxy(opts: ApiProxyOptions): ApiProxy {
         opts.pool.markDown(a.target, code);
         return forward(x);
       }
-      if (a.request?.reusedSocket && RESET.has(code) && resendable(x) && !a.timedOut && x.resets++ < 2) {
+      if (a.request && wasReusedAndReset(a.request, code) && resendable(x) && !a.timedOut && x.resets++ < 2) {
         // Most likely a keep-alive connection the instance closed as it was reused: the same instance may answer.
         x.tried.delete(a.target);
         return forward(x);
@@ -200,7 +195,7 @@ export function createApiProxy(opts: ApiProxyOptions): ApiProxy {
 
 /** Harmless to send again: no body and a safe method, or a whole body whose `Idempotency-Key` makes a resend a no-op. */
 function resendable(x: Exchange) {
-  return (RESENDABLE.has(x.req.method ?? '') && !x.hasBody) || x.req.headers['idempotency-key'] !== undefined;
+  return (SAFE_METHODS.has(x.req.method ?? '') && !x.hasBody) || x.req.headers['idempotency-key'] !== undefined;
 }
 
 function settle(x: Exchange, error: unknown) {
@@ -209,7 +204,10 @@ function settle(x: Exchange, error: unknown) {
   x.fail(error instanceof AppError ? error : new AppError('UPSTREAM_UNAVAILABLE'));
 }
 
-/** Reads the whole body; more than `API_BODY_LIMIT_BYTES` is 413, the rest of it read and dropped before the connection closes. */
+/**
+ * Reads the whole body. More than `API_BODY_LIMIT_BYTES` is 413; the rest of it is read and dropped before the
+ * connection closes.
+ */
 function hold(req: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];

@@ -1,7 +1,7 @@
 import { type Agent, type ClientRequest, type IncomingMessage, request, type ServerResponse } from 'node:http';
 import { AppError, type Logger, lingerThenClose } from '@formgate/kit';
 import { upstreamHeaders } from './forward-headers.ts';
-import { relayAnswer, whenConnected, whenStalled } from './relay.ts';
+import { relayAnswer, SAFE_METHODS, wasReusedAndReset, whenConnected, whenStalled } from './relay.ts';
 import type { Upstream, UpstreamPool } from './upstreams.ts';
 
 export interface ProxyOptions {
@@ -45,11 +45,8 @@ interface Attempt {
   timer?: NodeJS.Timeout;
 }
 
-const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS']);
 /** Bodies kept for a retry, when they carry an `Idempotency-Key`: ingest's limit for urlencoded and JSON bodies. */
 const REPLAYABLE_BYTES = 256 * 1024;
-/** How a pooled connection the instance closed as it was reused shows: no other error is worth a resend. */
-const RESET = new Set(['ECONNRESET', 'EPIPE']);
 
 /** Ingest's error shape: `{ error: { code, message } }`. */
 function answerJson(res: ServerResponse, error: AppError) {
@@ -174,8 +171,8 @@ function onError(opts: ProxyOptions, x: Exchange, a: Attempt, err: Error) {
     opts.pool.markDown(a.target, code);
     return attempt(opts, x);
   }
-  const idempotent = (IDEMPOTENT.has(x.req.method ?? '') && !x.hasBody) || replayable(x);
-  if (a.upstream.reusedSocket && RESET.has(code) && idempotent && !a.timedOut && x.resets++ < 2) {
+  const idempotent = (SAFE_METHODS.has(x.req.method ?? '') && !x.hasBody) || replayable(x);
+  if (wasReusedAndReset(a.upstream, code) && idempotent && !a.timedOut && x.resets++ < 2) {
     // Most likely a keep-alive connection the instance closed as it was reused: the same instance may answer.
     x.tried.delete(a.target);
     x.req.unpipe(a.upstream);

@@ -1,8 +1,18 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ClientRequest, IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Readable } from 'node:stream';
 import { endOnDrain } from '@formgate/kit';
 import { endToEnd } from './forward-headers.ts';
+
+/** Methods safe to send again (RFC 9110 §9.2.2), when the request has no body. */
+export const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * Whether `request` failed on a pooled keep-alive connection that the instance closed as it was reused: the same
+ * instance may answer a resend. No other error is worth one.
+ */
+export const wasReusedAndReset = (request: ClientRequest, code: string) =>
+  request.reusedSocket && (code === 'ECONNRESET' || code === 'EPIPE');
 
 /**
  * Calls `then` once `socket` is connected to the instance, at once if it already is (a pooled connection). One not

@@ -1,14 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { type LiveEvent, streamEvents } from '@formgate/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifiesWith } from '../../services/notifications/test/standard-webhooks-verifier.ts';
 import { startReceiver, type WebhookReceiver } from '../../services/notifications/test/webhook-receiver.ts';
 import { eventually } from '../harness/embedded-app.ts';
+import { followEvents, ofSubmission } from '../harness/live-events.ts';
 import { startDistributed } from '../harness/processes.ts';
-
-/** The events of one submission in a live stream (`GET /api/v1/events`), whichever topic they came from. */
-const ofSubmission = (events: LiveEvent[], id: string) =>
-  events.filter((e) => ('submissionId' in e.payload.data ? e.payload.data.submissionId : e.payload.data.id) === id);
 
 const KAFKA_BROKERS = process.env.KAFKA_BROKERS;
 const MONGO_URL = process.env.MONGO_URL;
@@ -149,30 +145,8 @@ describe('webhooks in distributed mode', () => {
       return id;
     };
     /** Follows the stream (gateway → http-proxy-middleware → notifications, which replays Kafka from its end). */
-    const follow = (lastEventId?: string) => {
-      const events: LiveEvent[] = [];
-      const abort = new AbortController();
-      let opened: () => void = () => {};
-      const open = new Promise<void>((resolve) => {
-        opened = resolve;
-      });
-      const done = (async () => {
-        const stream = streamEvents({
-          baseUrl: cluster.baseUrl,
-          apiKey,
-          formId: form.id,
-          signal: abort.signal,
-          onOpen: opened,
-          ...(lastEventId ? { lastEventId } : {}),
-        });
-        for await (const e of stream) events.push(e);
-      })();
-      const close = () => {
-        abort.abort();
-        return done;
-      };
-      return { events, open, close };
-    };
+    const follow = (lastEventId?: string) =>
+      followEvents({ baseUrl: cluster.baseUrl, apiKey, formId: form.id, ...(lastEventId ? { lastEventId } : {}) });
 
     const live = follow();
     await live.open;

@@ -6,6 +6,7 @@ import { FormgateError, type LiveEvent, streamEvents } from '@formgate/client';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, startTestApp, type TestApp } from '../harness/embedded-app.ts';
+import { followEvents, ofSubmission } from '../harness/live-events.ts';
 
 /**
  * `GET /api/v1/events` and `formgate listen` (docs/listen.md) through the gateway of an embedded Formgate: the
@@ -40,30 +41,9 @@ async function startReceiver() {
   return { url, received, close };
 }
 
-/** An open stream whose events are collected as they come; `close()` ends it. */
-function follow(app: TestApp, apiKey: string, options: { lastEventId?: string; formId?: string } = {}) {
-  const events: LiveEvent[] = [];
-  const abort = new AbortController();
-  let opened: () => void = () => {};
-  const open = new Promise<void>((resolve) => {
-    opened = resolve;
-  });
-  const done = (async () => {
-    const stream = streamEvents({ baseUrl: app.baseUrl, apiKey, signal: abort.signal, onOpen: opened, ...options });
-    for await (const e of stream) events.push(e);
-  })();
-  return {
-    events,
-    /** Resolves once the server accepted the stream. */
-    open,
-    /** Resolves once the stream ended, whichever side ended it. */
-    ended: done,
-    close: async () => {
-      abort.abort();
-      await done;
-    },
-  };
-}
+/** An open stream of `app`'s events, collected as they come (`followEvents`). */
+const follow = (app: TestApp, apiKey: string, options: { lastEventId?: string; formId?: string } = {}) =>
+  followEvents({ baseUrl: app.baseUrl, apiKey, ...options });
 
 describe('live events (GET /api/v1/events) and formgate listen', { timeout: 60_000 }, () => {
   let app: TestApp;
@@ -92,8 +72,6 @@ describe('live events (GET /api/v1/events) and formgate listen', { timeout: 60_0
     expect(res.status).toBe(200);
     return ((await res.json()) as { id: string }).id;
   };
-  const ofSubmission = (events: LiveEvent[], id: string) =>
-    events.filter((e) => ('submissionId' in e.payload.data ? e.payload.data.submissionId : e.payload.data.id) === id);
 
   beforeAll(async () => {
     receiver = await startReceiver();

@@ -1,19 +1,8 @@
-import { createHmac } from 'node:crypto';
 import type { RestHookBody, RestHookDto, WebhookEndpointDto } from '@formgate/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { verifiesWith } from '../../services/notifications/test/standard-webhooks-verifier.ts';
 import { eventually, startTestApp, type TestApp } from '../harness/embedded-app.ts';
 import { type RecordedWebhook, startWebhookRecorder } from '../harness/webhook-recorder.ts';
-
-/** Standard Webhooks verification from the spec, independent of the sender's library. */
-const signs = (secret: string, r: RecordedWebhook) => {
-  const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
-  const expected = createHmac('sha256', key)
-    .update(`${r.headers['webhook-id']}.${r.headers['webhook-timestamp']}.${r.body}`)
-    .digest('base64');
-  return String(r.headers['webhook-signature'])
-    .split(' ')
-    .some((entry) => entry === `v1,${expected}`);
-};
 
 /** REST hooks as Zapier, Make and n8n use them, end to end through the gateway with API keys. */
 describe('embedded mode: REST hooks (subscribe, sample, unsubscribe, 410)', () => {
@@ -103,7 +92,7 @@ describe('embedded mode: REST hooks (subscribe, sample, unsubscribe, 410)', () =
       expect(hitsAt('/zap')).toHaveLength(1);
       return hitsAt('/zap')[0] as RecordedWebhook;
     });
-    expect(signs(hook.secret, hit)).toBe(true);
+    expect(verifiesWith(hook.secret, hit.headers, hit.body)).toBe(true);
     expect(hit.headers['webhook-id']).toEqual(expect.any(String));
     const body = JSON.parse(hit.body) as RestHookBody;
     expect(body).toEqual({
